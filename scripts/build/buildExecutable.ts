@@ -1,0 +1,120 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { NativeBundle } from "../../src/runtime/nativeContract.ts";
+import { collectNatives } from "./collectNatives.ts";
+import { embeddedNativesModule } from "./embeddedNativesModule.ts";
+import { loreholdPlugin } from "./loreholdPlugin.ts";
+import { resolveNativeTarget } from "./nativeTarget.ts";
+import { disableLlamaBinaryTest } from "./patches/disableLlamaBinaryTest.ts";
+import { llamaImportMetaUrl } from "./patches/llamaImportMetaUrl.ts";
+import { onnxruntimeBinding, transformersOnnxRequire } from "./patches/onnxruntimeBinding.ts";
+import { stubLlamaPlatformPackages } from "./patches/stubLlamaPlatformPackages.ts";
+import { stubSharp } from "./patches/stubSharp.ts";
+import { writeNativeFolder } from "./writeNativeFolder.ts";
+
+export interface BuildExecutableOptions {
+  /** Project root (holds package.json and node_modules). */
+  root: string;
+  entry: string;
+  outfile: string;
+  /** Bun compile target; defaults to this machine. */
+  target?: string;
+  /** `embed` (default): one file. `beside`: a smaller executable plus `native/` next to it. */
+  natives?: NativeBundle["mode"];
+  log?: (line: string) => void;
+}
+
+export interface BuildExecutableResult {
+  outfile: string;
+  bytes: number;
+  /** Natives we pack (llama.cpp + onnxruntime + node-llama-cpp data files). */
+  nativeBytes: number;
+  nativeFiles: number;
+  /** LanceDB's .node, which Bun embeds on its own. */
+  lancedbBytes: number;
+  bundleId: string;
+  target: string;
+  buildMs: number;
+  nativeDir: string | null;
+  patches: Record<string, string[]>;
+  stubs: Record<string, string[]>;
+}
+
+/** Bundles `entry` into a standalone executable with its native libraries (see RUNTIME-NOTES "Single executable"). */
+export async function buildExecutable(options: BuildExecutableOptions): Promise<BuildExecutableResult> {
+  const started = performance.now();
+  const log = options.log ?? (() => {});
+  const root = path.resolve(options.root);
+  const mode = options.natives ?? "embed";
+  const outfile = path.resolve(options.outfile);
+  const target = resolveNativeTarget(options.target);
+  const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version as string;
+
+  const natives = collectNatives(root, target, version);
+  log(`natives for ${target.bunTarget}: ${natives.files.length} files, ${mb(natives.totalBytes)} (bundle ${natives.bundle.id}, ${mode})`);
+
+  const lorehold = loreholdPlugin({
+    patches: [disableLlamaBinaryTest, llamaImportMetaUrl, onnxruntimeBinding, transformersOnnxRequire],
+    stubs: [stubLlamaPlatformPackages(target.llamaPackage), stubSharp],
+    replacements: { [path.join(root, "src/runtime/embeddedNatives.ts")]: embeddedNativesModule(natives, mode) },
+  });
+
+  fs.mkdirSync(path.dirname(outfile), { recursive: true });
+  const result = await Bun.build({
+    entrypoints: [path.resolve(root, options.entry)],
+    target: "bun",
+    compile: {
+      target: target.bunTarget,
+      outfile,
+      // The server's configuration is explicit (file, env, flags): a stray
+      // .env or bunfig.toml (which can preload code) in the working directory must not change it.
+      autoloadDotenv: false,
+      autoloadBunfig: false,
+    },
+    minify: { syntax: true, whitespace: true },
+    sourcemap: "linked",
+    metafile: true,
+    plugins: [lorehold.plugin],
+  });
+  if (!result.success) {
+    for (const message of result.logs) log(String(message));
+    throw new AggregateError(result.logs, `bun build failed for ${options.entry}`);
+  }
+  lorehold.assertAllPatchesApplied();
+  assertNoGpuVariants(result.metafile);
+
+  const nativeDir = mode === "beside" ? writeNativeFolder(path.join(path.dirname(outfile), "native"), natives) : null;
+  const bytes = fs.statSync(outfile).size;
+  const usage = lorehold.usage();
+  return {
+    outfile,
+    bytes,
+    nativeBytes: natives.totalBytes,
+    nativeFiles: natives.files.length,
+    lancedbBytes: lancedbNodeBytes(root, target.lancedbPackage),
+    bundleId: natives.bundle.id,
+    target: target.bunTarget,
+    buildMs: Math.round(performance.now() - started),
+    nativeDir,
+    ...usage,
+  };
+}
+
+/** CUDA (~540 MB) and Vulkan (~70 MB) builds are installed as optional deps; none of their files may reach the bundle. */
+function assertNoGpuVariants(metafile: unknown): void {
+  const inputs = Object.keys((metafile as { inputs?: Record<string, unknown> } | undefined)?.inputs ?? {});
+  const gpu = inputs.filter((p) => /@node-llama-cpp[\\/][^\\/]*-(cuda|vulkan|metal)/.test(p));
+  if (gpu.length) throw new Error(`GPU variants leaked into the bundle: ${gpu.join(", ")}`);
+}
+
+function lancedbNodeBytes(root: string, lancedbPackage: string): number {
+  const dir = path.join(root, "node_modules", lancedbPackage);
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith(".node"))
+    .reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+}
+
+export function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

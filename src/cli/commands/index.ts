@@ -1,0 +1,21 @@
+import type { Command } from "../cliTypes.ts";
+import {
+  initCommand,
+  keyCreateCommand,
+  keyListCommand,
+  keyRevokeCommand,
+  projectCreateCommand,
+  projectListCommand,
+} from "./basics.ts";
+import { serveCommand } from "./serve.ts";
+
+/** Every CLI command, in the order `lorehold help` lists them. */
+export const COMMANDS: Command[] = [
+  serveCommand,
+  initCommand,
+  projectCreateCommand,
+  projectListCommand,
+  keyCreateCommand,
+  keyListCommand,
+  keyRevokeCommand,
+];

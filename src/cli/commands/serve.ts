@@ -1,0 +1,22 @@
+import { App } from "../../app/App.ts";
+import type { Command } from "../cliTypes.ts";
+
+/** Runs the server until SIGINT/SIGTERM, then drains and exits 0. */
+export const serveCommand: Command = {
+  name: "serve",
+  usage: "lorehold serve [--port N] [--host H] [--model M] [--models-dir DIR] [--data-dir DIR]",
+  summary: "run the HTTP server",
+  async run(c) {
+    const app = await App.start(c.config);
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        app.log.info("shutting down", { signal });
+        resolve();
+      };
+      process.once("SIGINT", () => stop("SIGINT"));
+      process.once("SIGTERM", () => stop("SIGTERM"));
+    });
+    await app.stop();
+    return "long-running";
+  },
+};

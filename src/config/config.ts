@@ -1,0 +1,168 @@
+import { availableParallelism } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
+
+/**
+ * One typed configuration, resolved once at boot:
+ * defaults ← lorehold.toml (working dir) ← LOREHOLD_* environment ← flags.
+ * Every path derives from dataDir / modelsDir.
+ */
+export interface Prices {
+  /** microcredits per prompt token */
+  promptToken: number;
+  /** microcredits per generated token */
+  completionToken: number;
+  /** microcredits per scanned byte */
+  scanByte: number;
+  /** microcredits per embedded token */
+  embedToken: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  modelsDir: string;
+  /** GGUF path or file name in modelsDir; unset → the only GGUF there, if exactly one */
+  model: string | null;
+  /** "hashing" or a folder under modelsDir/embeddings */
+  embeddingModel: string;
+  threads: number;
+  parallel: number;
+  /** tokens per sequence of the generation context */
+  contextSize: number;
+  publicUrl: string;
+  adminToken: string | null;
+  /** default reply cap when a mind sets none */
+  maxReplyTokens: number;
+  /** per-request generation timeout */
+  generationTimeoutMs: number;
+  /** monthly allotment of a new team's default plan, in credits */
+  defaultMonthlyCredits: number;
+  prices: Prices;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+export const DEFAULT_PRICES: Prices = { promptToken: 1, completionToken: 3, scanByte: 1, embedToken: 0 };
+
+type Raw = Record<string, unknown>;
+
+/** Config keys, their env var and how to parse them: the single table the README mirrors. */
+const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nullable" }> = [
+  { key: "port", env: "LOREHOLD_PORT", kind: "int" },
+  { key: "host", env: "LOREHOLD_HOST", kind: "string" },
+  { key: "dataDir", env: "LOREHOLD_DATA_DIR", kind: "string" },
+  { key: "modelsDir", env: "LOREHOLD_MODELS_DIR", kind: "string" },
+  { key: "model", env: "LOREHOLD_MODEL", kind: "nullable" },
+  { key: "embeddingModel", env: "LOREHOLD_EMBEDDING_MODEL", kind: "string" },
+  { key: "threads", env: "LOREHOLD_THREADS", kind: "int" },
+  { key: "parallel", env: "LOREHOLD_PARALLEL", kind: "int" },
+  { key: "contextSize", env: "LOREHOLD_CONTEXT_SIZE", kind: "int" },
+  { key: "publicUrl", env: "LOREHOLD_PUBLIC_URL", kind: "string" },
+  { key: "adminToken", env: "LOREHOLD_ADMIN_TOKEN", kind: "nullable" },
+  { key: "maxReplyTokens", env: "LOREHOLD_MAX_REPLY_TOKENS", kind: "int" },
+  { key: "generationTimeoutMs", env: "LOREHOLD_GENERATION_TIMEOUT_MS", kind: "int" },
+  { key: "defaultMonthlyCredits", env: "LOREHOLD_DEFAULT_MONTHLY_CREDITS", kind: "int" },
+  { key: "logLevel", env: "LOREHOLD_LOG_LEVEL", kind: "string" },
+];
+export const CONFIG_KEYS = KEYS;
+
+export function defaultConfig(): Config {
+  return {
+    port: 8080,
+    host: "127.0.0.1",
+    dataDir: "./data",
+    modelsDir: "./models",
+    model: null,
+    embeddingModel: "hashing",
+    threads: availableParallelism(),
+    parallel: 4,
+    contextSize: 2048,
+    publicUrl: "",
+    adminToken: null,
+    maxReplyTokens: 200,
+    generationTimeoutMs: 60_000,
+    defaultMonthlyCredits: 10_000,
+    prices: { ...DEFAULT_PRICES },
+    logLevel: "info",
+  };
+}
+
+export class ConfigError extends Error {}
+
+function coerce(kind: "int" | "string" | "nullable", name: string, value: unknown): unknown {
+  if (kind === "int") {
+    const n = typeof value === "number" ? value : Number(String(value).trim());
+    if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer (got ${JSON.stringify(value)})`);
+    return n;
+  }
+  if (kind === "nullable") return value === "" || value == null ? null : String(value);
+  return String(value);
+}
+
+function applyLayer(cfg: Config, layer: Raw, source: string, byEnv: boolean): void {
+  for (const k of KEYS) {
+    const name = byEnv ? k.env : k.key;
+    if (layer[name] === undefined) continue;
+    (cfg as unknown as Raw)[k.key] = coerce(k.kind, `${name} (${source})`, layer[name]);
+  }
+  const prices = byEnv ? undefined : (layer.prices as Raw | undefined);
+  if (prices && typeof prices === "object") {
+    for (const p of Object.keys(DEFAULT_PRICES) as (keyof Prices)[]) {
+      if (prices[p] !== undefined) cfg.prices[p] = coerce("int", `prices.${p} (${source})`, prices[p]) as number;
+    }
+  }
+}
+
+export interface LoadOptions {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  flags?: Partial<Config>;
+  /** explicit config file; default `lorehold.toml` in cwd when present */
+  file?: string;
+}
+
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const cwd = opts.cwd ?? process.cwd();
+  const env = opts.env ?? process.env;
+  const cfg = defaultConfig();
+  const file = opts.file ?? join(cwd, "lorehold.toml");
+  if (existsSync(file)) {
+    let parsed: Raw;
+    try {
+      parsed = parseToml(readFileSync(file, "utf8")) as Raw;
+    } catch (e) {
+      throw new ConfigError(`cannot parse ${file}: ${(e as Error).message}`);
+    }
+    applyLayer(cfg, parsed, file, false);
+  }
+  applyLayer(cfg, env as Raw, "environment", true);
+  const flags: Raw = {};
+  for (const [k, v] of Object.entries(opts.flags ?? {})) if (v !== undefined) flags[k] = v;
+  applyLayer(cfg, flags, "flags", false);
+  return finalize(cfg, cwd);
+}
+
+function finalize(cfg: Config, cwd: string): Config {
+  cfg.dataDir = resolve(cwd, cfg.dataDir);
+  cfg.modelsDir = resolve(cwd, cfg.modelsDir);
+  if (cfg.threads < 1) cfg.threads = availableParallelism();
+  if (cfg.parallel < 1) throw new ConfigError("parallel must be at least 1");
+  if (cfg.port > 65535) throw new ConfigError("port must be at most 65535");
+  if (!["debug", "info", "warn", "error", "silent"].includes(cfg.logLevel)) {
+    throw new ConfigError(`logLevel must be one of debug, info, warn, error, silent`);
+  }
+  if (!cfg.publicUrl) cfg.publicUrl = `http://${cfg.host.includes(":") ? `[${cfg.host}]` : cfg.host}:${cfg.port}`;
+  cfg.publicUrl = cfg.publicUrl.replace(/\/+$/, "");
+  return cfg;
+}
+
+/** Paths under the data dir. */
+export function dataPaths(cfg: Pick<Config, "dataDir">) {
+  return {
+    db: join(cfg.dataDir, "lorehold.db"),
+    lance: join(cfg.dataDir, "lance"),
+    uploads: join(cfg.dataDir, "uploads"),
+  };
+}

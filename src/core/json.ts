@@ -1,0 +1,9 @@
+/** Parses a JSON column, falling back when the stored text is empty. */
+export function parseJsonColumn<T>(text: string | null | undefined, fallback: T): T {
+  if (text == null || text === "") return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,71 @@
+import { Elysia } from "elysia";
+import { swagger } from "@elysiajs/swagger";
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../ops/logger.ts";
+import { errorToResponse, jsonResponse } from "./errorResponse.ts";
+
+export interface HttpFeature {
+  /** mounted under /v1 (the spec's surface) or at the root (ops, admin) */
+  mount: "v1" | "root";
+  plugin: Elysia<any, any, any, any, any, any, any>;
+}
+
+export const SERVICE_VERSION = "1.0.67";
+
+/**
+ * The route table: every feature the server mounts, in order. Errors are
+ * converted once here; every response is JSON and carries x-request-id.
+ */
+export function createHttpApp(opts: { log: Logger; features: HttpFeature[]; health: () => Record<string, unknown> }) {
+  const { log } = opts;
+  const started = new WeakMap<Request, { id: string; t0: number }>();
+  let app = new Elysia({ name: "lorehold" })
+    .use(
+      swagger({
+        path: "/swagger",
+        documentation: {
+          info: {
+            title: "Lorehold API",
+            version: SERVICE_VERSION,
+            description:
+              "Self-hosted NPC dialogue and lore server. `/v1` is the spec's interface (Server Key for /npc/interact, Editor Key elsewhere); `/admin/v1` is authoring with the admin token.",
+          },
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+        },
+      }),
+    )
+    .onRequest(({ request, set }) => {
+      const id = request.headers.get("x-request-id")?.slice(0, 100) || randomUUID();
+      started.set(request, { id, t0: performance.now() });
+      set.headers["x-request-id"] = id;
+    })
+    .onError(({ code, error, request, set }) => {
+      const meta = started.get(request);
+      const res = errorToResponse(code, error, log, meta?.id);
+      if (meta) res.headers.set("x-request-id", meta.id);
+      for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string" && !res.headers.has(k)) res.headers.set(k, v);
+      return res;
+    })
+    .onAfterResponse(({ request, set }) => {
+      const meta = started.get(request);
+      if (!meta) return;
+      const url = new URL(request.url);
+      log.info("request", {
+        requestId: meta.id,
+        method: request.method,
+        path: url.pathname,
+        status: typeof set.status === "number" ? set.status : 200,
+        ms: Math.round((performance.now() - meta.t0) * 10) / 10,
+      });
+    })
+    .get("/healthz", () => opts.health(), { detail: { tags: ["Operations"], summary: "Liveness and model status" } });
+
+  const v1 = new Elysia({ prefix: "/v1" });
+  for (const f of opts.features) if (f.mount === "v1") v1.use(f.plugin);
+  app = app.use(v1);
+  for (const f of opts.features) if (f.mount === "root") app = app.use(f.plugin);
+  return app;
+}
+
+export type HttpApp = ReturnType<typeof createHttpApp>;
+export { jsonResponse };

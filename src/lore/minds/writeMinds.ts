@@ -1,0 +1,176 @@
+import { notFound } from "../../core/errors.ts";
+import { newId } from "../../core/ids.ts";
+import { nowIso, type ServiceContext } from "../../core/context.ts";
+import { writeTx } from "../../db/openDatabase.ts";
+import { resolveTagNames } from "../tags/writeTags.ts";
+import { isPlainObject, LIMITS, Problems } from "../validate/fields.ts";
+import { VERBOSITY_TOKENS, type StoredResponseConfig } from "./responseConfig.ts";
+
+export interface MindInput {
+  key?: unknown;
+  entityName?: unknown;
+  personality?: unknown;
+  backstory?: unknown;
+  backstorySummary?: unknown;
+  role?: unknown;
+  speakingStyle?: unknown;
+  hints?: unknown;
+  restrictions?: unknown;
+  locationId?: unknown;
+  knowledgeTags?: unknown;
+  knowledgeDescription?: unknown;
+  responseConfig?: unknown;
+}
+
+export const MIND_FIELDS = [
+  "key", "entityName", "personality", "backstory", "backstorySummary", "role", "speakingStyle", "hints",
+  "restrictions", "locationId", "knowledgeTags", "knowledgeDescription", "responseConfig",
+] as const;
+
+/** Validates responseConfig (DESIGN.md): verbosity, maxTokens, temperature. */
+export function checkResponseConfig(p: Problems, path: string, v: unknown): StoredResponseConfig | undefined {
+  if (v === undefined || v === null) return v === null ? {} : undefined;
+  if (!isPlainObject(v)) {
+    p.add(path, "must be an object {verbosity, maxTokens, temperature}");
+    return undefined;
+  }
+  p.unknownKeys(path, v, ["verbosity", "maxTokens", "temperature"]);
+  const out: StoredResponseConfig = {};
+  if (v.verbosity !== undefined) {
+    if (typeof v.verbosity !== "string" || !(v.verbosity in VERBOSITY_TOKENS)) p.add(`${path}.verbosity`, "must be terse, balanced or verbose");
+    else out.verbosity = v.verbosity as StoredResponseConfig["verbosity"];
+  }
+  if (v.maxTokens !== undefined && v.maxTokens !== null) {
+    if (typeof v.maxTokens !== "number" || !Number.isInteger(v.maxTokens) || v.maxTokens < 1 || v.maxTokens > 2048) p.add(`${path}.maxTokens`, "must be an integer from 1 to 2048");
+    else out.maxTokens = v.maxTokens;
+  }
+  if (v.temperature !== undefined && v.temperature !== null) {
+    if (typeof v.temperature !== "number" || v.temperature < 0 || v.temperature > 2) p.add(`${path}.temperature`, "must be a number from 0 to 2");
+    else out.temperature = v.temperature;
+  }
+  return out;
+}
+
+interface Normalised {
+  key: string | null;
+  entityName: string;
+  personality: string;
+  backstory: string | null;
+  backstorySummary: string | null;
+  role: string | null;
+  speakingStyle: string | null;
+  hints: string[];
+  restrictions: string[];
+  locationId: string | null;
+  tagIds: string[];
+  knowledgeDescription: string | null;
+  responseConfig: StoredResponseConfig;
+}
+
+function normalise(ctx: ServiceContext, projectId: string, input: MindInput, base?: Normalised): Normalised {
+  const p = new Problems();
+  p.unknownKeys("", input as Record<string, unknown>, MIND_FIELDS);
+  const pick = <T>(field: keyof MindInput, read: () => T, fallback: T): T => (input[field] === undefined && base ? fallback : read());
+  const n: Normalised = {
+    key: pick("key", () => p.optionalString("key", input.key, LIMITS.key) ?? null, base?.key ?? null),
+    entityName: pick("entityName", () => p.requiredString("entityName", input.entityName, LIMITS.name) ?? "", base?.entityName ?? ""),
+    personality: pick("personality", () => p.requiredString("personality", input.personality, LIMITS.text) ?? "", base?.personality ?? ""),
+    backstory: pick("backstory", () => p.optionalString("backstory", input.backstory, LIMITS.longText) ?? null, base?.backstory ?? null),
+    backstorySummary: pick("backstorySummary", () => p.optionalString("backstorySummary", input.backstorySummary, LIMITS.text) ?? null, base?.backstorySummary ?? null),
+    role: pick("role", () => p.optionalString("role", input.role, LIMITS.name) ?? null, base?.role ?? null),
+    speakingStyle: pick("speakingStyle", () => p.optionalString("speakingStyle", input.speakingStyle, LIMITS.text) ?? null, base?.speakingStyle ?? null),
+    hints: pick("hints", () => p.stringList("hints", input.hints, LIMITS.listItems, LIMITS.listItemLength) ?? [], base?.hints ?? []),
+    restrictions: pick("restrictions", () => p.stringList("restrictions", input.restrictions, LIMITS.listItems, LIMITS.listItemLength) ?? [], base?.restrictions ?? []),
+    locationId: base?.locationId ?? null,
+    tagIds: base?.tagIds ?? [],
+    knowledgeDescription: pick("knowledgeDescription", () => p.optionalString("knowledgeDescription", input.knowledgeDescription, LIMITS.text) ?? null, base?.knowledgeDescription ?? null),
+    responseConfig: pick("responseConfig", () => checkResponseConfig(p, "responseConfig", input.responseConfig) ?? {}, base?.responseConfig ?? {}),
+  };
+  if (input.locationId !== undefined) {
+    if (input.locationId === null) n.locationId = null;
+    else if (typeof input.locationId !== "string" || !ctx.db.query("SELECT 1 FROM locations WHERE id = ? AND project_id = ?").get(input.locationId, projectId)) {
+      p.add("locationId", "no such location in this project");
+    } else n.locationId = input.locationId;
+  }
+  if (input.knowledgeTags !== undefined) {
+    const names = p.stringList("knowledgeTags", input.knowledgeTags, 200, LIMITS.tagName) ?? [];
+    const { ids, missing } = resolveTagNames(ctx, projectId, names);
+    for (const m of missing) p.add(`knowledgeTags[${names.indexOf(m)}]`, `unknown tag '${m}'`);
+    n.tagIds = ids;
+  }
+  p.throwIfAny();
+  return n;
+}
+
+function write(ctx: ServiceContext, projectId: string, id: string, n: Normalised, isNew: boolean): void {
+  const now = nowIso(ctx);
+  const cols = [
+    n.key, n.entityName, n.personality, n.backstory, n.backstorySummary, n.role, n.speakingStyle,
+    JSON.stringify(n.hints), JSON.stringify(n.restrictions), n.locationId, n.knowledgeDescription, JSON.stringify(n.responseConfig),
+  ];
+  if (isNew) {
+    ctx.db
+      .query(
+        `INSERT INTO entity_minds (id, project_id, key, entity_name, personality, backstory, backstory_summary, role, speaking_style,
+           hints, restrictions, location_id, knowledge_description, response_config, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, projectId, ...cols, now, now);
+  } else {
+    ctx.db
+      .query(
+        `UPDATE entity_minds SET key = ?, entity_name = ?, personality = ?, backstory = ?, backstory_summary = ?, role = ?,
+           speaking_style = ?, hints = ?, restrictions = ?, location_id = ?, knowledge_description = ?, response_config = ?, updated_at = ?
+         WHERE id = ?`,
+      )
+      .run(...cols, now, id);
+    ctx.db.query("DELETE FROM mind_knowledge_tags WHERE mind_id = ?").run(id);
+  }
+  const ins = ctx.db.query("INSERT INTO mind_knowledge_tags (mind_id, tag_id) VALUES (?, ?)");
+  for (const t of n.tagIds) ins.run(id, t);
+}
+
+export function createMind(ctx: ServiceContext, projectId: string, input: MindInput): { id: string } {
+  const n = normalise(ctx, projectId, input);
+  const id = newId("mind");
+  writeTx(ctx.db, () => write(ctx, projectId, id, n, true));
+  return { id };
+}
+
+export function updateMind(ctx: ServiceContext, projectId: string, id: string, input: MindInput): { id: string } {
+  const base = loadNormalised(ctx, projectId, id);
+  const n = normalise(ctx, projectId, input, base);
+  writeTx(ctx.db, () => write(ctx, projectId, id, n, false));
+  return { id };
+}
+
+export function deleteMind(ctx: ServiceContext, projectId: string, id: string): void {
+  const r = ctx.db.query("DELETE FROM entity_minds WHERE id = ? AND project_id = ?").run(id, projectId);
+  if (r.changes === 0) throw notFound("Entity Mind");
+}
+
+function loadNormalised(ctx: ServiceContext, projectId: string, id: string): Normalised {
+  const r = ctx.db
+    .query<Record<string, string | null>, [string, string]>("SELECT * FROM entity_minds WHERE id = ? AND project_id = ?")
+    .get(id, projectId);
+  if (!r) throw notFound("Entity Mind");
+  const tagIds = ctx.db
+    .query<{ tag_id: string }, [string]>("SELECT tag_id FROM mind_knowledge_tags WHERE mind_id = ?")
+    .all(id)
+    .map((t) => t.tag_id);
+  return {
+    key: r.key,
+    entityName: r.entity_name!,
+    personality: r.personality!,
+    backstory: r.backstory,
+    backstorySummary: r.backstory_summary,
+    role: r.role,
+    speakingStyle: r.speaking_style,
+    hints: JSON.parse(r.hints ?? "[]"),
+    restrictions: JSON.parse(r.restrictions ?? "[]"),
+    locationId: r.location_id,
+    tagIds,
+    knowledgeDescription: r.knowledge_description,
+    responseConfig: JSON.parse(r.response_config ?? "{}"),
+  };
+}

@@ -1,0 +1,85 @@
+import { notFound } from "../../core/errors.ts";
+import { newId } from "../../core/ids.ts";
+import { nowIso, type ServiceContext } from "../../core/context.ts";
+import { LIMITS, Problems } from "../validate/fields.ts";
+import { BUILT_IN_TYPES, isBuiltInType } from "./builtInTypes.ts";
+
+export interface RelationshipInput {
+  key?: unknown;
+  fromEntityId?: unknown;
+  toEntityId?: unknown;
+  type?: unknown;
+  customTypeId?: unknown;
+  description?: unknown;
+}
+
+interface RelRow {
+  key: string | null;
+  from_mind_id: string;
+  to_mind_id: string;
+  type: string | null;
+  custom_type_id: string | null;
+  description: string | null;
+}
+
+function normalise(ctx: ServiceContext, projectId: string, input: RelationshipInput, base?: RelRow) {
+  const p = new Problems();
+  const mind = (field: "fromEntityId" | "toEntityId", fallback?: string) => {
+    const v = input[field];
+    if (v === undefined && fallback) return fallback;
+    if (typeof v !== "string" || !ctx.db.query("SELECT 1 FROM entity_minds WHERE id = ? AND project_id = ?").get(v, projectId)) {
+      p.add(field, "no such Entity Mind in this project");
+      return "";
+    }
+    return v;
+  };
+  const from = mind("fromEntityId", base?.from_mind_id);
+  const to = mind("toEntityId", base?.to_mind_id);
+  if (from && from === to) p.add("toEntityId", "a relationship joins two different Entity Minds");
+  let type = base?.type ?? null;
+  let customTypeId = base?.custom_type_id ?? null;
+  if (input.type !== undefined || input.customTypeId !== undefined || !base) {
+    type = (input.type as string | null | undefined) ?? null;
+    customTypeId = (input.customTypeId as string | null | undefined) ?? null;
+    if ((type === null) === (customTypeId === null)) p.add("type", "give exactly one of type (built-in) or customTypeId");
+    else if (type !== null && !isBuiltInType(type)) p.add("type", `must be one of ${BUILT_IN_TYPES.join(", ")}`);
+    else if (customTypeId !== null && (typeof customTypeId !== "string" || !ctx.db.query("SELECT 1 FROM relationship_types WHERE id = ? AND project_id = ?").get(customTypeId, projectId))) {
+      p.add("customTypeId", "no such custom relationship type in this project");
+    }
+  }
+  const description = input.description !== undefined ? (p.optionalString("description", input.description, LIMITS.text) ?? null) : (base?.description ?? null);
+  const key = input.key !== undefined ? (p.optionalString("key", input.key, LIMITS.key) ?? null) : (base?.key ?? null);
+  p.throwIfAny();
+  return { key, from, to, type, customTypeId, description };
+}
+
+export function createRelationship(ctx: ServiceContext, projectId: string, input: RelationshipInput): { id: string } {
+  const n = normalise(ctx, projectId, input);
+  const id = newId("rel");
+  const now = nowIso(ctx);
+  ctx.db
+    .query(
+      `INSERT INTO relationships (id, project_id, key, type, custom_type_id, description, from_mind_id, to_mind_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(id, projectId, n.key, n.type, n.customTypeId, n.description, n.from, n.to, now, now);
+  return { id };
+}
+
+export function updateRelationship(ctx: ServiceContext, projectId: string, id: string, input: RelationshipInput): { id: string } {
+  const base = ctx.db.query<RelRow, [string, string]>("SELECT * FROM relationships WHERE id = ? AND project_id = ?").get(id, projectId);
+  if (!base) throw notFound("Relationship");
+  const n = normalise(ctx, projectId, input, base);
+  ctx.db
+    .query(
+      `UPDATE relationships SET key = ?, type = ?, custom_type_id = ?, description = ?, from_mind_id = ?, to_mind_id = ?, updated_at = ?
+       WHERE id = ?`,
+    )
+    .run(n.key, n.type, n.customTypeId, n.description, n.from, n.to, nowIso(ctx), id);
+  return { id };
+}
+
+export function deleteRelationship(ctx: ServiceContext, projectId: string, id: string): void {
+  const r = ctx.db.query("DELETE FROM relationships WHERE id = ? AND project_id = ?").run(id, projectId);
+  if (r.changes === 0) throw notFound("Relationship");
+}

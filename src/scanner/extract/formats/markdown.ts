@@ -1,0 +1,123 @@
+import type { SectionCollector } from "../SectionCollector.ts";
+import { splitFrontMatter } from "../frontMatter.ts";
+import { SKIP, stripAngleTags } from "../text.ts";
+
+/** Headings up to this level start a new section; deeper ones stay inside as plain lines. */
+const SPLIT_LEVEL = 3;
+
+/** Markdown: optional YAML front matter (title/tags/location hints), then one section per h1–h3. */
+export function extractMarkdown(content: string, out: SectionCollector): void {
+  const fm = splitFrontMatter(content);
+  if (fm.error) out.skip("front matter", SKIP.parse(fm.error));
+  const hints = fm.hints;
+
+  let title: string | null = fm.title ?? null;
+  let kind = "prose";
+  let body: string[] = [];
+  const flush = () => {
+    const text = body.join("\n");
+    // A heading directly followed by a sub-heading is structure, not an empty section: dropped quietly.
+    if (text.trim() !== "") out.add({ title, text, kind, hints });
+    body = [];
+  };
+
+  const lines = fm.body.split(/\r?\n/);
+  let fence: string | null = null;
+  let inComment = false;
+  let prevWasText = false;
+  for (const raw of lines) {
+    if (fence) {
+      if (raw.trimStart().startsWith(fence)) fence = null;
+      continue;
+    }
+    let line = raw;
+    if (inComment) {
+      const end = line.indexOf("-->");
+      if (end < 0) continue;
+      inComment = false;
+      line = line.slice(end + 3);
+    }
+    line = line.replace(/<!--.*?-->/g, "");
+    const open = line.indexOf("<!--");
+    if (open >= 0) {
+      inComment = true;
+      line = line.slice(0, open);
+    }
+    const fenceMatch = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fenceMatch) {
+      fence = fenceMatch[1];
+      prevWasText = false;
+      continue;
+    }
+    const atx = /^ {0,3}(#{1,6})(?:[ \t]|$)/.exec(line);
+    if (atx) {
+      const level = atx[1].length;
+      const heading = cleanInline(trimClosingHashes(line.slice(atx[0].length)));
+      if (level <= SPLIT_LEVEL) {
+        flush();
+        title = heading;
+        kind = "markdown-heading";
+      } else if (heading) {
+        body.push(heading);
+      }
+      prevWasText = false;
+      continue;
+    }
+    const setext = /^ {0,3}(=+|-+)[ \t]*$/.exec(line);
+    if (setext && prevWasText) {
+      const heading = body.pop() ?? "";
+      flush();
+      title = heading;
+      kind = "markdown-heading";
+      prevWasText = false;
+      continue;
+    }
+    const cleaned = cleanBlockLine(line);
+    if (cleaned === null) {
+      prevWasText = false;
+      continue;
+    }
+    body.push(cleaned);
+    prevWasText = cleaned.trim() !== "" && !/^\s*(?:[-*+]|\d+[.)])\s/.test(line) && !line.trimStart().startsWith(">");
+  }
+  flush();
+}
+
+function trimClosingHashes(s: string): string {
+  let t = s.trimEnd();
+  let i = t.length;
+  while (i > 0 && t[i - 1] === "#") i--;
+  if (i < t.length && (i === 0 || t[i - 1] === " " || t[i - 1] === "\t")) t = t.slice(0, i);
+  return t.trim();
+}
+
+/** One body line without block markup; null drops the line (rules, table separators, link definitions). */
+function cleanBlockLine(line: string): string | null {
+  if (/^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/.test(line)) return null; // thematic break
+  if (/^ {0,3}\[[^\]]+\]:\s*\S/.test(line)) return null; // link reference definition
+  let t = line.replace(/^\s*(?:>\s?)+/, ""); // blockquote
+  t = t.replace(/^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?/, ""); // list item, task box
+  const trimmed = t.trim();
+  if (trimmed.startsWith("|") || (trimmed.includes(" | ") && trimmed.endsWith("|"))) {
+    if (/^\|?[\s:|-]+\|?$/.test(trimmed) && trimmed.includes("-")) return null; // table separator
+    const cells = trimmed.replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => cleanInline(c.trim())).filter(Boolean);
+    return cells.join(", ");
+  }
+  return cleanInline(t);
+}
+
+/** Inline markup → plain text: images dropped, links to their text, emphasis/code markers removed. */
+export function cleanInline(s: string): string {
+  return stripAngleTags(
+    s
+      .replace(/!\[([^\]\n]*)\]\([^)\n]*\)/g, "")
+      .replace(/\[\[([^\]|\n]+)\|([^\]\n]+)\]\]/g, "$2")
+      .replace(/\[\[([^\]\n]+)\]\]/g, "$1")
+      .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, "$1")
+      .replace(/\[([^\]\n]+)\]\[[^\]\n]*\]/g, "$1")
+      .replace(/<((?:https?|mailto):[^>\s]+)>/g, "$1"),
+  )
+    .replace(/`+([^`\n]+?)`+/g, "$1")
+    .replace(/(?<![A-Za-z0-9])(\*{1,3}|_{1,3}|~~)(?=\S)([^*_~\n]+?)\1/g, "$2")
+    .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, "$1");
+}

@@ -1,0 +1,157 @@
+/** Small text helpers shared by every format. All are linear in the input. */
+
+/** Fewer letters than this and a section is not lore (DESIGN "Scanner": too short). */
+export const MIN_LETTERS = 40;
+
+/** Skip reasons, worded once so reviewers see the same phrase for the same cause. */
+export const SKIP = {
+  empty: "Empty",
+  tooShort: `Too short (fewer than ${MIN_LETTERS} letters)`,
+  license: "Boilerplate (license header)",
+  generated: "Boilerplate (auto-generated)",
+  identifiers: "Identifiers only (GUIDs / file IDs)",
+  numeric: "Numeric table (no prose)",
+  codeOnly: "Code only (no prose)",
+  binary: "Binary or unreadable content",
+  unsupported: "Unsupported file type",
+  noProse: "No prose found",
+  parse: (detail: string) => `Parse error: ${oneLine(detail, 200)}`,
+} as const;
+
+const LETTER_RE = /\p{L}/u;
+
+export function countLetters(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) {
+      if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) n++;
+    } else if (c < 0xd800 || c > 0xdfff) {
+      if (LETTER_RE.test(s[i])) n++;
+    }
+  }
+  return n;
+}
+
+export function countDigits(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) n++;
+  }
+  return n;
+}
+
+/** Collapse runs of blanks, trim every line, keep at most one empty line between paragraphs. */
+export function tidy(s: string): string {
+  return s
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t\f\v\u00a0]+/g, " ")
+    .replace(/ ?\n ?/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
+/** One line, whitespace collapsed, cut at `max` characters. */
+export function oneLine(s: string, max = 200): string {
+  const t = s.replace(/\s+/g, " ").trim();
+  return t.length > max ? t.slice(0, max).trimEnd() : t;
+}
+
+/** "npc_garrick-Bio" → "npcgarrickbio": how structured keys are compared (also drops Unity's m_ and XML's @_). */
+export function normalizeKey(key: string): string {
+  return key
+    .replace(/^(?:m_|@_)/, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
+}
+
+/** Lower-case, accents stripped, every run of non-alphanumerics a single space: how names are matched in prose. */
+export function normalizeWords(s: string): string {
+  return s
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
+
+/** "Data/NPCs/garrick.asset" → "garrick". */
+export function fileStem(relativePath: string): string {
+  const base = baseName(relativePath);
+  const dot = base.lastIndexOf(".");
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+export function baseName(relativePath: string): string {
+  const i = Math.max(relativePath.lastIndexOf("/"), relativePath.lastIndexOf("\\"));
+  return relativePath.slice(i + 1);
+}
+
+export function extensionOf(relativePath: string): string {
+  const base = baseName(relativePath);
+  const dot = base.lastIndexOf(".");
+  return dot >= 0 ? base.slice(dot).toLowerCase() : "";
+}
+
+/** Does a string read like words rather than an identifier, path, number or GUID? (cheap pre-filter for loose strings) */
+export function looksLikeWords(s: string): boolean {
+  if (!/\s/.test(s.trim())) return false;
+  if (/^(?:res|user|https?|file):\/\//.test(s)) return false;
+  return countLetters(s) >= 2;
+}
+
+/** Remove HTML/XML-ish tags such as <b>, </i>, <color=#fff>, <br/>. */
+export function stripAngleTags(s: string): string {
+  return s.replace(/<\/?[A-Za-z][^<>\n]{0,200}>/g, "");
+}
+
+/** Replace common HTML entities (for formats that embed HTML fragments in plain strings). */
+export function decodeBasicEntities(s: string): string {
+  return s.replace(/&(amp|lt|gt|quot|apos|nbsp|#\d{1,7}|#x[0-9a-fA-F]{1,6});/g, (_m, e: string) => {
+    switch (e) {
+      case "amp": return "&";
+      case "lt": return "<";
+      case "gt": return ">";
+      case "quot": return '"';
+      case "apos": return "'";
+      case "nbsp": return " ";
+    }
+    const code = e[1] === "x" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
+  });
+}
+
+/** Decode backslash escapes of a C-family string body (\n, \t, \", \\, \uXXXX, \xXX). */
+export function unescapeBackslashes(s: string): string {
+  if (!s.includes("\\")) return s;
+  return s.replace(/\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|.)/gs, (_m, e: string) => {
+    switch (e[0]) {
+      case "n": return "\n";
+      case "r": return "";
+      case "t": return "\t";
+      case "0": return "";
+      case "u":
+      case "U":
+      case "x": {
+        const hex = e[1] === "{" ? e.slice(2, -1) : e.slice(1);
+        if (!hex) return e;
+        const code = parseInt(hex, 16);
+        return code <= 0x10ffff ? String.fromCodePoint(code) : "";
+      }
+      default: return e;
+    }
+  });
+}
+
+/** The first `n` code points of `s` (never splits a surrogate pair). */
+export function firstChars(s: string, n: number): string {
+  let i = 0;
+  let count = 0;
+  while (i < s.length && count < n) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
+    count++;
+  }
+  return s.slice(0, i);
+}

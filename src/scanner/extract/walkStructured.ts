@@ -1,0 +1,100 @@
+import type { SectionCollector } from "./SectionCollector.ts";
+import type { Section } from "./types.ts";
+import { isTextKey, titleRank, usableTitle } from "./fieldNames.ts";
+import { toStringList } from "./frontMatter.ts";
+import { looksLikeWords, normalizeKey, stripAngleTags } from "./text.ts";
+
+export interface WalkOptions {
+  /** Kind of a section made from an object with text fields ("json-object", "unity-text" …). */
+  objectKind: string;
+  /** Kind of a loose prose string found under some other key ("json-string" …). */
+  stringKind: string;
+  /** Title for the root object when it has no title field of its own (Unity: the GameObject's name). */
+  rootTitle?: string | null;
+  /** Keys never descended into (Unity's m_Script, m_GameObject …). */
+  ignoreKey?: (normalizedKey: string) => boolean;
+}
+
+/**
+ * Walks parsed JSON / YAML / TOML / Unity YAML. An object with one or more text-like fields
+ * (description, lore, bio, dialogue …) becomes one section titled by its name/title-like field
+ * (else the key it sits under); its other nested values are walked in turn. Loose prose strings
+ * under other keys become quiet sections titled by their key. Iterative, so deep nesting cannot
+ * overflow the stack.
+ */
+export function walkStructured(root: unknown, out: SectionCollector, opts: WalkOptions): void {
+  type Frame = { value: unknown; key: string | null; isRoot: boolean };
+  const stack: Frame[] = [{ value: root, key: null, isRoot: true }];
+  while (stack.length) {
+    const { value, key, isRoot } = stack.pop()!;
+    if (typeof value === "string") {
+      if (key !== null && looksLikeWords(value)) out.add({ title: key, text: clean(value), kind: opts.stringKind, quiet: true });
+      continue;
+    }
+    if (!value || typeof value !== "object") continue;
+    const children: Frame[] = [];
+    if (Array.isArray(value)) {
+      // Array items inherit the array's key only when they are strings (a list of rumours under "rumors").
+      for (const item of value) children.push({ value: item, key: typeof item === "string" ? key : null, isRoot: false });
+    } else {
+      const entries = Object.entries(value as Record<string, unknown>);
+      let title: string | null = null;
+      let bestRank = Infinity;
+      const textParts: string[] = [];
+      const consumed = new Set<string>();
+      for (const [k, v] of entries) {
+        const rank = titleRank(k);
+        if (rank >= 0 && rank < bestRank) {
+          const t = usableTitle(v);
+          if (t) {
+            title = t;
+            bestRank = rank;
+            consumed.add(k);
+          }
+        }
+      }
+      for (const [k, v] of entries) {
+        if (consumed.has(k) || !isTextKey(k)) continue;
+        const text = textOf(v);
+        if (text !== null) {
+          if (text.trim()) textParts.push(text);
+          consumed.add(k);
+        }
+      }
+      if (textParts.length) {
+        const hints: Section["hints"] = {};
+        for (const [k, v] of entries) {
+          const nk = normalizeKey(k);
+          if (nk === "tags" || nk === "knowledgetags") hints.tags = toStringList(v);
+          else if (nk === "location" && typeof v === "string") hints.location = v;
+        }
+        out.add({
+          title: title ?? (isRoot ? opts.rootTitle : null) ?? key,
+          text: textParts.join("\n\n"),
+          kind: opts.objectKind,
+          hints,
+        });
+      }
+      for (const [k, v] of entries) {
+        if (consumed.has(k)) continue;
+        if (opts.ignoreKey?.(normalizeKey(k))) continue;
+        if (typeof v === "string" && (titleRank(k) >= 0 || normalizeKey(k) === "location")) continue;
+        children.push({ value: v, key: k, isRoot: false });
+      }
+    }
+    // Reverse so the stack yields children in document order.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+}
+
+/** A text field's value as prose: a string, or a list of strings one per line; null for anything else. */
+function textOf(v: unknown): string | null {
+  if (typeof v === "string") return clean(v);
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string")) return v.map(clean).join("\n");
+  return null;
+}
+
+/** Rich-text tags (<b>, <color=…>, [b]) are markup, not lore. */
+function clean(s: string): string {
+  return stripAngleTags(s).replace(/\[\/?(?:b|i|u|s|color|size|url|center|font)(?:=[^\]\n]{0,100})?\]/gi, "");
+}

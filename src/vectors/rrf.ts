@@ -1,0 +1,34 @@
+/** The usual constant from Cormack et al. (2009): damps the weight of the very top ranks. */
+export const RRF_K = 60;
+
+export interface Fused<T> {
+  item: T;
+  score: number;
+  /** 1-based positions in each input list, null when absent from it. */
+  ranks: (number | null)[];
+}
+
+/**
+ * Reciprocal rank fusion: score = Σ 1 / (k + rank). Items are matched by `key`.
+ * Ties break on the best single rank, then on the key, so results are stable.
+ */
+export function reciprocalRankFusion<T>(lists: T[][], key: (item: T) => string, k = RRF_K): Fused<T>[] {
+  const byKey = new Map<string, Fused<T>>();
+  lists.forEach((list, li) => {
+    list.forEach((item, i) => {
+      const id = key(item);
+      let f = byKey.get(id);
+      if (!f) {
+        f = { item, score: 0, ranks: lists.map(() => null) };
+        byKey.set(id, f);
+      }
+      if (f.ranks[li] !== null) return; // a duplicate within one list counts once
+      f.ranks[li] = i + 1;
+      f.score += 1 / (k + i + 1);
+    });
+  });
+  const best = (f: Fused<T>) => Math.min(...f.ranks.map((r) => r ?? Infinity));
+  return [...byKey.entries()]
+    .sort(([ka, a], [kb, b]) => b.score - a.score || best(a) - best(b) || (ka < kb ? -1 : ka > kb ? 1 : 0))
+    .map(([, f]) => f);
+}
