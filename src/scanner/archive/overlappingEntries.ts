@@ -6,8 +6,8 @@ const LOCAL_HEADER_BYTES = 30;
  * Indexes of entries whose data overlaps another entry's: the trick of
  * "non-recursive" zip bombs (many central records over one shared kernel).
  * No honest writer produces it. The span used is a lower bound of the real one
- * (local header + name + compressed data, extra field ignored), so a hit is
- * certain.
+ * (fixed local header + compressed data; the local name and extra field are
+ * not trusted to match the central record), so a hit is certain.
  */
 export function findOverlappingEntries(entries: CentralEntry[]): Set<number> {
   const sorted = [...entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
@@ -19,7 +19,7 @@ export function findOverlappingEntries(entries: CentralEntry[]): Set<number> {
       overlapping.add(entry.index);
       overlapping.add(furthest.index);
     }
-    const end = entry.localHeaderOffset + LOCAL_HEADER_BYTES + entry.nameLength + entry.compressedSize;
+    const end = entry.localHeaderOffset + LOCAL_HEADER_BYTES + entry.compressedSize;
     if (end > furthestEnd) {
       furthest = entry;
       furthestEnd = end;

@@ -9,6 +9,7 @@ export const SKIP = {
   tooShort: `Too short (fewer than ${MIN_LETTERS} letters)`,
   license: "Boilerplate (license header)",
   generated: "Boilerplate (auto-generated)",
+  metadata: "Boilerplate (file metadata)",
   identifiers: "Identifiers only (GUIDs / file IDs)",
   numeric: "Numeric table (no prose)",
   codeOnly: "Code only (no prose)",

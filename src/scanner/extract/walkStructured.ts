@@ -13,6 +13,8 @@ export interface WalkOptions {
   rootTitle?: string | null;
   /** Keys never descended into (Unity's m_Script, m_GameObject …). */
   ignoreKey?: (normalizedKey: string) => boolean;
+  /** Report too-short objects in the summary line only (scene files are full of short UI labels). */
+  quietObjects?: boolean;
 }
 
 /**
@@ -73,6 +75,7 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
           text: textParts.join("\n\n"),
           kind: opts.objectKind,
           hints,
+          quiet: opts.quietObjects,
         });
       }
       for (const [k, v] of entries) {

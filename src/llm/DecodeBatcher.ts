@@ -1,0 +1,166 @@
+import type { BatchingOptions, LlamaContext, LlamaContextSequence } from "node-llama-cpp";
+
+/** The item shapes node-llama-cpp passes to a custom batch prioritization strategy. */
+type BatchItem = Parameters<Extract<BatchingOptions["itemPrioritizationStrategy"], Function>>[0]["items"][number];
+type PrioritizedBatchItem = ReturnType<Extract<BatchingOptions["itemPrioritizationStrategy"], Function>>[number];
+
+/**
+ * The internals of node-llama-cpp 3.22.1 that lock-step batching relies on. Every decode of
+ * every sequence funnels through `LlamaContext._decodeTokens`, and a sequence knows its id.
+ * (package.json pins the exact version; `attach` checks the shape and degrades to plain
+ * node-llama-cpp scheduling if it ever changes.)
+ */
+interface DecodeRequest { sequenceId: number; tokens: readonly number[] }
+type DecodeTokens = (request: DecodeRequest, ...rest: unknown[]) => Promise<unknown>;
+interface ContextInternals { _decodeTokens?: DecodeTokens }
+interface SequenceInternals { _sequenceId?: number }
+
+interface Held { sequenceId: number; release: () => void }
+
+export interface DecodeBatcherOptions {
+  /** Prompt tokens of one sequence per decode while other sequences are generating. */
+  promptChunkTokens: number;
+  /** Longest wait for the other active sequences before dispatching anyway. */
+  maxWaitMs: number;
+}
+
+/**
+ * Makes concurrent generations share llama.cpp decode calls.
+ *
+ * node-llama-cpp dispatches whatever is queued on the next event-loop turn, so generations on
+ * different sequences drift out of phase and mostly decode one token per call. The batcher
+ * holds each active sequence's next decode until every active sequence has one ready (or
+ * `maxWaitMs` passed), then releases them together so they land in one batch: one decode
+ * call carries a token of each. A sequence busy evaluating a prompt is not waited for, and
+ * the prioritization strategy feeds its prompt in chunks so the others keep a steady pace.
+ * It also counts decode calls (one strategy call per decoded batch) for `stats()`.
+ */
+export class DecodeBatcher {
+  decodeCalls = 0;
+  batchedTokens = 0;
+
+  private readonly options: DecodeBatcherOptions;
+  /** Sequences in a generation that have issued their first decode. */
+  private readonly participants = new Set<number>();
+  /** Sequences registered by `begin` whose first decode has not arrived yet. */
+  private readonly registered = new Set<number>();
+  /** Sequences with a multi-token (prompt) decode queued or running. */
+  private readonly promptInFlight = new Set<number>();
+  private held: Held[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private attached = false;
+
+  constructor(options: DecodeBatcherOptions) {
+    this.options = options;
+  }
+
+  /** Batching options for `model.createContext`. */
+  get batchingOptions(): BatchingOptions {
+    return {
+      dispatchSchedule: "nextCycle",
+      itemPrioritizationStrategy: (o) => this.prioritize(o),
+    };
+  }
+
+  /** Installs the gate on the context; returns false if node-llama-cpp's internals changed. */
+  attach(context: LlamaContext): boolean {
+    const internals = context as unknown as ContextInternals;
+    const original = internals._decodeTokens;
+    if (typeof original !== "function") return false;
+    const decode = original.bind(context) as DecodeTokens;
+    internals._decodeTokens = (request, ...rest) => this.gate(request, () => decode(request, ...rest));
+    this.attached = true;
+    return true;
+  }
+
+  /** A generation starts on this sequence: its decodes take part in lock-step batching. */
+  begin(sequence: LlamaContextSequence): void {
+    const id = sequenceIdOf(sequence);
+    if (id != null) this.registered.add(id);
+  }
+
+  /** The generation on this sequence ended: nobody waits for it any more. */
+  end(sequence: LlamaContextSequence): void {
+    const id = sequenceIdOf(sequence);
+    if (id == null) return;
+    this.registered.delete(id);
+    this.participants.delete(id);
+    this.check();
+  }
+
+  private gate(request: DecodeRequest, run: () => Promise<unknown>): Promise<unknown> {
+    const id = request.sequenceId;
+    if (!this.attached || (!this.registered.has(id) && !this.participants.has(id))) return run();
+    this.registered.delete(id);
+    this.participants.add(id);
+    const isPrompt = request.tokens.length > 1;
+    return new Promise((resolve, reject) => {
+      this.held.push({
+        sequenceId: id,
+        release: () => {
+          if (isPrompt) this.promptInFlight.add(id);
+          run().then(resolve, reject).finally(() => {
+            if (isPrompt) {
+              this.promptInFlight.delete(id);
+              this.check();
+            }
+          });
+        },
+      });
+      this.check();
+    });
+  }
+
+  /** Releases the held decodes once every participant not busy with a prompt has one ready. */
+  private check(): void {
+    if (this.held.length === 0) return;
+    let waitingFor = 0;
+    for (const id of this.participants) if (!this.promptInFlight.has(id)) waitingFor++;
+    if (this.held.length >= waitingFor) {
+      this.flush();
+      return;
+    }
+    this.timer ??= setTimeout(() => this.flush(), this.options.maxWaitMs);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const held = this.held;
+    this.held = [];
+    // Released in one synchronous loop so all of them are queued before node-llama-cpp dispatches.
+    for (const h of held) h.release();
+  }
+
+  /**
+   * One call per decoded batch. Generation steps (one token each) always get their slot;
+   * prompts share the rest, in arrival order, chunked while other sequences are generating.
+   */
+  private prioritize({ items, size }: { items: readonly BatchItem[]; size: number }): PrioritizedBatchItem[] {
+    const result: PrioritizedBatchItem[] = [];
+    let left = size;
+    const prompts: BatchItem[] = [];
+    for (const item of items) {
+      if (item.tokens.length === 1 && left > 0) {
+        result.push({ item, processAmount: 1 });
+        left--;
+      } else if (item.tokens.length > 1) prompts.push(item);
+    }
+    const othersGenerating = result.length > 0 || this.participants.size > prompts.length;
+    const cap = othersGenerating ? Math.max(1, this.options.promptChunkTokens) : size;
+    for (const item of prompts) {
+      if (left <= 0) break;
+      const amount = Math.min(item.tokens.length, cap, left);
+      result.push({ item, processAmount: amount });
+      left -= amount;
+    }
+    this.decodeCalls++;
+    for (const r of result) this.batchedTokens += r.processAmount;
+    return result;
+  }
+}
+
+function sequenceIdOf(sequence: LlamaContextSequence): number | null {
+  const id = (sequence as unknown as SequenceInternals)._sequenceId;
+  return typeof id === "number" ? id : null;
+}

@@ -1,0 +1,77 @@
+export type ChatRole = "system" | "user" | "assistant";
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+export interface GenerateRequest {
+  /** Stable key (project:mind:player) so a returning conversation finds its KV cache. */
+  conversationKey: string;
+  /** System first, then the turns; the last one is the user's turn. */
+  messages: ChatMessage[];
+  maxTokens: number;
+  /** Default 0.7. */
+  temperature?: number;
+  /** Client disconnect / shutdown: stops generation (finishReason "abort"). */
+  signal?: AbortSignal;
+  /** Wall-clock limit including the wait for a free sequence (finishReason "timeout"). */
+  timeoutMs?: number;
+  /** Streamed text pieces (for SSE), never containing role markers. */
+  onToken?: (text: string) => void;
+  /** Constrains the output with a JSON-schema grammar; the text is then valid JSON (unless cut by maxTokens/abort). */
+  jsonSchema?: object;
+  /**
+   * End-of-generation tokens are suppressed until this many tokens were generated (default 0).
+   * Keeps a model from answering with an empty reply; tests use it on random-weight models.
+   * Ignored with `jsonSchema` (the grammar decides where the output ends).
+   */
+  minTokens?: number;
+  /** Sampling seed, for reproducible output (default: random). */
+  seed?: number;
+}
+
+export type FinishReason = "stop" | "length" | "abort" | "timeout";
+
+export interface GenerateResult {
+  /** Trimmed reply, never containing role markers or prompt text. */
+  text: string;
+  /** Tokens of the whole prompt as the chat template renders it. */
+  promptTokens: number;
+  /** Prompt tokens actually evaluated this time (small when the sequence's KV cache was reused). */
+  evaluatedPromptTokens: number;
+  completionTokens: number;
+  finishReason: FinishReason;
+  /** From the call to the first generated token, including any wait for a free sequence. */
+  timeToFirstTokenMs: number;
+}
+
+export interface LlmEngineOptions {
+  /** Path of the GGUF model file. */
+  modelPath: string;
+  /** CPU threads for evaluation; set it explicitly (llama.cpp's default of 4+ is ~60× slower on 2 cores). */
+  threads: number;
+  /** Parallel sequences (concurrent conversations kept in KV cache) in the one context. */
+  parallel: number;
+  /** Context size per sequence (default: the model's training context, at most 4096). */
+  contextSize?: number;
+  /** Tokens of a newcomer's prompt evaluated per decode while other sequences are generating (default 128). */
+  promptChunkTokens?: number;
+  /** Longest wait for the other active sequences before a decode is dispatched anyway (default 25 ms). */
+  batchWaitMs?: number;
+  /** llama.cpp log level (default "warn"). */
+  logLevel?: "error" | "warn" | "info" | "debug";
+}
+
+export interface LlmEngineStats {
+  /** llama.cpp decode calls since load; concurrent generations share them. */
+  decodeCalls: number;
+  /** Completion tokens generated since load. */
+  tokensGenerated: number;
+  /** Sequences currently generating. */
+  activeSequences: number;
+  /** Requests waiting for a free sequence. */
+  queueDepth: number;
+  /** Sequences in the context (= parallel). */
+  sequences: number;
+}

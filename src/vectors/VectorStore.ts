@@ -1,0 +1,658 @@
+import * as lancedb from "@lancedb/lancedb";
+import type { Connection, Table } from "@lancedb/lancedb";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Embedder } from "./Embedder.ts";
+import { Mutex } from "./Mutex.ts";
+import { reciprocalRankFusion } from "./rrf.ts";
+import { CHUNK_COLUMNS, MEMORY_COLUMNS, chunkSchema, memorySchema, toStringArray } from "./schemas.ts";
+import { sqlString, sqlStringList } from "./sqlString.ts";
+
+export interface ChunkRow {
+  id: string;
+  projectId: string;
+  documentId: string;
+  documentName: string;
+  chunkIndex: number;
+  text: string;
+  tags: string[];
+  locationId: string | null;
+}
+
+export interface LoreHit extends ChunkRow {
+  /** Reciprocal-rank-fusion score (higher is better; at most 2/61). */
+  score: number;
+  /** 1-based rank in the vector results, null if absent from them. */
+  vectorRank: number | null;
+  /** 1-based rank in the full-text (BM25) results, null if absent from them. */
+  textRank: number | null;
+}
+
+export interface MemoryRow {
+  id: string;
+  projectId: string;
+  entityMindId: string;
+  playerId: string;
+  text: string;
+  importance: number;
+  topics: string[];
+  createdAt: string;
+}
+
+type Kind = "chunks" | "memories";
+
+/** One set of tables built by one embedder. A re-embed builds generation n+1 beside n, then swaps. */
+interface Generation {
+  gen: number;
+  chunks: Table;
+  memories: Table;
+  embedderId: string;
+  dims: number;
+  /** null when the tables were built by an embedder this process does not have ("stale"). */
+  embedder: Embedder | null;
+  /** Searches in flight; the old generation is dropped only once they finish. */
+  readers: number;
+}
+
+interface Meta {
+  format: 1;
+  generation: number;
+  embedderId: string;
+  dims: number;
+}
+
+const META_FILE = "lorehold-vectors.json";
+const tableName = (kind: Kind, gen: number) => `${kind}_g${gen}`;
+const TABLE_RE = /^(chunks|memories)_g(\d+)$/;
+
+/** Candidates taken from each of the two searches before fusion. */
+const candidatesFor = (k: number) => Math.min(Math.max(k * 4, 20), 200);
+
+// Index upkeep. Appends land in new fragments that no index covers yet; LanceDB still
+// searches them (a flat scan — verified for FTS and scalar filters), so correctness never
+// waits for optimize(). optimize() compacts fragments and folds new rows into the FTS and
+// scalar indexes; it costs ~75 ms on 30k rows after a few small writes, so it runs after a
+// burst of writes (or once writes go quiet), not after each one.
+const OPTIMIZE_AFTER_COMMITS = 32;
+const OPTIMIZE_IDLE_MS = 2_000;
+// Versions a search might still be reading are kept this long after they stop being current.
+const KEEP_OLD_VERSIONS_MS = 10 * 60_000;
+
+/** Rows per batch when copying into a new generation. */
+const REEMBED_BATCH = 256;
+
+// No ANN (IVF_PQ / HNSW) index: brute-force cosine over the rows left after the
+// projectId/tags prefilter (BTREE + LABEL_LIST indexes) is exact and fast enough at the
+// sizes measured in bench/retrieval.ts; an IVF_PQ build took 13 s on 10k rows on 2 cores
+// and loses recall. Revisit past a few hundred thousand chunks per project.
+
+/**
+ * LanceDB-backed vectors for lore chunks and memories (DESIGN.md "Retrieval",
+ * "Knowledge scoping", "Sessions and memory").
+ *
+ * Security rule: a chunk is returned only if its projectId equals the requested
+ * one and its tags intersect the requested tags. The LanceDB filter enforces it
+ * and a TypeScript post-filter checks every hit again.
+ *
+ * Only the server process writes; concurrent calls inside it are serialised per
+ * table by a Mutex. A store opened with an embedder other than the one its tables
+ * were built with is "stale": its `embedderId` is the stored one, lore search runs
+ * on full text only, memory search returns nothing, and new rows are written
+ * without vectors, until `reembedAll(embedder)` rebuilds it.
+ */
+export class VectorStore {
+  private readonly locks: Record<Kind, Mutex> = { chunks: new Mutex(), memories: new Mutex() };
+  /** During reembedAll: the generation being built; every write goes to it too. */
+  private pending: Generation | null = null;
+  private reembedding = false;
+  private closing = false;
+  private closed = false;
+  private commitsSinceOptimize: Record<Kind, number> = { chunks: 0, memories: 0 };
+  private optimizeTimer: Record<Kind, ReturnType<typeof setTimeout> | null> = { chunks: null, memories: null };
+  private optimizing: Record<Kind, Promise<void> | null> = { chunks: null, memories: null };
+
+  private constructor(
+    private readonly dir: string,
+    private readonly db: Connection,
+    private active: Generation,
+  ) {}
+
+  static async open(dir: string, embedder: Embedder): Promise<VectorStore> {
+    await mkdir(dir, { recursive: true });
+    const db = await lancedb.connect(dir);
+    const meta = await readMeta(dir);
+    let active: Generation;
+    if (!meta) {
+      active = await createGeneration(db, 1, embedder.id, embedder.dims, embedder);
+      await writeMeta(dir, { format: 1, generation: 1, embedderId: embedder.id, dims: embedder.dims });
+    } else {
+      const same = meta.embedderId === embedder.id;
+      if (same && meta.dims !== embedder.dims) {
+        throw new Error(`Vector store ${dir} was built by ${meta.embedderId} with ${meta.dims} dims, but that embedder now reports ${embedder.dims}`);
+      }
+      active = await openGeneration(db, meta, same ? embedder : null);
+    }
+    // Tables of any other generation are leftovers of an interrupted re-embed.
+    for (const name of await db.tableNames()) {
+      const m = TABLE_RE.exec(name);
+      if (m && Number(m[2]) !== active.gen) await db.dropTable(name);
+    }
+    return new VectorStore(dir, db, active);
+  }
+
+  /** The embedder the searchable tables were built with. */
+  get embedderId(): string {
+    return this.active.embedderId;
+  }
+
+  /** True while reembedAll is building new tables. */
+  get reembedInProgress(): boolean {
+    return this.reembedding;
+  }
+
+  // ---------------------------------------------------------------- lore chunks
+
+  async replaceDocumentChunks(projectId: string, documentId: string, rows: ChunkRow[]): Promise<void> {
+    this.assertOpen();
+    for (const r of rows) {
+      if (r.projectId !== projectId || r.documentId !== documentId) {
+        throw new Error(`Chunk ${r.id} belongs to ${r.projectId}/${r.documentId}, not ${projectId}/${documentId}`);
+      }
+    }
+    if (new Set(rows.map((r) => r.id)).size !== rows.length) throw new Error("Duplicate chunk ids in one document");
+    if (!rows.length) return this.deleteDocument(projectId, documentId);
+    const texts = rows.map((r) => r.text);
+    const pre = await this.embedForActive(texts);
+    const where = `projectId = ${sqlString(projectId)} AND documentId = ${sqlString(documentId)}`;
+    await this.locks.chunks.run(async () => {
+      for (const g of this.writeTargets()) {
+        const vectors = await vectorsFor(g, texts, pre);
+        const data = rows.map((r, i) => chunkRecord(r, vectors?.[i] ?? null));
+        if ((await g.chunks.countRows(where)) === 0) {
+          await g.chunks.add(data);
+        } else {
+          // One commit: old rows of the document disappear in the same version the new ones appear,
+          // so a reader sees either the old or the new chunks, never both and never neither.
+          await g.chunks
+            .mergeInsert("id")
+            .whenMatchedUpdateAll()
+            .whenNotMatchedInsertAll()
+            .whenNotMatchedBySourceDelete({ where })
+            .execute(data);
+        }
+      }
+    });
+    this.noteCommit("chunks");
+  }
+
+  async deleteDocument(projectId: string, documentId: string): Promise<void> {
+    this.assertOpen();
+    const where = `projectId = ${sqlString(projectId)} AND documentId = ${sqlString(documentId)}`;
+    await this.locks.chunks.run(async () => {
+      for (const g of this.writeTargets()) await g.chunks.delete(where);
+    });
+    this.noteCommit("chunks");
+  }
+
+  async deleteProject(projectId: string): Promise<void> {
+    this.assertOpen();
+    const where = `projectId = ${sqlString(projectId)}`;
+    for (const kind of ["chunks", "memories"] as const) {
+      await this.locks[kind].run(async () => {
+        for (const g of this.writeTargets()) await g[kind].delete(where);
+      });
+      this.noteCommit(kind);
+    }
+  }
+
+  async searchLore(q: { projectId: string; query: string; tags: string[]; k: number }): Promise<LoreHit[]> {
+    this.assertOpen();
+    const tags = [...new Set(q.tags)];
+    const k = Math.floor(q.k);
+    if (!tags.length || !(k > 0)) return [];
+    const where = `projectId = ${sqlString(q.projectId)} AND array_has_any(tags, ${sqlStringList(tags)})`;
+    const n = candidatesFor(k);
+    const g = this.acquire();
+    try {
+      const vectorPart = async (): Promise<ChunkRow[]> => {
+        if (!g.embedder) return [];
+        const [v] = await g.embedder.embed([q.query]);
+        const rows = await g.chunks
+          .vectorSearch(v)
+          .distanceType("cosine")
+          .where(where)
+          .select([...CHUNK_COLUMNS, "_distance"])
+          .limit(n)
+          .toArray();
+        return rows.map(toChunkRow);
+      };
+      const textPart = async (): Promise<ChunkRow[]> => {
+        if (!q.query.trim()) return [];
+        const rows = await g.chunks
+          .query()
+          .fullTextSearch(q.query, { columns: "text" })
+          .where(where)
+          .select([...CHUNK_COLUMNS, "_score"])
+          .limit(n)
+          .toArray();
+        return rows.map(toChunkRow);
+      };
+      const [byVector, byText] = await Promise.all([vectorPart(), textPart()]);
+      const wanted = new Set(tags);
+      return reciprocalRankFusion([byVector, byText], (r) => r.id)
+        .filter(({ item }) => item.projectId === q.projectId && item.tags.some((t) => wanted.has(t))) // defence in depth
+        .slice(0, k)
+        .map(({ item, score, ranks }) => ({ ...item, score, vectorRank: ranks[0], textRank: ranks[1] }));
+    } finally {
+      g.readers--;
+    }
+  }
+
+  async countChunks(projectId?: string): Promise<number> {
+    this.assertOpen();
+    return this.active.chunks.countRows(projectId === undefined ? undefined : `projectId = ${sqlString(projectId)}`);
+  }
+
+  // ------------------------------------------------------------------- memories
+
+  async upsertMemories(rows: MemoryRow[]): Promise<void> {
+    this.assertOpen();
+    if (!rows.length) return;
+    if (new Set(rows.map((r) => r.id)).size !== rows.length) throw new Error("Duplicate memory ids");
+    const texts = rows.map((r) => r.text);
+    const pre = await this.embedForActive(texts);
+    await this.locks.memories.run(async () => {
+      for (const g of this.writeTargets()) {
+        const vectors = await vectorsFor(g, texts, pre);
+        const data = rows.map((r, i) => memoryRecord(r, vectors?.[i] ?? null));
+        await g.memories.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+      }
+    });
+    this.noteCommit("memories");
+  }
+
+  async deleteMemories(filter: { projectId: string; playerId?: string; entityMindId?: string; ids?: string[] }): Promise<void> {
+    this.assertOpen();
+    if (filter.ids && filter.ids.length === 0) return; // "these ids" with none listed deletes nothing
+    const parts = [`projectId = ${sqlString(filter.projectId)}`];
+    if (filter.playerId !== undefined) parts.push(`playerId = ${sqlString(filter.playerId)}`);
+    if (filter.entityMindId !== undefined) parts.push(`entityMindId = ${sqlString(filter.entityMindId)}`);
+    if (filter.ids) parts.push(`id IN (${filter.ids.map(sqlString).join(", ")})`);
+    const where = parts.join(" AND ");
+    await this.locks.memories.run(async () => {
+      for (const g of this.writeTargets()) await g.memories.delete(where);
+    });
+    this.noteCommit("memories");
+  }
+
+  /** Memories of this player with this mind, most similar to `query` first; score is cosine similarity. */
+  async searchMemories(q: {
+    projectId: string;
+    entityMindId: string;
+    playerId: string;
+    query: string;
+    k: number;
+  }): Promise<(MemoryRow & { score: number })[]> {
+    this.assertOpen();
+    const k = Math.floor(q.k);
+    if (!(k > 0)) return [];
+    const g = this.acquire();
+    try {
+      if (!g.embedder) return [];
+      const [v] = await g.embedder.embed([q.query]);
+      const where = [
+        `projectId = ${sqlString(q.projectId)}`,
+        `entityMindId = ${sqlString(q.entityMindId)}`,
+        `playerId = ${sqlString(q.playerId)}`,
+      ].join(" AND ");
+      const rows = await g.memories
+        .vectorSearch(v)
+        .distanceType("cosine")
+        .where(where)
+        .select([...MEMORY_COLUMNS, "_distance"])
+        .limit(k)
+        .toArray();
+      return rows
+        .map((r) => ({ ...toMemoryRow(r), score: 1 - Number(r._distance) }))
+        .filter((m) => m.projectId === q.projectId && m.entityMindId === q.entityMindId && m.playerId === q.playerId);
+    } finally {
+      g.readers--;
+    }
+  }
+
+  // ------------------------------------------------------------------ re-embed
+
+  /**
+   * Rebuilds every table with `newEmbedder` while searches keep answering from
+   * the current tables, then swaps. Writes made meanwhile go to both sets. The
+   * caller keeps ownership of both embedders (nothing is disposed here).
+   */
+  async reembedAll(newEmbedder: Embedder, onProgress?: (done: number, total: number) => void): Promise<void> {
+    this.assertOpen();
+    if (this.reembedding) throw new Error("A re-embedding is already running");
+    this.reembedding = true;
+    const old = this.active;
+    let next: Generation | null = null;
+    try {
+      next = await createGeneration(this.db, old.gen + 1, newEmbedder.id, newEmbedder.dims, newEmbedder);
+      const target = next;
+      // From here on every write also goes to the new tables; the id snapshot is taken in the
+      // same critical section, so each row is either in the snapshot or dual-written (or both).
+      const [chunkIds, memoryIds] = await this.withAllLocks(async () => {
+        this.pending = target;
+        return [await allIds(old.chunks), await allIds(old.memories)];
+      });
+      const total = chunkIds.length + memoryIds.length;
+      let done = 0;
+      onProgress?.(0, total);
+      for (const [kind, ids] of [["chunks", chunkIds], ["memories", memoryIds]] as const) {
+        for (let i = 0; i < ids.length; i += REEMBED_BATCH) {
+          const batch = ids.slice(i, i + REEMBED_BATCH);
+          await this.copyBatch(kind, old, target, batch);
+          done += batch.length;
+          onProgress?.(done, total);
+        }
+      }
+      // Fold everything into the indexes before the new tables start answering searches.
+      for (const kind of ["chunks", "memories"] as const) {
+        await this.locks[kind].run(() => optimizeTable(target[kind]));
+      }
+      await this.withAllLocks(async () => {
+        this.assertOpen();
+        await writeMeta(this.dir, { format: 1, generation: target.gen, embedderId: target.embedderId, dims: target.dims });
+        this.active = target;
+        this.pending = null;
+      });
+    } catch (e) {
+      if (next) {
+        const failed = next;
+        await this.withAllLocks(async () => {
+          this.pending = null;
+        });
+        await this.dropGeneration(failed);
+      }
+      throw e;
+    } finally {
+      this.reembedding = false;
+    }
+    await this.retire(old);
+  }
+
+  /** Copies rows `ids` from `from` to `to`, re-embedding them. Rows already in `to` were dual-written: they are newer. */
+  private async copyBatch(kind: Kind, from: Generation, to: Generation, ids: string[]): Promise<void> {
+    this.assertOpen();
+    const where = `id IN (${ids.map(sqlString).join(", ")})`;
+    const columns = kind === "chunks" ? CHUNK_COLUMNS : MEMORY_COLUMNS;
+    const embedder = to.embedder!;
+    // Embed outside the lock (the slow part); a vector depends on the text alone, and the rows are re-read under the lock.
+    const draft = await from[kind].query().where(where).select(columns).toArray();
+    const vectors = new Map<string, Float32Array>();
+    const embedMissing = async (texts: string[]) => {
+      const missing = [...new Set(texts.filter((t) => !vectors.has(t)))];
+      if (!missing.length) return;
+      const vs = await embedder.embed(missing);
+      missing.forEach((t, i) => vectors.set(t, vs[i]));
+    };
+    await embedMissing(draft.map((r) => String(r.text)));
+    await this.locks[kind].run(async () => {
+      const current = await from[kind].query().where(where).select(columns).toArray();
+      const present = new Set((await to[kind].query().where(where).select(["id"]).toArray()).map((r) => String(r.id)));
+      const rows = current.filter((r) => !present.has(String(r.id)));
+      if (!rows.length) return;
+      await embedMissing(rows.map((r) => String(r.text)));
+      const data =
+        kind === "chunks"
+          ? rows.map((r) => chunkRecord(toChunkRow(r), vectors.get(String(r.text))!))
+          : rows.map((r) => memoryRecord(toMemoryRow(r), vectors.get(String(r.text))!));
+      await to[kind].add(data);
+    });
+  }
+
+  /** Drops a replaced generation once the searches still reading it have finished. */
+  private async retire(g: Generation): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (g.readers > 0 && Date.now() < deadline) await Bun.sleep(10);
+    await this.dropGeneration(g);
+  }
+
+  private async dropGeneration(g: Generation): Promise<void> {
+    for (const kind of ["chunks", "memories"] as const) {
+      try {
+        g[kind].close();
+      } catch {
+        // already closed
+      }
+      try {
+        await this.db.dropTable(tableName(kind, g.gen));
+      } catch {
+        // open() drops leftovers of other generations anyway
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /** Waits for queued writes and index upkeep, then releases the tables. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true; // new calls are refused; a running reembedAll stops at its next batch
+    this.clearOptimizeTimers();
+    await Promise.all([this.optimizing.chunks, this.optimizing.memories]);
+    await this.locks.chunks.idle();
+    await this.locks.memories.idle();
+    this.clearOptimizeTimers();
+    this.closed = true;
+    for (const g of [this.active, this.pending]) {
+      if (!g) continue;
+      g.chunks.close();
+      g.memories.close();
+    }
+    this.db.close();
+  }
+
+  // -------------------------------------------------------------------- helpers
+
+  private assertOpen(): void {
+    if (this.closing) throw new Error("VectorStore is closed");
+  }
+
+  private clearOptimizeTimers(): void {
+    for (const kind of ["chunks", "memories"] as const) {
+      const t = this.optimizeTimer[kind];
+      if (t) clearTimeout(t);
+      this.optimizeTimer[kind] = null;
+    }
+  }
+
+  private writeTargets(): Generation[] {
+    return this.pending ? [this.active, this.pending] : [this.active];
+  }
+
+  private acquire(): Generation {
+    const g = this.active;
+    g.readers++;
+    return g;
+  }
+
+  private async withAllLocks<T>(fn: () => Promise<T>): Promise<T> {
+    return this.locks.chunks.run(() => this.locks.memories.run(fn));
+  }
+
+  /** Vectors for the active embedder, computed before taking a lock (embedding is the slow part of a write). */
+  private async embedForActive(texts: string[]): Promise<PreEmbedded | null> {
+    const e = this.active.embedder;
+    return e ? { embedderId: e.id, vectors: await e.embed(texts) } : null;
+  }
+
+  private noteCommit(kind: Kind): void {
+    if (this.closing) return;
+    this.commitsSinceOptimize[kind]++;
+    const t = this.optimizeTimer[kind];
+    if (t) clearTimeout(t);
+    this.optimizeTimer[kind] = null;
+    if (this.commitsSinceOptimize[kind] >= OPTIMIZE_AFTER_COMMITS) {
+      void this.runOptimize(kind);
+    } else {
+      const timer = setTimeout(() => void this.runOptimize(kind), OPTIMIZE_IDLE_MS);
+      (timer as { unref?: () => void }).unref?.();
+      this.optimizeTimer[kind] = timer;
+    }
+  }
+
+  private runOptimize(kind: Kind): Promise<void> {
+    this.optimizeTimer[kind] = null;
+    if (this.optimizing[kind]) return this.optimizing[kind]!;
+    this.commitsSinceOptimize[kind] = 0;
+    const p = this.locks[kind]
+      .run(async () => {
+        if (this.closed) return;
+        for (const g of this.writeTargets()) await optimizeTable(g[kind]);
+      })
+      .catch((e) => console.error(`lorehold: optimizing the ${kind} vector table failed:`, e))
+      .finally(() => {
+        this.optimizing[kind] = null;
+      });
+    this.optimizing[kind] = p;
+    return p;
+  }
+
+  /** Test and bench hook: fold pending writes into the indexes now. */
+  async optimizeNow(): Promise<void> {
+    this.assertOpen();
+    await this.runOptimize("chunks");
+    await this.runOptimize("memories");
+  }
+}
+
+interface PreEmbedded {
+  embedderId: string;
+  vectors: Float32Array[];
+}
+
+async function vectorsFor(g: Generation, texts: string[], pre: PreEmbedded | null): Promise<Float32Array[] | null> {
+  if (!g.embedder) return null;
+  if (pre && pre.embedderId === g.embedder.id) return pre.vectors;
+  return g.embedder.embed(texts);
+}
+
+async function optimizeTable(t: Table): Promise<void> {
+  await t.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_OLD_VERSIONS_MS) });
+}
+
+async function allIds(t: Table): Promise<string[]> {
+  const rows = await t.query().select(["id"]).toArray();
+  return rows.map((r) => String(r.id));
+}
+
+async function createGeneration(db: Connection, gen: number, embedderId: string, dims: number, embedder: Embedder | null): Promise<Generation> {
+  const chunks = await db.createEmptyTable(tableName("chunks", gen), chunkSchema(dims), { mode: "overwrite" });
+  // Scalar indexes make the projectId/tags prefilter an index lookup instead of a scan
+  // (vector search on 30k rows: ~50 ms → ~13 ms); id speeds up merge-inserts and re-embed copies.
+  await chunks.createIndex("id", { config: lancedb.Index.btree() });
+  await chunks.createIndex("projectId", { config: lancedb.Index.btree() });
+  await chunks.createIndex("documentId", { config: lancedb.Index.btree() });
+  await chunks.createIndex("tags", { config: lancedb.Index.labelList() });
+  await chunks.createIndex("text", { config: lancedb.Index.fts() });
+  const memories = await db.createEmptyTable(tableName("memories", gen), memorySchema(dims), { mode: "overwrite" });
+  await memories.createIndex("id", { config: lancedb.Index.btree() });
+  await memories.createIndex("projectId", { config: lancedb.Index.btree() });
+  await memories.createIndex("playerId", { config: lancedb.Index.btree() });
+  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0 };
+}
+
+async function openGeneration(db: Connection, meta: Meta, embedder: Embedder | null): Promise<Generation> {
+  const names = new Set(await db.tableNames());
+  if (!names.has(tableName("chunks", meta.generation)) || !names.has(tableName("memories", meta.generation))) {
+    // The metadata survived but the tables did not (deleted by hand?): start empty rather than refuse to boot.
+    console.error(`lorehold: vector tables of generation ${meta.generation} are missing; starting with empty ones`);
+    return createGeneration(db, meta.generation, meta.embedderId, meta.dims, embedder);
+  }
+  return {
+    gen: meta.generation,
+    chunks: await db.openTable(tableName("chunks", meta.generation)),
+    memories: await db.openTable(tableName("memories", meta.generation)),
+    embedderId: meta.embedderId,
+    dims: meta.dims,
+    embedder,
+    readers: 0,
+  };
+}
+
+async function readMeta(dir: string): Promise<Meta | null> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, META_FILE), "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+  const m = JSON.parse(text) as Meta;
+  if (m.format !== 1 || !Number.isInteger(m.generation) || typeof m.embedderId !== "string" || !Number.isInteger(m.dims)) {
+    throw new Error(`Unreadable vector store metadata in ${join(dir, META_FILE)}`);
+  }
+  return m;
+}
+
+/** Write-then-rename: the swap to a new generation is a single atomic step on disk. */
+async function writeMeta(dir: string, meta: Meta): Promise<void> {
+  const path = join(dir, META_FILE);
+  await writeFile(`${path}.tmp`, JSON.stringify(meta, null, 2) + "\n");
+  await rename(`${path}.tmp`, path);
+}
+
+function chunkRecord(r: ChunkRow, vector: Float32Array | null): Record<string, unknown> {
+  return {
+    id: r.id,
+    projectId: r.projectId,
+    documentId: r.documentId,
+    documentName: r.documentName,
+    chunkIndex: r.chunkIndex,
+    text: r.text,
+    tags: [...r.tags],
+    locationId: r.locationId ?? null,
+    vector,
+  };
+}
+
+function memoryRecord(r: MemoryRow, vector: Float32Array | null): Record<string, unknown> {
+  return {
+    id: r.id,
+    projectId: r.projectId,
+    entityMindId: r.entityMindId,
+    playerId: r.playerId,
+    text: r.text,
+    importance: r.importance,
+    topics: [...r.topics],
+    createdAt: r.createdAt,
+    vector,
+  };
+}
+
+// biome-ignore lint: rows from LanceDB are untyped records
+type Raw = Record<string, any>;
+
+function toChunkRow(r: Raw): ChunkRow {
+  return {
+    id: String(r.id),
+    projectId: String(r.projectId),
+    documentId: String(r.documentId),
+    documentName: String(r.documentName),
+    chunkIndex: Number(r.chunkIndex),
+    text: String(r.text),
+    tags: toStringArray(r.tags),
+    locationId: r.locationId == null ? null : String(r.locationId),
+  };
+}
+
+function toMemoryRow(r: Raw): MemoryRow {
+  return {
+    id: String(r.id),
+    projectId: String(r.projectId),
+    entityMindId: String(r.entityMindId),
+    playerId: String(r.playerId),
+    text: String(r.text),
+    importance: Number(r.importance),
+    topics: toStringArray(r.topics),
+    createdAt: String(r.createdAt),
+  };
+}

@@ -1,0 +1,26 @@
+import { expect, test } from "bun:test";
+import { writeFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig, ConfigError } from "../src/config/config.ts";
+import { tempDir } from "./support/testApp.ts";
+
+test("defaults ← lorehold.toml ← environment ← flags", () => {
+  const dir = tempDir();
+  try {
+    const base = loadConfig({ cwd: dir, env: {} });
+    expect(base).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: join(dir, "data"), modelsDir: join(dir, "models"), model: null, embeddingModel: "hashing", parallel: 4, publicUrl: "http://127.0.0.1:8080" });
+    writeFileSync(join(dir, "lorehold.toml"), 'port = 9000\nhost = "0.0.0.0"\nparallel = 2\n[prices]\ncompletionToken = 7\n');
+    const file = loadConfig({ cwd: dir, env: {} });
+    expect(file).toMatchObject({ port: 9000, host: "0.0.0.0", parallel: 2, publicUrl: "http://0.0.0.0:9000" });
+    expect(file.prices.completionToken).toBe(7);
+    const env = loadConfig({ cwd: dir, env: { LOREHOLD_PORT: "9100", LOREHOLD_DATA_DIR: "/srv/lore" } });
+    expect(env).toMatchObject({ port: 9100, dataDir: "/srv/lore" });
+    const flags = loadConfig({ cwd: dir, env: { LOREHOLD_PORT: "9100" }, flags: { port: 9200 } });
+    expect(flags.port).toBe(9200);
+    expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_PORT: "eighty" } })).toThrow(ConfigError);
+    writeFileSync(join(dir, "lorehold.toml"), "port = [");
+    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/cannot parse/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
