@@ -72,7 +72,9 @@ export async function buildExecutable(options: BuildExecutableOptions): Promise<
       autoloadBunfig: false,
     },
     minify: { syntax: true, whitespace: true },
-    sourcemap: "linked",
+    // Any sourcemap setting embeds the map in the executable (stack traces name
+    // src/... files); the copy Bun also writes beside it is removed below.
+    sourcemap: "external",
     metafile: true,
     plugins: [lorehold.plugin],
   });
@@ -80,6 +82,7 @@ export async function buildExecutable(options: BuildExecutableOptions): Promise<
     for (const message of result.logs) log(String(message));
     throw new AggregateError(result.logs, `bun build failed for ${options.entry}`);
   }
+  fs.rmSync(`${outfile}.map`, { force: true });
   lorehold.assertAllPatchesApplied();
   assertNoGpuVariants(result.metafile);
 

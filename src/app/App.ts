@@ -8,6 +8,7 @@ import { appliedMigrations } from "../db/migrate.ts";
 import { createHttpApp, type HttpApp, type HttpFeature } from "../http/createHttpApp.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
 import { loreRoutes } from "../lore/loreRoutes.ts";
+import { adminRoutes } from "../admin/adminRoutes.ts";
 
 export interface AppOptions {
   clock?: Clock;
@@ -50,7 +51,10 @@ export class App {
   }
 
   private features(): HttpFeature[] {
-    return [{ mount: "v1", plugin: loreRoutes(this.ctx) }];
+    return [
+      { mount: "v1", plugin: loreRoutes(this.ctx) },
+      { mount: "root", plugin: adminRoutes(this.ctx, this.config) },
+    ];
   }
 
   health(): Record<string, unknown> {

@@ -19,7 +19,8 @@ export const SERVICE_VERSION = "1.0.67";
 export function createHttpApp(opts: { log: Logger; features: HttpFeature[]; health: () => Record<string, unknown> }) {
   const { log } = opts;
   const started = new WeakMap<Request, { id: string; t0: number }>();
-  let app = new Elysia({ name: "lorehold" })
+  // normalize: false — unknown body fields are refused (a typo must not pass silently), and responses must match their schemas exactly.
+  let app = new Elysia({ name: "lorehold", normalize: false })
     .use(
       swagger({
         path: "/swagger",

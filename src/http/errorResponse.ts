@@ -16,10 +16,41 @@ export function validationDetails(error: ValidationError): string[] {
   const seen = new Set<string>();
   for (const e of error.all) {
     const path = "path" in e && e.path ? String(e.path).replace(/^\//, "").replaceAll("/", ".") : "";
-    const message = "message" in e ? String(e.message) : "invalid";
+    let message = "message" in e ? String(e.message) : "invalid";
+    // Coercing schemas (numbers in query strings) fail as "Expected union value": say what was wanted.
+    const wanted = "schema" in e ? describeSchema(e.schema as Record<string, unknown>) : null;
+    if (wanted && /union|Expected (integer|number|string|boolean)/.test(message)) message = `must be ${wanted}`;
+    if (/Unexpected property/.test(message)) message = "unknown field";
     seen.add(path ? `${path}: ${message}` : message);
   }
   return [...seen];
+}
+
+/** "an integer from 1 to 1000", "one of a, b", "a string of at most 200 characters" … for a TypeBox schema. */
+function describeSchema(schema: Record<string, unknown> | undefined): string | null {
+  if (!schema) return null;
+  const variants = Array.isArray(schema.anyOf) ? (schema.anyOf as Record<string, unknown>[]) : [schema];
+  const consts = variants.filter((v) => "const" in v).map((v) => String(v.const));
+  if (consts.length === variants.length && consts.length > 0) return `one of ${consts.join(", ")}`;
+  const v = variants.find((x) => x.type === "integer" || x.type === "number") ?? variants.find((x) => typeof x.type === "string");
+  if (!v) return null;
+  const range = (lo: unknown, hi: unknown) =>
+    lo !== undefined && hi !== undefined ? ` from ${lo} to ${hi}` : lo !== undefined ? ` of ${lo} or more` : hi !== undefined ? ` of at most ${hi}` : "";
+  switch (v.type) {
+    case "integer":
+      return `an integer${range(v.minimum, v.maximum)}`;
+    case "number":
+      return `a number${range(v.minimum, v.maximum)}`;
+    case "string":
+      return v.maxLength !== undefined ? `a string of at most ${v.maxLength} characters` : "a string";
+    case "boolean":
+      return "true or false";
+    case "array":
+      return v.maxItems !== undefined ? `a list of at most ${v.maxItems} items` : "a list";
+    case "object":
+      return "an object";
+  }
+  return null;
 }
 
 /**
@@ -34,6 +65,7 @@ export function errorToResponse(code: string | number, error: unknown, log: Logg
     case "PARSE":
       return jsonResponse(400, { error: "Invalid request", details: ["body: malformed JSON"] });
     case "VALIDATION":
+      if ((error as ValidationError).type === "response") break; // our bug, not the caller's: a 500 below
       return jsonResponse(400, { error: "Invalid request", details: validationDetails(error as ValidationError) });
     case "INVALID_COOKIE_SIGNATURE":
     case "INVALID_FILE_TYPE":

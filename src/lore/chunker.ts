@@ -160,15 +160,23 @@ function cutLongWord(word: string, max: number): string[] {
   return out;
 }
 
-/** A paragraph as units that each fit in `max` tokens. */
-function paragraphUnits(text: string, max: number): Unit[] {
-  const tokens = estimateTokens(text);
-  if (tokens <= max) return [{ text, tokens, newParagraph: true }];
+/**
+ * A paragraph as units that each fit in `max` tokens: its sentences, and the
+ * words of any sentence longer than that (the chunk loop then fills chunks word
+ * by word; a single giant "word" is cut by characters).
+ */
+function sentenceUnits(text: string, max: number): Unit[] {
   const units: Unit[] = [];
+  const add = (t: string, tokens: number) => units.push({ text: t, tokens, newParagraph: units.length === 0 });
   for (const sentence of splitSentences(text)) {
     const st = estimateTokens(sentence);
-    const pieces = st <= max ? [sentence] : splitWords(sentence, max);
-    for (const p of pieces) units.push({ text: p, tokens: p === sentence ? st : estimateTokens(p), newParagraph: units.length === 0 });
+    if (st <= max) {
+      add(sentence, st);
+      continue;
+    }
+    for (const word of sentence.split(/\s+/).filter(Boolean)) {
+      for (const piece of cutLongWord(word, max)) add(piece, estimateTokens(piece));
+    }
   }
   return units;
 }
@@ -239,6 +247,11 @@ export function chunkText(content: string, opts: ChunkOptions = {}): Chunk[] {
     if (freshTokens === 0) return;
     chunks.push({ chunkIndex: chunks.length, content: header ? `${header}\n${body}` : body });
   };
+  const closeWithOverlap = () => {
+    const prevBody = body;
+    emit();
+    start(currentPath(), tail(prevBody, overlapTokens));
+  };
   const append = (text: string, tokens: number, newParagraph: boolean) => {
     body = body ? body + (newParagraph ? "\n\n" : " ") + text : text;
     bodyTokens += tokens;
@@ -268,15 +281,21 @@ export function chunkText(content: string, opts: ChunkOptions = {}): Chunk[] {
     }
     // Room for one unit in a chunk that carries the heading line and an overlap.
     const unitMax = Math.max(8, maxTokens - headerTokens - overlapTokens);
-    for (const unit of paragraphUnits(block.text, unitMax)) {
+    const paraTokens = estimateTokens(block.text);
+    if (freshTokens > 0 && bodyTokens + paraTokens > targetTokens && bodyTokens >= headingBreakTokens) {
+      // The chunk is big enough: close it at this paragraph boundary rather than mid-paragraph.
+      closeWithOverlap();
+    }
+    if (paraTokens <= unitMax && bodyTokens + paraTokens <= targetTokens && headerTokens + bodyTokens + paraTokens <= maxTokens) {
+      append(block.text, paraTokens, true);
+      continue;
+    }
+    // Too big for what is left: fill the chunk sentence by sentence.
+    for (const unit of sentenceUnits(block.text, unitMax)) {
       const over = bodyTokens + unit.tokens > targetTokens || headerTokens + bodyTokens + unit.tokens > maxTokens;
-      if (freshTokens > 0 && over) {
-        const prevBody = body;
-        emit();
-        start(currentPath(), tail(prevBody, overlapTokens));
-        // An overlap that would push this unit past the cap is dropped rather than the cap broken.
-        if (headerTokens + bodyTokens + unit.tokens > maxTokens) start(currentPath(), "");
-      }
+      if (freshTokens > 0 && over) closeWithOverlap();
+      // An overlap that would push this unit past the cap is dropped rather than the cap broken.
+      if (headerTokens + bodyTokens + unit.tokens > maxTokens) start(currentPath(), "");
       append(unit.text, unit.tokens, unit.newParagraph);
     }
   }
@@ -284,7 +303,7 @@ export function chunkText(content: string, opts: ChunkOptions = {}): Chunk[] {
   if (!chunks.length && headingStack.length) {
     // A document of headings only still says something (its outline).
     const outline = blocks.flatMap((b) => (b.kind === "heading" ? [b.text] : [])).join("\n");
-    const pieces = splitWords(outline, maxTokens);
+    const pieces = estimateTokens(outline) <= maxTokens ? [outline] : splitWords(outline, maxTokens);
     return pieces.map((p, i) => ({ chunkIndex: i, content: p }));
   }
   return chunks;

@@ -12,6 +12,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { embeddedNatives } from "./embeddedNatives.ts";
 import { NATIVE_GLOBAL, nativeLayout, type NativeBundle, type NativeGlobal } from "./nativeContract.ts";
+import { checkBunTempDir } from "./checkBunTempDir.ts";
 import { NativeDirError, type NativeDirAttempt } from "./NativeDirError.ts";
 import { prepareNatives } from "./prepareNatives.ts";
 
@@ -56,6 +57,7 @@ function setUp(bundle: NativeBundle): NativeInfo {
   let prepared;
   try {
     prepared = prepareNatives(bundle);
+    checkBunTempDir();
   } catch (e) {
     if (!(e instanceof NativeDirError)) throw e;
     // Nothing can run without the natives, and a stack trace into the bundle helps nobody.

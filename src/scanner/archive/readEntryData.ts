@@ -7,12 +7,26 @@ import type { PositionedReader } from "./PositionedReader.ts";
 /** Compressed bytes read from disk at a time. */
 const READ_CHUNK_BYTES = 64 * 1024;
 /**
- * Compressed bytes handed to fflate per push. fflate inflates a whole push at
- * once and DEFLATE expands at most ~1032:1, so one push yields at most ~17 MB:
- * a bomb is stopped within 17 MB of passing its cap. Smaller pushes cost
- * throughput (4 KiB halves it on text).
+ * Compressed bytes handed to fflate per push. fflate inflates a whole push
+ * before the cap can look at it, and DEFLATE expands up to ~1032:1, so the
+ * push size bounds the memory a bomb can claim between two checks: a 16 KiB
+ * push can yield 17 MB (plus fflate's growing buffers). Pushes start small and
+ * grow only while the data expands modestly; the first push that expands a
+ * lot sends them back to small. Small pushes alone would halve throughput on
+ * ordinary text.
  */
-const PUSH_BYTES = 16 * 1024;
+const SMALL_PUSH_BYTES = 4 * 1024;
+const LARGE_PUSH_BYTES = 16 * 1024;
+/** Above this expansion (output ÷ input of the last push) pushes stay small. */
+const LARGE_PUSH_MAX_RATIO = 16;
+/**
+ * fflate buffers a stored block (≤ 65,540 bytes) whole before yielding it, so
+ * an honest stream goes only a handful of pushes without output. Past the
+ * end of the stream fflate keeps appending (and re-copying) whatever is
+ * pushed, so compressed bytes trailing the stream would cost quadratic time:
+ * more than this many silent pushes in a row is refused as corrupt.
+ */
+const MAX_SILENT_PUSHES = 16;
 
 export const METHOD_STORED = 0;
 export const METHOD_DEFLATE = 8;
@@ -42,6 +56,8 @@ export async function readEntryData(
     }
   } else {
     let written = 0;
+    let silentPushes = 0;
+    let pushBytes = SMALL_PUSH_BYTES;
     const inflater = new Inflate((chunk) => {
       if (written + chunk.length > declared) {
         throw new EntryRejected(`decompression bomb: inflates past its declared size of ${declared} bytes`);
@@ -57,9 +73,16 @@ export async function readEntryData(
         const length = Math.min(READ_CHUNK_BYTES, total - done);
         const chunk = new Uint8Array(length);
         await reader.readInto(chunk, 0, length, dataOffset + done);
-        for (let at = 0; at < length; at += PUSH_BYTES) {
-          const end = Math.min(at + PUSH_BYTES, length);
+        for (let at = 0; at < length; ) {
+          const end = Math.min(at + pushBytes, length);
+          const before = written;
           inflater.push(chunk.subarray(at, end), done + end === total);
+          pushBytes = written - before > (end - at) * LARGE_PUSH_MAX_RATIO ? SMALL_PUSH_BYTES : LARGE_PUSH_BYTES;
+          at = end;
+          silentPushes = written === before ? silentPushes + 1 : 0;
+          if (silentPushes > MAX_SILENT_PUSHES) {
+            throw new EntryRejected("corrupt entry: compressed data continues past the end of the deflate stream");
+          }
         }
         done += length;
       }

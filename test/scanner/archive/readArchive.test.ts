@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { ArchiveError, readArchive } from "../../../src/scanner/archive/readArchive.ts";
 import type { ArchiveLimits, ManifestEntry } from "../../../src/scanner/archive/types.ts";
-import { buildZip, deflateZeros, sha256Hex, type ZipEntrySpec } from "../../support/zipBuilder.ts";
+import { randomBytes } from "node:crypto";
+import { deflateSync } from "fflate";
+import { buildZip, crc32, deflateZeros, sha256Hex, type ZipEntrySpec } from "../../support/zipBuilder.ts";
 import { collector, listed, tempArchives } from "./helpers.ts";
 
 const tmp = tempArchives();
@@ -9,6 +11,10 @@ afterAll(() => tmp.cleanup());
 
 const GOOD = { path: "lore/good.md", data: "# The Old Mill\nGarrick's father built it." };
 const zeros2MiB = deflateZeros(2 * 1024 * 1024);
+// Incompressible: deflate falls back to stored blocks, which fflate buffers whole before yielding.
+const noise = new Uint8Array(randomBytes(1024 * 1024));
+const hello = new TextEncoder().encode("hello");
+const helloThenJunk = { compressed: new Uint8Array([...deflateSync(hello), ...randomBytes(1024 * 1024)]), size: 5, crc32: crc32(hello) };
 
 describe("readArchive accepts", () => {
   test("listed files with matching hashes, stored, deflated, with data descriptors, empty", async () => {
@@ -19,15 +25,17 @@ describe("readArchive accepts", () => {
       { path: "dialogue/garrick.ink", data: "=== greet ===\nHello, traveller.", dataDescriptor: true },
       { path: "data/empty.json", data: "" },
       { path: "data/big.csv", data: "name,role\n" + "garrick,innkeeper\n".repeat(20_000) },
+      { path: "data/noise.txt", data: noise },
     ];
     const manifest = entries.filter((e) => !e.path.endsWith("/")).map((e) => listed(e.path, e.data));
     const c = collector();
     const result = await readArchive(tmp.write(buildZip(entries)), manifest, c.onFile);
-    expect(result).toEqual({ accepted: 5, rejected: [], missing: [] });
+    expect(result).toEqual({ accepted: 6, rejected: [], missing: [] });
     expect(c.paths()).toEqual(manifest.map((m) => m.relativePath));
     expect(new TextDecoder().decode(c.files[2].bytes)).toBe("=== greet ===\nHello, traveller.");
     expect(c.files[4].bytes.length).toBe(manifest[4].sizeBytes);
     expect(sha256Hex(c.files[4].bytes)).toBe(manifest[4].contentHash);
+    expect(c.files[5].bytes).toEqual(noise);
   });
 
   test("zip64 end records and extra fields", async () => {
@@ -263,6 +271,12 @@ const scenarios: Scenario[] = [
     entries: [{ path: "lore/garbage.md", data: "", raw: { compressed: new Uint8Array([0xff, 0xff, 0xff, 0xff]), size: 10, crc32: 0 } }],
     manifest: [{ relativePath: "lore/garbage.md", sizeBytes: 10, contentHash: "0".repeat(64) }],
     rejected: [{ sourceFile: "lore/garbage.md", reason: /^corrupt entry: invalid deflate data/ }],
+  },
+  {
+    name: "compressed bytes trailing the end of the deflate stream",
+    entries: [{ path: "lore/trailing.md", data: "", raw: helloThenJunk }],
+    manifest: [listed("lore/trailing.md", hello)],
+    rejected: [{ sourceFile: "lore/trailing.md", reason: "corrupt entry: compressed data continues past the end of the deflate stream" }],
   },
   {
     name: "inflating to less than the declared size",

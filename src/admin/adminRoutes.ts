@@ -1,0 +1,19 @@
+import { Elysia } from "elysia";
+import type { ServiceContext } from "../core/context.ts";
+import type { Config } from "../config/config.ts";
+import { requireAdmin } from "./adminGuard.ts";
+import { projectRoutes } from "./routes/projects.ts";
+import { loreResourceRoutes } from "./routes/loreResources.ts";
+
+/** /admin/v1: authoring and operations, guarded by the admin token. */
+export function adminRoutes(ctx: ServiceContext, config: Config, extra: Elysia<any, any, any, any, any, any, any>[] = []) {
+  let app = new Elysia({ name: "admin", prefix: "/admin/v1", normalize: false })
+    .derive(({ headers }) => {
+      requireAdmin(ctx, config.adminToken, headers.authorization);
+      return {};
+    })
+    .use(projectRoutes(ctx, config));
+  for (const r of loreResourceRoutes(ctx)) app = app.use(r);
+  for (const r of extra) app = app.use(r);
+  return app;
+}

@@ -1,0 +1,318 @@
+import { basename } from "node:path";
+import {
+  getLlama,
+  LlamaChat,
+  LlamaLogLevel,
+  LlamaText,
+  resolveChatWrapper,
+  SpecialTokensText,
+  TokenBias,
+  type ChatHistoryItem,
+  type ChatWrapper,
+  type Llama,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaGrammar,
+  type LlamaModel,
+} from "node-llama-cpp";
+import { cleanReply, ROLE_MARKERS } from "./cleanReply.ts";
+import { DecodeBatcher } from "./DecodeBatcher.ts";
+import { RequestSignal } from "./RequestSignal.ts";
+import { SequencePool, type PoolSlot } from "./SequencePool.ts";
+import { toChatHistory } from "./toChatHistory.ts";
+import type {
+  ChatMessage,
+  FinishReason,
+  GenerateRequest,
+  GenerateResult,
+  LlmEngineOptions,
+  LlmEngineStats,
+} from "./types.ts";
+
+interface SequenceSlot {
+  sequence: LlamaContextSequence;
+  chat: LlamaChat;
+}
+
+const LOG_LEVELS = {
+  error: LlamaLogLevel.error,
+  warn: LlamaLogLevel.warn,
+  info: LlamaLogLevel.info,
+  debug: LlamaLogLevel.debug,
+} as const;
+
+/**
+ * The in-process llama.cpp generation engine: one model, one context with `parallel`
+ * sequences, conversations pinned to sequences for KV-cache reuse, concurrent generations
+ * batched into shared decode calls.
+ */
+export class LlmEngine {
+  readonly modelPath: string;
+  readonly modelName: string;
+
+  private readonly llama: Llama;
+  private readonly model: LlamaModel;
+  private readonly context: LlamaContext;
+  private readonly chatWrapper: ChatWrapper;
+  private readonly pool: SequencePool<SequenceSlot>;
+  private readonly batcher: DecodeBatcher;
+  private readonly stopTriggers: LlamaText[];
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  private readonly inFlight = new Set<{ signal: RequestSignal; done: Promise<unknown> }>();
+  private eogBias: TokenBias | null = null;
+  private readonly noBias: TokenBias;
+  private tokensGenerated = 0;
+  private activeSequences = 0;
+  private disposed = false;
+  private disposing: Promise<void> | null = null;
+
+  private constructor(init: {
+    modelPath: string;
+    llama: Llama;
+    model: LlamaModel;
+    context: LlamaContext;
+    batcher: DecodeBatcher;
+  }) {
+    this.modelPath = init.modelPath;
+    this.llama = init.llama;
+    this.model = init.model;
+    this.context = init.context;
+    this.batcher = init.batcher;
+    const metaName = this.model.fileInfo.metadata?.general?.name;
+    this.modelName = typeof metaName === "string" && metaName.trim() !== "" ? metaName : basename(init.modelPath).replace(/\.gguf$/i, "");
+    // The model's own template: node-llama-cpp maps it to a built-in wrapper or runs the Jinja template.
+    this.chatWrapper = resolveChatWrapper(this.model);
+    const slots: SequenceSlot[] = [];
+    for (let i = 0; i < this.context.totalSequences; i++) {
+      const sequence = this.context.getSequence();
+      slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence, chatWrapper: this.chatWrapper, autoDisposeSequence: false }) });
+    }
+    this.pool = new SequencePool(slots);
+    // Markers as special tokens (when the vocab has them) and as plain text: a reply never runs into a new turn.
+    this.stopTriggers = ROLE_MARKERS.flatMap((m) => [LlamaText(new SpecialTokensText(m)), LlamaText(m)]);
+    this.noBias = new TokenBias(this.model.tokenizer);
+  }
+
+  static async load(opts: LlmEngineOptions): Promise<LlmEngine> {
+    const threads = Math.max(1, Math.floor(opts.threads));
+    const parallel = Math.max(1, Math.floor(opts.parallel));
+    // Never download or compile at run time; the thread count is explicit because the CPU
+    // default (at least 4) makes a 2-core machine ~60× slower.
+    const llama = await getLlama({
+      gpu: false,
+      build: "never",
+      maxThreads: threads,
+      logLevel: LOG_LEVELS[opts.logLevel ?? "warn"],
+    });
+    let model: LlamaModel | null = null;
+    try {
+      model = await llama.loadModel({ modelPath: opts.modelPath });
+      const contextSize = opts.contextSize ?? Math.min(model.trainContextSize, 4096);
+      const batcher = new DecodeBatcher({
+        promptChunkTokens: opts.promptChunkTokens ?? 128,
+        maxWaitMs: opts.batchWaitMs ?? 25,
+      });
+      const context = await model.createContext({
+        sequences: parallel,
+        contextSize,
+        threads: { ideal: threads, min: threads },
+        batching: batcher.batchingOptions,
+        failedCreationRemedy: false,
+      });
+      batcher.attach(context);
+      return new LlmEngine({ modelPath: opts.modelPath, llama, model, context, batcher });
+    } catch (err) {
+      await model?.dispose().catch(() => {});
+      await llama.dispose().catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Context size of each sequence, in tokens. */
+  get contextSize(): number {
+    return this.context.contextSize;
+  }
+
+  /** Tokens of plain text (for credit reservations). */
+  countTokens(text: string): number {
+    return this.model.tokenize(text).length;
+  }
+
+  /** Tokens of the whole prompt as the chat template renders it (with the opening of the reply). */
+  countChatTokens(messages: ChatMessage[]): number {
+    return this.countHistoryTokens(toChatHistory(messages));
+  }
+
+  /** Which conversation each sequence's KV cache holds (diagnostics and tests). */
+  cachedConversations(): (string | null)[] {
+    return this.pool.keys();
+  }
+
+  stats(): LlmEngineStats {
+    return {
+      decodeCalls: this.batcher.decodeCalls,
+      tokensGenerated: this.tokensGenerated,
+      activeSequences: this.activeSequences,
+      queueDepth: this.pool.queueDepth,
+      sequences: this.pool.size,
+    };
+  }
+
+  async generate(req: GenerateRequest): Promise<GenerateResult> {
+    if (this.disposed || this.disposing) throw new Error("LlmEngine is disposed");
+    const run = new RequestSignal(req.signal, req.timeoutMs);
+    const done = this.run(req, run).finally(() => {
+      run.dispose();
+      this.inFlight.delete(entry);
+    });
+    const entry = { signal: run, done };
+    this.inFlight.add(entry);
+    return done;
+  }
+
+  /** Aborts in-flight and waiting generations (they return finishReason "abort"), then frees everything. */
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      for (const { signal } of this.inFlight) signal.abort("abort");
+      await Promise.allSettled([...this.inFlight].map((e) => e.done));
+      this.disposed = true;
+      await this.context.dispose();
+      await this.model.dispose();
+      await this.llama.dispose();
+    })();
+    return this.disposing;
+  }
+
+  private async run(req: GenerateRequest, run: RequestSignal): Promise<GenerateResult> {
+    const startedAt = performance.now();
+    const history = toChatHistory(req.messages);
+    const promptTokens = this.countHistoryTokens(history);
+    const grammar = req.jsonSchema ? await this.grammarFor(req.jsonSchema) : undefined;
+    const stopped = (): GenerateResult => ({
+      text: "",
+      promptTokens,
+      evaluatedPromptTokens: 0,
+      completionTokens: 0,
+      finishReason: run.reason ?? "abort",
+      timeToFirstTokenMs: performance.now() - startedAt,
+    });
+
+    let slot: PoolSlot<SequenceSlot>;
+    try {
+      slot = await this.pool.acquire(req.conversationKey, run.signal);
+    } catch (err) {
+      if (run.reason) return stopped();
+      throw err;
+    }
+
+    const { sequence, chat } = slot.value;
+    const meter = sequence.tokenMeter;
+    const metered = () => meter.usedInputTokens + meter.usedOutputTokens;
+    const meteredBefore = metered();
+    let evaluatedPromptTokens: number | null = null;
+    let firstTokenAt: number | null = null;
+    let completionTokens = 0;
+    let streamedText = false;
+    const minTokens = grammar ? 0 : Math.max(0, req.minTokens ?? 0);
+    const eogBias = minTokens > 0 ? this.endOfGenerationBias() : null;
+
+    this.activeSequences++;
+    this.batcher.begin(sequence);
+    try {
+      const response = await chat.generateResponse(history, {
+        signal: run.signal,
+        stopOnAbortSignal: true,
+        maxTokens: Math.max(1, Math.floor(req.maxTokens)),
+        temperature: req.temperature ?? 0.7,
+        seed: req.seed ?? randomSeed(),
+        grammar,
+        customStopTriggers: grammar ? undefined : this.stopTriggers,
+        tokenBias: eogBias ? () => (completionTokens < minTokens ? eogBias : this.noBias) : undefined,
+        onToken: (tokens) => {
+          if (firstTokenAt == null) {
+            firstTokenAt = performance.now();
+            // Everything decoded on this sequence so far is the part of the prompt that was not cached.
+            evaluatedPromptTokens = metered() - meteredBefore;
+          }
+          completionTokens += tokens.length;
+          this.tokensGenerated += tokens.length;
+        },
+        onTextChunk: req.onToken
+          ? (chunk) => {
+              // Match the trimmed final text: no leading whitespace on the stream either.
+              const text = streamedText ? chunk : chunk.trimStart();
+              if (text === "") return;
+              streamedText = true;
+              req.onToken!(text);
+            }
+          : undefined,
+      });
+      return {
+        text: cleanReply(response.response),
+        promptTokens,
+        evaluatedPromptTokens: evaluatedPromptTokens ?? metered() - meteredBefore,
+        completionTokens,
+        finishReason: this.finishReason(response.metadata.stopReason, run),
+        timeToFirstTokenMs: (firstTokenAt ?? performance.now()) - startedAt,
+      };
+    } catch (err) {
+      // Aborted before the first token (LlamaChat throws then): a result, not an error.
+      if (!run.reason) throw err;
+      return {
+        ...stopped(),
+        evaluatedPromptTokens: evaluatedPromptTokens ?? metered() - meteredBefore,
+        completionTokens,
+      };
+    } finally {
+      this.batcher.end(sequence);
+      this.activeSequences--;
+      this.pool.release(slot);
+    }
+  }
+
+  private finishReason(stopReason: string, run: RequestSignal): FinishReason {
+    switch (stopReason) {
+      case "maxTokens":
+        return "length";
+      case "abort":
+        return run.reason ?? "abort";
+      default:
+        return "stop";
+    }
+  }
+
+  private countHistoryTokens(history: ChatHistoryItem[]): number {
+    const { contextText } = this.chatWrapper.generateContextState({ chatHistory: history });
+    return contextText.tokenize(this.model.tokenizer).length;
+  }
+
+  private grammarFor(schema: object): Promise<LlamaGrammar> {
+    const key = JSON.stringify(schema);
+    let grammar = this.grammars.get(key);
+    if (!grammar) {
+      grammar = this.llama.createGrammarForJsonSchema(schema as never) as Promise<LlamaGrammar>;
+      grammar.catch(() => this.grammars.delete(key));
+      this.grammars.set(key, grammar);
+    }
+    return grammar;
+  }
+
+  /** Every end-of-generation token (EOS, EOT, template end markers) set to "never". */
+  private endOfGenerationBias(): TokenBias {
+    if (!this.eogBias) {
+      const bias = new TokenBias(this.model.tokenizer);
+      for (const token of this.model.iterateAllTokens()) if (this.model.isEogToken(token)) bias.set(token, "never");
+      for (const marker of ROLE_MARKERS) {
+        const tokens = this.model.tokenize(marker, true);
+        if (tokens.length === 1 && this.model.isSpecialToken(tokens[0])) bias.set(tokens[0], "never");
+      }
+      this.eogBias = bias;
+    }
+    return this.eogBias;
+  }
+}
+
+// node-llama-cpp's default seed is the current time, which would give identical replies to identical prompts within a tick.
+function randomSeed(): number {
+  return Math.floor(Math.random() * 0x7fffffff);
+}

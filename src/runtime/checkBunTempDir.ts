@@ -1,0 +1,32 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { checkLoadable } from "./checkLoadable.ts";
+import { NativeDirError } from "./NativeDirError.ts";
+
+/**
+ * LanceDB's .node is embedded as is: Bun writes it to $TMPDIR (read once at
+ * process start, so we cannot redirect it) and dlopen()s it from there. On a
+ * noexec or read-only $TMPDIR that fails later with LanceDB's misleading
+ * "npm has a bug related to optional dependencies". Checked up front with a
+ * tiny file, so the operator gets the real cause.
+ */
+export function checkBunTempDir(): void {
+  const dir = os.tmpdir();
+  const name = `.lorehold-exec-check-${process.pid}`;
+  const file = path.join(dir, name);
+  let problem: string | null;
+  try {
+    fs.writeFileSync(file, "#!/bin/sh\n", { mode: 0o755 });
+    problem = checkLoadable(dir, name);
+  } catch (e) {
+    problem = `it is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+  if (problem)
+    throw new NativeDirError(
+      `The temporary directory ${dir} cannot hold LanceDB's native library, which Bun extracts there when it loads: ${problem}. ` +
+        "Set TMPDIR to a writable directory on a filesystem mounted without `noexec`.",
+    );
+}

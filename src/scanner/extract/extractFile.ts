@@ -1,0 +1,102 @@
+import { SectionCollector } from "./SectionCollector.ts";
+import type { FileExtraction } from "./types.ts";
+import { SKIP, extensionOf } from "./text.ts";
+import { extractMarkdown } from "./formats/markdown.ts";
+import { extractPlainText } from "./formats/plainText.ts";
+import { extractHtml } from "./formats/html.ts";
+import { extractJson, extractToml, extractYaml } from "./formats/data.ts";
+import { extractDelimited } from "./formats/csv.ts";
+import { extractResx, extractXliff, extractXml } from "./formats/xml.ts";
+import { extractInk } from "./formats/ink.ts";
+import { extractYarn } from "./formats/yarn.ts";
+import { extractTwee } from "./formats/twee.ts";
+import { extractRenpy } from "./formats/renpy.ts";
+import { extractPo } from "./formats/po.ts";
+import { extractAppleStrings } from "./formats/appleStrings.ts";
+import { extractUnity } from "./formats/unity.ts";
+import { extractGodotResource } from "./formats/godot.ts";
+import { extractDialogic } from "./formats/dialogic.ts";
+import { extractSourceCode } from "./formats/sourceCode.ts";
+
+type Extractor = (content: string, out: SectionCollector) => void;
+
+/** The 29 scannable extensions (DESIGN.md "Scanner"), each with its extractor. */
+export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
+  ".txt": extractPlainText,
+  ".md": extractMarkdown,
+  ".markdown": extractMarkdown,
+  ".html": extractHtml,
+  ".ink": extractInk,
+  ".yarn": extractYarn,
+  ".tw": extractTwee,
+  ".twee": extractTwee,
+  ".rpy": extractRenpy,
+  ".json": extractJson,
+  ".csv": (c, out) => extractDelimited(c, ",", out),
+  ".tsv": (c, out) => extractDelimited(c, "\t", out),
+  ".xml": extractXml,
+  ".yaml": extractYamlOrUnity,
+  ".yml": extractYamlOrUnity,
+  ".toml": extractToml,
+  ".asset": extractUnity,
+  ".playable": extractUnity,
+  ".prefab": extractUnity,
+  ".unity": extractUnity,
+  ".tres": extractGodotResource,
+  ".tscn": extractGodotResource,
+  ".dtl": extractDialogic,
+  ".gd": (c, out) => extractSourceCode(c, "gdscript", out),
+  ".cs": (c, out) => extractSourceCode(c, "csharp", out),
+  ".po": extractPo,
+  ".strings": extractAppleStrings,
+  ".resx": extractResx,
+  ".xliff": extractXliff,
+};
+
+export const ALLOWED_EXTENSIONS: readonly string[] = Object.freeze(Object.keys(EXTRACTORS));
+
+/** A .yaml exported from Unity keeps its `%TAG !u!` header and needs the Unity reader. */
+function extractYamlOrUnity(content: string, out: SectionCollector): void {
+  if (/^(?:\uFEFF)?%YAML[^\n]*\n%TAG !u! /.test(content.slice(0, 200))) extractUnity(content, out);
+  else extractYaml(content, out);
+}
+
+/** Replacement characters or C0 controls (other than tab/newline/CR/FF) mean the bytes were not text. */
+function looksBinary(content: string): boolean {
+  const sample = content.length > 65536 ? content.slice(0, 65536) : content;
+  if (sample.includes("\u0000")) return true;
+  let bad = 0;
+  for (let i = 0; i < sample.length; i++) {
+    const c = sample.charCodeAt(i);
+    if (c === 0xfffd || (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12)) bad++;
+  }
+  return bad > Math.max(8, sample.length / 100);
+}
+
+/**
+ * Split one file into candidate sections by its format. Never throws: a file that cannot
+ * be read or parsed yields a Skipped entry with the reason instead.
+ */
+export function extractFile(relativePath: string, content: string): FileExtraction {
+  const out = new SectionCollector(relativePath);
+  const extractor = EXTRACTORS[extensionOf(relativePath)];
+  if (!extractor) {
+    out.skipFile(SKIP.unsupported);
+    return out.finish();
+  }
+  if (content.trim() === "") {
+    out.skipFile(SKIP.empty);
+    return out.finish();
+  }
+  if (looksBinary(content)) {
+    out.skipFile(SKIP.binary);
+    return out.finish();
+  }
+  try {
+    extractor(content, out);
+  } catch (e) {
+    // Extractors report expected parse failures themselves; this is the safety net for the rest.
+    out.skipFile(SKIP.parse(e instanceof Error ? e.message : String(e)));
+  }
+  return out.finish();
+}
