@@ -9,43 +9,87 @@ import { createHttpApp, type HttpApp, type HttpFeature } from "../http/createHtt
 import { createLogger, type Logger } from "../ops/logger.ts";
 import { loreRoutes } from "../lore/loreRoutes.ts";
 import { adminRoutes } from "../admin/adminRoutes.ts";
+import { Scheduler } from "../jobs/Scheduler.ts";
+import { registerJobs } from "../jobs/registerJobs.ts";
+import { createEmbedder } from "../vectors/createEmbedder.ts";
+import { VectorStore } from "../vectors/VectorStore.ts";
+import type { Embedder } from "../vectors/Embedder.ts";
+import { requeueInterrupted } from "../lore/indexer/documentIndexState.ts";
+import { jobRoutes } from "../admin/routes/jobs.ts";
 
 export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
+  /** an embedder to use instead of the configured one (tests) */
+  embedder?: Embedder;
+}
+
+/** Everything a service may need, built once by the App. */
+export interface AppContext extends ServiceContext {
+  config: Config;
+  log: Logger;
+  vectors: VectorStore;
 }
 
 /**
- * The composition root. Built at boot in order (config → SQLite → HTTP) and
- * torn down in reverse by stop(). Routes, jobs and the CLI all get the same
- * ServiceContext.
+ * The composition root. Built at boot in order (config → SQLite → LanceDB →
+ * scheduler → HTTP) and torn down in reverse by stop(). Routes, jobs and the
+ * CLI all call the same services with the same context.
  */
 export class App {
-  readonly ctx: ServiceContext;
+  readonly ctx: AppContext;
   readonly http: HttpApp;
+  readonly scheduler: Scheduler;
   private server: Server<unknown> | null = null;
   private stopped = false;
+  private reembedding: Promise<void> | null = null;
 
   private constructor(
     readonly config: Config,
     readonly db: Db,
     readonly log: Logger,
     clock: Clock,
+    vectors: VectorStore,
   ) {
-    this.ctx = { db, clock };
+    this.ctx = { db, clock, config, log, vectors };
+    this.scheduler = new Scheduler(log);
+    registerJobs(this.scheduler, this.ctx);
     this.http = createHttpApp({ log, features: this.features(), health: () => this.health() });
   }
 
-  static create(config: Config, opts: AppOptions = {}): App {
+  static async create(config: Config, opts: AppOptions = {}): Promise<App> {
     const log = opts.logger ?? createLogger(config.logLevel);
     mkdirSync(config.dataDir, { recursive: true });
-    const db = openDatabase(dataPaths(config).db);
-    return new App(config, db, log, opts.clock ?? systemClock);
+    const paths = dataPaths(config);
+    const db = openDatabase(paths.db);
+    try {
+      const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir));
+      const vectors = await VectorStore.open(paths.lance, embedder);
+      const app = new App(config, db, log, opts.clock ?? systemClock, vectors);
+      const requeued = requeueInterrupted(app.ctx);
+      if (requeued) log.warn("documents left PROCESSING by an earlier run were re-queued", { count: requeued });
+      if (vectors.embedderId !== embedder.id) app.startReembed(embedder);
+      return app;
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  /** Switching embedder: re-embed in the background; retrieval answers from the old vectors meanwhile. */
+  private startReembed(embedder: Embedder): void {
+    this.log.info("embedder changed: re-embedding in the background", { from: this.ctx.vectors.embedderId, to: embedder.id });
+    this.reembedding = this.ctx.vectors
+      .reembedAll(embedder, (done, total) => this.log.debug("re-embedding", { done, total }))
+      .then(() => this.log.info("re-embedding complete", { embedder: embedder.id }))
+      .catch((e) => this.log.error("re-embedding failed", { err: String(e) }))
+      .finally(() => (this.reembedding = null));
   }
 
   /** Boots everything in order and starts listening. */
   static async start(config: Config, opts: AppOptions = {}): Promise<App> {
-    const app = App.create(config, opts);
+    const app = await App.create(config, opts);
+    app.scheduler.start();
     app.listen();
     return app;
   }
@@ -53,15 +97,20 @@ export class App {
   private features(): HttpFeature[] {
     return [
       { mount: "v1", plugin: loreRoutes(this.ctx) },
-      { mount: "root", plugin: adminRoutes(this.ctx, this.config) },
+      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler)]) },
     ];
   }
 
   health(): Record<string, unknown> {
-    return { status: "ok", migrations: appliedMigrations(this.db).length, model: null };
+    return {
+      status: "ok",
+      migrations: appliedMigrations(this.db).length,
+      embedder: this.ctx.vectors.embedderId,
+      model: null,
+    };
   }
 
-  /** In-process request handling (tests and the preview use this; no socket). */
+  /** In-process request handling (tests use this; no socket). */
   handle(req: Request): Promise<Response> {
     return this.http.handle(req);
   }
@@ -81,10 +130,14 @@ export class App {
     return this.server?.port;
   }
 
+  /** Reverse order of boot: stop accepting, finish jobs, close the stores. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.server) await this.server.stop(false);
+    await this.scheduler.stop();
+    if (this.reembedding) await this.reembedding;
+    await this.ctx.vectors.close();
     this.db.close();
   }
 }

@@ -89,7 +89,7 @@ export function hasGrant(db: Db, teamId: string, period: string): boolean {
  * two connections granting at once still grant once.
  */
 export function ensureAllotmentGrant(ctx: ServiceContext, teamId: string, period: string): boolean {
-  if (!ctx.db.inTransaction && hasGrant(ctx.db, teamId, period)) return false;
+  if (hasGrant(ctx.db, teamId, period)) return false; // fast path: grants are never removed
   return writeTx(ctx.db, () => {
     if (hasGrant(ctx.db, teamId, period)) return false;
     const plan = teamPlan(ctx.db, teamId);

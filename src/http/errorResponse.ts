@@ -19,8 +19,9 @@ export function validationDetails(error: ValidationError): string[] {
     let message = "message" in e ? String(e.message) : "invalid";
     // Coercing schemas (numbers in query strings) fail as "Expected union value": say what was wanted.
     const wanted = "schema" in e ? describeSchema(e.schema as Record<string, unknown>) : null;
-    if (wanted && /union|Expected (integer|number|string|boolean)/.test(message)) message = `must be ${wanted}`;
+    if (wanted && /union|Expected (integer|number|string|boolean|array|object)/.test(message)) message = `must be ${wanted}`;
     if (/Unexpected property/.test(message)) message = "unknown field";
+    else if (/required property/.test(message)) message = wanted ? `required, ${wanted}` : "required";
     seen.add(path ? `${path}: ${message}` : message);
   }
   return [...seen];

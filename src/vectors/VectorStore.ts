@@ -6,7 +6,7 @@ import type { Embedder } from "./Embedder.ts";
 import { Mutex } from "./Mutex.ts";
 import { reciprocalRankFusion } from "./rrf.ts";
 import { CHUNK_COLUMNS, MEMORY_COLUMNS, chunkSchema, memorySchema, toStringArray } from "./schemas.ts";
-import { sqlString, sqlStringList } from "./sqlString.ts";
+import { documentFilter, idsFilter, loreFilter, memoryFilter, projectFilter } from "./filters.ts";
 
 export interface ChunkRow {
   id: string;
@@ -163,7 +163,7 @@ export class VectorStore {
     if (!rows.length) return this.deleteDocument(projectId, documentId);
     const texts = rows.map((r) => r.text);
     const pre = await this.embedForActive(texts);
-    const where = `projectId = ${sqlString(projectId)} AND documentId = ${sqlString(documentId)}`;
+    const where = documentFilter(projectId, documentId);
     await this.locks.chunks.run(async () => {
       for (const g of this.writeTargets()) {
         const vectors = await vectorsFor(g, texts, pre);
@@ -187,7 +187,7 @@ export class VectorStore {
 
   async deleteDocument(projectId: string, documentId: string): Promise<void> {
     this.assertOpen();
-    const where = `projectId = ${sqlString(projectId)} AND documentId = ${sqlString(documentId)}`;
+    const where = documentFilter(projectId, documentId);
     await this.locks.chunks.run(async () => {
       for (const g of this.writeTargets()) await g.chunks.delete(where);
     });
@@ -196,7 +196,7 @@ export class VectorStore {
 
   async deleteProject(projectId: string): Promise<void> {
     this.assertOpen();
-    const where = `projectId = ${sqlString(projectId)}`;
+    const where = projectFilter(projectId);
     for (const kind of ["chunks", "memories"] as const) {
       await this.locks[kind].run(async () => {
         for (const g of this.writeTargets()) await g[kind].delete(where);
@@ -210,7 +210,7 @@ export class VectorStore {
     const tags = [...new Set(q.tags)];
     const k = Math.floor(q.k);
     if (!tags.length || !(k > 0)) return [];
-    const where = `projectId = ${sqlString(q.projectId)} AND array_has_any(tags, ${sqlStringList(tags)})`;
+    const where = loreFilter(q.projectId, tags);
     const n = candidatesFor(k);
     const g = this.acquire();
     try {
@@ -250,7 +250,7 @@ export class VectorStore {
 
   async countChunks(projectId?: string): Promise<number> {
     this.assertOpen();
-    return this.active.chunks.countRows(projectId === undefined ? undefined : `projectId = ${sqlString(projectId)}`);
+    return this.active.chunks.countRows(projectId === undefined ? undefined : projectFilter(projectId));
   }
 
   // ------------------------------------------------------------------- memories
@@ -274,11 +274,7 @@ export class VectorStore {
   async deleteMemories(filter: { projectId: string; playerId?: string; entityMindId?: string; ids?: string[] }): Promise<void> {
     this.assertOpen();
     if (filter.ids && filter.ids.length === 0) return; // "these ids" with none listed deletes nothing
-    const parts = [`projectId = ${sqlString(filter.projectId)}`];
-    if (filter.playerId !== undefined) parts.push(`playerId = ${sqlString(filter.playerId)}`);
-    if (filter.entityMindId !== undefined) parts.push(`entityMindId = ${sqlString(filter.entityMindId)}`);
-    if (filter.ids) parts.push(`id IN (${filter.ids.map(sqlString).join(", ")})`);
-    const where = parts.join(" AND ");
+    const where = memoryFilter(filter);
     await this.locks.memories.run(async () => {
       for (const g of this.writeTargets()) await g.memories.delete(where);
     });
@@ -300,11 +296,7 @@ export class VectorStore {
     try {
       if (!g.embedder) return [];
       const [v] = await g.embedder.embed([q.query]);
-      const where = [
-        `projectId = ${sqlString(q.projectId)}`,
-        `entityMindId = ${sqlString(q.entityMindId)}`,
-        `playerId = ${sqlString(q.playerId)}`,
-      ].join(" AND ");
+      const where = memoryFilter({ projectId: q.projectId, entityMindId: q.entityMindId, playerId: q.playerId });
       const rows = await g.memories
         .vectorSearch(v)
         .distanceType("cosine")
@@ -381,7 +373,7 @@ export class VectorStore {
   /** Copies rows `ids` from `from` to `to`, re-embedding them. Rows already in `to` were dual-written: they are newer. */
   private async copyBatch(kind: Kind, from: Generation, to: Generation, ids: string[]): Promise<void> {
     this.assertOpen();
-    const where = `id IN (${ids.map(sqlString).join(", ")})`;
+    const where = idsFilter(ids);
     const columns = kind === "chunks" ? CHUNK_COLUMNS : MEMORY_COLUMNS;
     const embedder = to.embedder!;
     // Embed outside the lock (the slow part); a vector depends on the text alone, and the rows are re-read under the lock.

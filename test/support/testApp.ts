@@ -30,7 +30,7 @@ export function testConfig(dir: string, flags: Partial<Config> = {}): Config {
 export async function createTestApp(flags: Partial<Config> = {}): Promise<TestApp> {
   const dir = tempDir();
   const clock = new ManualClock(new Date());
-  const app = App.create(testConfig(dir, flags), { clock, logger: silentLogger });
+  const app = await App.create(testConfig(dir, flags), { clock, logger: silentLogger });
   return {
     app,
     dir,

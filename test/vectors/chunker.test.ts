@@ -4,6 +4,12 @@ import { chunkText, estimateTokens } from "../../src/lore/chunker.ts";
 const sentence = (i: number) => `Sentence ${i} tells how the dragon guarded the pass near Thornhaven.`;
 const paragraph = (n: number, from = 0) => Array.from({ length: n }, (_, i) => sentence(from + i)).join(" ");
 const firstLine = (s: string) => s.split("\n", 1)[0];
+/** Whole sentences adding up to at least `tokens` (estimated). */
+const paragraphOf = (tokens: number, from = 0) => {
+  const out: string[] = [];
+  while (estimateTokens(out.join(" ")) < tokens) out.push(sentence(from + out.length));
+  return out.join(" ");
+};
 
 describe("estimateTokens", () => {
   test("approximates BPE: short words 1, long words more, punctuation 1, CJK per character", () => {
@@ -37,7 +43,7 @@ describe("chunkText", () => {
   });
 
   test("a heading starts a new chunk once the current one is past ~300 tokens, carrying the nested path", () => {
-    const doc = `# History\n\n${paragraph(17)}\n\n## The Founding\n\n${paragraph(3, 100)}\n\n### Walls\n\n${paragraph(17, 200)}\n\n## Later\n\nShort.`;
+    const doc = `# History\n\n${paragraphOf(320)}\n\n## The Founding\n\n${paragraph(3, 100)}\n\n### Walls\n\n${paragraphOf(270, 200)}\n\n## Later\n\nShort.`;
     const chunks = chunkText(doc);
     expect(chunks.map((c) => firstLine(c.content))).toEqual(["History", "History > The Founding", "History > Later"]);
     expect(chunks[1].content).toContain("### Walls");
@@ -46,7 +52,7 @@ describe("chunkText", () => {
   });
 
   test("setext headings count; '#' lines inside code fences do not", () => {
-    const chunks = chunkText(`Realm\n=====\n\n${paragraph(18)}\n\n\`\`\`\n# not a heading\n\`\`\`\n\nRegions\n-------\n\nNorth and south.`);
+    const chunks = chunkText(`Realm\n=====\n\n${paragraphOf(320)}\n\n\`\`\`\n# not a heading\n\`\`\`\n\nRegions\n-------\n\nNorth and south.`);
     expect(chunks.map((c) => firstLine(c.content))).toEqual(["Realm", "Realm > Regions"]);
     expect(chunks[0].content).toContain("# not a heading");
   });
@@ -81,7 +87,7 @@ describe("chunkText", () => {
   });
 
   test("no overlap across a heading break", () => {
-    const chunks = chunkText(`# A\n\n${paragraph(18)}\n\n# B\n\n${paragraph(2, 500)}`);
+    const chunks = chunkText(`# A\n\n${paragraphOf(320)}\n\n# B\n\n${paragraph(2, 500)}`);
     expect(chunks).toHaveLength(2);
     expect(chunks[1].content).toBe(`B\n${paragraph(2, 500)}`);
   });

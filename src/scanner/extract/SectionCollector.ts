@@ -25,7 +25,8 @@ export class SectionCollector {
   private readonly sections: Section[] = [];
   private readonly skipped: Skipped[] = [];
   private readonly overflow = new Map<string, number>();
-  private readonly stem: string;
+  /** The file name without directory and extension. */
+  readonly stem: string;
   private added = 0;
   private quietShort = 0;
   private fallbackIndexes: number[] = [];

@@ -2,7 +2,7 @@ import { normalizeKey } from "./text.ts";
 
 /** Keys that name a thing, best first (compared after normalizeKey: case, `_`, `-`, `m_` ignored). */
 export const TITLE_KEYS = [
-  "title", "name", "displayname", "entityname", "charactername", "npcname", "itemname", "locationname", "fullname",
+  "title", "displayname", "entityname", "charactername", "npcname", "itemname", "locationname", "fullname", "name",
   "label", "heading", "caption", "header", "speaker", "character", "resname", "id", "key", "slug",
 ] as const;
 
@@ -11,7 +11,7 @@ const TEXT_KEYS = new Set([
   "description", "desc", "text", "lore", "bio", "biography", "backstory", "backstorysummary", "background", "history",
   "dialogue", "dialog", "dialogues", "dialogs", "lines", "line", "content", "body", "summary", "synopsis", "story",
   "details", "detail", "notes", "note", "flavor", "flavour", "flavortext", "flavourtext", "quote", "quotes", "message",
-  "messages", "entry", "personality", "blurb", "tooltip", "tooltiptext", "about", "legend", "rumor", "rumors", "rumour",
+  "messages", "personality", "blurb", "tooltip", "tooltiptext", "about", "legend", "rumor", "rumors", "rumour",
   "rumours", "appearance", "journal", "greeting", "greetings", "barks", "prose", "passage", "excerpt", "hints",
   "speakingstyle", "knowledgedescription",
 ]);

@@ -47,3 +47,8 @@ export function flattenBraces(line: string): string {
   }
   return s.replace(/[{}]/g, "");
 }
+
+/** Close the gaps left where a variable or tag was removed: "near ." → "near.", "fire, ." → "fire.". */
+export function closeGaps(s: string): string {
+  return s.replace(/[ \t]+([.,!?;:])/g, "$1").replace(/,([.!?])/g, "$1");
+}

@@ -1,6 +1,6 @@
 import type { SectionCollector } from "../SectionCollector.ts";
 import { SKIP, stripAngleTags } from "../text.ts";
-import { flattenBraces } from "../narrativeText.ts";
+import { closeGaps, flattenBraces } from "../narrativeText.ts";
 
 const KEYWORD_RE = /^(?:join|leave|update|jump|return|label|if|elif|else|set|do|call|wait|audio|music|sound|background|style|voice)\b/;
 /** `Garrick: text`, `Garrick (happy): text`, `"Old Man": text`. */
@@ -15,7 +15,8 @@ const SPEAKER_RE = /^(?:"([^"]+)"|([^\s:()[\]{}"][^:()[\]{}"]{0,60}?))\s*(?:\([^
 export function extractDialogic(content: string, out: SectionCollector): void {
   const trimmed = content.replace(/^\uFEFF/, "").trimStart();
   if (trimmed.startsWith("{")) return extractDialogicJson(trimmed, out);
-  let title: string | null = null;
+  // Dialogic names a timeline after its file.
+  let title: string | null = out.stem;
   let body: string[] = [];
   const flush = () => {
     if (body.length) out.add({ title, text: body.join("\n"), kind: "dialogic-timeline" });
@@ -34,7 +35,7 @@ export function extractDialogic(content: string, out: SectionCollector): void {
     let text = line;
     if (text.startsWith("- ")) text = text.slice(2).split("|")[0]; // choice, minus its [if …] condition
     const say = SPEAKER_RE.exec(text);
-    const cleaned = (t: string) => flattenBraces(stripAngleTags(t).replace(/\[[^\]]*\]/g, "")).replace(/\s+/g, " ").trim();
+    const cleaned = (t: string) => closeGaps(flattenBraces(stripAngleTags(t).replace(/\[[^\]]*\]/g, "")).replace(/\s+/g, " ")).trim();
     if (say) {
       const who = (say[1] ?? say[2]).trim();
       const what = cleaned(say[3]);

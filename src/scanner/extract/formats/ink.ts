@@ -1,5 +1,5 @@
 import type { SectionCollector } from "../SectionCollector.ts";
-import { flattenBraces, stripComments } from "../narrativeText.ts";
+import { closeGaps, flattenBraces, stripComments } from "../narrativeText.ts";
 
 const KNOT_RE = /^\s*={2,}\s*(function\s+)?([\p{L}\w]+)[^=]*=*\s*$/u;
 const STITCH_RE = /^\s*=\s*([\p{L}\w]+)\s*(?:\([^)]*\))?\s*$/u;
@@ -56,8 +56,5 @@ export function cleanInkLine(raw: string): string {
     .replace(/<>/g, " ");
   const hash = t.indexOf("#");
   if (hash >= 0) t = t.slice(0, hash); // tags
-  return flattenBraces(t)
-    .replace(/[[\]]/g, "")
-    .replace(/\s+/g, " ")
-    .trim();
+  return closeGaps(flattenBraces(t).replace(/[[\]]/g, "").replace(/\s+/g, " ")).trim();
 }

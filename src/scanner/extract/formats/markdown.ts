@@ -77,8 +77,11 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
       prevWasText = false;
       continue;
     }
-    body.push(cleaned);
-    prevWasText = cleaned.trim() !== "" && !/^\s*(?:[-*+]|\d+[.)])\s/.test(line) && !line.trimStart().startsWith(">");
+    const isParagraphLine = cleaned.trim() !== "" && !/^\s*(?:[-*+]|\d+[.)])\s/.test(line) && !line.trimStart().startsWith("|");
+    // A soft line break inside a paragraph is a space in Markdown.
+    if (isParagraphLine && prevWasText && body.length) body[body.length - 1] += ` ${cleaned.trim()}`;
+    else body.push(cleaned);
+    prevWasText = isParagraphLine;
   }
   flush();
 }

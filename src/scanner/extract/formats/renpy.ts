@@ -1,5 +1,6 @@
 import type { SectionCollector } from "../SectionCollector.ts";
 import { unescapeBackslashes } from "../text.ts";
+import { closeGaps } from "../narrativeText.ts";
 
 const LABEL_RE = /^label\s+([\w.]+)\s*(?:\([^)]*\))?\s*(?:hide\s*)?:/;
 const DEFINE_RE = /^\s*define\s+([\w.]+)\s*=\s*Character\(\s*(?:_\()?\s*(["'])((?:\\.|(?!\2).)*)\2/;
@@ -62,12 +63,12 @@ export function extractRenpy(content: string, out: SectionCollector): void {
 }
 
 function cleanRenpyText(s: string): string {
-  return unescapeBackslashes(s)
+  return closeGaps(unescapeBackslashes(s)
     .replace(/\{\{/g, "\u0000")
     .replace(/\{[^{}]*\}/g, "") // text tags {b} {/b} {w=0.5}
     .replace(/\u0000/g, "{")
     .replace(/\[\[/g, "[")
     .replace(/\[[\w.!]+\]/g, "") // [player_name] interpolation
-    .replace(/\s+/g, " ")
-    .trim();
+    .replace(/\s+/g, " "),
+  ).trim();
 }

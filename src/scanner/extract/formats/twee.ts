@@ -1,9 +1,11 @@
 import type { SectionCollector } from "../SectionCollector.ts";
 import { SKIP, decodeBasicEntities, stripAngleTags } from "../text.ts";
+import { closeGaps } from "../narrativeText.ts";
 
 const HEADER_RE = /^::\s*(.*?)\s*(?:\[([^\]]*)\])?\s*(?:\{[^}]*\})?\s*$/;
-/** Passages that hold story metadata or code, not prose. */
-const SPECIAL = new Set(["StoryTitle", "StoryData", "StoryInit", "StoryAuthor", "StorySubtitle", "StoryMenu", "StoryCaption", "StoryBanner", "PassageReady", "PassageDone", "PassageHeader", "PassageFooter", "StoryInterface", "UserScript", "UserStylesheet"]);
+/** Special passages holding story metadata, and ones holding code. */
+const METADATA = new Set(["StoryTitle", "StoryData", "StoryAuthor", "StorySubtitle", "StoryMenu", "StoryCaption", "StoryBanner", "StoryInterface"]);
+const CODE = new Set(["StoryInit", "PassageReady", "PassageDone", "PassageHeader", "PassageFooter", "UserScript", "UserStylesheet"]);
 const CODE_TAGS = new Set(["script", "stylesheet", "widget", "init", "startup", "header", "footer", "debug-startup"]);
 
 /**
@@ -20,8 +22,10 @@ export function extractTwee(content: string, out: SectionCollector): void {
   const flush = () => {
     if (name === null) return;
     passages++;
-    if (SPECIAL.has(name) || tags.some((t) => CODE_TAGS.has(t.toLowerCase()))) {
-      if (body.join("").trim()) out.skip(name, SKIP.codeOnly);
+    if (METADATA.has(name)) {
+      out.skip(name, SKIP.metadata);
+    } else if (CODE.has(name) || tags.some((t) => CODE_TAGS.has(t.toLowerCase()))) {
+      out.skip(name, SKIP.codeOnly);
     } else {
       out.add({ title: name, text: cleanTwee(body.join("\n")), kind: "twee-passage", hints: tags.length ? { tags } : undefined });
     }
@@ -54,5 +58,5 @@ function cleanTwee(s: string): string {
     .replace(/''|\/\/|~~|\^\^|==/g, "") // SugarCube/Harlowe inline style markers
     .replace(/[[\]]/g, "") // Harlowe hooks
     .replace(/(?<!\w)[$_][A-Za-z]\w*/g, ""); // story/temp variables
-  return t;
+  return closeGaps(t);
 }

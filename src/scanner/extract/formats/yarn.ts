@@ -1,5 +1,5 @@
 import type { SectionCollector } from "../SectionCollector.ts";
-import { flattenBraces } from "../narrativeText.ts";
+import { closeGaps, flattenBraces } from "../narrativeText.ts";
 import { SKIP } from "../text.ts";
 
 /**
@@ -68,5 +68,5 @@ function cleanYarnLine(trimmed: string): string {
     .replace(/\[\/?[\w-]+(?:\s*=[^\]]*)?\s*\/?\]/g, ""); // markup [b] [/b] [wave=2]
   if (t.startsWith("#")) return "";
   t = flattenBraces(t);
-  return t.replace(/\s+/g, " ").trim();
+  return closeGaps(t.replace(/\s+/g, " ")).trim();
 }

@@ -1,0 +1,19 @@
+import type { ServiceContext } from "../core/context.ts";
+import { writeTx } from "../db/openDatabase.ts";
+import { closeReservation, type ReservationRow } from "./reservations.ts";
+
+/**
+ * Crash safety (a job body): releases every reservation still open after
+ * `olderThanMs` — its operation died before settling. A late settle of one of
+ * them then gets 409 and charges nothing. Returns how many were released.
+ */
+export function expireStaleReservations(ctx: ServiceContext, olderThanMs: number): number {
+  const cutoff = new Date(ctx.clock.now().getTime() - olderThanMs).toISOString();
+  return writeTx(ctx.db, () => {
+    const stale = ctx.db
+      .query<ReservationRow, [string]>("SELECT * FROM credit_reservations WHERE status = 'open' AND created_at < ? ORDER BY created_at")
+      .all(cutoff);
+    for (const res of stale) closeReservation(ctx, res, "released");
+    return stale.length;
+  });
+}

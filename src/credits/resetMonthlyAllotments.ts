@@ -1,0 +1,25 @@
+import type { ServiceContext } from "../core/context.ts";
+import { writeTx } from "../db/openDatabase.ts";
+import { ensureAllotmentGrant } from "./ledgerRows.ts";
+import { currentPeriod } from "./period.ts";
+
+/**
+ * Job body (monthly, 1st of the month UTC): grants the current period's
+ * allotment to every team that lacks it. Idempotent — a second run in the
+ * same month grants nothing, and a grant made lazily by a request counts.
+ * Last month's leftover needs no expiry row: balances only sum the current period.
+ */
+export function resetMonthlyAllotments(ctx: ServiceContext): { granted: number } {
+  const period = currentPeriod(ctx);
+  return writeTx(ctx.db, () => {
+    const teams = ctx.db
+      .query<{ id: string }, [string]>(
+        `SELECT id FROM teams WHERE id NOT IN
+           (SELECT team_id FROM credit_ledger WHERE bucket = 'allotment' AND period = ? AND kind = 'allotment_grant')`,
+      )
+      .all(period);
+    let granted = 0;
+    for (const t of teams) if (ensureAllotmentGrant(ctx, t.id, period)) granted++;
+    return { granted };
+  });
+}

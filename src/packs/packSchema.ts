@@ -1,0 +1,152 @@
+import { Type, type TSchema } from "@sinclair/typebox";
+import { BUILT_IN_TYPES } from "../lore/relationships/builtInTypes.ts";
+import { LIMITS } from "../lore/validate/fields.ts";
+
+/**
+ * The lore pack format (DESIGN.md "Lore pack format"), in one place: the
+ * importer checks packs against it (checkShape.ts turns a mismatch into
+ * "path: reason" problems, using each node's `problem` text when it has one),
+ * the exporter's output validates against it, and it is a plain JSON Schema
+ * that editors can use for YAML/JSON completion.
+ *
+ * Every object is closed (additionalProperties: false): a typo in a pack is a
+ * problem, never silently ignored. Optional fields accept null (an empty YAML
+ * value) as "not set".
+ */
+
+const Opt = <T extends TSchema>(s: T) => Type.Optional(Type.Union([s, Type.Null()]));
+const closed = { additionalProperties: false } as const;
+
+/** Non-blank text of at most `max` characters. */
+const Text = (max: number) => Type.String({ maxLength: max, pattern: "\\S", problem: "must be a non-empty string" });
+
+/** Stable identity of a row across imports: no surrounding spaces, one line. */
+export const KeySchema = Type.String({
+  maxLength: LIMITS.key,
+  pattern: "^[^\\s](?:[^\\r\\n]*[^\\s])?$",
+  problem: `must be a key: a non-empty, one-line string without surrounding spaces`,
+});
+
+const TagName = Type.String({
+  maxLength: LIMITS.tagName,
+  pattern: "^[^\\s](?:[^\\r\\n]*[^\\s])?$",
+  problem: "must be a tag name: a non-empty, one-line string without surrounding spaces",
+});
+
+export const ColorSchema = Type.String({ pattern: "^#[0-9a-fA-F]{6}$", problem: "must be a colour like #aa5500" });
+
+const TextList = Type.Array(Text(LIMITS.listItemLength), { maxItems: LIMITS.listItems });
+const KeyList = (maxItems: number) => Type.Array(KeySchema, { maxItems });
+const TagList = Type.Array(TagName, { maxItems: 200 });
+
+export const BuiltInTypeSchema = Type.Union(BUILT_IN_TYPES.map((t) => Type.Literal(t)));
+
+export const SettingsSchema = Type.Object(
+  {
+    longTermMemoryEnabled: Type.Optional(Type.Boolean()),
+    // Ranges as in src/projects/settings.ts (validateSettingsPatch, which the import also applies).
+    maxSessionLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    maxSessionTokens: Type.Optional(Type.Integer({ minimum: 100, maximum: 10_000_000 })),
+    enhancedMemoryRetrieval: Type.Optional(Type.Boolean()),
+  },
+  closed,
+);
+
+export const TagSchema = Type.Object({ name: TagName, color: Opt(ColorSchema) }, closed);
+
+export const LocationSchema = Type.Object(
+  {
+    key: KeySchema,
+    name: Text(LIMITS.name),
+    description: Opt(Type.String({ maxLength: LIMITS.text })),
+    /** key of the document that describes the place */
+    document: Opt(KeySchema),
+  },
+  closed,
+);
+
+export const RelationshipTypeSchema = Type.Object(
+  {
+    key: KeySchema,
+    name: Text(LIMITS.name),
+    description: Opt(Type.String({ maxLength: LIMITS.text })),
+    color: ColorSchema,
+    isSymmetric: Opt(Type.Boolean()),
+    /** key of the custom type seen from the other side */
+    inverse: Opt(KeySchema),
+    conflictsWithBuiltIn: Opt(Type.Array(BuiltInTypeSchema, { maxItems: 50 })),
+    /** keys of custom types */
+    conflictsWithCustom: Opt(KeyList(100)),
+  },
+  closed,
+);
+
+// Ranges as in src/lore/minds/writeMinds.ts (checkResponseConfig).
+export const ResponseConfigSchema = Type.Object(
+  {
+    verbosity: Opt(Type.Union([Type.Literal("terse"), Type.Literal("balanced"), Type.Literal("verbose")])),
+    maxTokens: Opt(Type.Integer({ minimum: 1, maximum: 2048 })),
+    temperature: Opt(Type.Number({ minimum: 0, maximum: 2 })),
+  },
+  closed,
+);
+
+export const MindSchema = Type.Object(
+  {
+    key: KeySchema,
+    entityName: Text(LIMITS.name),
+    personality: Text(LIMITS.text),
+    backstory: Opt(Type.String({ maxLength: LIMITS.longText })),
+    backstorySummary: Opt(Type.String({ maxLength: LIMITS.text })),
+    role: Opt(Type.String({ maxLength: LIMITS.name })),
+    speakingStyle: Opt(Type.String({ maxLength: LIMITS.text })),
+    hints: Opt(TextList),
+    restrictions: Opt(TextList),
+    /** location key */
+    location: Opt(KeySchema),
+    /** tag names */
+    knowledgeTags: Opt(TagList),
+    knowledgeDescription: Opt(Type.String({ maxLength: LIMITS.text })),
+    responseConfig: Opt(ResponseConfigSchema),
+  },
+  closed,
+);
+
+/** Exactly one of type (built-in) and customType (a custom type's key); from/to are mind keys. */
+export const RelationshipSchema = Type.Object(
+  {
+    key: Opt(KeySchema),
+    from: KeySchema,
+    to: KeySchema,
+    type: Opt(BuiltInTypeSchema),
+    customType: Opt(KeySchema),
+    description: Opt(Type.String({ maxLength: LIMITS.text })),
+  },
+  closed,
+);
+
+export const DocumentSchema = Type.Object(
+  {
+    key: KeySchema,
+    name: Text(LIMITS.name),
+    tags: Opt(TagList),
+    /** location key */
+    location: Opt(KeySchema),
+    content: Type.String({ maxLength: LIMITS.documentContent }),
+  },
+  closed,
+);
+
+export const PackSchema = Type.Object(
+  {
+    project: Opt(Type.Object({ name: Text(LIMITS.name) }, closed)),
+    settings: Opt(SettingsSchema),
+    tags: Opt(Type.Array(TagSchema)),
+    locations: Opt(Type.Array(LocationSchema)),
+    relationshipTypes: Opt(Type.Array(RelationshipTypeSchema)),
+    minds: Opt(Type.Array(MindSchema)),
+    relationships: Opt(Type.Array(RelationshipSchema)),
+    documents: Opt(Type.Array(DocumentSchema)),
+  },
+  { ...closed, title: "Lorehold lore pack" },
+);
