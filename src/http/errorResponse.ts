@@ -13,7 +13,8 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export function validationDetails(error: ValidationError): string[] {
   // Schemas carry their own wording ({error: "limit: ..."}): prefer it to TypeBox's generic text.
   if (typeof error.customError === "string") return [error.customError];
-  const seen = new Set<string>();
+  // One line per field: TypeBox reports a missing field twice (required, then wrong type).
+  const byPath = new Map<string, string>();
   for (const e of error.all) {
     const path = "path" in e && e.path ? String(e.path).replace(/^\//, "").replaceAll("/", ".") : "";
     let message = "message" in e ? String(e.message) : "invalid";
@@ -22,9 +23,9 @@ export function validationDetails(error: ValidationError): string[] {
     if (wanted && /union|Expected (integer|number|string|boolean|array|object)/.test(message)) message = `must be ${wanted}`;
     if (/Unexpected property/.test(message)) message = "unknown field";
     else if (/required property/.test(message)) message = wanted ? `required, ${wanted}` : "required";
-    seen.add(path ? `${path}: ${message}` : message);
+    if (!byPath.has(path)) byPath.set(path, path ? `${path}: ${message}` : message);
   }
-  return [...seen];
+  return [...byPath.values()];
 }
 
 /** "an integer from 1 to 1000", "one of a, b", "a string of at most 200 characters" … for a TypeBox schema. */

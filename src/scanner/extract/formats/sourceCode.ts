@@ -46,7 +46,7 @@ export function extractSourceCode(content: string, language: Language, out: Sect
     merged.push({ ...it });
   }
   for (const it of merged) {
-    if (it.kind === "code-string" && !looksLikeWords(it.text)) continue; // identifiers, paths, keys
+    if (it.kind === "code-string" && (!looksLikeWords(it.text) || isDiagnostic(s, it.start))) continue; // identifiers, paths, log lines
     const title = it.kind === "code-string" ? assignedName(s, it.start) : null;
     out.add({ title, text: it.kind === "code-comment" ? cleanComment(it.text) : stripAngleTags(it.text), kind: it.kind, quiet: true });
   }
@@ -208,6 +208,12 @@ function assignedName(s: string, start: number): string | null {
   const name = m ? (m[1] ?? m[2]) : null;
   if (!name || /^(?:return|case|if|else|var|const|string|new)$/.test(name)) return null;
   return name;
+}
+
+/** Log and exception messages are for developers, not players. */
+function isDiagnostic(s: string, start: number): boolean {
+  const before = s.slice(Math.max(0, start - 80), start);
+  return /(?:Debug\.Log\w*|Console\.Write\w*|GD\.Print\w*|GD\.PushError|GD\.PushWarning|print\w*|push_error|push_warning|printerr|assert|Exception|Error)\s*\(\s*[$@]*$/.test(before);
 }
 
 function cleanComment(text: string): string {
