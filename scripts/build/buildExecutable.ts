@@ -83,8 +83,14 @@ export async function buildExecutable(options: BuildExecutableOptions): Promise<
     throw new AggregateError(result.logs, `bun build failed for ${options.entry}`);
   }
   fs.rmSync(`${outfile}.map`, { force: true });
-  lorehold.assertAllPatchesApplied();
-  assertNoGpuVariants(result.metafile);
+  const inputs = Object.keys(result.metafile?.inputs ?? {});
+  try {
+    lorehold.assertAllPatchesApplied(inputs);
+    assertNoGpuVariants(inputs);
+  } catch (e) {
+    fs.rmSync(outfile, { force: true }); // never leave a broken executable behind
+    throw e;
+  }
 
   const nativeDir = mode === "beside" ? writeNativeFolder(path.join(path.dirname(outfile), "native"), natives) : null;
   const bytes = fs.statSync(outfile).size;
@@ -104,8 +110,7 @@ export async function buildExecutable(options: BuildExecutableOptions): Promise<
 }
 
 /** CUDA (~540 MB) and Vulkan (~70 MB) builds are installed as optional deps; none of their files may reach the bundle. */
-function assertNoGpuVariants(metafile: unknown): void {
-  const inputs = Object.keys((metafile as { inputs?: Record<string, unknown> } | undefined)?.inputs ?? {});
+function assertNoGpuVariants(inputs: string[]): void {
   // Stubbed packages show up as `lorehold-stub:<name>`: those carry no files.
   const gpu = inputs.filter((p) => !p.includes("lorehold-stub:") && /@node-llama-cpp[\\/][^\\/]*-(cuda|vulkan|metal)/.test(p));
   if (gpu.length) throw new Error(`GPU variants leaked into the bundle: ${gpu.join(", ")}`);

@@ -14,8 +14,11 @@ export interface LoreholdPlugin {
   plugin: BunPlugin;
   /** Files each patch changed and specifiers each stub served, for the build log. */
   usage(): { patches: Record<string, string[]>; stubs: Record<string, string[]> };
-  /** Throws when a patch changed nothing: its library moved on and the executable would break. */
-  assertAllPatchesApplied(): void;
+  /**
+   * Throws when a patch changed nothing although its package is among the
+   * bundle's `inputs` (metafile): its library moved on and the executable would break.
+   */
+  assertAllPatchesApplied(inputs: string[]): void;
 }
 
 const STUB_NAMESPACE = "lorehold-stub";
@@ -72,9 +75,10 @@ export function loreholdPlugin({ patches, stubs, replacements }: LoreholdPluginO
   return {
     plugin,
     usage,
-    assertAllPatchesApplied() {
-      const unused = [...patched].filter(([, files]) => files.size === 0).map(([name]) => name);
-      if (unused.length) throw new Error(`these build patches matched nothing (did a dependency change?): ${unused.join(", ")}`);
+    assertAllPatchesApplied(inputs) {
+      const bundled = (pkg: string) => inputs.some((p) => p.replaceAll("\\", "/").includes(`node_modules/${pkg}/`));
+      const missed = patches.filter((p) => patched.get(p.name)!.size === 0 && bundled(p.package)).map((p) => p.name);
+      if (missed.length) throw new Error(`these build patches matched nothing (did a dependency change?): ${missed.join(", ")}`);
     },
   };
 }

@@ -16,12 +16,43 @@ import { VectorStore } from "../vectors/VectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
 import { requeueInterrupted } from "../lore/indexer/documentIndexState.ts";
 import { jobRoutes } from "../admin/routes/jobs.ts";
+import { memoryRoutes } from "../admin/routes/memories.ts";
+import { LlmEngine } from "../llm/LlmEngine.ts";
+import { resolveModelPath } from "../llm/resolveModel.ts";
+
+/** What /healthz and /readyz say about generation. */
+export interface ModelStatus {
+  state: "loaded" | "absent" | "failed";
+  path: string | null;
+  error: string | null;
+}
+
+async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
+  const path = resolveModelPath(config.modelsDir, config.model ?? undefined);
+  if (!path) {
+    const why = config.model ? `model '${config.model}' not found` : `no single GGUF model in ${config.modelsDir}`;
+    log.warn("starting without a chat model: /v1/npc/interact will answer 503", { reason: why });
+    return { llm: null, status: { state: "absent", path: null, error: why } };
+  }
+  try {
+    const t0 = performance.now();
+    const llm = await LlmEngine.load({ modelPath: path, threads: config.threads, parallel: config.parallel, contextSize: config.contextSize });
+    log.info("model loaded", { path, ms: Math.round(performance.now() - t0), threads: config.threads, parallel: config.parallel });
+    return { llm, status: { state: "loaded", path, error: null } };
+  } catch (e) {
+    const error = e instanceof Error ? e.message : String(e);
+    log.error("model failed to load: /v1/npc/interact will answer 503", { path, error });
+    return { llm: null, status: { state: "failed", path, error } };
+  }
+}
 
 export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
   /** an embedder to use instead of the configured one (tests) */
   embedder?: Embedder;
+  /** false: start without loading a chat model (CLI-only uses, tests of other features) */
+  loadModel?: boolean;
 }
 
 /** Everything a service may need, built once by the App. */
@@ -29,6 +60,9 @@ export interface AppContext extends ServiceContext {
   config: Config;
   log: Logger;
   vectors: VectorStore;
+  /** null when no model is installed or it failed to load (interact answers 503) */
+  llm: LlmEngine | null;
+  modelStatus: ModelStatus;
 }
 
 /**
@@ -50,8 +84,9 @@ export class App {
     readonly log: Logger,
     clock: Clock,
     vectors: VectorStore,
+    model: { llm: LlmEngine | null; status: ModelStatus },
   ) {
-    this.ctx = { db, clock, config, log, vectors };
+    this.ctx = { db, clock, config, log, vectors, llm: model.llm, modelStatus: model.status };
     this.scheduler = new Scheduler(log);
     registerJobs(this.scheduler, this.ctx);
     this.http = createHttpApp({ log, features: this.features(), health: () => this.health() });
@@ -65,7 +100,11 @@ export class App {
     try {
       const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir));
       const vectors = await VectorStore.open(paths.lance, embedder);
-      const app = new App(config, db, log, opts.clock ?? systemClock, vectors);
+      const model =
+        opts.loadModel === false
+          ? { llm: null, status: { state: "absent" as const, path: null, error: "model loading disabled" } }
+          : await loadModel(config, log);
+      const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       const requeued = requeueInterrupted(app.ctx);
       if (requeued) log.warn("documents left PROCESSING by an earlier run were re-queued", { count: requeued });
       if (vectors.embedderId !== embedder.id) app.startReembed(embedder);
@@ -97,7 +136,7 @@ export class App {
   private features(): HttpFeature[] {
     return [
       { mount: "v1", plugin: loreRoutes(this.ctx) },
-      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler)]) },
+      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx)]) },
     ];
   }
 
@@ -106,7 +145,7 @@ export class App {
       status: "ok",
       migrations: appliedMigrations(this.db).length,
       embedder: this.ctx.vectors.embedderId,
-      model: null,
+      model: this.ctx.modelStatus,
     };
   }
 
@@ -137,6 +176,7 @@ export class App {
     if (this.server) await this.server.stop(false);
     await this.scheduler.stop();
     if (this.reembedding) await this.reembedding;
+    await this.ctx.llm?.dispose();
     await this.ctx.vectors.close();
     this.db.close();
   }

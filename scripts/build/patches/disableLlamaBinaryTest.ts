@@ -10,6 +10,7 @@ import type { SourcePatch } from "./types.ts";
  */
 export const disableLlamaBinaryTest: SourcePatch = {
   name: "node-llama-cpp binary self-test disabled",
+  package: "node-llama-cpp",
   files: /[\\/]node_modules[\\/]node-llama-cpp[\\/]dist[\\/]bindings[\\/]utils[\\/]testBindingBinary\.js$/,
   apply(code) {
     if (!code.includes("export async function testBindingBinary(")) throw new Error("testBindingBinary.js no longer exports testBindingBinary(); update the patch");

@@ -13,6 +13,7 @@ const DIST = /[\\/]node_modules[\\/]node-llama-cpp[\\/](dist[\\/].*\.js)$/;
  */
 export const llamaImportMetaUrl: SourcePatch = {
   name: "node-llama-cpp import.meta.url → runtime folder",
+  package: "node-llama-cpp",
   files: DIST,
   apply(code, file) {
     const relative = DIST.exec(file)![1]!.replaceAll("\\", "/");

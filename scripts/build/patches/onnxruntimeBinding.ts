@@ -10,6 +10,7 @@ import { replaceExactly, type SourcePatch } from "./types.ts";
  */
 export const onnxruntimeBinding: SourcePatch = {
   name: "onnxruntime-node binding → runtime folder",
+  package: "onnxruntime-node",
   files: /[\\/]node_modules[\\/]onnxruntime-node[\\/]dist[\\/]binding\.js$/,
   apply(code) {
     return replaceExactly(
@@ -30,6 +31,7 @@ export const onnxruntimeBinding: SourcePatch = {
  */
 export const transformersOnnxRequire: SourcePatch = {
   name: "transformers.js onnxruntime-node require bundled",
+  package: "@huggingface/transformers",
   files: /[\\/]node_modules[\\/]@huggingface[\\/]transformers[\\/]dist[\\/]transformers\.node\.m?js$/,
   apply(code) {
     return replaceExactly(code, 'requireFromHere("onnxruntime-node")', 'require("onnxruntime-node")', 1, "transformers.js onnxruntime-node require");

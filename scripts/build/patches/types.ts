@@ -1,12 +1,14 @@
 /**
  * A rewrite of one library's source, applied by loreholdPlugin while bundling.
  * `apply` returns the new code, or the same string when the file needs nothing.
- * Every patch must change at least one file per build: when a dependency
- * upgrade moves the code it targets, the build fails instead of shipping an
- * executable that breaks at run time.
+ * Whenever its package is in the bundle, a patch must change at least one
+ * file: when a dependency upgrade moves the code it targets, the build fails
+ * instead of shipping an executable that breaks at run time.
  */
 export interface SourcePatch {
   name: string;
+  /** The npm package patched. */
+  package: string;
   /** Matched against absolute module paths. */
   files: RegExp;
   apply(code: string, file: string): string;

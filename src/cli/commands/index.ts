@@ -8,6 +8,7 @@ import {
   projectListCommand,
 } from "./basics.ts";
 import { serveCommand } from "./serve.ts";
+import { memoryCommands } from "./memories.ts";
 
 /** Every CLI command, in the order `lorehold help` lists them. */
 export const COMMANDS: Command[] = [
@@ -18,4 +19,5 @@ export const COMMANDS: Command[] = [
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
+  ...memoryCommands,
 ];

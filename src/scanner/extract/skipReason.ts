@@ -30,10 +30,13 @@ function looksLikeCode(text: string): boolean {
   let code = 0;
   let visible = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === " " || c === "\n" || c === "\t") continue;
+    switch (text.charCodeAt(i)) {
+      case 32: case 10: case 9: case 13: // whitespace
+        continue;
+      case 123: case 125: case 59: case 61: case 40: case 41: case 60: case 62: case 91: case 93: case 36: case 38: case 124: // {};=()<>[]$&|
+        code++;
+    }
     visible++;
-    if ("{};=()<>[]$&|".includes(c)) code++;
   }
   return visible > 0 && code / visible > 0.12;
 }

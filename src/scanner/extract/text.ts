@@ -45,10 +45,11 @@ export function countDigits(s: string): number {
 
 /** Collapse runs of blanks, trim every line, keep at most one empty line between paragraphs. */
 export function tidy(s: string): string {
-  return s
-    .replace(/\r\n?/g, "\n")
-    .replace(/[ \t\f\v\u00a0]+/g, " ")
-    .replace(/ ?\n ?/g, "\n")
+  // Patterns only match what needs changing (not every single space): this runs on every section.
+  const t = s.includes("\r") ? s.replace(/\r\n?/g, "\n") : s;
+  return t
+    .replace(/[\t\f\v\u00a0][ \t\f\v\u00a0]*| {2,}/g, " ")
+    .replace(/ \n ?|\n /g, "\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
 }

@@ -1,0 +1,96 @@
+import { Kind, OptionalKind, type TSchema } from "@sinclair/typebox";
+import { isPlainObject } from "../lore/validate/fields.ts";
+import { closestName } from "./closestName.ts";
+
+/**
+ * Checks a value against a TypeBox schema and says what is wrong in the
+ * pack author's words ("minds[2].hints[0]: must be a non-empty string")
+ * rather than JSON Schema's. Covers the subset the pack schema uses:
+ * closed objects, arrays, strings, numbers, booleans, literal unions and
+ * nullable unions. Reports every problem, one per path.
+ */
+export function checkShape(schema: TSchema, value: unknown, path: string, add: (path: string, reason: string) => void): void {
+  const kind = schema[Kind] as string;
+  switch (kind) {
+    case "Object": {
+      if (!isPlainObject(value)) return add(path, "must be an object (a mapping of fields)");
+      const props = (schema.properties ?? {}) as Record<string, TSchema>;
+      const required = new Set<string>(schema.required ?? []);
+      for (const [name, sub] of Object.entries(props)) {
+        const p = join(path, name);
+        const v = value[name];
+        if (v === undefined) {
+          if (required.has(name) && sub[OptionalKind] !== "Optional") add(p, "required");
+          continue;
+        }
+        checkShape(sub, v, p, add);
+      }
+      if (schema.additionalProperties === false) {
+        for (const name of Object.keys(value)) {
+          if (name in props) continue;
+          const guess = closestName(name, Object.keys(props));
+          add(join(path, name), guess ? `unknown field (did you mean '${guess}'?)` : `unknown field (known: ${Object.keys(props).join(", ")})`);
+        }
+      }
+      return;
+    }
+    case "Array": {
+      if (!Array.isArray(value)) return add(path, "must be a list");
+      if (schema.maxItems !== undefined && value.length > schema.maxItems) add(path, `at most ${schema.maxItems} items`);
+      value.forEach((item, i) => checkShape(schema.items as TSchema, item, `${path}[${i}]`, add));
+      return;
+    }
+    case "String": {
+      if (typeof value !== "string") return add(path, schema.problem ?? "must be a string");
+      if (schema.maxLength !== undefined && value.length > schema.maxLength) return add(path, `at most ${schema.maxLength} characters`);
+      if ((schema.minLength !== undefined && value.length < schema.minLength) || (schema.pattern && !new RegExp(schema.pattern).test(value))) {
+        add(path, schema.problem ?? "has the wrong format");
+      }
+      return;
+    }
+    case "Integer":
+    case "Number": {
+      const isInt = kind === "Integer";
+      const what = isInt ? "an integer" : "a number";
+      const range = schema.minimum !== undefined && schema.maximum !== undefined ? ` from ${schema.minimum} to ${schema.maximum}` : "";
+      const ok =
+        typeof value === "number" && Number.isFinite(value) && (!isInt || Number.isInteger(value)) &&
+        (schema.minimum === undefined || value >= schema.minimum) && (schema.maximum === undefined || value <= schema.maximum);
+      if (!ok) add(path, `must be ${what}${range}`);
+      return;
+    }
+    case "Boolean":
+      if (typeof value !== "boolean") add(path, "must be true or false");
+      return;
+    case "Null":
+      if (value !== null) add(path, "must be null");
+      return;
+    case "Literal":
+      if (value !== schema.const) add(path, `must be ${JSON.stringify(schema.const)}`);
+      return;
+    case "Union": {
+      const branches = (schema.anyOf as TSchema[]).filter((b) => b[Kind] !== "Null");
+      if (value === null && branches.length < (schema.anyOf as TSchema[]).length) return;
+      if (branches.every((b) => b[Kind] === "Literal")) {
+        const allowed = branches.map((b) => b.const as string);
+        if (!allowed.includes(value as string)) add(path, `must be one of ${allowed.join(", ")}`);
+        return;
+      }
+      // Nullable X: report X's problems.
+      if (branches.length === 1) return checkShape(branches[0], value, path, add);
+      const sink: string[] = [];
+      if (branches.some((b) => (sink.length = 0, checkShape(b, value, path, (_p, r) => sink.push(r)), sink.length === 0))) return;
+      add(path, schema.problem ?? "has the wrong type");
+      return;
+    }
+    case "Unknown":
+    case "Any":
+      return;
+    default:
+      throw new Error(`checkShape: unsupported schema kind ${kind}`);
+  }
+}
+
+function join(path: string, name: string): string {
+  return path ? `${path}.${name}` : name;
+}
