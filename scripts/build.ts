@@ -48,6 +48,8 @@ try {
       `(natives ${mb(result.nativeBytes)}, LanceDB ${mb(result.lancedbBytes)}${result.nativeDir ? `, natives in ${path.relative(process.cwd(), result.nativeDir)}/` : ""})`,
   );
 } catch (e) {
+  // Bun.build throws an AggregateError whose `errors` hold the bundler's messages (file:line).
+  for (const detail of e instanceof AggregateError ? e.errors : []) console.error(String(detail));
   console.error(`build failed: ${(e as Error).message}`);
   process.exit(1);
 }

@@ -75,13 +75,11 @@ export async function buildExecutable(options: BuildExecutableOptions): Promise<
     // Any sourcemap setting embeds the map in the executable (stack traces name
     // src/... files); the copy Bun also writes beside it is removed below.
     sourcemap: "external",
+    // No `bytecode: true`: it needs CommonJS output, and node-llama-cpp and the entry use top-level await.
     metafile: true,
     plugins: [lorehold.plugin],
   });
-  if (!result.success) {
-    for (const message of result.logs) log(String(message));
-    throw new AggregateError(result.logs, `bun build failed for ${options.entry}`);
-  }
+  if (!result.success) throw new AggregateError(result.logs, `bun build failed for ${options.entry}`);
   fs.rmSync(`${outfile}.map`, { force: true });
   const inputs = Object.keys(result.metafile?.inputs ?? {});
   try {

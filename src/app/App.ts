@@ -18,6 +18,11 @@ import { requeueInterrupted } from "../lore/indexer/documentIndexState.ts";
 import { jobRoutes } from "../admin/routes/jobs.ts";
 import { memoryRoutes } from "../admin/routes/memories.ts";
 import { LlmEngine } from "../llm/LlmEngine.ts";
+import { RateLimiter } from "../ratelimit/RateLimiter.ts";
+import { Metrics } from "../ops/metrics.ts";
+import { opsRoutes } from "../ops/opsRoutes.ts";
+import { npcRoutes } from "../npc/npcRoutes.ts";
+import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 
 /** What /healthz and /readyz say about generation. */
@@ -74,6 +79,8 @@ export class App {
   readonly ctx: AppContext;
   readonly http: HttpApp;
   readonly scheduler: Scheduler;
+  readonly limiter: RateLimiter;
+  readonly metrics: Metrics;
   private server: Server<unknown> | null = null;
   private stopped = false;
   private reembedding: Promise<void> | null = null;
@@ -87,9 +94,23 @@ export class App {
     model: { llm: LlmEngine | null; status: ModelStatus },
   ) {
     this.ctx = { db, clock, config, log, vectors, llm: model.llm, modelStatus: model.status };
+    this.limiter = new RateLimiter(clock);
+    this.metrics = new Metrics({
+      llmStats: () => this.ctx.llm?.stats() ?? null,
+      scanJobsByState: () =>
+        Object.fromEntries(
+          db.query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM scan_jobs GROUP BY status").all().map((r) => [r.status, r.n]),
+        ),
+      creditsSpentMicro: () => spentMicro(this.ctx),
+    });
     this.scheduler = new Scheduler(log);
-    registerJobs(this.scheduler, this.ctx);
-    this.http = createHttpApp({ log, features: this.features(), health: () => this.health() });
+    registerJobs(this.scheduler, { ...this.ctx, limiter: this.limiter });
+    this.http = createHttpApp({
+      log,
+      features: this.features(),
+      health: () => this.health(),
+      onResponse: (method, route, status) => this.metrics.recordRequest(method, route, status),
+    });
   }
 
   static async create(config: Config, opts: AppOptions = {}): Promise<App> {
@@ -135,7 +156,9 @@ export class App {
 
   private features(): HttpFeature[] {
     return [
+      { mount: "v1", plugin: npcRoutes({ ...this.ctx, limiter: this.limiter, metrics: this.metrics }) },
       { mount: "v1", plugin: loreRoutes(this.ctx) },
+      { mount: "root", plugin: opsRoutes({ metrics: this.metrics, readiness: () => this.readiness() }) },
       { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx)]) },
     ];
   }
@@ -147,6 +170,19 @@ export class App {
       embedder: this.ctx.vectors.embedderId,
       model: this.ctx.modelStatus,
     };
+  }
+
+  /** Ready when storage is open, migrations applied and the model loaded or explicitly absent (not failed). */
+  readiness(): { ready: boolean } & Record<string, unknown> {
+    let storage = true;
+    try {
+      this.db.query("SELECT 1").get();
+    } catch {
+      storage = false;
+    }
+    const model = this.ctx.modelStatus;
+    const ready = !this.stopped && storage && model.state !== "failed";
+    return { ready, storage, migrations: appliedMigrations(this.db).length, model, embedder: this.ctx.vectors.embedderId };
   }
 
   /** In-process request handling (tests use this; no socket). */

@@ -21,5 +21,5 @@ export function spentMicro(ctx: ServiceContext, opts: SpentFilter = {}): number 
   const row = ctx.db
     .query<{ s: number }, string[]>(`SELECT COALESCE(SUM(amount_micro), 0) AS s FROM credit_ledger WHERE ${where.join(" AND ")}`)
     .get(...params)!;
-  return -row.s;
+  return 0 - row.s; // not -row.s: that is -0 when nothing was spent
 }

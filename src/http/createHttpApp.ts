@@ -16,7 +16,13 @@ export const SERVICE_VERSION = "1.0.67";
  * The route table: every feature the server mounts, in order. Errors are
  * converted once here; every response is JSON and carries x-request-id.
  */
-export function createHttpApp(opts: { log: Logger; features: HttpFeature[]; health: () => Record<string, unknown> }) {
+export function createHttpApp(opts: {
+  log: Logger;
+  features: HttpFeature[];
+  health: () => Record<string, unknown>;
+  /** called once per response (metrics) */
+  onResponse?: (method: string, route: string, status: number) => void;
+}) {
   const { log } = opts;
   const started = new WeakMap<Request, { id: string; t0: number }>();
   // normalize: false — unknown body fields are refused (a typo must not pass silently), and responses must match their schemas exactly.
@@ -47,15 +53,19 @@ export function createHttpApp(opts: { log: Logger; features: HttpFeature[]; heal
       for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string" && !res.headers.has(k)) res.headers.set(k, v);
       return res;
     })
-    .onAfterResponse(({ request, set }) => {
+    .onAfterResponse((c) => {
+      const { request, set } = c;
       const meta = started.get(request);
       if (!meta) return;
       const url = new URL(request.url);
+      const status = typeof set.status === "number" ? set.status : 200;
+      const route = (c as { route?: string }).route || "unmatched";
+      opts.onResponse?.(request.method, route, status);
       log.info("request", {
         requestId: meta.id,
         method: request.method,
         path: url.pathname,
-        status: typeof set.status === "number" ? set.status : 200,
+        status,
         ms: Math.round((performance.now() - meta.t0) * 10) / 10,
       });
     })

@@ -65,7 +65,7 @@ export class Scheduler {
     if (this.started) return;
     this.started = true;
     for (const job of this.jobs.values()) {
-      job.cron = new Cron(job.def.schedule, { protect: true, unref: true }, () => {
+      job.cron = new Cron(job.def.schedule, { protect: true, unref: true, timezone: "Etc/UTC" }, () => {
         if (!job.running) void this.tick(job);
       });
       if (job.def.runOnStart) void this.tick(job);

@@ -1,8 +1,17 @@
 import type { Scheduler } from "./Scheduler.ts";
 import type { AppContext } from "../app/App.ts";
+import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { runIndexer } from "../lore/indexer/indexerJob.ts";
+import { expireStaleReservations, resetMonthlyAllotments } from "../credits/ledger.ts";
+
+/** Reservations older than this are released (a crash between reserve and settle). */
+const STALE_RESERVATION_MS = 15 * 60_000;
 
 /** Every background job of the server, by name (the admin API lists and triggers them). */
-export function registerJobs(s: Scheduler, ctx: AppContext): void {
+export function registerJobs(s: Scheduler, ctx: AppContext & { limiter: RateLimiter }): void {
   s.register({ name: "indexer", schedule: "*/2 * * * * *", runOnStart: true, run: (signal) => runIndexer(ctx, signal) });
+  // On the 1st of each month (UTC), and at boot to catch up after downtime; idempotent.
+  s.register({ name: "allotment-reset", schedule: "5 0 0 1 * *", runOnStart: true, run: async () => resetMonthlyAllotments(ctx) });
+  s.register({ name: "reservation-expiry", schedule: "0 */5 * * * *", run: async () => ({ released: expireStaleReservations(ctx, STALE_RESERVATION_MS) }) });
+  s.register({ name: "rate-limit-prune", schedule: "30 * * * * *", run: async () => ctx.limiter.prune() });
 }

@@ -206,15 +206,33 @@ export class LlmEngine {
     }
 
     const { sequence, chat } = slot.value;
+    // Token accounting from what llama.cpp did, not from the text LlamaChat chose to show (it holds
+    // back partial characters and partial stop triggers): every decode on this sequence is either
+    // an uncached prompt token or a sampled token fed back, and every sampled token consults the
+    // token bias exactly once.
     const meter = sequence.tokenMeter;
     const metered = () => meter.usedInputTokens + meter.usedOutputTokens;
     const meteredBefore = metered();
-    let evaluatedPromptTokens: number | null = null;
+    let sampled = 0;
     let firstTokenAt: number | null = null;
-    let completionTokens = 0;
     let streamedText = false;
     const minTokens = grammar ? 0 : Math.max(0, req.minTokens ?? 0);
     const eogBias = minTokens > 0 ? this.endOfGenerationBias() : null;
+    const tokenBias = () => {
+      if (sampled++ === 0) firstTokenAt = performance.now();
+      return eogBias && sampled <= minTokens ? eogBias : this.noBias;
+    };
+    const counts = (stopReason?: string) => {
+      // The last sampled token is never fed back: it ended the generation.
+      const evaluatedPromptTokens = Math.max(0, metered() - meteredBefore - Math.max(0, sampled - 1));
+      const completionTokens = Math.max(0, sampled - (stopReason === "eogToken" ? 1 : 0));
+      this.tokensGenerated += completionTokens;
+      return {
+        evaluatedPromptTokens,
+        completionTokens,
+        timeToFirstTokenMs: (firstTokenAt ?? performance.now()) - startedAt,
+      };
+    };
 
     this.activeSequences++;
     this.batcher.begin(sequence);
@@ -227,16 +245,7 @@ export class LlmEngine {
         seed: req.seed ?? randomSeed(),
         grammar,
         customStopTriggers: grammar ? undefined : this.stopTriggers,
-        tokenBias: eogBias ? () => (completionTokens < minTokens ? eogBias : this.noBias) : undefined,
-        onToken: (tokens) => {
-          if (firstTokenAt == null) {
-            firstTokenAt = performance.now();
-            // Everything decoded on this sequence so far is the part of the prompt that was not cached.
-            evaluatedPromptTokens = metered() - meteredBefore;
-          }
-          completionTokens += tokens.length;
-          this.tokensGenerated += tokens.length;
-        },
+        tokenBias,
         onTextChunk: req.onToken
           ? (chunk) => {
               // Match the trimmed final text: no leading whitespace on the stream either.
@@ -247,22 +256,17 @@ export class LlmEngine {
             }
           : undefined,
       });
+      const stopReason = response.metadata.stopReason;
       return {
         text: cleanReply(response.response),
         promptTokens,
-        evaluatedPromptTokens: evaluatedPromptTokens ?? metered() - meteredBefore,
-        completionTokens,
-        finishReason: this.finishReason(response.metadata.stopReason, run),
-        timeToFirstTokenMs: (firstTokenAt ?? performance.now()) - startedAt,
+        ...counts(stopReason),
+        finishReason: this.finishReason(stopReason, run),
       };
     } catch (err) {
       // Aborted before the first token (LlamaChat throws then): a result, not an error.
       if (!run.reason) throw err;
-      return {
-        ...stopped(),
-        evaluatedPromptTokens: evaluatedPromptTokens ?? metered() - meteredBefore,
-        completionTokens,
-      };
+      return { ...stopped(), ...counts() };
     } finally {
       this.batcher.end(sequence);
       this.activeSequences--;

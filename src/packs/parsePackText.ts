@@ -1,5 +1,6 @@
 import { LineCounter, parseDocument } from "yaml";
 import { ApiError } from "../core/errors.ts";
+import { jsonErrorOffset } from "./jsonErrorOffset.ts";
 import { INVALID_PACK } from "./types.ts";
 
 /**
@@ -15,9 +16,9 @@ export function parsePackText(text: string, fileName: string): unknown {
     try {
       return JSON.parse(body);
     } catch (e) {
-      // JSON.parse says what but not where; the YAML parser (a JSON superset) usually finds the line.
-      const where = parseYamlText(body, fileName).problems[0]?.split(": ")[0] ?? fileName;
-      throw new ApiError(400, INVALID_PACK, { details: [`${where}: ${(e as Error).message.replace(/^JSON Parse error: /, "")}`] });
+      const at = jsonErrorOffset(body) ?? body.length;
+      const line = body.slice(0, at).split("\n").length;
+      throw new ApiError(400, INVALID_PACK, { details: [`${fileName}:${line}: ${(e as Error).message.replace(/^JSON Parse error: /, "")}`] });
     }
   }
   const { value, problems } = parseYamlText(body, fileName);

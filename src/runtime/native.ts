@@ -14,7 +14,7 @@ import { embeddedNatives } from "./embeddedNatives.ts";
 import { NATIVE_GLOBAL, nativeLayout, type NativeBundle, type NativeGlobal } from "./nativeContract.ts";
 import { checkBunTempDir } from "./checkBunTempDir.ts";
 import { NativeDirError, type NativeDirAttempt } from "./NativeDirError.ts";
-import { prepareNatives } from "./prepareNatives.ts";
+import { prepareNatives, type PreparedNatives } from "./prepareNatives.ts";
 
 export interface NativeInfo {
   /** `node_modules`: running from source; `beside`: ./native next to the executable; `cache`: extracted copy. */
@@ -54,7 +54,7 @@ export function nativeInfo(): NativeInfo {
 
 function setUp(bundle: NativeBundle): NativeInfo {
   const started = performance.now();
-  let prepared;
+  let prepared: PreparedNatives;
   try {
     prepared = prepareNatives(bundle);
     checkBunTempDir();

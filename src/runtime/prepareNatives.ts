@@ -24,7 +24,10 @@ export interface PreparedNatives {
  * 2. else the first usable cache location (see nativeCacheCandidates), where
  *    the embedded files are extracted once and checked on every start.
  */
-export function prepareNatives(bundle: NativeBundle, execPath = process.execPath): PreparedNatives {
+export function prepareNatives(
+  bundle: NativeBundle,
+  { execPath = process.execPath, env = process.env }: { execPath?: string; env?: NodeJS.ProcessEnv } = {},
+): PreparedNatives {
   const beside = path.join(path.dirname(execPath), "native");
   if (isDirectory(beside)) return useBesideFolder(beside, bundle);
   if (bundle.mode === "beside")
@@ -36,7 +39,7 @@ export function prepareNatives(bundle: NativeBundle, execPath = process.execPath
   const folderName = `native-${bundle.version}-${bundle.id}`;
   const probe = `${nativeLayout.llamaBinsDir}/${bundle.llamaBuildFolder}/llama-addon.node`;
   const attempts: NativeDirAttempt[] = [];
-  for (const candidate of nativeCacheCandidates()) {
+  for (const candidate of nativeCacheCandidates(env)) {
     const dir = path.join(candidate.base, folderName);
     const problem = candidate.mustBePrivate ? checkPrivate(candidate.base) : null;
     if (problem) {

@@ -3,7 +3,7 @@ import type { Connection, Table } from "@lancedb/lancedb";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Embedder } from "./Embedder.ts";
-import { Mutex } from "./Mutex.ts";
+import { Mutex, ReadWriteLock } from "./Mutex.ts";
 import { reciprocalRankFusion } from "./rrf.ts";
 import { CHUNK_COLUMNS, MEMORY_COLUMNS, chunkSchema, memorySchema, toStringArray } from "./schemas.ts";
 import { documentFilter, idsFilter, loreFilter, memoryFilter, projectFilter } from "./filters.ts";
@@ -52,6 +52,12 @@ interface Generation {
   embedder: Embedder | null;
   /** Searches in flight; the old generation is dropped only once they finish. */
   readers: number;
+  /**
+   * A hybrid search is two queries; a chunk commit landing between them would let the
+   * fused result mix two versions of a document. Searches share this gate, chunk commits
+   * take it exclusively (commit only: embedding happens outside).
+   */
+  chunkGate: ReadWriteLock;
 }
 
 interface Meta {
@@ -168,18 +174,20 @@ export class VectorStore {
       for (const g of this.writeTargets()) {
         const vectors = await vectorsFor(g, texts, pre);
         const data = rows.map((r, i) => chunkRecord(r, vectors?.[i] ?? null));
-        if ((await g.chunks.countRows(where)) === 0) {
-          await g.chunks.add(data);
-        } else {
-          // One commit: old rows of the document disappear in the same version the new ones appear,
-          // so a reader sees either the old or the new chunks, never both and never neither.
-          await g.chunks
-            .mergeInsert("id")
-            .whenMatchedUpdateAll()
-            .whenNotMatchedInsertAll()
-            .whenNotMatchedBySourceDelete({ where })
-            .execute(data);
-        }
+        await g.chunkGate.write(async () => {
+          if ((await g.chunks.countRows(where)) === 0) {
+            await g.chunks.add(data);
+          } else {
+            // One commit: old rows of the document disappear in the same version the new ones appear,
+            // so a reader sees either the old or the new chunks, never both and never neither.
+            await g.chunks
+              .mergeInsert("id")
+              .whenMatchedUpdateAll()
+              .whenNotMatchedInsertAll()
+              .whenNotMatchedBySourceDelete({ where })
+              .execute(data);
+          }
+        });
       }
     });
     this.noteCommit("chunks");
@@ -189,7 +197,7 @@ export class VectorStore {
     this.assertOpen();
     const where = documentFilter(projectId, documentId);
     await this.locks.chunks.run(async () => {
-      for (const g of this.writeTargets()) await g.chunks.delete(where);
+      for (const g of this.writeTargets()) await g.chunkGate.write(() => g.chunks.delete(where));
     });
     this.noteCommit("chunks");
   }
@@ -199,7 +207,10 @@ export class VectorStore {
     const where = projectFilter(projectId);
     for (const kind of ["chunks", "memories"] as const) {
       await this.locks[kind].run(async () => {
-        for (const g of this.writeTargets()) await g[kind].delete(where);
+        for (const g of this.writeTargets()) {
+          if (kind === "chunks") await g.chunkGate.write(() => g.chunks.delete(where));
+          else await g.memories.delete(where);
+        }
       });
       this.noteCommit(kind);
     }
@@ -214,9 +225,10 @@ export class VectorStore {
     const n = candidatesFor(k);
     const g = this.acquire();
     try {
+      // Embed before entering the gate: a slow model must not hold up writers.
+      const v = g.embedder ? (await g.embedder.embed([q.query]))[0] : null;
       const vectorPart = async (): Promise<ChunkRow[]> => {
-        if (!g.embedder) return [];
-        const [v] = await g.embedder.embed([q.query]);
+        if (!v) return [];
         const rows = await g.chunks
           .vectorSearch(v)
           .distanceType("cosine")
@@ -237,7 +249,7 @@ export class VectorStore {
           .toArray();
         return rows.map(toChunkRow);
       };
-      const [byVector, byText] = await Promise.all([vectorPart(), textPart()]);
+      const [byVector, byText] = await g.chunkGate.read(() => Promise.all([vectorPart(), textPart()]));
       const wanted = new Set(tags);
       return reciprocalRankFusion([byVector, byText], (r) => r.id)
         .filter(({ item }) => item.projectId === q.projectId && item.tags.some((t) => wanted.has(t))) // defence in depth
@@ -537,7 +549,10 @@ async function allIds(t: Table): Promise<string[]> {
 }
 
 async function createGeneration(db: Connection, gen: number, embedderId: string, dims: number, embedder: Embedder | null): Promise<Generation> {
-  const chunks = await db.createEmptyTable(tableName("chunks", gen), chunkSchema(dims), { mode: "overwrite" });
+  // Drop-then-create rather than mode "overwrite", which logs a warning for every new table.
+  const existing = new Set(await db.tableNames());
+  for (const kind of ["chunks", "memories"] as const) if (existing.has(tableName(kind, gen))) await db.dropTable(tableName(kind, gen));
+  const chunks = await db.createEmptyTable(tableName("chunks", gen), chunkSchema(dims));
   // Scalar indexes make the projectId/tags prefilter an index lookup instead of a scan
   // (vector search on 30k rows: ~50 ms → ~13 ms); id speeds up merge-inserts and re-embed copies.
   await chunks.createIndex("id", { config: lancedb.Index.btree() });
@@ -545,11 +560,11 @@ async function createGeneration(db: Connection, gen: number, embedderId: string,
   await chunks.createIndex("documentId", { config: lancedb.Index.btree() });
   await chunks.createIndex("tags", { config: lancedb.Index.labelList() });
   await chunks.createIndex("text", { config: lancedb.Index.fts() });
-  const memories = await db.createEmptyTable(tableName("memories", gen), memorySchema(dims), { mode: "overwrite" });
+  const memories = await db.createEmptyTable(tableName("memories", gen), memorySchema(dims));
   await memories.createIndex("id", { config: lancedb.Index.btree() });
   await memories.createIndex("projectId", { config: lancedb.Index.btree() });
   await memories.createIndex("playerId", { config: lancedb.Index.btree() });
-  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0 };
+  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0, chunkGate: new ReadWriteLock() };
 }
 
 async function openGeneration(db: Connection, meta: Meta, embedder: Embedder | null): Promise<Generation> {
@@ -567,6 +582,7 @@ async function openGeneration(db: Connection, meta: Meta, embedder: Embedder | n
     dims: meta.dims,
     embedder,
     readers: 0,
+    chunkGate: new ReadWriteLock(),
   };
 }
 

@@ -27,6 +27,7 @@ let work = "";
 let binDir = "";
 let exe = "";
 let model: string | null = null;
+let embeddingModel: string | null = null;
 const timings: Record<string, number> = {};
 
 /** Runs the probe as a stranger would: bare env, cwd = the executable's folder, own HOME and TMPDIR. */
@@ -35,7 +36,7 @@ function runProbe(options: { home: string; tmp?: string; env?: Record<string, st
   const tmp = options.tmp ?? path.join(work, "tmp");
   fs.mkdirSync(tmp, { recursive: true });
   const started = performance.now();
-  const proc = Bun.spawnSync([executable, ...(model ? [model] : [])], {
+  const proc = Bun.spawnSync([executable, ...probeArgs()], {
     cwd: path.dirname(executable),
     env: { PATH: "/usr/bin:/bin", HOME: options.home, TMPDIR: tmp, ...options.env },
     stdout: "pipe",
@@ -51,6 +52,11 @@ function runProbe(options: { home: string; tmp?: string; env?: Record<string, st
     // Left null: the assertions below print stdout/stderr.
   }
   return { exitCode: proc.exitCode ?? -1, stderr: proc.stderr.toString(), wallMs, result };
+}
+
+/** The optional model arguments: each needs a test-support writer that may not exist yet. */
+function probeArgs(): string[] {
+  return [model, embeddingModel].filter((a): a is string => a !== null);
 }
 
 function expectAllChecksPass(run: ProbeRun): void {
@@ -97,6 +103,11 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
       model = path.join(work, "tiny.gguf");
       writeTinyGguf(model);
     }
+    const onnxWriter = path.join(root, "test/support/tinyOnnx.ts");
+    if (fs.existsSync(onnxWriter)) {
+      const { writeTinyOnnxModel } = await import(onnxWriter);
+      embeddingModel = writeTinyOnnxModel(path.join(work, "tiny-embedding")).dir;
+    }
   }, 180_000);
 
   afterAll(() => {
@@ -139,6 +150,10 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
     if (model) expect(llama).toMatchObject({ model: "tiny.gguf", threads: 2 });
     if (model) expect(llama.tokens).toBeGreaterThanOrEqual(8);
     else expect(llama.model).toStartWith("skipped");
+    // transformers.js reached onnxruntime: a missing model is a file-not-found, a real one embeds.
+    expect(run.result.checks.transformers.missingModel).toContain("not found");
+    if (embeddingModel) expect(run.result.checks.transformers.embedding).toEqual({ dims: 32, norm: 1 });
+    else expect(run.result.checks.transformers.embedding).toStartWith("skipped");
   }, 90_000);
 
   test("second start reuses the extraction", () => {
@@ -180,7 +195,7 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
   test("two first starts at the same time both succeed", async () => {
     const home = freshHome("race");
     const spawn = () =>
-      Bun.spawn([exe], { cwd: binDir, env: { PATH: "/usr/bin:/bin", HOME: home, TMPDIR: path.join(work, "tmp") }, stdout: "pipe", stderr: "pipe" });
+      Bun.spawn([exe, ...probeArgs()], { cwd: binDir, env: { PATH: "/usr/bin:/bin", HOME: home, TMPDIR: path.join(work, "tmp") }, stdout: "pipe", stderr: "pipe" });
     const runs = [spawn(), spawn()];
     const outputs = await Promise.all(runs.map(async (p) => ({ code: await p.exited, out: await new Response(p.stdout).text() })));
     for (const { code, out } of outputs) {

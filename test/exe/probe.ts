@@ -3,9 +3,11 @@
  * every native dependency the way the server will, then prints ONE JSON line
  * { ok, checks: { <name>: { ok, ... } }, native, totalMs }.
  *
- *   probe [model.gguf]
+ *   probe [model.gguf] [embedding-model-dir]
  *
- * With a GGUF path it also loads the model and generates a few tokens.
+ * With a GGUF path it also loads the model and generates a few tokens; with a
+ * transformers.js model folder (config.json, tokenizer.json, onnx/model.onnx)
+ * it also embeds a sentence through a feature-extraction pipeline.
  */
 import "../../src/runtime/native.ts"; // must stay first: sets the native paths before the libraries load
 
@@ -19,7 +21,9 @@ import { tinyOnnxModel } from "./tinyOnnx.ts";
 type Check = { ok: boolean; error?: string; [key: string]: unknown };
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "lorehold-probe-"));
-const modelPath = process.argv.slice(2).find((a) => a.endsWith(".gguf"));
+const args = process.argv.slice(2);
+const modelPath = args.find((a) => a.endsWith(".gguf"));
+const embeddingModelDir = args.find((a) => fs.existsSync(path.join(a, "config.json")));
 const checks: Record<string, Check> = {};
 
 async function check(name: string, run: () => Promise<Record<string, unknown>> | Record<string, unknown>): Promise<void> {
@@ -119,7 +123,14 @@ await check("transformers", async () => {
   }
   // Must fail for the model, not for the library (e.g. a missing binding or sharp).
   if (!/could not locate|not found|no such file|ENOENT/i.test(missingModel)) throw new Error(`unexpected error for a missing model: ${missingModel}`);
-  return { missingModel: missingModel.slice(0, 160) };
+  if (!embeddingModelDir) return { missingModel: missingModel.slice(0, 160), embedding: "skipped (no model folder given)" };
+  const extractor = await transformers.pipeline("feature-extraction", path.resolve(embeddingModelDir), { local_files_only: true, device: "cpu" });
+  const output = await extractor(["the innkeeper greets you"], { pooling: "mean", normalize: true });
+  const dims = Number(output.dims.at(-1));
+  const norm = Math.hypot(...(output.data as Float32Array));
+  await extractor.dispose();
+  if (!(dims > 0) || Math.abs(norm - 1) > 1e-3) throw new Error(`bad embedding: dims ${dims}, norm ${norm}`);
+  return { missingModel: missingModel.slice(0, 160), embedding: { dims, norm: Math.round(norm * 1000) / 1000 } };
 });
 
 await check("onnxruntime", async () => {

@@ -96,7 +96,8 @@ describe("LlmEngine", () => {
   test("jsonSchema output is valid JSON matching the schema", async () => {
     const schema = {
       type: "object",
-      properties: { mood: { enum: ["calm", "angry"] }, importance: { type: "integer" } },
+      // node-llama-cpp's "integer" admits exponents and has no minimum/maximum: bounded numbers are enums.
+      properties: { mood: { enum: ["calm", "angry"] }, importance: { enum: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] } },
       required: ["mood", "importance"],
     };
     const r = await engine.generate({
@@ -108,7 +109,8 @@ describe("LlmEngine", () => {
     expect(r.finishReason).toBe("stop");
     const parsed = JSON.parse(r.text);
     expect(["calm", "angry"]).toContain(parsed.mood);
-    expect(Number.isInteger(parsed.importance)).toBe(true);
+    expect(parsed.importance).toBeGreaterThanOrEqual(1);
+    expect(parsed.importance).toBeLessThanOrEqual(10);
   });
 
   test("abort mid-generation returns what was generated and frees the sequence", async () => {

@@ -34,7 +34,7 @@ export interface World {
  * A small world built through the same services the admin API uses.
  * `clock` is advanced between documents so "newest first" is well defined.
  */
-export function buildWorld(ctx: ServiceContext & { clock: ManualClock }, name = "Thornhaven"): World {
+export function buildWorld(ctx: ServiceContext & { clock: ManualClock }, name = "Thornhaven", opts: { index?: "sqlite" | "none" } = {}): World {
   const tick = () => ctx.clock.advance(1000);
   const p = createProject(ctx, { name });
   const key = (type: "server" | "editor") => createApiKey(ctx, { projectId: p.id, type });
@@ -94,7 +94,7 @@ export function buildWorld(ctx: ServiceContext & { clock: ManualClock }, name = 
   relationships.sworn = createRelationship(ctx, p.id, { fromEntityId: minds.elena, toEntityId: minds.blank, customTypeId: types.sworn }).id;
   tick();
   relationships.mentor = createRelationship(ctx, p.id, { fromEntityId: minds.blank, toEntityId: minds.garrick, type: "MENTOR" }).id;
-  indexPendingInSqlite(ctx);
+  if (opts.index !== "none") indexPendingInSqlite(ctx);
   return {
     projectId: p.id,
     teamId: p.teamId,

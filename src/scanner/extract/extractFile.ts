@@ -77,8 +77,9 @@ function looksBinary(content: string): boolean {
  * Split one file into candidate sections by its format. Never throws: a file that cannot
  * be read or parsed yields a Skipped entry with the reason instead.
  */
-export function extractFile(relativePath: string, content: string): FileExtraction {
+export function extractFile(relativePath: string, rawContent: string): FileExtraction {
   const out = new SectionCollector(relativePath);
+  const content = rawContent.charCodeAt(0) === 0xfeff ? rawContent.slice(1) : rawContent;
   const extractor = EXTRACTORS[extensionOf(relativePath)];
   if (!extractor) {
     out.skipFile(SKIP.unsupported);

@@ -6,3 +6,4 @@
 export type { Candidate, FileExtraction, ProjectVocabulary, Section, Skipped } from "./types.ts";
 export { ALLOWED_EXTENSIONS, extractFile } from "./extractFile.ts";
 export { classify } from "./classify.ts";
+export { decodeText } from "./decodeText.ts";

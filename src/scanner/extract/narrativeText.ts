@@ -1,26 +1,30 @@
 /** Helpers shared by the narrative-script formats (Ink, Yarn, Twee, Dialogic). */
 
-/** Drop `/* … *\/` block comments (may span lines, newlines kept) and `//` line comments (not `://` in URLs). */
-export function stripComments(content: string): string {
-  let s = content;
-  if (s.includes("/*")) {
-    let out = "";
-    let i = 0;
-    for (;;) {
-      const open = s.indexOf("/*", i);
-      if (open < 0) break;
-      const close = s.indexOf("*/", open + 2);
-      out += s.slice(i, open);
-      if (close < 0) {
-        i = s.length;
-        break;
-      }
-      out += s.slice(open, close).replace(/[^\n]/g, ""); // keep line numbers stable
-      i = close + 2;
-    }
-    s = out + s.slice(i);
+/**
+ * Remove every `open … close` span (an unclosed one runs to the end), keeping the newlines
+ * inside so line-based readers still see the same lines. indexOf-based: linear even when
+ * a file is full of unclosed openers, where a lazy regex would go quadratic.
+ */
+export function stripBlocks(s: string, open: string, close: string): string {
+  if (!s.includes(open)) return s;
+  let out = "";
+  let i = 0;
+  for (;;) {
+    const start = s.indexOf(open, i);
+    if (start < 0) break;
+    const end = s.indexOf(close, start + open.length);
+    out += s.slice(i, start);
+    const stop = end < 0 ? s.length : end + close.length;
+    out += s.slice(start, stop).replace(/[^\n]/g, "");
+    i = stop;
+    if (end < 0) break;
   }
-  return s.replace(/(^|[^:\\])\/\/.*$/gm, "$1");
+  return out + s.slice(i);
+}
+
+/** Drop `/* … *\/` block comments and `//` line comments (not `://` in URLs). */
+export function stripComments(content: string): string {
+  return stripBlocks(content, "/*", "*/").replace(/(^|[^:\\])\/\/.*$/gm, "$1");
 }
 
 /**

@@ -16,7 +16,8 @@ export const SKIP = {
   binary: "Binary or unreadable content",
   unsupported: "Unsupported file type",
   noProse: "No prose found",
-  parse: (detail: string) => `Parse error: ${oneLine(detail, 200)}`,
+  // Parsers append a code excerpt after the first line (yaml): the first line is the message.
+  parse: (detail: string) => `Parse error: ${oneLine(detail.split("\n")[0].replace(/:$/, ""), 200)}`,
 } as const;
 
 const LETTER_RE = /\p{L}/u;

@@ -102,8 +102,13 @@ export function extractDelimited(content: string, delimiter: string, out: Sectio
 
   // A sheet of numbers (stats, curves) is one skip, not one per row.
   const sample = data.slice(0, 200).flat().join(" ");
-  if (textCols.length === 0 || (countDigits(sample) > countLetters(sample) && countDigits(sample) >= 20)) {
-    out.skipFile(textCols.length === 0 ? SKIP.noProse : SKIP.numeric);
+  const digits = countDigits(sample);
+  if (digits > countLetters(sample) && digits >= 20) {
+    out.skipFile(SKIP.numeric);
+    return;
+  }
+  if (textCols.length === 0) {
+    out.skipFile(SKIP.noProse);
     return;
   }
 

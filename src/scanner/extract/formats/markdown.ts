@@ -37,7 +37,7 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
       inComment = false;
       line = line.slice(end + 3);
     }
-    line = line.replace(/<!--.*?-->/g, "");
+    if (line.includes("-->")) line = line.replace(/<!--.*?-->/g, "");
     const open = line.indexOf("<!--");
     if (open >= 0) {
       inComment = true;

@@ -1,8 +1,7 @@
 import type { SectionCollector } from "../SectionCollector.ts";
 import { SKIP, decodeBasicEntities, stripAngleTags } from "../text.ts";
-import { closeGaps } from "../narrativeText.ts";
+import { closeGaps, stripBlocks } from "../narrativeText.ts";
 
-const HEADER_RE = /^::\s*(.*?)\s*(?:\[([^\]]*)\])?\s*(?:\{[^}]*\})?\s*$/;
 /** Special passages holding story metadata, and ones holding code. */
 const METADATA = new Set(["StoryTitle", "StoryData", "StoryAuthor", "StorySubtitle", "StoryMenu", "StoryCaption", "StoryBanner", "StoryInterface"]);
 const CODE = new Set(["StoryInit", "PassageReady", "PassageDone", "PassageHeader", "PassageFooter", "UserScript", "UserStylesheet"]);
@@ -33,10 +32,8 @@ export function extractTwee(content: string, out: SectionCollector): void {
   };
   for (const line of lines) {
     if (line.startsWith("::")) {
-      const m = HEADER_RE.exec(line);
       flush();
-      name = (m?.[1] ?? line.slice(2)).replace(/\\(.)/g, "$1").trim();
-      tags = (m?.[2] ?? "").split(/\s+/).filter(Boolean);
+      ({ name, tags } = parseHeader(line));
       continue;
     }
     if (name !== null) body.push(line);
@@ -45,14 +42,36 @@ export function extractTwee(content: string, out: SectionCollector): void {
   if (passages === 0) out.skipFile(SKIP.parse("no Twee passages (:: Name) found"));
 }
 
+/** `:: Name [tag1 tag2] {"position":"…"}`, read from the right so no regex backtracks over the name. */
+function parseHeader(line: string): { name: string; tags: string[] } {
+  let rest = line.slice(2).trim();
+  if (rest.endsWith("}")) {
+    const open = rest.lastIndexOf("{");
+    if (open >= 0) rest = rest.slice(0, open).trim();
+  }
+  let tags: string[] = [];
+  if (rest.endsWith("]")) {
+    const open = rest.lastIndexOf("[");
+    if (open >= 0) {
+      tags = rest.slice(open + 1, -1).split(/\s+/).filter(Boolean);
+      rest = rest.slice(0, open).trim();
+    }
+  }
+  return { name: rest.replace(/\\(.)/g, "$1"), tags };
+}
+
 function cleanTwee(s: string): string {
-  let t = s
-    .replace(/\/\*[\s\S]*?\*\/|<!--[\s\S]*?-->/g, "")
-    .replace(/<<(?:script|style)>>[\s\S]*?<<\/(?:script|style)>>/g, "")
+  let t = [
+    ["/*", "*/"],
+    ["<!--", "-->"],
+    ["<<script>>", "<</script>>"],
+    ["<<style>>", "<</style>>"],
+  ].reduce((acc, [open, close]) => stripBlocks(acc, open, close), s);
+  t = t
     .replace(/<<[^>]*>>/g, "") // SugarCube macros
-    .replace(/\[\[([^\]]*?)(?:\||->)[^\]]*\]\]/g, "$1") // [[text|target]] [[text->target]]
-    .replace(/\[\[[^\]]*?<-([^\]]*)\]\]/g, "$1") // [[target<-text]]
-    .replace(/\[\[([^\]]*)\]\]/g, "$1")
+    .replace(/\[\[([^\]|]{0,500}?)(?:\||->)[^\]]{0,500}\]\]/g, "$1") // [[text|target]] [[text->target]]
+    .replace(/\[\[[^\]]{0,500}?<-([^\]]{0,500})\]\]/g, "$1") // [[target<-text]]
+    .replace(/\[\[([^\]]{0,500})\]\]/g, "$1")
     .replace(/\((?:[a-z][\w-]*):[^()]*\)/gi, ""); // Harlowe macros (set: $x to 1)
   t = decodeBasicEntities(stripAngleTags(t))
     .replace(/''|\/\/|~~|\^\^|==/g, "") // SugarCube/Harlowe inline style markers

@@ -1,0 +1,136 @@
+import type { AppContext } from "../app/App.ts";
+import { ApiError } from "../core/errors.ts";
+import type { Principal } from "../auth/apiKeys.ts";
+import { findProject } from "../projects/projectService.ts";
+import { reserve, release, settle } from "../credits/ledger.ts";
+import { interactionCostMicro, microToCredits } from "../credits/prices.ts";
+import { readRateLimits } from "../ratelimit/rateLimitSettings.ts";
+import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
+import type { GenerateResult } from "../llm/types.ts";
+import { prepareTurn, tokenCounter, type PreparedTurn } from "./prepareTurn.ts";
+import { loadMindProfile } from "./mindProfile.ts";
+import { resetSession, saveSession } from "./session/sessionStore.ts";
+import { renderMessage } from "./prompt/renderTurn.ts";
+import { summariseSession } from "./memory/summariseSession.ts";
+import { storeMemories } from "./memory/storeMemories.ts";
+import type { InteractRequest } from "./validateInteract.ts";
+import type { Metrics } from "../ops/metrics.ts";
+
+export interface InteractDeps extends AppContext {
+  limiter: RateLimiter;
+  metrics?: Metrics;
+}
+
+export interface InteractResponse {
+  success: true;
+  response: string;
+  character: string;
+  metadata: {
+    memoryCheckpoint?: boolean;
+    warnings?: string[];
+    creditsUsed?: number;
+  };
+}
+
+export interface InteractOptions {
+  /** client disconnect: stops generation; credits settle for what was generated */
+  signal?: AbortSignal;
+  /** streamed reply pieces (SSE) */
+  onToken?: (text: string) => void;
+}
+
+const generationFailed = () => new ApiError(503, "Generation failed");
+
+/**
+ * POST /v1/npc/interact after validation and authentication: project and
+ * mind checks, rate limits, the turn's prompt, a credit reservation, the
+ * generation, settlement, the session and — at the session's limit — a
+ * memory checkpoint.
+ */
+export async function interact(deps: InteractDeps, principal: Principal, req: InteractRequest, opts: InteractOptions = {}): Promise<InteractResponse> {
+  const project = findProject(deps, principal.projectId);
+  if (!project) throw new ApiError(404, "Project not found");
+
+  // Mind checks come before the rate limit (a bad id is not counted); retrieval after it (a limited caller costs little).
+  const mind = loadMindProfile(deps, project.id, req.entityMindId);
+  if (mind.knowledgeTags.length === 0) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
+  deps.limiter.hit(project.id, req.playerId, readRateLimits(deps, project.id));
+  const prepared = await prepareTurn(deps, project.id, req, mind);
+
+  const llm = deps.llm;
+  if (!llm) throw generationFailed();
+  const promptTokens = llm.countChatTokens(prepared.messages);
+  const prices = deps.config.prices;
+  const hold = reserve(deps, {
+    teamId: project.teamId,
+    projectId: project.id,
+    amount: interactionCostMicro(prices, promptTokens, prepared.replyTokens),
+    purpose: "interaction",
+  });
+
+  let result: GenerateResult;
+  try {
+    result = await llm.generate({
+      conversationKey: conversationKey(project.id, prepared.mind.id, req.playerId),
+      messages: prepared.messages,
+      maxTokens: prepared.replyTokens,
+      temperature: prepared.temperature,
+      signal: opts.signal,
+      timeoutMs: deps.config.generationTimeoutMs,
+      onToken: opts.onToken,
+      minTokens: 1,
+    });
+  } catch (e) {
+    release(deps, hold.reservationId);
+    deps.log.error("generation failed", { err: e instanceof Error ? e.message : String(e), mindId: prepared.mind.id });
+    throw generationFailed();
+  }
+  const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens);
+  settle(deps, hold.reservationId, Math.min(actual, hold.amount));
+  deps.metrics?.recordGeneration(result);
+
+  if (result.finishReason === "abort") {
+    // The caller left: nothing to answer, and the half turn is not kept.
+    throw new ApiError(499, "Client closed request");
+  }
+  if (result.finishReason === "timeout" && result.text.trim() === "") throw generationFailed();
+
+  const metadata: InteractResponse["metadata"] = {};
+  metadata.creditsUsed = microToCredits(Math.min(actual, hold.amount));
+  if (prepared.warnings.length) metadata.warnings = prepared.warnings;
+
+  const key = { projectId: project.id, mindId: prepared.mind.id, playerId: req.playerId };
+  const messages = [...prepared.history, prepared.turn, { role: "assistant" as const, content: result.text }];
+  const count = tokenCounter(deps);
+  const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0);
+  saveSession(deps, key, { messages, tokenCount });
+  deps.db.query("UPDATE entity_minds SET interaction_count = interaction_count + 1 WHERE id = ?").run(prepared.mind.id);
+
+  const turns = messages.filter((m) => m.role === "user").length;
+  if (prepared.settings.longTermMemoryEnabled && (turns >= prepared.settings.maxSessionLength || tokenCount >= prepared.settings.maxSessionTokens)) {
+    await checkpoint(deps, prepared, key, messages, opts.signal);
+    metadata.memoryCheckpoint = true;
+  }
+  return { success: true, response: result.text, character: prepared.mind.entityName, metadata };
+}
+
+/** The session reached its limit: summarise it into memories and start a fresh one. */
+async function checkpoint(
+  deps: InteractDeps,
+  prepared: PreparedTurn,
+  key: { projectId: string; mindId: string; playerId: string },
+  messages: { role: "user" | "assistant"; content: string }[],
+  signal?: AbortSignal,
+): Promise<void> {
+  try {
+    const summary = await summariseSession(deps.llm!, { mindName: prepared.mind.entityName, playerId: key.playerId, messages }, { signal });
+    if (summary.memories.length) await storeMemories(deps, { ...key, drafts: summary.memories });
+  } catch (e) {
+    deps.log.warn("memory summary failed; the session is reset anyway", { err: e instanceof Error ? e.message : String(e) });
+  }
+  resetSession(deps, key);
+}
+
+export function conversationKey(projectId: string, mindId: string, playerId: string): string {
+  return `${projectId}:${mindId}:${playerId}`;
+}

@@ -1,0 +1,60 @@
+import type { ServiceContext } from "../../core/context.ts";
+import { parseJsonColumn } from "../../core/json.ts";
+import { placeholders } from "../../lore/sqlList.ts";
+import type { VectorStore } from "../../vectors/VectorStore.ts";
+
+export interface LoreNote {
+  chunkId: string;
+  documentId: string;
+  documentName: string;
+  chunkIndex: number;
+  text: string;
+  tags: string[];
+  score: number;
+}
+
+/**
+ * The chunks among `chunkIds` that the visible tags still open, checked
+ * against SQLite (the source of truth): the document exists in this project,
+ * is COMPLETED, and the chunk's current tags intersect the visible set. This
+ * guards both fresh LanceDB hits and lore kept in a session from earlier
+ * turns (tags may have changed since).
+ */
+export function stillVisible(ctx: ServiceContext, projectId: string, chunkIds: string[], visible: string[]): Set<string> {
+  const ok = new Set<string>();
+  if (chunkIds.length === 0 || visible.length === 0) return ok;
+  const allowed = new Set(visible);
+  const unique = [...new Set(chunkIds)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const part = unique.slice(i, i + 500);
+    const rows = ctx.db
+      .query<{ id: string; tags: string }, string[]>(
+        `SELECT c.id, c.tags FROM chunks c JOIN documents d ON d.id = c.document_id
+         WHERE c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED' AND c.id IN (${placeholders(part.length)})`,
+      )
+      .all(projectId, ...part);
+    for (const r of rows) if (parseJsonColumn<string[]>(r.tags, []).some((t) => allowed.has(t))) ok.add(r.id);
+  }
+  return ok;
+}
+
+/** Top-k lore for a query within the visible tags: hybrid search in LanceDB, then verified against SQLite. */
+export async function retrieveLore(
+  ctx: ServiceContext & { vectors: VectorStore },
+  q: { projectId: string; query: string; tags: string[]; k: number },
+): Promise<LoreNote[]> {
+  if (q.tags.length === 0 || q.query.trim() === "") return [];
+  const hits = await ctx.vectors.searchLore({ projectId: q.projectId, query: q.query, tags: q.tags, k: q.k });
+  const ok = stillVisible(ctx, q.projectId, hits.map((h) => h.id), q.tags);
+  return hits
+    .filter((h) => ok.has(h.id))
+    .map((h) => ({
+      chunkId: h.id,
+      documentId: h.documentId,
+      documentName: h.documentName,
+      chunkIndex: h.chunkIndex,
+      text: h.text,
+      tags: h.tags,
+      score: h.score,
+    }));
+}

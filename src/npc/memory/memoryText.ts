@@ -1,0 +1,43 @@
+// Text helpers shared by the summariser (dedupe), the store (merge) and retrieval (keywords).
+
+/** Lower-case, NFKC, punctuation → space, whitespace collapsed: "The player's name is Ada." ≡ "the player s name is ada". */
+export function normaliseMemoryText(text: string): string {
+  return text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, " ")
+    .trim();
+}
+
+/** Collapses whitespace (including newlines and control characters) to single spaces. */
+export function cleanLine(text: string): string {
+  return text.replace(/[\p{Cc}\p{Z}]+/gu, " ").trim();
+}
+
+const STOPWORDS = new Set(
+  (
+    "a an and are as at be but by for from had has have he her hers him his i in is it its me my of on or our she that the their them they this " +
+    "to was we were with you your yours what who whom which when where why how do does did not no so if then than too very can could will would " +
+    "shall should may might must am been being about into over under again there here just also some any all each other such only own same " +
+    "player players"
+  ).split(" "),
+);
+
+/**
+ * Content words of `text`, lightly stemmed ("caravans" → "caravan"), for keyword overlap.
+ * "player" is a stop word here: every memory is about the player.
+ */
+export function keywords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of normaliseMemoryText(text).split(" ")) {
+    if (raw.length < 2 || STOPWORDS.has(raw)) continue;
+    out.add(stem(raw));
+  }
+  return out;
+}
+
+function stem(w: string): string {
+  if (w.length > 4 && w.endsWith("ies")) return w.slice(0, -3) + "y";
+  if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us")) return w.slice(0, -1);
+  return w;
+}

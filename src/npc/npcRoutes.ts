@@ -1,0 +1,114 @@
+import { Elysia } from "elysia";
+import { ApiError } from "../core/errors.ts";
+import { requireServer } from "../auth/authGuards.ts";
+import { ErrorBody } from "../http/commonSchemas.ts";
+import { interact, type InteractDeps, type InteractResponse } from "./interactService.ts";
+import { validateInteract } from "./validateInteract.ts";
+import { InteractBodyDoc, InteractResponseDoc } from "./interactSchemas.ts";
+import { sseEvent, wantsEventStream } from "./sse.ts";
+
+async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "Invalid request", { details: ["body: malformed JSON"] });
+  }
+}
+
+/** POST /v1/npc/interact (Server Key): the stable runtime surface. */
+export function npcRoutes(deps: InteractDeps) {
+  return new Elysia({ name: "npc-routes" }).post(
+    "/npc/interact",
+    async ({ request }) => {
+      const t0 = performance.now();
+      let status = 200;
+      try {
+        // Validation first, then authentication (the issue's order of precedence).
+        const body = validateInteract(await readJson(request));
+        const principal = requireServer(deps, request.headers.get("authorization"));
+        if (wantsEventStream(request.headers.get("accept"))) return await streamInteract(deps, principal, body, request);
+        const abort = new AbortController();
+        request.signal?.addEventListener("abort", () => abort.abort(), { once: true });
+        return await interact(deps, principal, body, { signal: abort.signal });
+      } catch (e) {
+        status = e instanceof ApiError ? e.status : 500;
+        throw e;
+      } finally {
+        deps.metrics?.recordInteract((performance.now() - t0) / 1000, status);
+      }
+    },
+    {
+      parse: "none",
+      detail: {
+        tags: ["Runtime (Server Key)"],
+        summary: "An NPC's in-character reply to a player's line",
+        description:
+          "With `Accept: text/event-stream` the reply streams as SSE `token` events and ends with one `done` event whose data is exactly the JSON reply. Errors before the first token are ordinary JSON error responses.",
+        security: [{ bearer: [] }],
+        requestBody: { required: true, content: { "application/json": { schema: InteractBodyDoc as any } } },
+        responses: {
+          200: { description: "The reply", content: { "application/json": { schema: InteractResponseDoc as any } } },
+          ...Object.fromEntries(
+            [400, 401, 402, 403, 404, 429, 503].map((s) => [s, { description: "Error", content: { "application/json": { schema: ErrorBody as any } } }]),
+          ),
+        },
+      },
+    },
+  );
+}
+
+/**
+ * SSE: waits for the first token (or the end) before answering, so an error
+ * before any token is still a normal JSON error response; afterwards tokens
+ * flow as they are generated and a `done` event carries the full JSON reply.
+ * A client that goes away cancels generation (credits settle for what was made).
+ */
+async function streamInteract(deps: InteractDeps, principal: Parameters<typeof interact>[1], body: Parameters<typeof interact>[2], request: Request): Promise<Response> {
+  const abort = new AbortController();
+  request.signal?.addEventListener("abort", () => abort.abort(), { once: true });
+  const encoder = new TextEncoder();
+  const buffered: string[] = [];
+  let push: ((chunk: string) => void) | null = null;
+  let firstToken!: () => void;
+  const first = new Promise<void>((r) => (firstToken = r));
+  const job = interact(deps, principal, body, {
+    signal: abort.signal,
+    onToken: (text) => {
+      const ev = sseEvent("token", { text });
+      if (push) push(ev);
+      else buffered.push(ev);
+      firstToken();
+    },
+  });
+  await Promise.race([first, job]); // a failure before the first token rejects here: a JSON error
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (chunk) => {
+        try {
+          controller.enqueue(encoder.encode(chunk));
+        } catch {}
+      };
+      for (const ev of buffered) push(ev);
+      job.then(
+        (reply: InteractResponse) => {
+          push!(sseEvent("done", reply));
+          controller.close();
+        },
+        (e: unknown) => {
+          const err = e instanceof ApiError ? e.toBody() : { error: "Generation failed" };
+          push!(sseEvent("error", err));
+          try {
+            controller.close();
+          } catch {}
+        },
+      );
+    },
+    cancel() {
+      abort.abort();
+    },
+  });
+  return new Response(stream, {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" },
+  });
+}

@@ -1,0 +1,157 @@
+import type { AppContext } from "../app/App.ts";
+import type { ChatMessage } from "../llm/types.ts";
+import { readSettings, type ProjectSettings } from "../projects/settings.ts";
+import { ApiError } from "../core/errors.ts";
+import { loadMindProfile, type MindProfile } from "./mindProfile.ts";
+import { ignoredTagsWarning, visibleTags } from "./visibleTags.ts";
+import { retrieveLore, stillVisible, type LoreNote } from "./lore/retrieveLore.ts";
+import { loadSession } from "./session/sessionStore.ts";
+import { mergeHistory } from "./session/mergeHistory.ts";
+import type { SessionMessage, TurnNotes } from "./session/sessionTypes.ts";
+import { renderMessage, renderScene } from "./prompt/renderTurn.ts";
+import { systemPrompt } from "./prompt/systemPrompt.ts";
+import { retrieveMemories } from "./memory/retrieveMemories.ts";
+import type { InteractRequest } from "./validateInteract.ts";
+
+/** Lore chunks retrieved per turn (before dropping those already in the conversation). */
+export const LORE_PER_TURN = 4;
+/** Tokens kept free for the chat template's own markup. */
+const TEMPLATE_SLACK = 32;
+
+export interface PreparedTurn {
+  settings: ProjectSettings;
+  mind: MindProfile;
+  visible: string[];
+  warnings: string[];
+  /** the conversation before this turn, sanitised and trimmed */
+  history: SessionMessage[];
+  /** this turn as it will be stored */
+  turn: SessionMessage;
+  /** lore added this turn, with scores (the preview shows them) */
+  newLore: LoreNote[];
+  /** memories added this turn */
+  newMemories: string[];
+  messages: ChatMessage[];
+  replyTokens: number;
+  temperature: number;
+}
+
+/** Token counter: the model's tokenizer when loaded, else ~4 characters a token. */
+export function tokenCounter(ctx: Pick<AppContext, "llm">): (text: string) => number {
+  const llm = ctx.llm;
+  return llm ? (t) => llm.countTokens(t) : (t) => Math.ceil(t.length / 4);
+}
+
+/**
+ * Everything up to the model call, with no side effects: the mind, the
+ * visible tags, the conversation (merged, re-checked against visibility,
+ * trimmed) and this turn's notes (new lore, new memories, changed scene).
+ * Used by /v1/npc/interact and by the admin preview.
+ */
+export async function prepareTurn(ctx: AppContext, projectId: string, req: InteractRequest, loaded?: MindProfile): Promise<PreparedTurn> {
+  const settings = readSettings(ctx, projectId);
+  const mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
+  if (mind.knowledgeTags.length === 0) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
+  const { tags: visible, ignored } = visibleTags(mind.knowledgeTags, req.activeKnowledgeTags);
+  const warnings = ignored.length ? [ignoredTagsWarning(ignored)] : [];
+  if (req.activeKnowledgeTags && visible.length === 0) warnings.push("No knowledge tags remain visible: the reply uses no lore");
+
+  const memoryOn = settings.longTermMemoryEnabled;
+  const session = loadSession(ctx, projectId, mind.id, req.playerId);
+  let history = sanitiseHistory(ctx, projectId, mergeHistory(session.messages, req.conversationHistory), visible, memoryOn);
+
+  const lastUser = [...history].reverse().find((m) => m.role === "user");
+  const query = lastUser ? `${req.text}\n${lastUser.content}` : req.text;
+  const inHistory = new Set(history.flatMap((m) => m.notes?.lore?.map((l) => l.chunkId) ?? []));
+  const newLore = (await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN })).filter((l) => !inHistory.has(l.chunkId));
+
+  let newMemories: string[] = [];
+  if (memoryOn && req.memory.retrieve) {
+    const known = new Set(history.flatMap((m) => m.notes?.memories ?? []));
+    const found = await retrieveMemories(ctx, {
+      projectId,
+      mindId: mind.id,
+      playerId: req.playerId,
+      query: req.text,
+      enhanced: settings.enhancedMemoryRetrieval,
+      limit: 5,
+    });
+    newMemories = found.map((m) => m.text).filter((t) => !known.has(t));
+  }
+
+  const scene = renderScene(req.context);
+  const lastScene = [...history].reverse().find((m) => m.notes?.scene)?.notes?.scene;
+  const notes: TurnNotes = {};
+  if (scene && scene !== lastScene) notes.scene = scene;
+  if (newLore.length) notes.lore = newLore.map(({ score: _s, ...l }) => l);
+  if (newMemories.length) notes.memories = newMemories;
+  const turn: SessionMessage = Object.keys(notes).length ? { role: "user", content: req.text, notes } : { role: "user", content: req.text };
+
+  const replyTokens = Math.max(1, Math.min(mind.responseConfig.maxTokens, ctx.config.maxReplyTokens));
+  const system: ChatMessage = { role: "system", content: systemPrompt(mind) };
+  history = trimHistory(ctx, history, {
+    maxTurns: settings.maxSessionLength - 1,
+    maxTokens: settings.maxSessionTokens,
+    budget: ctx.config.contextSize - replyTokens - TEMPLATE_SLACK,
+    fixed: [system, renderMessage(turn)],
+  });
+  const messages: ChatMessage[] = [system, ...history.map(renderMessage), renderMessage(turn)];
+  return {
+    settings,
+    mind,
+    visible,
+    warnings,
+    history,
+    turn,
+    newLore,
+    newMemories,
+    messages,
+    replyTokens,
+    temperature: mind.responseConfig.temperature,
+  };
+}
+
+/**
+ * Drops from the conversation whatever the mind may no longer see: lore
+ * whose chunk is gone or whose tags no longer meet the visible set (authors
+ * change tags; activeKnowledgeTags narrows per request), and memories when
+ * long-term memory is off. Knowledge scoping holds across turns this way.
+ */
+function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMessage[], visible: string[], memoryOn: boolean): SessionMessage[] {
+  const ids = history.flatMap((m) => m.notes?.lore?.map((l) => l.chunkId) ?? []);
+  const ok = stillVisible(ctx, projectId, ids, visible);
+  return history.map((m) => {
+    if (!m.notes) return m;
+    const notes: TurnNotes = {};
+    const lore = m.notes.lore?.filter((l) => ok.has(l.chunkId));
+    if (lore?.length) notes.lore = lore;
+    if (memoryOn && m.notes.memories?.length) notes.memories = m.notes.memories;
+    if (m.notes.scene) notes.scene = m.notes.scene;
+    return Object.keys(notes).length ? { ...m, notes } : { role: m.role, content: m.content };
+  });
+}
+
+/** Keeps the most recent messages within the turn limit, the session token limit and the context window. */
+function trimHistory(
+  ctx: AppContext,
+  history: SessionMessage[],
+  lim: { maxTurns: number; maxTokens: number; budget: number; fixed: ChatMessage[] },
+): SessionMessage[] {
+  const count = tokenCounter(ctx);
+  const fixedTokens = lim.fixed.reduce((n, m) => n + count(m.content) + 8, 0);
+  const kept: SessionMessage[] = [];
+  let tokens = 0;
+  let turns = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i];
+    const t = count(renderMessage(m).content) + 8;
+    if (m.role === "user" && turns + 1 > lim.maxTurns) break;
+    if (tokens + t > lim.maxTokens || fixedTokens + tokens + t > lim.budget) break;
+    kept.unshift(m);
+    tokens += t;
+    if (m.role === "user") turns++;
+  }
+  // A conversation shown to the model starts with the player's turn.
+  while (kept.length && kept[0].role !== "user") kept.shift();
+  return kept;
+}

@@ -1,0 +1,26 @@
+import type { LoreNote } from "../lore/retrieveLore.ts";
+
+/**
+ * What the server adds to a player's turn before the model sees it. Kept in
+ * the session with the turn so the next prompt renders the same text again
+ * (KV-cache reuse), and re-checked against visibility before every use.
+ */
+export interface TurnNotes {
+  lore?: Omit<LoreNote, "score">[];
+  memories?: string[];
+  scene?: string;
+}
+
+export interface SessionMessage {
+  role: "user" | "assistant";
+  /** the player's text or the NPC's reply, as said */
+  content: string;
+  notes?: TurnNotes;
+}
+
+export interface Session {
+  id: string | null;
+  messages: SessionMessage[];
+  turnCount: number;
+  tokenCount: number;
+}

@@ -1,0 +1,96 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { GenerateResult, LlmEngineStats } from "../llm/types.ts";
+
+/**
+ * Prometheus metrics of one server (a registry per App, so tests and
+ * several apps in one process never share counters). Gauges that mirror
+ * state elsewhere (queue depth, scan jobs, credits) are read at scrape time.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<"method" | "route" | "status">;
+  private readonly interactSeconds: Histogram<"status">;
+  private readonly tokens: Counter;
+  private readonly promptTokens: Counter;
+
+  constructor(sources: {
+    llmStats: () => LlmEngineStats | null;
+    scanJobsByState: () => Record<string, number>;
+    creditsSpentMicro: () => number;
+  }) {
+    const registers = [this.registry];
+    this.requests = new Counter({ name: "lorehold_http_requests_total", help: "HTTP requests by route and status", labelNames: ["method", "route", "status"], registers });
+    this.interactSeconds = new Histogram({
+      name: "lorehold_interact_duration_seconds",
+      help: "POST /v1/npc/interact latency",
+      labelNames: ["status"],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64],
+      registers,
+    });
+    this.tokens = new Counter({ name: "lorehold_tokens_generated_total", help: "Completion tokens generated", registers });
+    this.promptTokens = new Counter({ name: "lorehold_prompt_tokens_evaluated_total", help: "Prompt tokens evaluated (after KV-cache reuse)", registers });
+    new Gauge({
+      name: "lorehold_llm_queue_depth",
+      help: "Requests waiting for a free sequence",
+      registers,
+      collect() {
+        this.set(sources.llmStats()?.queueDepth ?? 0);
+      },
+    });
+    new Gauge({
+      name: "lorehold_llm_active_sequences",
+      help: "Sequences generating now",
+      registers,
+      collect() {
+        this.set(sources.llmStats()?.activeSequences ?? 0);
+      },
+    });
+    new Gauge({
+      name: "lorehold_llm_decode_calls",
+      help: "llama.cpp decode calls since start (shared by concurrent generations)",
+      registers,
+      collect() {
+        this.set(sources.llmStats()?.decodeCalls ?? 0);
+      },
+    });
+    new Gauge({
+      name: "lorehold_scan_jobs",
+      help: "Scan jobs by state",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [state, n] of Object.entries(sources.scanJobsByState())) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: "lorehold_credits_spent_microcredits",
+      help: "Credits spent (microcredits, all teams)",
+      registers,
+      collect() {
+        this.set(sources.creditsSpentMicro());
+      },
+    });
+  }
+
+  recordRequest(method: string, route: string, status: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+  }
+
+  recordInteract(seconds: number, status: number): void {
+    this.interactSeconds.observe({ status: String(status) }, seconds);
+  }
+
+  recordGeneration(r: GenerateResult): void {
+    this.tokens.inc(r.completionTokens);
+    this.promptTokens.inc(r.evaluatedPromptTokens);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createEmbedder } from "../../src/vectors/createEmbedder.ts";
+import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
+import { TransformersEmbedder } from "../../src/vectors/TransformersEmbedder.ts";
+import { VectorStore } from "../../src/vectors/VectorStore.ts";
+import { writeTinyOnnxModel } from "../support/tinyOnnx.ts";
+import { chunk, tempDir } from "./helpers.ts";
+
+const tmp = tempDir("lorehold-onnx-");
+const modelsDir = join(tmp.dir, "models");
+const modelDir = join(modelsDir, "embeddings", "tiny-bert");
+const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+
+let embedder: TransformersEmbedder;
+beforeAll(async () => {
+  writeTinyOnnxModel(modelDir, { dims: 32 });
+  embedder = await TransformersEmbedder.load(modelDir);
+});
+afterAll(async () => {
+  await embedder?.dispose();
+  tmp.cleanup();
+});
+
+describe("TransformersEmbedder on a hand-written ONNX model", () => {
+  test("id names the folder; dims come from the model", () => {
+    expect(embedder.id).toBe("onnx:tiny-bert");
+    expect(embedder.dims).toBe(32);
+  });
+
+  test("deterministic, normalised vectors of the right size, in input order", async () => {
+    const texts = ["The dragon sleeps under the mountain.", "gold caravan road", "", "unknownword xyz"];
+    const a = await embedder.embed(texts);
+    const b = await embedder.embed([...texts].reverse());
+    expect(a).toHaveLength(4);
+    for (let i = 0; i < texts.length; i++) {
+      expect(a[i]).toBeInstanceOf(Float32Array);
+      expect(a[i].length).toBe(32);
+      expect(Math.sqrt(cos(a[i], a[i]))).toBeCloseTo(1, 5);
+      expect(Array.from(a[i])).toEqual(Array.from(b[texts.length - 1 - i]));
+    }
+    expect(cos(a[0], a[1])).toBeLessThan(0.999);
+    // The tokenizer lower-cases (BertNormalizer), so case does not change the vector.
+    const [x, y] = await embedder.embed(["THE DRAGON", "the dragon"]);
+    expect(Array.from(x)).toEqual(Array.from(y));
+  });
+
+  test("a second load of the same folder gives the same vectors", async () => {
+    const again = await TransformersEmbedder.load(modelDir);
+    const [a] = await embedder.embed(["tavern ale"]);
+    const [b] = await again.embed(["tavern ale"]);
+    expect(Array.from(a)).toEqual(Array.from(b));
+    await again.dispose();
+    await expect(again.embed(["x"])).rejects.toThrow(/disposed/);
+  });
+
+  test("many texts are batched", async () => {
+    const texts = Array.from({ length: 70 }, (_, i) => `king ${i} queen`);
+    const vs = await embedder.embed(texts);
+    expect(vs).toHaveLength(70);
+    const [single] = await embedder.embed([texts[42]]);
+    for (let i = 0; i < 32; i++) expect(vs[42][i]).toBeCloseTo(single[i], 5);
+  });
+
+  test("a vector store runs on it", async () => {
+    const store = await VectorStore.open(join(tmp.dir, "store"), embedder);
+    await store.replaceDocumentChunks("p", "d", [chunk("p", "d", 0, "the dragon sleeps", ["t"]), chunk("p", "d", 1, "gold on the road", ["t"])]);
+    const hits = await store.searchLore({ projectId: "p", query: "dragon", tags: ["t"], k: 2 });
+    expect(hits[0].id).toBe("p:d:0");
+    expect(store.embedderId).toBe("onnx:tiny-bert");
+    await store.close();
+  });
+
+  test("missing or incomplete folders fail cleanly", async () => {
+    await expect(TransformersEmbedder.load(join(tmp.dir, "nope"))).rejects.toThrow(/not found/);
+    const empty = join(tmp.dir, "empty-model");
+    mkdirSync(empty, { recursive: true });
+    await expect(TransformersEmbedder.load(empty)).rejects.toThrow(/config\.json/);
+  });
+});
+
+describe("createEmbedder", () => {
+  test('"hashing" (and empty) give the built-in embedder', async () => {
+    expect(await createEmbedder("hashing", modelsDir)).toBeInstanceOf(HashingEmbedder);
+    expect(await createEmbedder("", modelsDir)).toBeInstanceOf(HashingEmbedder);
+  });
+
+  test("a folder name under modelsDir/embeddings loads that model", async () => {
+    const e = await createEmbedder("tiny-bert", modelsDir);
+    expect(e.id).toBe("onnx:tiny-bert");
+    expect(e.dims).toBe(32);
+    await e.dispose?.();
+  });
+
+  test("a missing folder is a clear error naming where it looked", async () => {
+    await expect(createEmbedder("all-MiniLM-L6-v2", modelsDir)).rejects.toThrow(
+      `Embedding model "all-MiniLM-L6-v2" not found: no folder ${join(modelsDir, "embeddings", "all-MiniLM-L6-v2")}`,
+    );
+  });
+
+  test("paths are not folder names", async () => {
+    await expect(createEmbedder("../tiny-bert", modelsDir)).rejects.toThrow(/folder name/);
+    await expect(createEmbedder("/etc", modelsDir)).rejects.toThrow(/folder name/);
+    await expect(createEmbedder("..", modelsDir)).rejects.toThrow(/folder name/);
+  });
+});
