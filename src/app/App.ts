@@ -17,6 +17,7 @@ import type { Embedder } from "../vectors/Embedder.ts";
 import { requeueInterrupted } from "../lore/indexer/documentIndexState.ts";
 import { jobRoutes } from "../admin/routes/jobs.ts";
 import { memoryRoutes } from "../admin/routes/memories.ts";
+import { previewRoutes } from "../admin/routes/preview.ts";
 import { LlmEngine } from "../llm/LlmEngine.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
@@ -159,7 +160,7 @@ export class App {
       { mount: "v1", plugin: npcRoutes({ ...this.ctx, limiter: this.limiter, metrics: this.metrics }) },
       { mount: "v1", plugin: loreRoutes(this.ctx) },
       { mount: "root", plugin: opsRoutes({ metrics: this.metrics, readiness: () => this.readiness() }) },
-      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx)]) },
+      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx), previewRoutes(this.ctx)]) },
     ];
   }
 

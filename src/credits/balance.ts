@@ -27,6 +27,7 @@ export function getProjectBalance(ctx: ServiceContext, projectId: string): Balan
 }
 
 export function balanceIn(ctx: ServiceContext, teamId: string, plan: number, period: string): Balance {
-  const { allotment, topUp } = bucketSums(ctx.db, teamId, period);
+  // Both sums from one read snapshot, so a reservation committing between them cannot skew `available`.
+  const { allotment, topUp } = ctx.db.transaction(() => bucketSums(ctx.db, teamId, period))();
   return { monthlyAllotment: plan, allotmentRemaining: allotment, topUp, available: allotment + topUp };
 }

@@ -301,14 +301,20 @@ export class LlmEngine {
     return grammar;
   }
 
-  /** Every end-of-generation token (EOS, EOT, template end markers) set to "never". */
+  /**
+   * Every end-of-generation token (EOS, EOT, template end markers) set to "never".
+   * `TokenBias.set` deliberately skips EOG tokens in node-llama-cpp 3.22.1, so they go straight
+   * into its bias map (the native sampler applies whatever the map holds).
+   */
   private endOfGenerationBias(): TokenBias {
     if (!this.eogBias) {
       const bias = new TokenBias(this.model.tokenizer);
-      for (const token of this.model.iterateAllTokens()) if (this.model.isEogToken(token)) bias.set(token, "never");
+      const map = (bias as unknown as { _biases?: Map<number, number> })._biases;
+      const never = (token: number) => (map ? map.set(token, -Infinity) : bias.set(token, "never"));
+      for (const token of this.model.iterateAllTokens()) if (this.model.isEogToken(token)) never(token);
       for (const marker of ROLE_MARKERS) {
         const tokens = this.model.tokenize(marker, true);
-        if (tokens.length === 1 && this.model.isSpecialToken(tokens[0])) bias.set(tokens[0], "never");
+        if (tokens.length === 1 && this.model.isSpecialToken(tokens[0])) never(tokens[0]);
       }
       this.eogBias = bias;
     }

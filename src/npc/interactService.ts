@@ -59,7 +59,13 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
 
   const llm = deps.llm;
   if (!llm) throw generationFailed();
-  const promptTokens = llm.countChatTokens(prepared.messages);
+  let promptTokens: number;
+  try {
+    promptTokens = llm.countChatTokens(prepared.messages);
+  } catch (e) {
+    deps.log.error("tokenizer failed", { err: e instanceof Error ? e.message : String(e) });
+    throw generationFailed();
+  }
   const prices = deps.config.prices;
   const hold = reserve(deps, {
     teamId: project.teamId,
@@ -90,8 +96,9 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   deps.metrics?.recordGeneration(result);
 
   if (result.finishReason === "abort") {
-    // The caller left: nothing to answer, and the half turn is not kept.
-    throw new ApiError(499, "Client closed request");
+    // The caller left: nothing to answer, and the half turn is not kept. An abort nobody asked for is a failure.
+    if (opts.signal?.aborted) throw new ApiError(499, "Client closed request");
+    throw generationFailed();
   }
   if (result.finishReason === "timeout" && result.text.trim() === "") throw generationFailed();
 

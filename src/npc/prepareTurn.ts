@@ -39,7 +39,15 @@ export interface PreparedTurn {
 /** Token counter: the model's tokenizer when loaded, else ~4 characters a token. */
 export function tokenCounter(ctx: Pick<AppContext, "llm">): (text: string) => number {
   const llm = ctx.llm;
-  return llm ? (t) => llm.countTokens(t) : (t) => Math.ceil(t.length / 4);
+  const estimate = (t: string) => Math.ceil(t.length / 4);
+  if (!llm) return estimate;
+  return (t) => {
+    try {
+      return llm.countTokens(t);
+    } catch {
+      return estimate(t); // a failed or disposed model: the generation step answers 503
+    }
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ export class Metrics {
   private readonly interactSeconds: Histogram<"status">;
   private readonly tokens: Counter;
   private readonly promptTokens: Counter;
+  private readonly promptTokensTotal: Counter;
 
   constructor(sources: {
     llmStats: () => LlmEngineStats | null;
@@ -29,6 +30,7 @@ export class Metrics {
     });
     this.tokens = new Counter({ name: "lorehold_tokens_generated_total", help: "Completion tokens generated", registers });
     this.promptTokens = new Counter({ name: "lorehold_prompt_tokens_evaluated_total", help: "Prompt tokens evaluated (after KV-cache reuse)", registers });
+    this.promptTokensTotal = new Counter({ name: "lorehold_prompt_tokens_total", help: "Prompt tokens of every generation (before KV-cache reuse)", registers });
     new Gauge({
       name: "lorehold_llm_queue_depth",
       help: "Requests waiting for a free sequence",
@@ -84,6 +86,7 @@ export class Metrics {
   recordGeneration(r: GenerateResult): void {
     this.tokens.inc(r.completionTokens);
     this.promptTokens.inc(r.evaluatedPromptTokens);
+    this.promptTokensTotal.inc(r.promptTokens);
   }
 
   text(): Promise<string> {

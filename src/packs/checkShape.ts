@@ -78,9 +78,12 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
       }
       // Nullable X: report X's problems.
       if (branches.length === 1) return checkShape(branches[0], value, path, add);
-      const sink: string[] = [];
-      if (branches.some((b) => (sink.length = 0, checkShape(b, value, path, (_p, r) => sink.push(r)), sink.length === 0))) return;
-      add(path, schema.problem ?? "has the wrong type");
+      const fits = (b: TSchema) => {
+        let ok = true;
+        checkShape(b, value, path, () => (ok = false));
+        return ok;
+      };
+      if (!branches.some(fits)) add(path, schema.problem ?? "has the wrong type");
       return;
     }
     case "Unknown":

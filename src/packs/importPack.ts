@@ -32,7 +32,6 @@ export function importPack(ctx: ServiceContext, pack: unknown, opts: ImportOptio
   // Validation runs inside the write transaction, so nothing can change between checking and writing.
   return writeTx(ctx.db, () => {
     const p = new Problems();
-    for (const problem of source.problems ?? []) p.list.push(problem);
     let plan: Plan | null = null;
     if (!isPlainObject(pack)) {
       p.add("pack", `must be an object (a mapping with ${Object.keys(PackSchema.properties).join(", ")})`);
@@ -41,8 +40,9 @@ export function importPack(ctx: ServiceContext, pack: unknown, opts: ImportOptio
       const snap = opts.projectId ? loadSnapshot(ctx, opts.projectId) : newProjectSnapshot();
       plan = resolvePack(pack, snap, p, { creatingProject: !opts.projectId });
     }
-    if (!p.ok || !plan || !isPlainObject(pack)) {
-      throw new ApiError(400, INVALID_PACK, { details: source.relabel ? p.list.map(source.relabel) : p.list });
+    if (!p.ok || source.problems?.length || !plan || !isPlainObject(pack)) {
+      const details = inPackOrder(p.list);
+      throw new ApiError(400, INVALID_PACK, { details: [...(source.problems ?? []), ...(source.relabel ? details.map(source.relabel) : details)] });
     }
 
     let projectId = opts.projectId;
@@ -93,4 +93,19 @@ export async function importPath(ctx: ServiceContext, path: string, opts: Import
   }
   if (!opts.projectId) folder.pack.project = { name: basename(path.replace(/[\\/]+$/, "")) };
   return importPack(ctx, folder.pack, opts, { problems: folder.problems, relabel: folder.relabel });
+}
+
+const SECTIONS = ["pack", ...Object.keys(PackSchema.properties)];
+
+/** Problems in the order of the pack (section, then entry), each entry's problems together and in the order found. */
+function inPackOrder(problems: string[]): string[] {
+  const rank = (problem: string): [number, number] => {
+    const m = /^([A-Za-z]+)(?:\[(\d+)\])?/.exec(problem);
+    const section = m ? SECTIONS.indexOf(m[1]) : -1;
+    return [section === -1 ? SECTIONS.length : section, m?.[2] ? Number(m[2]) : -1];
+  };
+  return problems
+    .map((problem, i) => ({ problem, i, r: rank(problem) }))
+    .sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.i - b.i)
+    .map((x) => x.problem);
 }

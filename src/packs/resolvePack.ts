@@ -208,8 +208,8 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     key,
     name: text(v.name).trim(),
     content: text(v.content),
-    locationId: locRef(`documents[${index}].location`, v.location),
     tagIds: tagList(`documents[${index}].tags`, v.tags),
+    locationId: locRef(`documents[${index}].location`, v.location),
   }));
 
   const minds: MindPlan[] = [...packMinds].map(([key, { index, v }]) => ({

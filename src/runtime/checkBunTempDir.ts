@@ -1,7 +1,5 @@
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import { checkLoadable } from "./checkLoadable.ts";
+import { checkCanExecuteIn } from "./checkLoadable.ts";
 import { NativeDirError } from "./NativeDirError.ts";
 
 /**
@@ -13,16 +11,11 @@ import { NativeDirError } from "./NativeDirError.ts";
  */
 export function checkBunTempDir(): void {
   const dir = os.tmpdir();
-  const name = `.lorehold-exec-check-${process.pid}`;
-  const file = path.join(dir, name);
   let problem: string | null;
   try {
-    fs.writeFileSync(file, "#!/bin/sh\n", { mode: 0o755 });
-    problem = checkLoadable(dir, name);
+    problem = checkCanExecuteIn(dir);
   } catch (e) {
     problem = `it is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
-  } finally {
-    fs.rmSync(file, { force: true });
   }
   if (problem)
     throw new NativeDirError(

@@ -21,6 +21,22 @@ export function checkLoadable(dir: string, probeFile: string): string | null {
 }
 
 /**
+ * Like checkLoadable, for a folder about to receive libraries: a tiny 0755
+ * file is written, checked and removed, so a noexec mount is found before
+ * ~75 MB are extracted onto it. Write errors (read-only, permissions) throw.
+ */
+export function checkCanExecuteIn(dir: string): string | null {
+  const name = `.lorehold-exec-check-${process.pid}`;
+  const file = path.join(dir, name);
+  try {
+    fs.writeFileSync(file, "#!/bin/sh\n", { mode: 0o755 });
+    return checkLoadable(dir, name);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+/**
  * A folder under a shared temp dir must belong to us and be closed to
  * others, or another local user could swap in a library we would load.
  */

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { hashNativeFile } from "./hashNativeFile.ts";
 import { nativeLayout, type NativeBundle } from "./nativeContract.ts";
+import { NativeDirError } from "./NativeDirError.ts";
 import { verifyNativeDir, type ManifestOnDisk } from "./verifyNativeDir.ts";
 
 /** Leftovers of crashed extractions older than this are removed. */
@@ -28,9 +29,9 @@ export function extractNatives(dir: string, bundle: NativeBundle): void {
     fs.mkdirSync(temp, { mode: 0o755 });
     for (const file of bundle.files) {
       const content = fs.readFileSync(file.embedded);
-      // The executable itself could be truncated (partial download); say so instead of caching garbage.
+      // The executable itself could be damaged (partial download); say so instead of caching garbage.
       if (content.length !== file.size || hashNativeFile(content) !== file.xxh3)
-        throw new Error(`the copy of ${file.path} embedded in the executable is damaged; re-download or rebuild the executable`);
+        throw new NativeDirError(`The copy of ${file.path} embedded in this executable is damaged (checksum mismatch): re-download or rebuild the executable.`);
       const target = path.join(temp, file.path);
       fs.mkdirSync(path.dirname(target), { recursive: true });
       fs.writeFileSync(target, content, { mode: file.executable ? 0o755 : 0o644 });

@@ -29,7 +29,8 @@ export function nativeCacheCandidates(env: NodeJS.ProcessEnv = process.env): Nat
   if (home) candidates.push({ base: path.join(home, ".cache", "lorehold"), origin: "HOME", mustBePrivate: false });
 
   const uid = typeof process.getuid === "function" ? process.getuid() : "user";
-  candidates.push({ base: path.join(os.tmpdir(), `lorehold-${uid}`), origin: "TMPDIR", mustBePrivate: true });
+  const tmp = env.TMPDIR?.trim() || os.tmpdir();
+  candidates.push({ base: path.join(tmp, `lorehold-${uid}`), origin: "TMPDIR", mustBePrivate: true });
   return candidates;
 }
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { checkLoadable, checkPrivate } from "./checkLoadable.ts";
+import { checkCanExecuteIn, checkLoadable, checkPrivate } from "./checkLoadable.ts";
 import { extractNatives } from "./extractNatives.ts";
 import { nativeCacheCandidates } from "./nativeCacheCandidates.ts";
 import { nativeLayout, type NativeBundle } from "./nativeContract.ts";
@@ -48,14 +48,22 @@ export function prepareNatives(
     }
     try {
       const found = verifyNativeDir(dir, bundle);
-      if (found !== null) extractNatives(dir, bundle);
-      const unloadable = checkLoadable(dir, probe);
+      // An intact folder may sit on a read-only cache: check it without writing.
+      // Before extracting, check the mount with a tiny file instead of ~75 MB.
+      let unloadable: string | null;
+      if (found === null) unloadable = checkLoadable(dir, probe);
+      else {
+        fs.mkdirSync(candidate.base, { recursive: true, mode: 0o700 });
+        unloadable = checkCanExecuteIn(candidate.base);
+      }
       if (unloadable) {
         attempts.push({ dir, problem: `${candidate.origin}: ${unloadable}` });
         continue;
       }
+      if (found !== null) extractNatives(dir, bundle);
       return { source: "cache", dir, extracted: found !== null, extractReason: found, skipped: attempts };
     } catch (e) {
+      if (e instanceof NativeDirError) throw e; // not about this location: another one will not help
       attempts.push({ dir, problem: `${candidate.origin}: ${describeFsError(e)}` });
     }
   }

@@ -35,7 +35,8 @@ export class TransformersEmbedder implements Embedder {
     private extractor: Extractor | null,
   ) {}
 
-  static async load(dir: string): Promise<TransformersEmbedder> {
+  /** `threads`: ONNX Runtime intra-op threads (default: every core; pass the server's `threads` setting). */
+  static async load(dir: string, opts: { threads?: number } = {}): Promise<TransformersEmbedder> {
     const abs = resolve(dir);
     if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new Error(`Embedding model folder not found: ${abs}`);
     for (const f of ["config.json", "tokenizer.json"]) {
@@ -47,7 +48,7 @@ export class TransformersEmbedder implements Embedder {
     const { env, pipeline } = await import("@huggingface/transformers");
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
-    const threads = Math.max(1, availableParallelism());
+    const threads = Math.max(1, Math.floor(opts.threads ?? availableParallelism()));
     const extractor = await pipeline("feature-extraction", abs, {
       local_files_only: true,
       device: "cpu",

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Embedder } from "./Embedder.ts";
 import { Mutex, ReadWriteLock } from "./Mutex.ts";
 import { reciprocalRankFusion } from "./rrf.ts";
-import { CHUNK_COLUMNS, MEMORY_COLUMNS, chunkSchema, memorySchema, toStringArray } from "./schemas.ts";
+import { CHUNK_COLUMNS, MEMORY_COLUMNS, chunkSchema, memorySchema, toArrowTable, toStringArray } from "./schemas.ts";
 import { documentFilter, idsFilter, loreFilter, memoryFilter, projectFilter } from "./filters.ts";
 
 export interface ChunkRow {
@@ -79,10 +79,11 @@ const candidatesFor = (k: number) => Math.min(Math.max(k * 4, 20), 200);
 // waits for optimize(). optimize() compacts fragments and folds new rows into the FTS and
 // scalar indexes; it costs ~75 ms on 30k rows after a few small writes, so it runs after a
 // burst of writes (or once writes go quiet), not after each one.
-const OPTIMIZE_AFTER_COMMITS = 32;
+const OPTIMIZE_AFTER_COMMITS = 64;
 const OPTIMIZE_IDLE_MS = 2_000;
-// Versions a search might still be reading are kept this long after they stop being current.
-const KEEP_OLD_VERSIONS_MS = 10 * 60_000;
+// Versions a search might still be reading are kept this long after they stop being current
+// (searches take milliseconds; a longer window only keeps compacted-away files on disk).
+const KEEP_OLD_VERSIONS_MS = 60_000;
 
 /** Rows per batch when copying into a new generation. */
 const REEMBED_BATCH = 256;
@@ -173,7 +174,7 @@ export class VectorStore {
     await this.locks.chunks.run(async () => {
       for (const g of this.writeTargets()) {
         const vectors = await vectorsFor(g, texts, pre);
-        const data = rows.map((r, i) => chunkRecord(r, vectors?.[i] ?? null));
+        const data = asData(g, "chunks", rows.map((r, i) => chunkRecord(r, vectors?.[i] ?? null)));
         await g.chunkGate.write(async () => {
           if ((await g.chunks.countRows(where)) === 0) {
             await g.chunks.add(data);
@@ -276,7 +277,7 @@ export class VectorStore {
     await this.locks.memories.run(async () => {
       for (const g of this.writeTargets()) {
         const vectors = await vectorsFor(g, texts, pre);
-        const data = rows.map((r, i) => memoryRecord(r, vectors?.[i] ?? null));
+        const data = asData(g, "memories", rows.map((r, i) => memoryRecord(r, vectors?.[i] ?? null)));
         await g.memories.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
       }
     });
@@ -408,7 +409,7 @@ export class VectorStore {
         kind === "chunks"
           ? rows.map((r) => chunkRecord(toChunkRow(r), vectors.get(String(r.text))!))
           : rows.map((r) => memoryRecord(toMemoryRow(r), vectors.get(String(r.text))!));
-      await to[kind].add(data);
+      await to[kind].add(asData(to, kind, data));
     });
   }
 
@@ -537,6 +538,10 @@ async function vectorsFor(g: Generation, texts: string[], pre: PreEmbedded | nul
   if (!g.embedder) return null;
   if (pre && pre.embedderId === g.embedder.id) return pre.vectors;
   return g.embedder.embed(texts);
+}
+
+function asData(g: Generation, kind: Kind, records: Record<string, unknown>[]) {
+  return toArrowTable(kind === "chunks" ? chunkSchema(g.dims) : memorySchema(g.dims), records) ?? records;
 }
 
 async function optimizeTable(t: Table): Promise<void> {

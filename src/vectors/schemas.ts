@@ -1,4 +1,18 @@
-import { Field, FixedSizeList, Float32, Float64, Int32, List, Schema, Utf8 } from "apache-arrow";
+import {
+  Field,
+  FixedSizeList,
+  Float32,
+  Float64,
+  Int32,
+  List,
+  Schema,
+  Table as ArrowTable,
+  Utf8,
+  type Vector,
+  makeData,
+  makeVector,
+  vectorFromArray,
+} from "apache-arrow";
 
 const utf8List = () => new List(new Field("item", new Utf8(), true));
 // Nullable: a row written while the store has no usable embedder (see VectorStore "stale") has no vector yet;
@@ -40,4 +54,37 @@ export const MEMORY_COLUMNS = ["id", "projectId", "entityMindId", "playerId", "t
 export function toStringArray(v: unknown): string[] {
   if (v == null) return [];
   return Array.from(v as Iterable<unknown>, (x) => String(x));
+}
+
+/**
+ * Column-wise Arrow table for LanceDB writes. Handing LanceDB plain row objects
+ * makes it infer and build every column cell by cell; building the vector column
+ * from one flat Float32Array halves the cost of a 20-chunk write (~20 → ~11 ms).
+ * Returns null when some vector is missing (a "stale" store): callers then pass
+ * plain rows and let LanceDB build the null bitmap.
+ */
+export function toArrowTable(schema: Schema, rows: Record<string, unknown>[]): ArrowTable | null {
+  const vectorField = schema.fields.find((f) => f.name === "vector")!;
+  const vecType = vectorField.type as FixedSizeList;
+  const dims = vecType.listSize;
+  const flat = new Float32Array(rows.length * dims);
+  for (let i = 0; i < rows.length; i++) {
+    const v = rows[i].vector as Float32Array | null;
+    if (!v) return null;
+    if (v.length !== dims) throw new Error(`Vector of ${v.length} dims where ${dims} are expected`);
+    flat.set(v, i * dims);
+  }
+  const columns: Record<string, Vector> = {};
+  for (const f of schema.fields) {
+    if (f.name === "vector") {
+      const child = makeData({ type: new Float32(), length: flat.length, data: flat });
+      columns[f.name] = makeVector(makeData({ type: vecType, length: rows.length, nullCount: 0, child }));
+    } else {
+      columns[f.name] = vectorFromArray(
+        rows.map((r) => r[f.name] ?? null),
+        f.type,
+      );
+    }
+  }
+  return new ArrowTable(schema, columns);
 }

@@ -176,6 +176,16 @@ describe("reservations", () => {
     expect(settle(fx.ctx, fresh.reservationId, C)).toEqual({ charged: C, refunded: 2 * C });
     expect(expectReconciled(teamId).available).toBe(9 * C);
   });
+
+  test("expireStaleReservations can be limited to one purpose", () => {
+    const { teamId } = fx.team(10);
+    const scan = reserve(fx.ctx, { teamId, amount: 4 * C, purpose: "scan" });
+    reserve(fx.ctx, { teamId, amount: 3 * C, purpose: "interaction" });
+    fx.clock.advance(60 * 60_000);
+    expect(expireStaleReservations(fx.ctx, 15 * 60_000, { purpose: "interaction" })).toBe(1);
+    expect(getBalance(fx.ctx, teamId).available).toBe(6 * C); // the scan's hold stands
+    expect(settle(fx.ctx, scan.reservationId, C)).toEqual({ charged: C, refunded: 3 * C });
+  });
 });
 
 describe("plans and the monthly reset", () => {

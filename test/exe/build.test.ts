@@ -154,7 +154,7 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
     expect(run.result.checks.transformers.missingModel).toContain("not found");
     if (embeddingModel) expect(run.result.checks.transformers.embedding).toEqual({ dims: 32, norm: 1 });
     else expect(run.result.checks.transformers.embedding).toStartWith("skipped");
-  }, 90_000);
+  }, 180_000);
 
   test("second start reuses the extraction", () => {
     const home = freshHome("main");
@@ -164,7 +164,7 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
     expectAllChecksPass(run);
     expect(run.result.native).toMatchObject({ source: "cache", extracted: false, extractReason: null });
     expect(run.result.native.prepareMs).toBeLessThan(1000);
-  }, 60_000);
+  }, 120_000);
 
   test("a corrupted extracted library is detected and re-extracted", () => {
     const home = freshHome("main");
@@ -179,7 +179,7 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
     expect(run.result.native.extracted).toBe(true);
     expect(run.result.native.extractReason).toBe("llama/linux-x64/libllama.v0.5.0.so is corrupted (checksum mismatch)");
     expect(runProbe({ home }).result.native.extracted).toBe(false);
-  }, 90_000);
+  }, 180_000);
 
   test("an interrupted extraction (files but no manifest, a truncated file) is redone", () => {
     const home = freshHome("main");
@@ -190,7 +190,7 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
     const run = runProbe({ home });
     expectAllChecksPass(run);
     expect(run.result.native).toMatchObject({ extracted: true, extractReason: "incomplete (no manifest.json)" });
-  }, 90_000);
+  }, 180_000);
 
   test("two first starts at the same time both succeed", async () => {
     const home = freshHome("race");
@@ -204,7 +204,7 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
     }
     const leftovers = fs.readdirSync(path.join(home, ".cache", "lorehold"));
     expect(leftovers.filter((n) => n.includes(".tmp-") || n.includes(".old-"))).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 
   test("a native/ folder beside the executable is used in place", () => {
     const extracted = nativeDirOf(runProbe({ home: freshHome("main") }));
@@ -221,7 +221,7 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
     expect(run.result.native).toMatchObject({ source: "beside", dir: path.join(besideDir, "native"), extracted: false });
     expect(fs.existsSync(path.join(home, ".cache", "lorehold"))).toBe(false);
     fs.rmSync(besideDir, { recursive: true, force: true });
-  }, 60_000);
+  }, 120_000);
 
   test("an unusable LOREHOLD_NATIVE_DIR fails at once with an error naming it", () => {
     const blocker = path.join(work, "not-a-dir");
@@ -252,7 +252,7 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
       Bun.spawnSync(["umount", mountPoint]);
       fs.rmSync(mountPoint, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 function canMountTmpfs(): boolean {

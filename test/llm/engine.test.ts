@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { setDefaultTimeout, afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import type { ChatMessage } from "../../src/llm/types.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
+
+// Model tests share 2 cores with whatever else runs: generous per-test limit.
+setDefaultTimeout(30_000);
 
 // Real llama.cpp on the random-weight tiny model the suite writes itself. Its replies are
 // gibberish; `minTokens` keeps it from ending a reply at once when a test needs tokens.
@@ -13,7 +16,7 @@ const system = (who: string): ChatMessage => ({
 });
 
 beforeAll(async () => {
-  engine = await LlmEngine.load({ modelPath: ensureTinyModel(), threads: 2, parallel: 4, contextSize: 512 });
+  engine = await LlmEngine.load({ modelPath: ensureTinyModel(), threads: 1, parallel: 4, contextSize: 512 });
 });
 
 afterAll(async () => {

@@ -1,12 +1,15 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { setDefaultTimeout, afterEach, describe, expect, test } from "bun:test";
 import { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import type { ChatMessage, GenerateRequest } from "../../src/llm/types.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 
+// Model tests share 2 cores with whatever else runs: generous per-test limit.
+setDefaultTimeout(30_000);
+
 // Real llama.cpp on the tiny random model: sequence pool, queue, batching and shutdown.
 const engines: LlmEngine[] = [];
 async function load(parallel: number): Promise<LlmEngine> {
-  const engine = await LlmEngine.load({ modelPath: ensureTinyModel(), threads: 2, parallel, contextSize: 512 });
+  const engine = await LlmEngine.load({ modelPath: ensureTinyModel(), threads: 1, parallel, contextSize: 512 });
   engines.push(engine);
   return engine;
 }
@@ -93,7 +96,7 @@ describe("batched decoding", () => {
 
 describe("dispose", () => {
   test("aborts in-flight generations, then refuses new ones", async () => {
-    const engine = await LlmEngine.load({ modelPath: ensureTinyModel(), threads: 2, parallel: 1, contextSize: 512 });
+    const engine = await LlmEngine.load({ modelPath: ensureTinyModel(), threads: 1, parallel: 1, contextSize: 512 });
     let tokens = 0;
     let disposing: Promise<void> | null = null;
     const running = engine.generate(

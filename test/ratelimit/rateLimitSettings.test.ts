@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../../src/core/clock.ts";
 import { ApiError } from "../../src/core/errors.ts";
@@ -7,8 +8,6 @@ import { openDatabase } from "../../src/db/openDatabase.ts";
 import { createProject } from "../../src/projects/projectService.ts";
 import { RateLimiter } from "../../src/ratelimit/RateLimiter.ts";
 import { readRateLimits, setRateLimits } from "../../src/ratelimit/rateLimitSettings.ts";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 
 const dir = mkdtempSync(join(tmpdir(), "lorehold-ratelimit-"));
 const path = join(dir, "lorehold.db");

@@ -30,7 +30,7 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
   while (stack.length) {
     const { value, key, isRoot } = stack.pop()!;
     if (typeof value === "string") {
-      if (key !== null && looksLikeWords(value)) out.add({ title: key, text: clean(value), kind: opts.stringKind, quiet: true });
+      if (looksLikeWords(value)) out.add({ title: key, text: clean(value), kind: opts.stringKind, quiet: true });
       continue;
     }
     if (!value || typeof value !== "object") continue;

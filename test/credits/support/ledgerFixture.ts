@@ -1,11 +1,10 @@
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../../../src/core/clock.ts";
 import type { ServiceContext } from "../../../src/core/context.ts";
 import { openDatabase } from "../../../src/db/openDatabase.ts";
 import { createProject } from "../../../src/projects/projectService.ts";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 
 export const C = 1_000_000; // microcredits per credit
 

@@ -6,7 +6,7 @@ import { SKIP, countDigits, countLetters } from "../text.ts";
  * RFC 4180 reader: quoted fields may hold the delimiter, newlines and doubled quotes.
  * Single pass, so multi-megabyte sheets stay linear. Throws on an unterminated quote.
  */
-export function readDelimited(content: string, delimiter: string): string[][] {
+export function readDelimited(content: string, delimiter: string, quoting = true): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = "";
@@ -15,7 +15,7 @@ export function readDelimited(content: string, delimiter: string): string[][] {
   const n = content.length;
   while (i < n) {
     const c = content[i];
-    if (atFieldStart && c === '"') {
+    if (quoting && atFieldStart && c === '"') {
       const start = i;
       i++;
       let value = "";
@@ -74,8 +74,12 @@ export function extractDelimited(content: string, delimiter: string, out: Sectio
   try {
     rows = readDelimited(content, delimiter);
   } catch (e) {
-    out.skipFile(SKIP.parse((e as Error).message));
-    return;
+    // TSV has no quoting rule of its own: a stray quote in a tab-separated line is just text.
+    if (delimiter !== "\t") {
+      out.skipFile(SKIP.parse((e as Error).message));
+      return;
+    }
+    rows = readDelimited(content, delimiter, false);
   }
   if (rows.length < 2) {
     out.skipFile(rows.length === 0 ? SKIP.empty : SKIP.noProse);

@@ -1,0 +1,51 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../app/App.ts";
+import { ApiError } from "../../core/errors.ts";
+import { interactionCostMicro, microToCredits } from "../../credits/prices.ts";
+import { prepareTurn, tokenCounter } from "../../npc/prepareTurn.ts";
+import { validateInteract } from "../../npc/validateInteract.ts";
+import { projectParam } from "../adminGuard.ts";
+import { adminDetail } from "./crud.ts";
+
+/**
+ * The retrieval trace: what the model would see for this request and why,
+ * without generating or charging. Studios debug their lore with it; it is
+ * also how knowledge scoping is shown from outside.
+ */
+export function previewRoutes(ctx: AppContext) {
+  return new Elysia({ name: "admin-preview" }).post(
+    "/projects/:projectId/interact-preview",
+    async ({ params, request }) => {
+      const projectId = projectParam(ctx, params.projectId);
+      let raw: unknown;
+      try {
+        raw = JSON.parse(await request.text());
+      } catch {
+        throw new ApiError(400, "Invalid request", { details: ["body: malformed JSON"] });
+      }
+      const req = validateInteract(raw);
+      const p = await prepareTurn(ctx, projectId, req);
+      const promptTokens = ctx.llm ? ctx.llm.countChatTokens(p.messages) : p.messages.reduce((n, m) => n + tokenCounter(ctx)(m.content) + 8, 0);
+      const newIds = new Set(p.newLore.map((l) => l.chunkId));
+      const earlier = p.history.flatMap((m) => m.notes?.lore ?? []).filter((l) => !newIds.has(l.chunkId));
+      return {
+        prompt: p.messages,
+        lore: [
+          ...p.newLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: l.score, tags: l.tags, turn: "this" as const })),
+          ...earlier.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "earlier" as const })),
+        ],
+        memories: p.history.flatMap((m) => m.notes?.memories ?? []).concat(p.newMemories),
+        warnings: p.warnings,
+        visibleTags: p.visible,
+        promptTokens,
+        replyTokens: p.replyTokens,
+        estimatedCredits: microToCredits(interactionCostMicro(ctx.config.prices, promptTokens, p.replyTokens)),
+      };
+    },
+    {
+      parse: "none",
+      params: t.Object({ projectId: t.String() }),
+      detail: adminDetail("Preview an interaction: the prompt, the lore retrieved and why, memories, warnings and the cost estimate; nothing is generated or charged"),
+    },
+  );
+}

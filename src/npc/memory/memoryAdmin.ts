@@ -1,0 +1,70 @@
+import type { AppContext } from "../../app/App.ts";
+import { nowIso, type ServiceContext } from "../../core/context.ts";
+import { parseJsonColumn } from "../../core/json.ts";
+import { writeTx } from "../../db/openDatabase.ts";
+import { playerMemories } from "./memoryRows.ts";
+import { addTombstones, ensureTombstoneTable, purgeErasedMemories } from "./tombstones.ts";
+import type { Memory } from "./types.ts";
+
+// A player's data per project: list, export, erase (DESIGN.md "Sessions and memory":
+// a player's right to be forgotten). Plain services: the admin routes and the CLI call them.
+
+export interface PlayerExport {
+  playerId: string;
+  exportedAt: string;
+  memories: Memory[];
+  sessions: { entityMindId: string; messages: unknown[]; updatedAt: string }[];
+}
+
+export interface EraseResult {
+  memoriesDeleted: number;
+  sessionsDeleted: number;
+}
+
+/** A player's memories in a project (optionally with one mind), oldest first, ties by id. */
+export function listMemories(ctx: ServiceContext, projectId: string, playerId: string, opts: { mindId?: string } = {}): Memory[] {
+  return playerMemories(ctx.db, projectId, playerId, opts.mindId);
+}
+
+/** Everything the server keeps about a player in a project: memories and live sessions. */
+export function exportPlayerData(ctx: ServiceContext, projectId: string, playerId: string): PlayerExport {
+  return ctx.db.transaction(() => {
+    const sessions = ctx.db
+      .query<{ mind_id: string; messages: string; updated_at: string }, [string, string]>(
+        "SELECT mind_id, messages, updated_at FROM sessions WHERE project_id = ? AND player_id = ? ORDER BY mind_id",
+      )
+      .all(projectId, playerId)
+      .map((r) => ({ entityMindId: r.mind_id, messages: parseJsonColumn<unknown[]>(r.messages, []), updatedAt: r.updated_at }));
+    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions };
+  })();
+}
+
+/**
+ * Deletes a player's memories and sessions from SQLite and leaves a tombstone
+ * per memory for the vector purge. This is all the CLI may do (only the server
+ * writes LanceDB); the server's purgeErasedMemories job removes the vectors.
+ */
+export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId: string): EraseResult & { memoryIds: string[] } {
+  ensureTombstoneTable(ctx.db);
+  return writeTx(ctx.db, () => {
+    const ids = ctx.db
+      .query<{ id: string }, [string, string]>("SELECT id FROM memories WHERE project_id = ? AND player_id = ? ORDER BY id")
+      .all(projectId, playerId)
+      .map((r) => r.id);
+    addTombstones(ctx.db, projectId, ids, nowIso(ctx));
+    ctx.db.query("DELETE FROM memories WHERE project_id = ? AND player_id = ?").run(projectId, playerId);
+    const sessions = ctx.db.query("DELETE FROM sessions WHERE project_id = ? AND player_id = ?").run(projectId, playerId);
+    return { memoriesDeleted: ids.length, sessionsDeleted: sessions.changes, memoryIds: ids };
+  });
+}
+
+/**
+ * The right to be forgotten, in the server: SQLite rows first (retrieval stops
+ * seeing them at once), then the LanceDB vectors. If the vector delete fails,
+ * the tombstones stay and the purge job retries; the error is still thrown.
+ */
+export async function erasePlayer(ctx: Pick<AppContext, "db" | "clock" | "vectors">, projectId: string, playerId: string): Promise<EraseResult> {
+  const r = erasePlayerRows(ctx, projectId, playerId);
+  if (r.memoryIds.length) await purgeErasedMemories(ctx, { only: { projectId, ids: r.memoryIds } });
+  return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted };
+}

@@ -1,0 +1,132 @@
+import { newId } from "../../core/ids.ts";
+import { nowIso } from "../../core/context.ts";
+import { writeTx } from "../../db/openDatabase.ts";
+import { Mutex } from "../../vectors/Mutex.ts";
+import { normaliseMemoryText } from "./memoryText.ts";
+import { memoryExists, memoryInScope, scopeMemories, toVectorRow } from "./memoryRows.ts";
+import { sanitiseDrafts, unionTopics } from "./sanitiseDrafts.ts";
+import { MAX_STORED_TOPICS, type Memory, type MemoryContext, type MemoryDraft, type MemoryScope } from "./types.ts";
+
+/**
+ * Cosine similarity at or above which a draft is the same memory as a stored one.
+ * Conservative on purpose: merging keeps only the newer text, so two distinct
+ * facts must never merge. With the built-in hashing embedder a rewording that
+ * adds or drops a word or two of a sentence scores ~0.9–0.97, while "name is
+ * Ada" vs "name is Bram" scores ~0.77 and "likes" vs "hates" ~0.70; a sentence
+ * embedder scores true paraphrases ≥ 0.9 too.
+ */
+export const MERGE_SIMILARITY = 0.9;
+
+/** Stored memories compared by vector with each draft. */
+const MERGE_CANDIDATES = 5;
+
+// One store at a time per (project, mind, player): a draft must see the memories the
+// previous one wrote (its merge target may be a memory created a moment ago).
+const scopeLocks = new Map<string, { mutex: Mutex; users: number }>();
+
+async function withScopeLock<T>(s: MemoryScope, fn: () => Promise<T>): Promise<T> {
+  const key = JSON.stringify([s.projectId, s.mindId, s.playerId]);
+  let entry = scopeLocks.get(key);
+  if (!entry) scopeLocks.set(key, (entry = { mutex: new Mutex(), users: 0 }));
+  entry.users++;
+  try {
+    return await entry.mutex.run(fn);
+  } finally {
+    if (--entry.users === 0) scopeLocks.delete(key);
+  }
+}
+
+/**
+ * Stores a session's memories (SQLite, then the LanceDB copy). A draft that is
+ * a near-duplicate of a memory of the same (project, mind, player), by
+ * normalised-text equality or a vector similarity ≥ MERGE_SIMILARITY, merges
+ * into it: the newer text is kept, importance = max, topics = union (oldest
+ * first, at most 16), updatedAt bumped, id and createdAt unchanged. Drafts are
+ * sanitised first (clamped, deduplicated). Returns each stored or merged memory
+ * once, in the order first touched. A LanceDB failure is thrown after the
+ * SQLite rows are written (the memory then exists without a vector: default
+ * retrieval still finds it).
+ */
+export async function storeMemories(
+  ctx: MemoryContext,
+  input: { projectId: string; mindId: string; playerId: string; drafts: MemoryDraft[] },
+): Promise<Memory[]> {
+  const drafts = sanitiseDrafts(input.drafts, Number.POSITIVE_INFINITY);
+  if (!drafts.length) return [];
+  const scope: MemoryScope = { projectId: input.projectId, mindId: input.mindId, playerId: input.playerId };
+  return withScopeLock(scope, async () => {
+    const touched = new Map<string, Memory>();
+    for (const draft of drafts) {
+      const targetId = await findDuplicate(ctx, scope, draft);
+      const stored = writeTx(ctx.db, () => writeDraft(ctx, scope, draft, targetId));
+      await ctx.vectors.upsertMemories([toVectorRow(scope.projectId, stored)]);
+      // An erase may have deleted the row while the vector was being written (its
+      // purge may already have run): never leave a vector without its row.
+      if (!memoryExists(ctx.db, stored.id)) {
+        await ctx.vectors.deleteMemories({ projectId: scope.projectId, ids: [stored.id] });
+        touched.delete(stored.id);
+        continue;
+      }
+      touched.set(stored.id, stored); // an existing key keeps its place: order is first touched
+    }
+    return [...touched.values()];
+  });
+}
+
+/** The id of the stored memory `draft` duplicates, or null. */
+async function findDuplicate(ctx: MemoryContext, s: MemoryScope, draft: MemoryDraft): Promise<string | null> {
+  const key = normaliseMemoryText(draft.text);
+  const existing = scopeMemories(ctx.db, s);
+  const same = existing.find((m) => normaliseMemoryText(m.text) === key);
+  if (same) return same.id;
+  if (!existing.length) return null;
+  const live = new Set(existing.map((m) => m.id));
+  const hits = await ctx.vectors.searchMemories({
+    projectId: s.projectId,
+    entityMindId: s.mindId,
+    playerId: s.playerId,
+    query: draft.text,
+    k: MERGE_CANDIDATES,
+  });
+  // Only hits whose SQLite row still exists; best score first, ties by id.
+  const best = hits
+    .filter((h) => live.has(h.id) && h.score >= MERGE_SIMILARITY)
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0];
+  return best?.id ?? null;
+}
+
+/** Inside a write transaction: merges into `targetId` if it still exists, else inserts. */
+function writeDraft(ctx: MemoryContext, s: MemoryScope, draft: MemoryDraft, targetId: string | null): Memory {
+  const now = nowIso(ctx);
+  const target = targetId ? memoryInScope(ctx.db, s, targetId) : null;
+  if (target) {
+    const merged: Memory = {
+      ...target,
+      text: draft.text,
+      importance: Math.max(target.importance, draft.importance),
+      topics: unionTopics(target.topics, draft.topics, MAX_STORED_TOPICS),
+      updatedAt: now,
+    };
+    ctx.db
+      .query("UPDATE memories SET text = ?, importance = ?, topics = ?, updated_at = ? WHERE id = ?")
+      .run(merged.text, merged.importance, JSON.stringify(merged.topics), merged.updatedAt, merged.id);
+    return merged;
+  }
+  const m: Memory = {
+    id: newId("mem"),
+    text: draft.text,
+    importance: draft.importance,
+    topics: draft.topics,
+    createdAt: now,
+    updatedAt: now,
+    entityMindId: s.mindId,
+    playerId: s.playerId,
+  };
+  ctx.db
+    .query(
+      `INSERT INTO memories (id, project_id, mind_id, player_id, text, importance, topics, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(m.id, s.projectId, s.mindId, s.playerId, m.text, m.importance, JSON.stringify(m.topics), m.createdAt, m.updatedAt);
+  return m;
+}
