@@ -23,6 +23,7 @@ import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
 import { opsRoutes } from "../ops/opsRoutes.ts";
 import { npcRoutes } from "../npc/npcRoutes.ts";
+import { scannerRoutes } from "../scanner/scannerRoutes.ts";
 import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 
@@ -159,6 +160,7 @@ export class App {
     return [
       { mount: "v1", plugin: npcRoutes({ ...this.ctx, limiter: this.limiter, metrics: this.metrics }) },
       { mount: "v1", plugin: loreRoutes(this.ctx) },
+      { mount: "v1", plugin: scannerRoutes(this.ctx) },
       { mount: "root", plugin: opsRoutes({ metrics: this.metrics, readiness: () => this.readiness() }) },
       { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx), previewRoutes(this.ctx)]) },
     ];

@@ -3,6 +3,7 @@ import type { AppContext } from "../app/App.ts";
 import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { runIndexer } from "../lore/indexer/indexerJob.ts";
 import { expireStaleReservations, resetMonthlyAllotments } from "../credits/ledger.ts";
+import { registerScannerJobs } from "../scanner/scannerJobs.ts";
 
 /** Reservations older than this are released (a crash between reserve and settle). */
 const STALE_RESERVATION_MS = 15 * 60_000;
@@ -12,6 +13,12 @@ export function registerJobs(s: Scheduler, ctx: AppContext & { limiter: RateLimi
   s.register({ name: "indexer", schedule: "*/2 * * * * *", runOnStart: true, run: (signal) => runIndexer(ctx, signal) });
   // On the 1st of each month (UTC), and at boot to catch up after downtime; idempotent.
   s.register({ name: "allotment-reset", schedule: "5 0 0 1 * *", runOnStart: true, run: async () => resetMonthlyAllotments(ctx) });
-  s.register({ name: "reservation-expiry", schedule: "0 */5 * * * *", run: async () => ({ released: expireStaleReservations(ctx, STALE_RESERVATION_MS) }) });
+  // Only interaction holds: a scan's hold lives until its job ends (the scanner's own sweep refunds it after 24 h).
+  s.register({
+    name: "reservation-expiry",
+    schedule: "0 */5 * * * *",
+    run: async () => ({ released: expireStaleReservations(ctx, STALE_RESERVATION_MS, { purpose: "interaction" }) }),
+  });
   s.register({ name: "rate-limit-prune", schedule: "30 * * * * *", run: async () => ctx.limiter.prune() });
+  registerScannerJobs(s, ctx);
 }

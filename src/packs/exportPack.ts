@@ -79,7 +79,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
   const relationships: PackRelationship[] = snap.relationships
     .map((r) =>
       compact({
-        key: r.key,
+        key: snap.relationshipKeys.keyOf.get(r.id),
         from: mindKey(r.fromId),
         to: mindKey(r.toId),
         type: r.type as PackRelationship["type"],

@@ -81,14 +81,27 @@ export interface ProjectSnapshot {
   documents: Keyed<DocumentRow>;
   minds: Keyed<MindRow>;
   types: Keyed<TypeRow>;
+  /** every relationship, in creation order */
   relationships: RelationshipRow[];
+  /** relationships by key: stored keys, and generated ones for key-less repeats of one (from, to, type) */
+  relationshipKeys: Keyed<RelationshipRow>;
+  /** the other key-less relationships, by relationshipIdentity */
+  keylessRelationships: Map<string, RelationshipRow>;
+}
+
+/** What identifies a key-less relationship: its minds and its type. */
+export function relationshipIdentity(fromId: string, toId: string, type: string | null, customTypeId: string | null): string {
+  return `${fromId}|${toId}|${type ?? ""}|${customTypeId ?? ""}`;
 }
 
 /** What a project that does not exist yet will hold: its default tags. */
 export function newProjectSnapshot(): ProjectSnapshot {
   const tags = new Map(DEFAULT_TAGS.map((name) => [name, { id: "", name, color: null, isDefault: true }]));
   const none = () => new Keyed(new Map());
-  return { tags, tagNameOf: new Map(), locations: none(), documents: none(), minds: none(), types: none(), relationships: [] };
+  return {
+    tags, tagNameOf: new Map(), locations: none(), documents: none(), minds: none(), types: none(),
+    relationships: [], relationshipKeys: none(), keylessRelationships: new Map(),
+  };
 }
 
 export function loadSnapshot(ctx: ServiceContext, projectId: string): ProjectSnapshot {
@@ -156,13 +169,32 @@ export function loadSnapshot(ctx: ServiceContext, projectId: string): ProjectSna
     )
     .all(projectId);
 
+  const mindKeys = new Keyed(assignKeys(minds, (r) => r.entityName, "mind"));
+  const typeKeys = new Keyed(assignKeys(types, (r) => r.name, "type"));
+  // A pack names a key-less relationship by (from, to, type); when the admin API made several
+  // alike, the first keeps that identity and the others get generated keys.
+  const keylessRelationships = new Map<string, RelationshipRow>();
+  const needKeys: RelationshipRow[] = [];
+  for (const r of relationships) {
+    if (r.key !== null) needKeys.push(r);
+    else {
+      const identity = relationshipIdentity(r.fromId, r.toId, r.type, r.customTypeId);
+      if (keylessRelationships.has(identity)) needKeys.push(r);
+      else keylessRelationships.set(identity, r);
+    }
+  }
+  const relName = (r: RelationshipRow) =>
+    `${mindKeys.keyOf.get(r.fromId)} ${mindKeys.keyOf.get(r.toId)} ${r.type ?? typeKeys.keyOf.get(r.customTypeId!)}`;
+
   return {
     tags,
     tagNameOf: new Map(tagRows.map((t) => [t.id, t.name])),
     locations: new Keyed(assignKeys(locations, (r) => r.name, "location")),
     documents: new Keyed(assignKeys(documents, (r) => r.name, "document")),
-    minds: new Keyed(assignKeys(minds, (r) => r.entityName, "mind")),
-    types: new Keyed(assignKeys(types, (r) => r.name, "type")),
+    minds: mindKeys,
+    types: typeKeys,
     relationships,
+    relationshipKeys: new Keyed(assignKeys(needKeys, relName, "relationship")),
+    keylessRelationships,
   };
 }

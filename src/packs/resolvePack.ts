@@ -2,7 +2,7 @@ import { newId } from "../core/ids.ts";
 import { isPlainObject, type Problems } from "../lore/validate/fields.ts";
 import { validateSettingsPatch } from "../projects/settings.ts";
 import { KeySchema } from "./packSchema.ts";
-import type { DocumentRow, LocationRow, MindRow, ProjectSnapshot, RelationshipRow, TagRow, TypeRow } from "./projectSnapshot.ts";
+import { relationshipIdentity, type DocumentRow, type LocationRow, type MindRow, type ProjectSnapshot, type RelationshipRow, type TagRow, type TypeRow } from "./projectSnapshot.ts";
 
 /**
  * The second half of pack validation (the first is checkShape): duplicate
@@ -265,10 +265,7 @@ function resolveRelationships(
   typeRef: (path: string, v: unknown) => string | null,
   p: Problems,
 ): RelationshipPlan[] {
-  const byKey = new Map(snap.relationships.filter((r) => r.key !== null).map((r) => [r.key!, r]));
-  // Key-less relationships are identified by (from, to, type): match the project's key-less ones so.
-  const identity = (fromId: string, toId: string, type: string | null, customTypeId: string | null) => `${fromId}|${toId}|${type ?? ""}|${customTypeId ?? ""}`;
-  const keyless = new Map(snap.relationships.filter((r) => r.key === null).map((r) => [identity(r.fromId, r.toId, r.type, r.customTypeId), r]));
+  // Key-less relationships are identified by (from, to, type): they match the project's key-less ones so.
   const seen = new Set<string>();
   const out: RelationshipPlan[] = [];
   for (const { index, v } of relEntries) {
@@ -288,14 +285,14 @@ function resolveRelationships(
     if (!fromId || !toId || (!type && !customTypeId) || (hasType && hasCustom)) continue;
     const label = key ?? `${v.from}->${v.to}:${type ?? v.customType}`;
     let existing: RelationshipRow | null;
-    if (key !== null) existing = byKey.get(key) ?? null;
+    if (key !== null) existing = snap.relationshipKeys.byKey.get(key) ?? null;
     else {
       if (seen.has(label)) {
         p.add(path, `duplicate relationship '${label}' (give the relationships keys to have several of one kind)`);
         continue;
       }
       seen.add(label);
-      existing = keyless.get(identity(fromId, toId, type, customTypeId)) ?? null;
+      existing = snap.keylessRelationships.get(relationshipIdentity(fromId, toId, type, customTypeId)) ?? null;
     }
     out.push({ label, id: existing?.id ?? newId("rel"), existing, key, fromId, toId, type, customTypeId, description: nullableText(v.description) });
   }
