@@ -4,6 +4,7 @@ import type { Config } from "../config/config.ts";
 import { requireAdmin } from "./adminGuard.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { loreResourceRoutes } from "./routes/loreResources.ts";
+import { operationsRoutes } from "./routes/operations.ts";
 
 /** /admin/v1: authoring and operations, guarded by the admin token. */
 export function adminRoutes(ctx: ServiceContext, config: Config, extra: Elysia<any, any, any, any, any, any, any>[] = []) {
@@ -12,7 +13,8 @@ export function adminRoutes(ctx: ServiceContext, config: Config, extra: Elysia<a
       requireAdmin(ctx, config.adminToken, headers.authorization);
       return {};
     })
-    .use(projectRoutes(ctx, config));
+    .use(projectRoutes(ctx, config))
+    .use(operationsRoutes(ctx));
   for (const r of loreResourceRoutes(ctx)) app = app.use(r);
   for (const r of extra) app = app.use(r);
   return app;

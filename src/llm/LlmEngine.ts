@@ -14,6 +14,7 @@ import {
   type LlamaContextSequence,
   type LlamaGrammar,
   type LlamaModel,
+  type Token,
 } from "node-llama-cpp";
 import { cleanReply, ROLE_MARKERS } from "./cleanReply.ts";
 import { DecodeBatcher } from "./DecodeBatcher.ts";
@@ -310,7 +311,7 @@ export class LlmEngine {
     if (!this.eogBias) {
       const bias = new TokenBias(this.model.tokenizer);
       const map = (bias as unknown as { _biases?: Map<number, number> })._biases;
-      const never = (token: number) => (map ? map.set(token, -Infinity) : bias.set(token, "never"));
+      const never = (token: Token) => (map ? map.set(token, -Infinity) : bias.set(token, "never"));
       for (const token of this.model.iterateAllTokens()) if (this.model.isEogToken(token)) never(token);
       for (const marker of ROLE_MARKERS) {
         const tokens = this.model.tokenize(marker, true);

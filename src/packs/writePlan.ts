@@ -30,6 +30,10 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
     }
   }
 
+  // Names are unique per project and a pack may swap two types' names: park the renamed ones first.
+  for (const t of plan.types) {
+    if (t.existing && t.existing.name !== t.name) db.query("UPDATE relationship_types SET name = ? WHERE id = ?").run(`\u0000${t.id}`, t.id);
+  }
   for (const t of plan.types) {
     const cols = [
       t.key, t.name, t.description, t.color, t.isSymmetric ? 1 : 0, t.inverseTypeId,
@@ -41,7 +45,7 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
         `INSERT INTO relationship_types (key, name, description, color, is_symmetric, inverse_type_id, conflicts_with_built_in,
            conflicts_with_custom, id, project_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(...cols, t.id, projectId, now, now);
-    } else if (!same([e.key, e.name, e.description, e.color, e.isSymmetric ? 1 : 0, e.inverseTypeId, e.conflictsWithBuiltIn, e.conflictsWithCustom] as string[], [...cols] as string[])) {
+    } else if (e.name !== t.name || !same([e.key, e.name, e.description, e.color, e.isSymmetric ? 1 : 0, e.inverseTypeId, e.conflictsWithBuiltIn, e.conflictsWithCustom] as string[], [...cols] as string[])) {
       db.query(
         `UPDATE relationship_types SET key = ?, name = ?, description = ?, color = ?, is_symmetric = ?, inverse_type_id = ?,
            conflicts_with_built_in = ?, conflicts_with_custom = ?, updated_at = ? WHERE id = ?`,
@@ -55,7 +59,7 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
     if (!e) {
       db.query("INSERT INTO locations (key, name, description, document_id, id, project_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         .run(...cols, l.id, projectId, now, now);
-    } else if (!same([e.key, e.name, e.description, e.documentId] as string[], [...cols] as string[])) {
+    } else if (e.name !== t.name || !same([e.key, e.name, e.description, e.documentId] as string[], [...cols] as string[])) {
       db.query("UPDATE locations SET key = ?, name = ?, description = ?, document_id = ?, updated_at = ? WHERE id = ?").run(...cols, now, l.id);
     }
   }

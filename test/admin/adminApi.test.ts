@@ -137,3 +137,19 @@ describe("documents go through the indexer", () => {
     expect((await admin("POST", "/jobs/nope/run")).status).toBe(404);
   });
 });
+
+describe("credits and rate limits", () => {
+  test("show, grant, plan", async () => {
+    const show = await admin("GET", `/projects/${pid}/credits`);
+    expect(show.body).toEqual({ monthlyAllotment: 10000, allotmentRemaining: 10000, topUp: 0, available: 10000 });
+    expect((await admin("POST", `/projects/${pid}/credits/grant`, { credits: 2.5 })).body).toMatchObject({ topUp: 2.5, available: 10002.5 });
+    expect((await admin("PUT", `/projects/${pid}/credits/plan`, { monthly: 100 })).body).toEqual({ monthlyAllotment: 100, allotmentRemaining: 100, topUp: 2.5, available: 102.5 });
+    expect((await admin("POST", `/projects/${pid}/credits/grant`, { credits: 0 })).status).toBe(400);
+    expect((await admin("POST", `/projects/${pid}/credits/grant`, { credits: 1, extra: 1 })).status).toBe(400);
+  });
+  test("rate limits", async () => {
+    expect((await admin("GET", `/projects/${pid}/rate-limits`)).body).toEqual({ perPlayerPerMinute: 60, perProjectPerMinute: 200 });
+    expect((await admin("PATCH", `/projects/${pid}/rate-limits`, { perProjectPerMinute: 500 })).body).toEqual({ perPlayerPerMinute: 60, perProjectPerMinute: 500 });
+    expect((await admin("PATCH", `/projects/${pid}/rate-limits`, { perPlayerPerMinute: 0 })).status).toBe(400);
+  });
+});

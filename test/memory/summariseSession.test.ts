@@ -70,6 +70,7 @@ describe("summariseSession on real llama.cpp (tiny random model)", () => {
   test("one enormous message is cut to fit", async () => {
     const r = await summariseSession(llm, { mindName: "Garrick", playerId: "p1", messages: [{ role: "user", content: "dragon gold ".repeat(3000) }] }, { maxTokens: 48 });
     expectValidDrafts(r.memories);
+    expect(r.promptTokens).toBeGreaterThan(0);
     expect(r.promptTokens + 48).toBeLessThanOrEqual(llm.contextSize);
   });
 

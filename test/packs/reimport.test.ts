@@ -54,6 +54,19 @@ describe("re-import is idempotent by key", () => {
     expect(readSettings(ctx, first.projectId).maxSessionLength).toBe(40);
   });
 
+  test("two custom types may swap names", () => {
+    const ctx = newCtx();
+    const first = importPack(ctx, demo());
+    const pack = demo();
+    const [owes, holds] = [pack.relationshipTypes[0], pack.relationshipTypes[1]];
+    [owes.name, holds.name] = [holds.name, owes.name];
+    const again = importPack(ctx, pack, { projectId: first.projectId });
+    expect(again.ids).toEqual(first.ids);
+    const types = exportPack(ctx, first.projectId).relationshipTypes!;
+    expect(types.find((t) => t.key === "owes-debt")!.name).toBe("Holds the Debt Of");
+    expect(types.find((t) => t.key === "holds-debt")!.name).toBe("Owes a Debt To");
+  });
+
   test("a field left out of an entry is cleared (the pack describes the whole row); rows not in the pack stay", () => {
     const ctx = newCtx();
     const first = importPack(ctx, demo());

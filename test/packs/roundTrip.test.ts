@@ -24,9 +24,11 @@ function richWorld(ctx: TestCtx) {
   const rival = createRelationshipType(ctx, p, { name: "Grain Rival", color: "#123456", conflictsWithBuiltIn: ["ALLY"], conflictsWithCustom: [w.types.sworn] }).id;
   createRelationship(ctx, p, { key: "bread-war", fromEntityId: w.minds.garrick, toEntityId: w.minds.blank, customTypeId: rival, description: "Bread" });
   createRelationship(ctx, p, { fromEntityId: w.minds.elena, toEntityId: w.minds.garrick, type: "ALLY" });
+  // the admin API allows a second key-less FRIEND between the same two minds
+  const friendsAgain = createRelationship(ctx, p, { fromEntityId: w.minds.garrick, toEntityId: w.minds.elena, type: "FRIEND", description: "Still friends" }).id;
   updateTag(ctx, p, findTagByName(ctx, p, "history")!.id, { color: "#abcdef" });
   updateSettings(ctx, p, { maxSessionLength: 33, enhancedMemoryRetrieval: true });
-  return { ...w, mill, doc };
+  return { ...w, mill, doc, friendsAgain };
 }
 
 describe("export → import round trip", () => {
@@ -51,6 +53,10 @@ describe("export → import round trip", () => {
     });
     expect(pack.relationships).toContainEqual({ from: "elena", to: "blank", customType: "sworn" });
     expect(pack.relationships).toContainEqual({ key: "bread-war", from: "garrick", to: "blank", customType: "grain-rival", description: "Bread" });
+    expect(pack.relationships!.filter((r) => r.from === "garrick" && r.to === "elena")).toEqual([
+      { from: "garrick", to: "elena", type: "FRIEND", description: "Old friends" },
+      { key: "garrick-elena-friend", from: "garrick", to: "elena", type: "FRIEND", description: "Still friends" },
+    ]);
     expect(pack.minds!.find((m) => m.key === "elena")!.responseConfig).toEqual({ verbosity: "verbose", maxTokens: 123, temperature: 0.2 });
     // stable: a second export is the same text
     expect(serializePack(exportPack(ctx, w.projectId), "yaml")).toBe(serializePack(pack, "yaml"));
@@ -89,6 +95,7 @@ describe("export → import round trip", () => {
     expect(r.ids.documents["mill-ledger"]).toBe(w.doc);
     expect(r.ids.minds.garrick).toBe(w.minds.garrick);
     expect(r.ids.relationships["garrick->elena:FRIEND"]).toBe(w.relationships.friends);
+    expect(r.ids.relationships["garrick-elena-friend"]).toBe(w.friendsAgain);
     // the generated keys are now stored keys
     expect(ctx.db.query("SELECT key FROM locations WHERE id = ?").get(w.mill)).toEqual({ key: "old-mill" });
     expect(exportPack(ctx, w.projectId)).toEqual(first);

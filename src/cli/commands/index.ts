@@ -9,6 +9,7 @@ import {
 } from "./basics.ts";
 import { serveCommand } from "./serve.ts";
 import { memoryCommands } from "./memories.ts";
+import { creditsGrantCommand, creditsPlanCommand, creditsShowCommand, limitsSetCommand, settingsSetCommand } from "./operations.ts";
 
 /** Every CLI command, in the order `lorehold help` lists them. */
 export const COMMANDS: Command[] = [
@@ -19,5 +20,10 @@ export const COMMANDS: Command[] = [
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
+  creditsShowCommand,
+  creditsGrantCommand,
+  creditsPlanCommand,
+  settingsSetCommand,
+  limitsSetCommand,
   ...memoryCommands,
 ];

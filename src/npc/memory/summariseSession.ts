@@ -34,17 +34,13 @@ export const SUMMARY_SCHEMA = {
   required: ["memories"],
 } as const;
 
+// Short on purpose: it is paid for at every checkpoint, and small models follow short prompts better.
 function systemPrompt(mindName: string): string {
   return [
-    `You keep the long-term memory of ${mindName}, a character in a game.`,
-    `Read a conversation between ${mindName} and a player and write down what ${mindName} should remember about THIS PLAYER:`,
-    "what they said about themselves (name, origin, goals, likes, companions), promises and deals made with them, favours,",
-    `insults or help, and how they treated ${mindName}.`,
-    'One short self-contained sentence per memory, in the third person ("The player ...").',
-    "Importance: 1 = trivia, 5 = useful, 10 = life-changing. Topics: one to three lowercase words.",
-    `Leave out small talk, what ${mindName} told the player, and anything not about the player.`,
-    `At most ${MAX_MEMORIES_PER_SUMMARY} memories; an empty list when nothing is worth remembering.`,
-    'Answer with JSON only: {"memories": [{"text": "...", "importance": 5, "topics": ["..."]}]}',
+    `You keep ${mindName}'s memory of a player. From the conversation, list the facts worth remembering about THE PLAYER:`,
+    `who they are, what they want or like, promises and deals, and how they treated ${mindName}.`,
+    'One short sentence each ("The player ..."). importance: 1 trivia to 10 life-changing. topics: 1-3 lowercase words.',
+    `Skip small talk and anything not about the player. At most ${MAX_MEMORIES_PER_SUMMARY}; an empty list if none.`,
   ].join(" ");
 }
 
@@ -60,7 +56,7 @@ function transcript(mindName: string, messages: { role: "user" | "assistant"; co
 function promptFor(mindName: string, messages: { role: "user" | "assistant"; content: string }[]): ChatMessage[] {
   return [
     { role: "system", content: systemPrompt(mindName) },
-    { role: "user", content: `Conversation:\n${transcript(mindName, messages)}\n\nWrite the memories about the player as JSON.` },
+    { role: "user", content: `${transcript(mindName, messages)}\n\nMemories about the player, as JSON:` },
   ];
 }
 

@@ -1,0 +1,89 @@
+import { changePlan, grantCredits, showCredits } from "../../credits/creditsView.ts";
+import { resolveProject } from "../../projects/projectService.ts";
+import { updateSettings } from "../../projects/settings.ts";
+import { setRateLimits } from "../../ratelimit/rateLimitSettings.ts";
+import { intFlag, requireFlag } from "../args.ts";
+import { UsageError, type Command, type CommandContext } from "../cliTypes.ts";
+
+const project = (c: CommandContext, usage: string) => resolveProject(c.services(), requireFlag(c.flags, "project", usage));
+
+const lines = (o: Record<string, unknown>) =>
+  Object.entries(o)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("\n");
+
+export const creditsShowCommand: Command = {
+  name: "credits show",
+  usage: "lorehold credits show --project P [--data-dir DIR] [--json]",
+  summary: "the team's credits: monthly allotment, remaining, top-up, available",
+  run(c) {
+    const v = showCredits(c.services(), project(c, this.usage).id);
+    return { json: v, text: lines(v as unknown as Record<string, unknown>) };
+  },
+};
+
+export const creditsGrantCommand: Command = {
+  name: "credits grant",
+  usage: "lorehold credits grant --project P --credits N [--data-dir DIR] [--json]",
+  summary: "add top-up credits (never expire) to the project's team",
+  run(c) {
+    const n = intFlag(c.flags, "credits", this.usage);
+    if (n === undefined) throw new UsageError("missing --credits", this.usage);
+    const v = grantCredits(c.services(), project(c, this.usage).id, n);
+    return { json: v, text: lines(v as unknown as Record<string, unknown>) };
+  },
+};
+
+export const creditsPlanCommand: Command = {
+  name: "credits plan",
+  usage: "lorehold credits plan --project P --monthly N [--data-dir DIR] [--json]",
+  summary: "set the team's monthly allotment",
+  run(c) {
+    const n = intFlag(c.flags, "monthly", this.usage);
+    if (n === undefined) throw new UsageError("missing --monthly", this.usage);
+    const v = changePlan(c.services(), project(c, this.usage).id, n);
+    return { json: v, text: lines(v as unknown as Record<string, unknown>) };
+  },
+};
+
+/** KEY=VALUE → a typed settings patch (true/false, integers, else text). */
+function parseAssignments(args: string[], usage: string): Record<string, unknown> {
+  if (args.length === 0) throw new UsageError("give at least one KEY=VALUE", usage);
+  const patch: Record<string, unknown> = {};
+  for (const a of args) {
+    const eq = a.indexOf("=");
+    if (eq <= 0) throw new UsageError(`'${a}' is not KEY=VALUE`, usage);
+    const key = a.slice(0, eq);
+    const raw = a.slice(eq + 1);
+    patch[key] = raw === "true" ? true : raw === "false" ? false : /^-?\d+$/.test(raw) ? Number(raw) : raw;
+  }
+  return patch;
+}
+
+export const settingsSetCommand: Command = {
+  name: "settings set",
+  usage:
+    "lorehold settings set --project P KEY=VALUE… (projectName, longTermMemoryEnabled, maxSessionLength, maxSessionTokens, enhancedMemoryRetrieval) [--data-dir DIR] [--json]",
+  summary: "change project settings",
+  run(c) {
+    const p = project(c, this.usage);
+    const settings = updateSettings(c.services(), p.id, parseAssignments(c.positionals, this.usage));
+    return { json: settings, text: lines(settings as unknown as Record<string, unknown>) };
+  },
+};
+
+export const limitsSetCommand: Command = {
+  name: "limits set",
+  usage: "lorehold limits set --project P [--per-player N] [--per-project N] [--data-dir DIR] [--json]",
+  summary: "rate limits per player and per project (requests per minute)",
+  run(c) {
+    const perPlayer = intFlag(c.flags, "per-player", this.usage);
+    const perProject = intFlag(c.flags, "per-project", this.usage);
+    if (perPlayer === undefined && perProject === undefined) throw new UsageError("give --per-player and/or --per-project", this.usage);
+    const patch: Record<string, number> = {};
+    if (perPlayer !== undefined) patch.perPlayerPerMinute = perPlayer;
+    if (perProject !== undefined) patch.perProjectPerMinute = perProject;
+    const limits = setRateLimits(c.services(), project(c, this.usage).id, patch);
+    return { json: limits, text: lines(limits as unknown as Record<string, unknown>) };
+  },
+};
