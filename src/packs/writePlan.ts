@@ -59,7 +59,7 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
     if (!e) {
       db.query("INSERT INTO locations (key, name, description, document_id, id, project_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         .run(...cols, l.id, projectId, now, now);
-    } else if (e.name !== t.name || !same([e.key, e.name, e.description, e.documentId] as string[], [...cols] as string[])) {
+    } else if (!same([e.key, e.name, e.description, e.documentId] as string[], [...cols] as string[])) {
       db.query("UPDATE locations SET key = ?, name = ?, description = ?, document_id = ?, updated_at = ? WHERE id = ?").run(...cols, now, l.id);
     }
   }

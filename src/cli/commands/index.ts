@@ -4,22 +4,29 @@ import {
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
+  importCommand,
+  exportCommand,
   projectCreateCommand,
   projectListCommand,
 } from "./basics.ts";
 import { serveCommand } from "./serve.ts";
+import { quickstartCommand } from "./quickstart.ts";
+import { exportCommand, importCommand } from "./packs.ts";
 import { memoryCommands } from "./memories.ts";
 import { creditsGrantCommand, creditsPlanCommand, creditsShowCommand, limitsSetCommand, settingsSetCommand } from "./operations.ts";
 
 /** Every CLI command, in the order `lorehold help` lists them. */
 export const COMMANDS: Command[] = [
   serveCommand,
+  quickstartCommand,
   initCommand,
   projectCreateCommand,
   projectListCommand,
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
+  importCommand,
+  exportCommand,
   creditsShowCommand,
   creditsGrantCommand,
   creditsPlanCommand,

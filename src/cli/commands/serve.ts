@@ -1,6 +1,19 @@
 import { App } from "../../app/App.ts";
 import type { Command } from "../cliTypes.ts";
 
+/** Resolves on SIGINT/SIGTERM, then stops the app (drain, jobs, model, stores). */
+export async function waitForShutdown(app: App): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      app.log.info("shutting down", { signal });
+      resolve();
+    };
+    process.once("SIGINT", () => stop("SIGINT"));
+    process.once("SIGTERM", () => stop("SIGTERM"));
+  });
+  await app.stop();
+}
+
 /** Runs the server until SIGINT/SIGTERM, then drains and exits 0. */
 export const serveCommand: Command = {
   name: "serve",
@@ -8,15 +21,7 @@ export const serveCommand: Command = {
   summary: "run the HTTP server",
   async run(c) {
     const app = await App.start(c.config);
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
-        app.log.info("shutting down", { signal });
-        resolve();
-      };
-      process.once("SIGINT", () => stop("SIGINT"));
-      process.once("SIGTERM", () => stop("SIGTERM"));
-    });
-    await app.stop();
+    await waitForShutdown(app);
     return "long-running";
   },
 };

@@ -1,0 +1,205 @@
+// LlmEngine vs raw node-llama-cpp on a ~100M-parameter llama-shaped random model.
+// Usage: bun bench/llm-engine.ts [--type q4_0|q8_0|f16|f32] [--vocab 16000] [--threads N] [--tokens 64]
+import { execSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { getLlama, LlamaChat, LlamaChatSession, LlamaLogLevel, TokenBias, type LlamaModel } from "node-llama-cpp";
+import { LlmEngine } from "../src/llm/LlmEngine.ts";
+import type { ChatMessage } from "../src/llm/types.ts";
+import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    type: { type: "string", default: "q4_0" },
+    vocab: { type: "string", default: "16000" },
+    threads: { type: "string", default: String(availableParallelism()) },
+    tokens: { type: "string", default: "64" },
+    runs: { type: "string", default: "3" },
+  },
+});
+const threads = Number(args.threads);
+const decodeTokens = Number(args.tokens);
+const runs = Number(args.runs);
+const shape = {
+  nEmbd: 768,
+  nLayers: 12,
+  nHeads: 12,
+  nHeadsKv: 12,
+  nFf: 2048,
+  nCtx: 2048,
+  vocabSize: Number(args.vocab),
+  weightType: args.type as TinyGgufWeightType,
+  name: "bench-llama-100m",
+};
+
+const WORDS = "the old guard of the north gate knows every road and river in the king's land and speaks of dragons gold and quests".split(" ");
+function words(n: number, seed: number): string {
+  const out: string[] = [];
+  let x = seed;
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    out.push(WORDS[x % WORDS.length]);
+  }
+  return out.join(" ");
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (x: number, digits = 1) => x.toFixed(digits);
+
+/** EOG tokens to "never" so every run decodes exactly `decodeTokens` tokens (TokenBias.set skips EOG tokens). */
+function noEndBias(model: LlamaModel): TokenBias {
+  const bias = new TokenBias(model.tokenizer);
+  const map = (bias as unknown as { _biases: Map<number, number> })._biases;
+  for (const t of model.iterateAllTokens()) if (model.isEogToken(t)) map.set(t, -Infinity);
+  return bias;
+}
+
+const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-"));
+const modelPath = join(dir, "bench.gguf");
+try {
+  let t = performance.now();
+  writeTinyGguf(modelPath, shape);
+  const writeMs = performance.now() - t;
+  const params = tinyGgufParameterCount(shape);
+  const sizeMb = statSync(modelPath).size / 1e6;
+  console.error(`model: ${(params / 1e6).toFixed(0)}M params, ${shape.weightType}, ${sizeMb.toFixed(0)} MB, written in ${fmt(writeMs / 1000, 2)} s`);
+
+  const system = (who: string, n: number): ChatMessage => ({ role: "system", content: `You are ${who}. ${words(n, who.length * 7919)}` });
+  const rows: [string, string, string][] = [];
+
+  // ---- 1. Single-sequence decode: LlmEngine vs raw LlamaChatSession ----------------------
+  const shortMessages: ChatMessage[] = [system("Bram", 40), { role: "user", content: "Tell me about the road north." }];
+  const engineRates: number[] = [];
+  {
+    const engine = await LlmEngine.load({ modelPath, threads, parallel: 4, contextSize: 2048 });
+    for (let i = 0; i < runs + 1; i++) {
+      const started = performance.now();
+      const r = await engine.generate({ conversationKey: `decode-${i}`, messages: shortMessages, maxTokens: decodeTokens, minTokens: decodeTokens, seed: i });
+      const elapsed = performance.now() - started;
+      if (i > 0) engineRates.push((r.completionTokens - 1) / ((elapsed - r.timeToFirstTokenMs) / 1000)); // run 0 warms up
+    }
+    await engine.dispose();
+  }
+  const rawRates: number[] = [];
+  {
+    const llama = await getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: LlamaLogLevel.warn });
+    const model = await llama.loadModel({ modelPath });
+    const context = await model.createContext({ sequences: 1, contextSize: 2048, threads: { ideal: threads, min: threads } });
+    const bias = noEndBias(model);
+    for (let i = 0; i < runs + 1; i++) {
+      const sequence = context.getSequence();
+      const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: shortMessages[0].content, autoDisposeSequence: true });
+      let first = 0;
+      let tokens = 0;
+      const started = performance.now();
+      await session.prompt(shortMessages[1].content, {
+        maxTokens: decodeTokens,
+        temperature: 0.7,
+        seed: i,
+        tokenBias: bias,
+        onToken: (ts) => {
+          if (tokens === 0) first = performance.now();
+          tokens += ts.length;
+        },
+      });
+      const end = performance.now();
+      session.dispose();
+      if (i > 0) rawRates.push((tokens - 1) / ((end - first) / 1000));
+      void started;
+    }
+    await context.dispose();
+
+    // ---- 4 concurrent sessions on plain node-llama-cpp (default batching), for reference ----
+    const ctx4 = await model.createContext({ sequences: 4, contextSize: 2048, threads: { ideal: threads, min: threads } });
+    const chats = [0, 1, 2, 3].map(() => new LlamaChat({ contextSequence: ctx4.getSequence() }));
+    const history = (i: number) => [
+      { type: "system" as const, text: system(`Guard${i}`, 40).content },
+      { type: "user" as const, text: "Tell me about the road north." },
+      { type: "model" as const, response: [] as string[] },
+    ];
+    await Promise.all(chats.map((c, i) => c.generateResponse(history(i), { maxTokens: 1 }))); // prompts cached
+    const rawConc = async (n: number) => {
+      const started = performance.now();
+      const rs = await Promise.all(chats.slice(0, n).map((c, i) => c.generateResponse(history(i), { maxTokens: decodeTokens, tokenBias: bias, temperature: 0.7 })));
+      void rs;
+      return (n * decodeTokens) / ((performance.now() - started) / 1000);
+    };
+    const raw1 = median(await seq(runs, () => rawConc(1)));
+    const raw4 = median(await seq(runs, () => rawConc(4)));
+    rows.push(["Aggregate decode, 4 concurrent ÷ 1 — plain node-llama-cpp (default batching)", `${fmt(raw4)} ÷ ${fmt(raw1)} tok/s`, `**${fmt(raw4 / raw1, 2)}×**`]);
+    await ctx4.dispose();
+    await model.dispose();
+    await llama.dispose();
+  }
+  const engineRate = median(engineRates);
+  const rawRate = median(rawRates);
+  rows.unshift(["Decode, one sequence — LlmEngine vs raw LlamaChatSession", `${fmt(engineRate)} vs ${fmt(rawRate)} tok/s`, `**${fmt(engineRate / rawRate, 2)}×**`]);
+
+  // ---- 2. TTFT: follow-up with KV reuse ÷ cold ~1,000-token prompt ------------------------
+  // ---- 3. Aggregate decode: 4 concurrent conversations ÷ 1 (LlmEngine, lock-step batching) -
+  {
+    const engine = await LlmEngine.load({ modelPath, threads, parallel: 4, contextSize: 2048 });
+    const longSystem = system("Ida, keeper of the river archive", 900);
+    const turn1: ChatMessage[] = [longSystem, { role: "user", content: "What happened at the north gate?" }];
+    const cold = await engine.generate({ conversationKey: "ttft", messages: turn1, maxTokens: 16, minTokens: 16 });
+    const turn2: ChatMessage[] = [...turn1, { role: "assistant", content: cold.text }, { role: "user", content: "And who guards it now, at night?" }];
+    const warm = await engine.generate({ conversationKey: "ttft", messages: turn2, maxTokens: 16, minTokens: 16 });
+    rows.push([
+      `Time to first token: follow-up (${warm.evaluatedPromptTokens} of ${warm.promptTokens} tokens evaluated) ÷ cold (${cold.promptTokens}-token prompt)`,
+      `${fmt(warm.timeToFirstTokenMs / 1000, 3)} s ÷ ${fmt(cold.timeToFirstTokenMs / 1000, 2)} s`,
+      `**${fmt(warm.timeToFirstTokenMs / cold.timeToFirstTokenMs, 3)}×**`,
+    ]);
+    rows.push(["Prompt processing (cold turn)", `${fmt(cold.evaluatedPromptTokens / (cold.timeToFirstTokenMs / 1000), 0)} tok/s`, ""]);
+
+    const keys = ["c0", "c1", "c2", "c3"];
+    const msgs = (k: string): ChatMessage[] => [system(`Guard ${k}`, 40), { role: "user", content: "Tell me about the road north." }];
+    await Promise.all(keys.map((k) => engine.generate({ conversationKey: k, messages: msgs(k), maxTokens: 1 }))); // prompts cached
+    const conc = async (n: number) => {
+      const before = engine.stats().decodeCalls;
+      const started = performance.now();
+      const rs = await Promise.all(keys.slice(0, n).map((k) => engine.generate({ conversationKey: k, messages: msgs(k), maxTokens: decodeTokens, minTokens: decodeTokens })));
+      const seconds = (performance.now() - started) / 1000;
+      const tokens = rs.reduce((s, r) => s + r.completionTokens, 0);
+      return { rate: tokens / seconds, calls: engine.stats().decodeCalls - before, tokens };
+    };
+    const one = await seq(runs, () => conc(1));
+    const four = await seq(runs, () => conc(4));
+    const r1 = median(one.map((x) => x.rate));
+    const r4 = median(four.map((x) => x.rate));
+    const last4 = four[four.length - 1];
+    rows.push([
+      "Aggregate decode, 4 concurrent ÷ 1 — LlmEngine (lock-step batching)",
+      `${fmt(r4)} ÷ ${fmt(r1)} tok/s`,
+      `**${fmt(r4 / r1, 2)}×**`,
+    ]);
+    rows.push(["Decode calls for 4 concurrent replies", `${last4.calls} calls for ${last4.tokens} tokens`, `${fmt(last4.tokens / last4.calls, 2)} tokens/call`]);
+    await engine.dispose();
+  }
+
+  const cpu = cpus()[0]?.model ?? "unknown";
+  let nproc = String(availableParallelism());
+  try {
+    nproc = execSync("nproc").toString().trim();
+  } catch {}
+  console.log(`### LlmEngine benchmark\n`);
+  console.log(`Machine: ${nproc} cores (\`nproc\`), ${cpu}, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; node-llama-cpp 3.22.1, CPU, ${threads} threads.`);
+  console.log(
+    `Model: random-weight llama, n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads, ff ${shape.nFf}, vocab ${shape.vocabSize}, ` +
+      `ctx 2048 × 4 sequences, ${shape.weightType.toUpperCase()}, ${(params / 1e6).toFixed(0)}M params (${sizeMb.toFixed(0)} MB, written in ${fmt(writeMs / 1000, 2)} s). ` +
+      `${decodeTokens}-token replies, median of ${runs}.\n`,
+  );
+  console.log("| measure | figures | ratio |");
+  console.log("|---|---|---|");
+  for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+  t = performance.now();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function seq<T>(n: number, fn: () => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < n; i++) out.push(await fn());
+  return out;
+}

@@ -1,0 +1,81 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { App } from "../../app/App.ts";
+import { ensureAdminToken } from "../../admin/adminToken.ts";
+import { createApiKey } from "../../auth/apiKeys.ts";
+import { openDatabase } from "../../db/openDatabase.ts";
+import { dataPaths } from "../../config/config.ts";
+import { systemClock } from "../../core/clock.ts";
+import { importPack, parsePackText } from "../../packs/importPack.ts";
+import { listProjects } from "../../projects/projectService.ts";
+import { readMinds } from "../../lore/minds/readMinds.ts";
+import demoPack from "../../../examples/thornhaven.yaml" with { type: "text" };
+import type { Command } from "../cliTypes.ts";
+import { waitForShutdown } from "./serve.ts";
+
+interface DemoKeys {
+  projectId: string;
+  serverKey: string;
+  editorKey: string;
+}
+
+/**
+ * `npm start`: init, load the demo world on first run (with a Server and an
+ * Editor key kept in data/demo-keys.json so the demo can be tried again),
+ * then serve. A data dir that already holds projects is served as it is.
+ */
+export const quickstartCommand: Command = {
+  name: "quickstart",
+  usage: "lorehold quickstart [--port N] [--host H] [--data-dir DIR]",
+  summary: "init, load the demo world on first run, and serve",
+  async run(c) {
+    const keysFile = join(c.config.dataDir, "demo-keys.json");
+    const db = openDatabase(dataPaths(c.config).db);
+    const ctx = { db, clock: systemClock };
+    let admin: string;
+    let demo: DemoKeys | null = null;
+    try {
+      admin = ensureAdminToken(db).adminToken;
+      if (listProjects(ctx).length === 0) {
+        const r = importPack(ctx, parsePackText(demoPack, "thornhaven.yaml"), { monthlyCredits: c.config.defaultMonthlyCredits });
+        demo = {
+          projectId: r.projectId,
+          serverKey: createApiKey(ctx, { projectId: r.projectId, type: "server", name: "demo server key" }).key,
+          editorKey: createApiKey(ctx, { projectId: r.projectId, type: "editor", name: "demo editor key" }).key,
+        };
+        writeFileSync(keysFile, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
+      } else if (existsSync(keysFile)) {
+        demo = JSON.parse(readFileSync(keysFile, "utf8")) as DemoKeys;
+      }
+    } finally {
+      db.close();
+    }
+    const app = await App.start(c.config);
+    const base = `http://${c.config.host}:${app.port}`;
+    const say = (l = "") => c.io.err(l);
+    say();
+    say(`Lorehold is listening on ${base}  (OpenAPI: ${base}/swagger)`);
+    say(`Admin token: ${admin}`);
+    if (demo) {
+      const mind = readMinds(app.ctx, demo.projectId, { onlyWithTags: true })[0];
+      say(`Demo world: project ${demo.projectId} (keys in ${keysFile})`);
+      say(`  Server Key: ${demo.serverKey}`);
+      say(`  Editor Key: ${demo.editorKey}`);
+      say();
+      say(`  curl -s ${base}/v1/lore/minds -H 'Authorization: Bearer ${demo.editorKey}'`);
+      if (mind) {
+        say(
+          `  curl -s ${base}/v1/npc/interact -H 'Authorization: Bearer ${demo.serverKey}' -H 'Content-Type: application/json' \\\n` +
+            `    -d '{"text":"Any news from the road?","entityMindId":"${mind.id}","playerId":"player-1"}'`,
+        );
+      }
+    }
+    if (app.ctx.modelStatus.state !== "loaded") {
+      say();
+      say(`No chat model is loaded (${app.ctx.modelStatus.error}): /v1/npc/interact answers 503 until you put a GGUF in ${c.config.modelsDir} (see README, "Models").`);
+    }
+    say("Press Ctrl+C to stop.");
+    await waitForShutdown(app);
+    return "long-running";
+  },
+};
