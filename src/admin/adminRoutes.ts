@@ -8,7 +8,8 @@ import { operationsRoutes } from "./routes/operations.ts";
 
 /** /admin/v1: authoring and operations, guarded by the admin token. */
 export function adminRoutes(ctx: ServiceContext, config: Config, extra: Elysia<any, any, any, any, any, any, any>[] = []) {
-  let app = new Elysia({ name: "admin", prefix: "/admin/v1", normalize: false })
+  // Typed as any: Elysia's inferred route types don't survive a loop of .use() calls.
+  let app: any = new Elysia({ name: "admin", prefix: "/admin/v1", normalize: false })
     .derive(({ headers }) => {
       requireAdmin(ctx, config.adminToken, headers.authorization);
       return {};

@@ -26,6 +26,7 @@ import { npcRoutes } from "../npc/npcRoutes.ts";
 import { scannerRoutes } from "../scanner/scannerRoutes.ts";
 import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
+import { nativeInfo } from "../runtime/native.ts";
 
 /** What /healthz and /readyz say about generation. */
 export interface ModelStatus {
@@ -185,7 +186,15 @@ export class App {
     }
     const model = this.ctx.modelStatus;
     const ready = !this.stopped && storage && model.state !== "failed";
-    return { ready, storage, migrations: appliedMigrations(this.db).length, model, embedder: this.ctx.vectors.embedderId };
+    const { source, extracted, extractReason, prepareMs } = nativeInfo();
+    return {
+      ready,
+      storage,
+      migrations: appliedMigrations(this.db).length,
+      model,
+      embedder: this.ctx.vectors.embedderId,
+      native: { source, extracted, extractReason, prepareMs },
+    };
   }
 
   /** In-process request handling (tests use this; no socket). */
@@ -204,15 +213,36 @@ export class App {
     return this.server;
   }
 
+  /** Bun's stop(false) closes the listener and resolves once in-flight requests are answered; past the timeout it cuts them. */
+  private async drain(server: Server<unknown>, timeoutMs: number): Promise<void> {
+    const inFlight = server.pendingRequests;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = await Promise.race([
+      server.stop(false).then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.log.warn("requests still running at the drain timeout: closing their connections", { pending: server.pendingRequests, timeoutMs });
+      await server.stop(true);
+    } else if (inFlight > 0) {
+      this.log.info("in-flight requests finished", { count: inFlight });
+    }
+  }
+
   get port(): number | undefined {
     return this.server?.port;
   }
 
-  /** Reverse order of boot: stop accepting, finish jobs, close the stores. */
-  async stop(): Promise<void> {
+  /**
+   * Reverse order of boot: stop accepting, let in-flight requests finish
+   * (bounded: a generation's own timeout plus a margin), finish the running
+   * job step, dispose the model, close the stores.
+   */
+  async stop(opts: { drainTimeoutMs?: number } = {}): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    if (this.server) await this.server.stop(false);
+    if (this.server) await this.drain(this.server, opts.drainTimeoutMs ?? this.config.generationTimeoutMs + 5_000);
     await this.scheduler.stop();
     if (this.reembedding) await this.reembedding;
     await this.ctx.llm?.dispose();

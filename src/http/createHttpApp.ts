@@ -24,7 +24,7 @@ export function createHttpApp(opts: {
   onResponse?: (method: string, route: string, status: number) => void;
 }) {
   const { log } = opts;
-  const started = new WeakMap<Request, { id: string; t0: number }>();
+  const started = new WeakMap<Request, { id: string; t0: number; status?: number }>();
   // normalize: false — unknown body fields are refused (a typo must not pass silently), and responses must match their schemas exactly.
   let app = new Elysia({ name: "lorehold", normalize: false })
     .use(
@@ -49,7 +49,10 @@ export function createHttpApp(opts: {
     .onError(({ code, error, request, set }) => {
       const meta = started.get(request);
       const res = errorToResponse(code, error, log, meta?.id);
-      if (meta) res.headers.set("x-request-id", meta.id);
+      if (meta) {
+        res.headers.set("x-request-id", meta.id);
+        meta.status = res.status; // `set.status` still says 200 here (e.g. an unknown route's 404)
+      }
       for (const [k, v] of Object.entries(set.headers)) if (typeof v === "string" && !res.headers.has(k)) res.headers.set(k, v);
       return res;
     })
@@ -58,7 +61,9 @@ export function createHttpApp(opts: {
       const meta = started.get(request);
       if (!meta) return;
       const url = new URL(request.url);
-      const status = typeof set.status === "number" ? set.status : 200;
+      // The status actually sent: an error's, a Response a handler returned (e.g. /readyz's 503), or set.status.
+      const returned = (c as { responseValue?: unknown }).responseValue;
+      const status = meta.status ?? (returned instanceof Response ? returned.status : typeof set.status === "number" ? set.status : 200);
       const route = (c as { route?: string }).route || "unmatched";
       opts.onResponse?.(request.method, route, status);
       log.info("request", {

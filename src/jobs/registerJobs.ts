@@ -4,6 +4,7 @@ import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { runIndexer } from "../lore/indexer/indexerJob.ts";
 import { expireStaleReservations, resetMonthlyAllotments } from "../credits/ledger.ts";
 import { registerScannerJobs } from "../scanner/scannerJobs.ts";
+import { purgeErasedMemories } from "../npc/memory/tombstones.ts";
 
 /** Reservations older than this are released (a crash between reserve and settle). */
 const STALE_RESERVATION_MS = 15 * 60_000;
@@ -20,5 +21,7 @@ export function registerJobs(s: Scheduler, ctx: AppContext & { limiter: RateLimi
     run: async () => ({ released: expireStaleReservations(ctx, STALE_RESERVATION_MS, { purpose: "interaction" }) }),
   });
   s.register({ name: "rate-limit-prune", schedule: "30 * * * * *", run: async () => ctx.limiter.prune() });
+  // Vectors of players erased from the CLI (which never writes LanceDB) are purged here.
+  s.register({ name: "memory-purge", schedule: "0 * * * * *", runOnStart: true, run: (signal) => purgeErasedMemories(ctx, { signal }) });
   registerScannerJobs(s, ctx);
 }

@@ -130,7 +130,11 @@ async function checkpoint(
   signal?: AbortSignal,
 ): Promise<void> {
   try {
-    const summary = await summariseSession(deps.llm!, { mindName: prepared.mind.entityName, playerId: key.playerId, messages }, { signal });
+    const summary = await summariseSession(
+      deps.llm!,
+      { mindName: prepared.mind.entityName, playerId: key.playerId, messages },
+      { signal, conversationKey: conversationKey(key.projectId, key.mindId, key.playerId) },
+    );
     if (summary.memories.length) await storeMemories(deps, { ...key, drafts: summary.memories });
   } catch (e) {
     deps.log.warn("memory summary failed; the session is reset anyway", { err: e instanceof Error ? e.message : String(e) });

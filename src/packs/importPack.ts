@@ -1,12 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename, dirname, extname, resolve } from "node:path";
 import type { ServiceContext } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { isPlainObject, Problems } from "../lore/validate/fields.ts";
 import { createProject, getProject } from "../projects/projectService.ts";
 import { checkShape } from "./checkShape.ts";
-import { readLoreFolder } from "./loreFolder.ts";
+import { LORE_FILE_EXTENSIONS, readLoreFolder, type LoreFolder } from "./loreFolder.ts";
 import { PackSchema } from "./packSchema.ts";
 import { parsePackText } from "./parsePackText.ts";
 import { loadSnapshot, newProjectSnapshot } from "./projectSnapshot.ts";
@@ -71,16 +71,29 @@ export function importPack(ctx: ServiceContext, pack: unknown, opts: ImportOptio
 }
 
 /**
- * Imports a pack file (.yaml, .yml, .json) or a folder of lore documents
+ * Imports a pack file (.yaml, .yml, .json), or a folder of lore documents
  * (.md, .markdown, .txt with optional front matter; DESIGN.md "Lore
- * documents from files"). A folder imported without a project id creates a
- * project named after the folder.
+ * documents from files") or one such file. Lore files imported without a
+ * project id create a project named after the folder (or file).
  */
 export async function importPath(ctx: ServiceContext, path: string, opts: ImportOptions = {}): Promise<ImportResult> {
   const info = await stat(path).catch(() => null);
   if (!info) throw new ApiError(400, INVALID_PACK, { details: [`${path}: no such file or folder`] });
-  if (!info.isDirectory()) return importPack(ctx, parsePackText(await readFile(path, "utf8"), basename(path)), opts);
-  const folder = await readLoreFolder(path);
+  const ext = extname(path).toLowerCase();
+  if (info.isDirectory() || (LORE_FILE_EXTENSIONS as readonly string[]).includes(ext)) {
+    // one lore file imports like a folder holding just that file
+    const folder = info.isDirectory() ? await readLoreFolder(path) : await readLoreFolder(dirname(path), [basename(path)]);
+    return importFolder(ctx, folder, basename(resolve(path)), opts);
+  }
+  if (![".yaml", ".yml", ".json"].includes(ext)) {
+    throw new ApiError(400, INVALID_PACK, {
+      details: [`${path}: not a lore pack (.yaml, .yml, .json), a lore file (${LORE_FILE_EXTENSIONS.join(", ")}) or a folder of lore files`],
+    });
+  }
+  return importPack(ctx, parsePackText(await readFile(path, "utf8"), basename(path)), opts);
+}
+
+function importFolder(ctx: ServiceContext, folder: LoreFolder, name: string, opts: ImportOptions): ImportResult {
   const snap = opts.projectId ? loadSnapshot(ctx, getProject(ctx, opts.projectId).id) : null;
   // Front matter may name a location by its name, as an author would write it; packs use keys.
   if (snap) {
@@ -91,7 +104,7 @@ export async function importPath(ctx: ServiceContext, path: string, opts: Import
       if (named.length === 1) d.location = named[0][0];
     }
   }
-  if (!opts.projectId) folder.pack.project = { name: basename(path.replace(/[\\/]+$/, "")) };
+  if (!opts.projectId) folder.pack.project = { name };
   return importPack(ctx, folder.pack, opts, { problems: folder.problems, relabel: folder.relabel });
 }
 

@@ -29,9 +29,10 @@ export interface LoreFolder {
  * (title, tags, location, key). Without a title the file name (without its
  * extension) is the title; without a key the path relative to the folder is
  * the key, so re-importing the folder updates the same documents.
+ * `only` reads just those files of the folder (a single file's import).
  */
-export async function readLoreFolder(dir: string): Promise<LoreFolder> {
-  const files = (await listFiles(dir)).sort();
+export async function readLoreFolder(dir: string, only?: string[]): Promise<LoreFolder> {
+  const files = (only ?? (await listFiles(dir))).sort();
   const problems: string[] = [];
   if (files.length === 0) problems.push(`${dir}: no ${LORE_FILE_EXTENSIONS.join(", ")} files`);
   const documents: FolderDocument[] = [];

@@ -150,3 +150,8 @@ export const PackSchema = Type.Object(
   },
   { ...closed, title: "Lorehold lore pack" },
 );
+
+/** PackSchema as a JSON Schema file (examples/lore-pack.schema.json), for editors' YAML/JSON completion. */
+export function packJsonSchema(): string {
+  return `${JSON.stringify({ $schema: "http://json-schema.org/draft-07/schema#", ...PackSchema }, null, 2)}\n`;
+}

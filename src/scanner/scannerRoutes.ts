@@ -1,7 +1,158 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../app/App.ts";
+import { ApiError } from "../core/errors.ts";
+import { requireEditor } from "../auth/authGuards.ts";
+import { ErrorBody, editorErrors } from "../http/commonSchemas.ts";
+import { microToCredits } from "../credits/prices.ts";
+import { acceptUpload } from "./acceptUpload.ts";
+import { cancelJob } from "./cancel.ts";
+import { commitExtractions } from "./commit.ts";
+import { confirmUpload } from "./confirm.ts";
+import { estimateScan } from "./estimate.ts";
+import { getJobDetail, listJobs } from "./readJobs.ts";
+import { rescan } from "./rescan.ts";
+import { submitArchive } from "./submitArchive.ts";
+import {
+  CancelResponse,
+  CommitBody,
+  CommitResponse,
+  ConfirmResponse,
+  EstimateBody,
+  EstimateResponse,
+  JobDetailResponse,
+  JobIdBody,
+  JobListResponse,
+  RescanBody,
+  RescanResponse,
+  SubmitBodyDoc,
+  SubmitResponse,
+  UploadResponse,
+} from "./scannerSchemas.ts";
+
+const detail = (summary: string, description?: string) => ({ tags: ["Scanner (Editor Key)"], summary, description, security: [{ bearer: [] }] });
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
+
+async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "Invalid manifest", { details: ["body: malformed JSON"] });
+  }
+}
 
 /** /v1/scanner/* (Editor Key) and the signed upload endpoint behind uploadUrl. */
-export function scannerRoutes(_ctx: AppContext) {
-  return new Elysia({ name: "scanner-routes" });
+export function scannerRoutes(ctx: AppContext) {
+  // No API key here: the URL's HMAC signature is the credential (DESIGN.md "Scanner").
+  const uploads = new Elysia({ name: "scanner-uploads", prefix: "/scanner" }).put(
+    "/uploads/:jobId",
+    async ({ request, params, query, set }) => {
+      const r = await acceptUpload(ctx, {
+        jobId: params.jobId,
+        expires: query.expires,
+        signature: query.signature,
+        contentType: request.headers.get("content-type"),
+        contentLength: request.headers.get("content-length"),
+        body: request.body,
+      });
+      set.status = 200;
+      return r;
+    },
+    {
+      // The body streams to disk: never parsed, never buffered.
+      parse: "none",
+      params: t.Object({ jobId: t.String() }),
+      query: t.Object({ expires: t.Optional(t.String()), signature: t.Optional(t.String()) }, { additionalProperties: true }),
+      response: { 200: UploadResponse, ...errors(400, 403, 404, 409, 413) },
+      detail: {
+        tags: ["Scanner (Editor Key)"],
+        summary: "Upload the scan archive (the signed uploadUrl)",
+        description:
+          "HTTP PUT of the ZIP with `Content-Type: application/zip`. No API key: the `expires` and `signature` query parameters are the credential (403 `Access denied` when wrong or expired). 409 when the job no longer awaits an upload; 413 `Archive too large` when the body passes the declared totalSizeBytes or 200 MB. Uploading again before confirm replaces the archive.",
+      },
+    },
+  );
+
+  const editor = new Elysia({ name: "scanner-routes", prefix: "/scanner" })
+    // derive runs before schema validation: an unauthenticated caller learns nothing about parameters.
+    .derive(({ headers }) => ({ principal: requireEditor(ctx, headers.authorization) }))
+    .post(
+      "/estimate",
+      ({ principal, body }) => {
+        const e = estimateScan(ctx, principal.projectId, body.files);
+        return {
+          estimatedMicrocredits: e.estimatedMicro,
+          estimatedCredits: microToCredits(e.estimatedMicro),
+          reservedMicrocredits: e.reservedMicro,
+          reservedCredits: microToCredits(e.reservedMicro),
+          availableCredits: microToCredits(e.availableMicro),
+          perFile: e.perFile,
+          estimateType: e.estimateType,
+          message: e.message,
+        };
+      },
+      { body: EstimateBody, response: { 200: EstimateResponse, ...editorErrors }, detail: detail("Estimate the credits of a scan") },
+    )
+    .post(
+      "/submit-archive",
+      async ({ principal, request, set }) => {
+        const r = submitArchive(ctx, principal.projectId, await readJson(request));
+        set.status = 202;
+        return r;
+      },
+      {
+        parse: "none",
+        response: { 202: SubmitResponse, ...editorErrors, 402: ErrorBody },
+        detail: {
+          ...detail(
+            "Describe the archive; get a signed upload URL",
+            "400 `Invalid manifest` (details name every problem), `Archive too large`, `Invalid file types in manifest` (rejectedFiles, allowedExtensions); 402 when the balance cannot cover the reservation. Nothing is charged yet.",
+          ),
+          requestBody: { required: true, content: { "application/json": { schema: SubmitBodyDoc as any } } },
+        },
+      },
+    )
+    .post(
+      "/submit-archive/confirm",
+      async ({ principal, body }) => confirmUpload(ctx, principal.projectId, body.jobId),
+      {
+        body: JobIdBody,
+        response: { 200: ConfirmResponse, ...editorErrors, ...errors(402, 403, 404, 409) },
+        detail: detail("Confirm the upload: reserve credits and queue the scan"),
+      },
+    )
+    .get("/jobs", ({ principal }) => ({ jobs: listJobs(ctx, principal.projectId) }), {
+      response: { 200: JobListResponse, ...editorErrors },
+      detail: detail("The project's 50 most recent scan jobs"),
+    })
+    .get("/jobs/:jobId", ({ principal, params }) => getJobDetail(ctx, principal.projectId, params.jobId), {
+      params: t.Object({ jobId: t.String() }),
+      response: { 200: JobDetailResponse, ...editorErrors, ...errors(403, 404) },
+      detail: detail("One scan job, detail form (poll it for progress)"),
+    })
+    .delete("/jobs/:jobId", ({ principal, params }) => cancelJob(ctx, principal.projectId, params.jobId), {
+      params: t.Object({ jobId: t.String() }),
+      response: { 200: CancelResponse, ...editorErrors, ...errors(403, 404, 409) },
+      detail: detail("Cancel a job that has not been confirmed"),
+    })
+    .post(
+      "/commit",
+      ({ principal, body, set }) => {
+        const r = commitExtractions(ctx, principal.projectId, body.jobId, body.extractionIds);
+        set.status = 202;
+        return r;
+      },
+      {
+        body: CommitBody,
+        response: { 202: CommitResponse, ...editorErrors, ...errors(403, 404) },
+        detail: detail("Turn approved extractions into Lore Documents (indexed in the background)"),
+      },
+    )
+    .post("/rescan", ({ principal, body }) => rescan(ctx, principal.projectId, body.files), {
+      body: RescanBody,
+      response: { 200: RescanResponse, ...editorErrors },
+      detail: detail("Compare file hashes with the latest completed scan"),
+    });
+
+  return new Elysia({ name: "scanner" }).use(uploads).use(editor);
 }

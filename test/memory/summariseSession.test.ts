@@ -46,7 +46,7 @@ function expectValidDrafts(memories: MemoryDraft[]) {
 }
 
 describe("summariseSession on real llama.cpp (tiny random model)", () => {
-  for (const seed of [1, 2, 3]) {
+  for (const seed of [1, 2]) {
     test(`returns schema-valid drafts and token counts (seed ${seed})`, async () => {
       const r = await summariseSession(llm, { mindName: "Garrick", playerId: "p1", messages: conversation }, { maxTokens: 64, seed });
       expectValidDrafts(r.memories);

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { exportPack } from "../../src/packs/exportPack.ts";
-import { importPath } from "../../src/packs/importPack.ts";
-import { PackSchema } from "../../src/packs/packSchema.ts";
+import { importPath, parsePackText } from "../../src/packs/importPack.ts";
+import { PackSchema, packJsonSchema } from "../../src/packs/packSchema.ts";
 import { BUILT_IN_TYPES } from "../../src/lore/relationships/builtInTypes.ts";
 import { DEFAULT_TAGS } from "../../src/projects/defaults.ts";
 import { countRows, DEMO_PACK, newCtx } from "./helpers.ts";
@@ -70,5 +70,17 @@ describe("examples/thornhaven.yaml", async () => {
       if (rel.type) expect(BUILT_IN_TYPES).toContain(rel.type);
       else expect(pack.relationshipTypes!.map((t) => t.key)).toContain(rel.customType!);
     }
+  });
+});
+
+describe("examples/lore-pack.schema.json", () => {
+  test("is PackSchema (regenerate: bun -e 'import {packJsonSchema} from \"./src/packs/packSchema.ts\"; await Bun.write(\"examples/lore-pack.schema.json\", packJsonSchema())')", async () => {
+    const file = await Bun.file(new URL("../../examples/lore-pack.schema.json", import.meta.url).pathname).text();
+    expect(file).toBe(packJsonSchema());
+  });
+
+  test("the demo file as written validates against it", async () => {
+    const parsed = parsePackText(await Bun.file(DEMO_PACK).text(), "thornhaven.yaml");
+    expect(Value.Check(PackSchema, parsed)).toBe(true);
   });
 });

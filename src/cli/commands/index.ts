@@ -4,8 +4,6 @@ import {
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
-  importCommand,
-  exportCommand,
   projectCreateCommand,
   projectListCommand,
 } from "./basics.ts";
@@ -13,6 +11,7 @@ import { serveCommand } from "./serve.ts";
 import { quickstartCommand } from "./quickstart.ts";
 import { exportCommand, importCommand } from "./packs.ts";
 import { memoryCommands } from "./memories.ts";
+import { modelCommands } from "./models.ts";
 import { creditsGrantCommand, creditsPlanCommand, creditsShowCommand, limitsSetCommand, settingsSetCommand } from "./operations.ts";
 
 /** Every CLI command, in the order `lorehold help` lists them. */
@@ -33,4 +32,5 @@ export const COMMANDS: Command[] = [
   settingsSetCommand,
   limitsSetCommand,
   ...memoryCommands,
+  ...modelCommands,
 ];

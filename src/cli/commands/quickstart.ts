@@ -76,6 +76,6 @@ export const quickstartCommand: Command = {
     }
     say("Press Ctrl+C to stop.");
     await waitForShutdown(app);
-    return "long-running";
+    return "long-running" as const;
   },
 };

@@ -22,6 +22,6 @@ export const serveCommand: Command = {
   async run(c) {
     const app = await App.start(c.config);
     await waitForShutdown(app);
-    return "long-running";
+    return "long-running" as const;
   },
 };

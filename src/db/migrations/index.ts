@@ -1,4 +1,5 @@
 import { initial } from "./001_initial.ts";
+import { scanner } from "./002_scanner.ts";
 
 export interface Migration {
   version: number;
@@ -6,4 +7,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [initial];
+export const MIGRATIONS: Migration[] = [initial, scanner];

@@ -91,12 +91,14 @@ export async function summariseSession(
     prompt = promptFor(input.mindName, kept);
     promptTokens = llm.countChatTokens(prompt);
   }
-  if (promptTokens + maxTokens > budget) {
-    // One message still too long: cut it from its start (its end is the newest part).
+  // One message still too long: keep its end (the newest part), shrinking by the measured overshoot.
+  const fixed = promptTokens + maxTokens > budget ? llm.countChatTokens(promptFor(input.mindName, [{ ...kept[0], content: "" }])) : 0;
+  for (let attempts = 0; promptTokens + maxTokens > budget && attempts < 8; attempts++) {
     const only = kept[0];
-    const room = Math.max(0, budget - maxTokens - llm.countChatTokens(promptFor(input.mindName, [{ ...only, content: "" }])));
-    const chars = Math.floor(room * 2.5); // a conservative chars-per-token
-    kept = [{ ...only, content: only.content.slice(Math.max(0, only.content.length - chars)) }];
+    const ratio = (0.9 * Math.max(0, budget - maxTokens - fixed)) / Math.max(1, promptTokens - fixed);
+    const chars = Math.floor(only.content.length * ratio);
+    if (chars <= 0) break;
+    kept = [{ ...only, content: only.content.slice(only.content.length - chars) }];
     prompt = promptFor(input.mindName, kept);
     promptTokens = llm.countChatTokens(prompt);
   }

@@ -112,7 +112,9 @@ export async function readArchive(
         accepted++;
       } catch (e) {
         if (!(e instanceof EntryRejected)) throw e;
-        rejected.push({ sourceFile: entry.name, reason: e.reason });
+        const r = { sourceFile: entry.name, reason: e.reason };
+        rejected.push(r);
+        opts.onReject?.(r);
       }
     }
 

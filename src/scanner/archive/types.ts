@@ -47,4 +47,6 @@ export interface ReadArchiveResult {
 export interface ReadArchiveOptions {
   limits?: Partial<ArchiveLimits>;
   signal?: AbortSignal;
+  /** Called as each entry is rejected, in archive order (progress reporting); also listed in the result. */
+  onReject?: (r: RejectedFile) => void;
 }

@@ -1,0 +1,22 @@
+import { writeTx } from "../db/openDatabase.ts";
+import type { ScannerContext } from "./scannerContext.ts";
+import { loadJob, notAwaitingUpload } from "./scanJobRow.ts";
+import { withUploadWindow } from "./sweeps.ts";
+import { deleteUpload } from "./uploadStore.ts";
+
+export const CANCELLED_MESSAGE = "Job cancelled before confirmation. No credits were charged.";
+
+/** DELETE /scanner/jobs/{jobId}: PENDING_UPLOAD → FAILED, nothing charged, upload deleted; 409 in any other state. */
+export function cancelJob(ctx: ScannerContext, projectId: string, jobId: string) {
+  const job = withUploadWindow(ctx, loadJob(ctx, projectId, jobId));
+  if (job.status !== "PENDING_UPLOAD") throw notAwaitingUpload(job.status);
+  writeTx(ctx.db, () => {
+    const now = loadJob(ctx, projectId, jobId);
+    if (now.status !== "PENDING_UPLOAD") throw notAwaitingUpload(now.status);
+    ctx.db
+      .query("UPDATE scan_jobs SET status = 'FAILED', error_message = ?, adjustment_message = ? WHERE id = ?")
+      .run(CANCELLED_MESSAGE, "No credits were charged: the job was cancelled before confirmation.", job.id);
+  });
+  deleteUpload(ctx.config, job.id);
+  return { jobId: job.id, status: "FAILED" as const, message: CANCELLED_MESSAGE };
+}

@@ -1,0 +1,130 @@
+import { t } from "elysia";
+import { Nullable } from "../http/commonSchemas.ts";
+import { ALLOWED_EXTENSIONS } from "./extract/index.ts";
+import { SCANNER_LIMITS, SCAN_STATUSES } from "./limits.ts";
+
+const Hash = (field: string) =>
+  t.String({ pattern: "^[0-9a-fA-F]{64}$", description: "SHA-256 of the file's bytes, hex", error: `${field}: must be a SHA-256 as 64 hexadecimal characters` });
+
+export const ScanStatusSchema = t.Union(SCAN_STATUSES.map((s) => t.Literal(s)));
+
+export const EstimateBody = t.Object({
+  files: t.Array(
+    t.Object({
+      filename: t.String({ minLength: 1, maxLength: SCANNER_LIMITS.relativePathChars }),
+      sizeBytes: t.Integer({ minimum: 0, maximum: SCANNER_LIMITS.maxArchiveBytes }),
+    }),
+    { minItems: 1, maxItems: SCANNER_LIMITS.maxFiles },
+  ),
+});
+
+export const EstimateResponse = t.Object({
+  estimatedMicrocredits: t.Integer(),
+  estimatedCredits: t.Number(),
+  reservedMicrocredits: t.Integer({ description: "amount reserved at confirm; refunded down to actual cost" }),
+  reservedCredits: t.Number(),
+  availableCredits: t.Number({ description: "team balance" }),
+  perFile: t.Array(t.Object({ filename: t.String(), estimatedMicrocredits: t.Integer() })),
+  estimateType: t.Union([t.Literal("rolling_average"), t.Literal("minimum_balance")]),
+  message: t.String(),
+});
+
+/** Documentation only: the body is validated by validateSubmission (400 `Invalid manifest`, not `Invalid request`). */
+export const SubmitBodyDoc = t.Object({
+  files: t.Array(
+    t.Object({
+      filename: t.String(),
+      relativePath: t.String({ description: "path inside the archive: relative, forward slashes, no '..'" }),
+      sizeBytes: t.Integer({ minimum: 0 }),
+      contentHash: Hash("contentHash"),
+    }),
+    { minItems: 1, maxItems: SCANNER_LIMITS.maxFiles },
+  ),
+  totalSizeBytes: t.Integer({ minimum: 1, maximum: SCANNER_LIMITS.maxArchiveBytes, description: "archive size, max 200 MB" }),
+  userContext: t.Optional(t.String({ maxLength: SCANNER_LIMITS.userContextChars })),
+  idempotencyKey: t.Optional(t.String({ maxLength: SCANNER_LIMITS.idempotencyKeyChars })),
+}, { description: `Allowed extensions: ${ALLOWED_EXTENSIONS.join(" ")}` });
+
+export const SubmitResponse = t.Object({
+  jobId: t.String(),
+  status: ScanStatusSchema,
+  uploadUrl: t.String({ description: "PUT the ZIP here with Content-Type: application/zip (no API key)" }),
+  expiresIn: t.Integer({ description: "seconds the upload URL stays valid" }),
+  totalFiles: t.Integer(),
+  estimatedCredits: t.Number(),
+  deduplicated: t.Optional(t.Literal(true)),
+});
+
+export const UploadResponse = t.Object({
+  jobId: t.String(),
+  status: t.Literal("PENDING_UPLOAD"),
+  sizeBytes: t.Integer(),
+  message: t.String(),
+});
+
+export const JobIdBody = t.Object({ jobId: t.String({ minLength: 1, error: "jobId: required, a string" }) });
+
+export const ConfirmResponse = t.Object({
+  jobId: t.String(),
+  status: t.Literal("QUEUED"),
+  totalFiles: t.Integer(),
+  estimatedCredits: t.Number({ description: "reserved amount" }),
+});
+
+export const CancelResponse = t.Object({ jobId: t.String(), status: t.Literal("FAILED"), message: t.String() });
+
+const listFields = {
+  jobId: t.String(),
+  status: ScanStatusSchema,
+  totalFiles: t.Integer(),
+  completedFiles: t.Integer(),
+  failedFiles: t.Integer(),
+  createdAt: t.String(),
+  startedAt: Nullable(t.String()),
+  completedAt: Nullable(t.String()),
+  committedAt: Nullable(t.String()),
+};
+
+export const JobListResponse = t.Object({ jobs: t.Array(t.Object(listFields)) });
+
+export const ExtractionSchema = t.Object({
+  id: t.String(),
+  title: t.String(),
+  tags: t.Array(t.String()),
+  location: Nullable(t.String()),
+  confidence: t.Number({ minimum: 0, maximum: 1 }),
+  contentPreview: t.String({ description: "first 200 characters" }),
+  sourceFiles: t.Array(t.String()),
+});
+
+export const JobDetailResponse = t.Object({
+  ...listFields,
+  estimatedCredits: t.Number({ description: "reserved amount after confirm (the estimate before)" }),
+  actualCredits: t.Number(),
+  creditAdjustment: t.Number({ description: "positive means refunded after reconciliation" }),
+  adjustmentMessage: t.String(),
+  errorMessage: Nullable(t.String()),
+  extractions: t.Array(ExtractionSchema),
+  skippedContent: t.Array(t.Object({ section: t.String(), reason: t.String(), sourceFile: t.String() })),
+});
+
+export const CommitBody = t.Object({
+  jobId: t.String({ minLength: 1, error: "jobId: required, a string" }),
+  extractionIds: t.Array(t.String(), { minItems: 1, maxItems: 10_000, error: "extractionIds: required, a non-empty list of extraction ids" }),
+});
+
+export const CommitResponse = t.Object({ committed: t.Integer(), documentIds: t.Array(t.String()) });
+
+export const RescanBody = t.Object({
+  files: t.Array(
+    t.Object({ filename: t.String({ minLength: 1, maxLength: SCANNER_LIMITS.relativePathChars }), contentHash: Hash("contentHash") }),
+    { maxItems: SCANNER_LIMITS.maxFiles },
+  ),
+});
+
+export const RescanResponse = t.Object({
+  changed: t.Array(t.String()),
+  added: t.Array(t.String()),
+  deleted: t.Array(t.String()),
+  unchanged: t.Array(t.String()),
+});

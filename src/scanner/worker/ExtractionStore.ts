@@ -1,0 +1,100 @@
+import { createHash } from "node:crypto";
+import type { Db } from "../../db/openDatabase.ts";
+import { newId } from "../../core/ids.ts";
+import type { Candidate } from "../extract/index.ts";
+import { normalizeWords } from "../extract/text.ts";
+
+/** Same-title extractions compared for near-identical text (as classify does within a file). */
+const MAX_NEAR_COMPARISONS = 50;
+const NEAR_IDENTICAL = 0.9;
+
+interface StoredRow {
+  id: string;
+  tags: string;
+  location: string | null;
+  source_files: string;
+  base_confidence: number;
+}
+
+/**
+ * The job's extractions in SQLite, merged across files as classify merges
+ * within one: equal normalised text, or equal title with ≥ 90% word overlap,
+ * make one extraction whose lead (highest confidence) gives title and text,
+ * tags and sourceFiles unioned, +0.05 confidence per extra source file.
+ * Lookups go through indexed keys (text hash, title), so memory stays flat
+ * however many sections an archive holds. Call inside a write transaction.
+ */
+export class ExtractionStore {
+  private ordinal: number;
+  private readonly byHash;
+  private readonly byTitle;
+  private readonly contentOf;
+  private readonly insert;
+  private readonly update;
+
+  constructor(
+    private readonly db: Db,
+    private readonly jobId: string,
+    private readonly tagOrder: Map<string, number>,
+  ) {
+    this.ordinal = db.query<{ n: number }, [string]>("SELECT COALESCE(MAX(ordinal), -1) + 1 AS n FROM scan_extractions WHERE job_id = ?").get(jobId)!.n;
+    this.byHash = db.query<StoredRow, [string, string]>(
+      "SELECT id, tags, location, source_files, base_confidence FROM scan_extractions WHERE job_id = ? AND text_hash = ? LIMIT 1",
+    );
+    this.byTitle = db.query<StoredRow & { unique_words: number }, [string, string, number]>(
+      `SELECT id, tags, location, source_files, base_confidence, unique_words FROM scan_extractions
+       WHERE job_id = ? AND title_key = ? ORDER BY ordinal DESC LIMIT ?`,
+    );
+    this.contentOf = db.query<{ content: string }, [string]>("SELECT content FROM scan_extractions WHERE id = ?");
+    this.insert = db.query(
+      `INSERT INTO scan_extractions (id, job_id, ordinal, title, tags, location, confidence, content, source_files,
+         text_hash, title_key, unique_words, base_confidence)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.update = db.query(
+      `UPDATE scan_extractions SET title = COALESCE(?, title), content = COALESCE(?, content), base_confidence = ?,
+         tags = ?, location = ?, source_files = ?, confidence = ? WHERE id = ?`,
+    );
+  }
+
+  /** Adds one classified candidate (from one file); returns true when it merged into an earlier extraction. */
+  add(c: Candidate): boolean {
+    const words = normalizeWords(c.text);
+    const textHash = createHash("sha256").update(words).digest("hex").slice(0, 32);
+    const titleKey = normalizeWords(c.title);
+    const mine = new Set(words.split(" "));
+    const same = this.byHash.get(this.jobId, textHash) ?? this.nearIdentical(titleKey, mine);
+    if (!same) {
+      this.insert.run(
+        newId("ext"), this.jobId, this.ordinal++, c.title, JSON.stringify(c.tags), c.location, c.confidence, c.text,
+        JSON.stringify(c.sourceFiles), textHash, titleKey, mine.size, c.confidence,
+      );
+      return false;
+    }
+    const sourceFiles = JSON.parse(same.source_files) as string[];
+    for (const f of c.sourceFiles) if (!sourceFiles.includes(f)) sourceFiles.push(f);
+    const tags = [...new Set([...(JSON.parse(same.tags) as string[]), ...c.tags])].sort(
+      (a, b) => (this.tagOrder.get(a) ?? 0) - (this.tagOrder.get(b) ?? 0),
+    );
+    const leads = c.confidence > same.base_confidence;
+    const base = leads ? c.confidence : same.base_confidence;
+    const location = leads ? (c.location ?? same.location) : (same.location ?? c.location);
+    const confidence = Math.round(Math.min(1, Math.max(0, base + 0.05 * (sourceFiles.length - 1))) * 1000) / 1000;
+    this.update.run(leads ? c.title : null, leads ? c.text : null, base, JSON.stringify(tags), location, JSON.stringify(sourceFiles), confidence, same.id);
+    return true;
+  }
+
+  private nearIdentical(titleKey: string, mine: Set<string>): StoredRow | null {
+    for (const row of this.byTitle.all(this.jobId, titleKey, MAX_NEAR_COMPARISONS)) {
+      // Cheap size check before loading the text (Jaccard ≥ 0.9 needs sizes within 10%).
+      const small = Math.min(mine.size, row.unique_words);
+      const large = Math.max(mine.size, row.unique_words);
+      if (large === 0 || small / large < NEAR_IDENTICAL) continue;
+      const other = new Set(normalizeWords(this.contentOf.get(row.id)!.content).split(" "));
+      let shared = 0;
+      for (const w of mine) if (other.has(w)) shared++;
+      if (shared / (mine.size + other.size - shared) >= NEAR_IDENTICAL) return row;
+    }
+    return null;
+  }
+}

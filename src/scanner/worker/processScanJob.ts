@@ -1,0 +1,197 @@
+import { ArchiveError, readArchive, type RejectedFile } from "../archive/index.ts";
+import { normalizeEntryName } from "../archive/entryName.ts";
+import { classify, decodeText, extractFile, type ProjectVocabulary } from "../extract/index.ts";
+import { baseName } from "../extract/text.ts";
+import { nowIso } from "../../core/context.ts";
+import { writeTx } from "../../db/openDatabase.ts";
+import { scanCostMicro } from "../../credits/prices.ts";
+import { extensionOf, type CostByExtension } from "../estimate.ts";
+import { SCANNER_LIMITS } from "../limits.ts";
+import type { ScannerContext } from "../scannerContext.ts";
+import { parseManifest, type ScanJobRow } from "../scanJobRow.ts";
+import { refundReservation, settleScan } from "../settlement.ts";
+import { deleteUpload, uploadPath } from "../uploadStore.ts";
+import { ExtractionStore } from "./ExtractionStore.ts";
+import { refineWithModel } from "./refineWithModel.ts";
+import { SkipList } from "./SkipList.ts";
+
+/** The job left PROCESSING under the worker's feet (the 24 h sweep failed it): stop quietly. */
+class JobGone extends Error {}
+
+export const ALL_FILES_FAILED = "No file of the archive could be processed: every file was rejected or missing (see skippedContent).";
+export const MISSING_FROM_ARCHIVE = "Listed in the manifest but not found in the archive";
+
+export type ProcessOutcome = "COMPLETED" | "FAILED" | "requeued" | "gone" | "not-claimed";
+
+/** The project's tag names (defaults first, then by creation) and location names, as the heuristics match them. */
+export function projectVocabulary(ctx: ScannerContext, projectId: string): ProjectVocabulary {
+  const tags = ctx.db
+    .query<{ name: string }, [string]>("SELECT name FROM tags WHERE project_id = ? ORDER BY is_default DESC, created_at, name")
+    .all(projectId)
+    .map((r) => r.name);
+  const locations = ctx.db
+    .query<{ name: string }, [string]>("SELECT name FROM locations WHERE project_id = ? ORDER BY created_at, name")
+    .all(projectId)
+    .map((r) => r.name);
+  return { tags, locations };
+}
+
+/** QUEUED → PROCESSING (startedAt, attempts + 1), wiping what an interrupted attempt left. null when not claimable. */
+function claim(ctx: ScannerContext, jobId: string): ScanJobRow | null {
+  return writeTx(ctx.db, () => {
+    const job = ctx.db
+      .query<ScanJobRow, [string, string]>(
+        `UPDATE scan_jobs SET status = 'PROCESSING', started_at = ?, attempts = attempts + 1, completed_files = 0, failed_files = 0,
+           bytes_processed = 0, llm_tokens = 0, skipped = '[]', error_message = NULL
+         WHERE id = ? AND status = 'QUEUED' RETURNING *`,
+      )
+      .get(nowIso(ctx), jobId);
+    if (job) ctx.db.query("DELETE FROM scan_extractions WHERE job_id = ?").run(jobId);
+    return job;
+  });
+}
+
+/**
+ * Runs one QUEUED job to its end (DESIGN.md "Scanner"): reads the archive
+ * entry by entry against the manifest, extracts and classifies each accepted
+ * file, merges candidates into the job's extractions, writes progress after
+ * every file (pollers see completedFiles/failedFiles move), optionally refines
+ * with the model, then settles the reservation and ends COMPLETED — or FAILED
+ * when no file could be processed or the archive is unreadable (refunded).
+ *
+ * Shutdown (abort) puts the job back in the queue; an unexpected error does
+ * too until the job has had SCANNER_LIMITS.maxAttempts attempts, then it fails
+ * with a full refund.
+ */
+export async function processScanJob(ctx: ScannerContext, jobId: string, signal?: AbortSignal): Promise<ProcessOutcome> {
+  const job = claim(ctx, jobId);
+  if (!job) return "not-claimed";
+  const attempt = job.attempts;
+  const manifest = parseManifest(job);
+  const vocab = projectVocabulary(ctx, job.project_id);
+  const tagOrder = new Map(vocab.tags.map((t, i) => [t, i]));
+  const store = new ExtractionStore(ctx.db, job.id, tagOrder);
+  const skipped = new SkipList(SCANNER_LIMITS.listedSkips);
+  const listed = new Map(manifest.map((f) => [normalizeEntryName(f.relativePath), f]));
+  const counted = new Set<string>();
+  const costByExt: CostByExtension = {};
+  let completed = 0;
+  let failed = 0;
+  let bytes = 0;
+
+  const progress = ctx.db.query(
+    "UPDATE scan_jobs SET completed_files = ?, failed_files = ?, bytes_processed = ? WHERE id = ? AND status = 'PROCESSING' AND attempts = ?",
+  );
+  const writeProgress = () => {
+    if (progress.run(completed, failed, bytes, job.id, attempt).changes === 0) throw new JobGone();
+  };
+
+  const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
+    const extraction = extractFile(f.relativePath, decodeText(f.bytes));
+    const candidates = classify(extraction.sections, vocab);
+    for (const s of extraction.skipped) skipped.add(s);
+    completed++;
+    bytes += f.bytes.byteLength;
+    counted.add(normalizeEntryName(f.relativePath));
+    const e = (costByExt[extensionOf(f.relativePath)] ??= { bytes: 0, micro: 0 });
+    e.bytes += f.bytes.byteLength;
+    e.micro += scanCostMicro(ctx.config.prices, f.bytes.byteLength);
+    writeTx(ctx.db, () => {
+      for (const c of candidates) store.add(c);
+      writeProgress();
+    });
+    // Yield between files so HTTP requests (progress polls) are served during a long scan.
+    await new Promise((r) => setImmediate(r));
+  };
+  const onReject = (r: RejectedFile) => {
+    skipped.add({ section: baseName(r.sourceFile) || r.sourceFile, reason: r.reason, sourceFile: r.sourceFile });
+    const key = normalizeEntryName(r.sourceFile);
+    if (listed.has(key) && !counted.has(key)) {
+      counted.add(key);
+      failed++;
+      writeProgress();
+    }
+  };
+
+  try {
+    let archiveError: string | null = null;
+    try {
+      const result = await readArchive(uploadPath(ctx.config, job.id), manifest, onFile, { signal, onReject });
+      for (const path of result.missing) {
+        if (counted.has(normalizeEntryName(path))) continue;
+        counted.add(normalizeEntryName(path));
+        failed++;
+        skipped.add({ section: baseName(path), reason: MISSING_FROM_ARCHIVE, sourceFile: path });
+      }
+    } catch (e) {
+      if (!(e instanceof ArchiveError)) throw e;
+      archiveError = `The archive could not be read: ${e.message}`;
+    }
+
+    let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
+    if (ctx.llm && !archiveError && completed > 0) {
+      const budget = job.reserved_micro - scanCostMicro(ctx.config.prices, bytes);
+      try {
+        refine = await refineWithModel(ctx.llm, ctx.db, job, vocab, ctx.config.prices, budget, signal);
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        // The heuristic extractions stand on their own: a model failure only loses the refinement.
+        ctx.log.warn("scan refinement failed; keeping heuristic extractions", { jobId: job.id, err: String(e) });
+      }
+    }
+    for (const [ext, micro] of Object.entries(refine.microByExtension)) (costByExt[ext] ??= { bytes: 0, micro: 0 }).micro += micro;
+
+    const status = archiveError || completed === 0 ? "FAILED" : "COMPLETED";
+    const llmTokens = refine.promptTokens + refine.completionTokens;
+    const ended = writeTx(ctx.db, () => {
+      const still = ctx.db.query("SELECT 1 FROM scan_jobs WHERE id = ? AND status = 'PROCESSING' AND attempts = ?").get(job.id, attempt);
+      if (!still) return false;
+      const s = status === "COMPLETED" ? settleScan(ctx, job, { bytes, tokenMicro: refine.tokenMicro, llmTokens }) : refundReservation(ctx, job);
+      ctx.db
+        .query(
+          `UPDATE scan_jobs SET status = ?, completed_at = ?, completed_files = ?, failed_files = ?, bytes_processed = ?, llm_tokens = ?,
+             cost_by_extension = ?, skipped = ?, error_message = ?, actual_micro = ?, credit_adjustment_micro = ?, adjustment_message = ?
+           WHERE id = ?`,
+        )
+        .run(
+          status, nowIso(ctx), completed, failed, bytes, llmTokens, JSON.stringify(costByExt), JSON.stringify(skipped),
+          archiveError ?? (status === "FAILED" ? ALL_FILES_FAILED : null), s.actualMicro, s.refundedMicro, s.message, job.id,
+        );
+      return true;
+    });
+    if (!ended) return "gone";
+    deleteUpload(ctx.config, job.id);
+    return status;
+  } catch (e) {
+    if (e instanceof JobGone) return "gone";
+    const aborted = signal?.aborted === true;
+    if (!aborted) ctx.log.error("scan job failed", { jobId: job.id, attempt, err: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+    return requeueOrFail(ctx, job, attempt, aborted);
+  }
+}
+
+/** After a shutdown (not counted as an attempt) or an unexpected error: back to QUEUED, or FAILED and refunded once out of attempts. */
+function requeueOrFail(ctx: ScannerContext, job: ScanJobRow, attempt: number, aborted: boolean): ProcessOutcome {
+  return writeTx(ctx.db, () => {
+    const still = ctx.db.query("SELECT 1 FROM scan_jobs WHERE id = ? AND status = 'PROCESSING' AND attempts = ?").get(job.id, attempt);
+    if (!still) return "gone" as const;
+    if (aborted || attempt < SCANNER_LIMITS.maxAttempts) {
+      ctx.db.query("UPDATE scan_jobs SET status = 'QUEUED', attempts = attempts - ? WHERE id = ?").run(aborted ? 1 : 0, job.id);
+      return "requeued" as const;
+    }
+    failProcessing(ctx, job, `Processing failed ${attempt} times; the job was stopped and the reserved credits refunded.`);
+    return "FAILED" as const;
+  });
+}
+
+/** Ends a confirmed job as FAILED with the whole reservation refunded (inside a write transaction). */
+export function failProcessing(ctx: ScannerContext, job: ScanJobRow, errorMessage: string): void {
+  const s = refundReservation(ctx, job);
+  ctx.db
+    .query(
+      `UPDATE scan_jobs SET status = 'FAILED', completed_at = ?, error_message = ?, actual_micro = 0, credit_adjustment_micro = ?,
+         adjustment_message = ? WHERE id = ?`,
+    )
+    .run(nowIso(ctx), errorMessage, s.refundedMicro, s.message, job.id);
+  deleteUpload(ctx.config, job.id);
+}

@@ -1,0 +1,56 @@
+import { writeTx } from "../../db/openDatabase.ts";
+import { SCANNER_LIMITS } from "../limits.ts";
+import type { ScannerContext } from "../scannerContext.ts";
+import type { ScanJobRow } from "../scanJobRow.ts";
+import { failProcessing, processScanJob } from "./processScanJob.ts";
+
+/**
+ * Jobs left PROCESSING when a tick starts were interrupted (a crash or kill
+ * mid-job): ticks of the worker never overlap and only the server runs it, so
+ * nobody else can be working on them. Each goes back to QUEUED, or FAILED with
+ * a full refund when it has used up its attempts (it may be what crashes the
+ * process). Past the 24 h expiry the sweep fails them instead.
+ */
+export function recoverInterrupted(ctx: ScannerContext): { requeued: number; failed: number } {
+  return writeTx(ctx.db, () => {
+    const stuck = ctx.db.query<ScanJobRow, []>("SELECT * FROM scan_jobs WHERE status = 'PROCESSING'").all();
+    let requeued = 0;
+    let failed = 0;
+    for (const job of stuck) {
+      if (job.attempts >= SCANNER_LIMITS.maxAttempts) {
+        failProcessing(ctx, job, `Processing was interrupted ${job.attempts} times; the job was stopped and the reserved credits refunded.`);
+        failed++;
+      } else {
+        ctx.db.query("UPDATE scan_jobs SET status = 'QUEUED' WHERE id = ? AND status = 'PROCESSING'").run(job.id);
+        requeued++;
+      }
+    }
+    return { requeued, failed };
+  });
+}
+
+/**
+ * The scan-worker job's tick: recovers interrupted jobs, then runs the queued
+ * ones one at a time, oldest confirmation first, until the queue is empty or
+ * the scheduler stops. Jobs past their 24 h expiry are left to the sweep.
+ */
+export async function runScanWorker(ctx: ScannerContext, signal?: AbortSignal) {
+  const recovered = recoverInterrupted(ctx);
+  const outcomes: Record<string, number> = {};
+  const tried = new Set<string>();
+  while (!signal?.aborted) {
+    const cutoff = new Date(ctx.clock.now().getTime() - SCANNER_LIMITS.confirmedExpiryMs).toISOString();
+    const next = ctx.db
+      .query<{ id: string }, [string]>(
+        "SELECT id FROM scan_jobs WHERE status = 'QUEUED' AND confirmed_at > ? ORDER BY confirmed_at, rowid LIMIT 50",
+      )
+      .all(cutoff)
+      .find((r) => !tried.has(r.id));
+    if (!next) break;
+    // A job that errors back to QUEUED is retried at the next tick, not in a loop here.
+    tried.add(next.id);
+    const outcome = await processScanJob(ctx, next.id, signal);
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+  }
+  return { ...recovered, ...outcomes };
+}
