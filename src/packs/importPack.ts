@@ -83,7 +83,7 @@ export async function importPath(ctx: ServiceContext, path: string, opts: Import
   if (info.isDirectory() || (LORE_FILE_EXTENSIONS as readonly string[]).includes(ext)) {
     // one lore file imports like a folder holding just that file
     const folder = info.isDirectory() ? await readLoreFolder(path) : await readLoreFolder(dirname(path), [basename(path)]);
-    return importFolder(ctx, folder, basename(resolve(path)), opts);
+    return importFolder(ctx, folder, basename(resolve(path), info.isDirectory() ? "" : extname(path)), opts);
   }
   if (![".yaml", ".yml", ".json"].includes(ext)) {
     throw new ApiError(400, INVALID_PACK, {
@@ -93,6 +93,7 @@ export async function importPath(ctx: ServiceContext, path: string, opts: Import
   return importPack(ctx, parsePackText(await readFile(path, "utf8"), basename(path)), opts);
 }
 
+/** Imports lore files as documents; `name` names the project when one is created. */
 function importFolder(ctx: ServiceContext, folder: LoreFolder, name: string, opts: ImportOptions): ImportResult {
   const snap = opts.projectId ? loadSnapshot(ctx, getProject(ctx, opts.projectId).id) : null;
   // Front matter may name a location by its name, as an author would write it; packs use keys.

@@ -1,12 +1,18 @@
 import { t } from "elysia";
 import { Nullable } from "../http/commonSchemas.ts";
 import { ALLOWED_EXTENSIONS } from "./extract/index.ts";
-import { SCANNER_LIMITS, SCAN_STATUSES } from "./limits.ts";
+import { SCANNER_LIMITS } from "./limits.ts";
 
 const Hash = (field: string) =>
   t.String({ pattern: "^[0-9a-fA-F]{64}$", description: "SHA-256 of the file's bytes, hex", error: `${field}: must be a SHA-256 as 64 hexadecimal characters` });
 
-export const ScanStatusSchema = t.Union(SCAN_STATUSES.map((s) => t.Literal(s)));
+export const ScanStatusSchema = t.Union([
+  t.Literal("PENDING_UPLOAD"),
+  t.Literal("QUEUED"),
+  t.Literal("PROCESSING"),
+  t.Literal("COMPLETED"),
+  t.Literal("FAILED"),
+]);
 
 export const EstimateBody = t.Object({
   files: t.Array(

@@ -97,6 +97,17 @@ describe("a folder of Markdown lore", () => {
     expect(dumpDb(ctx)).toBe(before);
   });
 
+  test("one lore file imports like a folder of one; other file types are refused", async () => {
+    const ctx = newCtx();
+    const dir = folder({ "Harbour Songs.md": "---\ntags: [history]\n---\nSing it low.", "pack.toml": "a = 1" });
+    const r = await importPath(ctx, join(dir, "Harbour Songs.md"));
+    const pack = exportPack(ctx, r.projectId);
+    expect(pack.project!.name).toBe("Harbour Songs");
+    expect(pack.documents).toEqual([{ key: "Harbour Songs.md", name: "Harbour Songs", tags: ["history"], content: "Sing it low." }]);
+    const err = await apiErrorOf(() => importPath(ctx, join(dir, "pack.toml")));
+    expect(err.details).toEqual([`${join(dir, "pack.toml")}: not a lore pack (.yaml, .yml, .json), a lore file (.md, .markdown, .txt) or a folder of lore files`]);
+  });
+
   test("a missing path, and an empty folder", async () => {
     const ctx = newCtx();
     expect((await apiErrorOf(() => importPath(ctx, "/no/such/place"))).details).toEqual(["/no/such/place: no such file or folder"]);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { App } from "../../src/app/App.ts";
+import { App, type AppOptions } from "../../src/app/App.ts";
 import { loadConfig, type Config } from "../../src/config/config.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { silentLogger } from "../../src/ops/logger.ts";
@@ -27,10 +27,10 @@ export function testConfig(dir: string, flags: Partial<Config> = {}): Config {
   return loadConfig({ cwd: dir, env: {}, flags: { dataDir: join(dir, "data"), modelsDir: join(dir, "models"), logLevel: "silent", threads: 2, ...flags } });
 }
 
-export async function createTestApp(flags: Partial<Config> = {}): Promise<TestApp> {
+export async function createTestApp(flags: Partial<Config> = {}, opts: Omit<AppOptions, "clock"> = {}): Promise<TestApp> {
   const dir = tempDir();
   const clock = new ManualClock(new Date());
-  const app = await App.create(testConfig(dir, flags), { clock, logger: silentLogger });
+  const app = await App.create(testConfig(dir, flags), { clock, logger: silentLogger, ...opts });
   return {
     app,
     dir,

@@ -1,4 +1,6 @@
 import { App } from "../../app/App.ts";
+import { createLogger } from "../../ops/logger.ts";
+import { nativeInfo } from "../../runtime/native.ts";
 import type { Command } from "../cliTypes.ts";
 
 /** Resolves on SIGINT/SIGTERM, then stops the app (drain, jobs, model, stores). */
@@ -20,7 +22,11 @@ export const serveCommand: Command = {
   usage: "lorehold serve [--port N] [--host H] [--model M] [--models-dir DIR] [--data-dir DIR]",
   summary: "run the HTTP server",
   async run(c) {
-    const app = await App.start(c.config);
+    const log = createLogger(c.config.logLevel);
+    // Where llama.cpp / onnxruntime came from (and whether this start extracted them): first thing to check on a new box.
+    log.info("native libraries", { ...nativeInfo() });
+    const app = await App.start(c.config, { logger: log });
+    log.info("ready", { startupMs: Math.round(performance.now()), model: app.ctx.modelStatus.state });
     await waitForShutdown(app);
     return "long-running" as const;
   },
