@@ -179,10 +179,12 @@ export class App {
   /** Ready when storage is open, migrations applied and the model loaded or explicitly absent (not failed). */
   readiness(): { ready: boolean } & Record<string, unknown> {
     let storage = true;
+    let migrations = 0;
     try {
       this.db.query("SELECT 1").get();
+      migrations = appliedMigrations(this.db).length;
     } catch {
-      storage = false;
+      storage = false; // closed (after stop) or broken
     }
     const model = this.ctx.modelStatus;
     const ready = !this.stopped && storage && model.state !== "failed";
@@ -190,7 +192,7 @@ export class App {
     return {
       ready,
       storage,
-      migrations: appliedMigrations(this.db).length,
+      migrations,
       model,
       embedder: this.ctx.vectors.embedderId,
       native: { source, extracted, extractReason, prepareMs },

@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { setDefaultTimeout, afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
 import type { Embedder } from "../../src/vectors/Embedder.ts";
 import { createProject } from "../../src/projects/projectService.ts";
 import { createDocument, deleteDocument, updateDocument } from "../../src/lore/documents/writeDocuments.ts";
 import { getDocument } from "../../src/lore/documents/readDocuments.ts";
+
+// real llama.cpp on 2 shared cores
+setDefaultTimeout(120_000);
 
 /** The real hashing embedder, except that it refuses any text holding POISON (to make indexing fail). */
 class PoisonableEmbedder implements Embedder {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { setDefaultTimeout, afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import { summariseSession } from "../../src/npc/memory/summariseSession.ts";
 import { storeMemories } from "../../src/npc/memory/storeMemories.ts";
@@ -7,6 +7,8 @@ import type { MemoryDraft } from "../../src/npc/memory/types.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { memoryWorld } from "./memoryWorld.ts";
+
+setDefaultTimeout(120_000);
 
 // Real llama.cpp on the suite's random-weight tiny model: its JSON is gibberish under the
 // grammar (often cut by maxTokens), so these tests prove shape and robustness, not content.

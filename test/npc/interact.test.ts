@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { setDefaultTimeout, afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
@@ -11,6 +11,9 @@ import { prepareTurn } from "../../src/npc/prepareTurn.ts";
 import { validateInteract } from "../../src/npc/validateInteract.ts";
 import { loadSession } from "../../src/npc/session/sessionStore.ts";
 import { storeMemories } from "../../src/npc/memory/storeMemories.ts";
+
+// real llama.cpp on 2 shared cores
+setDefaultTimeout(120_000);
 
 const MODEL = ensureTinyModel(undefined, { nCtx: 2048 });
 let t: TestApp;

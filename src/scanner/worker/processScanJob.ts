@@ -26,11 +26,11 @@ export type ProcessOutcome = "COMPLETED" | "FAILED" | "requeued" | "gone" | "not
 /** The project's tag names (defaults first, then by creation) and location names, as the heuristics match them. */
 export function projectVocabulary(ctx: ScannerContext, projectId: string): ProjectVocabulary {
   const tags = ctx.db
-    .query<{ name: string }, [string]>("SELECT name FROM tags WHERE project_id = ? ORDER BY is_default DESC, created_at, name")
+    .query<{ name: string }, [string]>("SELECT name FROM tags WHERE project_id = ? ORDER BY is_default DESC, created_at, rowid")
     .all(projectId)
     .map((r) => r.name);
   const locations = ctx.db
-    .query<{ name: string }, [string]>("SELECT name FROM locations WHERE project_id = ? ORDER BY created_at, name")
+    .query<{ name: string }, [string]>("SELECT name FROM locations WHERE project_id = ? ORDER BY created_at, rowid")
     .all(projectId)
     .map((r) => r.name);
   return { tags, locations };
