@@ -133,10 +133,11 @@ export class DecodeBatcher {
   }
 
   /**
-   * One call per decoded batch. Generation steps (one token each) always get their slot;
-   * prompts share the rest, in arrival order, chunked while other sequences are generating.
+   * The batch prioritization strategy: node-llama-cpp calls it once per decoded batch.
+   * Generation steps (one token each) always get their slot; prompts share the rest, in
+   * arrival order, chunked while other sequences are generating.
    */
-  private prioritize({ items, size }: { items: readonly BatchItem[]; size: number }): PrioritizedBatchItem[] {
+  prioritize({ items, size }: { items: readonly BatchItem[]; size: number }): PrioritizedBatchItem[] {
     const result: PrioritizedBatchItem[] = [];
     let left = size;
     const prompts: BatchItem[] = [];

@@ -77,10 +77,13 @@ const candidatesFor = (k: number) => Math.min(Math.max(k * 4, 20), 200);
 // Index upkeep. Appends land in new fragments that no index covers yet; LanceDB still
 // searches them (a flat scan — verified for FTS and scalar filters), so correctness never
 // waits for optimize(). optimize() compacts fragments and folds new rows into the FTS and
-// scalar indexes; it costs ~75 ms on 30k rows after a few small writes, so it runs after a
-// burst of writes (or once writes go quiet), not after each one.
-const OPTIMIZE_AFTER_COMMITS = 64;
+// scalar indexes, but its compaction rewrites the whole table while it is under LanceDB's
+// 1M-row fragment target (not configurable from JS): ~1.5 s at 30k rows, ~7 s at 50k. So it
+// runs once writes go quiet, and during a long burst only after the table has grown by a
+// quarter (at least 2,000 rows): total upkeep stays proportional to the rows written.
 const OPTIMIZE_IDLE_MS = 2_000;
+const OPTIMIZE_GROWTH = 0.25;
+const OPTIMIZE_MIN_ROWS = 2_000;
 // Versions a search might still be reading are kept this long after they stop being current
 // (searches take milliseconds; a longer window only keeps compacted-away files on disk).
 const KEEP_OLD_VERSIONS_MS = 60_000;
@@ -114,7 +117,9 @@ export class VectorStore {
   private reembedding = false;
   private closing = false;
   private closed = false;
-  private commitsSinceOptimize: Record<Kind, number> = { chunks: 0, memories: 0 };
+  /** Rows written since the last optimize, and the table size then: drives the upkeep policy above. */
+  private rowsSinceOptimize: Record<Kind, number> = { chunks: 0, memories: 0 };
+  private rowsAtOptimize: Record<Kind, number> = { chunks: 0, memories: 0 };
   private optimizeTimer: Record<Kind, ReturnType<typeof setTimeout> | null> = { chunks: null, memories: null };
   private optimizing: Record<Kind, Promise<void> | null> = { chunks: null, memories: null };
 
@@ -144,7 +149,9 @@ export class VectorStore {
       const m = TABLE_RE.exec(name);
       if (m && Number(m[2]) !== active.gen) await db.dropTable(name);
     }
-    return new VectorStore(dir, db, active);
+    const store = new VectorStore(dir, db, active);
+    store.rowsAtOptimize = { chunks: await active.chunks.countRows(), memories: await active.memories.countRows() };
+    return store;
   }
 
   /** The embedder the searchable tables were built with. */
@@ -175,23 +182,19 @@ export class VectorStore {
       for (const g of this.writeTargets()) {
         const vectors = await vectorsFor(g, texts, pre);
         const data = asData(g, "chunks", rows.map((r, i) => chunkRecord(r, vectors?.[i] ?? null)));
+        // Two commits, but under the gate's write side: no search runs between them, so a reader
+        // sees the old chunks or the new ones, never both and never neither. (A single mergeInsert
+        // with whenNotMatchedBySourceDelete is atomic on disk too, but scans the whole table:
+        // ~520 ms per document at 100k chunks against ~25 ms for this.) A crash between the two
+        // leaves the document without chunks; its SQLite status is still PROCESSING, so the
+        // indexer redoes it.
         await g.chunkGate.write(async () => {
-          if ((await g.chunks.countRows(where)) === 0) {
-            await g.chunks.add(data);
-          } else {
-            // One commit: old rows of the document disappear in the same version the new ones appear,
-            // so a reader sees either the old or the new chunks, never both and never neither.
-            await g.chunks
-              .mergeInsert("id")
-              .whenMatchedUpdateAll()
-              .whenNotMatchedInsertAll()
-              .whenNotMatchedBySourceDelete({ where })
-              .execute(data);
-          }
+          await g.chunks.delete(where);
+          await g.chunks.add(data);
         });
       }
     });
-    this.noteCommit("chunks");
+    this.noteCommit("chunks", rows.length);
   }
 
   async deleteDocument(projectId: string, documentId: string): Promise<void> {
@@ -281,7 +284,7 @@ export class VectorStore {
         await g.memories.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
       }
     });
-    this.noteCommit("memories");
+    this.noteCommit("memories", rows.length);
   }
 
   async deleteMemories(filter: { projectId: string; playerId?: string; entityMindId?: string; ids?: string[] }): Promise<void> {
@@ -367,6 +370,7 @@ export class VectorStore {
         await writeMeta(this.dir, { format: 1, generation: target.gen, embedderId: target.embedderId, dims: target.dims });
         this.active = target;
         this.pending = null;
+        this.rowsAtOptimize = { chunks: await target.chunks.countRows(), memories: await target.memories.countRows() };
       });
     } catch (e) {
       if (next) {
@@ -489,13 +493,13 @@ export class VectorStore {
     return e ? { embedderId: e.id, vectors: await e.embed(texts) } : null;
   }
 
-  private noteCommit(kind: Kind): void {
+  private noteCommit(kind: Kind, rows = 1): void {
     if (this.closing) return;
-    this.commitsSinceOptimize[kind]++;
+    this.rowsSinceOptimize[kind] += rows;
     const t = this.optimizeTimer[kind];
     if (t) clearTimeout(t);
     this.optimizeTimer[kind] = null;
-    if (this.commitsSinceOptimize[kind] >= OPTIMIZE_AFTER_COMMITS) {
+    if (this.rowsSinceOptimize[kind] >= Math.max(OPTIMIZE_MIN_ROWS, OPTIMIZE_GROWTH * this.rowsAtOptimize[kind])) {
       void this.runOptimize(kind);
     } else {
       const timer = setTimeout(() => void this.runOptimize(kind), OPTIMIZE_IDLE_MS);
@@ -507,11 +511,12 @@ export class VectorStore {
   private runOptimize(kind: Kind): Promise<void> {
     this.optimizeTimer[kind] = null;
     if (this.optimizing[kind]) return this.optimizing[kind]!;
-    this.commitsSinceOptimize[kind] = 0;
+    this.rowsSinceOptimize[kind] = 0;
     const p = this.locks[kind]
       .run(async () => {
         if (this.closed) return;
         for (const g of this.writeTargets()) await optimizeTable(g[kind]);
+        this.rowsAtOptimize[kind] = await this.active[kind].countRows();
       })
       .catch((e) => console.error(`lorehold: optimizing the ${kind} vector table failed:`, e))
       .finally(() => {

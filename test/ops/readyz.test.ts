@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { App } from "../../src/app/App.ts";
 import { silentLogger } from "../../src/ops/logger.ts";
@@ -58,8 +58,9 @@ describe("/readyz", () => {
       {},
       {
         setup: (dir) => {
+          // a model copied by hand that got cut short
           mkdirSync(join(dir, "models"));
-          writeFileSync(join(dir, "models", "broken.gguf"), "GGUF but not really a model");
+          writeFileSync(join(dir, "models", "broken.gguf"), readFileSync(ensureTinyModel()).subarray(0, 5000));
         },
       },
     );

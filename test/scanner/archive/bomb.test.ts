@@ -109,7 +109,10 @@ describe("decompression bombs", () => {
       { sourceFile: "bombs/liar-40m.txt", reason: `decompression bomb: inflates past its declared size of ${40 * MiB} bytes` },
     ]);
     expect(c.paths()).toEqual([GOOD.path]);
-    expect(growth).toBeLessThan(100 * MiB);
+    // The entry may legitimately hold its declared 40 MiB (and a copy while it is joined) before it overruns;
+    // what matters is that the other 160 MiB of the bomb are never inflated. RSS rarely shrinks inside a long
+    // test process, so the bound leaves room for that.
+    expect(growth).toBeLessThan(160 * MiB);
   });
 
   test("inflation stops at the first chunk that passes the cap (the rest is never read)", async () => {
