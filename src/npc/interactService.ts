@@ -37,6 +37,8 @@ export interface InteractOptions {
   signal?: AbortSignal;
   /** streamed reply pieces (SSE) */
   onToken?: (text: string) => void;
+  /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
+  timing?: { generateMs: number };
 }
 
 const generationFailed = () => new ApiError(503, "Generation failed");
@@ -75,6 +77,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   });
 
   let result: GenerateResult;
+  const g0 = performance.now();
   try {
     result = await llm.generate({
       conversationKey: conversationKey(project.id, prepared.mind.id, req.playerId),
@@ -91,6 +94,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
     deps.log.error("generation failed", { err: e instanceof Error ? e.message : String(e), mindId: prepared.mind.id });
     throw generationFailed();
   }
+  const generateMs = performance.now() - g0;
   const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens);
   settle(deps, hold.reservationId, Math.min(actual, hold.amount));
   deps.metrics?.recordGeneration(result);
@@ -118,6 +122,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
     await checkpoint(deps, prepared, key, messages, opts.signal);
     metadata.memoryCheckpoint = true;
   }
+  if (opts.timing) opts.timing.generateMs = generateMs;
   return { success: true, response: result.text, character: prepared.mind.entityName, metadata };
 }
 

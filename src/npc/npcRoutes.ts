@@ -20,7 +20,7 @@ async function readJson(request: Request): Promise<unknown> {
 export function npcRoutes(deps: InteractDeps) {
   return new Elysia({ name: "npc-routes" }).post(
     "/npc/interact",
-    async ({ request }) => {
+    async ({ request, set }) => {
       const t0 = performance.now();
       let status = 200;
       try {
@@ -30,7 +30,12 @@ export function npcRoutes(deps: InteractDeps) {
         if (wantsEventStream(request.headers.get("accept"))) return await streamInteract(deps, principal, body, request);
         const abort = new AbortController();
         request.signal?.addEventListener("abort", () => abort.abort(), { once: true });
-        return await interact(deps, principal, body, { signal: abort.signal });
+        const timing = { generateMs: 0 };
+        const reply = await interact(deps, principal, body, { signal: abort.signal, timing });
+        // Where the time went: generation vs everything else (auth, limits, ledger, retrieval, prompt, session).
+        set.headers["server-timing"] =
+          `generate;dur=${timing.generateMs.toFixed(1)}, overhead;dur=${(performance.now() - t0 - timing.generateMs).toFixed(1)}`;
+        return reply;
       } catch (e) {
         status = e instanceof ApiError ? e.status : 500;
         throw e;

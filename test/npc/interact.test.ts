@@ -45,6 +45,7 @@ describe("a reply", () => {
     expect(r.body.response).not.toMatch(/<\|im_(start|end)\|>/);
     expect(Object.keys(r.body.metadata)).toEqual(["creditsUsed"]);
     expect(r.body.metadata.creditsUsed).toBeGreaterThan(0);
+    expect(r.headers.get("server-timing")).toMatch(/^generate;dur=\d+\.\d, overhead;dur=\d+\.\d$/);
     const minds = await t.call("GET", "/v1/lore/minds", { key: w.keys.editor });
     expect(minds.body.minds.find((m: any) => m.id === w.minds.garrick).interactionCount).toBeGreaterThanOrEqual(1);
   });

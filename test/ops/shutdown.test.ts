@@ -14,7 +14,7 @@ import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { tempDir, testConfig } from "../support/testApp.ts";
 import { buildWorld, type World } from "../support/world.ts";
 
-const REPLY_TOKENS = 400;
+const REPLY_TOKENS = 120;
 let app: App;
 let dir: string;
 let w: World;
