@@ -161,14 +161,15 @@ export class LlmEngine {
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     if (this.disposed || this.disposing) throw new Error("LlmEngine is disposed");
-    const run = new RequestSignal(req.signal, req.timeoutMs);
-    const done = this.run(req, run).finally(() => {
-      run.dispose();
-      this.inFlight.delete(entry);
-    });
-    const entry = { signal: run, done };
+    const signal = new RequestSignal(req.signal, req.timeoutMs);
+    const entry = { signal, done: this.run(req, signal) };
     this.inFlight.add(entry);
-    return done;
+    try {
+      return await entry.done;
+    } finally {
+      signal.dispose();
+      this.inFlight.delete(entry);
+    }
   }
 
   /** Aborts in-flight and waiting generations (they return finishReason "abort"), then frees everything. */

@@ -71,7 +71,11 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const lastUser = [...history].reverse().find((m) => m.role === "user");
   const query = lastUser ? `${req.text}\n${lastUser.content}` : req.text;
   const inHistory = new Set(history.flatMap((m) => m.notes?.lore?.map((l) => l.chunkId) ?? []));
-  const newLore = (await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN })).filter((l) => !inHistory.has(l.chunkId));
+  const hits = await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN });
+  // The first turn brings the lore in; a follow-up adds a chunk only when this turn's best hit is not yet in
+  // the conversation (then that one chunk). Lore already in the conversation stays there, so a follow-up
+  // evaluates little more than the player's new line: this is what keeps KV-cache reuse worth having.
+  const newLore = inHistory.size === 0 ? hits : hits.length && !inHistory.has(hits[0].chunkId) ? [hits[0]] : [];
 
   let newMemories: string[] = [];
   if (memoryOn && req.memory.retrieve) {

@@ -58,6 +58,12 @@ interface Generation {
    * take it exclusively (commit only: embedding happens outside).
    */
   chunkGate: ReadWriteLock;
+  /**
+   * (projectId, documentId) pairs that have chunks in this generation. This process is the
+   * only writer, so the set is exact; it lets a first-time index skip the delete (a delete
+   * costs ~20 ms even when it matches nothing, about as much as the write itself).
+   */
+  documents: Set<string>;
 }
 
 interface Meta {
@@ -178,6 +184,7 @@ export class VectorStore {
     const texts = rows.map((r) => r.text);
     const pre = await this.embedForActive(texts);
     const where = documentFilter(projectId, documentId);
+    const docKey = documentKey(projectId, documentId);
     await this.locks.chunks.run(async () => {
       for (const g of this.writeTargets()) {
         const vectors = await vectorsFor(g, texts, pre);
@@ -186,12 +193,13 @@ export class VectorStore {
         // sees the old chunks or the new ones, never both and never neither. (A single mergeInsert
         // with whenNotMatchedBySourceDelete is atomic on disk too, but scans the whole table:
         // ~520 ms per document at 100k chunks against ~25 ms for this.) A crash between the two
-        // leaves the document without chunks; its SQLite status is still PROCESSING, so the
-        // indexer redoes it.
+        // leaves the document without chunks until it is indexed again: the indexer should treat
+        // documents still PROCESSING at boot as PENDING.
         await g.chunkGate.write(async () => {
-          await g.chunks.delete(where);
+          if (g.documents.has(docKey)) await g.chunks.delete(where);
           await g.chunks.add(data);
         });
+        g.documents.add(docKey);
       }
     });
     this.noteCommit("chunks", rows.length);
@@ -201,7 +209,10 @@ export class VectorStore {
     this.assertOpen();
     const where = documentFilter(projectId, documentId);
     await this.locks.chunks.run(async () => {
-      for (const g of this.writeTargets()) await g.chunkGate.write(() => g.chunks.delete(where));
+      for (const g of this.writeTargets()) {
+        await g.chunkGate.write(() => g.chunks.delete(where));
+        g.documents.delete(documentKey(projectId, documentId));
+      }
     });
     this.noteCommit("chunks");
   }
@@ -212,8 +223,11 @@ export class VectorStore {
     for (const kind of ["chunks", "memories"] as const) {
       await this.locks[kind].run(async () => {
         for (const g of this.writeTargets()) {
-          if (kind === "chunks") await g.chunkGate.write(() => g.chunks.delete(where));
-          else await g.memories.delete(where);
+          if (kind === "chunks") {
+            await g.chunkGate.write(() => g.chunks.delete(where));
+            const prefix = documentKey(projectId, "");
+            for (const key of g.documents) if (key.startsWith(prefix)) g.documents.delete(key);
+          } else await g.memories.delete(where);
         }
       });
       this.noteCommit(kind);
@@ -414,6 +428,7 @@ export class VectorStore {
           ? rows.map((r) => chunkRecord(toChunkRow(r), vectors.get(String(r.text))!))
           : rows.map((r) => memoryRecord(toMemoryRow(r), vectors.get(String(r.text))!));
       await to[kind].add(asData(to, kind, data));
+      if (kind === "chunks") for (const r of rows) to.documents.add(documentKey(String(r.projectId), String(r.documentId)));
     });
   }
 
@@ -545,6 +560,11 @@ async function vectorsFor(g: Generation, texts: string[], pre: PreEmbedded | nul
   return g.embedder.embed(texts);
 }
 
+/** Set key of a document; NUL cannot occur in ids (sqlString refuses it), so the pair is unambiguous. */
+function documentKey(projectId: string, documentId: string): string {
+  return `${projectId}\u0000${documentId}`;
+}
+
 function asData(g: Generation, kind: Kind, records: Record<string, unknown>[]) {
   return toArrowTable(kind === "chunks" ? chunkSchema(g.dims) : memorySchema(g.dims), records) ?? records;
 }
@@ -574,7 +594,7 @@ async function createGeneration(db: Connection, gen: number, embedderId: string,
   await memories.createIndex("id", { config: lancedb.Index.btree() });
   await memories.createIndex("projectId", { config: lancedb.Index.btree() });
   await memories.createIndex("playerId", { config: lancedb.Index.btree() });
-  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0, chunkGate: new ReadWriteLock() };
+  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0, chunkGate: new ReadWriteLock(), documents: new Set() };
 }
 
 async function openGeneration(db: Connection, meta: Meta, embedder: Embedder | null): Promise<Generation> {
@@ -584,15 +604,23 @@ async function openGeneration(db: Connection, meta: Meta, embedder: Embedder | n
     console.error(`lorehold: vector tables of generation ${meta.generation} are missing; starting with empty ones`);
     return createGeneration(db, meta.generation, meta.embedderId, meta.dims, embedder);
   }
+  const chunks = await db.openTable(tableName("chunks", meta.generation));
+  const documents = new Set<string>();
+  for await (const batch of chunks.query().select(["projectId", "documentId"])) {
+    const p = batch.getChild("projectId")!;
+    const d = batch.getChild("documentId")!;
+    for (let i = 0; i < batch.numRows; i++) documents.add(documentKey(String(p.get(i)), String(d.get(i))));
+  }
   return {
     gen: meta.generation,
-    chunks: await db.openTable(tableName("chunks", meta.generation)),
+    chunks,
     memories: await db.openTable(tableName("memories", meta.generation)),
     embedderId: meta.embedderId,
     dims: meta.dims,
     embedder,
     readers: 0,
     chunkGate: new ReadWriteLock(),
+    documents,
   };
 }
 

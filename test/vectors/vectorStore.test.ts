@@ -116,6 +116,10 @@ describe("VectorStore: lore", () => {
     await store.deleteProject("p1");
     expect(await store.countChunks("p1")).toBe(0);
     expect(await store.countChunks()).toBe(1);
+    await store.replaceDocumentChunks("p1", "d2", [chunk("p1", "d2", 0, "b again", ["t"])]);
+    await store.replaceDocumentChunks("p2", "d1", [chunk("p2", "d1", 0, "c again", ["t"], { id: "c2" })]);
+    expect(await store.countChunks("p1")).toBe(1);
+    expect(await store.countChunks("p2")).toBe(1);
     const q = { entityMindId: "mind", playerId: "player", query: "ale", k: 5 };
     expect(await store.searchMemories({ projectId: "p1", ...q })).toEqual([]);
     expect(await store.searchMemories({ projectId: "p2", ...q })).toHaveLength(1);
@@ -240,6 +244,10 @@ describe("VectorStore: persistence and re-embedding", () => {
     expect(await s2.countChunks()).toBe(1);
     expect((await s2.searchLore({ projectId: "p1", query: "dragon", tags: ["lore"], k: 3 }))[0].vectorRank).toBe(1);
     expect(await s2.searchMemories({ projectId: "p1", entityMindId: "g", playerId: "a", query: "dragons", k: 3 })).toHaveLength(1);
+    // Re-indexing a document written before the restart still replaces it (the store reloads which documents it holds).
+    await s2.replaceDocumentChunks("p1", "d1", [chunk("p1", "d1", 0, "The dragon woke.", ["lore"], { id: "new-id" })]);
+    expect(await s2.countChunks()).toBe(1);
+    expect((await s2.searchLore({ projectId: "p1", query: "dragon", tags: ["lore"], k: 3 })).map((h) => h.text)).toEqual(["The dragon woke."]);
     await s2.close();
   });
 

@@ -1,0 +1,219 @@
+// POST /v1/npc/interact measured end to end over real HTTP, side by side with raw node-llama-cpp,
+// on a ~100M-parameter llama-shaped random-weight model (speed only; the words are noise).
+// Usage: bun bench/interact.ts [--type q4_0] [--vocab 16000] [--threads N] [--tokens 48] [--chunks 10000] [--overhead 60]
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { getLlama, LlamaChatSession, LlamaLogLevel } from "node-llama-cpp";
+import { App } from "../src/app/App.ts";
+import { loadConfig } from "../src/config/config.ts";
+import { silentLogger } from "../src/ops/logger.ts";
+import { importPack, parsePackText } from "../src/packs/importPack.ts";
+import { createApiKey } from "../src/auth/apiKeys.ts";
+import { createDocument } from "../src/lore/documents/writeDocuments.ts";
+import { readMinds } from "../src/lore/minds/readMinds.ts";
+import { updateMind } from "../src/lore/minds/writeMinds.ts";
+import { setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
+import { prepareTurn } from "../src/npc/prepareTurn.ts";
+import { validateInteract } from "../src/npc/validateInteract.ts";
+import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    type: { type: "string", default: "q4_0" },
+    vocab: { type: "string", default: "16000" },
+    threads: { type: "string", default: String(availableParallelism()) },
+    tokens: { type: "string", default: "48" },
+    chunks: { type: "string", default: "10000" },
+    overhead: { type: "string", default: "60" },
+  },
+});
+const threads = Number(args.threads);
+const replyTokens = Number(args.tokens);
+const shape = {
+  nEmbd: 768,
+  nLayers: 12,
+  nHeads: 12,
+  nHeadsKv: 12,
+  nFf: 2048,
+  nCtx: 2048,
+  vocabSize: Number(args.vocab),
+  weightType: args.type as TinyGgufWeightType,
+  name: "bench-llama-100m",
+};
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
+const median = (xs: number[]) => pct(xs, 0.5);
+const f = (x: number, d = 2) => x.toFixed(d);
+
+const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-interact-"));
+const modelPath = join(dir, "bench.gguf");
+writeTinyGguf(modelPath, shape);
+
+// ---- the server, on the demo world plus filler lore so retrieval runs over ~N chunks
+const config = loadConfig({
+  cwd: dir,
+  env: {},
+  flags: { dataDir: join(dir, "data"), modelsDir: dir, model: modelPath, threads, parallel: 4, contextSize: 2048, maxReplyTokens: replyTokens, port: 0, logLevel: "silent" },
+});
+const app = await App.create(config, { logger: silentLogger });
+const pack = readFileSync(join(import.meta.dir, "../examples/thornhaven.yaml"), "utf8");
+const { projectId } = importPack(app.ctx, parsePackText(pack, "thornhaven.yaml"));
+const serverKey = createApiKey(app.ctx, { projectId, type: "server" }).key;
+setRateLimits(app.ctx, projectId, { perPlayerPerMinute: 100000, perProjectPerMinute: 100000 });
+const mind = readMinds(app.ctx, projectId, { onlyWithTags: true })[0];
+// A fixed reply length for every measured turn (responseConfig caps the reply; config caps it too).
+updateMind(app.ctx, projectId, mind.id, { responseConfig: { maxTokens: replyTokens } });
+const FILLER = "The ferryman counts the tolls while gulls circle the mill and the rain comes in from the marsh. ";
+const targetChunks = Number(args.chunks);
+for (let i = 0; i * 10 < targetChunks; i++) {
+  const content = Array.from({ length: 10 }, (_, j) => `## Ledger ${i}.${j}\n\n${FILLER.repeat(14)} Entry ${i}-${j}.`).join("\n\n");
+  createDocument(app.ctx, projectId, { name: `Harbour ledger ${i}`, content, tags: mind.knowledgeTags.slice(0, 1) });
+}
+const ti = performance.now();
+for (;;) {
+  const r = (await app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
+  if (!r || r.indexed === 0) break;
+}
+const indexSeconds = (performance.now() - ti) / 1000;
+const chunkCount = await app.ctx.vectors.countChunks(projectId);
+app.listen();
+let base = `http://127.0.0.1:${app.port}`;
+
+interface Turn {
+  ttftMs: number;
+  decodeTps: number;
+  tokens: number;
+  totalMs: number;
+  firstAt: number;
+  endAt: number;
+}
+
+/** One streamed turn over HTTP: time to first token and decode speed (tokens after the first / time after the first). */
+async function turn(playerId: string, text: string): Promise<Turn> {
+  const t0 = performance.now();
+  const res = await fetch(`${base}/v1/npc/interact`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${serverKey}`, "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({ text, entityMindId: mind.id, playerId }),
+  });
+  if (res.status !== 200) throw new Error(`interact ${res.status}: ${await res.text()}`);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  let firstAt = 0;
+  let tokens = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buf += decoder.decode(value, { stream: true });
+    let idx: number;
+    while ((idx = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, idx);
+      buf = buf.slice(idx + 2);
+      if (block.startsWith("event: token")) {
+        tokens++;
+        if (!firstAt) firstAt = performance.now();
+      }
+    }
+  }
+  const endAt = performance.now();
+  // SSE events carry text pieces; the engine's own counter says how many tokens were generated.
+  return { ttftMs: firstAt - t0, decodeTps: tokens > 1 ? (tokens - 1) / ((endAt - firstAt) / 1000) : 0, tokens, totalMs: endAt - t0, firstAt, endAt };
+}
+
+const tokensGenerated = () => app.ctx.llm!.stats().tokensGenerated;
+const sampleText = "Tell me what you saw on the river road last night, and who was with you.";
+
+// ---- 2. cold vs follow-up (KV reuse) with the NPC's real prompt
+const cold = await turn("kv-player", sampleText);
+const coldPrompt = await prepareTurn(app.ctx, projectId, validateInteract({ text: "And then?", entityMindId: mind.id, playerId: "kv-player" }));
+const followTokens = app.ctx.llm!.countChatTokens(coldPrompt.messages);
+const follow = await turn("kv-player", "And then?");
+const sharedPrefix = await turn("kv-player-2", sampleText);
+
+// ---- 1. decode speed: HTTP vs raw node-llama-cpp on the same prompt
+const httpRuns: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const g0 = tokensGenerated();
+  const r = await turn(`decode-${i}`, sampleText);
+  const gen = tokensGenerated() - g0;
+  httpRuns.push(gen > 1 ? (gen - 1) / ((r.endAt - r.firstAt) / 1000) : 0);
+}
+const promptForRaw = (await prepareTurn(app.ctx, projectId, validateInteract({ text: sampleText, entityMindId: mind.id, playerId: "raw" }))).messages;
+await app.stop();
+
+const llama = await getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: LlamaLogLevel.error });
+const model = await llama.loadModel({ modelPath });
+const rawRuns: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const ctx = await model.createContext({ sequences: 1, contextSize: 2048, threads: { ideal: threads, min: threads } });
+  const session = new LlamaChatSession({ contextSequence: ctx.getSequence(), systemPrompt: promptForRaw[0].content });
+  let first = 0;
+  let n = 0;
+  await session.prompt(promptForRaw.at(-1)!.content, {
+    maxTokens: replyTokens,
+    onToken: (toks) => {
+      n += toks.length;
+      if (!first) first = performance.now();
+    },
+  });
+  const end = performance.now();
+  rawRuns.push(n > 1 ? (n - 1) / ((end - first) / 1000) : 0);
+  await ctx.dispose();
+}
+await model.dispose();
+await llama.dispose();
+
+// ---- 3 and 4 need the server again (a fresh process state for the concurrency measure)
+const app2 = await App.create({ ...config }, { logger: silentLogger });
+app2.listen();
+const base2 = `http://127.0.0.1:${app2.port}`;
+base = base2;
+async function turn2(playerId: string, text: string) {
+  const t0 = performance.now();
+  const res = await fetch(`${base2}/v1/npc/interact`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${serverKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ text, entityMindId: mind.id, playerId }),
+  });
+  const timing = res.headers.get("server-timing") ?? "";
+  await res.json();
+  if (res.status !== 200) throw new Error(`interact ${res.status}`);
+  const overhead = Number(/overhead;dur=([\d.]+)/.exec(timing)?.[1] ?? NaN);
+  return { ms: performance.now() - t0, overhead };
+}
+// warm every sequence with the shared system prompt first
+await Promise.all([0, 1, 2, 3].map((i) => turn2(`warm-${i}`, "Hello.")));
+const gen2 = () => app2.ctx.llm!.stats();
+// Decode speed over the span where every conversation is decoding: from the last first-token to the first end.
+const one0 = gen2();
+const solo = await turn("solo", sampleText);
+const oneTps = (gen2().tokensGenerated - one0.tokensGenerated - 1) / ((solo.endAt - solo.firstAt) / 1000);
+const four0 = gen2();
+const quad = await Promise.all([0, 1, 2, 3].map((i) => turn(`quad-${i}`, sampleText)));
+const four1 = gen2();
+const quadTokens = four1.tokensGenerated - four0.tokensGenerated - quad.length;
+const fourTps = quadTokens / ((Math.max(...quad.map((q) => q.endAt)) - Math.min(...quad.map((q) => q.firstAt))) / 1000);
+
+// ---- 4. non-generation overhead over many requests (retrieval over all chunks, ledger, limits, session)
+updateMind(app2.ctx, projectId, mind.id, { responseConfig: { maxTokens: 1 } });
+const overheads: number[] = [];
+for (let i = 0; i < Number(args.overhead); i++) overheads.push((await turn2(`overhead-${i % 20}`, `${sampleText} (${i})`)).overhead);
+await app2.stop();
+rmSync(dir, { recursive: true, force: true });
+
+const cpu = cpus()[0]?.model ?? "unknown CPU";
+const params = tinyGgufParameterCount(shape);
+console.log(`\n### POST /v1/npc/interact — ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(`Machine: ${availableParallelism()} cores (${cpu}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; threads ${threads}, 4 sequences × 2,048 context.`);
+console.log(`Model: random-weight llama, n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads, ff ${shape.nFf}, vocab ${shape.vocabSize}, ${shape.weightType} (${(params / 1e6).toFixed(0)}M parameters).`);
+console.log(`Lore: demo world + filler, ${chunkCount} chunks indexed in ${f(indexSeconds, 1)} s (hashing embedder).\n`);
+console.log("| measure | figure | target |");
+console.log("|---|---|---|");
+console.log(`| decode tok/s through HTTP (SSE) ÷ raw LlamaChatSession, same prompt | ${f(median(httpRuns), 1)} ÷ ${f(median(rawRuns), 1)} = **${f(median(httpRuns) / median(rawRuns))}** | ≥ 0.95 |`);
+console.log(`| first token of a follow-up turn ÷ cold turn (${followTokens}-token prompt) | ${f(follow.ttftMs, 0)} ms ÷ ${f(cold.ttftMs, 0)} ms = **${f(follow.ttftMs / cold.ttftMs)}** | ≤ 0.15 |`);
+console.log(`| (new player, same mind: shared system prompt) ÷ cold | ${f(sharedPrefix.ttftMs, 0)} ms ÷ ${f(cold.ttftMs, 0)} ms = ${f(sharedPrefix.ttftMs / cold.ttftMs)} | |`);
+console.log(`| aggregate decode tok/s, 4 concurrent conversations ÷ 1 | ${f(fourTps, 1)} ÷ ${f(oneTps, 1)} = **${f(fourTps / oneTps)}** (decode calls: ${four1.decodeCalls - four0.decodeCalls} for ${four1.tokensGenerated - four0.tokensGenerated} tokens) | ≥ 2.0 |`);
+console.log(`| non-generation overhead per request, p50 / p99 (${overheads.length} requests, ${chunkCount} chunks) | ${f(median(overheads), 1)} ms / ${f(pct(overheads, 0.99), 1)} ms | p99 ≤ 20 ms |`);
+process.exit(0);

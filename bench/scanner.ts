@@ -1,0 +1,247 @@
+/**
+ * Scanner benchmark: a generated ~200 MB ZIP of mixed game files goes through
+ * the real path — streamed PUT to the signed upload URL, confirm, the scan
+ * worker — in one server process, sampling its RSS every 100 ms.
+ *
+ *   bun bench/scanner.ts            # ~200 MB archive (about 1–3 min on 2 cores)
+ *   bun bench/scanner.ts 50         # a smaller archive, in MB
+ *
+ * The archive is written by a child process (fflate's streaming Zip straight
+ * to disk, never holding the archive) so the RSS measured is the server's
+ * alone. Files: Markdown, JSON, CSV, YAML, XML, Ink, Yarn, Ren'Py, PO, C#,
+ * plain text — pseudo-word prose (Zipf over 5,000 words) with names, some
+ * sections repeated across files (duplicate merging). Half the files are
+ * deflated, half stored, as build tools mix them. Extraction MB/s is over the
+ * uncompressed bytes the worker processed.
+ */
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { availableParallelism, cpus, platform, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
+
+const MB = 1024 * 1024;
+
+// ---------------------------------------------------------------- generation (child process)
+
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function generate(zipPath: string, manifestPath: string, targetBytes: number): void {
+  const rand = prng(11);
+  const SYL = ["ka", "ro", "an", "th", "el", "mi", "dor", "un", "ve", "sa", "gri", "os", "la", "ne", "quo", "bar"];
+  const VOCAB = Array.from({ length: 5000 }, (_, i) => {
+    let w = "";
+    let x = i + 7;
+    do {
+      w += SYL[x % SYL.length];
+      x = Math.floor(x / SYL.length);
+    } while (x > 0);
+    return w;
+  });
+  const CDF = new Float64Array(VOCAB.length);
+  let acc = 0;
+  for (let i = 0; i < VOCAB.length; i++) CDF[i] = acc += 1 / (i + 1);
+  for (let i = 0; i < VOCAB.length; i++) CDF[i] /= acc;
+  const word = () => {
+    const r = rand();
+    let lo = 0;
+    let hi = CDF.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (CDF[mid] < r) lo = mid + 1;
+      else hi = mid;
+    }
+    return VOCAB[lo];
+  };
+  const NAMES = ["Garrick", "Elena", "Thornhaven", "the Rusty Tankard", "the Docks", "the abbey ruins", "Black Rook", "Mara", "Old Bridge"];
+  const name = () => NAMES[Math.floor(rand() * NAMES.length)];
+  const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
+  const sentence = () => {
+    const n = 8 + Math.floor(rand() * 14);
+    const words = Array.from({ length: n }, () => (rand() < 0.06 ? name() : word()));
+    return `${cap(words.join(" "))}.`;
+  };
+  const paragraph = (n = 3 + Math.floor(rand() * 4)) => Array.from({ length: n }, sentence).join(" ");
+  const title = () => `${cap(word())} ${cap(word())}`;
+  const shared = Array.from({ length: 200 }, () => ({ title: title(), text: paragraph() }));
+  const section = () => (rand() < 0.05 ? shared[Math.floor(rand() * shared.length)] : { title: title(), text: paragraph() });
+  const many = (size: number, render: (s: { title: string; text: string }, i: number) => string) => {
+    let out = "";
+    for (let i = 0; out.length < size; i++) out += render(section(), i);
+    return out;
+  };
+  const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
+  const FORMATS: [string, (size: number) => string][] = [
+    ["md", (n) => `# ${title()}\n\n${paragraph()}\n\n` + many(n, (s) => `## ${s.title}\n\n${s.text}\n\n`)],
+    ["txt", (n) => many(n, (s) => `${s.text}\n\n`)],
+    ["json", (n) => `[\n${many(n, (s, i) => `${i ? ",\n" : ""}  ${JSON.stringify({ id: i, name: s.title, description: s.text })}`)}\n]\n`],
+    ["csv", (n) => `id,name,description\n${many(n, (s, i) => `${i},${s.title},"${s.text.replace(/"/g, '""')}"\n`)}`],
+    ["yaml", (n) => many(n, (s, i) => `- id: ${i}\n  name: ${s.title}\n  description: >-\n    ${s.text}\n`)],
+    ["xml", (n) => `<codex>\n${many(n, (s) => `  <entry name="${esc(s.title)}"><description>${esc(s.text)}</description></entry>\n`)}</codex>\n`],
+    ["ink", (n) => many(n, (s, i) => `=== knot_${i} ===\n${s.text}\n* [Go on] -> knot_${i + 1}\n\n`)],
+    ["yarn", (n) => many(n, (s, i) => `title: Node${i}\n---\n${name().replace(/^the /, "")}: ${s.text}\n===\n`)],
+    ["rpy", (n) => many(n, (s, i) => `label scene_${i}:\n    e "${s.text.replace(/"/g, "'")}"\n\n`)],
+    ["po", (n) => many(n, (s, i) => `#: scene_${i}\nmsgid "${s.title}"\nmsgstr "${s.text.replace(/"/g, "'")}"\n\n`)],
+    ["cs", (n) => `public static class Barks {\n${many(n, (s, i) => `    // ${s.title}\n    public const string Line${i} = "${s.text.replace(/"/g, "'")}";\n`)}}\n`],
+  ];
+
+  const fd = openSync(zipPath, "w");
+  let written = 0;
+  const zip = new Zip((err, chunk) => {
+    if (err) throw err;
+    writeSync(fd, chunk);
+    written += chunk.length;
+  });
+  const manifest: { filename: string; relativePath: string; sizeBytes: number; contentHash: string }[] = [];
+  const enc = new TextEncoder();
+  let uncompressed = 0;
+  for (let i = 0; written < targetBytes && i < 4900; i++) {
+    const [ext, render] = FORMATS[i % FORMATS.length];
+    const size = 20_000 + Math.floor(rand() * 180_000);
+    const bytes = enc.encode(render(size));
+    const relativePath = `game/${ext}/${String(i).padStart(4, "0")}-${word()}.${ext}`;
+    const entry = i % 2 === 0 ? new ZipDeflate(relativePath, { level: 6 }) : new ZipPassThrough(relativePath);
+    zip.add(entry);
+    entry.push(bytes, true);
+    uncompressed += bytes.length;
+    manifest.push({
+      filename: relativePath.slice(relativePath.lastIndexOf("/") + 1),
+      relativePath,
+      sizeBytes: bytes.length,
+      contentHash: createHash("sha256").update(bytes).digest("hex"),
+    });
+  }
+  zip.end();
+  closeSync(fd);
+  writeFileSync(manifestPath, JSON.stringify({ files: manifest, uncompressed }));
+}
+
+if (process.argv[2] === "--generate") {
+  generate(process.argv[3], process.argv[4], Number(process.argv[5]));
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------- the server side (this process)
+
+const { App } = await import("../src/app/App.ts");
+const { loadConfig } = await import("../src/config/config.ts");
+const { silentLogger } = await import("../src/ops/logger.ts");
+const { createProject } = await import("../src/projects/projectService.ts");
+const { createApiKey } = await import("../src/auth/apiKeys.ts");
+const { createLocation } = await import("../src/lore/locations/writeLocations.ts");
+const { createTag } = await import("../src/lore/tags/writeTags.ts");
+
+const targetMb = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 200;
+const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-scanner-"));
+const zipPath = join(dir, "game.zip");
+const manifestPath = join(dir, "manifest.json");
+
+try {
+  let t0 = performance.now();
+  const gen = Bun.spawnSync([process.execPath, import.meta.path, "--generate", zipPath, manifestPath, String(targetMb * MB)], { stdout: "inherit", stderr: "inherit" });
+  if (gen.exitCode !== 0) throw new Error("archive generation failed");
+  const generateSeconds = (performance.now() - t0) / 1000;
+  const { files, uncompressed } = JSON.parse(readFileSync(manifestPath, "utf8")) as { files: unknown[]; uncompressed: number };
+  const zipBytes = statSync(zipPath).size;
+
+  const config = loadConfig({ cwd: dir, env: {}, flags: { dataDir: join(dir, "data"), modelsDir: join(dir, "models"), logLevel: "silent" } });
+  const app = await App.create(config, { logger: silentLogger });
+  const ctx = app.ctx;
+  const project = createProject(ctx, { name: "Bench", monthlyCredits: 100_000 });
+  for (const tag of ["tavern", "smugglers", "town-history"]) createTag(ctx, project.id, { name: tag });
+  for (const [key, locName] of [["tankard", "Rusty Tankard"], ["docks", "Docks"], ["abbey", "abbey ruins"]]) createLocation(ctx, project.id, { key, name: locName });
+  const editor = createApiKey(ctx, { projectId: project.id, type: "editor" }).key;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await app.handle(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { authorization: `Bearer ${editor}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  Bun.gc(true);
+  const baselineRss = process.memoryUsage().rss;
+  let peak = baselineRss;
+  let phasePeak = baselineRss;
+  const sampler = setInterval(() => {
+    const rss = process.memoryUsage().rss;
+    if (rss > peak) peak = rss;
+    if (rss > phasePeak) phasePeak = rss;
+  }, 100);
+
+  const submit = await call("POST", "/v1/scanner/submit-archive", { files, totalSizeBytes: zipBytes });
+  if (submit.status !== 202) throw new Error(`submit: ${submit.status} ${JSON.stringify(submit.body)}`);
+  const u = new URL(submit.body.uploadUrl);
+  t0 = performance.now();
+  const put = await app.handle(
+    new Request(`http://localhost${u.pathname}${u.search}`, {
+      method: "PUT",
+      headers: { "content-type": "application/zip" },
+      body: Bun.file(zipPath).stream(),
+      duplex: "half",
+    } as RequestInit),
+  );
+  if (put.status !== 200) throw new Error(`upload: ${put.status} ${await put.text()}`);
+  const uploadSeconds = (performance.now() - t0) / 1000;
+  const uploadPeak = phasePeak;
+  const confirm = await call("POST", "/v1/scanner/submit-archive/confirm", { jobId: submit.body.jobId });
+  if (confirm.status !== 200) throw new Error(`confirm: ${confirm.status} ${JSON.stringify(confirm.body)}`);
+
+  phasePeak = process.memoryUsage().rss;
+  t0 = performance.now();
+  await app.scheduler.trigger("scan-worker");
+  const scanSeconds = (performance.now() - t0) / 1000;
+  const scanPeak = phasePeak;
+  clearInterval(sampler);
+
+  const row = ctx.db
+    .query<{ status: string; bytes_processed: number; completed_files: number; failed_files: number }, [string]>(
+      "SELECT status, bytes_processed, completed_files, failed_files FROM scan_jobs WHERE id = ?",
+    )
+    .get(submit.body.jobId)!;
+  const extractions = ctx.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM scan_extractions WHERE job_id = ?").get(submit.body.jobId)!.n;
+  const detail = await call("GET", `/v1/scanner/jobs/${submit.body.jobId}`);
+  await app.stop();
+
+  const mb = (n: number) => (n / MB).toFixed(1);
+  const result = {
+    machine: `${cpus()[0]?.model ?? "?"} × ${availableParallelism()}, ${mb(totalmem())} MB RAM, ${platform()}, bun ${Bun.version}`,
+    archive: { files: files.length, zipMb: Number(mb(zipBytes)), uncompressedMb: Number(mb(uncompressed)), generateSeconds: Number(generateSeconds.toFixed(1)) },
+    upload: { seconds: Number(uploadSeconds.toFixed(2)), mbPerSecond: Number((zipBytes / MB / uploadSeconds).toFixed(1)), peakRssMb: Number(mb(uploadPeak)) },
+    scan: {
+      status: row.status,
+      completedFiles: row.completed_files,
+      failedFiles: row.failed_files,
+      bytesProcessedMb: Number(mb(row.bytes_processed)),
+      seconds: Number(scanSeconds.toFixed(1)),
+      extractionMbPerSecond: Number((row.bytes_processed / MB / scanSeconds).toFixed(1)),
+      extractions,
+      skippedListed: detail.body.skippedContent?.length ?? null,
+      peakRssMb: Number(mb(scanPeak)),
+    },
+    baselineRssMb: Number(mb(baselineRss)),
+    peakRssMb: Number(mb(peak)),
+    rssTargetMb: 300,
+    withinTarget: peak < 300 * MB,
+  };
+  console.log(JSON.stringify(result, null, 2));
+  console.log(
+    `\n| archive | uncompressed | files | upload | scan | extraction | extractions | peak RSS (upload / scan / overall) |\n|---|---|---|---|---|---|---|---|\n` +
+      `| ${result.archive.zipMb} MB | ${result.archive.uncompressedMb} MB | ${files.length} | ${result.upload.seconds} s (${result.upload.mbPerSecond} MB/s) | ` +
+      `${result.scan.seconds} s | ${result.scan.extractionMbPerSecond} MB/s | ${extractions} | ${result.upload.peakRssMb} / ${result.scan.peakRssMb} / ${result.peakRssMb} MB |`,
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
