@@ -33,7 +33,7 @@ export function createDownloadProgressBar(label: string, stream: ProgressStream)
       format: `${label} |{bar}| {percentage}% | {done} / {size} | {speed}/s | ETA {eta_formatted}`,
       barCompleteChar: "\u2588",
       barIncompleteChar: "\u2591",
-      hideCursor: true,
+      hideCursor: false, // a Ctrl+C mid-download must not leave the cursor hidden (gracefulExit would swallow SIGINT)
       noTTYOutput: true,
       notTTYSchedule: 1000,
       etaBuffer: 50,

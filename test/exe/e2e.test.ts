@@ -28,15 +28,21 @@ let runDir = "";
 let env: Record<string, string> = {};
 const figures: Record<string, number | string> = {};
 
-/** One CLI command of the executable; returns its one JSON line. */
-function lorehold(...args: string[]): any {
+/** One CLI command of the executable. (Async: `model pull` talks to a server in this very process.) */
+async function run(...args: string[]): Promise<{ out: string; err: string }> {
   const started = performance.now();
-  const p = Bun.spawnSync([exe, ...args], { cwd: runDir, env, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([exe, ...args], { cwd: runDir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   const ms = Math.round(performance.now() - started);
-  const out = p.stdout.toString().trim();
-  if (p.exitCode !== 0) throw new Error(`lorehold ${args.join(" ")} → exit ${p.exitCode} (${ms} ms)\nstdout: ${out}\nstderr: ${p.stderr.toString()}`);
-  figures[`cli ${args.slice(0, 2).join(" ")} ms`] = ms;
-  return JSON.parse(out.split("\n").at(-1)!);
+  if (code !== 0) throw new Error(`lorehold ${args.join(" ")} → exit ${code} (${ms} ms)\nstdout: ${out}\nstderr: ${err}`);
+  figures[`${args.filter((a) => /^[a-z]+$/.test(a)).slice(0, 2).join(" ")} ms`] = ms;
+  return { out, err };
+}
+
+/** A --json command: its one JSON line. */
+async function lorehold(...args: string[]): Promise<any> {
+  const { out } = await run(...args);
+  return JSON.parse(out.trim().split("\n").at(-1)!);
 }
 
 async function freePort(): Promise<number> {
@@ -92,14 +98,14 @@ describe.skipIf(skip)("the lorehold executable, end to end from an empty folder"
     for (let dir = runDir; dir !== path.dirname(dir); dir = path.dirname(dir)) expect(fs.existsSync(path.join(dir, "node_modules"))).toBe(false);
 
     // --- the CLI, each command a fresh process (the first one extracts the natives) ---
-    const init = lorehold("init", "--json");
-    figures.firstStartMs = figures["cli init ms"];
+    const init = await lorehold("init", "--json");
+    figures.firstStartMs = figures["init ms"];
     expect(init.adminToken).toStartWith("lh_admin_");
     expect(fs.existsSync(path.join(runDir, "data"))).toBe(true);
-    const project = lorehold("project", "create", "--name", "Thornhaven", "--json");
-    const serverKey = lorehold("key", "create", "--project", project.id, "--type", "server", "--json").key;
-    const editorKey = lorehold("key", "create", "--project", "Thornhaven", "--type", "editor", "--json").key;
-    const imported = lorehold("import", path.join(work, "thornhaven.yaml"), "--project", project.id, "--json");
+    const project = await lorehold("project", "create", "--name", "Thornhaven", "--json");
+    const serverKey = (await lorehold("key", "create", "--project", project.id, "--type", "server", "--json")).key;
+    const editorKey = (await lorehold("key", "create", "--project", "Thornhaven", "--type", "editor", "--json")).key;
+    const imported = await lorehold("import", path.join(work, "thornhaven.yaml"), "--project", project.id, "--json");
     expect(imported.projectId).toBe(project.id);
     const garrick = imported.ids.minds.garrick;
     const documentIds = Object.values(imported.ids.documents) as string[];
@@ -110,15 +116,18 @@ describe.skipIf(skip)("the lorehold executable, end to end from an empty folder"
     const modelFile = path.join(work, "tiny.gguf");
     writeTinyGguf(modelFile, { nCtx: 2048 });
     const files = startFileServer({ "/models/tiny.gguf": { body: new Uint8Array(fs.readFileSync(modelFile)) } });
-    let pulled: any;
+    let pulled: { out: string; err: string };
     try {
-      pulled = lorehold("model", "pull", `${files.url}/models/tiny.gguf`, "--json");
+      pulled = await run("model", "pull", `${files.url}/models/tiny.gguf`);
     } finally {
       files.stop();
     }
-    expect(pulled).toMatchObject({ path: path.join(runDir, "models", "tiny.gguf"), sizeBytes: fs.statSync(modelFile).size, verified: "size" });
-    const listed = lorehold("model", "list", "--json");
-    expect(listed.models).toEqual([{ name: "tiny.gguf", path: path.join(runDir, "models", "tiny.gguf"), kind: "gguf", sizeBytes: pulled.sizeBytes, active: true }]);
+    expect(pulled.err).toContain("tiny.gguf |"); // cli-progress, bundled
+    expect(pulled.err).toContain("100%");
+    expect(pulled.out).toContain(`Downloaded ${path.join(runDir, "models", "tiny.gguf")}`);
+    const listed = await lorehold("model", "list", "--json");
+    const size = fs.statSync(modelFile).size;
+    expect(listed.models).toEqual([{ name: "tiny.gguf", path: path.join(runDir, "models", "tiny.gguf"), kind: "gguf", sizeBytes: size, active: true }]);
 
     // --- serve ---
     const port = await freePort();
@@ -165,13 +174,13 @@ describe.skipIf(skip)("the lorehold executable, end to end from an empty folder"
       });
       figures.interactMs = Math.round(performance.now() - askedAt);
       const reply = (await res.json()) as any;
-      expect({ status: res.status, reply }).toMatchObject({ status: 200, reply: { success: true, character: "Garrick", response: expect.any(String) } });
+      expect({ status: res.status, reply }).toMatchObject({ status: 200, reply: { success: true, character: "Garrick Thorne", response: expect.any(String) } });
       expect(reply.metadata.creditsUsed).toBeGreaterThan(0);
       expect(res.headers.get("x-request-id")).toBe("e2e-interact-1");
 
       // lore reads (Editor Key)
       const minds = (await (await fetch(`${base}/v1/lore/minds`, { headers: editor })).json()) as any;
-      expect(minds.minds.map((m: any) => m.entityName)).toContain("Garrick");
+      expect(minds.minds.map((m: any) => m.entityName)).toContain("Garrick Thorne");
       const history = imported.ids.documents["town-history"] as string;
       const doc = await fetch(`${base}/v1/lore/documents/${history}`, { headers: editor });
       expect(doc.status).toBe(200);

@@ -23,6 +23,7 @@ export interface RequestLog {
   path: string;
   range: string | null;
   ifRange: string | null;
+  authorization: string | null;
 }
 
 interface Reply {
@@ -50,7 +51,7 @@ export function startFileServer(files: Record<string, ServedFile>, repos: Record
   const answer = (method: string, path: string, h: Map<string, string>): Reply => {
     const range = h.get("range") ?? null;
     const ifRange = h.get("if-range") ?? null;
-    log.push({ path, range, ifRange });
+    log.push({ path, range, ifRange, authorization: h.get("authorization") ?? null });
     const json = (status: number, v: unknown): Reply => ({ status, headers: { "content-type": "application/json" }, body: new TextEncoder().encode(JSON.stringify(v)) });
     if (path.startsWith("/api/models/")) {
       const siblings = repos[path.slice("/api/models/".length)];

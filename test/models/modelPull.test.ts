@@ -178,6 +178,23 @@ describe("model pull", () => {
     }
   });
 
+  test("HF_TOKEN goes to the Hugging Face endpoint only", async () => {
+    const s = serve({ "/org/r/resolve/main/m.gguf": { body: MODEL }, "/plain/m.gguf": { body: MODEL } });
+    process.env.HF_ENDPOINT = s.url;
+    process.env.HF_TOKEN = "hf_secret";
+    try {
+      expect((await pull("hf:org/r/m.gguf", "--json")).code).toBe(0);
+      expect((await pull(`${s.url.replace("127.0.0.1", "localhost")}/plain/m.gguf`, "--name", "other.gguf", "--json")).code).toBe(0);
+      expect(s.log.map((l) => [l.path, l.authorization])).toEqual([
+        ["/org/r/resolve/main/m.gguf", "Bearer hf_secret"],
+        ["/plain/m.gguf", null],
+      ]);
+    } finally {
+      delete process.env.HF_ENDPOINT;
+      delete process.env.HF_TOKEN;
+    }
+  });
+
   test("hf:user/repo:quant picks the repo's one GGUF of that quant", async () => {
     const s = serve(
       { "/org/chat-GGUF/resolve/main/chat-q4_k_m.gguf": { body: MODEL } },

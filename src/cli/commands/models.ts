@@ -1,5 +1,5 @@
 import { listModels } from "../../models/listModels.ts";
-import { resolveModelUri } from "../../models/modelUri.ts";
+import { DEFAULT_HF_ENDPOINT, resolveModelUri } from "../../models/modelUri.ts";
 import { downloadModel } from "../../models/downloadModel.ts";
 import { createDownloadProgressBar, formatBytes, lineStream } from "../../models/downloadProgressBar.ts";
 import { intFlag, optionalFlag } from "../args.ts";
@@ -26,15 +26,20 @@ export const modelListCommand: Command = {
 
 export const modelPullCommand: Command = {
   name: "model pull",
-  usage: "lorehold model pull <https://…|hf:USER/REPO/FILE.gguf|hf:USER/REPO:QUANT> [--name FILE] [--sha256 HEX] [--retries N] [--models-dir DIR] [--json]",
+  usage:
+    "lorehold model pull <https://…|hf:USER/REPO/FILE.gguf|hf:USER/REPO:QUANT> [--name FILE] [--sha256 HEX] [--retries N] [--models-dir DIR] [--json]" +
+    "   (env: HF_TOKEN for gated repos, HF_ENDPOINT for a mirror)",
   summary: "download a model into modelsDir (resumable, size and checksum verified)",
   async run(c) {
     const uri = c.positionals[0];
     if (!uri) throw new UsageError("missing the model URI", this.usage);
-    // The only network access of the product. HF_ENDPOINT / HF_TOKEN as huggingface_hub reads them.
+    // The only network access of the product. HF_ENDPOINT / HF_TOKEN as huggingface_hub reads them;
+    // the token goes to the Hugging Face endpoint only, never to another host named by a URL.
+    const hfEndpoint = process.env.HF_ENDPOINT || DEFAULT_HF_ENDPOINT;
     const token = process.env.HF_TOKEN;
-    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-    const resolved = await resolveModelUri(uri, { hfEndpoint: process.env.HF_ENDPOINT, headers });
+    const hfHeaders: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    const resolved = await resolveModelUri(uri, { hfEndpoint, headers: hfHeaders });
+    const headers = new URL(resolved.url).origin === new URL(hfEndpoint).origin ? hfHeaders : {};
     const fileName = optionalFlag(c.flags, "name") ?? resolved.fileName;
     const bar = c.json ? null : createDownloadProgressBar(fileName, process.stderr.isTTY ? process.stderr : lineStream((l) => c.io.err(l)));
     let result;

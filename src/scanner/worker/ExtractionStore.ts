@@ -3,10 +3,16 @@ import type { Db } from "../../db/openDatabase.ts";
 import { newId } from "../../core/ids.ts";
 import type { Candidate } from "../extract/index.ts";
 import { normalizeWords } from "../extract/text.ts";
+import { sketchSimilarity, wordSketch } from "./wordSketch.ts";
 
 /** Same-title extractions compared for near-identical text (as classify does within a file). */
 const MAX_NEAR_COMPARISONS = 50;
 const NEAR_IDENTICAL = 0.9;
+/**
+ * A MinHash estimate below this rules a pair out without loading its text: with
+ * 32 slots a true similarity of 0.9 estimates under 0.7 with probability < 0.5%.
+ */
+const SKETCH_CUTOFF = 0.7;
 
 interface StoredRow {
   id: string;
@@ -28,6 +34,7 @@ export class ExtractionStore {
   private ordinal: number;
   private readonly byHash;
   private readonly byTitle;
+  private readonly byId;
   private readonly contentOf;
   private readonly insert;
   private readonly update;
@@ -41,15 +48,15 @@ export class ExtractionStore {
     this.byHash = db.query<StoredRow, [string, string]>(
       "SELECT id, tags, location, source_files, base_confidence FROM scan_extractions WHERE job_id = ? AND text_hash = ? LIMIT 1",
     );
-    this.byTitle = db.query<StoredRow & { unique_words: number }, [string, string, number]>(
-      `SELECT id, tags, location, source_files, base_confidence, unique_words FROM scan_extractions
-       WHERE job_id = ? AND title_key = ? ORDER BY ordinal DESC LIMIT ?`,
+    this.byTitle = db.query<{ id: string; unique_words: number; sketch: Uint8Array | null }, [string, string, number]>(
+      "SELECT id, unique_words, sketch FROM scan_extractions WHERE job_id = ? AND title_key = ? ORDER BY ordinal DESC LIMIT ?",
     );
+    this.byId = db.query<StoredRow, [string]>("SELECT id, tags, location, source_files, base_confidence FROM scan_extractions WHERE id = ?");
     this.contentOf = db.query<{ content: string }, [string]>("SELECT content FROM scan_extractions WHERE id = ?");
     this.insert = db.query(
       `INSERT INTO scan_extractions (id, job_id, ordinal, title, tags, location, confidence, content, source_files,
-         text_hash, title_key, unique_words, base_confidence)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         text_hash, title_key, unique_words, base_confidence, sketch)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.update = db.query(
       `UPDATE scan_extractions SET title = COALESCE(?, title), content = COALESCE(?, content), base_confidence = ?,
@@ -63,11 +70,12 @@ export class ExtractionStore {
     const textHash = createHash("sha256").update(words).digest("hex").slice(0, 32);
     const titleKey = normalizeWords(c.title);
     const mine = new Set(words.split(" "));
-    const same = this.byHash.get(this.jobId, textHash) ?? this.nearIdentical(titleKey, mine);
+    const sketch = wordSketch(mine);
+    const same = this.byHash.get(this.jobId, textHash) ?? this.nearIdentical(titleKey, mine, sketch);
     if (!same) {
       this.insert.run(
         newId("ext"), this.jobId, this.ordinal++, c.title, JSON.stringify(c.tags), c.location, c.confidence, c.text,
-        JSON.stringify(c.sourceFiles), textHash, titleKey, mine.size, c.confidence,
+        JSON.stringify(c.sourceFiles), textHash, titleKey, mine.size, c.confidence, sketch,
       );
       return false;
     }
@@ -84,16 +92,17 @@ export class ExtractionStore {
     return true;
   }
 
-  private nearIdentical(titleKey: string, mine: Set<string>): StoredRow | null {
+  private nearIdentical(titleKey: string, mine: Set<string>, sketch: Uint8Array): StoredRow | null {
     for (const row of this.byTitle.all(this.jobId, titleKey, MAX_NEAR_COMPARISONS)) {
-      // Cheap size check before loading the text (Jaccard ≥ 0.9 needs sizes within 10%).
+      // Cheap checks before loading the text: Jaccard ≥ 0.9 needs sizes within 10% and a close sketch.
       const small = Math.min(mine.size, row.unique_words);
       const large = Math.max(mine.size, row.unique_words);
       if (large === 0 || small / large < NEAR_IDENTICAL) continue;
+      if (row.sketch && sketchSimilarity(sketch, row.sketch) < SKETCH_CUTOFF) continue;
       const other = new Set(normalizeWords(this.contentOf.get(row.id)!.content).split(" "));
       let shared = 0;
       for (const w of mine) if (other.has(w)) shared++;
-      if (shared / (mine.size + other.size - shared) >= NEAR_IDENTICAL) return row;
+      if (shared / (mine.size + other.size - shared) >= NEAR_IDENTICAL) return this.byId.get(row.id);
     }
     return null;
   }

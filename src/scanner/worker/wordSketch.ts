@@ -1,0 +1,51 @@
+/** MinHash permutations per sketch: 32 × 4 bytes per extraction. */
+const PERMUTATIONS = 32;
+// Odd multipliers and offsets of a fixed seed: sketches must compare across runs.
+const MUL = new Uint32Array(PERMUTATIONS);
+const ADD = new Uint32Array(PERMUTATIONS);
+{
+  let s = 0x9e3779b9;
+  const next = () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return s >>> 0;
+  };
+  for (let i = 0; i < PERMUTATIONS; i++) {
+    MUL[i] = next() | 1;
+    ADD[i] = next();
+  }
+}
+
+function fnv1a(word: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** A MinHash sketch of a word set: the share of equal slots of two sketches estimates their Jaccard similarity. */
+export function wordSketch(words: Set<string>): Uint8Array {
+  const mins = new Uint32Array(PERMUTATIONS).fill(0xffffffff);
+  for (const w of words) {
+    const h = fnv1a(w);
+    for (let i = 0; i < PERMUTATIONS; i++) {
+      let x = (Math.imul(h, MUL[i]) + ADD[i]) >>> 0;
+      x ^= x >>> 15;
+      x = Math.imul(x, 0x2c1b3c6d) >>> 0;
+      x ^= x >>> 12;
+      if (x >>> 0 < mins[i]) mins[i] = x >>> 0;
+    }
+  }
+  return new Uint8Array(mins.buffer);
+}
+
+/** Estimated Jaccard similarity of the two sketched sets. */
+export function sketchSimilarity(a: Uint8Array, b: Uint8Array): number {
+  if (a.length !== PERMUTATIONS * 4 || b.length !== PERMUTATIONS * 4) return 0;
+  let same = 0;
+  // Byte-wise: a BLOB from SQLite need not be 4-byte aligned.
+  for (let i = 0; i < a.length; i += 4) {
+    if (a[i] === b[i] && a[i + 1] === b[i + 1] && a[i + 2] === b[i + 2] && a[i + 3] === b[i + 3]) same++;
+  }
+  return same / PERMUTATIONS;
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from "node:fs";
+import { readArchive } from "../../src/scanner/archive/index.ts";
+import { classify, decodeText, extractFile } from "../../src/scanner/extract/index.ts";
+import { Database } from "bun:sqlite";
+import { ExtractionStore } from "../../src/scanner/worker/ExtractionStore.ts";
+import { migrate } from "../../src/db/migrate.ts";
+const { files } = JSON.parse(readFileSync("/tmp/sb/m.json", "utf8"));
+const vocab = { tags: ["general", "history", "geography", "factions", "characters", "items", "quests", "tavern", "smugglers", "town-history"], locations: ["Rusty Tankard", "Docks", "abbey ruins"] };
+const db = new Database(":memory:"); migrate(db);
+db.exec("PRAGMA foreign_keys=OFF");
+const store = new ExtractionStore(db, "job", new Map());
+const times: Record<string, number> = {};
+const add = (k: string, t: number) => (times[k] = (times[k] ?? 0) + t);
+let nSections = 0, nCand = 0;
+await readArchive("/tmp/sb/g.zip", files, async (f) => {
+  const ext = f.relativePath.slice(f.relativePath.lastIndexOf("."));
+  let t = performance.now();
+  const text = decodeText(f.bytes);
+  const ex = extractFile(f.relativePath, text);
+  add("extract" + ext, performance.now() - t); t = performance.now();
+  const c = classify(ex.sections, vocab);
+  add("classify" + ext, performance.now() - t); t = performance.now();
+  db.transaction(() => { for (const x of c) store.add(x); })();
+  add("store" + ext, performance.now() - t);
+  nSections += ex.sections.length; nCand += c.length;
+});
+console.log(nSections, nCand);
+console.log(Object.entries(times).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join("\n"));
