@@ -3,7 +3,7 @@
  * vector store with the built-in hashing embedder, at several corpus sizes,
  * printed side by side as a markdown table.
  *
- *   bun bench/retrieval.ts              # 1k, 10k, 100k chunks (~5–8 min on 2 cores)
+ *   bun bench/retrieval.ts              # 1k, 10k, 100k chunks (~5 min on 2 cores)
  *   bun bench/retrieval.ts 1000 10000   # chosen sizes
  *
  * Corpus: synthetic ~300-word chunks (≈ 400 estimated tokens, the chunker's

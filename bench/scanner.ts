@@ -71,7 +71,9 @@ function generate(zipPath: string, manifestPath: string, targetBytes: number): v
     return `${cap(words.join(" "))}.`;
   };
   const paragraph = (n = 3 + Math.floor(rand() * 4)) => Array.from({ length: n }, sentence).join(" ");
-  const title = () => `${cap(word())} ${cap(word())}`;
+  // Titles are names (uniform over the vocabulary, as NPC, item and quest names are): few collide by chance.
+  const anyWord = () => VOCAB[Math.floor(rand() * VOCAB.length)];
+  const title = () => `${cap(anyWord())} ${cap(anyWord())}`;
   const shared = Array.from({ length: 200 }, () => ({ title: title(), text: paragraph() }));
   const section = () => (rand() < 0.05 ? shared[Math.floor(rand() * shared.length)] : { title: title(), text: paragraph() });
   const many = (size: number, render: (s: { title: string; text: string }, i: number) => string) => {

@@ -122,7 +122,7 @@ export class App {
     const paths = dataPaths(config);
     const db = openDatabase(paths.db);
     try {
-      const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir));
+      const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir, { threads: config.threads }));
       const vectors = await VectorStore.open(paths.lance, embedder);
       const model =
         opts.loadModel === false

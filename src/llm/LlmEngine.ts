@@ -79,8 +79,9 @@ export class LlmEngine {
     this.model = init.model;
     this.context = init.context;
     this.batcher = init.batcher;
-    const metaName = this.model.fileInfo.metadata?.general?.name;
-    this.modelName = typeof metaName === "string" && metaName.trim() !== "" ? metaName : basename(init.modelPath).replace(/\.gguf$/i, "");
+    // The file name, as operators pick models by it (`--model`, `model list`); the GGUF's own
+    // general.name is often generic or missing.
+    this.modelName = basename(init.modelPath).replace(/\.gguf$/i, "");
     // The model's own template: node-llama-cpp maps it to a built-in wrapper or runs the Jinja template.
     this.chatWrapper = resolveChatWrapper(this.model);
     const slots: SequenceSlot[] = [];
@@ -89,8 +90,10 @@ export class LlmEngine {
       slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence, chatWrapper: this.chatWrapper, autoDisposeSequence: false }) });
     }
     this.pool = new SequencePool(slots);
-    // Markers as special tokens (when the vocab has them) and as plain text: a reply never runs into a new turn.
-    this.stopTriggers = ROLE_MARKERS.flatMap((m) => [LlamaText(new SpecialTokensText(m)), LlamaText(m)]);
+    // The turn markers this model knows as special tokens stop a reply (as the token and as plain
+    // text); the template's own end of turn is already a stop trigger. Markers of other templates
+    // are only cleaned from the final text: every extra trigger costs a little on each token.
+    this.stopTriggers = this.specialMarkers().flatMap((m) => [LlamaText(new SpecialTokensText(m)), LlamaText(m)]);
     this.noBias = new TokenBias(this.model.tokenizer);
   }
 
@@ -303,6 +306,14 @@ export class LlmEngine {
     return grammar;
   }
 
+  /** Role markers that are single special tokens in this model's vocab. */
+  private specialMarkers(): string[] {
+    return ROLE_MARKERS.filter((marker) => {
+      const tokens = this.model.tokenize(marker, true);
+      return tokens.length === 1 && this.model.isSpecialToken(tokens[0]);
+    });
+  }
+
   /**
    * Every end-of-generation token (EOS, EOT, template end markers) set to "never".
    * `TokenBias.set` deliberately skips EOG tokens in node-llama-cpp 3.22.1, so they go straight
@@ -314,10 +325,7 @@ export class LlmEngine {
       const map = (bias as unknown as { _biases?: Map<number, number> })._biases;
       const never = (token: Token) => (map ? map.set(token, -Infinity) : bias.set(token, "never"));
       for (const token of this.model.iterateAllTokens()) if (this.model.isEogToken(token)) never(token);
-      for (const marker of ROLE_MARKERS) {
-        const tokens = this.model.tokenize(marker, true);
-        if (tokens.length === 1 && this.model.isSpecialToken(tokens[0])) never(tokens[0]);
-      }
+      for (const marker of this.specialMarkers()) never(this.model.tokenize(marker, true)[0]);
       this.eogBias = bias;
     }
     return this.eogBias;

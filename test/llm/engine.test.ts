@@ -1,4 +1,5 @@
 import { setDefaultTimeout, afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { basename } from "node:path";
 import { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import type { ChatMessage } from "../../src/llm/types.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 describe("LlmEngine", () => {
   test("loads the model and names it", () => {
-    expect(engine.modelName).toBe("tiny-llama-test");
+    expect(engine.modelName).toBe(basename(ensureTinyModel(), ".gguf"));
     expect(engine.modelPath).toBe(ensureTinyModel());
     expect(engine.stats().sequences).toBe(4);
   });

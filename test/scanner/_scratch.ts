@@ -6,7 +6,7 @@ import { ExtractionStore } from "../../src/scanner/worker/ExtractionStore.ts";
 import { migrate } from "../../src/db/migrate.ts";
 const { files } = JSON.parse(readFileSync("/tmp/sb/m.json", "utf8"));
 const vocab = { tags: ["general", "history", "geography", "factions", "characters", "items", "quests", "tavern", "smugglers", "town-history"], locations: ["Rusty Tankard", "Docks", "abbey ruins"] };
-const db = new Database(":memory:"); migrate(db);
+const db = new Database("/tmp/sb/x.db"); db.exec("PRAGMA journal_mode=WAL"); db.exec("PRAGMA synchronous=NORMAL"); migrate(db);
 db.exec("PRAGMA foreign_keys=OFF");
 const store = new ExtractionStore(db, "job", new Map());
 const times: Record<string, number> = {};
@@ -26,3 +26,6 @@ await readArchive("/tmp/sb/g.zip", files, async (f) => {
 });
 console.log(nSections, nCand);
 console.log(Object.entries(times).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join("\n"));
+const tot: Record<string, number> = {};
+for (const [k, v] of Object.entries(times)) { const p = k.split(".")[0]; tot[p] = (tot[p] ?? 0) + v; }
+console.log(tot);

@@ -350,6 +350,23 @@ describe("VectorStore: persistence and re-embedding", () => {
     await store.close();
   });
 
+  test("close during a re-embed stops it; the next open serves the old tables and drops the partial ones", async () => {
+    const dir = freshDir();
+    const store = await VectorStore.open(dir, new HashingEmbedder());
+    for (let d = 0; d < 10; d++) {
+      await store.replaceDocumentChunks("p1", `d${d}`, Array.from({ length: 60 }, (_, i) => chunk("p1", `d${d}`, i, `doc ${d} part ${i}`, ["t"])));
+    }
+    const reembed = store.reembedAll(new RenamedEmbedder("slow", 50));
+    await Bun.sleep(80);
+    await store.close();
+    await expect(reembed).rejects.toThrow();
+    const reopened = await VectorStore.open(dir, new HashingEmbedder());
+    expect(reopened.embedderId).toBe("hashing-384-v1");
+    expect(await reopened.countChunks()).toBe(600);
+    expect(existsSync(join(dir, "chunks_g2.lance"))).toBe(false);
+    await reopened.close();
+  });
+
   test("same embedder id with different dims is refused", async () => {
     const dir = freshDir();
     const s1 = await VectorStore.open(dir, new HashingEmbedder());

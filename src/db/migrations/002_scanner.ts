@@ -26,6 +26,6 @@ ALTER TABLE scan_extractions ADD COLUMN unique_words INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scan_extractions ADD COLUMN base_confidence REAL NOT NULL DEFAULT 0;
 ALTER TABLE scan_extractions ADD COLUMN sketch BLOB;
 CREATE INDEX scan_extractions_text ON scan_extractions(job_id, text_hash);
-CREATE INDEX scan_extractions_title ON scan_extractions(job_id, title_key);
+CREATE INDEX scan_extractions_title ON scan_extractions(job_id, title_key, unique_words);
 `,
 };

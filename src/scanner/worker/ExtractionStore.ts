@@ -5,7 +5,7 @@ import type { Candidate } from "../extract/index.ts";
 import { normalizeWords } from "../extract/text.ts";
 import { sketchSimilarity, wordSketch } from "./wordSketch.ts";
 
-/** Same-title extractions compared for near-identical text (as classify does within a file). */
+/** Same-title extractions of a compatible size compared for near-identical text (classify compares 50 within a file). */
 const MAX_NEAR_COMPARISONS = 50;
 const NEAR_IDENTICAL = 0.9;
 /**
@@ -48,8 +48,10 @@ export class ExtractionStore {
     this.byHash = db.query<StoredRow, [string, string]>(
       "SELECT id, tags, location, source_files, base_confidence FROM scan_extractions WHERE job_id = ? AND text_hash = ? LIMIT 1",
     );
-    this.byTitle = db.query<{ id: string; unique_words: number; sketch: Uint8Array | null }, [string, string, number]>(
-      "SELECT id, unique_words, sketch FROM scan_extractions WHERE job_id = ? AND title_key = ? ORDER BY ordinal DESC LIMIT ?",
+    // Jaccard ≥ 0.9 needs word-set sizes within 10%: an index range over (title, size), read in index order and
+    // cut at the limit, so a title shared by thousands of sections costs no more than one shared by fifty.
+    this.byTitle = db.query<{ id: string; unique_words: number; sketch: Uint8Array | null }, [string, string, number, number, number]>(
+      "SELECT id, unique_words, sketch FROM scan_extractions WHERE job_id = ? AND title_key = ? AND unique_words BETWEEN ? AND ? LIMIT ?",
     );
     this.byId = db.query<StoredRow, [string]>("SELECT id, tags, location, source_files, base_confidence FROM scan_extractions WHERE id = ?");
     this.contentOf = db.query<{ content: string }, [string]>("SELECT content FROM scan_extractions WHERE id = ?");
@@ -93,7 +95,9 @@ export class ExtractionStore {
   }
 
   private nearIdentical(titleKey: string, mine: Set<string>, sketch: Uint8Array): StoredRow | null {
-    for (const row of this.byTitle.all(this.jobId, titleKey, MAX_NEAR_COMPARISONS)) {
+    const lo = Math.ceil(mine.size * NEAR_IDENTICAL);
+    const hi = Math.floor(mine.size / NEAR_IDENTICAL);
+    for (const row of this.byTitle.all(this.jobId, titleKey, lo, hi, MAX_NEAR_COMPARISONS)) {
       // Cheap checks before loading the text: Jaccard ≥ 0.9 needs sizes within 10% and a close sketch.
       const small = Math.min(mine.size, row.unique_words);
       const large = Math.max(mine.size, row.unique_words);

@@ -1,0 +1,16 @@
+import { Database } from "bun:sqlite";
+import { migrate } from "../../src/db/migrate.ts";
+import { rmSync } from "node:fs";
+rmSync("/tmp/sb/y.db", { force: true });
+const db = new Database("/tmp/sb/y.db"); db.exec("PRAGMA journal_mode=WAL"); db.exec("PRAGMA synchronous=NORMAL"); migrate(db);
+db.exec("PRAGMA foreign_keys=OFF");
+const ins = db.query("INSERT INTO scan_extractions (id, job_id, ordinal, title, confidence, content, text_hash, title_key, sketch) VALUES (?, 'j', ?, 't', 0.5, ?, ?, ?, ?)");
+const content = "x".repeat(500);
+const sk = new Uint8Array(128);
+let t = performance.now();
+for (let f = 0; f < 300; f++) db.transaction(() => { for (let i = 0; i < 200; i++) { const n = f * 200 + i; ins.run("e" + n, n, content + n, "h" + n, "k" + (n % 1000), sk); } })();
+console.log("insert 60k in 300 tx", performance.now() - t);
+const q = db.query("SELECT id, unique_words, sketch FROM scan_extractions WHERE job_id = ? AND title_key = ? ORDER BY ordinal DESC LIMIT 50");
+t = performance.now();
+for (let i = 0; i < 60000; i++) q.all("j", "k" + (i % 1000));
+console.log("byTitle 60k", performance.now() - t);
