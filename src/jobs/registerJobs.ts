@@ -2,6 +2,7 @@ import type { Scheduler } from "./Scheduler.ts";
 import type { AppContext } from "../app/App.ts";
 import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { runIndexer } from "../lore/indexer/indexerJob.ts";
+import { listProjects } from "../projects/projectService.ts";
 import { expireStaleReservations, resetMonthlyAllotments } from "../credits/ledger.ts";
 import { registerScannerJobs } from "../scanner/scannerJobs.ts";
 import { purgeErasedMemories } from "../npc/memory/tombstones.ts";
@@ -12,6 +13,13 @@ const STALE_RESERVATION_MS = 15 * 60_000;
 /** Every background job of the server, by name (the admin API lists and triggers them). */
 export function registerJobs(s: Scheduler, ctx: AppContext & { limiter: RateLimiter }): void {
   s.register({ name: "indexer", schedule: "*/2 * * * * *", runOnStart: true, run: (signal) => runIndexer(ctx, signal) });
+  // Loads every project's chunk vectors into memory so no player waits for it (a no-op once loaded).
+  s.register({
+    name: "vector-cache-warm",
+    schedule: "0 0 * * * *",
+    runOnStart: true,
+    run: async () => ({ rows: await ctx.vectors.warm(listProjects(ctx).map((p) => p.id)) }),
+  });
   // On the 1st of each month (UTC), and at boot to catch up after downtime; idempotent.
   s.register({ name: "allotment-reset", schedule: "5 0 0 1 * *", runOnStart: true, run: async () => resetMonthlyAllotments(ctx) });
   // Only interaction holds: a scan's hold lives until its job ends (the scanner's own sweep refunds it after 24 h).

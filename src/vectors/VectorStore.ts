@@ -7,6 +7,7 @@ import { Mutex, ReadWriteLock } from "./Mutex.ts";
 import { reciprocalRankFusion } from "./rrf.ts";
 import { CHUNK_COLUMNS, MEMORY_COLUMNS, chunkSchema, memorySchema, toArrowTable, toStringArray } from "./schemas.ts";
 import { documentFilter, idsFilter, loreFilter, memoryFilter, projectFilter } from "./filters.ts";
+import { ProjectVectorCache } from "./ProjectVectorCache.ts";
 
 export interface ChunkRow {
   id: string;
@@ -64,6 +65,11 @@ interface Generation {
    * costs ~20 ms even when it matches nothing, about as much as the write itself).
    */
   documents: Set<string>;
+  /**
+   * Per project, the chunk vectors in memory for the vector half of a search (see
+   * ProjectVectorCache); loaded at a project's first search, kept in step by every write.
+   */
+  vectorCache: Map<string, ProjectVectorCache>;
 }
 
 interface Meta {
@@ -121,6 +127,7 @@ export class VectorStore {
   private readonly locks: Record<Kind, Mutex> = { chunks: new Mutex(), memories: new Mutex() };
   /** During reembedAll: the generation being built; every write goes to it too. */
   private pending: Generation | null = null;
+  private readonly cacheLoads = new Map<string, Promise<ProjectVectorCache>>();
   private reembedding = false;
   private closing = false;
   private closed = false;
@@ -199,6 +206,7 @@ export class VectorStore {
         await g.chunkGate.write(async () => {
           if (g.documents.has(docKey)) await g.chunks.delete(where);
           await g.chunks.add(data);
+          if (vectors) g.vectorCache.get(projectId)?.setDocument(documentId, rows, vectors);
         });
         g.documents.add(docKey);
       }
@@ -211,7 +219,10 @@ export class VectorStore {
     const where = documentFilter(projectId, documentId);
     await this.locks.chunks.run(async () => {
       for (const g of this.writeTargets()) {
-        await g.chunkGate.write(() => g.chunks.delete(where));
+        await g.chunkGate.write(async () => {
+          await g.chunks.delete(where);
+          g.vectorCache.get(projectId)?.deleteDocument(documentId);
+        });
         g.documents.delete(documentKey(projectId, documentId));
       }
     });
@@ -225,7 +236,10 @@ export class VectorStore {
       await this.locks[kind].run(async () => {
         for (const g of this.writeTargets()) {
           if (kind === "chunks") {
-            await g.chunkGate.write(() => g.chunks.delete(where));
+            await g.chunkGate.write(async () => {
+              await g.chunks.delete(where);
+              g.vectorCache.delete(projectId);
+            });
             const prefix = documentKey(projectId, "");
             for (const key of g.documents) if (key.startsWith(prefix)) g.documents.delete(key);
           } else await g.memories.delete(where);
@@ -246,17 +260,9 @@ export class VectorStore {
     try {
       // Embed before entering the gate: a slow model must not hold up writers.
       const v = g.embedder ? (await g.embedder.embed([q.query]))[0] : null;
-      const vectorPart = async (): Promise<ChunkRow[]> => {
-        if (!v) return [];
-        const rows = await g.chunks
-          .vectorSearch(v)
-          .distanceType("cosine")
-          .where(where)
-          .select([...CHUNK_COLUMNS, "_distance"])
-          .limit(n)
-          .toArray();
-        return rows.map(toChunkRow);
-      };
+      const cache = v ? await this.projectCache(g, q.projectId) : null;
+      // Runs inside the read gate with the text search: both see the same commit.
+      const vectorPart = async (): Promise<ChunkRow[]> => (v && cache ? cache.search(v, new Set(tags), n) : []);
       const textPart = async (): Promise<ChunkRow[]> => {
         if (!q.query.trim()) return [];
         const rows = await g.chunks
@@ -277,6 +283,51 @@ export class VectorStore {
     } finally {
       g.readers--;
     }
+  }
+
+  /** Loads the projects' vector caches ahead of their first search (the server does it at boot). */
+  async warm(projectIds: string[]): Promise<number> {
+    this.assertOpen();
+    const g = this.acquire();
+    try {
+      if (!g.embedder) return 0;
+      let rows = 0;
+      for (const id of projectIds) rows += (await this.projectCache(g, id)).size;
+      return rows;
+    } finally {
+      g.readers--;
+    }
+  }
+
+  /** The project's vector cache for generation g, loaded from LanceDB on first use. */
+  private async projectCache(g: Generation, projectId: string): Promise<ProjectVectorCache> {
+    const have = g.vectorCache.get(projectId);
+    if (have) return have;
+    let loading = this.cacheLoads.get(g.gen + "\u0000" + projectId);
+    if (!loading) {
+      loading = g.chunkGate
+        .read(async () => {
+          const cache = new ProjectVectorCache(g.dims);
+          const byDoc = new Map<string, { rows: ChunkRow[]; vectors: Float32Array[] }>();
+          for await (const batch of g.chunks.query().where(projectFilter(projectId)).select([...CHUNK_COLUMNS, "vector"])) {
+            for (const raw of batch.toArray() as Raw[]) {
+              const row = toChunkRow(raw);
+              const vec = raw.vector == null ? null : Float32Array.from(raw.vector.toArray ? raw.vector.toArray() : raw.vector);
+              if (!vec) continue;
+              const d = byDoc.get(row.documentId) ?? { rows: [], vectors: [] };
+              d.rows.push(row);
+              d.vectors.push(vec);
+              byDoc.set(row.documentId, d);
+            }
+          }
+          for (const [doc, d] of byDoc) cache.setDocument(doc, d.rows, d.vectors);
+          g.vectorCache.set(projectId, cache); // set before the gate opens: no write can be missed
+          return cache;
+        })
+        .finally(() => this.cacheLoads.delete(g.gen + "\u0000" + projectId));
+      this.cacheLoads.set(g.gen + "\u0000" + projectId, loading);
+    }
+    return loading;
   }
 
   async countChunks(projectId?: string): Promise<number> {
@@ -595,7 +646,7 @@ async function createGeneration(db: Connection, gen: number, embedderId: string,
   await memories.createIndex("id", { config: lancedb.Index.btree() });
   await memories.createIndex("projectId", { config: lancedb.Index.btree() });
   await memories.createIndex("playerId", { config: lancedb.Index.btree() });
-  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0, chunkGate: new ReadWriteLock(), documents: new Set() };
+  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0, chunkGate: new ReadWriteLock(), documents: new Set(), vectorCache: new Map() };
 }
 
 async function openGeneration(db: Connection, meta: Meta, embedder: Embedder | null): Promise<Generation> {
@@ -622,6 +673,7 @@ async function openGeneration(db: Connection, meta: Meta, embedder: Embedder | n
     readers: 0,
     chunkGate: new ReadWriteLock(),
     documents,
+    vectorCache: new Map(),
   };
 }
 

@@ -7,7 +7,7 @@ import type { Migration } from "./index.ts";
  * - scan_extractions: the keys the worker merges duplicates by across files
  *   (hash of the normalised text, normalised title, distinct-word count, a
  *   MinHash sketch of the word set) and the lead section's own confidence, so
- *   merging never needs every text in memory.
+ *   merging never needs the texts in memory.
  */
 export const scanner: Migration = {
   version: 2,
@@ -25,7 +25,6 @@ ALTER TABLE scan_extractions ADD COLUMN title_key TEXT NOT NULL DEFAULT '';
 ALTER TABLE scan_extractions ADD COLUMN unique_words INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE scan_extractions ADD COLUMN base_confidence REAL NOT NULL DEFAULT 0;
 ALTER TABLE scan_extractions ADD COLUMN sketch BLOB;
-CREATE INDEX scan_extractions_text ON scan_extractions(job_id, text_hash);
 CREATE INDEX scan_extractions_title ON scan_extractions(job_id, title_key, unique_words);
 `,
 };

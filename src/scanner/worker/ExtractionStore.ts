@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/openDatabase.ts";
-import { newId } from "../../core/ids.ts";
 import type { Candidate } from "../extract/index.ts";
 import { normalizeWords } from "../extract/text.ts";
-import { sketchSimilarity, wordSketch } from "./wordSketch.ts";
+import { fnv1a, sketchSimilarity, wordSketch } from "./wordSketch.ts";
 
 /** Same-title extractions of a compatible size compared for near-identical text (classify compares 50 within a file). */
 const MAX_NEAR_COMPARISONS = 50;
@@ -27,15 +26,22 @@ interface StoredRow {
  * within one: equal normalised text, or equal title with ≥ 90% word overlap,
  * make one extraction whose lead (highest confidence) gives title and text,
  * tags and sourceFiles unioned, +0.05 confidence per extra source file.
- * Lookups go through indexed keys (text hash, title), so memory stays flat
- * however many sections an archive holds. Call inside a write transaction.
+ * Texts stay in SQLite: memory holds one number pair per extraction (a
+ * 48-bit text hash → ordinal map, checked against the full hash on a hit) and
+ * same-title lookups go through an index. Call inside a write transaction.
  */
 export class ExtractionStore {
-  private ordinal: number;
-  private readonly byHash;
+  private ordinal = 0;
+  /** 48 bits of the text hash → ordinal of the extraction whose first member had that text */
+  private readonly byText = new Map<number, number>();
+  /** 32-bit hashes of the titles stored so far: a title never seen needs no same-title lookup */
+  private readonly titles = new Set<number>();
+  private readonly idPrefix: string;
+  private readonly byOrdinal;
   private readonly byTitle;
   private readonly byId;
   private readonly contentOf;
+  private readonly setSketch;
   private readonly insert;
   private readonly update;
 
@@ -44,9 +50,11 @@ export class ExtractionStore {
     private readonly jobId: string,
     private readonly tagOrder: Map<string, number>,
   ) {
-    this.ordinal = db.query<{ n: number }, [string]>("SELECT COALESCE(MAX(ordinal), -1) + 1 AS n FROM scan_extractions WHERE job_id = ?").get(jobId)!.n;
-    this.byHash = db.query<StoredRow, [string, string]>(
-      "SELECT id, tags, location, source_files, base_confidence FROM scan_extractions WHERE job_id = ? AND text_hash = ? LIMIT 1",
+    // The store starts a job's extractions afresh (claim deletes an interrupted attempt's rows).
+    // Ids follow the ordinal: appended to the primary-key index instead of inserted at random places.
+    this.idPrefix = `ext_${jobId.slice(jobId.indexOf("_") + 1)}_`;
+    this.byOrdinal = db.query<StoredRow & { text_hash: string }, [string, number]>(
+      "SELECT id, tags, location, source_files, base_confidence, text_hash FROM scan_extractions WHERE job_id = ? AND ordinal = ?",
     );
     // Jaccard ≥ 0.9 needs word-set sizes within 10%: an index range over (title, size), read in index order and
     // cut at the limit, so a title shared by thousands of sections costs no more than one shared by fifty.
@@ -55,6 +63,7 @@ export class ExtractionStore {
     );
     this.byId = db.query<StoredRow, [string]>("SELECT id, tags, location, source_files, base_confidence FROM scan_extractions WHERE id = ?");
     this.contentOf = db.query<{ content: string }, [string]>("SELECT content FROM scan_extractions WHERE id = ?");
+    this.setSketch = db.query("UPDATE scan_extractions SET sketch = ? WHERE id = ?");
     this.insert = db.query(
       `INSERT INTO scan_extractions (id, job_id, ordinal, title, tags, location, confidence, content, source_files,
          text_hash, title_key, unique_words, base_confidence, sketch)
@@ -72,11 +81,18 @@ export class ExtractionStore {
     const textHash = createHash("sha256").update(words).digest("hex").slice(0, 32);
     const titleKey = normalizeWords(c.title);
     const mine = new Set(words.split(" "));
-    const sketch = wordSketch(mine);
-    const same = this.byHash.get(this.jobId, textHash) ?? this.nearIdentical(titleKey, mine, sketch);
+    const titleHash = fnv1a(titleKey);
+    const titleSeen = this.titles.has(titleHash);
+    // Sketches only matter among same-title extractions: the first of a title gets one when a second arrives.
+    const sketch = titleSeen ? wordSketch(mine) : null;
+    const same = this.sameText(textHash) ?? (sketch ? this.nearIdentical(titleKey, mine, sketch) : null);
     if (!same) {
+      this.titles.add(titleHash);
+      const key = hashKey(textHash);
+      if (!this.byText.has(key)) this.byText.set(key, this.ordinal);
+      const ordinal = this.ordinal++;
       this.insert.run(
-        newId("ext"), this.jobId, this.ordinal++, c.title, JSON.stringify(c.tags), c.location, c.confidence, c.text,
+        this.idPrefix + ordinal.toString(36).padStart(6, "0"), this.jobId, ordinal, c.title, JSON.stringify(c.tags), c.location, c.confidence, c.text,
         JSON.stringify(c.sourceFiles), textHash, titleKey, mine.size, c.confidence, sketch,
       );
       return false;
@@ -94,6 +110,13 @@ export class ExtractionStore {
     return true;
   }
 
+  private sameText(textHash: string): StoredRow | null {
+    const ordinal = this.byText.get(hashKey(textHash));
+    if (ordinal === undefined) return null;
+    const row = this.byOrdinal.get(this.jobId, ordinal);
+    return row && row.text_hash === textHash ? row : null;
+  }
+
   private nearIdentical(titleKey: string, mine: Set<string>, sketch: Uint8Array): StoredRow | null {
     const lo = Math.ceil(mine.size * NEAR_IDENTICAL);
     const hi = Math.floor(mine.size / NEAR_IDENTICAL);
@@ -104,10 +127,15 @@ export class ExtractionStore {
       if (large === 0 || small / large < NEAR_IDENTICAL) continue;
       if (row.sketch && sketchSimilarity(sketch, row.sketch) < SKETCH_CUTOFF) continue;
       const other = new Set(normalizeWords(this.contentOf.get(row.id)!.content).split(" "));
+      if (!row.sketch) this.setSketch.run(wordSketch(other), row.id);
       let shared = 0;
       for (const w of mine) if (other.has(w)) shared++;
       if (shared / (mine.size + other.size - shared) >= NEAR_IDENTICAL) return this.byId.get(row.id);
     }
     return null;
   }
+}
+
+function hashKey(textHash: string): number {
+  return parseInt(textHash.slice(0, 12), 16);
 }

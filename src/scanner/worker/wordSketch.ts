@@ -17,7 +17,8 @@ const ADD = new Uint32Array(PERMUTATIONS);
   }
 }
 
-function fnv1a(word: string): number {
+/** 32-bit FNV-1a of a string (cheap, non-cryptographic). */
+export function fnv1a(word: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
   return h >>> 0;

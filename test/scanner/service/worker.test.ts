@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getProjectBalance } from "../../../src/credits/ledger.ts";
-import { classify, extractFile, ALLOWED_EXTENSIONS, type Section } from "../../../src/scanner/extract/index.ts";
+import { classify, decodeText, extractFile, ALLOWED_EXTENSIONS, type Section } from "../../../src/scanner/extract/index.ts";
 import { projectVocabulary, ALL_FILES_FAILED, MISSING_FROM_ARCHIVE } from "../../../src/scanner/worker/processScanJob.ts";
 import { uploadPath } from "../../../src/scanner/uploadStore.ts";
 import { buildZip, deflateZeros, sha256Hex } from "../../support/zipBuilder.ts";
@@ -15,6 +15,11 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "..", "extract", "fixtures", name));
+/** The confidence classify gives the file's only candidate on its own. */
+function classifyOne(file: FileSpec): number {
+  const vocab = projectVocabulary(f.t.app.ctx, f.w.projectId);
+  return classify(extractFile(file.path, String(file.data)).sections, vocab)[0].confidence;
+}
 const available = () => getProjectBalance(f.t.app.ctx, f.w.projectId).available;
 
 /** One file per supported extension (29), from the extractor's realistic fixtures. */
@@ -36,7 +41,7 @@ describe("the worker, end to end", () => {
     const vocab = projectVocabulary(f.t.app.ctx, f.w.projectId);
     const all: Section[] = [];
     for (const file of EVERY_FORMAT) {
-      const sections = extractFile(file.path, new TextDecoder().decode(file.data)).sections;
+      const sections = extractFile(file.path, decodeText(file.data as Uint8Array)).sections;
       expect({ file: file.path, sections: sections.length > 0 }).toEqual({ file: file.path, sections: true });
       all.push(...sections);
     }
@@ -83,6 +88,25 @@ describe("the worker, end to end", () => {
     expect(before - available()).toBe(bytes);
     // The archive is gone once processed.
     expect(existsSync(uploadPath(f.t.app.config, jobId))).toBe(false);
+  });
+
+  test("duplicates merge across files: equal text, or the same title with near-identical words; others stay apart", async () => {
+    const long = "Garrick has kept the Rusty Tankard for thirty winters, and every traveller on the river road knows his dark porter, his loud laugh and the ledger of town gossip he keeps under the counter beside the old brass bell.";
+    const files = [
+      { path: "a/garrick.md", data: `# Garrick\n\n${long}\n` },
+      // one word changed: same title, Jaccard ≥ 0.9
+      { path: "b/garrick.md", data: `# Garrick\n\n${long.replace("thirty", "forty")}\n` },
+      // the same text under another title: equal text
+      { path: "c/innkeeper.md", data: `# The Innkeeper\n\n${long}\n` },
+      // same title, different story
+      { path: "d/garrick.md", data: "# Garrick\n\nA different Garrick entirely: a mercenary captain from the northern passes who sells maps of the abbey ruins to anyone foolish enough to pay.\n" },
+    ];
+    const { jobId } = await submitAndUpload(f, files);
+    await runWorker(f);
+    const d = (await job(f, jobId)).body;
+    expect(d.extractions.map((e: any) => e.sourceFiles)).toEqual([["a/garrick.md", "b/garrick.md", "c/innkeeper.md"], ["d/garrick.md"]]);
+    const single = classifyOne(files[0]);
+    expect(d.extractions[0].confidence).toBeCloseTo(Math.min(1, single + 0.1), 3);
   });
 
   test("archive attacks are rejected per file with a reason; the rest of the job is processed", async () => {
