@@ -1,6 +1,6 @@
 // POST /v1/npc/interact measured end to end over real HTTP, side by side with raw node-llama-cpp,
 // on a ~100M-parameter llama-shaped random-weight model (speed only; the words are noise).
-// Usage: bun bench/interact.ts [--type q4_0] [--vocab 16000] [--threads N] [--tokens 48] [--chunks 10000] [--overhead 60]
+// Usage: bun bench/interact.ts [--shape qwen0.5b|llama100m] [--type q4_0] [--threads N] [--tokens 48] [--chunks 10000] [--overhead 60]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,8 +21,8 @@ import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "
 
 const { values: args } = parseArgs({
   options: {
+    shape: { type: "string", default: "qwen0.5b" },
     type: { type: "string", default: "q4_0" },
-    vocab: { type: "string", default: "16000" },
     threads: { type: "string", default: String(availableParallelism()) },
     tokens: { type: "string", default: "48" },
     chunks: { type: "string", default: "10000" },
@@ -31,17 +31,14 @@ const { values: args } = parseArgs({
 });
 const threads = Number(args.threads);
 const replyTokens = Number(args.tokens);
-const shape = {
-  nEmbd: 768,
-  nLayers: 12,
-  nHeads: 12,
-  nHeadsKv: 12,
-  nFf: 2048,
-  nCtx: 2048,
-  vocabSize: Number(args.vocab),
-  weightType: args.type as TinyGgufWeightType,
-  name: "bench-llama-100m",
-};
+// Real models' shapes (random weights): Qwen2.5-0.5B-Instruct, the README's recommended CPU model, and a ~100M llama.
+const SHAPES = {
+  "qwen0.5b": { nEmbd: 896, nLayers: 24, nHeads: 14, nHeadsKv: 2, nFf: 4864, vocabSize: 151936 },
+  llama100m: { nEmbd: 768, nLayers: 12, nHeads: 12, nHeadsKv: 12, nFf: 2048, vocabSize: 16000 },
+} as const;
+const picked = SHAPES[args.shape as keyof typeof SHAPES];
+if (!picked) throw new Error(`--shape must be one of ${Object.keys(SHAPES).join(", ")}`);
+const shape = { ...picked, nCtx: 2048, weightType: args.type as TinyGgufWeightType, name: `bench-${args.shape}` };
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
 const median = (xs: number[]) => pct(xs, 0.5);
 const f = (x: number, d = 2) => x.toFixed(d);
@@ -207,7 +204,7 @@ const cpu = cpus()[0]?.model ?? "unknown CPU";
 const params = tinyGgufParameterCount(shape);
 console.log(`\n### POST /v1/npc/interact — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpu}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; threads ${threads}, 4 sequences × 2,048 context.`);
-console.log(`Model: random-weight llama, n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads, ff ${shape.nFf}, vocab ${shape.vocabSize}, ${shape.weightType} (${(params / 1e6).toFixed(0)}M parameters).`);
+console.log(`Model: random-weight llama (${args.shape} shape), n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads (${shape.nHeadsKv} KV), ff ${shape.nFf}, vocab ${shape.vocabSize}, ${shape.weightType} (${(params / 1e6).toFixed(0)}M parameters).`);
 console.log(`Lore: demo world + filler, ${chunkCount} chunks indexed in ${f(indexSeconds, 1)} s (hashing embedder).\n`);
 console.log("| measure | figure | target |");
 console.log("|---|---|---|");

@@ -106,7 +106,8 @@ function generate(zipPath: string, manifestPath: string, targetBytes: number): v
   const manifest: { filename: string; relativePath: string; sizeBytes: number; contentHash: string }[] = [];
   const enc = new TextEncoder();
   let uncompressed = 0;
-  for (let i = 0; written < targetBytes && i < 4900; i++) {
+  // Stop while the next file (≤ ~200 kB) and the central directory still fit under the target.
+  for (let i = 0; written + 256_000 < targetBytes && i < 4900; i++) {
     const [ext, render] = FORMATS[i % FORMATS.length];
     const size = 20_000 + Math.floor(rand() * 180_000);
     const bytes = enc.encode(render(size));
@@ -149,7 +150,7 @@ const manifestPath = join(dir, "manifest.json");
 
 try {
   let t0 = performance.now();
-  const gen = Bun.spawnSync([process.execPath, import.meta.path, "--generate", zipPath, manifestPath, String(targetMb * MB)], { stdout: "inherit", stderr: "inherit" });
+  const gen = Bun.spawnSync([process.execPath, import.meta.path, "--generate", zipPath, manifestPath, String(Math.min(targetMb * MB, 200 * MB - MB))], { stdout: "inherit", stderr: "inherit" });
   if (gen.exitCode !== 0) throw new Error("archive generation failed");
   const generateSeconds = (performance.now() - t0) / 1000;
   const { files, uncompressed } = JSON.parse(readFileSync(manifestPath, "utf8")) as { files: unknown[]; uncompressed: number };

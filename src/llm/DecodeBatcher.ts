@@ -44,8 +44,8 @@ export class DecodeBatcher {
   private readonly participants = new Set<number>();
   /** Sequences registered by `begin` whose first decode has not arrived yet. */
   private readonly registered = new Set<number>();
-  /** Sequences with a multi-token (prompt) decode queued or running. */
-  private readonly promptInFlight = new Set<number>();
+  /** Sequences with a released decode queued or running in llama.cpp: true for a prompt (multi-token). */
+  private readonly inFlight = new Map<number, boolean>();
   private held: Held[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private attached = false;
@@ -98,12 +98,10 @@ export class DecodeBatcher {
       this.held.push({
         sequenceId: id,
         release: () => {
-          if (isPrompt) this.promptInFlight.add(id);
+          this.inFlight.set(id, isPrompt);
           run().then(resolve, reject).finally(() => {
-            if (isPrompt) {
-              this.promptInFlight.delete(id);
-              this.check();
-            }
+            this.inFlight.delete(id);
+            this.check();
           });
         },
       });
@@ -111,16 +109,30 @@ export class DecodeBatcher {
     });
   }
 
-  /** Releases the held decodes once every participant not busy with a prompt has one ready. */
+  /**
+   * Releases the held decodes once every participant has one ready. Not waited for: a sequence
+   * evaluating a prompt. Waited for without a time limit: one whose decode is still running
+   * (it comes back right after, and waiting for it puts the phases back in step). Waited for at
+   * most `maxWaitMs`: one that got its token and has not asked again yet.
+   */
   private check(): void {
     if (this.held.length === 0) return;
-    let waitingFor = 0;
-    for (const id of this.participants) if (!this.promptInFlight.has(id)) waitingFor++;
-    if (this.held.length >= waitingFor) {
-      this.flush();
-      return;
+    const held = new Set(this.held.map((h) => h.sequenceId));
+    let missing = 0;
+    let missingRunning = 0;
+    for (const id of this.participants) {
+      if (held.has(id) || this.inFlight.get(id) === true) continue;
+      missing++;
+      if (this.inFlight.has(id)) missingRunning++;
     }
-    this.timer ??= setTimeout(() => this.flush(), this.options.maxWaitMs);
+    if (missing === 0) {
+      this.flush();
+    } else if (missingRunning > 0) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+    } else {
+      this.timer ??= setTimeout(() => this.flush(), this.options.maxWaitMs);
+    }
   }
 
   private flush(): void {

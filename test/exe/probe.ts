@@ -16,7 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { nativeInfo } from "../../src/runtime/native.ts";
-import { tinyOnnxModel } from "./tinyOnnx.ts";
+import { tinyAddModel } from "../support/tinyOnnx.ts";
 
 type Check = { ok: boolean; error?: string; [key: string]: unknown };
 
@@ -143,7 +143,7 @@ await check("onnxruntime", async () => {
     missingFile = (e as Error).message;
   }
   if (!/no such file|not exist|ENOENT|failed to load|load model/i.test(missingFile)) throw new Error(`unexpected error for a missing model file: ${missingFile}`);
-  const session = await ort.InferenceSession.create(tinyOnnxModel());
+  const session = await ort.InferenceSession.create(tinyAddModel());
   const out = await session.run({ x: new ort.Tensor("float32", Float32Array.from([1, 2, 3, 4]), [1, 4]) });
   const y = Array.from(out.y!.data as Float32Array);
   await session.release();

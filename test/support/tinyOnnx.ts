@@ -101,6 +101,29 @@ function intAttr(name: string, value: number): Pb {
   return new Pb().string(1, name).int(3, value).int(20, ATTR_INT);
 }
 
+/** The opset-13 ModelProto around a graph. */
+function onnxModel(graph: Pb, producer: string): Uint8Array {
+  return new Pb()
+    .int(1, 8) // ir_version
+    .string(2, producer) // producer_name
+    .message(7, graph)
+    .message(8, new Pb().string(1, "").int(2, 13)) // opset_import: default domain, opset 13
+    .finish();
+}
+
+/**
+ * The smallest graph that proves onnxruntime's native binding loads and
+ * computes: y = x + x over float32[1, 4] (the executable's probe uses it).
+ */
+export function tinyAddModel(): Uint8Array {
+  const graph = new Pb()
+    .message(1, node("Add", ["x", "x"], ["y"]))
+    .string(2, "lorehold-probe")
+    .message(11, valueInfo("x", ELEM_FLOAT, [1, 4]))
+    .message(12, valueInfo("y", ELEM_FLOAT, [1, 4]));
+  return onnxModel(graph, "lorehold");
+}
+
 // ------------------------------------------------------------------ the model
 
 const SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];
@@ -173,14 +196,8 @@ export function writeTinyOnnxModel(dir: string, opts: TinyModelOptions = {}): Ti
     .message(11, valueInfo("token_type_ids", ELEM_INT64, ["batch_size", "sequence_length"]))
     .message(12, valueInfo("last_hidden_state", ELEM_FLOAT, ["batch_size", "sequence_length", dims]));
 
-  const model = new Pb()
-    .int(1, 8) // ir_version
-    .string(2, "lorehold-tests") // producer_name
-    .message(7, graph)
-    .message(8, new Pb().string(1, "").int(2, 13)); // opset_import: default domain, opset 13
-
   mkdirSync(join(dir, "onnx"), { recursive: true });
-  writeFileSync(join(dir, "onnx", "model.onnx"), model.finish());
+  writeFileSync(join(dir, "onnx", "model.onnx"), onnxModel(graph, "lorehold-tests"));
 
   const special = (content: string) => ({
     id: vocab[content],

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Db } from "../../db/openDatabase.ts";
 import type { Candidate } from "../extract/index.ts";
 import { normalizeWords } from "../extract/text.ts";
+import { NumberTable } from "./NumberTable.ts";
 import { fnv1a, sketchSimilarity, wordSketch } from "./wordSketch.ts";
 
 /** Same-title extractions of a compatible size compared for near-identical text (classify compares 50 within a file). */
@@ -33,9 +34,9 @@ interface StoredRow {
 export class ExtractionStore {
   private ordinal = 0;
   /** 48 bits of the text hash → ordinal of the extraction whose first member had that text */
-  private readonly byText = new Map<number, number>();
+  private readonly byText = new NumberTable();
   /** 32-bit hashes of the titles stored so far: a title never seen needs no same-title lookup */
-  private readonly titles = new Set<number>();
+  private readonly titles = new NumberTable();
   private readonly idPrefix: string;
   private readonly byOrdinal;
   private readonly byTitle;
@@ -87,7 +88,7 @@ export class ExtractionStore {
     const sketch = titleSeen ? wordSketch(mine) : null;
     const same = this.sameText(textHash) ?? (sketch ? this.nearIdentical(titleKey, mine, sketch) : null);
     if (!same) {
-      this.titles.add(titleHash);
+      this.titles.set(titleHash, 1);
       const key = hashKey(textHash);
       if (!this.byText.has(key)) this.byText.set(key, this.ordinal);
       const ordinal = this.ordinal++;

@@ -10,12 +10,12 @@ import { SCANNER_LIMITS } from "../limits.ts";
 import type { ScannerContext } from "../scannerContext.ts";
 import { parseManifest, type ScanJobRow } from "../scanJobRow.ts";
 import { refundReservation, settleScan } from "../settlement.ts";
-import { deleteUpload, uploadPath } from "../uploadStore.ts";
+import { deleteUpload, hasUpload, uploadPath } from "../uploadStore.ts";
 import { ExtractionStore } from "./ExtractionStore.ts";
 import { refineWithModel } from "./refineWithModel.ts";
 import { SkipList } from "./SkipList.ts";
 
-const GC_EVERY_BYTES = 32 * 1024 * 1024;
+const GC_EVERY_BYTES = 8 * 1024 * 1024;
 
 /** The job left PROCESSING under the worker's feet (the 24 h sweep failed it): stop quietly. */
 class JobGone extends Error {}
@@ -124,17 +124,21 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
 
   try {
     let archiveError: string | null = null;
-    try {
-      const result = await readArchive(uploadPath(ctx.config, job.id), manifest, onFile, { signal, onReject });
-      for (const path of result.missing) {
-        if (counted.has(normalizeEntryName(path))) continue;
-        counted.add(normalizeEntryName(path));
-        failed++;
-        skipped.add({ section: baseName(path), reason: MISSING_FROM_ARCHIVE, sourceFile: path });
+    if (!hasUpload(ctx.config, job.id)) {
+      archiveError = "The archive is no longer in storage.";
+    } else {
+      try {
+        const result = await readArchive(uploadPath(ctx.config, job.id), manifest, onFile, { signal, onReject });
+        for (const path of result.missing) {
+          if (counted.has(normalizeEntryName(path))) continue;
+          counted.add(normalizeEntryName(path));
+          failed++;
+          skipped.add({ section: baseName(path), reason: MISSING_FROM_ARCHIVE, sourceFile: path });
+        }
+      } catch (e) {
+        if (!(e instanceof ArchiveError)) throw e;
+        archiveError = `The archive could not be read: ${e.message}`;
       }
-    } catch (e) {
-      if (!(e instanceof ArchiveError)) throw e;
-      archiveError = `The archive could not be read: ${e.message}`;
     }
 
     let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
