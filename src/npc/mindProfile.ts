@@ -1,20 +1,13 @@
 import type { ServiceContext } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import { parseJsonColumn } from "../core/json.ts";
+import { personaFields, type Persona, type PersonaRow } from "../lore/minds/personaFields.ts";
 import { effectiveResponseConfig, type ResponseConfig, type StoredResponseConfig } from "../lore/minds/responseConfig.ts";
 import { inverseOf, isBuiltInType } from "../lore/relationships/builtInTypes.ts";
 
-export interface MindProfile {
+export interface MindProfile extends Persona {
   id: string;
   projectId: string;
-  entityName: string;
-  personality: string;
-  backstory: string | null;
-  backstorySummary: string | null;
-  role: string | null;
-  speakingStyle: string | null;
-  hints: string[];
-  restrictions: string[];
   knowledgeDescription: string | null;
   location: { name: string; description: string | null } | null;
   knowledgeTags: string[];
@@ -23,17 +16,9 @@ export interface MindProfile {
   relationships: { otherName: string; kind: string; description: string | null }[];
 }
 
-interface Row {
+interface Row extends PersonaRow {
   id: string;
   project_id: string;
-  entity_name: string;
-  personality: string;
-  backstory: string | null;
-  backstory_summary: string | null;
-  role: string | null;
-  speaking_style: string | null;
-  hints: string;
-  restrictions: string;
   knowledge_description: string | null;
   response_config: string;
   location_name: string | null;
@@ -87,14 +72,7 @@ export function loadMindProfile(ctx: ServiceContext, projectId: string, mindId: 
   return {
     id: r.id,
     projectId: r.project_id,
-    entityName: r.entity_name,
-    personality: r.personality,
-    backstory: r.backstory,
-    backstorySummary: r.backstory_summary,
-    role: r.role,
-    speakingStyle: r.speaking_style,
-    hints: parseJsonColumn<string[]>(r.hints, []),
-    restrictions: parseJsonColumn<string[]>(r.restrictions, []),
+    ...personaFields(r),
     knowledgeDescription: r.knowledge_description,
     location: r.location_name ? { name: r.location_name, description: r.location_description } : null,
     knowledgeTags,

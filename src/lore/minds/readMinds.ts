@@ -2,18 +2,11 @@ import type { ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import { groupBy, placeholders } from "../sqlList.ts";
 import { MICRO_PER_CREDIT } from "../../projects/defaults.ts";
+import { personaFields, type Persona, type PersonaRow } from "./personaFields.ts";
 import { effectiveResponseConfig, type ResponseConfig, type StoredResponseConfig } from "./responseConfig.ts";
 
-export interface MindView {
+export interface MindView extends Persona {
   id: string;
-  entityName: string;
-  personality: string;
-  backstory: string | null;
-  backstorySummary: string | null;
-  role: string | null;
-  speakingStyle: string | null;
-  hints: string[];
-  restrictions: string[];
   locationId: string | null;
   location: { id: string; name: string } | null;
   knowledgeTags: string[];
@@ -27,17 +20,9 @@ export interface MindView {
   updatedAt: string;
 }
 
-interface MindRow {
+interface MindRow extends PersonaRow {
   id: string;
   key: string | null;
-  entity_name: string;
-  personality: string;
-  backstory: string | null;
-  backstory_summary: string | null;
-  role: string | null;
-  speaking_style: string | null;
-  hints: string;
-  restrictions: string;
   location_id: string | null;
   location_name: string | null;
   knowledge_description: string | null;
@@ -99,14 +84,7 @@ export function readMinds(
     const filter = computeFilter(ctx, projectId, knowledgeTags);
     views.push({
       id: r.id,
-      entityName: r.entity_name,
-      personality: r.personality,
-      backstory: r.backstory,
-      backstorySummary: r.backstory_summary,
-      role: r.role,
-      speakingStyle: r.speaking_style,
-      hints: parseJsonColumn<string[]>(r.hints, []),
-      restrictions: parseJsonColumn<string[]>(r.restrictions, []),
+      ...personaFields(r),
       locationId: r.location_id,
       location: r.location_id ? { id: r.location_id, name: r.location_name ?? "" } : null,
       knowledgeTags,

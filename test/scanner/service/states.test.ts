@@ -177,3 +177,23 @@ describe("GET /scanner/jobs/{jobId} and /scanner/jobs", () => {
     expect(total).toBe(52);
   });
 });
+
+test("swagger documents every scanner route", async () => {
+  const r = await f.t.call("GET", "/swagger/json");
+  expect(r.status).toBe(200);
+  const paths = r.body.paths;
+  for (const [p, m] of [
+    ["/v1/scanner/estimate", "post"],
+    ["/v1/scanner/submit-archive", "post"],
+    ["/v1/scanner/submit-archive/confirm", "post"],
+    ["/v1/scanner/uploads/{jobId}", "put"],
+    ["/v1/scanner/jobs", "get"],
+    ["/v1/scanner/jobs/{jobId}", "get"],
+    ["/v1/scanner/jobs/{jobId}", "delete"],
+    ["/v1/scanner/commit", "post"],
+    ["/v1/scanner/rescan", "post"],
+  ] as const) {
+    expect({ p, m, documented: Boolean(paths[p]?.[m]) }).toEqual({ p, m, documented: true });
+  }
+  expect(paths["/v1/scanner/submit-archive"].post.requestBody.content["application/json"].schema.properties.files).toBeDefined();
+});
