@@ -178,8 +178,12 @@ try {
   const baselineRss = process.memoryUsage().rss;
   let peak = baselineRss;
   let phasePeak = baselineRss;
+  const trace = process.env.BENCH_TRACE_MEMORY === "1";
+  let ticks = 0;
   const sampler = setInterval(() => {
-    const rss = process.memoryUsage().rss;
+    const m = process.memoryUsage();
+    const rss = m.rss;
+    if (trace && ticks++ % 20 === 0) console.error(`rss ${(rss / MB).toFixed(0)} heapUsed ${(m.heapUsed / MB).toFixed(0)} heapTotal ${(m.heapTotal / MB).toFixed(0)} external ${(m.external / MB).toFixed(0)} arrayBuffers ${(m.arrayBuffers / MB).toFixed(0)}`);
     if (rss > peak) peak = rss;
     if (rss > phasePeak) phasePeak = rss;
   }, 100);

@@ -1,34 +1,33 @@
 /**
- * An open-addressing hash table from 48-bit keys to 32-bit values in typed
- * arrays: ~24 bytes per entry at most, where a JS Map of numbers costs several
- * times that. A scan of a 200 MB archive keeps one entry per extraction (600k
- * in bench/scanner.ts), so this is what keeps the worker's memory flat.
+ * An open-addressing hash table from 48-bit keys to non-negative 31-bit values
+ * in typed arrays: 10 bytes a slot at ≤ 75% load, where a JS Map of numbers
+ * costs several times that. A scan keeps one entry per extraction (600k for
+ * the 200 MB archive of bench/scanner.ts), so this keeps the worker's memory flat.
  */
 export class NumberTable {
-  private keysHi: Uint32Array;
+  private keysHi: Uint16Array;
   private keysLo: Uint32Array;
+  /** value + 1; 0 marks an empty slot */
   private values: Int32Array;
-  private used: Uint8Array;
   private count = 0;
 
   constructor(capacity = 1 << 12) {
-    this.keysHi = new Uint32Array(capacity);
+    this.keysHi = new Uint16Array(capacity);
     this.keysLo = new Uint32Array(capacity);
     this.values = new Int32Array(capacity);
-    this.used = new Uint8Array(capacity);
   }
 
   get size(): number {
     return this.count;
   }
 
-  /** key: a non-negative integer below 2^48. */
+  /** key: an integer in [0, 2^48). */
   get(key: number): number | undefined {
-    const hi = Math.floor(key / 0x1_0000_0000) >>> 0;
+    const hi = Math.floor(key / 0x1_0000_0000) & 0xffff;
     const lo = key >>> 0;
-    const mask = this.used.length - 1;
-    for (let i = slot(hi, lo) & mask; this.used[i]; i = (i + 1) & mask) {
-      if (this.keysHi[i] === hi && this.keysLo[i] === lo) return this.values[i];
+    const mask = this.values.length - 1;
+    for (let i = slot(hi, lo) & mask; this.values[i] !== 0; i = (i + 1) & mask) {
+      if (this.keysLo[i] === lo && this.keysHi[i] === hi) return this.values[i] - 1;
     }
     return undefined;
   }
@@ -37,35 +36,33 @@ export class NumberTable {
     return this.get(key) !== undefined;
   }
 
-  /** Sets the value of a key (replacing any). */
+  /** Sets the value (an integer in [0, 2^31 − 1)) of a key, replacing any. */
   set(key: number, value: number): void {
-    if ((this.count + 1) * 2 > this.used.length) this.grow();
-    const hi = Math.floor(key / 0x1_0000_0000) >>> 0;
+    if ((this.count + 1) * 4 > this.values.length * 3) this.grow();
+    const hi = Math.floor(key / 0x1_0000_0000) & 0xffff;
     const lo = key >>> 0;
-    const mask = this.used.length - 1;
+    const mask = this.values.length - 1;
     let i = slot(hi, lo) & mask;
-    for (; this.used[i]; i = (i + 1) & mask) {
-      if (this.keysHi[i] === hi && this.keysLo[i] === lo) {
-        this.values[i] = value;
+    for (; this.values[i] !== 0; i = (i + 1) & mask) {
+      if (this.keysLo[i] === lo && this.keysHi[i] === hi) {
+        this.values[i] = value + 1;
         return;
       }
     }
-    this.used[i] = 1;
     this.keysHi[i] = hi;
     this.keysLo[i] = lo;
-    this.values[i] = value;
+    this.values[i] = value + 1;
     this.count++;
   }
 
   private grow(): void {
-    const { keysHi, keysLo, values, used } = this;
-    const capacity = used.length * 2;
-    this.keysHi = new Uint32Array(capacity);
+    const { keysHi, keysLo, values } = this;
+    const capacity = values.length * 2;
+    this.keysHi = new Uint16Array(capacity);
     this.keysLo = new Uint32Array(capacity);
     this.values = new Int32Array(capacity);
-    this.used = new Uint8Array(capacity);
     this.count = 0;
-    for (let i = 0; i < used.length; i++) if (used[i]) this.set(keysHi[i] * 0x1_0000_0000 + keysLo[i], values[i]);
+    for (let i = 0; i < values.length; i++) if (values[i] !== 0) this.set(keysHi[i] * 0x1_0000_0000 + keysLo[i], values[i] - 1);
   }
 }
 

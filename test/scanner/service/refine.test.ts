@@ -13,7 +13,7 @@ let llm: LlmEngine;
 beforeAll(async () => {
   f = await scanFixture();
   llm = await LlmEngine.load({ modelPath: ensureTinyModel(undefined, { nCtx: 2048 }), threads: 2, parallel: 1, contextSize: 2048 });
-});
+}, 120_000);
 afterAll(async () => {
   await llm?.dispose();
   await f.close();
@@ -41,4 +41,4 @@ test("with a chat model, the strongest extractions are refined under a JSON gram
   expect(charged).toBeLessThanOrEqual(d.estimatedCredits * 1e6);
   expect(d.actualCredits * 1e6).toBeCloseTo(charged, 3);
   expect(d.adjustmentMessage).toMatch(/model tokens/);
-});
+}, 120_000);
