@@ -16,6 +16,10 @@ import {
   type LlamaModel,
   type Token,
 } from "node-llama-cpp";
+import { TokenCountCache } from "./TokenCountCache.ts";
+
+/** Markup a chat template adds around one message (ChatML: `<|im_start|>role\n…<|im_end|>\n` ≈ 5 tokens), rounded up. */
+const TEMPLATE_TOKENS_PER_MESSAGE = 16;
 import { cleanReply, ROLE_MARKERS } from "./cleanReply.ts";
 import { DecodeBatcher } from "./DecodeBatcher.ts";
 import { RequestSignal } from "./RequestSignal.ts";
@@ -59,6 +63,7 @@ export class LlmEngine {
   private readonly batcher: DecodeBatcher;
   private readonly stopTriggers: LlamaText[];
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  private readonly tokenCounts = new TokenCountCache();
   private readonly inFlight = new Set<{ signal: RequestSignal; done: Promise<unknown> }>();
   private eogBias: TokenBias | null = null;
   private readonly noBias: TokenBias;
@@ -139,7 +144,17 @@ export class LlmEngine {
 
   /** Tokens of plain text (for credit reservations). */
   countTokens(text: string): number {
-    return this.model.tokenize(text).length;
+    return this.tokenCounts.get(text, (t) => this.model.tokenize(t).length);
+  }
+
+  /**
+   * An upper bound of countChatTokens that costs almost nothing on a
+   * returning conversation: the (cached) token counts of each message's text
+   * plus a generous allowance for the template's markup per message. Enough
+   * for credit reservations; the exact count comes back with the result.
+   */
+  estimateChatTokens(messages: ChatMessage[]): number {
+    return messages.reduce((n, m) => n + this.countTokens(m.content) + TEMPLATE_TOKENS_PER_MESSAGE, TEMPLATE_TOKENS_PER_MESSAGE);
   }
 
   /** Tokens of the whole prompt as the chat template renders it (with the opening of the reply). */

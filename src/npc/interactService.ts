@@ -63,7 +63,8 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   if (!llm) throw generationFailed();
   let promptTokens: number;
   try {
-    promptTokens = llm.countChatTokens(prepared.messages);
+    // An upper bound (cached per message): the exact count comes back from the generation for settlement.
+    promptTokens = llm.estimateChatTokens(prepared.messages);
   } catch (e) {
     deps.log.error("tokenizer failed", { err: e instanceof Error ? e.message : String(e) });
     throw generationFailed();

@@ -285,6 +285,27 @@ export class VectorStore {
     }
   }
 
+  /**
+   * The vector half alone: the n chunks of a project most similar to `query`
+   * among those whose tags meet `tags`, best first (the runtime fuses it
+   * with its own full-text search).
+   */
+  async searchVectors(q: { projectId: string; query: string; tags: string[]; n: number }): Promise<ChunkRow[]> {
+    this.assertOpen();
+    const tags = [...new Set(q.tags)];
+    if (!tags.length || !(q.n > 0)) return [];
+    const g = this.acquire();
+    try {
+      if (!g.embedder) return [];
+      const v = (await g.embedder.embed([q.query]))[0];
+      const cache = await this.projectCache(g, q.projectId);
+      const wanted = new Set(tags);
+      return cache.search(v, wanted, Math.floor(q.n)).filter((r) => r.projectId === q.projectId && r.tags.some((t) => wanted.has(t)));
+    } finally {
+      g.readers--;
+    }
+  }
+
   /** Loads the projects' vector caches ahead of their first search (the server does it at boot). */
   async warm(projectIds: string[]): Promise<number> {
     this.assertOpen();

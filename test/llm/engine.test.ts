@@ -164,3 +164,26 @@ describe("LlmEngine", () => {
     expect(engine.stats().activeSequences).toBe(0);
   });
 });
+
+describe("estimateChatTokens", () => {
+  test("is an upper bound of the rendered prompt's tokens", async () => {
+    const e = await LlmEngine.load({ modelPath: ensureTinyModel(), threads: 1, parallel: 1 });
+    try {
+      const conversations = [
+        [{ role: "system" as const, content: "You are Garrick, an innkeeper." }, { role: "user" as const, content: "Hello!" }],
+        [
+          { role: "system" as const, content: "You are Mara. ".repeat(40) },
+          { role: "user" as const, content: "Where is the tunnel?" },
+          { role: "assistant" as const, content: "Which tunnel, friend?" },
+          { role: "user" as const, content: "The one under the cellar, of course — ünïcödé and emoji 🐉 too." },
+        ],
+      ];
+      for (const m of conversations) {
+        expect(e.estimateChatTokens(m)).toBeGreaterThanOrEqual(e.countChatTokens(m));
+        expect(e.estimateChatTokens(m)).toBeLessThan(e.countChatTokens(m) + 16 * (m.length + 1) + 1);
+      }
+    } finally {
+      await e.dispose();
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { initial } from "./001_initial.ts";
 import { scanner } from "./002_scanner.ts";
+import { chunkSearch } from "./003_chunk_search.ts";
 
 export interface Migration {
   version: number;
@@ -7,4 +8,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [initial, scanner];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch];

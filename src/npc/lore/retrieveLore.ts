@@ -2,6 +2,8 @@ import type { ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import { placeholders } from "../../lore/sqlList.ts";
 import type { VectorStore } from "../../vectors/VectorStore.ts";
+import { reciprocalRankFusion } from "../../vectors/rrf.ts";
+import { chunkTextSearch } from "./chunkTextSearch.ts";
 
 export interface LoreNote {
   chunkId: string;
@@ -38,23 +40,36 @@ export function stillVisible(ctx: ServiceContext, projectId: string, chunkIds: s
   return ok;
 }
 
-/** Top-k lore for a query within the visible tags: hybrid search in LanceDB, then verified against SQLite. */
+/** Candidates taken from each half before fusion. */
+const candidatesFor = (k: number) => Math.min(Math.max(k * 4, 20), 200);
+
+/**
+ * Top-k lore for a query within the visible tags: hybrid retrieval — vector
+ * similarity (the chunk vectors LanceDB stores, searched in memory) and BM25
+ * (SQLite FTS5 over the same chunks), fused by reciprocal rank — then every
+ * hit verified against SQLite. Both halves answer in a few milliseconds at
+ * 10k chunks, which keeps the interact overhead inside its budget.
+ */
 export async function retrieveLore(
   ctx: ServiceContext & { vectors: VectorStore },
   q: { projectId: string; query: string; tags: string[]; k: number },
 ): Promise<LoreNote[]> {
   if (q.tags.length === 0 || q.query.trim() === "") return [];
-  const hits = await ctx.vectors.searchLore({ projectId: q.projectId, query: q.query, tags: q.tags, k: q.k });
-  const ok = stillVisible(ctx, q.projectId, hits.map((h) => h.id), q.tags);
-  return hits
-    .filter((h) => ok.has(h.id))
-    .map((h) => ({
-      chunkId: h.id,
-      documentId: h.documentId,
-      documentName: h.documentName,
-      chunkIndex: h.chunkIndex,
-      text: h.text,
-      tags: h.tags,
-      score: h.score,
+  const n = candidatesFor(q.k);
+  const byVector = await ctx.vectors.searchVectors({ projectId: q.projectId, query: q.query, tags: q.tags, n });
+  const byText = chunkTextSearch(ctx, { projectId: q.projectId, query: q.query, tags: q.tags, n });
+  const fused = reciprocalRankFusion([byVector, byText], (r) => r.id);
+  const ok = stillVisible(ctx, q.projectId, fused.map((f) => f.item.id), q.tags);
+  return fused
+    .filter((f) => ok.has(f.item.id))
+    .slice(0, q.k)
+    .map(({ item, score }) => ({
+      chunkId: item.id,
+      documentId: item.documentId,
+      documentName: item.documentName,
+      chunkIndex: item.chunkIndex,
+      text: item.text,
+      tags: item.tags,
+      score,
     }));
 }

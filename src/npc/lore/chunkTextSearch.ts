@@ -1,0 +1,59 @@
+import type { ServiceContext } from "../../core/context.ts";
+import { parseJsonColumn } from "../../core/json.ts";
+import { placeholders } from "../../lore/sqlList.ts";
+import type { ChunkRow } from "../../vectors/VectorStore.ts";
+
+/** Words that carry no meaning for retrieval (a player's line is mostly these). */
+const STOPWORDS = new Set(
+  "a an and are as at be but by can could did do does for from had has have he her him his how i if in into is it its me my no not of on or our she so than that the their them then there they this to up us was we were what when where which who why will with would you your".split(" "),
+);
+
+/**
+ * A player's line as an FTS5 query: its meaningful words, each quoted (no
+ * FTS syntax can get through), any of them may match (OR), ranked by BM25.
+ * Null when nothing meaningful is left.
+ */
+export function bm25Query(text: string): string | null {
+  const words = (text.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOPWORDS.has(w));
+  const unique = [...new Set(words)].slice(0, 24);
+  return unique.length ? unique.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ") : null;
+}
+
+interface Row {
+  id: string;
+  document_id: string;
+  document_name: string;
+  location_id: string | null;
+  chunk_index: number;
+  content: string;
+  tags: string;
+}
+
+/**
+ * The text half of the runtime's hybrid retrieval: BM25 over the project's
+ * indexed chunks (SQLite FTS5), only chunks of COMPLETED documents whose
+ * tags meet the visible ones, best first.
+ */
+export function chunkTextSearch(ctx: ServiceContext, q: { projectId: string; query: string; tags: string[]; n: number }): ChunkRow[] {
+  const match = bm25Query(q.query);
+  if (!match || q.tags.length === 0) return [];
+  const rows = ctx.db
+    .query<Row, (string | number)[]>(
+      `SELECT c.id, c.document_id, d.name AS document_name, d.location_id, c.chunk_index, c.content, c.tags
+       FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.document_id
+       WHERE chunks_fts MATCH ? AND c.project_id = ? AND d.status = 'COMPLETED'
+         AND EXISTS (SELECT 1 FROM json_each(c.tags) WHERE json_each.value IN (${placeholders(q.tags.length)}))
+       ORDER BY bm25(chunks_fts) LIMIT ?`,
+    )
+    .all(match, q.projectId, ...q.tags, q.n);
+  return rows.map((r) => ({
+    id: r.id,
+    projectId: q.projectId,
+    documentId: r.document_id,
+    documentName: r.document_name,
+    chunkIndex: r.chunk_index,
+    text: r.content,
+    tags: parseJsonColumn<string[]>(r.tags, []),
+    locationId: r.location_id,
+  }));
+}

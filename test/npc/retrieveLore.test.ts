@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createProject } from "../../src/projects/projectService.ts";
+import { createTag } from "../../src/lore/tags/writeTags.ts";
+import { createDocument, updateDocument } from "../../src/lore/documents/writeDocuments.ts";
+import { bm25Query, chunkTextSearch } from "../../src/npc/lore/chunkTextSearch.ts";
+import { retrieveLore } from "../../src/npc/lore/retrieveLore.ts";
+
+let t: TestApp;
+let a: string;
+let b: string;
+const TAGS = ["sea", "crypt", "o'brien's", 'quote"d', "a) OR (b"];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  a = createProject(t.app.ctx, { name: "A" }).id;
+  b = createProject(t.app.ctx, { name: "B" }).id;
+  for (const p of [a, b]) for (const name of TAGS) createTag(t.app.ctx, p, { name });
+  const texts = [
+    "The lighthouse keeper counts ships in the storm.",
+    "Bones rest in the crypt beneath the abbey.",
+    "Smugglers hide brandy in the sea caves.",
+    "The crypt door opens only at the new moon.",
+    "Old O'Brien sings sea shanties at the harbour.",
+  ];
+  for (const p of [a, b]) {
+    texts.forEach((text, i) => createDocument(t.app.ctx, p, { name: `${p === a ? "A" : "B"}${i}`, content: text, tags: [TAGS[i % TAGS.length]] }));
+  }
+  await t.app.scheduler.trigger("indexer");
+});
+afterAll(() => t.close());
+
+describe("BM25 query building", () => {
+  const cases: Array<[string, string | null]> = [
+    ["Where is the crypt?", '"crypt"'],
+    ["the a of", null],
+    ['"crypt" OR NEAR(x) -y*', '"crypt" OR "near"'],
+    ["Sea sea SEA", '"sea"'],
+    ["Ünïcode café", '"ünïcode" OR "café"'],
+  ];
+  for (const [text, q] of cases) test(JSON.stringify(text), () => expect(bm25Query(text)).toBe(q));
+});
+
+describe("retrieval scoping (text half, then fused)", () => {
+  test("random tag subsets and hostile queries never leave the project or the tags", async () => {
+    const queries = ["crypt", "sea storm ships", "O'Brien", '") OR 1=1 --', "NEAR(crypt, sea)", "*", "brandy caves abbey moon"];
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let i = 0; i < 60; i++) {
+      const tags = TAGS.filter(() => rnd() < 0.5);
+      const project = rnd() < 0.5 ? a : b;
+      const query = queries[Math.floor(rnd() * queries.length)];
+      for (const hit of chunkTextSearch(t.app.ctx, { projectId: project, query, tags, n: 10 })) {
+        expect(hit.projectId).toBe(project);
+        expect(hit.tags.some((x) => tags.includes(x))).toBe(true);
+      }
+      for (const hit of await retrieveLore(t.app.ctx, { projectId: project, query, tags, k: 4 })) {
+        expect(hit.tags.some((x) => tags.includes(x))).toBe(true);
+        const owner = t.app.db.query<{ project_id: string }, [string]>("SELECT project_id FROM documents WHERE id = ?").get(hit.documentId)!;
+        expect(owner.project_id).toBe(project);
+      }
+    }
+  });
+  test("a keyword hit ranks first; a document being re-indexed is not served", async () => {
+    const hits = await retrieveLore(t.app.ctx, { projectId: a, query: "Where does the lighthouse keeper live?", tags: TAGS, k: 3 });
+    expect(hits[0].text).toBe("The lighthouse keeper counts ships in the storm.");
+    const doc = hits[0].documentId;
+    updateDocument(t.app.ctx, a, doc, { content: "The lighthouse is empty now." }); // PENDING until re-indexed
+    const during = await retrieveLore(t.app.ctx, { projectId: a, query: "lighthouse keeper", tags: TAGS, k: 3 });
+    expect(during.map((h) => h.documentId)).not.toContain(doc);
+    await t.app.scheduler.trigger("indexer");
+    const after = await retrieveLore(t.app.ctx, { projectId: a, query: "lighthouse", tags: TAGS, k: 3 });
+    expect(after[0].text).toBe("The lighthouse is empty now.");
+  });
+});
