@@ -180,15 +180,15 @@ async function turn2(playerId: string, text: string) {
   const overhead = Number(/overhead;dur=([\d.]+)/.exec(timing)?.[1] ?? NaN);
   return { ms: performance.now() - t0, overhead };
 }
-// warm every sequence with the shared system prompt first
-await Promise.all([0, 1, 2, 3].map((i) => turn2(`warm-${i}`, "Hello.")));
+// Four live conversations, one per sequence (their first turns, one after the other).
+for (let i = 0; i < 4; i++) await turn(`quad-${i}`, sampleText);
 const gen2 = () => app2.ctx.llm!.stats();
-// Decode speed over the span where every conversation is decoding: from the last first-token to the first end.
+// Then follow-up turns (their prompts are mostly in the KV cache): one alone, then all four at once.
 const one0 = gen2();
-const solo = await turn("solo", sampleText);
+const solo = await turn("quad-0", "And then what happened?");
 const oneTps = (gen2().tokensGenerated - one0.tokensGenerated - 1) / ((solo.endAt - solo.firstAt) / 1000);
 const four0 = gen2();
-const quad = await Promise.all([0, 1, 2, 3].map((i) => turn(`quad-${i}`, sampleText)));
+const quad = await Promise.all([0, 1, 2, 3].map((i) => turn(`quad-${i}`, "Tell me more about that.")));
 const four1 = gen2();
 const quadTokens = four1.tokensGenerated - four0.tokensGenerated - quad.length;
 const fourTps = quadTokens / ((Math.max(...quad.map((q) => q.endAt)) - Math.min(...quad.map((q) => q.firstAt))) / 1000);
@@ -211,6 +211,6 @@ console.log("|---|---|---|");
 console.log(`| decode tok/s through HTTP (SSE) ÷ raw LlamaChatSession, same prompt | ${f(median(httpRuns), 1)} ÷ ${f(median(rawRuns), 1)} = **${f(median(httpRuns) / median(rawRuns))}** | ≥ 0.95 |`);
 console.log(`| first token of a follow-up turn ÷ cold turn (${followTokens}-token prompt) | ${f(follow.ttftMs, 0)} ms ÷ ${f(cold.ttftMs, 0)} ms = **${f(follow.ttftMs / cold.ttftMs)}** | ≤ 0.15 |`);
 console.log(`| (new player, same mind: shared system prompt) ÷ cold | ${f(sharedPrefix.ttftMs, 0)} ms ÷ ${f(cold.ttftMs, 0)} ms = ${f(sharedPrefix.ttftMs / cold.ttftMs)} | |`);
-console.log(`| aggregate decode tok/s, 4 concurrent conversations ÷ 1 | ${f(fourTps, 1)} ÷ ${f(oneTps, 1)} = **${f(fourTps / oneTps)}** (decode calls: ${four1.decodeCalls - four0.decodeCalls} for ${four1.tokensGenerated - four0.tokensGenerated} tokens) | ≥ 2.0 |`);
+console.log(`| aggregate decode tok/s, 4 concurrent follow-up turns ÷ 1 | ${f(fourTps, 1)} ÷ ${f(oneTps, 1)} = **${f(fourTps / oneTps)}** (decode calls: ${four1.decodeCalls - four0.decodeCalls} for ${four1.tokensGenerated - four0.tokensGenerated} tokens) | ≥ 2.0 |`);
 console.log(`| non-generation overhead per request, p50 / p99 (${overheads.length} requests, ${chunkCount} chunks) | ${f(median(overheads), 1)} ms / ${f(pct(overheads, 0.99), 1)} ms | p99 ≤ 20 ms |`);
 process.exit(0);
