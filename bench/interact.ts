@@ -78,6 +78,8 @@ app.listen();
 let base = `http://127.0.0.1:${app.port}`;
 
 interface Turn {
+  /** arrival time of every token event */
+  times: number[];
   ttftMs: number;
   decodeTps: number;
   tokens: number;
@@ -100,6 +102,7 @@ async function turn(playerId: string, text: string): Promise<Turn> {
   let buf = "";
   let firstAt = 0;
   let tokens = 0;
+  const times: number[] = [];
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -110,13 +113,14 @@ async function turn(playerId: string, text: string): Promise<Turn> {
       buf = buf.slice(idx + 2);
       if (block.startsWith("event: token")) {
         tokens++;
+        times.push(performance.now());
         if (!firstAt) firstAt = performance.now();
       }
     }
   }
   const endAt = performance.now();
   // SSE events carry text pieces; the engine's own counter says how many tokens were generated.
-  return { ttftMs: firstAt - t0, decodeTps: tokens > 1 ? (tokens - 1) / ((endAt - firstAt) / 1000) : 0, tokens, totalMs: endAt - t0, firstAt, endAt };
+  return { times, ttftMs: firstAt - t0, decodeTps: tokens > 1 ? (tokens - 1) / ((endAt - firstAt) / 1000) : 0, tokens, totalMs: endAt - t0, firstAt, endAt };
 }
 
 const tokensGenerated = () => app.ctx.llm!.stats().tokensGenerated;
@@ -186,12 +190,16 @@ const gen2 = () => app2.ctx.llm!.stats();
 // Then follow-up turns (their prompts are mostly in the KV cache): one alone, then all four at once.
 const one0 = gen2();
 const solo = await turn("quad-0", "And then what happened?");
-const oneTps = (gen2().tokensGenerated - one0.tokensGenerated - 1) / ((solo.endAt - solo.firstAt) / 1000);
+const oneTps = (solo.times.length - 1) / ((solo.endAt - solo.firstAt) / 1000);
 const four0 = gen2();
 const quad = await Promise.all([0, 1, 2, 3].map((i) => turn(`quad-${i}`, "Tell me more about that.")));
 const four1 = gen2();
-const quadTokens = four1.tokensGenerated - four0.tokensGenerated - quad.length;
-const fourTps = quadTokens / ((Math.max(...quad.map((q) => q.endAt)) - Math.min(...quad.map((q) => q.firstAt))) / 1000);
+// Aggregate decode speed while all four are decoding: token events of every stream inside the window
+// from the last first-token to the first end (prompt processing of the new lines is outside it).
+const winStart = Math.max(...quad.map((q) => q.firstAt));
+const winEnd = Math.min(...quad.map((q) => q.endAt));
+const inWindow = quad.reduce((n, q) => n + q.times.filter((t) => t > winStart && t <= winEnd).length, 0);
+const fourTps = winEnd > winStart ? inWindow / ((winEnd - winStart) / 1000) : NaN;
 
 // ---- 4. non-generation overhead over many requests (retrieval over all chunks, ledger, limits, session)
 updateMind(app2.ctx, projectId, mind.id, { responseConfig: { maxTokens: 1 } });
@@ -211,6 +219,6 @@ console.log("|---|---|---|");
 console.log(`| decode tok/s through HTTP (SSE) ÷ raw LlamaChatSession, same prompt | ${f(median(httpRuns), 1)} ÷ ${f(median(rawRuns), 1)} = **${f(median(httpRuns) / median(rawRuns))}** | ≥ 0.95 |`);
 console.log(`| first token of a follow-up turn ÷ cold turn (${followTokens}-token prompt) | ${f(follow.ttftMs, 0)} ms ÷ ${f(cold.ttftMs, 0)} ms = **${f(follow.ttftMs / cold.ttftMs)}** | ≤ 0.15 |`);
 console.log(`| (new player, same mind: shared system prompt) ÷ cold | ${f(sharedPrefix.ttftMs, 0)} ms ÷ ${f(cold.ttftMs, 0)} ms = ${f(sharedPrefix.ttftMs / cold.ttftMs)} | |`);
-console.log(`| aggregate decode tok/s, 4 concurrent follow-up turns ÷ 1 | ${f(fourTps, 1)} ÷ ${f(oneTps, 1)} = **${f(fourTps / oneTps)}** (decode calls: ${four1.decodeCalls - four0.decodeCalls} for ${four1.tokensGenerated - four0.tokensGenerated} tokens) | ≥ 2.0 |`);
+console.log(`| aggregate decode tok/s, 4 concurrent follow-up turns ÷ 1 | ${f(fourTps, 1)} ÷ ${f(oneTps, 1)} = **${f(fourTps / oneTps)}** (decode calls: ${four1.decodeCalls - four0.decodeCalls} for ${four1.tokensGenerated - four0.tokensGenerated} tokens; window ${f(winEnd - winStart, 0)} ms) | ≥ 2.0 |`);
 console.log(`| non-generation overhead per request, p50 / p99 (${overheads.length} requests, ${chunkCount} chunks) | ${f(median(overheads), 1)} ms / ${f(pct(overheads, 0.99), 1)} ms | p99 ≤ 20 ms |`);
 process.exit(0);

@@ -21,7 +21,6 @@ CREATE TRIGGER chunks_fts_au AFTER UPDATE OF content ON chunks BEGIN
   INSERT INTO chunks_fts(rowid, content) VALUES (new.rowid, new.content);
 END;
 INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
-CREATE INDEX chunks_project ON chunks(project_id);
 CREATE TABLE IF NOT EXISTS memory_tombstones (memory_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, erased_at TEXT NOT NULL);
 `,
 };

@@ -31,10 +31,12 @@ export function stillVisible(ctx: ServiceContext, projectId: string, chunkIds: s
     const part = unique.slice(i, i + 500);
     const rows = ctx.db
       .query<{ id: string; tags: string }, string[]>(
-        `SELECT c.id, c.tags FROM chunks c JOIN documents d ON d.id = c.document_id
-         WHERE c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED' AND c.id IN (${placeholders(part.length)})`,
+        // CROSS JOIN fixes the join order: look the chunks up by primary key, then each one's document.
+        // (Left to itself, the planner may walk every COMPLETED document first: ~13 ms at 10k chunks.)
+        `SELECT c.id, c.tags FROM chunks c CROSS JOIN documents d ON d.id = c.document_id
+         WHERE c.id IN (${placeholders(part.length)}) AND c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED'`,
       )
-      .all(projectId, ...part);
+      .all(...part, projectId);
     for (const r of rows) if (parseJsonColumn<string[]>(r.tags, []).some((t) => allowed.has(t))) ok.add(r.id);
   }
   return ok;
