@@ -4,7 +4,13 @@ interface DocumentVectors {
   rows: ChunkRow[];
   /** rows.length × dims, row-major, each row L2-normalised (cosine = dot product) */
   vectors: Float32Array;
+  /** per row, a bit per tag (bits assigned per project as tags appear) */
+  tagBits: Uint32Array;
+  /** per row, true when some tag has no bit (more than 32 distinct tags): checked by name */
+  overflow: Uint8Array;
 }
+
+const TAG_BITS = 32;
 
 /**
  * One project's chunk vectors in memory, for the vector half of hybrid
@@ -18,6 +24,7 @@ interface DocumentVectors {
  */
 export class ProjectVectorCache {
   private readonly docs = new Map<string, DocumentVectors>();
+  private readonly tagBit = new Map<string, number>();
   private count = 0;
 
   constructor(readonly dims: number) {}
@@ -30,8 +37,17 @@ export class ProjectVectorCache {
     this.deleteDocument(documentId);
     if (rows.length === 0) return;
     const flat = new Float32Array(rows.length * this.dims);
-    rows.forEach((_, i) => flat.set(normalised(vectors[i], this.dims), i * this.dims));
-    this.docs.set(documentId, { rows, vectors: flat });
+    const tagBits = new Uint32Array(rows.length);
+    const overflow = new Uint8Array(rows.length);
+    rows.forEach((row, i) => {
+      flat.set(normalised(vectors[i], this.dims), i * this.dims);
+      for (const t of row.tags) {
+        const bit = this.bitOf(t, true);
+        if (bit === null) overflow[i] = 1;
+        else tagBits[i] |= bit;
+      }
+    });
+    this.docs.set(documentId, { rows, vectors: flat, tagBits, overflow });
     this.count += rows.length;
   }
 
@@ -46,6 +62,8 @@ export class ProjectVectorCache {
   search(query: Float32Array, tags: ReadonlySet<string>, n: number): ChunkRow[] {
     const q = normalised(query, this.dims);
     const dims = this.dims;
+    let want = 0;
+    for (const t of tags) want |= this.bitOf(t, false) ?? 0;
     // A short query hashed into 384 dims is sparse (tens of non-zero features): multiply only those.
     const nz: number[] = [];
     for (let d = 0; d < dims; d++) if (q[d] !== 0) nz.push(d);
@@ -55,10 +73,9 @@ export class ProjectVectorCache {
     const bestScore: number[] = [];
     const bestRow: ChunkRow[] = [];
     for (const doc of this.docs.values()) {
-      const { rows, vectors } = doc;
+      const { rows, vectors, tagBits, overflow } = doc;
       for (let r = 0; r < rows.length; r++) {
-        const row = rows[r];
-        if (!row.tags.some((t) => tags.has(t))) continue;
+        if ((tagBits[r] & want) === 0 && !(overflow[r] && rows[r].tags.some((t) => tags.has(t)))) continue;
         let dot = 0;
         const base = r * dims;
         if (sparse) for (let j = 0; j < nzIdx.length; j++) dot += nzVal[j] * vectors[base + nzIdx[j]];
@@ -68,7 +85,7 @@ export class ProjectVectorCache {
         let i = bestScore.length;
         while (i > 0 && bestScore[i - 1] < dot) i--;
         bestScore.splice(i, 0, dot);
-        bestRow.splice(i, 0, row);
+        bestRow.splice(i, 0, rows[r]);
         if (bestScore.length > n) {
           bestScore.pop();
           bestRow.pop();
@@ -76,6 +93,16 @@ export class ProjectVectorCache {
       }
     }
     return bestRow;
+  }
+
+  /** The bit of a tag; a tag past the 32nd gets none (its rows are then checked by name). */
+  private bitOf(tag: string, assign: boolean): number | null {
+    const have = this.tagBit.get(tag);
+    if (have !== undefined) return have;
+    if (!assign || this.tagBit.size >= TAG_BITS) return null;
+    const bit = (1 << this.tagBit.size) >>> 0;
+    this.tagBit.set(tag, bit);
+    return bit;
   }
 }
 

@@ -72,3 +72,15 @@ describe("the in-memory vector cache", () => {
     expect(cache.size).toBe(2);
   });
 });
+
+test("tag filtering holds past 32 distinct tags (the bitmask's overflow path)", () => {
+  const cache = new ProjectVectorCache(4);
+  const v = Float32Array.of(1, 0, 0, 0);
+  for (let i = 0; i < 40; i++) cache.setDocument(`d${i}`, [chunk("p", `d${i}`, 0, `t${i}`, [`tag${i}`])], [v]);
+  for (const i of [0, 31, 32, 39]) {
+    const hits = cache.search(v, new Set([`tag${i}`]), 10);
+    expect(hits.map((h) => h.documentId)).toEqual([`d${i}`]);
+  }
+  expect(cache.search(v, new Set(["tag5", "tag35"]), 10).map((h) => h.documentId).sort()).toEqual(["d35", "d5"]);
+  expect(cache.search(v, new Set(["nope"]), 10)).toEqual([]);
+});
