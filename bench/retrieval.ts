@@ -16,6 +16,7 @@ import { availableParallelism, cpus, platform, release, tmpdir, totalmem } from 
 import { join } from "node:path";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
 import { type ChunkRow, VectorStore } from "../src/vectors/VectorStore.ts";
+import { prng } from "../test/support/prng.ts";
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const SIZES = sizes.length ? sizes : [1_000, 10_000, 100_000];
@@ -26,16 +27,6 @@ const TAGS_PER_PROJECT = 10;
 const QUERIES = 300;
 const K = 8;
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(7);
 
 // Pronounceable pseudo-words; rank r is drawn with probability ∝ 1/r (Zipf), like real text.

@@ -19,21 +19,12 @@ import { createHash } from "node:crypto";
 import { availableParallelism, cpus, platform, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
+import { prng } from "../test/support/prng.ts";
 
 const MB = 1024 * 1024;
 
 // ---------------------------------------------------------------- generation (child process)
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generate(zipPath: string, manifestPath: string, targetBytes: number): void {
   const rand = prng(11);

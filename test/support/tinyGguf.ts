@@ -4,6 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { prng } from "./prng.ts";
 
 export type TinyGgufWeightType = "f32" | "f16" | "q8_0" | "q4_0";
 
@@ -149,17 +150,6 @@ export function buildTinyVocab(extraWords: string[] = [], vocabSize = 0) {
   return { tokens, types, scores };
 }
 
-/** mulberry32: tiny deterministic PRNG. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function f32ToF16(val: number): number {
   const f = new Float32Array([val]);

@@ -11,6 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { prng } from "./prng.ts";
 
 // ------------------------------------------------------------------ protobuf
 
@@ -132,17 +133,6 @@ const DEFAULT_WORDS =
     " ",
   );
 
-/** mulberry32: a seeded PRNG so the weights (and so the vectors) are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface TinyModelOptions {
   /** Hidden size = embedding dims. Default 32. */

@@ -12,19 +12,10 @@ import { loreFilter } from "../../src/vectors/filters.ts";
 import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
 import { type ChunkRow, VectorStore } from "../../src/vectors/VectorStore.ts";
 import { tempDir } from "./helpers.ts";
+import { prng } from "../support/prng.ts";
 
 /** mulberry32: the same "random" world on every run; change SEED to explore another. */
 const SEED = 20260115;
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(SEED);
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
 const sample = <T>(xs: readonly T[], n: number) => [...xs].sort(() => rand() - 0.5).slice(0, n);
