@@ -127,6 +127,9 @@ const tokensGenerated = () => app.ctx.llm!.stats().tokensGenerated;
 const sampleText = "Tell me what you saw on the river road last night, and who was with you.";
 
 // ---- 2. cold vs follow-up (KV reuse) with the NPC's real prompt
+const coldTokens = app.ctx.llm!.countChatTokens(
+  (await prepareTurn(app.ctx, projectId, validateInteract({ text: sampleText, entityMindId: mind.id, playerId: "kv-player" }))).messages,
+);
 const cold = await turn("kv-player", sampleText);
 const coldPrompt = await prepareTurn(app.ctx, projectId, validateInteract({ text: "And then?", entityMindId: mind.id, playerId: "kv-player" }));
 const followTokens = app.ctx.llm!.countChatTokens(coldPrompt.messages);
@@ -217,7 +220,7 @@ console.log(`Lore: demo world + filler, ${chunkCount} chunks indexed in ${f(inde
 console.log("| measure | figure | target |");
 console.log("|---|---|---|");
 console.log(`| decode tok/s through HTTP (SSE) ÷ raw LlamaChatSession, same prompt | ${f(median(httpRuns), 1)} ÷ ${f(median(rawRuns), 1)} = **${f(median(httpRuns) / median(rawRuns))}** | ≥ 0.95 |`);
-console.log(`| first token of a follow-up turn ÷ cold turn (${followTokens}-token prompt) | ${f(follow.ttftMs, 0)} ms ÷ ${f(cold.ttftMs, 0)} ms = **${f(follow.ttftMs / cold.ttftMs)}** | ≤ 0.15 |`);
+console.log(`| first token of a follow-up turn (${followTokens}-token prompt, mostly cached) ÷ cold turn (${coldTokens}-token prompt) | ${f(follow.ttftMs, 0)} ms ÷ ${f(cold.ttftMs, 0)} ms = **${f(follow.ttftMs / cold.ttftMs)}** | ≤ 0.15 |`);
 console.log(`| (new player, same mind: shared system prompt) ÷ cold | ${f(sharedPrefix.ttftMs, 0)} ms ÷ ${f(cold.ttftMs, 0)} ms = ${f(sharedPrefix.ttftMs / cold.ttftMs)} | |`);
 console.log(`| aggregate decode tok/s, 4 concurrent follow-up turns ÷ 1 | ${f(fourTps, 1)} ÷ ${f(oneTps, 1)} = **${f(fourTps / oneTps)}** (decode calls: ${four1.decodeCalls - four0.decodeCalls} for ${four1.tokensGenerated - four0.tokensGenerated} tokens; window ${f(winEnd - winStart, 0)} ms) | ≥ 2.0 |`);
 console.log(`| non-generation overhead per request, p50 / p99 (${overheads.length} requests, ${chunkCount} chunks) | ${f(median(overheads), 1)} ms / ${f(pct(overheads, 0.99), 1)} ms | p99 ≤ 20 ms |`);

@@ -75,7 +75,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   // The first turn brings the lore in; a follow-up adds a chunk only when this turn's best hit is not yet in
   // the conversation (then that one chunk). Lore already in the conversation stays there, so a follow-up
   // evaluates little more than the player's new line: this is what keeps KV-cache reuse worth having.
-  const newLore = inHistory.size === 0 ? hits : hits.length && !inHistory.has(hits[0].chunkId) ? [hits[0]] : [];
+  const candidates = inHistory.size === 0 ? hits : hits.length && !inHistory.has(hits[0].chunkId) ? [hits[0]] : [];
 
   let newMemories: string[] = [];
   if (memoryOn && req.memory.retrieve) {
@@ -95,16 +95,29 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const lastScene = [...history].reverse().find((m) => m.notes?.scene)?.notes?.scene;
   const notes: TurnNotes = {};
   if (scene && scene !== lastScene) notes.scene = scene;
-  if (newLore.length) notes.lore = newLore.map(({ score: _s, ...l }) => l);
   if (newMemories.length) notes.memories = newMemories;
-  const turn: SessionMessage = Object.keys(notes).length ? { role: "user", content: req.text, notes } : { role: "user", content: req.text };
 
   const replyTokens = Math.max(1, Math.min(mind.responseConfig.maxTokens, ctx.config.maxReplyTokens));
   const system: ChatMessage = { role: "system", content: systemPrompt(mind) };
+  // The model's context holds the system prompt, this turn (with its lore) and the reply before any history:
+  // lore is taken in rank order while it fits, so a prompt never overflows (llama.cpp would then cut it).
+  const budget = ctx.config.contextSize - replyTokens - TEMPLATE_SLACK;
+  const count = tokenCounter(ctx);
+  let used = count(system.content) + count(renderMessage({ role: "user", content: req.text, notes }).content) + 16;
+  const newLore: LoreNote[] = [];
+  for (const l of candidates) {
+    const cost = count(l.text) + count(l.documentName) + 4;
+    if (used + cost > budget) break;
+    newLore.push(l);
+    used += cost;
+  }
+  if (newLore.length) notes.lore = newLore.map(({ score: _s, ...l }) => l);
+  const turn: SessionMessage = Object.keys(notes).length ? { role: "user", content: req.text, notes } : { role: "user", content: req.text };
+
   history = trimHistory(ctx, history, {
     maxTurns: settings.maxSessionLength - 1,
     maxTokens: settings.maxSessionTokens,
-    budget: ctx.config.contextSize - replyTokens - TEMPLATE_SLACK,
+    budget,
     fixed: [system, renderMessage(turn)],
   });
   const messages: ChatMessage[] = [system, ...history.map(renderMessage), renderMessage(turn)];

@@ -178,6 +178,15 @@ describe("knowledge scoping: the assembled prompt", () => {
     const p = await prepareTurn(t.app.ctx, w.projectId, validateInteract({ text: "And the menu?", entityMindId: w.minds.garrick, playerId: player, activeKnowledgeTags: ["tavern"] }));
     expect(p.messages.map((m) => m.content).join("\n")).not.toContain("Thornhaven was founded by river traders");
   });
+  test("lore never overflows the model's context: it is taken in rank order while it fits", async () => {
+    for (let i = 0; i < 3; i++) {
+      createDocument(t.app.ctx, w.projectId, { name: `Brewing ledger ${i}`, content: "Garrick's porter recipe: malt, hops, river water and patience. ".repeat(60), tags: ["tavern"] });
+    }
+    await t.app.scheduler.trigger("indexer");
+    const p = await prepareTurn(t.app.ctx, w.projectId, validateInteract({ text: "What goes into the porter recipe?", entityMindId: w.minds.garrick, playerId: "p-budget" }));
+    expect(p.newLore.length).toBeGreaterThan(0);
+    expect(t.app.ctx.llm!.countChatTokens(p.messages) + p.replyTokens).toBeLessThanOrEqual(t.app.config.contextSize);
+  });
   test("the admin preview never lists a chunk outside the mind's tags", async () => {
     for (const [mind, allowed] of [[w.minds.garrick, ["tavern", "town-history"]], [w.minds.elena, ["smugglers"]]] as const) {
       const r = await t.call("POST", `/admin/v1/projects/${w.projectId}/interact-preview`, {
