@@ -21,6 +21,8 @@ CREATE TRIGGER chunks_fts_au AFTER UPDATE OF content ON chunks BEGIN
   INSERT INTO chunks_fts(rowid, content) VALUES (new.rowid, new.content);
 END;
 INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
+-- Per-term document frequencies, to leave out of a query the words that nearly every chunk holds.
+CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');
 CREATE TABLE IF NOT EXISTS memory_tombstones (memory_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, erased_at TEXT NOT NULL);
 `,
 };
