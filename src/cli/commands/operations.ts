@@ -1,4 +1,4 @@
-import { changePlan, grantCredits, showCredits } from "../../credits/creditsView.ts";
+import { changePlan, grantCredits, showCredits, type CreditsView } from "../../credits/creditsView.ts";
 import { resolveProject } from "../../projects/projectService.ts";
 import { updateSettings } from "../../projects/settings.ts";
 import { setRateLimits } from "../../ratelimit/rateLimitSettings.ts";
@@ -12,39 +12,35 @@ const lines = (o: Record<string, unknown>) =>
     .map(([k, v]) => `${k}: ${v}`)
     .join("\n");
 
-export const creditsShowCommand: Command = {
-  name: "credits show",
-  usage: "lorehold credits show --project P [--data-dir DIR] [--json]",
-  summary: "the team's credits: monthly allotment, remaining, top-up, available",
-  run(c) {
-    const v = showCredits(c.services(), project(c, this.usage).id);
-    return { json: v, text: lines(v as unknown as Record<string, unknown>) };
-  },
-};
+/**
+ * The three credits commands share their shape: a project, at most one
+ * amount flag, a service call that answers with the balance in credits.
+ */
+function creditsCommand(
+  verb: string,
+  summary: string,
+  amountFlag: string | null,
+  act: (ctx: ReturnType<CommandContext["services"]>, projectId: string, amount: number) => CreditsView,
+): Command {
+  const usage = `lorehold credits ${verb} --project P${amountFlag ? ` --${amountFlag} N` : ""} [--data-dir DIR] [--json]`;
+  return {
+    name: `credits ${verb}`,
+    usage,
+    summary,
+    run(c) {
+      const amount = amountFlag ? intFlag(c.flags, amountFlag, usage) : 0;
+      if (amount === undefined) throw new UsageError(`missing --${amountFlag}`, usage);
+      const v = act(c.services(), project(c, usage).id, amount);
+      return { json: v, text: lines(v as unknown as Record<string, unknown>) };
+    },
+  };
+}
 
-export const creditsGrantCommand: Command = {
-  name: "credits grant",
-  usage: "lorehold credits grant --project P --credits N [--data-dir DIR] [--json]",
-  summary: "add top-up credits (never expire) to the project's team",
-  run(c) {
-    const n = intFlag(c.flags, "credits", this.usage);
-    if (n === undefined) throw new UsageError("missing --credits", this.usage);
-    const v = grantCredits(c.services(), project(c, this.usage).id, n);
-    return { json: v, text: lines(v as unknown as Record<string, unknown>) };
-  },
-};
-
-export const creditsPlanCommand: Command = {
-  name: "credits plan",
-  usage: "lorehold credits plan --project P --monthly N [--data-dir DIR] [--json]",
-  summary: "set the team's monthly allotment",
-  run(c) {
-    const n = intFlag(c.flags, "monthly", this.usage);
-    if (n === undefined) throw new UsageError("missing --monthly", this.usage);
-    const v = changePlan(c.services(), project(c, this.usage).id, n);
-    return { json: v, text: lines(v as unknown as Record<string, unknown>) };
-  },
-};
+export const creditsShowCommand = creditsCommand("show", "the team's credits: monthly allotment, remaining, top-up, available", null, (ctx, id) =>
+  showCredits(ctx, id),
+);
+export const creditsGrantCommand = creditsCommand("grant", "add top-up credits (never expire) to the project's team", "credits", grantCredits);
+export const creditsPlanCommand = creditsCommand("plan", "set the team's monthly allotment", "monthly", changePlan);
 
 /** KEY=VALUE → a typed settings patch (true/false, integers, else text). */
 function parseAssignments(args: string[], usage: string): Record<string, unknown> {
