@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
 import { type ChunkRow, VectorStore } from "../src/vectors/VectorStore.ts";
 import { prng } from "../test/support/prng.ts";
+import { zipfWords } from "../test/support/zipfWords.ts";
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const SIZES = sizes.length ? sizes : [1_000, 10_000, 100_000];
@@ -29,35 +30,7 @@ const K = 8;
 
 const rand = prng(7);
 
-// Pronounceable pseudo-words; rank r is drawn with probability ∝ 1/r (Zipf), like real text.
-const SYL = ["ka", "ro", "an", "th", "el", "mi", "dor", "un", "ve", "sa", "gri", "os", "la", "ne", "quo", "bar"];
-const VOCAB = Array.from({ length: 5000 }, (_, i) => {
-  let w = "";
-  let x = i + 7;
-  do {
-    w += SYL[x % SYL.length];
-    x = Math.floor(x / SYL.length);
-  } while (x > 0);
-  return w;
-});
-const HARMONIC = VOCAB.reduce((s, _, i) => s + 1 / (i + 1), 0);
-const CDF = (() => {
-  const c = new Float64Array(VOCAB.length);
-  let acc = 0;
-  for (let i = 0; i < VOCAB.length; i++) c[i] = acc += 1 / (i + 1) / HARMONIC;
-  return c;
-})();
-function word(): string {
-  const r = rand();
-  let lo = 0;
-  let hi = CDF.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (CDF[mid] < r) lo = mid + 1;
-    else hi = mid;
-  }
-  return VOCAB[lo];
-}
+const { word } = zipfWords(rand);
 const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
 
 const projectId = (p: number) => `proj_${p}`;

@@ -20,6 +20,7 @@ import { availableParallelism, cpus, platform, tmpdir, totalmem } from "node:os"
 import { join } from "node:path";
 import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
 import { prng } from "../test/support/prng.ts";
+import { zipfWords } from "../test/support/zipfWords.ts";
 
 const MB = 1024 * 1024;
 
@@ -28,31 +29,7 @@ const MB = 1024 * 1024;
 
 function generate(zipPath: string, manifestPath: string, targetBytes: number): void {
   const rand = prng(11);
-  const SYL = ["ka", "ro", "an", "th", "el", "mi", "dor", "un", "ve", "sa", "gri", "os", "la", "ne", "quo", "bar"];
-  const VOCAB = Array.from({ length: 5000 }, (_, i) => {
-    let w = "";
-    let x = i + 7;
-    do {
-      w += SYL[x % SYL.length];
-      x = Math.floor(x / SYL.length);
-    } while (x > 0);
-    return w;
-  });
-  const CDF = new Float64Array(VOCAB.length);
-  let acc = 0;
-  for (let i = 0; i < VOCAB.length; i++) CDF[i] = acc += 1 / (i + 1);
-  for (let i = 0; i < VOCAB.length; i++) CDF[i] /= acc;
-  const word = () => {
-    const r = rand();
-    let lo = 0;
-    let hi = CDF.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (CDF[mid] < r) lo = mid + 1;
-      else hi = mid;
-    }
-    return VOCAB[lo];
-  };
+  const { vocabulary: VOCAB, word } = zipfWords(rand);
   const NAMES = ["Garrick", "Elena", "Thornhaven", "the Rusty Tankard", "the Docks", "the abbey ruins", "Black Rook", "Mara", "Old Bridge"];
   const name = () => NAMES[Math.floor(rand() * NAMES.length)];
   const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
