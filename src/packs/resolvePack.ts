@@ -3,6 +3,7 @@ import { isPlainObject, type Problems } from "../lore/validate/fields.ts";
 import { validateSettingsPatch } from "../projects/settings.ts";
 import { KeySchema } from "./packSchema.ts";
 import { relationshipIdentity, type DocumentRow, type LocationRow, type MindRow, type ProjectSnapshot, type RelationshipRow, type TagRow, type TypeRow } from "./projectSnapshot.ts";
+import type { Persona } from "../lore/minds/personaFields.ts";
 
 /**
  * The second half of pack validation (the first is checkShape): duplicate
@@ -57,16 +58,8 @@ export interface DocumentPlan extends Item<DocumentRow> {
   locationId: string | null;
   tagIds: string[];
 }
-export interface MindPlan extends Item<MindRow> {
+export interface MindPlan extends Item<MindRow>, Persona {
   key: string;
-  entityName: string;
-  personality: string;
-  backstory: string | null;
-  backstorySummary: string | null;
-  role: string | null;
-  speakingStyle: string | null;
-  hints: string[];
-  restrictions: string[];
   locationId: string | null;
   knowledgeDescription: string | null;
   responseConfig: Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { notFound } from "../../core/errors.ts";
+import type { Persona } from "./personaFields.ts";
 import { newId } from "../../core/ids.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { writeTx } from "../../db/openDatabase.ts";
@@ -51,16 +52,8 @@ export function checkResponseConfig(p: Problems, path: string, v: unknown): Stor
   return out;
 }
 
-interface Normalised {
+interface Normalised extends Persona {
   key: string | null;
-  entityName: string;
-  personality: string;
-  backstory: string | null;
-  backstorySummary: string | null;
-  role: string | null;
-  speakingStyle: string | null;
-  hints: string[];
-  restrictions: string[];
   locationId: string | null;
   tagIds: string[];
   knowledgeDescription: string | null;
