@@ -20,7 +20,14 @@ import { TokenCountCache } from "./TokenCountCache.ts";
 
 /** Markup a chat template adds around one message (ChatML: `<|im_start|>role\n…<|im_end|>\n` ≈ 5 tokens), rounded up. */
 const TEMPLATE_TOKENS_PER_MESSAGE = 16;
+/**
+ * Prompt tokens another sequence must share beyond the sequence's own cache before its KV state
+ * is copied: the copy moves the whole per-sequence KV buffer (a few ms), about what evaluating
+ * a few dozen prompt tokens costs on a CPU.
+ */
+const MIN_SHARED_PREFIX_GAIN = 48;
 import { cleanReply, ROLE_MARKERS } from "./cleanReply.ts";
+import { commonPrefixLength } from "./commonPrefix.ts";
 import { DecodeBatcher } from "./DecodeBatcher.ts";
 import { RequestSignal } from "./RequestSignal.ts";
 import { SequencePool, type PoolSlot } from "./SequencePool.ts";
@@ -37,6 +44,16 @@ import type {
 interface SequenceSlot {
   sequence: LlamaContextSequence;
   chat: LlamaChat;
+}
+
+/**
+ * node-llama-cpp 3.22.1's own KV copy between sequences (its LlamaDecisionContext uses it): copies
+ * the other sequence's whole state, keeps the first `upToTokenIndex` tokens, and resolves true
+ * when the sequence then holds exactly those. package.json pins the version; without it a
+ * newcomer simply evaluates its whole prompt.
+ */
+interface SequenceCopy {
+  _copyStateFromOtherSequence?: (other: LlamaContextSequence, upToTokenIndex: number) => Promise<boolean>;
 }
 
 const LOG_LEVELS = {
@@ -68,6 +85,8 @@ export class LlmEngine {
   private eogBias: TokenBias | null = null;
   private readonly noBias: TokenBias;
   private tokensGenerated = 0;
+  private prefixCopies = 0;
+  private prefixTokensCopied = 0;
   private activeSequences = 0;
   private disposed = false;
   private disposing: Promise<void> | null = null;
@@ -174,6 +193,8 @@ export class LlmEngine {
       activeSequences: this.activeSequences,
       queueDepth: this.pool.queueDepth,
       sequences: this.pool.size,
+      prefixCopies: this.prefixCopies,
+      prefixTokensCopied: this.prefixTokensCopied,
     };
   }
 
@@ -206,7 +227,8 @@ export class LlmEngine {
   private async run(req: GenerateRequest, run: RequestSignal): Promise<GenerateResult> {
     const startedAt = performance.now();
     const history = toChatHistory(req.messages);
-    const promptTokens = this.countHistoryTokens(history);
+    const prompt = this.historyTokens(history);
+    const promptTokens = prompt.length;
     const grammar = req.jsonSchema ? await this.grammarFor(req.jsonSchema) : undefined;
     const stopped = (): GenerateResult => ({
       text: "",
@@ -238,8 +260,18 @@ export class LlmEngine {
     let streamedText = false;
     const minTokens = grammar ? 0 : Math.max(0, req.minTokens ?? 0);
     const eogBias = minTokens > 0 ? this.endOfGenerationBias() : null;
+    let donor: PoolSlot<SequenceSlot> | null = null;
+    const returnDonor = () => {
+      if (donor) this.pool.release(donor);
+      donor = null;
+    };
     const tokenBias = () => {
-      if (sampled++ === 0) firstTokenAt = performance.now();
+      if (sampled++ === 0) {
+        firstTokenAt = performance.now();
+        // The prompt has been decoded, so the KV copy from the donor (done by llama.cpp at the next
+        // decode) is complete: the donor can take part in other conversations again.
+        returnDonor();
+      }
       return eogBias && sampled <= minTokens ? eogBias : this.noBias;
     };
     const counts = (stopReason?: string) => {
@@ -257,6 +289,7 @@ export class LlmEngine {
     this.activeSequences++;
     this.batcher.begin(sequence);
     try {
+      donor = await this.adoptSharedPrefix(slot, prompt);
       const response = await chat.generateResponse(history, {
         signal: run.signal,
         stopOnAbortSignal: true,
@@ -288,6 +321,7 @@ export class LlmEngine {
       if (!run.reason) throw err;
       return { ...stopped(), ...counts() };
     } finally {
+      returnDonor();
       this.batcher.end(sequence);
       this.activeSequences--;
       this.pool.release(slot);
@@ -306,8 +340,43 @@ export class LlmEngine {
   }
 
   private countHistoryTokens(history: ChatHistoryItem[]): number {
+    return this.historyTokens(history).length;
+  }
+
+  private historyTokens(history: ChatHistoryItem[]): Token[] {
     const { contextText } = this.chatWrapper.generateContextState({ chatHistory: history });
-    return contextText.tokenize(this.model.tokenizer).length;
+    return contextText.tokenize(this.model.tokenizer);
+  }
+
+  /**
+   * Prompt sharing across conversations: when another idle sequence's cache starts with more of
+   * this prompt than the sequence's own (a new player talking to a mind someone else talks to:
+   * the mind's static prompt comes first), copy that sequence's KV state and keep the shared
+   * part, so only the rest is evaluated. Returns the donor, reserved until the prompt is decoded.
+   */
+  private async adoptSharedPrefix(slot: PoolSlot<SequenceSlot>, prompt: readonly Token[]): Promise<PoolSlot<SequenceSlot> | null> {
+    const { sequence } = slot.value;
+    const copy = (sequence as unknown as SequenceCopy)._copyStateFromOtherSequence;
+    if (typeof copy !== "function") return null;
+    // The last prompt token is always evaluated again (its logits start the reply).
+    const usable = (tokens: readonly Token[]) => Math.min(commonPrefixLength(tokens, prompt), prompt.length - 1);
+    const own = usable(sequence.contextTokens);
+    const best = this.pool.pinBest((s) => usable(s.value.sequence.contextTokens), own + MIN_SHARED_PREFIX_GAIN, slot);
+    if (!best) return null;
+    let copied = false;
+    try {
+      copied = await copy.call(sequence, best.slot.value.sequence, best.score);
+    } catch {
+      copied = false;
+    }
+    if (copied) {
+      this.prefixCopies++;
+      this.prefixTokensCopied += best.score;
+    } else {
+      // A half-done copy leaves the sequence's token list out of step with its cache: start clean.
+      await sequence.clearHistory();
+    }
+    return best.slot;
   }
 
   private grammarFor(schema: object): Promise<LlamaGrammar> {

@@ -80,6 +80,22 @@ export class SequencePool<T> {
     this.pump();
   }
 
+  /**
+   * Reserves the idle sequence (other than `except`) with the highest score, if it reaches `min`,
+   * without handing its cache to anyone: the caller reads from it (copies its KV state) and gives it
+   * back with `release`, which also marks it recently used, so a sequence others copy from stays.
+   */
+  pinBest(score: (slot: PoolSlot<T>) => number, min: number, except: PoolSlot<T>): { slot: PoolSlot<T>; score: number } | null {
+    let best: { slot: PoolSlot<T>; score: number } | null = null;
+    for (const slot of this.slots) {
+      if (slot === except || slot.busy || slot.key === null) continue;
+      const s = score(slot);
+      if (s >= min && (!best || s > best.score)) best = { slot, score: s };
+    }
+    if (best) best.slot.busy = true;
+    return best;
+  }
+
   /** Rejects every waiting request (shutdown). */
   rejectWaiters(error: unknown): void {
     for (const w of this.waiters.splice(0)) w.fail(error);

@@ -74,4 +74,8 @@ export interface LlmEngineStats {
   queueDepth: number;
   /** Sequences in the context (= parallel). */
   sequences: number;
+  /** Generations that started from a copy of another conversation's KV cache (shared prompt prefix). */
+  prefixCopies: number;
+  /** Prompt tokens those copies saved from being evaluated again. */
+  prefixTokensCopied: number;
 }

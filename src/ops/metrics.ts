@@ -56,6 +56,14 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: "lorehold_llm_prefix_tokens_copied",
+      help: "Prompt tokens a new conversation took from another's KV cache instead of evaluating (shared mind prompts)",
+      registers,
+      collect() {
+        this.set(sources.llmStats()?.prefixTokensCopied ?? 0);
+      },
+    });
+    new Gauge({
       name: "lorehold_scan_jobs",
       help: "Scan jobs by state",
       labelNames: ["state"],

@@ -31,6 +31,8 @@ describe("/metrics", () => {
       lorehold_tokens_generated_total: "counter",
       lorehold_llm_queue_depth: "gauge",
       lorehold_llm_active_sequences: "gauge",
+      lorehold_llm_decode_calls: "gauge",
+      lorehold_llm_prefix_tokens_copied: "gauge",
       lorehold_scan_jobs: "gauge",
       lorehold_credits_spent_microcredits: "gauge",
     };
