@@ -134,7 +134,9 @@ const cold = await turn("kv-player", sampleText);
 const coldPrompt = await prepareTurn(app.ctx, projectId, validateInteract({ text: "And then?", entityMindId: mind.id, playerId: "kv-player" }));
 const followTokens = app.ctx.llm!.countChatTokens(coldPrompt.messages);
 const follow = await turn("kv-player", "And then?");
-const sharedPrefix = await turn("kv-player-2", sampleText);
+// A second player's first turn with the same mind, asking something else (other lore): only the mind's
+// own prompt is shared with the first player's cache.
+const sharedPrefix = await turn("kv-player-2", "Who keeps the mill by the marsh, and what do they owe the ferryman?");
 
 // ---- 1. decode speed: HTTP vs raw node-llama-cpp on the same prompt
 const httpRuns: number[] = [];

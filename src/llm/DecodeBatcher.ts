@@ -47,6 +47,8 @@ export class DecodeBatcher {
   /** Sequences with a released decode queued or running in llama.cpp: true for a prompt (multi-token). */
   private readonly inFlight = new Map<number, boolean>();
   private held: Held[] = [];
+  /** Which sequence queued a token list (node-llama-cpp's batch items carry the list, not the sequence). */
+  private readonly owners = new WeakMap<readonly number[], number>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private attached = false;
 
@@ -90,6 +92,7 @@ export class DecodeBatcher {
 
   private gate(request: DecodeRequest, run: () => Promise<unknown>): Promise<unknown> {
     const id = request.sequenceId;
+    this.owners.set(request.tokens, id);
     if (!this.attached || (!this.registered.has(id) && !this.participants.has(id))) return run();
     this.registered.delete(id);
     this.participants.add(id);
@@ -167,6 +170,11 @@ export class DecodeBatcher {
       result.push({ item, processAmount: amount });
       left -= amount;
     }
+    // llama.cpp (one KV stream per sequence) splits a batch wherever the sequence ids stop
+    // rising by one: tokens of sequences 2, 0, 3, 1 would run as three decodes of one token
+    // each instead of one of four, at three times the cost. So the batch goes in sequence order.
+    const order = (r: PrioritizedBatchItem) => this.owners.get(r.item.tokens) ?? Number.MAX_SAFE_INTEGER;
+    result.sort((a, b) => order(a) - order(b));
     this.decodeCalls++;
     for (const r of result) this.batchedTokens += r.processAmount;
     return result;

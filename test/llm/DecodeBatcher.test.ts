@@ -25,4 +25,18 @@ describe("DecodeBatcher.prioritize", () => {
     const [s1, p1, p2] = [item(1), item(400), item(400)];
     expect(b.prioritize({ items: [s1, p1, p2], size: 512 }).map((x) => x.processAmount)).toEqual([1, 300, 211]);
   });
+
+  test("a batch lists its sequences in rising order (llama.cpp splits a batch where the ids stop rising by one)", () => {
+    const b = new DecodeBatcher({ promptChunkTokens: 128, maxWaitMs: 25 });
+    const context = { _decodeTokens: async (request: { sequenceId: number }) => request.sequenceId };
+    expect(b.attach(context as any)).toBe(true);
+    // Decodes queued in the order their sequences finished sampling, plus a newcomer's prompt.
+    const requests = [2, 0, 3, 1].map((sequenceId) => ({ sequenceId, tokens: [7] }));
+    const prompt = { sequenceId: 4, tokens: new Array(300).fill(7) };
+    for (const r of [prompt, ...requests]) void (context._decodeTokens as (r: unknown) => Promise<number>)(r);
+    const items = [prompt, ...requests].map((r) => ({ tokens: r.tokens, logits: [], evaluationPriority: 5 }) as any);
+    const batch = b.prioritize({ items, size: 512 });
+    const sequenceOf = (tokens: unknown) => [prompt, ...requests].find((r) => r.tokens === tokens)!.sequenceId;
+    expect(batch.map((x) => [sequenceOf(x.item.tokens), x.processAmount])).toEqual([[0, 1], [1, 1], [2, 1], [3, 1], [4, 128]]);
+  });
 });
