@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { getLlama, LlamaChat, LlamaChatSession, LlamaLogLevel, TokenBias, type LlamaModel } from "node-llama-cpp";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
+import { measureBatchCeiling } from "./support/batchCeiling.ts";
 import type { ChatMessage } from "../src/llm/types.ts";
 import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
 
@@ -167,8 +168,15 @@ try {
   rows.push(["Aggregate decode, 4 concurrent ÷ 1 — plain node-llama-cpp (default batching)", `${fmt(median(p4))} ÷ ${fmt(median(p1))} tok/s`, `**${fmt(median(p4) / median(p1), 2)}×**`]);
   rows.push(["LlmEngine decode calls for 4 concurrent replies", `${last4.calls} calls for ${last4.tokens} tokens`, `${fmt(last4.tokens / last4.calls, 2)} tokens/call`]);
 
+  const concurrentPromptTokens = engine.countChatTokens(msgs("c0"));
   await engine.dispose();
   await rawContext.dispose();
+  // The hardware ceiling: the same 4 ÷ 1 in perfect lock-step straight on the native context.
+  const ceilingContext = await model.createContext({ sequences: 4, contextSize: 2048, threads: { ideal: threads, min: threads } });
+  const ceiling = await measureBatchCeiling(model, ceilingContext, { text: msgs("c0")[0].content, promptTokens: concurrentPromptTokens, counts: [1, 4], steps: decodeTokens, runs });
+  await ceilingContext.dispose();
+  const [c1, c4] = [ceiling.tokensPerSecond.get(1)!, ceiling.tokensPerSecond.get(4)!];
+  rows.push(["Aggregate decode, 4 ÷ 1 — hardware ceiling (raw lock-step on the native context)", `${fmt(c4)} ÷ ${fmt(c1)} tok/s`, `**${fmt(c4 / c1, 2)}×**`]);
   await model.dispose();
   await llama.dispose();
 
