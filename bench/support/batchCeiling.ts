@@ -16,27 +16,31 @@ interface NativeContext {
   removeTokenCellsFromSequence(sequenceId: number, start: number, end: number): boolean;
 }
 
-export interface Ceiling {
-  /** Aggregate tokens/s by number of sequences decoding at once. */
-  tokensPerSecond: Map<number, number>;
-  /** Milliseconds per decode call by number of sequences. */
-  decodeMs: Map<number, number>;
+export interface CeilingRun {
+  /** Aggregate tokens/s of the n sequences. */
+  rate: number;
+  /** Milliseconds per decode call. */
+  decodeMs: number;
+}
+
+export interface BatchCeiling {
+  /** Decodes `steps` lock-step tokens on the first n sequences, then drops them again. */
+  run(n: number): Promise<CeilingRun>;
+  dispose(): void;
 }
 
 /**
- * Fills `sequences` sequences with `promptTokens` tokens of `text`, then for each n in `counts`
- * decodes `steps` lock-step tokens on the first n sequences (median of `runs`, counts interleaved
- * so load changes hit every count alike). Needs a context created with at least max(counts) sequences.
+ * Fills `sequences` sequences of `context` with `promptTokens` tokens of `text`; `run(n)` then
+ * decodes `steps` tokens on the first n of them in perfect lock-step.
  */
-export async function measureBatchCeiling(
+export async function prepareBatchCeiling(
   model: LlamaModel,
   context: LlamaContext,
-  opts: { text: string; promptTokens: number; counts: number[]; steps: number; runs: number },
-): Promise<Ceiling> {
+  opts: { text: string; promptTokens: number; sequences: number; steps: number },
+): Promise<BatchCeiling> {
   const native = (context as unknown as { _ctx: NativeContext })._ctx;
   const prompt = model.tokenize(opts.text.repeat(Math.ceil((opts.promptTokens * 8) / Math.max(1, opts.text.length)))).slice(0, opts.promptTokens);
-  const maxN = Math.max(...opts.counts);
-  const sequences = Array.from({ length: maxN }, () => context.getSequence());
+  const sequences = Array.from({ length: opts.sequences }, () => context.getSequence());
   for (const s of sequences) await s.evaluateWithoutGeneratingNewTokens(prompt);
   const ids = sequences.map((s) => (s as unknown as { _sequenceId: number })._sequenceId);
   const samplers = sequences.map(() => {
@@ -45,7 +49,7 @@ export async function measureBatchCeiling(
     return sampler;
   });
 
-  const run = async (n: number) => {
+  const run = async (n: number): Promise<CeilingRun> => {
     const next = Array.from({ length: n }, (_, i) => prompt[i % prompt.length] as number);
     let decodeMs = 0;
     const started = performance.now();
@@ -63,21 +67,6 @@ export async function measureBatchCeiling(
     for (let i = 0; i < n; i++) native.removeTokenCellsFromSequence(ids[i], prompt.length, -1);
     return { rate: (n * opts.steps * 1000) / elapsed, decodeMs: decodeMs / opts.steps };
   };
-
-  const rates = new Map<number, number[]>(opts.counts.map((n) => [n, []]));
-  const costs = new Map<number, number[]>(opts.counts.map((n) => [n, []]));
   await run(1); // warm-up
-  for (let r = 0; r < opts.runs; r++) {
-    for (const n of opts.counts) {
-      const m = await run(n);
-      rates.get(n)!.push(m.rate);
-      costs.get(n)!.push(m.decodeMs);
-    }
-  }
-  for (const s of sequences) s.dispose();
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  return {
-    tokensPerSecond: new Map([...rates].map(([n, xs]) => [n, median(xs)])),
-    decodeMs: new Map([...costs].map(([n, xs]) => [n, median(xs)])),
-  };
+  return { run, dispose: () => sequences.forEach((s) => s.dispose()) };
 }
