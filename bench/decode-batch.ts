@@ -1,0 +1,76 @@
+// Why concurrent decoding scales as it does on this CPU: the cost of one llama.cpp decode call by the
+// number of tokens it carries, and the lock-step ceiling (n sequences, one token each per call), for
+// each weight type, on a random-weight model with the shape of Qwen2.5-0.5B.
+// Usage: bun bench/decode-batch.ts [--types q4_0,q8_0,f16] [--threads N] [--context 1000]
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { getLlama, LlamaLogLevel } from "node-llama-cpp";
+import { writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
+import { prepareBatchCeiling } from "./support/batchCeiling.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    types: { type: "string", default: "q4_0,q8_0,f16" },
+    threads: { type: "string", default: String(availableParallelism()) },
+    context: { type: "string", default: "1000" },
+  },
+});
+const threads = Number(args.threads);
+const contextTokens = Number(args.context);
+const BATCHES = [1, 2, 4, 8, 16];
+const TEXT = "the old guard of the north gate knows every road and river in the king's land ";
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-batch-"));
+const llama = await getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: LlamaLogLevel.error });
+const rows: string[] = [];
+try {
+  for (const type of args.types.split(",") as TinyGgufWeightType[]) {
+    const modelPath = join(dir, `${type}.gguf`);
+    writeTinyGguf(modelPath, { nEmbd: 896, nLayers: 24, nHeads: 14, nHeadsKv: 2, nFf: 4864, vocabSize: 151936, nCtx: 2048, weightType: type, name: "qwen0.5b-shape" });
+    const model = await llama.loadModel({ modelPath });
+
+    // A decode call carrying k tokens of one sequence costs the same matrix products as k sequences' tokens.
+    const context = await model.createContext({ sequences: 1, contextSize: 2048, threads: { ideal: threads, min: threads } });
+    const sequence = context.getSequence();
+    const tokens = model.tokenize(TEXT.repeat(Math.ceil(contextTokens / 10))).slice(0, contextTokens + 64);
+    await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, contextTokens));
+    const cost = new Map<number, number[]>(BATCHES.map((k) => [k, []]));
+    for (let round = 0; round < 3; round++) {
+      for (const k of BATCHES) {
+        const t = performance.now();
+        for (let r = 0; r < 4; r++) {
+          await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(contextTokens, contextTokens + k));
+          await sequence.eraseContextTokenRanges([{ start: contextTokens, end: sequence.nextTokenIndex }]);
+        }
+        cost.get(k)!.push((performance.now() - t) / 4);
+      }
+    }
+    await context.dispose();
+
+    const ceilingContext = await model.createContext({ sequences: 4, contextSize: 2048, threads: { ideal: threads, min: threads } });
+    const ceiling = await prepareBatchCeiling(model, ceilingContext, { text: TEXT, promptTokens: contextTokens, sequences: 4, steps: 24 });
+    const one: number[] = [], four: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      one.push((await ceiling.run(1)).rate);
+      four.push((await ceiling.run(4)).rate);
+    }
+    ceiling.dispose();
+    await ceilingContext.dispose();
+    await model.dispose();
+
+    const c1 = median(cost.get(1)!);
+    const costs = BATCHES.map((k) => `${median(cost.get(k)!).toFixed(1)} ms (${(median(cost.get(k)!) / c1).toFixed(2)}×)`);
+    rows.push(`| ${type} | ${costs.join(" | ")} | ${median(one).toFixed(1)} → ${median(four).toFixed(1)} tok/s = **${(median(four) / median(one)).toFixed(2)}×** |`);
+  }
+} finally {
+  await llama.dispose();
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(`### Decode cost by batch size — ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; ${threads} threads.`);
+console.log(`Model: random-weight llama with the shape of Qwen2.5-0.5B (n_embd 896, 24 layers, 14 heads / 2 KV, ff 4864, vocab 151,936); sequences hold ${contextTokens} tokens. Median of 3 rounds.\n`);
+console.log(`| weights | ${BATCHES.map((k) => `decode call, ${k} token${k > 1 ? "s" : ""}`).join(" | ")} | lock-step ceiling, 1 → 4 sequences |`);
+console.log(`|---|${BATCHES.map(() => "---").join("|")}|---|`);
+for (const r of rows) console.log(r);
