@@ -298,6 +298,21 @@ describe("concurrency, streaming, KV reuse", () => {
     expect(prompt).toBeGreaterThan(200);
     expect(evaluated).toBeLessThan(prompt / 3);
   });
+  test("a player new to a mind starts from another conversation's cache of the mind's prompt", async () => {
+    const stats = () => t.app.ctx.llm!.stats();
+    // Elena's static prompt comes first in every player's prompt: the second player copies it.
+    await interact({ text: "Tell me about the bridge.", entityMindId: w.minds.elena, playerId: "p-share-1" });
+    const before = stats();
+    const r = await interact({ text: "Who runs the tavern?", entityMindId: w.minds.elena, playerId: "p-share-2" });
+    expect(r.status).toBe(200);
+    const after = stats();
+    expect(after.prefixCopies).toBe(before.prefixCopies + 1);
+    const system = (await prepareTurn(t.app.ctx as any, w.projectId, validateInteract({ text: "x", entityMindId: w.minds.elena, playerId: "p-share-3" }))).messages[0].content;
+    // At least the mind's whole system prompt was shared (its tokens, without the template's markup).
+    expect(after.prefixTokensCopied - before.prefixTokensCopied).toBeGreaterThanOrEqual(t.app.ctx.llm!.countTokens(system));
+    const metrics = await t.call("GET", "/metrics");
+    expect(metrics.body as string).toMatch(/^lorehold_llm_prefix_tokens_copied [1-9]\d*$/m);
+  });
 });
 
 describe("without a usable model", () => {
