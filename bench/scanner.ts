@@ -110,6 +110,7 @@ const { createProject } = await import("../src/projects/projectService.ts");
 const { createApiKey } = await import("../src/auth/apiKeys.ts");
 const { createLocation } = await import("../src/lore/locations/writeLocations.ts");
 const { createTag } = await import("../src/lore/tags/writeTags.ts");
+const { getJobDetail } = await import("../src/scanner/readJobs.ts");
 
 const targetMb = Number(process.argv[2]) > 0 ? Number(process.argv[2]) : 200;
 const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-scanner-"));
@@ -183,6 +184,32 @@ try {
   // CPU seconds too: on a shared machine wall time also measures the neighbours.
   const scanCpuSeconds = (cpu.user + cpu.system) / 1e6;
   const scanPeak = phasePeak;
+
+  // The job detail a poller fetches, streamed (the server's route): bytes counted as they arrive,
+  // never held. Then, for comparison, the same detail built as one object and serialised.
+  Bun.gc(true);
+  const beforeDetailRss = process.memoryUsage().rss;
+  phasePeak = beforeDetailRss;
+  t0 = performance.now();
+  const streamed = await app.handle(new Request(`http://localhost/v1/scanner/jobs/${submit.body.jobId}`, { headers: { authorization: `Bearer ${editor}` } }));
+  let detailBytes = 0;
+  let firstByteMs = 0;
+  for await (const chunk of streamed.body as unknown as AsyncIterable<Uint8Array>) {
+    if (!firstByteMs) firstByteMs = performance.now() - t0;
+    detailBytes += chunk.length;
+  }
+  const detailSeconds = (performance.now() - t0) / 1000;
+  const detailPeak = phasePeak;
+  Bun.gc(true);
+  const beforeObjectRss = process.memoryUsage().rss;
+  phasePeak = beforeObjectRss;
+  t0 = performance.now();
+  // Synchronous, so the 100 ms sampler cannot run inside it: read RSS while the object and its JSON are alive.
+  const whole = getJobDetail(ctx, project.id, submit.body.jobId);
+  const json = JSON.stringify(whole);
+  const objectSeconds = (performance.now() - t0) / 1000;
+  const objectBytes = json.length;
+  const objectPeak = Math.max(phasePeak, process.memoryUsage().rss);
   clearInterval(sampler);
 
   const row = ctx.db
@@ -191,7 +218,7 @@ try {
     )
     .get(submit.body.jobId)!;
   const extractions = ctx.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM scan_extractions WHERE job_id = ?").get(submit.body.jobId)!.n;
-  const detail = await call("GET", `/v1/scanner/jobs/${submit.body.jobId}`);
+  const skippedListed = (JSON.parse(ctx.db.query<{ skipped: string }, [string]>("SELECT skipped FROM scan_jobs WHERE id = ?").get(submit.body.jobId)!.skipped) as unknown[]).length;
   await app.stop();
 
   const mb = (n: number) => (n / MB).toFixed(1);
@@ -209,8 +236,12 @@ try {
       extractionMbPerSecond: Number((row.bytes_processed / MB / scanSeconds).toFixed(1)),
       extractionMbPerCpuSecond: Number((row.bytes_processed / MB / scanCpuSeconds).toFixed(1)),
       extractions,
-      skippedListed: detail.body.skippedContent?.length ?? null,
+      skippedListed,
       peakRssMb: Number(mb(scanPeak)),
+    },
+    jobDetail: {
+      streamed: { mb: Number(mb(detailBytes)), firstByteMs: Math.round(firstByteMs), seconds: Number(detailSeconds.toFixed(1)), rssBeforeMb: Number(mb(beforeDetailRss)), peakRssMb: Number(mb(detailPeak)) },
+      oneObject: { mb: Number(mb(objectBytes)), seconds: Number(objectSeconds.toFixed(1)), rssBeforeMb: Number(mb(beforeObjectRss)), peakRssMb: Number(mb(objectPeak)) },
     },
     baselineRssMb: Number(mb(baselineRss)),
     peakRssMb: Number(mb(peak)),

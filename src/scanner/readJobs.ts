@@ -72,19 +72,47 @@ function pendingAdjustmentMessage(j: ScanJobRow): string {
   return `${creditsText(j.reserved_micro)} credits are reserved; after processing the reservation is settled to the actual cost and the rest refunded.`;
 }
 
-/** GET /scanner/jobs/{jobId}: detail form, every field of the spec (credits in credits). Polled for progress. */
-export function getJobDetail(ctx: ScannerContext, projectId: string, jobId: string): JobDetail {
-  const j = loadJob(ctx, projectId, jobId);
-  const extractions = ctx.db
-    .query<
-      { id: string; title: string; tags: string; location: string | null; confidence: number; preview: string; source_files: string },
-      [string]
-    >(
-      // substr keeps the row small: only the preview leaves SQLite (firstChars then trims by code point).
-      "SELECT id, title, tags, location, confidence, substr(content, 1, 400) AS preview, source_files FROM scan_extractions WHERE job_id = ? ORDER BY ordinal",
-    )
-    .all(j.id)
-    .map((e) => ({
+type JobDetailHead = Omit<JobDetail, "extractions" | "skippedContent">;
+
+function detailHead(j: ScanJobRow): JobDetailHead {
+  return {
+    ...listItem(j),
+    estimatedCredits: microToCredits(j.confirmed_at ? j.reserved_micro : j.estimated_micro),
+    actualCredits: microToCredits(j.actual_micro),
+    creditAdjustment: microToCredits(j.credit_adjustment_micro),
+    adjustmentMessage: pendingAdjustmentMessage(j),
+    errorMessage: j.error_message,
+  };
+}
+
+interface ExtractionRow {
+  id: string;
+  ordinal: number;
+  title: string;
+  tags: string;
+  location: string | null;
+  confidence: number;
+  preview: string;
+  source_files: string;
+}
+
+/** Extractions read per query: bounds what one page of a large job holds in memory. */
+const EXTRACTION_PAGE = 1_000;
+
+/** The job's extractions in order, a page at a time (keyset on ordinal, id: no cursor stays open between pages). */
+function* extractionPages(ctx: ScannerContext, jobId: string): Generator<ExtractionView[]> {
+  const page = ctx.db.query<ExtractionRow, [string, number, number, string, number]>(
+    // substr keeps the row small: only the preview leaves SQLite (firstChars then trims by code point).
+    `SELECT id, ordinal, title, tags, location, confidence, substr(content, 1, 400) AS preview, source_files
+     FROM scan_extractions WHERE job_id = ? AND (ordinal > ? OR (ordinal = ? AND id > ?))
+     ORDER BY ordinal, id LIMIT ?`,
+  );
+  let after = { ordinal: Number.MIN_SAFE_INTEGER, id: "" };
+  for (;;) {
+    const rows = page.all(jobId, after.ordinal, after.ordinal, after.id, EXTRACTION_PAGE);
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1];
+    yield rows.map((e) => ({
       id: e.id,
       title: e.title,
       tags: JSON.parse(e.tags) as string[],
@@ -93,14 +121,50 @@ export function getJobDetail(ctx: ScannerContext, projectId: string, jobId: stri
       contentPreview: firstChars(e.preview, 200),
       sourceFiles: JSON.parse(e.source_files) as string[],
     }));
+    if (rows.length < EXTRACTION_PAGE) return;
+  }
+}
+
+/** GET /scanner/jobs/{jobId}: detail form, every field of the spec (credits in credits), as one object. */
+export function getJobDetail(ctx: ScannerContext, projectId: string, jobId: string): JobDetail {
+  const j = loadJob(ctx, projectId, jobId);
   return {
-    ...listItem(j),
-    estimatedCredits: microToCredits(j.confirmed_at ? j.reserved_micro : j.estimated_micro),
-    actualCredits: microToCredits(j.actual_micro),
-    creditAdjustment: microToCredits(j.credit_adjustment_micro),
-    adjustmentMessage: pendingAdjustmentMessage(j),
-    errorMessage: j.error_message,
-    extractions,
+    ...detailHead(j),
+    extractions: [...extractionPages(ctx, j.id)].flat(),
     skippedContent: JSON.parse(j.skipped) as SkippedView[],
   };
+}
+
+/**
+ * The same detail form as JSON text, streamed a page of extractions at a time. A 200 MB archive
+ * can yield hundreds of thousands of extractions: built as one object that is a few hundred MB of
+ * JSON, and several times that of heap, for a request a poller repeats. Throws (404) before the
+ * first byte when the job is not the project's.
+ */
+export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: string): ReadableStream<Uint8Array> {
+  const j = loadJob(ctx, projectId, jobId);
+  const encoder = new TextEncoder();
+  const head = JSON.stringify(detailHead(j));
+  const skipped = JSON.stringify(JSON.parse(j.skipped) as SkippedView[]);
+  const pages = extractionPages(ctx, j.id);
+  let first = true;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(`${head.slice(0, -1)},"extractions":[`));
+    },
+    pull(controller) {
+      const next = pages.next();
+      if (next.done) {
+        controller.enqueue(encoder.encode(`],"skippedContent":${skipped}}`));
+        controller.close();
+        return;
+      }
+      const body = next.value.map((e) => JSON.stringify(e)).join(",");
+      controller.enqueue(encoder.encode(first ? body : `,${body}`));
+      first = false;
+    },
+    cancel() {
+      pages.return(undefined);
+    },
+  });
 }

@@ -5,6 +5,9 @@ import { getProjectBalance } from "../../../src/credits/ledger.ts";
 import { classify, decodeText, extractFile, ALLOWED_EXTENSIONS, type Section } from "../../../src/scanner/extract/index.ts";
 import { projectVocabulary, ALL_FILES_FAILED, MISSING_FROM_ARCHIVE } from "../../../src/scanner/worker/processScanJob.ts";
 import { uploadPath } from "../../../src/scanner/uploadStore.ts";
+import { getJobDetail } from "../../../src/scanner/readJobs.ts";
+import { JobDetailResponse } from "../../../src/scanner/scannerSchemas.ts";
+import { Value } from "@sinclair/typebox/value";
 import { buildZip, deflateZeros, sha256Hex } from "../../support/zipBuilder.ts";
 import { job, LORE, manifestOf, runWorker, scanFixture, submitAndUpload, zipOf, type FileSpec, type ScanFixture } from "./scanSupport.ts";
 
@@ -88,6 +91,25 @@ describe("the worker, end to end", () => {
     expect(before - available()).toBe(bytes);
     // The archive is gone once processed.
     expect(existsSync(uploadPath(f.t.app.config, jobId))).toBe(false);
+  });
+
+  test("a job with thousands of extractions: the detail streams every one, in order, in the detail schema", async () => {
+    const WORDS = ["river", "lantern", "harbour", "ember", "willow", "raven", "copper", "thistle", "marsh", "beacon", "cinder", "hollow"];
+    const line = (i: number) => Array.from({ length: 9 }, (_, k) => WORDS[Math.floor(i / 12 ** (k % 4)) % 12]).join(" ") + ` tale number ${i}`;
+    const csv = ["id,speaker,line", ...Array.from({ length: 2_600 }, (_, i) => `${i},Speaker ${i},"${line(i)} of the town and its long memory"`)].join("\n");
+    const { jobId } = await submitAndUpload(f, [{ path: "data/many.csv", data: new TextEncoder().encode(csv) }]);
+    await runWorker(f);
+    const res = await f.t.app.handle(new Request(`http://localhost/v1/scanner/jobs/${jobId}`, { headers: { authorization: `Bearer ${f.w.keys.editor}` } }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    const body = JSON.parse(await res.text());
+    expect(Value.Check(JobDetailResponse, body)).toBe(true);
+    expect(body.status).toBe("COMPLETED");
+    expect(body.extractions.length).toBeGreaterThan(2_000); // several pages of 1,000
+    expect(body).toEqual(getJobDetail(f.t.app.ctx as any, f.w.projectId, jobId));
+    expect(new Set(body.extractions.map((e: any) => e.id)).size).toBe(body.extractions.length);
+    // Another project's key still gets the plain JSON error, before any byte is streamed.
+    expect(await job(f, jobId, f.other.keys.editor)).toMatchObject({ status: 403, body: { error: "Access denied" } });
   });
 
   test("duplicates merge across files: equal text, or the same title with near-identical words; others stay apart", async () => {
