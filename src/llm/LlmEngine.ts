@@ -16,21 +16,12 @@ import {
   type LlamaModel,
   type Token,
 } from "node-llama-cpp";
-import { TokenCountCache } from "./TokenCountCache.ts";
-
-/** Markup a chat template adds around one message (ChatML: `<|im_start|>role\n…<|im_end|>\n` ≈ 5 tokens), rounded up. */
-const TEMPLATE_TOKENS_PER_MESSAGE = 16;
-/**
- * Prompt tokens another sequence must share beyond the sequence's own cache before its KV state
- * is copied: the copy moves the whole per-sequence KV buffer (a few ms), about what evaluating
- * a few dozen prompt tokens costs on a CPU.
- */
-const MIN_SHARED_PREFIX_GAIN = 48;
 import { cleanReply, ROLE_MARKERS } from "./cleanReply.ts";
 import { commonPrefixLength } from "./commonPrefix.ts";
 import { DecodeBatcher } from "./DecodeBatcher.ts";
 import { RequestSignal } from "./RequestSignal.ts";
 import { SequencePool, type PoolSlot } from "./SequencePool.ts";
+import { TokenCountCache } from "./TokenCountCache.ts";
 import { toChatHistory } from "./toChatHistory.ts";
 import type {
   ChatMessage,
@@ -40,6 +31,15 @@ import type {
   LlmEngineOptions,
   LlmEngineStats,
 } from "./types.ts";
+
+/** Markup a chat template adds around one message (ChatML: `<|im_start|>role\n…<|im_end|>\n` ≈ 5 tokens), rounded up. */
+const TEMPLATE_TOKENS_PER_MESSAGE = 16;
+/**
+ * Prompt tokens another sequence must share beyond the sequence's own cache before its KV state
+ * is copied: the copy moves the whole per-sequence KV buffer (a few ms), about what evaluating
+ * a few dozen prompt tokens costs on a CPU.
+ */
+const MIN_SHARED_PREFIX_GAIN = 48;
 
 interface SequenceSlot {
   sequence: LlamaContextSequence;
