@@ -1,8 +1,6 @@
 import { basename } from "node:path";
 import {
-  getLlama,
   LlamaChat,
-  LlamaLogLevel,
   LlamaText,
   resolveChatWrapper,
   SpecialTokensText,
@@ -19,6 +17,7 @@ import {
 import { cleanReply, ROLE_MARKERS } from "./cleanReply.ts";
 import { commonPrefixLength } from "./commonPrefix.ts";
 import { DecodeBatcher } from "./DecodeBatcher.ts";
+import { sharedLlama } from "./llamaRuntime.ts";
 import { RequestSignal } from "./RequestSignal.ts";
 import { SequencePool, type PoolSlot } from "./SequencePool.ts";
 import { TokenCountCache } from "./TokenCountCache.ts";
@@ -55,13 +54,6 @@ interface SequenceSlot {
 interface SequenceCopy {
   _copyStateFromOtherSequence?: (other: LlamaContextSequence, upToTokenIndex: number) => Promise<boolean>;
 }
-
-const LOG_LEVELS = {
-  error: LlamaLogLevel.error,
-  warn: LlamaLogLevel.warn,
-  info: LlamaLogLevel.info,
-  debug: LlamaLogLevel.debug,
-} as const;
 
 /**
  * The in-process llama.cpp generation engine: one model, one context with `parallel`
@@ -124,14 +116,8 @@ export class LlmEngine {
   static async load(opts: LlmEngineOptions): Promise<LlmEngine> {
     const threads = Math.max(1, Math.floor(opts.threads));
     const parallel = Math.max(1, Math.floor(opts.parallel));
-    // Never download or compile at run time; the thread count is explicit because the CPU
-    // default (at least 4) makes a 2-core machine ~60× slower.
-    const llama = await getLlama({
-      gpu: false,
-      build: "never",
-      maxThreads: threads,
-      logLevel: LOG_LEVELS[opts.logLevel ?? "warn"],
-    });
+    // The thread count is explicit because the CPU default (at least 4) makes a 2-core machine ~60× slower.
+    const llama = await sharedLlama(threads, opts.logLevel);
     let model: LlamaModel | null = null;
     try {
       model = await llama.loadModel({ modelPath: opts.modelPath });
@@ -151,7 +137,6 @@ export class LlmEngine {
       return new LlmEngine({ modelPath: opts.modelPath, llama, model, context, batcher });
     } catch (err) {
       await model?.dispose().catch(() => {});
-      await llama.dispose().catch(() => {});
       throw err;
     }
   }
@@ -219,7 +204,7 @@ export class LlmEngine {
       this.disposed = true;
       await this.context.dispose();
       await this.model.dispose();
-      await this.llama.dispose();
+      // the runtime is the process's, shared with any other engine (llamaRuntime.ts)
     })();
     return this.disposing;
   }
