@@ -2,8 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readGgufFileInfo } from "node-llama-cpp";
-import { ensureTinyModel, tinyGgufParameterCount, writeTinyGguf } from "../support/tinyGguf.ts";
+import { GgmlType, LlamaCompletion, readGgufFileInfo } from "node-llama-cpp";
+import { sharedLlama } from "../../src/llm/llamaRuntime.ts";
+import { ensureTinyModel, tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../support/tinyGguf.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "lorehold-gguf-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,5 +48,59 @@ describe("tiny GGUF writer", () => {
     const params = tinyGgufParameterCount(opts);
     // Q4_0 is 18 bytes per 32 weights.
     expect(statSync(path).size).toBeGreaterThan((params * 18) / 32);
+  });
+
+  // The Q4_K_M shape: 320-wide rows are not a multiple of 256, so llama.cpp's recipe falls back
+  // to Q5_0 (Q8_0 where it wanted Q6_K); ffn_down reads 512-wide rows and keeps K-quants. Layers
+  // 0, 3, 6 and 7 of 8 get more bits (use_more_bits).
+  const KM = { nEmbd: 320, nLayers: 8, nHeads: 5, nHeadsKv: 1, nFf: 512, nCtx: 512, weightType: "q4_k_m" as const };
+  test("q4_k_m follows llama.cpp's per-tensor recipe", async () => {
+    const path = join(dir, "km.gguf");
+    writeTinyGguf(path, KM);
+    const info = await readGgufFileInfo(path, { readTensorInfo: true });
+    const type = (name: string) => info.tensorInfo!.find((t) => t.name === name)!.ggmlType;
+    expect((info.metadata as any).general.file_type).toBe(15);
+    expect(type("output.weight")).toBe(GgmlType.Q8_0);
+    expect(type("token_embd.weight")).toBe(GgmlType.Q5_0);
+    expect(type("blk.1.attn_q.weight")).toBe(GgmlType.Q5_0);
+    expect(type("blk.0.attn_v.weight")).toBe(GgmlType.Q8_0);
+    expect(type("blk.1.attn_v.weight")).toBe(GgmlType.Q5_0);
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((i) => type(`blk.${i}.ffn_down.weight`))).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ([0, 3, 6, 7].includes(i) ? GgmlType.Q6_K : GgmlType.Q4_K)),
+    );
+    expect(type("blk.2.ffn_norm.weight")).toBe(GgmlType.F32);
+  });
+
+  test("K-quant types need rows that are a multiple of 256", () => {
+    expect(() => writeTinyGguf(join(dir, "bad.gguf"), { nEmbd: 320, nHeads: 5, nHeadsKv: 1, nFf: 512, weightType: "q4_k" })).toThrow("multiples of 256");
+  });
+
+  const SHAPES: [TinyGgufWeightType, object][] = [
+    ["f16", {}],
+    ["q8_0", {}],
+    ["q5_0", {}],
+    ["q4_0", {}],
+    ["q4_k", { nEmbd: 256, nFf: 512 }],
+    ["q6_k", { nEmbd: 256, nFf: 512 }],
+    ["q4_k_m", KM],
+  ];
+  test.each(SHAPES)("llama.cpp loads %s weights and generates from them", async (weightType, shape) => {
+    const path = join(dir, `gen-${weightType}.gguf`);
+    writeTinyGguf(path, { nEmbd: 64, nFf: 128, ...shape, weightType });
+    const model = await (await sharedLlama(2, "error")).loadModel({ modelPath: path });
+    try {
+      const context = await model.createContext({ contextSize: 256, threads: { ideal: 2, min: 2 } });
+      const completion = new LlamaCompletion({ contextSequence: context.getSequence() });
+      let tokens = 0;
+      await completion.generateCompletion("the old guard of the north gate", {
+        maxTokens: 8,
+        temperature: 0,
+        onToken: (t) => void (tokens += t.length),
+      });
+      expect(tokens).toBeGreaterThan(0);
+      await context.dispose();
+    } finally {
+      await model.dispose();
+    }
   });
 });

@@ -6,7 +6,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prng } from "./prng.ts";
 
-export type TinyGgufWeightType = "f32" | "f16" | "q8_0" | "q4_0";
+/** A ggml type written for a matrix. */
+export type TinyGgufTensorType = "f32" | "f16" | "q8_0" | "q5_0" | "q4_0" | "q4_k" | "q6_k";
+/**
+ * The matrices' type: one ggml type for all of them, or `q4_k_m`, the per-tensor mix llama.cpp's
+ * `llama-quantize … Q4_K_M` writes (the file studios most often download), including its
+ * fallbacks for rows that are not a multiple of 256 (on a Qwen2.5-0.5B shape most tensors).
+ */
+export type TinyGgufWeightType = TinyGgufTensorType | "q4_k_m";
 
 export interface TinyGgufOptions {
   nEmbd: number;
@@ -57,7 +64,9 @@ const BASE_WORDS = (
 // GGUF metadata value types
 const T_UINT32 = 4, T_INT32 = 5, T_FLOAT32 = 6, T_BOOL = 7, T_STRING = 8, T_ARRAY = 9;
 // ggml tensor types
-const GGML_TYPE = { f32: 0, f16: 1, q4_0: 2, q8_0: 8 } as const;
+const GGML_TYPE: Record<TinyGgufTensorType, number> = { f32: 0, f16: 1, q4_0: 2, q5_0: 6, q8_0: 8, q4_k: 12, q6_k: 14 };
+/** llama_ftype written as general.file_type (informational). */
+const FILE_TYPE: Record<TinyGgufWeightType, number> = { f32: 0, f16: 1, q4_0: 2, q8_0: 7, q5_0: 8, q4_k: 14, q6_k: 18, q4_k_m: 15 };
 const ALIGNMENT = 32;
 
 type TokenType = 1 | 2 | 3 | 6; // normal, unknown, control, byte
@@ -164,17 +173,29 @@ function f32ToF16(val: number): number {
 
 interface TensorSpec { name: string; dims: number[]; kind: "norm" | "matrix" }
 
-function bytesFor(type: TinyGgufWeightType, n: number): number {
-  switch (type) {
-    case "f32": return n * 4;
-    case "f16": return n * 2;
-    case "q8_0": return (n / 32) * 34;
-    case "q4_0": return (n / 32) * 18;
-  }
+/**
+ * Block layout of each quantized type (ggml-common.h): weights per block, bytes per block, and
+ * where its f16 scales sit; every other byte (quants, packed sub-block scales) may hold any value.
+ * `scale` sets the f16 scale from the wanted amplitude so random weights stay about that size.
+ */
+const BLOCKS: Record<Exclude<TinyGgufTensorType, "f32" | "f16">, { weights: number; bytes: number; halves: [offset: number, scale: number][] }> = {
+  q8_0: { weights: 32, bytes: 34, halves: [[0, 1 / 127]] },
+  q5_0: { weights: 32, bytes: 22, halves: [[0, 1 / 16]] },
+  q4_0: { weights: 32, bytes: 18, halves: [[0, 1 / 8]] },
+  // d, dmin, then 12 bytes of 6-bit sub-block scales and mins, then 128 bytes of 4-bit quants
+  q4_k: { weights: 256, bytes: 144, halves: [[0, 1 / 472], [2, 7.5 / 472]] },
+  // 128 + 64 bytes of 6-bit quants, 16 int8 sub-block scales, then d
+  q6_k: { weights: 256, bytes: 210, halves: [[208, 1 / 2048]] },
+};
+
+function bytesFor(type: TinyGgufTensorType, n: number): number {
+  if (type === "f32") return n * 4;
+  if (type === "f16") return n * 2;
+  return (n / BLOCKS[type].weights) * BLOCKS[type].bytes;
 }
 
 /** Fills `out` with `n` random weights of the given type (uniform, std ≈ `std`). */
-function fillWeights(out: Buffer, type: TinyGgufWeightType, n: number, std: number, rnd: () => number) {
+function fillWeights(out: Buffer, type: TinyGgufTensorType, n: number, std: number, rnd: () => number) {
   const amp = std * Math.sqrt(3);
   switch (type) {
     case "f32": {
@@ -194,27 +215,37 @@ function fillWeights(out: Buffer, type: TinyGgufWeightType, n: number, std: numb
       }
       return;
     }
-    case "q8_0":
-    case "q4_0": {
-      const blockBytes = type === "q8_0" ? 34 : 18;
-      const d = f32ToF16(type === "q8_0" ? amp / 127 : amp / 8);
-      const blocks = n / 32;
-      const u32 = new Uint32Array(1);
-      for (let b = 0; b < blocks; b++) {
-        const o = b * blockBytes;
-        out[o] = d & 0xff;
-        out[o + 1] = d >>> 8;
-        for (let j = 2; j < blockBytes; j += 4) {
-          u32[0] = (rnd() * 4294967296) >>> 0;
-          out[o + j] = u32[0] & 0xff;
-          out[o + j + 1] = (u32[0] >>> 8) & 0xff;
-          if (j + 2 < blockBytes) out[o + j + 2] = (u32[0] >>> 16) & 0xff;
-          if (j + 3 < blockBytes) out[o + j + 3] = u32[0] >>> 24;
+    default: {
+      const layout = BLOCKS[type];
+      const bytes = (n / layout.weights) * layout.bytes;
+      const words = new Uint32Array(out.buffer, out.byteOffset, Math.floor(bytes / 4));
+      for (let i = 0; i < words.length; i++) words[i] = (rnd() * 4294967296) >>> 0;
+      for (let i = words.length * 4; i < bytes; i++) out[i] = (rnd() * 256) | 0;
+      const halves = layout.halves.map(([offset, scale]) => [offset, f32ToF16(amp * scale)] as const);
+      for (let o = 0; o < bytes; o += layout.bytes) {
+        for (const [offset, half] of halves) {
+          out[o + offset] = half & 0xff;
+          out[o + offset + 1] = half >>> 8;
         }
       }
       return;
     }
   }
+}
+
+/** llama.cpp's `use_more_bits`: the layers Q4_K_M gives Q6_K for attn_v and ffn_down. */
+const useMoreBits = (layer: number, layers: number) =>
+  layer < Math.floor(layers / 8) || layer >= Math.floor((7 * layers) / 8) || (layer - Math.floor(layers / 8)) % 3 === 2;
+
+/** The type llama.cpp's Q4_K_M recipe (llama-quant.cpp, non-MoE llama) gives a matrix. */
+function q4KmType(t: TensorSpec, layers: number): TinyGgufTensorType {
+  const layer = /^blk\.(\d+)\./.exec(t.name);
+  let type: TinyGgufTensorType = "q4_k";
+  if (t.name === "output.weight") type = "q6_k";
+  else if (layer && /attn_v|ffn_down/.test(t.name) && useMoreBits(Number(layer[1]), layers)) type = "q6_k";
+  // rows whose length is not a multiple of 256 fall back to a 32-weight block type
+  if (t.dims[0] % 256 !== 0) type = type === "q6_k" ? "q8_0" : "q5_0";
+  return type;
 }
 
 export function tinyGgufParameterCount(opts: Partial<TinyGgufOptions> = {}): number {
@@ -253,19 +284,20 @@ export function writeTinyGguf(path: string, opts: Partial<TinyGgufOptions> = {})
   const o: TinyGgufOptions = { ...DEFAULTS, ...opts };
   if (o.nEmbd % o.nHeads !== 0) throw new Error("nEmbd must be a multiple of nHeads");
   if (o.nHeads % o.nHeadsKv !== 0) throw new Error("nHeads must be a multiple of nHeadsKv");
-  if (o.weightType !== "f32" && (o.nEmbd % 32 !== 0 || o.nFf % 32 !== 0))
-    throw new Error("quantized weights need nEmbd and nFf to be multiples of 32");
+  const block = o.weightType === "q4_k" || o.weightType === "q6_k" ? 256 : o.weightType === "f32" || o.weightType === "f16" ? 1 : 32;
+  if (o.nEmbd % block !== 0 || o.nFf % block !== 0) throw new Error(`${o.weightType} weights need nEmbd and nFf to be multiples of ${block}`);
 
   const vocab = buildTinyVocab(o.extraWords, o.vocabSize);
   const nVocab = vocab.tokens.length;
   const specs = tensorSpecs(o, nVocab);
-  const typeOf = (t: TensorSpec): TinyGgufWeightType => (t.kind === "norm" ? "f32" : o.weightType);
+  const typeOf = (t: TensorSpec): TinyGgufTensorType =>
+    t.kind === "norm" ? "f32" : o.weightType === "q4_k_m" ? q4KmType(t, o.nLayers) : o.weightType;
 
   const meta: [string, MetaValue][] = [
     ["general.architecture", { t: "str", v: "llama" }],
     ["general.name", { t: "str", v: o.name }],
     ["general.alignment", { t: "u32", v: ALIGNMENT }],
-    ["general.file_type", { t: "u32", v: { f32: 0, f16: 1, q4_0: 2, q8_0: 7 }[o.weightType] }],
+    ["general.file_type", { t: "u32", v: FILE_TYPE[o.weightType] }],
     ["llama.context_length", { t: "u32", v: o.nCtx }],
     ["llama.embedding_length", { t: "u32", v: o.nEmbd }],
     ["llama.block_count", { t: "u32", v: o.nLayers }],
@@ -314,7 +346,7 @@ export function writeTinyGguf(path: string, opts: Partial<TinyGgufOptions> = {})
   try {
     writeSync(fd, head.bytes());
     // Stream the tensor data in chunks so a ~400 MB model never sits in memory at once.
-    const CHUNK = 1 << 22; // elements per chunk, a multiple of 32
+    const CHUNK = 1 << 22; // elements per chunk, a multiple of every block size
     const scratch = Buffer.alloc(CHUNK * 4 + ALIGNMENT);
     let written = 0;
     specs.forEach((t, ti) => {
