@@ -27,6 +27,7 @@ import { scannerRoutes } from "../scanner/scannerRoutes.ts";
 import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 import { nativeInfo } from "../runtime/native.ts";
+import { interactIdleSeconds, isInteractPath } from "./idleTimeouts.ts";
 
 /** What /healthz and /readyz say about generation. */
 export interface ModelStatus {
@@ -205,10 +206,15 @@ export class App {
   }
 
   listen(): Server<unknown> {
+    const interactIdle = interactIdleSeconds(this.config);
     this.server = Bun.serve({
       port: this.config.port,
       hostname: this.config.host,
-      fetch: (req) => this.http.handle(req),
+      idleTimeout: this.config.idleTimeoutSeconds,
+      fetch: (req, server) => {
+        if (req.method === "POST" && isInteractPath(req.url)) server.timeout(req, interactIdle);
+        return this.http.handle(req);
+      },
       maxRequestBodySize: 210 * 1024 * 1024,
     });
     this.log.info("listening", { url: `http://${this.config.host}:${this.server.port}` });

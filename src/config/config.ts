@@ -38,6 +38,8 @@ export interface Config {
   maxReplyTokens: number;
   /** per-request generation timeout */
   generationTimeoutMs: number;
+  /** seconds a connection may stay silent before the HTTP server closes it (interactions get their generation budget) */
+  idleTimeoutSeconds: number;
   /** monthly allotment of a new team's default plan, in credits */
   defaultMonthlyCredits: number;
   prices: Prices;
@@ -63,6 +65,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "adminToken", env: "LOREHOLD_ADMIN_TOKEN", kind: "nullable" },
   { key: "maxReplyTokens", env: "LOREHOLD_MAX_REPLY_TOKENS", kind: "int" },
   { key: "generationTimeoutMs", env: "LOREHOLD_GENERATION_TIMEOUT_MS", kind: "int" },
+  { key: "idleTimeoutSeconds", env: "LOREHOLD_IDLE_TIMEOUT_SECONDS", kind: "int" },
   { key: "defaultMonthlyCredits", env: "LOREHOLD_DEFAULT_MONTHLY_CREDITS", kind: "int" },
   { key: "logLevel", env: "LOREHOLD_LOG_LEVEL", kind: "string" },
 ];
@@ -83,6 +86,7 @@ export function defaultConfig(): Config {
     adminToken: null,
     maxReplyTokens: 200,
     generationTimeoutMs: 60_000,
+    idleTimeoutSeconds: 10,
     defaultMonthlyCredits: 10_000,
     prices: { ...DEFAULT_PRICES },
     logLevel: "info",
@@ -150,6 +154,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.threads < 1) cfg.threads = availableParallelism();
   if (cfg.parallel < 1) throw new ConfigError("parallel must be at least 1");
   if (cfg.port > 65535) throw new ConfigError("port must be at most 65535");
+  if (cfg.idleTimeoutSeconds < 1 || cfg.idleTimeoutSeconds > 255) throw new ConfigError("idleTimeoutSeconds must be from 1 to 255");
   if (!["debug", "info", "warn", "error", "silent"].includes(cfg.logLevel)) {
     throw new ConfigError(`logLevel must be one of debug, info, warn, error, silent`);
   }

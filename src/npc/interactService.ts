@@ -139,7 +139,7 @@ async function checkpoint(
     const summary = await summariseSession(
       deps.llm!,
       { mindName: prepared.mind.entityName, playerId: key.playerId, messages },
-      { signal, conversationKey: conversationKey(key.projectId, key.mindId, key.playerId) },
+      { signal, timeoutMs: deps.config.generationTimeoutMs, conversationKey: conversationKey(key.projectId, key.mindId, key.playerId) },
     );
     if (summary.memories.length) await storeMemories(deps, { ...key, drafts: summary.memories });
   } catch (e) {

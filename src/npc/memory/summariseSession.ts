@@ -74,7 +74,7 @@ function promptFor(mindName: string, messages: { role: "user" | "assistant"; con
 export async function summariseSession(
   llm: LlmEngine,
   input: { mindName: string; playerId: string; messages: { role: "user" | "assistant"; content: string }[] },
-  opts: { signal?: AbortSignal; maxTokens?: number; conversationKey?: string; seed?: number } = {},
+  opts: { signal?: AbortSignal; timeoutMs?: number; maxTokens?: number; conversationKey?: string; seed?: number } = {},
 ): Promise<{ memories: MemoryDraft[]; promptTokens: number; completionTokens: number }> {
   const messages = input.messages.filter((m) => typeof m.content === "string" && m.content.trim() !== "");
   if (!messages.some((m) => m.role === "user")) return { memories: [], promptTokens: 0, completionTokens: 0 };
@@ -112,6 +112,7 @@ export async function summariseSession(
     temperature: 0.2,
     jsonSchema: SUMMARY_SCHEMA,
     signal: opts.signal,
+    timeoutMs: opts.timeoutMs,
     seed: opts.seed,
   });
   return { memories: sanitiseDrafts(parseModelJson(r.text)), promptTokens: r.promptTokens, completionTokens: r.completionTokens };

@@ -1,0 +1,22 @@
+import type { Config } from "../config/config.ts";
+
+/** Bun's cap on a connection's idle timeout, in seconds. */
+const MAX_IDLE_SECONDS = 255;
+
+/**
+ * The idle budget of `POST /v1/npc/interact`. Bun closes a connection that sends nothing for
+ * `idleTimeout` seconds (10 by default), and an interaction sends nothing until its reply (or,
+ * streamed, its first token): on a CPU under load a cold turn's queue wait and prompt take longer
+ * than that. Its silence is bounded by the generation timeout (queue wait included), twice over
+ * when the turn also summarises the session into memories, plus a margin.
+ */
+export function interactIdleSeconds(config: Pick<Config, "generationTimeoutMs" | "idleTimeoutSeconds">): number {
+  const budget = Math.ceil((2 * config.generationTimeoutMs) / 1000) + 5;
+  return Math.min(MAX_IDLE_SECONDS, Math.max(config.idleTimeoutSeconds, budget));
+}
+
+/** `…/v1/npc/interact` (with or without a query), from a request URL. */
+export function isInteractPath(url: string): boolean {
+  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2)).split("?", 1)[0];
+  return path === "/v1/npc/interact";
+}
