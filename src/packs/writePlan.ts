@@ -1,8 +1,21 @@
 import { nowIso, type ServiceContext } from "../core/context.ts";
 import { readSettings, updateSettings } from "../projects/settings.ts";
+import { parseJsonColumn } from "../core/json.ts";
+import { saveDocument } from "../lore/documents/writeDocuments.ts";
+import type { StoredResponseConfig } from "../lore/minds/responseConfig.ts";
+import { saveMind, type MindValues } from "../lore/minds/writeMinds.ts";
+import type { MindRow } from "./projectSnapshot.ts";
 import type { Plan } from "./resolvePack.ts";
 
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** A mind as the snapshot read it (JSON columns as text), in the row writer's terms. */
+const storedMind = (r: MindRow): MindValues => ({
+  ...r,
+  hints: parseJsonColumn<string[]>(r.hints, []),
+  restrictions: parseJsonColumn<string[]>(r.restrictions, []),
+  responseConfig: parseJsonColumn<StoredResponseConfig>(r.responseConfig, {}),
+});
 
 /**
  * Writes a resolved plan. The caller holds the write transaction; rows whose
@@ -64,64 +77,17 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
     }
   }
 
-  const setTags = (table: "document_tags" | "mind_knowledge_tags", column: "document_id" | "mind_id", id: string, tagIds: string[]) => {
-    db.query(`DELETE FROM ${table} WHERE ${column} = ?`).run(id);
-    const ins = db.query(`INSERT INTO ${table} (${column}, tag_id) VALUES (?, ?)`);
-    for (const t of tagIds) ins.run(id, t);
-  };
-
+  // Documents and minds go through the lore API's own row writers: one re-index rule, one tag rule.
   for (const d of plan.documents) {
-    const e = d.existing;
-    if (!e) {
-      // PENDING: the server's indexer chunks and embeds it (DESIGN.md "Operating it").
-      db.query(
-        `INSERT INTO documents (id, project_id, key, name, content, status, location_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
-      ).run(d.id, projectId, d.key, d.name, d.content, d.locationId, now, now);
-      setTags("document_tags", "document_id", d.id, d.tagIds);
-      continue;
-    }
-    // Same rule as updateDocument: a change of what the chunks hold (text, name, tags, location) re-indexes.
-    const reindex = e.content !== d.content || e.name !== d.name || e.locationId !== d.locationId || !same(e.tagIds, d.tagIds);
-    if (reindex) {
-      db.query(
-        `UPDATE documents SET key = ?, name = ?, content = ?, location_id = ?, status = 'PENDING',
-           index_version = index_version + 1, updated_at = ? WHERE id = ?`,
-      ).run(d.key, d.name, d.content, d.locationId, now, d.id);
-      if (!same(e.tagIds, d.tagIds)) setTags("document_tags", "document_id", d.id, d.tagIds);
-    } else if (e.key !== d.key) {
-      db.query("UPDATE documents SET key = ?, updated_at = ? WHERE id = ?").run(d.key, now, d.id);
-    }
+    saveDocument(ctx, projectId, d.id, { key: d.key, name: d.name, content: d.content, locationId: d.locationId, tagIds: d.tagIds }, d.existing);
   }
-
   for (const m of plan.minds) {
-    const cols = [
-      m.key, m.entityName, m.personality, m.backstory, m.backstorySummary, m.role, m.speakingStyle,
-      JSON.stringify(m.hints), JSON.stringify(m.restrictions), m.locationId, m.knowledgeDescription, JSON.stringify(m.responseConfig),
-    ] as const;
-    const e = m.existing;
-    if (!e) {
-      db.query(
-        `INSERT INTO entity_minds (key, entity_name, personality, backstory, backstory_summary, role, speaking_style, hints,
-           restrictions, location_id, knowledge_description, response_config, id, project_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(...cols, m.id, projectId, now, now);
-      setTags("mind_knowledge_tags", "mind_id", m.id, m.tagIds);
-      continue;
-    }
-    const before = [
-      e.key, e.entityName, e.personality, e.backstory, e.backstorySummary, e.role, e.speakingStyle,
-      e.hints, e.restrictions, e.locationId, e.knowledgeDescription, e.responseConfig,
-    ] as string[];
-    const tagsChanged = !same(e.tagIds, m.tagIds);
-    if (tagsChanged || !same(before, [...cols] as string[])) {
-      db.query(
-        `UPDATE entity_minds SET key = ?, entity_name = ?, personality = ?, backstory = ?, backstory_summary = ?, role = ?,
-           speaking_style = ?, hints = ?, restrictions = ?, location_id = ?, knowledge_description = ?, response_config = ?,
-           updated_at = ? WHERE id = ?`,
-      ).run(...cols, now, m.id);
-      if (tagsChanged) setTags("mind_knowledge_tags", "mind_id", m.id, m.tagIds);
-    }
+    const values: MindValues = {
+      key: m.key, entityName: m.entityName, personality: m.personality, backstory: m.backstory, backstorySummary: m.backstorySummary,
+      role: m.role, speakingStyle: m.speakingStyle, hints: m.hints, restrictions: m.restrictions, locationId: m.locationId,
+      knowledgeDescription: m.knowledgeDescription, responseConfig: m.responseConfig as StoredResponseConfig, tagIds: m.tagIds,
+    };
+    saveMind(ctx, projectId, m.id, values, m.existing && storedMind(m.existing));
   }
 
   for (const r of plan.relationships) {

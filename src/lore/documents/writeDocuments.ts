@@ -13,7 +13,8 @@ export interface DocumentInput {
   locationId?: unknown;
 }
 
-interface Normalised {
+/** A document's values in database terms. */
+export interface DocumentValues {
   key: string | null;
   name: string;
   content: string;
@@ -21,9 +22,9 @@ interface Normalised {
   locationId: string | null;
 }
 
-function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput, base?: Normalised): Normalised {
+function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput, base?: DocumentValues): DocumentValues {
   const p = new Problems();
-  const n: Normalised = base ? { ...base } : { key: null, name: "", content: "", tagIds: [], locationId: null };
+  const n: DocumentValues = base ? { ...base } : { key: null, name: "", content: "", tagIds: [], locationId: null };
   if (input.key !== undefined || !base) n.key = p.optionalString("key", input.key, LIMITS.key) ?? null;
   if (input.name !== undefined || !base) n.name = p.requiredString("name", input.name, LIMITS.name) ?? "";
   if (input.content !== undefined || !base) {
@@ -51,11 +52,11 @@ function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput,
 export function createDocument(ctx: ServiceContext, projectId: string, input: DocumentInput): { id: string } {
   const n = normalise(ctx, projectId, input);
   const id = newId("doc");
-  writeTx(ctx.db, () => insertDocument(ctx, projectId, id, n));
+  writeTx(ctx.db, () => saveDocument(ctx, projectId, id, n, null));
   return { id };
 }
 
-export function insertDocument(ctx: ServiceContext, projectId: string, id: string, n: Normalised): void {
+export function insertDocument(ctx: ServiceContext, projectId: string, id: string, n: DocumentValues): void {
   const now = nowIso(ctx);
   ctx.db
     .query(
@@ -63,28 +64,47 @@ export function insertDocument(ctx: ServiceContext, projectId: string, id: strin
        VALUES (?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
     )
     .run(id, projectId, n.key, n.name, n.content, n.locationId, now, now);
+  setDocumentTags(ctx, id, n.tagIds);
+}
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.slice().sort().join() === b.slice().sort().join();
+
+/**
+ * Writes a document's values, the caller holding the write transaction; the one place both the
+ * lore API and lore packs write documents. Without `before` it is inserted as PENDING; otherwise
+ * only a change is written (an unchanged document keeps its updated_at), and a change of what its
+ * chunks hold (text, name, tags, location) re-queues it for indexing. Returns whether it wrote.
+ */
+export function saveDocument(ctx: ServiceContext, projectId: string, id: string, n: DocumentValues, before: DocumentValues | null): boolean {
+  if (!before) {
+    insertDocument(ctx, projectId, id, n);
+    return true;
+  }
+  const tagsChanged = !sameSet(n.tagIds, before.tagIds);
+  const reindex = n.content !== before.content || n.name !== before.name || n.locationId !== before.locationId || tagsChanged;
+  if (!reindex && n.key === before.key) return false;
+  ctx.db
+    .query(
+      `UPDATE documents SET key = ?, name = ?, content = ?, location_id = ?, updated_at = ?,
+         status = CASE WHEN ? THEN 'PENDING' ELSE status END, index_version = index_version + ?
+       WHERE id = ?`,
+    )
+    .run(n.key, n.name, n.content, n.locationId, nowIso(ctx), reindex ? 1 : 0, reindex ? 1 : 0, id);
+  if (tagsChanged) setDocumentTags(ctx, id, n.tagIds);
+  return true;
+}
+
+function setDocumentTags(ctx: ServiceContext, id: string, tagIds: string[]): void {
+  ctx.db.query("DELETE FROM document_tags WHERE document_id = ?").run(id);
   const ins = ctx.db.query("INSERT INTO document_tags (document_id, tag_id) VALUES (?, ?)");
-  for (const t of n.tagIds) ins.run(id, t);
+  for (const t of tagIds) ins.run(id, t);
 }
 
 /** Any edit of content, tags or location re-queues the document for indexing. */
 export function updateDocument(ctx: ServiceContext, projectId: string, id: string, input: DocumentInput): { id: string } {
-  const base = loadNormalised(ctx, projectId, id);
+  const base = loadDocumentValues(ctx, projectId, id);
   const n = normalise(ctx, projectId, input, base);
-  const reindex = n.content !== base.content || n.name !== base.name || n.locationId !== base.locationId ||
-    n.tagIds.slice().sort().join() !== base.tagIds.slice().sort().join();
-  writeTx(ctx.db, () => {
-    ctx.db
-      .query(
-        `UPDATE documents SET key = ?, name = ?, content = ?, location_id = ?, updated_at = ?,
-           status = CASE WHEN ? THEN 'PENDING' ELSE status END, index_version = index_version + ?
-         WHERE id = ?`,
-      )
-      .run(n.key, n.name, n.content, n.locationId, nowIso(ctx), reindex ? 1 : 0, reindex ? 1 : 0, id);
-    ctx.db.query("DELETE FROM document_tags WHERE document_id = ?").run(id);
-    const ins = ctx.db.query("INSERT INTO document_tags (document_id, tag_id) VALUES (?, ?)");
-    for (const t of n.tagIds) ins.run(id, t);
-  });
+  writeTx(ctx.db, () => saveDocument(ctx, projectId, id, n, base));
   return { id };
 }
 
@@ -93,7 +113,7 @@ export function deleteDocument(ctx: ServiceContext, projectId: string, id: strin
   if (r.changes === 0) throw notFound("Document");
 }
 
-function loadNormalised(ctx: ServiceContext, projectId: string, id: string): Normalised {
+function loadDocumentValues(ctx: ServiceContext, projectId: string, id: string): DocumentValues {
   const r = ctx.db
     .query<{ key: string | null; name: string; content: string; location_id: string | null }, [string, string]>(
       "SELECT key, name, content, location_id FROM documents WHERE id = ? AND project_id = ?",

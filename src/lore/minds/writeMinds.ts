@@ -52,7 +52,8 @@ export function checkResponseConfig(p: Problems, path: string, v: unknown): Stor
   return out;
 }
 
-interface Normalised extends Persona {
+/** A mind's values in database terms (lists and responseConfig parsed). */
+export interface MindValues extends Persona {
   key: string | null;
   locationId: string | null;
   tagIds: string[];
@@ -60,11 +61,11 @@ interface Normalised extends Persona {
   responseConfig: StoredResponseConfig;
 }
 
-function normalise(ctx: ServiceContext, projectId: string, input: MindInput, base?: Normalised): Normalised {
+function normalise(ctx: ServiceContext, projectId: string, input: MindInput, base?: MindValues): MindValues {
   const p = new Problems();
   p.unknownKeys("", input as Record<string, unknown>, MIND_FIELDS);
   const pick = <T>(field: keyof MindInput, read: () => T, fallback: T): T => (input[field] === undefined && base ? fallback : read());
-  const n: Normalised = {
+  const n: MindValues = {
     key: pick("key", () => p.optionalString("key", input.key, LIMITS.key) ?? null, base?.key ?? null),
     entityName: pick("entityName", () => p.requiredString("entityName", input.entityName, LIMITS.name) ?? "", base?.entityName ?? ""),
     personality: pick("personality", () => p.requiredString("personality", input.personality, LIMITS.text) ?? "", base?.personality ?? ""),
@@ -95,13 +96,22 @@ function normalise(ctx: ServiceContext, projectId: string, input: MindInput, bas
   return n;
 }
 
-function write(ctx: ServiceContext, projectId: string, id: string, n: Normalised, isNew: boolean): void {
+const columns = (n: MindValues) => [
+  n.key, n.entityName, n.personality, n.backstory, n.backstorySummary, n.role, n.speakingStyle,
+  JSON.stringify(n.hints), JSON.stringify(n.restrictions), n.locationId, n.knowledgeDescription, JSON.stringify(n.responseConfig),
+];
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.slice().sort().join() === b.slice().sort().join();
+
+/**
+ * Writes a mind's values, the caller holding the write transaction; the one place both the lore
+ * API and lore packs write minds. Without `before` it is inserted; otherwise only a change is
+ * written (an unchanged mind keeps its updated_at). Returns whether it wrote.
+ */
+export function saveMind(ctx: ServiceContext, projectId: string, id: string, n: MindValues, before: MindValues | null): boolean {
   const now = nowIso(ctx);
-  const cols = [
-    n.key, n.entityName, n.personality, n.backstory, n.backstorySummary, n.role, n.speakingStyle,
-    JSON.stringify(n.hints), JSON.stringify(n.restrictions), n.locationId, n.knowledgeDescription, JSON.stringify(n.responseConfig),
-  ];
-  if (isNew) {
+  const cols = columns(n);
+  const tagsChanged = !before || !sameSet(n.tagIds, before.tagIds);
+  if (!before) {
     ctx.db
       .query(
         `INSERT INTO entity_minds (id, project_id, key, entity_name, personality, backstory, backstory_summary, role, speaking_style,
@@ -110,6 +120,8 @@ function write(ctx: ServiceContext, projectId: string, id: string, n: Normalised
       )
       .run(id, projectId, ...cols, now, now);
   } else {
+    const old = columns(before);
+    if (!tagsChanged && cols.every((c, i) => c === old[i])) return false;
     ctx.db
       .query(
         `UPDATE entity_minds SET key = ?, entity_name = ?, personality = ?, backstory = ?, backstory_summary = ?, role = ?,
@@ -117,23 +129,26 @@ function write(ctx: ServiceContext, projectId: string, id: string, n: Normalised
          WHERE id = ?`,
       )
       .run(...cols, now, id);
-    ctx.db.query("DELETE FROM mind_knowledge_tags WHERE mind_id = ?").run(id);
   }
-  const ins = ctx.db.query("INSERT INTO mind_knowledge_tags (mind_id, tag_id) VALUES (?, ?)");
-  for (const t of n.tagIds) ins.run(id, t);
+  if (tagsChanged) {
+    ctx.db.query("DELETE FROM mind_knowledge_tags WHERE mind_id = ?").run(id);
+    const ins = ctx.db.query("INSERT INTO mind_knowledge_tags (mind_id, tag_id) VALUES (?, ?)");
+    for (const t of n.tagIds) ins.run(id, t);
+  }
+  return true;
 }
 
 export function createMind(ctx: ServiceContext, projectId: string, input: MindInput): { id: string } {
   const n = normalise(ctx, projectId, input);
   const id = newId("mind");
-  writeTx(ctx.db, () => write(ctx, projectId, id, n, true));
+  writeTx(ctx.db, () => saveMind(ctx, projectId, id, n, null));
   return { id };
 }
 
 export function updateMind(ctx: ServiceContext, projectId: string, id: string, input: MindInput): { id: string } {
-  const base = loadNormalised(ctx, projectId, id);
+  const base = loadMindValues(ctx, projectId, id);
   const n = normalise(ctx, projectId, input, base);
-  writeTx(ctx.db, () => write(ctx, projectId, id, n, false));
+  writeTx(ctx.db, () => saveMind(ctx, projectId, id, n, base));
   return { id };
 }
 
@@ -142,7 +157,7 @@ export function deleteMind(ctx: ServiceContext, projectId: string, id: string): 
   if (r.changes === 0) throw notFound("Entity Mind");
 }
 
-function loadNormalised(ctx: ServiceContext, projectId: string, id: string): Normalised {
+function loadMindValues(ctx: ServiceContext, projectId: string, id: string): MindValues {
   const r = ctx.db
     .query<Record<string, string | null>, [string, string]>("SELECT * FROM entity_minds WHERE id = ? AND project_id = ?")
     .get(id, projectId);
