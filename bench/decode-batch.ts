@@ -1,7 +1,7 @@
 // Why concurrent decoding scales as it does on this CPU: the cost of one llama.cpp decode call by the
 // number of tokens it carries, and the lock-step ceiling (n sequences, one token each per call), for
-// each weight type, on a random-weight model with the shape of Qwen2.5-0.5B.
-// Usage: bun bench/decode-batch.ts [--types q4_k_m,q4_0,q8_0,f16] [--threads N] [--context 1000]
+// each weight type, on a random-weight model with a real model's shape (Qwen2.5-0.5B unless told).
+// Usage: bun bench/decode-batch.ts [--types q4_k_m,q4_0,q8_0,f16] [--shape qwen0.5b|llama3.2-1b] [--threads N] [--context 1000]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,15 +9,18 @@ import { parseArgs } from "node:util";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
 import { prepareBatchCeiling } from "./support/batchCeiling.ts";
+import { modelShape } from "./support/modelShapes.ts";
 
 const { values: args } = parseArgs({
   options: {
     types: { type: "string", default: "q4_k_m,q4_0,q8_0,f16" },
+    shape: { type: "string", default: "qwen0.5b" },
     threads: { type: "string", default: String(availableParallelism()) },
     context: { type: "string", default: "1000" },
   },
 });
 const threads = Number(args.threads);
+const { label, ...shape } = modelShape(args.shape);
 const contextTokens = Number(args.context);
 const BATCHES = [1, 2, 4, 8, 16];
 const TEXT = "the old guard of the north gate knows every road and river in the king's land ";
@@ -28,7 +31,7 @@ const rows: string[] = [];
 try {
   for (const type of args.types.split(",") as TinyGgufWeightType[]) {
     const modelPath = join(dir, `${type}.gguf`);
-    writeTinyGguf(modelPath, { nEmbd: 896, nLayers: 24, nHeads: 14, nHeadsKv: 2, nFf: 4864, vocabSize: 151936, nCtx: 2048, weightType: type, name: "qwen0.5b-shape" });
+    writeTinyGguf(modelPath, { ...shape, nCtx: 2048, weightType: type, name: `${args.shape}-shape` });
     const model = await llama.loadModel({ modelPath });
 
     // A decode call carrying k tokens of one sequence costs the same matrix products as k sequences' tokens.
@@ -73,7 +76,7 @@ try {
 }
 console.log(`### Decode cost by batch size — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; ${threads} threads.`);
-console.log(`Model: random-weight llama with the shape of Qwen2.5-0.5B (n_embd 896, 24 layers, 14 heads / 2 KV, ff 4864, vocab 151,936); sequences hold ${contextTokens} tokens. Median of 3 rounds.\n`);
+console.log(`Model: random-weight llama with the shape of ${label} (n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads / ${shape.nHeadsKv} KV, ff ${shape.nFf}, vocab ${shape.vocabSize}); sequences hold ${contextTokens} tokens. Median of 3 rounds.\n`);
 console.log(`| weights | prompt (${contextTokens} tokens) | ${BATCHES.map((k) => `decode call, ${k} token${k > 1 ? "s" : ""}`).join(" | ")} | lock-step ceiling, 1 → 4 sequences |`);
 console.log(`|---|---|${BATCHES.map(() => "---").join("|")}|---|`);
 for (const r of rows) console.log(r);

@@ -18,6 +18,7 @@ import { setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
 import { prepareTurn } from "../src/npc/prepareTurn.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { prepareBatchCeiling, type CeilingRun } from "./support/batchCeiling.ts";
+import { modelShape } from "./support/modelShapes.ts";
 import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
 
 const { values: args } = parseArgs({
@@ -33,13 +34,7 @@ const { values: args } = parseArgs({
 });
 const threads = Number(args.threads);
 const replyTokens = Number(args.tokens);
-// Real models' shapes (random weights): Qwen2.5-0.5B-Instruct, the README's recommended CPU model, and a ~100M llama.
-const SHAPES = {
-  "qwen0.5b": { nEmbd: 896, nLayers: 24, nHeads: 14, nHeadsKv: 2, nFf: 4864, vocabSize: 151936 },
-  llama100m: { nEmbd: 768, nLayers: 12, nHeads: 12, nHeadsKv: 12, nFf: 2048, vocabSize: 16000 },
-} as const;
-const picked = SHAPES[args.shape as keyof typeof SHAPES];
-if (!picked) throw new Error(`--shape must be one of ${Object.keys(SHAPES).join(", ")}`);
+const { label: shapeLabel, ...picked } = modelShape(args.shape);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
 const median = (xs: number[]) => pct(xs, 0.5);
 const f = (x: number, d = 2) => x.toFixed(d);
@@ -256,7 +251,7 @@ const cpu = cpus()[0]?.model ?? "unknown CPU";
 const params = tinyGgufParameterCount(shape);
 console.log(`\n### POST /v1/npc/interact — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpu}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; threads ${threads}, 4 sequences × 2,048 context.`);
-console.log(`Model: random-weight llama (${args.shape} shape), n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads (${shape.nHeadsKv} KV), ff ${shape.nFf}, vocab ${shape.vocabSize}, ${shape.weightType} (${(params / 1e6).toFixed(0)}M parameters); tokenizer: ${args.vocab === "words" ? "the world's words as pieces" : "byte-level"}, ${f(coldTokens / coldWords)} tokens per word of the cold prompt.`);
+console.log(`Model: random-weight llama with the shape of ${shapeLabel}, n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads (${shape.nHeadsKv} KV), ff ${shape.nFf}, vocab ${shape.vocabSize}, ${shape.weightType} (${(params / 1e6).toFixed(0)}M parameters); tokenizer: ${args.vocab === "words" ? "the world's words as pieces" : "byte-level"}, ${f(coldTokens / coldWords)} tokens per word of the cold prompt.`);
 console.log(`Lore: demo world + filler, ${chunkCount} chunks indexed in ${f(indexSeconds, 1)} s (hashing embedder).\n`);
 console.log("| measure | figure | target |");
 console.log("|---|---|---|");
