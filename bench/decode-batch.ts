@@ -1,7 +1,7 @@
 // Why concurrent decoding scales as it does on this CPU: the cost of one llama.cpp decode call by the
 // number of tokens it carries, and the lock-step ceiling (n sequences, one token each per call), for
 // each weight type, on a random-weight model with a real model's shape (Qwen2.5-0.5B unless told).
-// Usage: bun bench/decode-batch.ts [--types q4_k_m,q4_0,q8_0,f16] [--shape qwen0.5b|llama3.2-1b] [--threads N] [--context 1000]
+// Usage: bun bench/decode-batch.ts [--types q4_k_m,q4_0,q8_0,f16] [--shape qwen0.5b|llama3.2-1b] [--threads N] [--context 1000] [--flash auto|on|off]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,11 +15,13 @@ const { values: args } = parseArgs({
   options: {
     types: { type: "string", default: "q4_k_m,q4_0,q8_0,f16" },
     shape: { type: "string", default: "qwen0.5b" },
+    flash: { type: "string", default: "auto" },
     threads: { type: "string", default: String(availableParallelism()) },
     context: { type: "string", default: "1000" },
   },
 });
 const threads = Number(args.threads);
+const flashAttention = args.flash === "on" ? true : args.flash === "off" ? false : undefined;
 const { label, ...shape } = modelShape(args.shape);
 const contextTokens = Number(args.context);
 const BATCHES = [1, 2, 4, 8, 16];
@@ -35,7 +37,7 @@ try {
     const model = await llama.loadModel({ modelPath });
 
     // A decode call carrying k tokens of one sequence costs the same matrix products as k sequences' tokens.
-    const context = await model.createContext({ sequences: 1, contextSize: 2048, threads: { ideal: threads, min: threads } });
+    const context = await model.createContext({ sequences: 1, contextSize: 2048, threads: { ideal: threads, min: threads }, flashAttention });
     const sequence = context.getSequence();
     const tokens = model.tokenize(TEXT.repeat(Math.ceil(contextTokens / 10))).slice(0, contextTokens + 64);
     // The prompt: what a cold turn waits for, and where weight types differ most (batched kernels).
@@ -55,7 +57,7 @@ try {
     }
     await context.dispose();
 
-    const ceilingContext = await model.createContext({ sequences: 4, contextSize: 2048, threads: { ideal: threads, min: threads } });
+    const ceilingContext = await model.createContext({ sequences: 4, contextSize: 2048, threads: { ideal: threads, min: threads }, flashAttention });
     const ceiling = await prepareBatchCeiling(model, ceilingContext, { text: TEXT, promptTokens: contextTokens, sequences: 4, steps: 24 });
     const one: number[] = [], four: number[] = [];
     for (let r = 0; r < 3; r++) {
@@ -76,7 +78,7 @@ try {
 }
 console.log(`### Decode cost by batch size — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; ${threads} threads.`);
-console.log(`Model: random-weight llama with the shape of ${label} (n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads / ${shape.nHeadsKv} KV, ff ${shape.nFf}, vocab ${shape.vocabSize}); sequences hold ${contextTokens} tokens. Median of 3 rounds.\n`);
+console.log(`Model: random-weight llama with the shape of ${label} (n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads / ${shape.nHeadsKv} KV, ff ${shape.nFf}, vocab ${shape.vocabSize}); sequences hold ${contextTokens} tokens; flash attention ${args.flash}. Median of 3 rounds.\n`);
 console.log(`| weights | prompt (${contextTokens} tokens) | ${BATCHES.map((k) => `decode call, ${k} token${k > 1 ? "s" : ""}`).join(" | ")} | lock-step ceiling, 1 → 4 sequences |`);
 console.log(`|---|---|${BATCHES.map(() => "---").join("|")}|---|`);
 for (const r of rows) console.log(r);
