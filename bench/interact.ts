@@ -30,9 +30,12 @@ const { values: args } = parseArgs({
     chunks: { type: "string", default: "10000" },
     overhead: { type: "string", default: "60" },
     vocab: { type: "string", default: "words" },
+    flash: { type: "string", default: "auto" },
   },
 });
 const threads = Number(args.threads);
+const flash = args.flash as "auto" | "on" | "off";
+const rawFlash = flash === "auto" ? undefined : flash === "on";
 const replyTokens = Number(args.tokens);
 const { label: shapeLabel, ...picked } = modelShape(args.shape);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
@@ -62,7 +65,7 @@ writeTinyGguf(modelPath, shape);
 const config = loadConfig({
   cwd: dir,
   env: {},
-  flags: { dataDir: join(dir, "data"), modelsDir: dir, model: modelPath, threads, parallel: 4, contextSize: 2048, maxReplyTokens: replyTokens, port: 0, logLevel: "silent" },
+  flags: { dataDir: join(dir, "data"), modelsDir: dir, model: modelPath, threads, parallel: 4, contextSize: 2048, maxReplyTokens: replyTokens, port: 0, logLevel: "silent", flashAttention: flash, generationTimeoutMs: 300_000 },
 });
 const app = await App.create(config, { logger: silentLogger });
 const { projectId } = importPack(app.ctx, parsePackText(pack, "thornhaven.yaml"));
@@ -169,7 +172,7 @@ const llama = await getLlama({ gpu: false, build: "never", maxThreads: threads, 
 const model = await llama.loadModel({ modelPath });
 const rawRuns: number[] = [];
 for (let i = 0; i < 3; i++) {
-  const ctx = await model.createContext({ sequences: 1, contextSize: 2048, threads: { ideal: threads, min: threads } });
+  const ctx = await model.createContext({ sequences: 1, contextSize: 2048, threads: { ideal: threads, min: threads }, flashAttention: rawFlash });
   const session = new LlamaChatSession({ contextSequence: ctx.getSequence(), systemPrompt: promptForRaw[0].content });
   let first = 0;
   let n = 0;
@@ -186,7 +189,7 @@ for (let i = 0; i < 3; i++) {
 }
 // The hardware ceiling for the concurrency ratio: perfect lock-step decoding straight on the native
 // context, sequences holding prompts as long as the follow-up turns'. Measured in turns with the server's own.
-const ceilingContext = await model.createContext({ sequences: 4, contextSize: 2048, threads: { ideal: threads, min: threads } });
+const ceilingContext = await model.createContext({ sequences: 4, contextSize: 2048, threads: { ideal: threads, min: threads }, flashAttention: rawFlash });
 const ceiling = await prepareBatchCeiling(model, ceilingContext, { text: `${promptForRaw[0].content}\n`, promptTokens: followTokens, sequences: 4, steps: 32 });
 
 // ---- 3 and 4 need the server again (a fresh process state for the concurrency measure)
@@ -250,7 +253,7 @@ rmSync(dir, { recursive: true, force: true });
 const cpu = cpus()[0]?.model ?? "unknown CPU";
 const params = tinyGgufParameterCount(shape);
 console.log(`\n### POST /v1/npc/interact — ${new Date().toISOString().slice(0, 10)}\n`);
-console.log(`Machine: ${availableParallelism()} cores (${cpu}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; threads ${threads}, 4 sequences × 2,048 context.`);
+console.log(`Machine: ${availableParallelism()} cores (${cpu}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; threads ${threads}, 4 sequences × 2,048 context, flash attention ${flash}.`);
 console.log(`Model: random-weight llama with the shape of ${shapeLabel}, n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeads} heads (${shape.nHeadsKv} KV), ff ${shape.nFf}, vocab ${shape.vocabSize}, ${shape.weightType} (${(params / 1e6).toFixed(0)}M parameters); tokenizer: ${args.vocab === "words" ? "the world's words as pieces" : "byte-level"}, ${f(coldTokens / coldWords)} tokens per word of the cold prompt.`);
 console.log(`Lore: demo world + filler, ${chunkCount} chunks indexed in ${f(indexSeconds, 1)} s (hashing embedder).\n`);
 console.log("| measure | figure | target |");

@@ -45,7 +45,13 @@ async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine 
   }
   try {
     const t0 = performance.now();
-    const llm = await LlmEngine.load({ modelPath: path, threads: config.threads, parallel: config.parallel, contextSize: config.contextSize });
+    const llm = await LlmEngine.load({
+      modelPath: path,
+      threads: config.threads,
+      parallel: config.parallel,
+      contextSize: config.contextSize,
+      flashAttention: config.flashAttention === "auto" ? undefined : config.flashAttention === "on",
+    });
     log.info("model loaded", { path, ms: Math.round(performance.now() - t0), threads: config.threads, parallel: config.parallel });
     return { llm, status: { state: "loaded", path, error: null } };
   } catch (e) {

@@ -131,6 +131,7 @@ export class LlmEngine {
         contextSize,
         threads: { ideal: threads, min: threads },
         batching: batcher.batchingOptions,
+        flashAttention: opts.flashAttention,
         failedCreationRemedy: false,
       });
       batcher.attach(context);

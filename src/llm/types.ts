@@ -59,6 +59,8 @@ export interface LlmEngineOptions {
   promptChunkTokens?: number;
   /** Longest wait for the other active sequences before a decode is dispatched anyway (default 25 ms). */
   batchWaitMs?: number;
+  /** Flash attention: true, false, or undefined for node-llama-cpp's choice (on where the model supports it). */
+  flashAttention?: boolean;
   /** llama.cpp log level (default "warn"). */
   logLevel?: "error" | "warn" | "info" | "debug";
 }
