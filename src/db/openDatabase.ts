@@ -17,10 +17,25 @@ export function openDatabase(path: string): Db {
   db.exec("PRAGMA foreign_keys = ON");
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA synchronous = NORMAL");
-  // 32 MB page cache (default 2 MB): the scan worker writes hundreds of thousands of rows per archive.
+  // 32 MB page cache (default 2 MB) for lore reads and retrieval's SQLite half; the scan worker
+  // runs with less (runScanWorker.ts).
   db.exec("PRAGMA cache_size = -32000");
   migrate(db);
   return db;
+}
+
+/**
+ * Runs `fn` with the connection's page cache set to `kib` KiB, then puts the previous size back.
+ * The connection is shared, so requests served meanwhile see the same cache.
+ */
+export async function withCacheSize<T>(db: Db, kib: number, fn: () => Promise<T>): Promise<T> {
+  const previous = db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size ?? -2000;
+  db.exec(`PRAGMA cache_size = ${-Math.abs(Math.floor(kib))}`);
+  try {
+    return await fn();
+  } finally {
+    db.exec(`PRAGMA cache_size = ${Math.trunc(previous)}`);
+  }
 }
 
 /** Runs fn in one IMMEDIATE write transaction (takes the write lock up front: no upgrade deadlocks). */
