@@ -188,7 +188,7 @@ async function rawDecodeTps(): Promise<number> {
   return n > 1 ? (n - 1) / ((end - first) / 1000) : 0;
 }
 const decodePairs: { http: number; raw: number }[] = [];
-for (let i = 0; i < 3; i++) {
+for (let i = 0; i < 5; i++) {
   const g0 = tokensGenerated();
   const r = await turn(`decode-${i}`, sampleText);
   const gen = tokensGenerated() - g0;
