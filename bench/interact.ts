@@ -222,7 +222,6 @@ async function turn2(playerId: string, text: string) {
 for (let i = 0; i < 4; i++) await turn(`quad-${i}`, sampleText);
 const gen2 = () => app2.ctx.llm!.stats();
 // Then follow-up turns (their prompts are mostly in the KV cache): one alone, then all four at once.
-const one0 = gen2();
 // Alternating, so load changes on the shared machine hit both sides alike: one follow-up alone, four at
 // once, then the ceiling's 1 and 4; medians over the rounds.
 const rounds: { one: number; four: number; calls: number; tokens: number; window: number; c1: CeilingRun; c2: CeilingRun; c4: CeilingRun }[] = [];

@@ -204,9 +204,3 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-
-async function seq<T>(n: number, fn: () => Promise<T>): Promise<T[]> {
-  const out: T[] = [];
-  for (let i = 0; i < n; i++) out.push(await fn());
-  return out;
-}

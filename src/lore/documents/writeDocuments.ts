@@ -1,6 +1,7 @@
 import { notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
+import { sameMembers } from "../../core/sameMembers.ts";
 import { writeTx } from "../../db/openDatabase.ts";
 import { resolveTagNames } from "../tags/writeTags.ts";
 import { LIMITS, Problems } from "../validate/fields.ts";
@@ -67,7 +68,6 @@ export function insertDocument(ctx: ServiceContext, projectId: string, id: strin
   setDocumentTags(ctx, id, n.tagIds);
 }
 
-const sameSet = (a: string[], b: string[]) => a.length === b.length && a.slice().sort().join() === b.slice().sort().join();
 
 /**
  * Writes a document's values, the caller holding the write transaction; the one place both the
@@ -80,7 +80,7 @@ export function saveDocument(ctx: ServiceContext, projectId: string, id: string,
     insertDocument(ctx, projectId, id, n);
     return true;
   }
-  const tagsChanged = !sameSet(n.tagIds, before.tagIds);
+  const tagsChanged = !sameMembers(n.tagIds, before.tagIds);
   const reindex = n.content !== before.content || n.name !== before.name || n.locationId !== before.locationId || tagsChanged;
   if (!reindex && n.key === before.key) return false;
   ctx.db

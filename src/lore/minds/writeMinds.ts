@@ -2,6 +2,7 @@ import { notFound } from "../../core/errors.ts";
 import type { Persona } from "./personaFields.ts";
 import { newId } from "../../core/ids.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
+import { sameMembers } from "../../core/sameMembers.ts";
 import { writeTx } from "../../db/openDatabase.ts";
 import { resolveTagNames } from "../tags/writeTags.ts";
 import { isPlainObject, LIMITS, Problems } from "../validate/fields.ts";
@@ -100,7 +101,6 @@ const columns = (n: MindValues) => [
   n.key, n.entityName, n.personality, n.backstory, n.backstorySummary, n.role, n.speakingStyle,
   JSON.stringify(n.hints), JSON.stringify(n.restrictions), n.locationId, n.knowledgeDescription, JSON.stringify(n.responseConfig),
 ];
-const sameSet = (a: string[], b: string[]) => a.length === b.length && a.slice().sort().join() === b.slice().sort().join();
 
 /**
  * Writes a mind's values, the caller holding the write transaction; the one place both the lore
@@ -110,7 +110,7 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && a.slice()
 export function saveMind(ctx: ServiceContext, projectId: string, id: string, n: MindValues, before: MindValues | null): boolean {
   const now = nowIso(ctx);
   const cols = columns(n);
-  const tagsChanged = !before || !sameSet(n.tagIds, before.tagIds);
+  const tagsChanged = !before || !sameMembers(n.tagIds, before.tagIds);
   if (!before) {
     ctx.db
       .query(
