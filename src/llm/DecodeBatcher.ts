@@ -1,19 +1,16 @@
 import type { BatchingOptions, LlamaContext, LlamaContextSequence } from "node-llama-cpp";
+import { sequenceIdOf, wrapDecodeTokens, type DecodeTokens } from "./internals.ts";
 
 /** The item shapes node-llama-cpp passes to a custom batch prioritization strategy. */
 type BatchItem = Parameters<Extract<BatchingOptions["itemPrioritizationStrategy"], Function>>[0]["items"][number];
 type PrioritizedBatchItem = ReturnType<Extract<BatchingOptions["itemPrioritizationStrategy"], Function>>[number];
 
 /**
- * The internals of node-llama-cpp 3.22.1 that lock-step batching relies on. Every decode of
- * every sequence funnels through `LlamaContext._decodeTokens`, and a sequence knows its id.
- * (package.json pins the exact version; `attach` checks the shape and degrades to plain
- * node-llama-cpp scheduling if it ever changes.)
+ * Lock-step batching relies on two node-llama-cpp internals (internals.ts): every decode of every
+ * sequence funnels through `LlamaContext._decodeTokens`, and a sequence knows its id. `attach`
+ * degrades to plain node-llama-cpp scheduling if either is gone.
  */
-interface DecodeRequest { sequenceId: number; tokens: readonly number[] }
-type DecodeTokens = (request: DecodeRequest, ...rest: unknown[]) => Promise<unknown>;
-interface ContextInternals { _decodeTokens?: DecodeTokens }
-interface SequenceInternals { _sequenceId?: number }
+type DecodeRequest = Parameters<DecodeTokens>[0];
 
 interface Held { sequenceId: number; release: () => void }
 
@@ -66,13 +63,8 @@ export class DecodeBatcher {
 
   /** Installs the gate on the context; returns false if node-llama-cpp's internals changed. */
   attach(context: LlamaContext): boolean {
-    const internals = context as unknown as ContextInternals;
-    const original = internals._decodeTokens;
-    if (typeof original !== "function") return false;
-    const decode = original.bind(context) as DecodeTokens;
-    internals._decodeTokens = (request, ...rest) => this.gate(request, () => decode(request, ...rest));
-    this.attached = true;
-    return true;
+    this.attached = wrapDecodeTokens(context, (decode) => (request, ...rest) => this.gate(request, () => decode(request, ...rest)));
+    return this.attached;
   }
 
   /** A generation starts on this sequence: its decodes take part in lock-step batching. */
@@ -179,9 +171,4 @@ export class DecodeBatcher {
     for (const r of result) this.batchedTokens += r.processAmount;
     return result;
   }
-}
-
-function sequenceIdOf(sequence: LlamaContextSequence): number | null {
-  const id = (sequence as unknown as SequenceInternals)._sequenceId;
-  return typeof id === "number" ? id : null;
 }

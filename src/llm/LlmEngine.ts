@@ -1,116 +1,115 @@
 import { basename } from "node:path";
 import {
   LlamaChat,
-  LlamaText,
   resolveChatWrapper,
-  SpecialTokensText,
-  TokenBias,
   type ChatHistoryItem,
   type ChatWrapper,
   type Llama,
   type LlamaContext,
   type LlamaContextSequence,
-  type LlamaGrammar,
   type LlamaModel,
   type Token,
 } from "node-llama-cpp";
-import { cleanReply, ROLE_MARKERS } from "./cleanReply.ts";
-import { commonPrefixLength } from "./commonPrefix.ts";
+import { cleanReply } from "./cleanReply.ts";
 import { DecodeBatcher } from "./DecodeBatcher.ts";
+import { probeInternals, type InternalProbe } from "./internals.ts";
 import { sharedLlama } from "./llamaRuntime.ts";
 import { RequestSignal } from "./RequestSignal.ts";
+import { SamplingControls } from "./SamplingControls.ts";
 import { SequencePool, type PoolSlot } from "./SequencePool.ts";
 import { TokenCountCache } from "./TokenCountCache.ts";
+import { StaticPrefixes } from "./staticPrefix.ts";
 import { toChatHistory } from "./toChatHistory.ts";
+import { modelFingerprint } from "./kv/fingerprint.ts";
+import { SnapshotStore } from "./kv/SnapshotStore.ts";
+import { WarmStarts, type WarmSlot } from "./kv/WarmStarts.ts";
 import type {
   ChatMessage,
   FinishReason,
   GenerateRequest,
   GenerateResult,
+  GenerateTimings,
+  KvStats,
   LlmEngineOptions,
   LlmEngineStats,
 } from "./types.ts";
 
 /** Markup a chat template adds around one message (ChatML: `<|im_start|>role\n…<|im_end|>\n` ≈ 5 tokens), rounded up. */
 const TEMPLATE_TOKENS_PER_MESSAGE = 16;
-/**
- * Prompt tokens another sequence must share beyond the sequence's own cache before its KV state
- * is copied: the copy moves the whole per-sequence KV buffer (a few ms), about what evaluating
- * a few dozen prompt tokens costs on a CPU.
- */
-const MIN_SHARED_PREFIX_GAIN = 48;
+/** Fewest prompt tokens a KV restore must save (a tiny prompt is cheaper to evaluate). */
+const MIN_RESTORE_GAIN = 16;
 
-interface SequenceSlot {
-  sequence: LlamaContextSequence;
+interface SequenceSlot extends WarmSlot {
   chat: LlamaChat;
-}
-
-/**
- * node-llama-cpp 3.22.1's own KV copy between sequences (its LlamaDecisionContext uses it): copies
- * the other sequence's whole state, keeps the first `upToTokenIndex` tokens, and resolves true
- * when the sequence then holds exactly those. package.json pins the version; without it a
- * newcomer simply evaluates its whole prompt.
- */
-interface SequenceCopy {
-  _copyStateFromOtherSequence?: (other: LlamaContextSequence, upToTokenIndex: number) => Promise<boolean>;
 }
 
 /**
  * The in-process llama.cpp generation engine: one model, one context with `parallel`
  * sequences, conversations pinned to sequences for KV-cache reuse, concurrent generations
- * batched into shared decode calls.
+ * batched into shared decode calls, and (with `kvSnapshots`) conversations and minds' prompts
+ * kept warm on disk beyond the sequences (kv/WarmStarts.ts).
  */
 export class LlmEngine {
   readonly modelPath: string;
   readonly modelName: string;
 
-  private readonly llama: Llama;
   private readonly model: LlamaModel;
   private readonly context: LlamaContext;
   private readonly chatWrapper: ChatWrapper;
   private readonly pool: SequencePool<SequenceSlot>;
   private readonly batcher: DecodeBatcher;
-  private readonly stopTriggers: LlamaText[];
-  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  private readonly sampling: SamplingControls;
+  private readonly warm: WarmStarts<SequenceSlot> | null;
+  private readonly internalsReport: InternalProbe[];
   private readonly tokenCounts = new TokenCountCache();
+  private readonly prefixes = new StaticPrefixes();
   private readonly inFlight = new Set<{ signal: RequestSignal; done: Promise<unknown> }>();
-  private eogBias: TokenBias | null = null;
-  private readonly noBias: TokenBias;
   private tokensGenerated = 0;
-  private prefixCopies = 0;
-  private prefixTokensCopied = 0;
   private activeSequences = 0;
   private disposed = false;
   private disposing: Promise<void> | null = null;
 
-  private constructor(init: {
-    modelPath: string;
-    llama: Llama;
-    model: LlamaModel;
-    context: LlamaContext;
-    batcher: DecodeBatcher;
-  }) {
-    this.modelPath = init.modelPath;
-    this.llama = init.llama;
+  private constructor(init: { opts: LlmEngineOptions; llama: Llama; model: LlamaModel; context: LlamaContext; batcher: DecodeBatcher }) {
+    const { opts } = init;
+    this.modelPath = opts.modelPath;
     this.model = init.model;
     this.context = init.context;
     this.batcher = init.batcher;
     // The file name, as operators pick models by it (`--model`, `model list`); the GGUF's own
     // general.name is often generic or missing.
-    this.modelName = basename(init.modelPath).replace(/\.gguf$/i, "");
+    this.modelName = basename(opts.modelPath).replace(/\.gguf$/i, "");
     // The model's own template: node-llama-cpp maps it to a built-in wrapper or runs the Jinja template.
     this.chatWrapper = resolveChatWrapper(this.model);
     const slots: SequenceSlot[] = [];
     for (let i = 0; i < this.context.totalSequences; i++) {
       const sequence = this.context.getSequence();
-      slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence, chatWrapper: this.chatWrapper, autoDisposeSequence: false }) });
+      const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: this.chatWrapper, autoDisposeSequence: false });
+      slots.push({ sequence, chat, holds: null, saved: null });
     }
     this.pool = new SequencePool(slots);
-    // The turn markers this model knows as special tokens stop a reply (as the token and as plain
-    // text); the template's own end of turn is already a stop trigger. Markers of other templates
-    // are only cleaned from the final text: every extra trigger costs a little on each token.
-    this.stopTriggers = this.specialMarkers().flatMap((m) => [LlamaText(new SpecialTokensText(m)), LlamaText(m)]);
-    this.noBias = new TokenBias(this.model.tokenizer);
+    this.sampling = new SamplingControls(init.llama, this.model);
+    this.internalsReport = probeInternals(this.context, slots[0].sequence, this.sampling.noBias);
+    const kv = opts.kvSnapshots;
+    const stateApi = this.internalsReport.filter((p) => p.kind === "public").every((p) => p.available);
+    this.warm =
+      kv && stateApi
+        ? new WarmStarts(
+            new SnapshotStore(
+              kv.dir,
+              modelFingerprint({
+                modelPath: opts.modelPath,
+                contextSize: this.context.contextSize,
+                kvKeyType: String(this.context.kvCacheKeyType ?? "default"),
+                kvValueType: String(this.context.kvCacheValueType ?? "default"),
+                flashAttention: this.context.flashAttention === true,
+                runtimeVersion: JSON.stringify(init.llama.llamaCppRelease),
+              }),
+              kv.budgetBytes,
+            ),
+            this.pool,
+            { restore: kv.restore ?? "auto", minGainTokens: kv.minGainTokens ?? MIN_RESTORE_GAIN },
+          )
+        : null;
   }
 
   static async load(opts: LlmEngineOptions): Promise<LlmEngine> {
@@ -135,7 +134,7 @@ export class LlmEngine {
         failedCreationRemedy: false,
       });
       batcher.attach(context);
-      return new LlmEngine({ modelPath: opts.modelPath, llama, model, context, batcher });
+      return new LlmEngine({ opts, llama, model, context, batcher });
     } catch (err) {
       await model?.dispose().catch(() => {});
       throw err;
@@ -172,16 +171,51 @@ export class LlmEngine {
     return this.pool.keys();
   }
 
+  /** Which node-llama-cpp internals (and public state API) this engine found at load (/readyz). */
+  internals(): InternalProbe[] {
+    return this.internalsReport.map((p) => ({ ...p }));
+  }
+
   stats(): LlmEngineStats {
+    const kv = this.kvStats();
     return {
       decodeCalls: this.batcher.decodeCalls,
       tokensGenerated: this.tokensGenerated,
       activeSequences: this.activeSequences,
       queueDepth: this.pool.queueDepth,
       sequences: this.pool.size,
-      prefixCopies: this.prefixCopies,
-      prefixTokensCopied: this.prefixTokensCopied,
+      // A new conversation now starts from its mind's prefix snapshot instead of a copy of a live sequence.
+      prefixCopies: kv?.prefixRestores ?? 0,
+      prefixTokensCopied: kv?.prefixRestoredTokens ?? 0,
+      ...(kv ? { kv } : {}),
     };
+  }
+
+  /** KV snapshot counters and the store's size; null when snapshots are off. */
+  kvStats(): KvStats | null {
+    if (!this.warm) return null;
+    const store = this.warm.storeStats();
+    return { ...this.warm.counters, store: { fingerprint: this.warm.fingerprint, ...store } };
+  }
+
+  /**
+   * Evaluates a mind's static prompt (its system message) in the background on an idle sequence
+   * and saves it, so the first turn of a new player with this mind starts from it.
+   */
+  warmMind(systemPrompt: string): void {
+    const prefix = this.warm ? this.prefixes.get([{ role: "system", content: systemPrompt }], (h) => this.historyTokens(h)) : null;
+    if (prefix) this.warm!.warmPrefix(prefix.key, prefix.tokens);
+  }
+
+  /** Resolves once background KV work (saves, mind prefixes) is done. */
+  kvIdle(): Promise<void> {
+    return this.warm?.idle() ?? Promise.resolve();
+  }
+
+  /** Drops every conversation whose key matches from the sequences and the snapshot store (erasure). */
+  forgetConversations(match: (conversationKey: string) => boolean): number {
+    if (!this.warm) return 0;
+    return this.warm.forget(match);
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
@@ -197,11 +231,15 @@ export class LlmEngine {
     }
   }
 
-  /** Aborts in-flight and waiting generations (they return finishReason "abort"), then frees everything. */
+  /**
+   * Aborts in-flight and waiting generations (they return finishReason "abort"), saves every
+   * conversation's KV state not yet on disk, then frees everything.
+   */
   dispose(): Promise<void> {
     this.disposing ??= (async () => {
       for (const { signal } of this.inFlight) signal.abort("abort");
       await Promise.allSettled([...this.inFlight].map((e) => e.done));
+      await this.warm?.close().catch(() => {});
       this.disposed = true;
       await this.context.dispose();
       await this.model.dispose();
@@ -215,7 +253,9 @@ export class LlmEngine {
     const history = toChatHistory(req.messages);
     const prompt = this.historyTokens(history);
     const promptTokens = prompt.length;
-    const grammar = req.jsonSchema ? await this.grammarFor(req.jsonSchema) : undefined;
+    const prefix = this.warm ? this.prefixes.get(req.messages, (h) => this.historyTokens(h)) : null;
+    const grammar = req.jsonSchema ? await this.sampling.grammarFor(req.jsonSchema) : undefined;
+    const timings: GenerateTimings = { tokenizeMs: performance.now() - startedAt, queueMs: 0, kvSaveMs: 0, kvRestoreMs: 0, evalMs: 0, firstSampleMs: 0, warmSource: "none" };
     const stopped = (): GenerateResult => ({
       text: "",
       promptTokens,
@@ -223,59 +263,61 @@ export class LlmEngine {
       completionTokens: 0,
       finishReason: run.reason ?? "abort",
       timeToFirstTokenMs: performance.now() - startedAt,
+      timings,
     });
 
     let slot: PoolSlot<SequenceSlot>;
+    const queuedAt = performance.now();
     try {
       slot = await this.pool.acquire(req.conversationKey, run.signal);
     } catch (err) {
       if (run.reason) return stopped();
       throw err;
     }
+    timings.queueMs = performance.now() - queuedAt;
 
     const { sequence, chat } = slot.value;
     // Token accounting from what llama.cpp did, not from the text LlamaChat chose to show (it holds
     // back partial characters and partial stop triggers): every decode on this sequence is either
     // an uncached prompt token or a sampled token fed back, and every sampled token consults the
-    // token bias exactly once.
+    // token bias exactly once. Restored KV state is never metered.
     const meter = sequence.tokenMeter;
     const metered = () => meter.usedInputTokens + meter.usedOutputTokens;
-    const meteredBefore = metered();
+    let meteredBefore = metered();
     let sampled = 0;
+    let evalStartedAt = performance.now();
     let firstTokenAt: number | null = null;
+    let firstTextAt: number | null = null;
     let streamedText = false;
     const minTokens = grammar ? 0 : Math.max(0, req.minTokens ?? 0);
-    const eogBias = minTokens > 0 ? this.endOfGenerationBias() : null;
-    let donor: PoolSlot<SequenceSlot> | null = null;
-    const returnDonor = () => {
-      if (donor) this.pool.release(donor);
-      donor = null;
-    };
+    const eogBias = minTokens > 0 ? this.sampling.endOfGenerationBias() : null;
     const tokenBias = () => {
-      if (sampled++ === 0) {
-        firstTokenAt = performance.now();
-        // The prompt has been decoded, so the KV copy from the donor (done by llama.cpp at the next
-        // decode) is complete: the donor can take part in other conversations again.
-        returnDonor();
-      }
-      return eogBias && sampled <= minTokens ? eogBias : this.noBias;
+      if (sampled++ === 0) firstTokenAt = performance.now();
+      return eogBias && sampled <= minTokens ? eogBias : this.sampling.noBias;
     };
     const counts = (stopReason?: string) => {
       // The last sampled token is never fed back: it ended the generation.
       const evaluatedPromptTokens = Math.max(0, metered() - meteredBefore - Math.max(0, sampled - 1));
       const completionTokens = Math.max(0, sampled - (stopReason === "eogToken" ? 1 : 0));
       this.tokensGenerated += completionTokens;
-      return {
-        evaluatedPromptTokens,
-        completionTokens,
-        timeToFirstTokenMs: (firstTokenAt ?? performance.now()) - startedAt,
-      };
+      const end = performance.now();
+      timings.evalMs = (firstTokenAt ?? end) - evalStartedAt;
+      timings.firstSampleMs = firstTokenAt === null ? 0 : (firstTextAt ?? end) - firstTokenAt;
+      return { evaluatedPromptTokens, completionTokens, timeToFirstTokenMs: (firstTokenAt ?? end) - startedAt, timings };
     };
 
     this.activeSequences++;
-    this.batcher.begin(sequence);
+    let evaluated = 0;
     try {
-      donor = await this.adoptSharedPrefix(slot, prompt);
+      if (this.warm) {
+        const w = await this.warm.prepare(slot, req.conversationKey, prompt, prefix);
+        timings.kvSaveMs = w.saveMs;
+        timings.kvRestoreMs = w.restoreMs;
+        timings.warmSource = w.source;
+        meteredBefore = metered();
+      }
+      evalStartedAt = performance.now();
+      this.batcher.begin(sequence);
       const response = await chat.generateResponse(history, {
         signal: run.signal,
         stopOnAbortSignal: true,
@@ -283,34 +325,31 @@ export class LlmEngine {
         temperature: req.temperature ?? 0.7,
         seed: req.seed ?? randomSeed(),
         grammar,
-        customStopTriggers: grammar ? undefined : this.stopTriggers,
+        customStopTriggers: grammar ? undefined : this.sampling.stopTriggers,
         tokenBias,
-        onTextChunk: req.onToken
-          ? (chunk) => {
-              // Match the trimmed final text: no leading whitespace on the stream either.
-              const text = streamedText ? chunk : chunk.trimStart();
-              if (text === "") return;
-              streamedText = true;
-              req.onToken!(text);
-            }
-          : undefined,
+        onTextChunk: (chunk) => {
+          firstTextAt ??= performance.now();
+          if (!req.onToken) return;
+          // Match the trimmed final text: no leading whitespace on the stream either.
+          const text = streamedText ? chunk : chunk.trimStart();
+          if (text === "") return;
+          streamedText = true;
+          req.onToken(text);
+        },
       });
       const stopReason = response.metadata.stopReason;
-      return {
-        text: cleanReply(response.response),
-        promptTokens,
-        ...counts(stopReason),
-        finishReason: this.finishReason(stopReason, run),
-      };
+      const c = counts(stopReason);
+      evaluated = c.evaluatedPromptTokens;
+      return { text: cleanReply(response.response), promptTokens, ...c, finishReason: this.finishReason(stopReason, run) };
     } catch (err) {
       // Aborted before the first token (LlamaChat throws then): a result, not an error.
       if (!run.reason) throw err;
       return { ...stopped(), ...counts() };
     } finally {
-      returnDonor();
       this.batcher.end(sequence);
       this.activeSequences--;
       this.pool.release(slot);
+      this.warm?.afterTurn(slot, evaluated, (firstTokenAt ?? performance.now()) - evalStartedAt);
     }
   }
 
@@ -332,73 +371,6 @@ export class LlmEngine {
   private historyTokens(history: ChatHistoryItem[]): Token[] {
     const { contextText } = this.chatWrapper.generateContextState({ chatHistory: history });
     return contextText.tokenize(this.model.tokenizer);
-  }
-
-  /**
-   * Prompt sharing across conversations: when another idle sequence's cache starts with more of
-   * this prompt than the sequence's own (a new player talking to a mind someone else talks to:
-   * the mind's static prompt comes first), copy that sequence's KV state and keep the shared
-   * part, so only the rest is evaluated. Returns the donor, reserved until the prompt is decoded.
-   */
-  private async adoptSharedPrefix(slot: PoolSlot<SequenceSlot>, prompt: readonly Token[]): Promise<PoolSlot<SequenceSlot> | null> {
-    const { sequence } = slot.value;
-    const copy = (sequence as unknown as SequenceCopy)._copyStateFromOtherSequence;
-    if (typeof copy !== "function") return null;
-    // The last prompt token is always evaluated again (its logits start the reply).
-    const usable = (tokens: readonly Token[]) => Math.min(commonPrefixLength(tokens, prompt), prompt.length - 1);
-    const own = usable(sequence.contextTokens);
-    const best = this.pool.pinBest((s) => usable(s.value.sequence.contextTokens), own + MIN_SHARED_PREFIX_GAIN, slot);
-    if (!best) return null;
-    let copied = false;
-    try {
-      copied = await copy.call(sequence, best.slot.value.sequence, best.score);
-    } catch {
-      copied = false;
-    }
-    if (copied) {
-      this.prefixCopies++;
-      this.prefixTokensCopied += best.score;
-    } else {
-      // A half-done copy leaves the sequence's token list out of step with its cache: start clean.
-      await sequence.clearHistory();
-    }
-    return best.slot;
-  }
-
-  private grammarFor(schema: object): Promise<LlamaGrammar> {
-    const key = JSON.stringify(schema);
-    let grammar = this.grammars.get(key);
-    if (!grammar) {
-      grammar = this.llama.createGrammarForJsonSchema(schema as never) as Promise<LlamaGrammar>;
-      grammar.catch(() => this.grammars.delete(key));
-      this.grammars.set(key, grammar);
-    }
-    return grammar;
-  }
-
-  /** Role markers that are single special tokens in this model's vocab. */
-  private specialMarkers(): string[] {
-    return ROLE_MARKERS.filter((marker) => {
-      const tokens = this.model.tokenize(marker, true);
-      return tokens.length === 1 && this.model.isSpecialToken(tokens[0]);
-    });
-  }
-
-  /**
-   * Every end-of-generation token (EOS, EOT, template end markers) set to "never".
-   * `TokenBias.set` deliberately skips EOG tokens in node-llama-cpp 3.22.1, so they go straight
-   * into its bias map (the native sampler applies whatever the map holds).
-   */
-  private endOfGenerationBias(): TokenBias {
-    if (!this.eogBias) {
-      const bias = new TokenBias(this.model.tokenizer);
-      const map = (bias as unknown as { _biases?: Map<number, number> })._biases;
-      const never = (token: Token) => (map ? map.set(token, -Infinity) : bias.set(token, "never"));
-      for (const token of this.model.iterateAllTokens()) if (this.model.isEogToken(token)) never(token);
-      for (const marker of this.specialMarkers()) never(this.model.tokenize(marker, true)[0]);
-      this.eogBias = bias;
-    }
-    return this.eogBias;
   }
 }
 

@@ -41,6 +41,11 @@ export class SequencePool<T> {
     return this.waiters.length;
   }
 
+  /** Every sequence (read-only use: background work inspects what each holds). */
+  slotsView(): readonly PoolSlot<T>[] {
+    return this.slots;
+  }
+
   /** The key each sequence currently caches, by sequence index. */
   keys(): (string | null)[] {
     return this.slots.map((s) => s.key);
@@ -94,6 +99,40 @@ export class SequencePool<T> {
     }
     if (best) best.slot.busy = true;
     return best;
+  }
+
+  /**
+   * Reserves this idle sequence for background work on what it holds (saving its KV state) without
+   * changing its owner or recency. False when it is busy or somebody is waiting for a sequence.
+   */
+  pin(slot: PoolSlot<T>): boolean {
+    if (slot.busy || this.waiters.length > 0) return false;
+    slot.busy = true;
+    return true;
+  }
+
+  /** Ends a `pin` (or a `takeIdle`): recency unchanged. */
+  unpin(slot: PoolSlot<T>): void {
+    slot.busy = false;
+    this.pump();
+  }
+
+  /**
+   * Background work that needs a sequence of its own (evaluating a mind's prompt): an unused idle
+   * sequence, else the least recently used idle one accepted by `ok`; never while anyone waits.
+   */
+  takeIdle(ok: (slot: PoolSlot<T>) => boolean): PoolSlot<T> | null {
+    if (this.waiters.length > 0) return null;
+    const idle = this.slots.filter((s) => !s.busy).sort((a, b) => a.lastUsed - b.lastUsed);
+    const slot = idle.find((s) => s.key === null) ?? idle.find(ok) ?? null;
+    if (slot) slot.busy = true;
+    return slot;
+  }
+
+  /** The sequence no longer belongs to a conversation; it is the first a newcomer gets. */
+  disown(slot: PoolSlot<T>): void {
+    slot.key = null;
+    slot.lastUsed = 0;
   }
 
   /** Rejects every waiting request (shutdown). */

@@ -44,6 +44,38 @@ export interface GenerateResult {
   finishReason: FinishReason;
   /** From the call to the first generated token, including any wait for a free sequence. */
   timeToFirstTokenMs: number;
+  /** Where the time to the first token went (Server-Timing). */
+  timings?: GenerateTimings;
+}
+
+/** The parts of a generation's time to its first token, in ms. */
+export interface GenerateTimings {
+  /** Rendering the chat template and tokenizing the prompt (and the mind's static prefix). */
+  tokenizeMs: number;
+  /** Waiting for a free sequence. */
+  queueMs: number;
+  /** Saving the evicted conversation's KV state when its background save had not happened yet. */
+  kvSaveMs: number;
+  /** Finding and loading a KV snapshot (conversation or mind prefix). */
+  kvRestoreMs: number;
+  /** Evaluating the prompt's new tokens (node-llama-cpp's own template pass included) up to the first sample. */
+  evalMs: number;
+  /** Sampling the first token until its text was handed on. */
+  firstSampleMs: number;
+  /** Where the reused prompt tokens came from. */
+  warmSource: "resident" | "conversation" | "prefix" | "none";
+}
+
+/** KV snapshots on disk (kv/WarmStarts.ts). */
+export interface KvSnapshotOptions {
+  /** Root folder (data/kv); each model fingerprint gets its own folder under it. */
+  dir: string;
+  /** Disk budget for all snapshots, in bytes; least recently used ones are deleted beyond it. */
+  budgetBytes: number;
+  /** "auto" (default): restore only when estimated cheaper than evaluating; "always" (tests). */
+  restore?: "auto" | "always";
+  /** Fewest prompt tokens a restore must save (default 16). */
+  minGainTokens?: number;
 }
 
 export interface LlmEngineOptions {
@@ -63,6 +95,8 @@ export interface LlmEngineOptions {
   flashAttention?: boolean;
   /** llama.cpp log level (default "warn"). */
   logLevel?: "error" | "warn" | "info" | "debug";
+  /** KV snapshots of conversations and mind prefixes (off when absent). */
+  kvSnapshots?: KvSnapshotOptions | null;
 }
 
 export interface LlmEngineStats {
@@ -80,4 +114,24 @@ export interface LlmEngineStats {
   prefixCopies: number;
   /** Prompt tokens those copies saved from being evaluated again. */
   prefixTokensCopied: number;
+  /** KV snapshot activity and the store's size (absent when snapshots are off). */
+  kv?: KvStats;
+}
+
+export interface KvStats {
+  lookups: number;
+  restores: number;
+  prefixRestores: number;
+  prefixRestoredTokens: number;
+  restoredTokens: number;
+  restoreMsTotal: number;
+  restoreFailures: number;
+  skippedCheaper: number;
+  saves: number;
+  evictionSaves: number;
+  prefixSaves: number;
+  saveFailures: number;
+  savedBytes: number;
+  saveMsTotal: number;
+  store: { fingerprint: string; files: number; bytes: number; budgetBytes: number; writable: boolean; refused: number; evictedByBudget: number };
 }

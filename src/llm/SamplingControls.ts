@@ -1,0 +1,58 @@
+import { LlamaText, SpecialTokensText, TokenBias, type Llama, type LlamaGrammar, type LlamaModel, type Token } from "node-llama-cpp";
+import { ROLE_MARKERS } from "./cleanReply.ts";
+import { biasMapOf } from "./internals.ts";
+
+/** What steers sampling: stop triggers, token biases, JSON grammars (one set per model). */
+export class SamplingControls {
+  /** Turn markers this model knows as special tokens, as the token and as plain text. */
+  readonly stopTriggers: LlamaText[];
+  readonly noBias: TokenBias;
+  private eogBias: TokenBias | null = null;
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+
+  constructor(
+    private readonly llama: Llama,
+    private readonly model: LlamaModel,
+  ) {
+    // The template's own end of turn is already a stop trigger. Markers of other templates are only
+    // cleaned from the final text: every extra trigger costs a little on each token.
+    this.stopTriggers = this.specialMarkers().flatMap((m) => [LlamaText(new SpecialTokensText(m)), LlamaText(m)]);
+    this.noBias = new TokenBias(model.tokenizer);
+  }
+
+  grammarFor(schema: object): Promise<LlamaGrammar> {
+    const key = JSON.stringify(schema);
+    let grammar = this.grammars.get(key);
+    if (!grammar) {
+      grammar = this.llama.createGrammarForJsonSchema(schema as never) as Promise<LlamaGrammar>;
+      grammar.catch(() => this.grammars.delete(key));
+      this.grammars.set(key, grammar);
+    }
+    return grammar;
+  }
+
+  /**
+   * Every end-of-generation token (EOS, EOT, template end markers) set to "never".
+   * `TokenBias.set` deliberately skips EOG tokens in node-llama-cpp 3.22.1, so they go straight
+   * into its bias map (internals.ts; the native sampler applies whatever the map holds).
+   */
+  endOfGenerationBias(): TokenBias {
+    if (!this.eogBias) {
+      const bias = new TokenBias(this.model.tokenizer);
+      const map = biasMapOf(bias);
+      const never = (token: Token) => (map ? map.set(token, -Infinity) : bias.set(token, "never"));
+      for (const token of this.model.iterateAllTokens()) if (this.model.isEogToken(token)) never(token);
+      for (const marker of this.specialMarkers()) never(this.model.tokenize(marker, true)[0]);
+      this.eogBias = bias;
+    }
+    return this.eogBias;
+  }
+
+  /** Role markers that are single special tokens in this model's vocab. */
+  private specialMarkers(): string[] {
+    return ROLE_MARKERS.filter((marker) => {
+      const tokens = this.model.tokenize(marker, true);
+      return tokens.length === 1 && this.model.isSpecialToken(tokens[0]);
+    });
+  }
+}

@@ -1,0 +1,247 @@
+import { mkdirSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { readHeader, readMeta, stateMatches, writeMeta, type SnapshotHeader, type SnapshotKind, type SnapshotMeta } from "./snapshotFile.ts";
+
+interface Entry {
+  dir: string;
+  id: string;
+  bytes: number;
+  lastUsed: number;
+}
+
+export interface SnapshotStoreStats {
+  files: number;
+  bytes: number;
+  budgetBytes: number;
+  writable: boolean;
+  refused: number;
+  evictedByBudget: number;
+}
+
+/** How long saving stays off after the disk said full or read-only. */
+const UNWRITABLE_BACKOFF_MS = 60_000;
+const DISK_FULL = new Set(["ENOSPC", "EROFS", "EACCES", "EPERM", "EDQUOT"]);
+
+/**
+ * KV snapshots on disk: `<root>/<model fingerprint>/<id>.state|.meta` (snapshotFile.ts), one
+ * directory per fingerprint so a state never crosses models, context sizes or KV layouts.
+ * The byte budget spans every fingerprint: least recently used snapshots go first, which is
+ * how an old model's snapshots leave. A full or read-only disk turns saving off for a while
+ * (the turn is never delayed or failed by it).
+ */
+export class SnapshotStore {
+  readonly dir: string;
+  private readonly entries = new Map<string, Entry>();
+  private unwritableUntil = 0;
+  private refused = 0;
+  private evictedByBudget = 0;
+
+  constructor(
+    readonly root: string,
+    readonly fingerprint: string,
+    readonly budgetBytes: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.dir = join(root, fingerprint);
+    try {
+      mkdirSync(this.dir, { recursive: true });
+    } catch {
+      this.unwritableUntil = Number.POSITIVE_INFINITY;
+    }
+    this.scan();
+  }
+
+  /** A file name for a key: no player id ever appears in a path. */
+  static id(kind: SnapshotKind, key: string): string {
+    return createHash("sha256").update(`${kind}\0${key}`).digest("hex").slice(0, 32);
+  }
+
+  get writable(): boolean {
+    return this.now() >= this.unwritableUntil;
+  }
+
+  stats(): SnapshotStoreStats {
+    let bytes = 0;
+    for (const e of this.entries.values()) bytes += e.bytes;
+    return { files: this.entries.size, bytes, budgetBytes: this.budgetBytes, writable: this.writable, refused: this.refused, evictedByBudget: this.evictedByBudget };
+  }
+
+  /**
+   * The snapshot of `key` made by this model, checked (header, token list, fingerprint), or null.
+   * A snapshot that fails a check is deleted: it can never become valid.
+   */
+  async lookup(kind: SnapshotKind, key: string): Promise<SnapshotMeta | null> {
+    const id = SnapshotStore.id(kind, key);
+    const entry = this.entries.get(this.entryKey(this.dir, id)) ?? this.adopt(this.dir, id);
+    if (!entry) return null;
+    const meta = await readMeta(join(this.dir, `${id}.meta`));
+    if (!meta || meta.fingerprint !== this.fingerprint || meta.kind !== kind || meta.key !== key) {
+      this.refuse(entry);
+      return null;
+    }
+    return meta;
+  }
+
+  /**
+   * Hands the state file to `load` only when it is exactly what the meta vouches for; refuses
+   * (and deletes) it otherwise. Returns false when refused.
+   */
+  async load(meta: SnapshotMeta, load: (statePath: string) => Promise<void>): Promise<boolean> {
+    const id = SnapshotStore.id(meta.kind, meta.key);
+    const entry = this.entries.get(this.entryKey(this.dir, id));
+    const statePath = join(this.dir, `${id}.state`);
+    if (!entry || !(await stateMatches(statePath, meta))) {
+      if (entry) this.refuse(entry);
+      return false;
+    }
+    await load(statePath);
+    this.touch(entry);
+    return true;
+  }
+
+  /**
+   * Saves a snapshot: `write` puts llama.cpp's state at the given path, then the meta vouches for it.
+   * Null when skipped (disk full or read-only) or failed; never throws.
+   */
+  async save(kind: SnapshotKind, key: string, tokens: readonly number[], write: (statePath: string) => Promise<void>): Promise<SnapshotMeta | null> {
+    if (!this.writable) return null;
+    const id = SnapshotStore.id(kind, key);
+    const metaPath = join(this.dir, `${id}.meta`);
+    const statePath = join(this.dir, `${id}.state`);
+    const tmpState = `${statePath}.tmp`;
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      await write(tmpState);
+      // Nothing vouches for the old state while the new one replaces it.
+      await rm(metaPath, { force: true });
+      await rename(tmpState, statePath);
+      const meta = await writeMeta(metaPath, statePath, { fingerprint: this.fingerprint, kind, key, savedAt: this.now() }, tokens);
+      this.entries.set(this.entryKey(this.dir, id), { dir: this.dir, id, bytes: fileBytes(metaPath) + meta.stateBytes, lastUsed: this.now() });
+      this.enforceBudget(this.entryKey(this.dir, id));
+      return this.entries.has(this.entryKey(this.dir, id)) ? meta : null;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code && DISK_FULL.has(code)) this.unwritableUntil = this.now() + UNWRITABLE_BACKOFF_MS;
+      this.removeFiles(this.dir, id);
+      this.entries.delete(this.entryKey(this.dir, id));
+      await rm(tmpState, { force: true }).catch(() => {});
+      return null;
+    }
+  }
+
+  /** Deletes every snapshot (any fingerprint) whose header matches; returns how many. */
+  deleteWhere(match: (header: SnapshotHeader) => boolean): number {
+    let n = 0;
+    for (const [k, e] of [...this.entries]) {
+      const header = readHeader(join(e.dir, `${e.id}.meta`));
+      if (header && !match(header)) continue;
+      // an unreadable meta is garbage anyway
+      this.removeFiles(e.dir, e.id);
+      this.entries.delete(k);
+      if (header) n++;
+    }
+    return n;
+  }
+
+  /** Deletes one snapshot of this fingerprint. */
+  delete(kind: SnapshotKind, key: string): void {
+    const id = SnapshotStore.id(kind, key);
+    this.removeFiles(this.dir, id);
+    this.entries.delete(this.entryKey(this.dir, id));
+  }
+
+  private refuse(entry: Entry): void {
+    this.refused++;
+    this.removeFiles(entry.dir, entry.id);
+    this.entries.delete(this.entryKey(entry.dir, entry.id));
+  }
+
+  private touch(entry: Entry): void {
+    entry.lastUsed = this.now();
+    try {
+      const t = new Date(entry.lastUsed);
+      utimesSync(join(entry.dir, `${entry.id}.meta`), t, t);
+    } catch {
+      // recency survives a restart only as a hint
+    }
+  }
+
+  /** Least recently used first until the total fits; `keep` (the one just saved) goes last. */
+  private enforceBudget(keep: string): void {
+    let total = 0;
+    for (const e of this.entries.values()) total += e.bytes;
+    if (total <= this.budgetBytes) return;
+    const byAge = [...this.entries].sort(([ka, a], [kb, b]) => (ka === keep ? 1 : kb === keep ? -1 : a.lastUsed - b.lastUsed));
+    for (const [k, e] of byAge) {
+      if (total <= this.budgetBytes) break;
+      this.removeFiles(e.dir, e.id);
+      this.entries.delete(k);
+      total -= e.bytes;
+      this.evictedByBudget++;
+    }
+  }
+
+  /** Indexes what is on disk (every fingerprint) and clears leftovers of interrupted saves. */
+  private scan(): void {
+    let dirs: string[];
+    try {
+      dirs = readdirSync(this.root);
+    } catch {
+      return;
+    }
+    for (const name of dirs) {
+      const dir = join(this.root, name);
+      let files: string[];
+      try {
+        if (!statSync(dir).isDirectory()) continue;
+        files = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      const metas = new Set(files.filter((f) => f.endsWith(".meta")).map((f) => f.slice(0, -5)));
+      for (const f of files) {
+        const id = f.replace(/\.(meta|state)(\.tmp)?$/, "");
+        const orphan = f.endsWith(".tmp") || (f.endsWith(".state") && !metas.has(id));
+        if (orphan) rmSync(join(dir, f), { force: true });
+      }
+      for (const id of metas) if (!this.adopt(dir, id)) this.removeFiles(dir, id);
+    }
+  }
+
+  /** Indexes a snapshot found on disk (at start, or written by another process since). */
+  private adopt(dir: string, id: string): Entry | null {
+    try {
+      const meta = statSync(join(dir, `${id}.meta`));
+      const state = statSync(join(dir, `${id}.state`));
+      const entry = { dir, id, bytes: meta.size + state.size, lastUsed: meta.mtimeMs };
+      this.entries.set(this.entryKey(dir, id), entry);
+      return entry;
+    } catch {
+      return null;
+    }
+  }
+
+  private removeFiles(dir: string, id: string): void {
+    for (const ext of [".meta", ".state"]) {
+      try {
+        rmSync(join(dir, `${id}${ext}`), { force: true });
+      } catch {
+        // a read-only disk keeps it; the index forgets it
+      }
+    }
+  }
+
+  private entryKey(dir: string, id: string): string {
+    return `${dir}\0${id}`;
+  }
+}
+
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

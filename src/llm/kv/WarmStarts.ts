@@ -1,0 +1,269 @@
+import type { LlamaContextSequence, Token } from "node-llama-cpp";
+import { commonPrefixLength } from "../commonPrefix.ts";
+import type { PoolSlot, SequencePool } from "../SequencePool.ts";
+import type { SnapshotMeta } from "./snapshotFile.ts";
+import type { SnapshotStore } from "./SnapshotStore.ts";
+import { KvCounters, RestoreCostModel } from "./kvCounters.ts";
+
+/** What the engine keeps per sequence for warm starts. */
+export interface WarmSlot {
+  sequence: LlamaContextSequence;
+  /** The conversation whose KV state the sequence holds (null: none, or a mind prefix only). */
+  holds: string | null;
+  /** What the last snapshot of `holds` contained (to skip saving an unchanged state). */
+  saved: { key: string; tokens: readonly number[] } | null;
+}
+
+export interface WarmStartOptions {
+  /** "auto": restore only when it beats evaluating; "always": whenever it saves tokens (tests). */
+  restore: "auto" | "always";
+  /** Fewest tokens a restore must save (a tiny prompt is cheaper to evaluate). */
+  minGainTokens: number;
+}
+
+export interface WarmStartResult {
+  /** Prompt tokens the sequence held before evaluation (its own cache or a restored snapshot). */
+  reusedTokens: number;
+  restoreMs: number;
+  saveMs: number;
+  source: "resident" | "conversation" | "prefix" | "none";
+}
+
+/**
+ * Conversation and mind-prefix KV snapshots around the engine's sequences:
+ * - a conversation's state is saved in the background after each turn (so evicting it later costs
+ *   nothing), on eviction if still unsaved, and at shutdown;
+ * - a conversation that is not resident is restored from its snapshot, or from its mind's prefix
+ *   snapshot, into the sequence it was given, when that beats evaluating the same tokens;
+ * - a mind's static prompt is evaluated once on an idle sequence and saved as a prefix snapshot.
+ */
+export class WarmStarts<S extends WarmSlot = WarmSlot> {
+  readonly counters = new KvCounters();
+  private readonly cost = new RestoreCostModel();
+  private readonly background = new Set<Promise<unknown>>();
+  /** Keys erased while a save of theirs may be running: that save is deleted again. */
+  private readonly forgotten = new Set<string>();
+  /** Prefix keys whose snapshot is being made. */
+  private readonly warming = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly pool: SequencePool<S>,
+    private readonly options: WarmStartOptions,
+  ) {}
+
+  get estimates(): RestoreCostModel {
+    return this.cost;
+  }
+
+  get fingerprint(): string {
+    return this.store.fingerprint;
+  }
+
+  storeStats() {
+    return this.store.stats();
+  }
+
+  /**
+   * Before a turn, on the request path: saves an evicted conversation still unsaved, then restores
+   * this conversation's snapshot (or its mind's prefix) when that beats evaluating.
+   */
+  async prepare(slot: PoolSlot<S>, key: string, prompt: readonly Token[], prefix: { key: string; tokens: readonly Token[] } | null): Promise<WarmStartResult> {
+    const w = slot.value;
+    this.forgotten.delete(key);
+    const wasHolding = w.holds === key;
+    let saveMs = 0;
+    if (w.holds !== key) {
+      if (w.holds !== null && this.dirty(w)) {
+        const t0 = performance.now();
+        await this.save(w, w.holds);
+        saveMs = performance.now() - t0;
+        this.counters.evictionSaves++;
+      }
+      w.holds = key;
+      w.saved = w.saved?.key === key ? w.saved : null;
+    }
+    const usable = (tokens: readonly number[]) => Math.min(commonPrefixLength(tokens, prompt), prompt.length - 1);
+    const own = usable(w.sequence.contextTokens);
+    const resident = wasHolding && own > 0;
+    if (own >= prompt.length - 1) return { reusedTokens: own, restoreMs: 0, saveMs, source: "resident" };
+
+    const candidates: SnapshotMeta[] = [];
+    const conversation = await this.store.lookup("conversation", key);
+    if (conversation) candidates.push(conversation);
+    if (prefix) {
+      const mind = await this.store.lookup("prefix", prefix.key);
+      if (mind) candidates.push(mind);
+      else this.warmPrefix(prefix.key, prefix.tokens);
+    }
+    this.counters.lookups++;
+    let best: { meta: SnapshotMeta; gain: number; reach: number } | null = null;
+    for (const meta of candidates) {
+      const reach = usable(meta.tokens);
+      const gain = reach - own;
+      if (!best || gain > best.gain) best = { meta, gain, reach };
+    }
+    const worth =
+      best &&
+      best.gain >= this.options.minGainTokens &&
+      (this.options.restore === "always" || this.cost.restoreMs(best.meta.stateBytes) < this.cost.evalMs(best.gain));
+    if (!best || !worth) {
+      if (best) this.counters.skippedCheaper++;
+      return { reusedTokens: own, restoreMs: 0, saveMs, source: resident ? "resident" : "none" };
+    }
+    const t0 = performance.now();
+    const ok = await this.restore(w, best.meta);
+    const restoreMs = performance.now() - t0;
+    if (!ok) return { reusedTokens: usable(w.sequence.contextTokens), restoreMs, saveMs, source: "none" };
+    this.cost.observeRestore(best.meta.stateBytes, restoreMs);
+    this.counters.restores++;
+    this.counters.restoredTokens += best.reach;
+    this.counters.restoreMsTotal += restoreMs;
+    if (best.meta.kind === "prefix") {
+      this.counters.prefixRestores++;
+      this.counters.prefixRestoredTokens += best.reach;
+    }
+    if (best.meta.kind === "conversation") w.saved = { key, tokens: best.meta.tokens };
+    return { reusedTokens: best.reach, restoreMs, saveMs, source: best.meta.kind };
+  }
+
+  /** After a turn (the slot is released): save its state in the background. */
+  afterTurn(slot: PoolSlot<S>, evaluatedTokens: number, evalMs: number): void {
+    this.cost.observeEval(evaluatedTokens, evalMs);
+    this.spawn(async () => {
+      await Promise.resolve();
+      const w = slot.value;
+      if (this.closed || w.holds === null || !this.dirty(w) || !this.pool.pin(slot)) return;
+      try {
+        if (w.holds !== null && this.dirty(w)) await this.save(w, w.holds);
+      } finally {
+        this.pool.unpin(slot);
+      }
+    });
+  }
+
+  /** Evaluates a mind's static prompt on an idle sequence and saves it as a prefix snapshot (background). */
+  warmPrefix(key: string, tokens: readonly Token[]): void {
+    if (this.closed || !this.store.writable || tokens.length < this.options.minGainTokens || this.warming.has(key)) return;
+    this.warming.add(key);
+    this.spawn(async () => {
+      for (let attempt = 0; attempt < 20 && !this.closed; attempt++) {
+        const slot = this.pool.takeIdle((s) => !this.dirty(s.value));
+        if (!slot) {
+          await Bun.sleep(250 * (attempt + 1));
+          continue;
+        }
+        try {
+          await this.evaluatePrefix(slot, key, tokens);
+        } finally {
+          this.pool.unpin(slot);
+        }
+        break;
+      }
+      this.warming.delete(key); // done, or never found a sequence: the next newcomer of this mind asks again
+    });
+  }
+
+  /** Erases a conversation's state everywhere: resident sequences, pending saves, snapshots on disk. */
+  forget(match: (key: string) => boolean): number {
+    for (const slot of this.pool.slotsView()) {
+      const w = slot.value;
+      if (w.holds === null || !match(w.holds)) continue;
+      this.forgotten.add(w.holds);
+      if (!slot.busy) {
+        w.holds = null;
+        w.saved = null;
+        this.pool.disown(slot);
+        void w.sequence.clearHistory().catch(() => {});
+      }
+    }
+    return this.store.deleteWhere((h) => h.kind === "conversation" && match(h.key));
+  }
+
+  /** Resolves when no background save or prefix evaluation is running (tests, benches). */
+  async idle(): Promise<void> {
+    while (this.background.size) await Promise.allSettled([...this.background]);
+  }
+
+  /** Shutdown: background work finishes, then every unsaved conversation is saved. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.background.size) await Promise.allSettled([...this.background]);
+    for (const slot of this.pool.slotsView()) {
+      const w = slot.value;
+      if (w.holds !== null && this.dirty(w)) await this.save(w, w.holds);
+    }
+  }
+
+  private dirty(w: WarmSlot): boolean {
+    if (w.holds === null || w.sequence.contextTokens.length === 0) return false;
+    if (w.saved?.key !== w.holds) return true;
+    const now = w.sequence.contextTokens;
+    return now.length !== w.saved.tokens.length || commonPrefixLength(now, w.saved.tokens) !== now.length;
+  }
+
+  private async save(w: WarmSlot, key: string): Promise<void> {
+    const tokens = [...w.sequence.contextTokens];
+    const t0 = performance.now();
+    const meta = await this.store.save("conversation", key, tokens, async (path) => {
+      await w.sequence.saveStateToFile(path);
+    });
+    if (!meta) {
+      this.counters.saveFailures++;
+      return;
+    }
+    if (this.forgotten.has(key)) {
+      this.store.delete("conversation", key);
+      return;
+    }
+    this.counters.saves++;
+    this.counters.savedBytes += meta.stateBytes;
+    this.counters.saveMsTotal += performance.now() - t0;
+    if (w.holds === key) w.saved = { key, tokens };
+  }
+
+  private async restore(w: WarmSlot, meta: SnapshotMeta): Promise<boolean> {
+    let loaded = false;
+    try {
+      loaded = await this.store.load(meta, (path) => w.sequence.loadStateFromFile(path, { acceptRisk: true }));
+    } catch {
+      loaded = false;
+      this.store.delete(meta.kind, meta.key);
+    }
+    const tokens = w.sequence.contextTokens;
+    if (loaded && tokens.length === meta.tokens.length && commonPrefixLength(tokens, meta.tokens) === tokens.length) return true;
+    this.counters.restoreFailures++;
+    // A half-done load leaves the sequence's token list out of step with its cache: start clean.
+    await w.sequence.clearHistory().catch(() => {});
+    return false;
+  }
+
+  private async evaluatePrefix(slot: PoolSlot<S>, key: string, tokens: readonly Token[]): Promise<void> {
+    const w = slot.value;
+    const seq = w.sequence;
+    if (w.holds !== null && this.dirty(w)) await this.save(w, w.holds);
+    const t0 = performance.now();
+    const keep = commonPrefixLength(seq.contextTokens, tokens);
+    if (keep < seq.contextTokens.length) await seq.eraseContextTokenRanges([{ start: keep, end: seq.contextTokens.length }]);
+    if (keep < tokens.length) await seq.evaluateWithoutGeneratingNewTokens(tokens.slice(keep) as Token[]);
+    this.cost.observeEval(tokens.length - keep, performance.now() - t0);
+    // The sequence now holds only the mind's prompt: the next newcomer gets it as it is.
+    w.holds = null;
+    w.saved = null;
+    this.pool.disown(slot);
+    const meta = await this.store.save("prefix", key, [...seq.contextTokens], async (path) => {
+      await seq.saveStateToFile(path);
+    });
+    if (meta) {
+      this.counters.prefixSaves++;
+      this.counters.savedBytes += meta.stateBytes;
+    }
+  }
+
+  private spawn(task: () => Promise<void>): void {
+    const p = task().catch(() => {});
+    this.background.add(p);
+    void p.finally(() => this.background.delete(p));
+  }
+}
