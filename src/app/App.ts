@@ -28,6 +28,8 @@ import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 import { nativeInfo } from "../runtime/native.ts";
 import { interactIdleSeconds, isInteractPath } from "./idleTimeouts.ts";
+import { kvSnapshotOptions, llmReadiness } from "../llm/kv/kvConfig.ts";
+import { warmKnownMinds } from "../npc/warmMinds.ts";
 
 /** What /healthz and /readyz say about generation. */
 export interface ModelStatus {
@@ -51,6 +53,7 @@ async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine 
       parallel: config.parallel,
       contextSize: config.contextSize,
       flashAttention: config.flashAttention === "auto" ? undefined : config.flashAttention === "on",
+      kvSnapshots: kvSnapshotOptions(config),
     });
     log.info("model loaded", { path, ms: Math.round(performance.now() - t0), threads: config.threads, parallel: config.parallel });
     return { llm, status: { state: "loaded", path, error: null } };
@@ -161,6 +164,8 @@ export class App {
     const app = await App.create(config, opts);
     app.scheduler.start();
     app.listen();
+    // Minds' static prompts evaluated in the background (KV prefix snapshots): new players start warm.
+    if (app.ctx.llm) warmKnownMinds(app.ctx, app.ctx.llm);
     return app;
   }
 
@@ -203,6 +208,7 @@ export class App {
       model,
       embedder: this.ctx.vectors.embedderId,
       native: { source, extracted, extractReason, prepareMs },
+      llm: llmReadiness(this.ctx.llm),
     };
   }
 

@@ -40,6 +40,10 @@ export interface Config {
   generationTimeoutMs: number;
   /** llama.cpp flash attention: auto (on where the model supports it), on, off */
   flashAttention: "auto" | "on" | "off";
+  /** KV snapshots of conversations and mind prompts on disk under dataDir/kv: on or off */
+  kvSnapshots: "on" | "off";
+  /** disk budget of those snapshots, in MB (least recently used deleted beyond it) */
+  kvDiskBudgetMb: number;
   /** seconds a connection may stay silent before the HTTP server closes it (interactions get their generation budget) */
   idleTimeoutSeconds: number;
   /** monthly allotment of a new team's default plan, in credits */
@@ -69,6 +73,8 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "generationTimeoutMs", env: "LOREHOLD_GENERATION_TIMEOUT_MS", kind: "int" },
   { key: "idleTimeoutSeconds", env: "LOREHOLD_IDLE_TIMEOUT_SECONDS", kind: "int" },
   { key: "flashAttention", env: "LOREHOLD_FLASH_ATTENTION", kind: "string" },
+  { key: "kvSnapshots", env: "LOREHOLD_KV_SNAPSHOTS", kind: "string" },
+  { key: "kvDiskBudgetMb", env: "LOREHOLD_KV_DISK_BUDGET_MB", kind: "int" },
   { key: "defaultMonthlyCredits", env: "LOREHOLD_DEFAULT_MONTHLY_CREDITS", kind: "int" },
   { key: "logLevel", env: "LOREHOLD_LOG_LEVEL", kind: "string" },
 ];
@@ -91,6 +97,8 @@ export function defaultConfig(): Config {
     generationTimeoutMs: 60_000,
     idleTimeoutSeconds: 10,
     flashAttention: "auto",
+    kvSnapshots: "on",
+    kvDiskBudgetMb: 4096,
     defaultMonthlyCredits: 10_000,
     prices: { ...DEFAULT_PRICES },
     logLevel: "info",
@@ -160,6 +168,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.port > 65535) throw new ConfigError("port must be at most 65535");
   if (cfg.idleTimeoutSeconds < 1 || cfg.idleTimeoutSeconds > 255) throw new ConfigError("idleTimeoutSeconds must be from 1 to 255");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");
+  if (!["on", "off"].includes(cfg.kvSnapshots)) throw new ConfigError("kvSnapshots must be on or off");
   if (!["debug", "info", "warn", "error", "silent"].includes(cfg.logLevel)) {
     throw new ConfigError(`logLevel must be one of debug, info, warn, error, silent`);
   }
@@ -174,5 +183,6 @@ export function dataPaths(cfg: Pick<Config, "dataDir">) {
     db: join(cfg.dataDir, "lorehold.db"),
     lance: join(cfg.dataDir, "lance"),
     uploads: join(cfg.dataDir, "uploads"),
+    kv: join(cfg.dataDir, "kv"),
   };
 }

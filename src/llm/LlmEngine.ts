@@ -16,6 +16,7 @@ import { probeInternals, type InternalProbe } from "./internals.ts";
 import { sharedLlama } from "./llamaRuntime.ts";
 import { RequestSignal } from "./RequestSignal.ts";
 import { SamplingControls } from "./SamplingControls.ts";
+import { emptyTimings } from "./serverTiming.ts";
 import { SequencePool, type PoolSlot } from "./SequencePool.ts";
 import { TokenCountCache } from "./TokenCountCache.ts";
 import { StaticPrefixes } from "./staticPrefix.ts";
@@ -214,8 +215,13 @@ export class LlmEngine {
 
   /** Drops every conversation whose key matches from the sequences and the snapshot store (erasure). */
   forgetConversations(match: (conversationKey: string) => boolean): number {
-    if (!this.warm) return 0;
-    return this.warm.forget(match);
+    if (this.warm) return this.warm.forget(match);
+    for (const slot of this.pool.slotsView()) {
+      if (slot.key === null || slot.busy || !match(slot.key)) continue;
+      this.pool.disown(slot);
+      void slot.value.sequence.clearHistory().catch(() => {});
+    }
+    return 0;
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
@@ -255,7 +261,7 @@ export class LlmEngine {
     const promptTokens = prompt.length;
     const prefix = this.warm ? this.prefixes.get(req.messages, (h) => this.historyTokens(h)) : null;
     const grammar = req.jsonSchema ? await this.sampling.grammarFor(req.jsonSchema) : undefined;
-    const timings: GenerateTimings = { tokenizeMs: performance.now() - startedAt, queueMs: 0, kvSaveMs: 0, kvRestoreMs: 0, evalMs: 0, firstSampleMs: 0, warmSource: "none" };
+    const timings: GenerateTimings = Object.assign(req.timings ?? emptyTimings(), emptyTimings(), { tokenizeMs: performance.now() - startedAt });
     const stopped = (): GenerateResult => ({
       text: "",
       promptTokens,
@@ -328,7 +334,11 @@ export class LlmEngine {
         customStopTriggers: grammar ? undefined : this.sampling.stopTriggers,
         tokenBias,
         onTextChunk: (chunk) => {
-          firstTextAt ??= performance.now();
+          if (firstTextAt === null) {
+            firstTextAt = performance.now();
+            timings.evalMs = (firstTokenAt ?? firstTextAt) - evalStartedAt;
+            timings.firstSampleMs = firstTextAt - (firstTokenAt ?? firstTextAt);
+          }
           if (!req.onToken) return;
           // Match the trimmed final text: no leading whitespace on the stream either.
           const text = streamedText ? chunk : chunk.trimStart();

@@ -29,6 +29,8 @@ export interface GenerateRequest {
   minTokens?: number;
   /** Sampling seed, for reproducible output (default: random). */
   seed?: number;
+  /** Filled in as the generation proceeds: its first-token parts are final when `onToken` first fires. */
+  timings?: GenerateTimings;
 }
 
 export type FinishReason = "stop" | "length" | "abort" | "timeout";

@@ -15,6 +15,7 @@ import { summariseSession } from "./memory/summariseSession.ts";
 import { storeMemories } from "./memory/storeMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import { emptyTimings, type InteractTiming } from "../llm/serverTiming.ts";
 
 export interface InteractDeps extends AppContext {
   limiter: RateLimiter;
@@ -38,7 +39,7 @@ export interface InteractOptions {
   /** streamed reply pieces (SSE) */
   onToken?: (text: string) => void;
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
-  timing?: { generateMs: number };
+  timing?: InteractTiming;
 }
 
 const generationFailed = () => new ApiError(503, "Generation failed");
@@ -57,7 +58,9 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const mind = loadMindProfile(deps, project.id, req.entityMindId);
   if (mind.knowledgeTags.length === 0) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
   deps.limiter.hit(project.id, req.playerId, readRateLimits(deps, project.id));
+  const p0 = performance.now();
   const prepared = await prepareTurn(deps, project.id, req, mind);
+  if (opts.timing) opts.timing.prepareMs = performance.now() - p0;
 
   const llm = deps.llm;
   if (!llm) throw generationFailed();
@@ -89,6 +92,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       timeoutMs: deps.config.generationTimeoutMs,
       onToken: opts.onToken,
       minTokens: 1,
+      timings: opts.timing ? (opts.timing.llm = emptyTimings()) : undefined,
     });
   } catch (e) {
     release(deps, hold.reservationId);

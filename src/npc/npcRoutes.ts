@@ -6,6 +6,7 @@ import { interact, type InteractDeps, type InteractResponse } from "./interactSe
 import { validateInteract } from "./validateInteract.ts";
 import { InteractBodyDoc, InteractResponseDoc } from "./interactSchemas.ts";
 import { sseEvent, wantsEventStream } from "./sse.ts";
+import { serverTimingHeader, type InteractTiming } from "../llm/serverTiming.ts";
 
 async function readJson(request: Request): Promise<unknown> {
   const text = await request.text();
@@ -30,11 +31,10 @@ export function npcRoutes(deps: InteractDeps) {
         if (wantsEventStream(request.headers.get("accept"))) return await streamInteract(deps, principal, body, request);
         const abort = new AbortController();
         request.signal?.addEventListener("abort", () => abort.abort(), { once: true });
-        const timing = { generateMs: 0 };
+        const timing: InteractTiming = { generateMs: 0 };
         const reply = await interact(deps, principal, body, { signal: abort.signal, timing });
-        // Where the time went: generation vs everything else (auth, limits, ledger, retrieval, prompt, session).
-        set.headers["server-timing"] =
-          `generate;dur=${timing.generateMs.toFixed(1)}, overhead;dur=${(performance.now() - t0 - timing.generateMs).toFixed(1)}`;
+        // Where the time went: the first token's parts, generation, everything else (auth, limits, ledger, session).
+        set.headers["server-timing"] = serverTimingHeader(timing, performance.now() - t0);
         return reply;
       } catch (e) {
         status = e instanceof ApiError ? e.status : 500;
@@ -77,16 +77,24 @@ async function streamInteract(deps: InteractDeps, principal: Parameters<typeof i
   let push: ((chunk: string) => void) | null = null;
   let firstToken!: () => void;
   const first = new Promise<void>((r) => (firstToken = r));
+  const t0 = performance.now();
+  const timing: InteractTiming = { generateMs: 0 };
+  let firstAt = 0;
   const job = interact(deps, principal, body, {
     signal: abort.signal,
+    timing,
     onToken: (text) => {
       const ev = sseEvent("token", { text });
       if (push) push(ev);
       else buffered.push(ev);
+      firstAt ||= performance.now();
       firstToken();
     },
   });
   await Promise.race([first, job]); // a failure before the first token rejects here: a JSON error
+  if (firstAt) timing.flushMs = performance.now() - firstAt;
+  // The headers leave with the first token: its parts (the generation's total is not known yet).
+  timing.generateMs = firstAt ? firstAt - t0 - (timing.prepareMs ?? 0) : timing.generateMs;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       push = (chunk) => {
@@ -114,6 +122,11 @@ async function streamInteract(deps: InteractDeps, principal: Parameters<typeof i
     },
   });
   return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" },
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      "server-timing": serverTimingHeader(timing, performance.now() - t0),
+    },
   });
 }

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { GenerateResult, LlmEngineStats } from "../llm/types.ts";
+import { registerKvMetrics } from "../llm/kv/kvMetrics.ts";
 
 /**
  * Prometheus metrics of one server (a registry per App, so tests and
@@ -57,12 +58,13 @@ export class Metrics {
     });
     new Gauge({
       name: "lorehold_llm_prefix_tokens_copied",
-      help: "Prompt tokens a new conversation took from another's KV cache instead of evaluating (shared mind prompts)",
+      help: "Prompt tokens new conversations took from their mind's prefix snapshot instead of evaluating (shared mind prompts)",
       registers,
       collect() {
         this.set(sources.llmStats()?.prefixTokensCopied ?? 0);
       },
     });
+    registerKvMetrics(this.registry, () => sources.llmStats()?.kv);
     new Gauge({
       name: "lorehold_scan_jobs",
       help: "Scan jobs by state",

@@ -1,3 +1,5 @@
+import { dataPaths } from "../../config/config.ts";
+import { forgetPlayerKv } from "../../llm/kv/forgetPlayer.ts";
 import { resolveProject } from "../../projects/projectService.ts";
 import type { ServiceContext } from "../../core/context.ts";
 import { erasePlayerRows, exportPlayerData, listMemories } from "../../npc/memory/memoryAdmin.ts";
@@ -53,6 +55,8 @@ const memoriesEraseCommand: Command = {
     const project = resolveProject(ctx, projectArg);
     // Only the server writes LanceDB: the rows go now, the vectors at the server's next memory purge.
     const r = erasePlayerRows(ctx, project.id, playerId);
+    // KV snapshots on disk go too; a running server's in-memory copy is reached only by the admin API's erase.
+    forgetPlayerKv({ kvDir: dataPaths(c.config).kv }, project.id, playerId);
     return {
       json: { playerId, memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted },
       text:

@@ -152,6 +152,15 @@ export class SnapshotStore {
     this.entries.delete(this.entryKey(this.dir, id));
   }
 
+  /** Removes this fingerprint's folder when it holds nothing (a store opened only to erase). */
+  dropIfEmpty(): void {
+    try {
+      if (readdirSync(this.dir).length === 0) rmSync(this.dir, { recursive: true, force: true });
+    } catch {
+      // nothing to drop
+    }
+  }
+
   private refuse(entry: Entry): void {
     this.refused++;
     this.removeFiles(entry.dir, entry.id);

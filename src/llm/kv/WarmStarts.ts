@@ -45,6 +45,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   private readonly forgotten = new Set<string>();
   /** Prefix keys whose snapshot is being made. */
   private readonly warming = new Set<string>();
+  private warmChain: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(
@@ -87,7 +88,14 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     const usable = (tokens: readonly number[]) => Math.min(commonPrefixLength(tokens, prompt), prompt.length - 1);
     const own = usable(w.sequence.contextTokens);
     const resident = wasHolding && own > 0;
-    if (own >= prompt.length - 1) return { reusedTokens: own, restoreMs: 0, saveMs, source: "resident" };
+    // A sequence that held another conversation of this mind, or only the mind's warmed prompt.
+    const inherited = (): WarmStartResult => {
+      if (resident || own < this.options.minGainTokens) return { reusedTokens: own, restoreMs: 0, saveMs, source: resident ? "resident" : "none" };
+      this.counters.prefixRestores++;
+      this.counters.prefixRestoredTokens += own;
+      return { reusedTokens: own, restoreMs: 0, saveMs, source: "prefix" };
+    };
+    if (own >= prompt.length - 1) return inherited();
 
     const candidates: SnapshotMeta[] = [];
     const conversation = await this.store.lookup("conversation", key);
@@ -109,8 +117,8 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       best.gain >= this.options.minGainTokens &&
       (this.options.restore === "always" || this.cost.restoreMs(best.meta.stateBytes) < this.cost.evalMs(best.gain));
     if (!best || !worth) {
-      if (best) this.counters.skippedCheaper++;
-      return { reusedTokens: own, restoreMs: 0, saveMs, source: resident ? "resident" : "none" };
+      if (best && best.gain >= this.options.minGainTokens) this.counters.skippedCheaper++;
+      return inherited();
     }
     const t0 = performance.now();
     const ok = await this.restore(w, best.meta);
@@ -143,26 +151,36 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     });
   }
 
-  /** Evaluates a mind's static prompt on an idle sequence and saves it as a prefix snapshot (background). */
+  /**
+   * Evaluates a mind's static prompt on an idle sequence and saves it as a prefix snapshot, in the
+   * background, one mind at a time; a prompt already saved by this model is left as it is.
+   */
   warmPrefix(key: string, tokens: readonly Token[]): void {
     if (this.closed || !this.store.writable || tokens.length < this.options.minGainTokens || this.warming.has(key)) return;
     this.warming.add(key);
-    this.spawn(async () => {
-      for (let attempt = 0; attempt < 20 && !this.closed; attempt++) {
-        const slot = this.pool.takeIdle((s) => !this.dirty(s.value));
-        if (!slot) {
-          await Bun.sleep(250 * (attempt + 1));
-          continue;
+    const job = this.warmChain.then(async () => {
+      try {
+        const saved = await this.store.lookup("prefix", key);
+        if (saved && saved.tokens.length === tokens.length && commonPrefixLength(saved.tokens, tokens) === tokens.length) return;
+        for (let attempt = 0; attempt < 20 && !this.closed; attempt++) {
+          const slot = this.pool.takeIdle((s) => !this.dirty(s.value));
+          if (!slot) {
+            await Bun.sleep(100 * (attempt + 1));
+            continue;
+          }
+          try {
+            await this.evaluatePrefix(slot, key, tokens);
+          } finally {
+            this.pool.unpin(slot);
+          }
+          return;
         }
-        try {
-          await this.evaluatePrefix(slot, key, tokens);
-        } finally {
-          this.pool.unpin(slot);
-        }
-        break;
+      } finally {
+        this.warming.delete(key); // done, or no sequence came free: the next newcomer of this mind asks again
       }
-      this.warming.delete(key); // done, or never found a sequence: the next newcomer of this mind asks again
     });
+    this.warmChain = job.catch(() => {});
+    this.spawn(() => job);
   }
 
   /** Erases a conversation's state everywhere: resident sequences, pending saves, snapshots on disk. */

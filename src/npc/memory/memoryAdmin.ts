@@ -1,3 +1,5 @@
+import { dataPaths } from "../../config/config.ts";
+import { forgetPlayerKv } from "../../llm/kv/forgetPlayer.ts";
 import type { AppContext } from "../../app/App.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
@@ -63,8 +65,14 @@ export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId
  * seeing them at once), then the LanceDB vectors. If the vector delete fails,
  * the tombstones stay and the purge job retries; the error is still thrown.
  */
-export async function erasePlayer(ctx: Pick<AppContext, "db" | "clock" | "vectors">, projectId: string, playerId: string): Promise<EraseResult> {
+export async function erasePlayer(
+  ctx: Pick<AppContext, "db" | "clock" | "vectors"> & Partial<Pick<AppContext, "llm" | "config">>,
+  projectId: string,
+  playerId: string,
+): Promise<EraseResult> {
   const r = erasePlayerRows(ctx, projectId, playerId);
+  // KV state too: resident sequences and snapshots on disk (src/llm/kv/forgetPlayer.ts).
+  forgetPlayerKv({ llm: ctx.llm, kvDir: ctx.config && dataPaths(ctx.config).kv }, projectId, playerId);
   if (r.memoryIds.length) await purgeErasedMemories(ctx, { only: { projectId, ids: r.memoryIds } });
   return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted };
 }
