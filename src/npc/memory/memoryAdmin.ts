@@ -1,6 +1,6 @@
 import { dataPaths } from "../../config/config.ts";
 import { forgetPlayerKv } from "../../llm/kv/forgetPlayer.ts";
-import type { AppContext } from "../../app/App.ts";
+import type { AppContext } from "../../core/context.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import { writeTx } from "../../db/openDatabase.ts";
