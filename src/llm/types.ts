@@ -126,6 +126,7 @@ export interface KvStats {
   prefixRestores: number;
   prefixRestoredTokens: number;
   restoredTokens: number;
+  restoredBytes: number;
   restoreMsTotal: number;
   restoreFailures: number;
   skippedCheaper: number;

@@ -127,6 +127,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     this.cost.observeRestore(best.meta.stateBytes, restoreMs);
     this.counters.restores++;
     this.counters.restoredTokens += best.reach;
+    this.counters.restoredBytes += best.meta.stateBytes;
     this.counters.restoreMsTotal += restoreMs;
     if (best.meta.kind === "prefix") {
       this.counters.prefixRestores++;

@@ -7,6 +7,7 @@ export class KvCounters {
   prefixRestores = 0;
   prefixRestoredTokens = 0;
   restoredTokens = 0;
+  restoredBytes = 0;
   restoreMsTotal = 0;
   restoreFailures = 0;
   /** A snapshot existed but evaluating its tokens was estimated cheaper (tiny prompts). */

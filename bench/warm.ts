@@ -1,0 +1,232 @@
+// Warm conversations (issue 14): KV snapshots on disk against conversations that stay resident and
+// against today's eviction, side by side in one run, through the server (in process, SSE).
+// Random-weight model with a real model's shape (speed only; the words are noise).
+// Usage: bun bench/warm.ts [--shape qwen0.5b|llama3.2-1b] [--type q8_0] [--threads 2] [--players 6] [--parallel 2] [--turns 5] [--new 3]
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { App } from "../src/app/App.ts";
+import { loadConfig, type Config } from "../src/config/config.ts";
+import { silentLogger } from "../src/ops/logger.ts";
+import { importPack, parsePackText } from "../src/packs/importPack.ts";
+import { createApiKey } from "../src/auth/apiKeys.ts";
+import { readMinds } from "../src/lore/minds/readMinds.ts";
+import { updateMind } from "../src/lore/minds/writeMinds.ts";
+import { setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
+import { modelShape } from "./support/modelShapes.ts";
+import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    shape: { type: "string", default: "qwen0.5b" },
+    type: { type: "string", default: "q8_0" },
+    threads: { type: "string", default: "2" },
+    players: { type: "string", default: "6" },
+    parallel: { type: "string", default: "2" },
+    turns: { type: "string", default: "5" },
+    new: { type: "string", default: "3" },
+    reply: { type: "string", default: "8" },
+  },
+});
+const threads = Number(args.threads);
+const players = Array.from({ length: Number(args.players) }, (_, i) => `player-${i}`);
+const parallel = Number(args.parallel);
+const turns = Number(args.turns);
+const replyTokens = Number(args.reply);
+const { label: shapeLabel, ...picked } = modelShape(args.shape);
+const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] : NaN);
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const f = (x: number, d = 2) => x.toFixed(d);
+
+const pack = readFileSync(join(import.meta.dir, "../examples/thornhaven.yaml"), "utf8");
+const LINES = [
+  "Tell me what you saw on the river road last night, and who was with you.",
+  "And then? What happened after that?",
+  "Who keeps the mill by the marsh, and what do they owe the ferryman?",
+  "Where would you go if the bridge were closed tomorrow?",
+  "What do the guards say about the smugglers these days?",
+  "Is there anything else I should know before I leave town?",
+];
+// As in bench/interact.ts: the world's words are single pieces of the random model's vocab, as common
+// English words are in a real model's (byte-level prompts would be ~3× longer than a real model's).
+const promptSources = ["../src/npc/prompt/systemPrompt.ts", "../src/npc/prompt/renderTurn.ts"].map((p) => readFileSync(join(import.meta.dir, p), "utf8"));
+const vocabWords = [...new Set([pack, ...LINES, ...players, ...promptSources].join(" ").match(/[A-Za-z][A-Za-z']*/g) ?? [])];
+const shape = { ...picked, nCtx: 2048, weightType: args.type as TinyGgufWeightType, name: `bench-${args.shape}`, extraWords: vocabWords };
+
+const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-warm-"));
+const modelPath = join(dir, "bench.gguf");
+writeTinyGguf(modelPath, shape);
+
+interface Server {
+  name: string;
+  config: Config;
+  app: App;
+  key: string;
+  projectId: string;
+  minds: string[];
+}
+
+function configFor(name: string, flags: Partial<Config>): Config {
+  return loadConfig({
+    cwd: dir,
+    env: {},
+    flags: { dataDir: join(dir, name), modelsDir: dir, model: modelPath, threads, contextSize: 2048, maxReplyTokens: replyTokens, logLevel: "silent", port: 0, generationTimeoutMs: 600_000, ...flags },
+  });
+}
+
+async function boot(name: string, config: Config, existing?: Omit<Server, "app" | "config" | "name">): Promise<Server> {
+  const app = existing ? await App.start(config, { logger: silentLogger }) : await App.create(config, { logger: silentLogger });
+  if (existing) return { name, config, app, ...existing };
+  const { projectId } = importPack(app.ctx, parsePackText(pack, "thornhaven.yaml"));
+  const key = createApiKey(app.ctx, { projectId, type: "server" }).key;
+  setRateLimits(app.ctx, projectId, { perPlayerPerMinute: 100000, perProjectPerMinute: 100000 });
+  const minds = readMinds(app.ctx, projectId, { onlyWithTags: true }).map((m) => m.id);
+  // Greedy and a fixed reply cap: every server sees the same prompts turn after turn.
+  for (const m of minds) updateMind(app.ctx, projectId, m, { responseConfig: { maxTokens: replyTokens, temperature: 0 } });
+  for (;;) {
+    const r = (await app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
+    if (!r || r.indexed === 0) break;
+  }
+  // Minds are warmed at start by App.start; these apps were created before their world existed.
+  if (app.ctx.llm && config.kvSnapshots === "on") {
+    const { warmKnownMinds } = await import("../src/npc/warmMinds.ts");
+    warmKnownMinds(app.ctx, app.ctx.llm);
+    await app.ctx.llm.kvIdle();
+  }
+  return { name, config, app, key, projectId, minds };
+}
+
+interface Turn {
+  ttftMs: number;
+  evaluated: number;
+  promptTokens: number;
+  timing: Record<string, number>;
+  source: string;
+}
+
+const evaluatedSoFar = async (s: Server) => Number(/^lorehold_prompt_tokens_evaluated_total (\d+)/m.exec(await s.app.metrics.text())?.[1] ?? NaN);
+const promptSoFar = async (s: Server) => Number(/^lorehold_prompt_tokens_total (\d+)/m.exec(await s.app.metrics.text())?.[1] ?? NaN);
+
+/** One streamed turn, in process: time to the first token event, prompt tokens evaluated (the server's counter). */
+async function turn(s: Server, playerId: string, text: string, mindId = s.minds[0]): Promise<Turn> {
+  const [e0, p0] = [await evaluatedSoFar(s), await promptSoFar(s)];
+  const t0 = performance.now();
+  const res = await s.app.handle(
+    new Request("http://localhost/v1/npc/interact", {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ text, entityMindId: mindId, playerId }),
+    }),
+  );
+  if (res.status !== 200) throw new Error(`${s.name}: interact ${res.status}: ${await res.text()}`);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  let firstAt = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buf += decoder.decode(value, { stream: true });
+    if (!firstAt && buf.includes("event: token")) firstAt = performance.now();
+  }
+  if (!firstAt) firstAt = performance.now();
+  await s.app.ctx.llm!.kvIdle(); // background saves land between turns, as on a server with pauses between lines
+  const header = res.headers.get("server-timing") ?? "";
+  const timing: Record<string, number> = {};
+  for (const m of header.matchAll(/([\w-]+);(?:desc="[^"]*";)?dur=([\d.]+)/g)) timing[m[1]] = Number(m[2]);
+  return {
+    ttftMs: firstAt - t0,
+    evaluated: (await evaluatedSoFar(s)) - e0,
+    promptTokens: (await promptSoFar(s)) - p0,
+    timing,
+    source: /kv-restore;desc="(\w+)"/.exec(header)?.[1] ?? "?",
+  };
+}
+
+const lineOf = (player: string, t: number) => `${LINES[t % LINES.length]} (${player}, turn ${t + 1})`;
+
+// W: snapshots on, `parallel` sequences. R: every conversation resident (one sequence each), no
+// snapshots. B: today without snapshots, `parallel` sequences (evicted conversations re-evaluated).
+const W = await boot("warm", configFor("warm", { parallel, kvSnapshots: "on" }));
+const R = await boot("resident", configFor("resident", { parallel: players.length, kvSnapshots: "off" }));
+const B = await boot("baseline", configFor("baseline", { parallel, kvSnapshots: "off" }));
+
+// ---- 1. round robin: 3× more players than sequences, `turns` turns each (alternating servers per turn)
+const rows: { t: number; w: Turn; r: Turn; b: Turn }[] = [];
+for (let t = 0; t < turns; t++) {
+  for (const p of players) {
+    const w = await turn(W, p, lineOf(p, t));
+    const r = await turn(R, p, lineOf(p, t));
+    const b = await turn(B, p, lineOf(p, t));
+    rows.push({ t, w, r, b });
+  }
+}
+const returning = rows.filter((x) => x.t > 0);
+const evalRatio = sum(returning.map((x) => x.w.evaluated)) / sum(returning.map((x) => x.r.evaluated));
+const baseRatio = sum(returning.map((x) => x.b.evaluated)) / sum(returning.map((x) => x.r.evaluated));
+const ttftW = median(returning.map((x) => x.w.ttftMs));
+const ttftR = median(returning.map((x) => x.r.ttftMs));
+const ttftB = median(returning.map((x) => x.b.ttftMs));
+const sources = returning.reduce<Record<string, number>>((acc, x) => ((acc[x.w.source] = (acc[x.w.source] ?? 0) + 1), acc), {});
+const parts = ["retrieval", "tokenize", "queue", "kv-save", "kv-restore", "eval", "sample", "flush"];
+const breakdown = (pick: (x: (typeof rows)[number]) => Turn) => parts.map((k) => median(returning.map((x) => pick(x).timing[k] ?? 0)));
+
+// ---- 2. a new player's first turn on a known mind (prefix snapshot) ÷ fully cold (a mind nobody spoke to)
+const newPairs: { w: Turn; b: Turn }[] = [];
+for (let i = 0; i < Number(args.new); i++) {
+  const mind = i + 1;
+  const w = await turn(W, `newcomer-${i}`, lineOf(`newcomer-${i}`, 0), W.minds[mind]);
+  const b = await turn(B, `newcomer-${i}`, lineOf(`newcomer-${i}`, 0), B.minds[mind]);
+  newPairs.push({ w, b });
+}
+const newEval = median(newPairs.map((p) => p.w.evaluated / p.b.evaluated));
+const newTtft = median(newPairs.map((p) => p.w.ttftMs / p.b.ttftMs));
+
+// ---- 3. restart of the warm server: every player returns once more
+const kvBefore = W.app.ctx.llm!.kvStats()!;
+await W.app.stop();
+const W2 = await boot("warm-restarted", W.config, { key: W.key, projectId: W.projectId, minds: W.minds });
+await W2.app.ctx.llm!.kvIdle();
+const after: { w: Turn; r: Turn }[] = [];
+for (const p of players) after.push({ w: await turn(W2, p, lineOf(p, turns)), r: await turn(R, p, lineOf(p, turns)) });
+const restartEval = sum(after.map((x) => x.w.evaluated)) / sum(after.map((x) => x.r.evaluated));
+const restartTtft = median(after.map((x) => x.w.ttftMs)) / median(after.map((x) => x.r.ttftMs));
+const kv2 = W2.app.ctx.llm!.kvStats()!;
+const kvAll = {
+  saves: kvBefore.saves + kv2.saves,
+  savedBytes: kvBefore.savedBytes + kv2.savedBytes,
+  saveMs: kvBefore.saveMsTotal + kv2.saveMsTotal,
+  restores: kvBefore.restores + kv2.restores,
+  restoredBytes: kvBefore.restoredBytes + kv2.restoredBytes,
+  restoreMs: kvBefore.restoreMsTotal + kv2.restoreMsTotal,
+  evictionSaves: kvBefore.evictionSaves + kv2.evictionSaves,
+};
+const store = kv2.store;
+const convTokens = median(after.map((x) => x.w.promptTokens));
+await W2.app.stop();
+await R.app.stop();
+await B.app.stop();
+rmSync(dir, { recursive: true, force: true });
+
+const MB = 1024 * 1024;
+const params = tinyGgufParameterCount(shape);
+console.log(`\n### Warm conversations — ${shapeLabel} shape — ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "unknown CPU"}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; threads ${threads}, 2,048 context, replies ${replyTokens} tokens (greedy).`);
+console.log(`Model: random-weight llama with the shape of ${shapeLabel} (n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeadsKv} KV heads, vocab ${shape.vocabSize}), ${shape.weightType}, ${(params / 1e6).toFixed(0)}M parameters.`);
+console.log(`Servers side by side, one turn each in turn: **warm** (snapshots on, ${parallel} sequences), **resident** (${players.length} sequences: nobody is ever evicted), **today** (snapshots off, ${parallel} sequences). ${players.length} players × ${turns} turns, round robin, on one mind.\n`);
+console.log("| measure | figure | target |");
+console.log("|---|---|---|");
+console.log(`| prompt tokens evaluated by a returning player's turn ÷ by a resident follow-up (turns 2–${turns}, sums) | ${sum(returning.map((x) => x.w.evaluated))} ÷ ${sum(returning.map((x) => x.r.evaluated))} = **${f(evalRatio)}** (today: ${f(baseRatio)}) | ≤ 1.3 |`);
+console.log(`| p50 first token, returning ÷ resident follow-up | ${f(ttftW, 0)} ÷ ${f(ttftR, 0)} ms = **${f(ttftW / ttftR)}** (today: ${f(ttftB, 0)} ms, ${f(ttftB / ttftR)}) | ≤ 1.5 |`);
+console.log(`| new player's first turn on a known mind ÷ fully cold (median of ${newPairs.length} minds): prompt tokens evaluated; first token | ${newPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(newEval)}**; ${newPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft)}** | ≤ 0.5 |`);
+console.log(`| after a restart: returning ÷ resident follow-up: prompt tokens evaluated; p50 first token | **${f(restartEval)}**; **${f(restartTtft)}** | ≤ 1.5 |`);
+console.log(`| disk per conversation (${f(convTokens, 0)}-token prompts at the end) | ${f(store.bytes / Math.max(1, store.files) / MB)} MB per snapshot (${store.files} files, ${f(store.bytes / MB, 1)} MB) | |`);
+console.log(`| restore speed; save speed | ${f(kvAll.restoreMs / Math.max(1e-9, kvAll.restoredBytes / MB))} ms per MB (${kvAll.restores} restores, ${f(kvAll.restoredBytes / MB, 1)} MB); ${f(kvAll.saveMs / Math.max(1e-9, kvAll.savedBytes / MB))} ms per MB (${kvAll.saves} saves, ${kvAll.evictionSaves} on the request path) | |`);
+console.log(`| where returning turns started from | ${Object.entries(sources).map(([k, v]) => `${k} ${v}`).join(", ")} | |`);
+console.log(`\nFirst token of a small turn, p50 of each Server-Timing part (ms): ${parts.join(" / ")}`);
+console.log(`- returning (warm): ${breakdown((x) => x.w).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftW, 0)} ms`);
+console.log(`- resident follow-up: ${breakdown((x) => x.r).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftR, 0)} ms`);
+console.log(`- today (evicted): ${breakdown((x) => x.b).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftB, 0)} ms`);
+console.log(`- prompt tokens per turn, p50: warm ${median(returning.map((x) => x.w.evaluated))} / resident ${median(returning.map((x) => x.r.evaluated))} / today ${median(returning.map((x) => x.b.evaluated))} of ${median(returning.map((x) => x.r.promptTokens))}`);
+process.exit(0);
