@@ -144,7 +144,11 @@ async function turn(s: Server, playerId: string, text: string, mindId = s.minds[
   };
 }
 
-const lineOf = (player: string, t: number) => `${LINES[t % LINES.length]} (${player}, turn ${t + 1})`;
+// Each player asks something else at each turn (other lore comes in), as players do.
+const lineOf = (player: string, t: number) => {
+  const i = Math.max(0, players.indexOf(player));
+  return `${LINES[(i + t) % LINES.length]} (${player}, turn ${t + 1})`;
+};
 
 // W: snapshots on, `parallel` sequences. R: every conversation resident (one sequence each), no
 // snapshots. B: today without snapshots, `parallel` sequences (evicted conversations re-evaluated).

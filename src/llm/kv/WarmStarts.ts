@@ -95,7 +95,8 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       this.counters.prefixRestoredTokens += own;
       return { reusedTokens: own, restoreMs: 0, saveMs, source: "prefix" };
     };
-    if (own >= prompt.length - 1) return inherited();
+    // A resident conversation (its own cache) or a prompt the sequence already holds: nothing to look up.
+    if (resident || own >= prompt.length - 1) return inherited();
 
     const candidates: SnapshotMeta[] = [];
     const conversation = await this.store.lookup("conversation", key);
