@@ -240,6 +240,24 @@ describe("mind prefix snapshots", () => {
 });
 
 describe("never slower than cold", () => {
+  test("a snapshot that would save only a few tokens beyond what the sequence holds is not restored", async () => {
+    const engine = await load({ restore: "auto" });
+    engine.warmMind(mind("Ida").content);
+    await engine.kvIdle();
+    // Same mind, almost the same first line: Bert's cache holds all of Anna's first turn but a few tokens.
+    const anna: string[] = [];
+    await turn(engine, "anna", "Ida", anna, 0);
+    await engine.kvIdle();
+    const bertLine = `${LINES[0]} x`; // one character more: everything before it is shared
+    await engine.generate({ conversationKey: "bert", messages: [mind("Ida"), { role: "user", content: bertLine }], maxTokens: 6, minTokens: 6, temperature: 0 });
+    await engine.kvIdle();
+    const r = await turn(engine, "anna", "Ida", anna, 1);
+    expect(r.timings!.warmSource).toBe("prefix"); // what the sequence held, not Anna's snapshot
+    const kv = engine.kvStats()!;
+    expect(kv.restores).toBe(0);
+    expect(kv.skippedCheaper).toBe(1);
+  });
+
   test("auto policy skips a restore that would save too few tokens; an unwritable store only skips saving", async () => {
     const dir = kvRoot();
     const file = join(dir, "not-a-dir");

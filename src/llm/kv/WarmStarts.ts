@@ -118,7 +118,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       best.gain >= this.options.minGainTokens &&
       (this.options.restore === "always" || this.cost.restoreMs(best.meta.stateBytes) < this.cost.evalMs(best.gain));
     if (!best || !worth) {
-      if (best && best.gain >= this.options.minGainTokens) this.counters.skippedCheaper++;
+      if (best && best.gain > 0) this.counters.skippedCheaper++;
       return inherited();
     }
     const t0 = performance.now();
