@@ -1,6 +1,7 @@
 import { initial } from "./001_initial.ts";
 import { scanner } from "./002_scanner.ts";
 import { chunkSearch } from "./003_chunk_search.ts";
+import { scanReview } from "./004_scan_review.ts";
 
 export interface Migration {
   version: number;
@@ -8,4 +9,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview];
