@@ -3,10 +3,8 @@ import { scanner } from "./002_scanner.ts";
 import { chunkSearch } from "./003_chunk_search.ts";
 import { scanReview } from "./004_scan_review.ts";
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from "./migration.ts";
+
+export type { Migration };
 
 export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview];
