@@ -1,4 +1,4 @@
-import type { Migration } from "./index.ts";
+import type { Migration } from "./migration.ts";
 
 /**
  * Review metadata of scan extractions (issue 12): kind, group, match reasons,
