@@ -167,7 +167,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
         for (let attempt = 0; attempt < 20 && !this.closed; attempt++) {
           const slot = this.pool.takeIdle((s) => !this.dirty(s.value));
           if (!slot) {
-            await Bun.sleep(100 * (attempt + 1));
+            await Bun.sleep(Math.min(500, 100 * (attempt + 1))); // short: shutdown waits for this loop
             continue;
           }
           try {
