@@ -28,6 +28,7 @@ import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 import { nativeInfo } from "../runtime/native.ts";
 import { interactIdleSeconds, isInteractPath } from "./idleTimeouts.ts";
+import { guardRequest } from "../http/requestGuard.ts";
 
 /** What /healthz and /readyz say about generation. */
 export interface ModelStatus {
@@ -207,8 +208,10 @@ export class App {
   }
 
   /** In-process request handling (tests use this; no socket). */
-  handle(req: Request): Promise<Response> {
-    return this.http.handle(req);
+  async handle(req: Request): Promise<Response> {
+    // Path and body limits first (src/http/requestGuard.ts): nothing unbounded reaches the router.
+    const guarded = await guardRequest(req, { bodyTimeoutMs: this.config.bodyTimeoutSeconds * 1000, log: this.log });
+    return guarded instanceof Response ? guarded : this.http.handle(guarded);
   }
 
   listen(): Server<unknown> {
@@ -219,7 +222,7 @@ export class App {
       idleTimeout: this.config.idleTimeoutSeconds,
       fetch: (req, server) => {
         if (req.method === "POST" && isInteractPath(req.url)) server.timeout(req, interactIdle);
-        return this.http.handle(req);
+        return this.handle(req);
       },
       maxRequestBodySize: 210 * 1024 * 1024,
     });

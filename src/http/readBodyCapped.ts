@@ -1,0 +1,48 @@
+/** Why a body could not be read whole. */
+export type BodyReadFailure = "too_large" | "timeout" | "aborted";
+
+/**
+ * Reads a request body as it arrives, stopping at `cap` bytes (the rest is never buffered) or at
+ * `deadlineMs` (a client trickling its body holds a connection for that long at most, whatever the
+ * route's reply budget). Returns the bytes, or why it stopped.
+ */
+export async function readBodyCapped(
+  body: ReadableStream<Uint8Array>,
+  cap: number,
+  deadlineMs: number,
+): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; why: BodyReadFailure }> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  }, deadlineMs);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (timedOut) return { ok: false, why: "timeout" };
+      size += value.byteLength;
+      if (size > cap) {
+        reader.cancel().catch(() => {});
+        return { ok: false, why: "too_large" };
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return { ok: false, why: timedOut ? "timeout" : "aborted" };
+  } finally {
+    clearTimeout(timer);
+  }
+  if (timedOut) return { ok: false, why: "timeout" };
+  if (chunks.length === 1) return { ok: true, bytes: chunks[0] };
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return { ok: true, bytes };
+}
