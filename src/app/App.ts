@@ -29,6 +29,7 @@ import { resolveModelPath } from "../llm/resolveModel.ts";
 import { nativeInfo } from "../runtime/native.ts";
 import { interactIdleSeconds, isInteractPath } from "./idleTimeouts.ts";
 import { guardRequest } from "../http/requestGuard.ts";
+import { releaseInteractionReservations } from "../credits/releaseInteractionReservations.ts";
 
 /** What /healthz and /readyz say about generation. */
 export interface ModelStatus {
@@ -139,6 +140,8 @@ export class App {
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       const requeued = requeueInterrupted(app.ctx);
       if (requeued) log.warn("documents left PROCESSING by an earlier run were re-queued", { count: requeued });
+      const released = releaseInteractionReservations(app.ctx);
+      if (released.count) log.warn("interaction reservations left open by an earlier run were released", released);
       if (vectors.embedderId !== embedder.id) app.startReembed(embedder);
       return app;
     } catch (e) {

@@ -1,3 +1,6 @@
+/** How long a refused body is still read (and discarded) before the connection closes. */
+export const LINGER_MS = 1000;
+
 /** Why a body could not be read whole. */
 export type BodyReadFailure = "too_large" | "timeout" | "aborted";
 
@@ -26,12 +29,17 @@ export async function readBodyCapped(
       if (timedOut) return { ok: false, why: "timeout" };
       size += value.byteLength;
       if (size > cap) {
-        reader.cancel().catch(() => {});
+        // Over the cap: nothing more is kept; what follows is discarded briefly (see drainBriefly).
+        chunks.length = 0;
+        clearTimeout(timer);
+        setTimeout(() => reader.cancel().catch(() => {}), Math.min(LINGER_MS, deadlineMs));
+        while (!(await reader.read()).done);
         return { ok: false, why: "too_large" };
       }
       chunks.push(value);
     }
   } catch {
+    if (size > cap) return { ok: false, why: "too_large" };
     return { ok: false, why: timedOut ? "timeout" : "aborted" };
   } finally {
     clearTimeout(timer);
@@ -45,4 +53,26 @@ export async function readBodyCapped(
     at += c.byteLength;
   }
   return { ok: true, bytes };
+}
+
+/**
+ * Reads and discards what remains of a refused body for at most `ms`, holding nothing. Closing a
+ * connection while the client is still sending makes the kernel reset it, and a reset can discard
+ * the refusal before the client reads it: a short lingering drain lets the 413/415 arrive.
+ */
+export async function drainBriefly(body: ReadableStream<Uint8Array> | null, ms: number): Promise<void> {
+  if (!body) return;
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = body.getReader();
+  } catch {
+    return; // already locked: the capped reader cancelled it
+  }
+  const timer = setTimeout(() => reader.cancel().catch(() => {}), ms);
+  try {
+    while (!(await reader.read()).done);
+  } catch {
+  } finally {
+    clearTimeout(timer);
+  }
 }

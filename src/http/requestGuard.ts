@@ -4,7 +4,7 @@ import { BODYLESS_METHODS, bodyCapFor, isRawBodyRoute, MAX_JSON_DEPTH } from "./
 import { jsonResponse } from "./errorResponse.ts";
 import { exceedsJsonDepth } from "./jsonDepth.ts";
 import { refusedPath } from "./pathGuard.ts";
-import { readBodyCapped } from "./readBodyCapped.ts";
+import { drainBriefly, LINGER_MS, readBodyCapped } from "./readBodyCapped.ts";
 
 export interface GuardOptions {
   /** how long a body may take to arrive (config bodyTimeoutSeconds) */
@@ -43,7 +43,10 @@ export async function guardRequest(req: Request, opts: GuardOptions): Promise<Re
   const cap = bodyCapFor(req.method, url.pathname);
   const tooLarge = () => refuse(413, { error: "Request body too large", details: [`body: at most ${cap} bytes`] }, "body over its cap", true);
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > cap) return tooLarge();
+  if (declared > cap) {
+    await drainBriefly(req.body, LINGER_MS);
+    return tooLarge();
+  }
   if (!req.body) return req;
 
   if (BODYLESS_METHODS.has(req.method)) {
@@ -55,6 +58,7 @@ export async function guardRequest(req: Request, opts: GuardOptions): Promise<Re
   }
 
   if (!isJsonContentType(req.headers.get("content-type"))) {
+    await drainBriefly(req.body, LINGER_MS);
     return refuse(415, { error: "Unsupported media type", details: ["content-type: must be application/json"] }, "not JSON", true);
   }
   const read = await readBodyCapped(req.body, cap, opts.bodyTimeoutMs);
