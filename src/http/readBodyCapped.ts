@@ -62,7 +62,7 @@ export async function readBodyCapped(
  */
 export async function drainBriefly(body: ReadableStream<Uint8Array> | null, ms: number): Promise<void> {
   if (!body) return;
-  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  let reader: ReturnType<typeof body.getReader>;
   try {
     reader = body.getReader();
   } catch {

@@ -34,7 +34,7 @@ function streamed(total: number, prefix = '{"name":"'): ReadableStream<Uint8Arra
   });
 }
 
-type Hostile = { name: string; body: () => BodyInit; type: string; status: number; error: string; detail?: RegExp };
+type Hostile = { name: string; body: () => string | Uint8Array | ReadableStream<Uint8Array>; type: string; status: number; error: string; detail?: RegExp };
 const HOSTILE: Hostile[] = [
   { name: "100,000 nested arrays (200 KB)", body: () => deep(100_000, "[", "]"), type: "application/json", status: 400, error: "Invalid request", detail: /nested deeper than 64/ },
   { name: "10,000 nested arrays inside a field", body: () => `{"name":${deep(10_000, "[", "]")}}`, type: "application/json", status: 400, error: "Invalid request", detail: /nested deeper/ },
@@ -47,7 +47,7 @@ const HOSTILE: Hostile[] = [
   { name: "text/plain JSON", body: () => '{"text":"hi"}', type: "text/plain", status: 415, error: "Unsupported media type" },
 ];
 
-async function send(method: string, path: string, body: BodyInit, type: string) {
+async function send(method: string, path: string, body: string | Uint8Array | ReadableStream<Uint8Array>, type: string) {
   const res = await h.app.handle(
     new Request(`http://localhost${concretePath(path, h.w)}`, {
       method,
