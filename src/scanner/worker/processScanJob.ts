@@ -14,6 +14,7 @@ import { deleteUpload, hasUpload, uploadPath } from "../uploadStore.ts";
 import { ExtractionStore } from "./ExtractionStore.ts";
 import { refineWithModel } from "./refineWithModel.ts";
 import { SkipList } from "./SkipList.ts";
+import { forEachTextPiece } from "./entryPieces.ts";
 
 const GC_EVERY_BYTES = 8 * 1024 * 1024;
 
@@ -90,19 +91,22 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   };
 
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
-    const extraction = extractFile(f.relativePath, decodeText(f.bytes));
-    const candidates = classify(extraction.sections, vocab);
-    for (const s of extraction.skipped) skipped.add(s);
+    // A big text entry is extracted (and its candidates stored) a piece at a time: bounded memory.
+    forEachTextPiece(f.relativePath, f.bytes, (piece) => {
+      const extraction = extractFile(f.relativePath, decodeText(piece));
+      const candidates = classify(extraction.sections, vocab);
+      for (const s of extraction.skipped) skipped.add(s);
+      writeTx(ctx.db, () => {
+        for (const c of candidates) store.add(c);
+      });
+    });
     completed++;
     bytes += f.bytes.byteLength;
     counted.add(normalizeEntryName(f.relativePath));
     const e = (costByExt[extensionOf(f.relativePath)] ??= { bytes: 0, micro: 0 });
     e.bytes += f.bytes.byteLength;
     e.micro += scanCostMicro(ctx.config.prices, f.bytes.byteLength);
-    writeTx(ctx.db, () => {
-      for (const c of candidates) store.add(c);
-      writeProgress();
-    });
+    writeProgress();
     // A scan makes garbage fast (every file's text, sections and rows); collecting every
     // GC_EVERY_BYTES keeps the process's RSS flat on a 200 MB archive (bench/scanner.ts).
     if (bytes - collectedAt >= GC_EVERY_BYTES) {
