@@ -214,6 +214,11 @@ export class App {
         return this.handle(req);
       },
       maxRequestBodySize: 210 * 1024 * 1024,
+      // Anything that escapes the handler still answers the spec's JSON shape (Bun's default is an HTML page).
+      error: (e) => {
+        this.log.error("unhandled error outside the router", { err: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+        return new Response(JSON.stringify({ error: "Internal server error" }), { status: 500, headers: { "content-type": "application/json; charset=utf-8" } });
+      },
     });
     this.log.info("listening", { url: `http://${this.config.host}:${this.server.port}` });
     return this.server;
