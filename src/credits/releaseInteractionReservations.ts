@@ -1,6 +1,10 @@
 import type { ServiceContext } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
-import { closeReservation, type ReservationRow } from "./reservations.ts";
+import { closeReservation } from "./reservations.ts";
+import { openReservationsBefore } from "./reservationStore.ts";
+
+/** Later than any created_at: "every open reservation", whatever the clock says. */
+const END_OF_TIME = "9999-12-31T23:59:59.999Z";
 
 /**
  * Start-up recovery: no generation survives a restart, so every interaction reservation still open
@@ -11,9 +15,7 @@ import { closeReservation, type ReservationRow } from "./reservations.ts";
  */
 export function releaseInteractionReservations(ctx: ServiceContext): { count: number; micro: number } {
   return writeTx(ctx.db, () => {
-    const open = ctx.db
-      .query<ReservationRow, []>("SELECT * FROM credit_reservations WHERE status = 'open' AND purpose = 'interaction' ORDER BY created_at")
-      .all();
+    const open = openReservationsBefore(ctx.db, END_OF_TIME, "interaction");
     for (const res of open) closeReservation(ctx, res, "released");
     return { count: open.length, micro: open.reduce((n, r) => n + r.allotment_micro + r.topup_micro, 0) };
   });

@@ -3,6 +3,7 @@ import type { ServiceContext } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { release, settle } from "../credits/ledger.ts";
 import { saveSession } from "./session/sessionStore.ts";
+import { countInteraction, mindProfileRow } from "../lore/minds/mindStore.ts";
 import type { SessionMessage } from "./session/sessionTypes.ts";
 
 /**
@@ -27,11 +28,10 @@ export function settleTurn(
 ): void {
   try {
     writeTx(ctx.db, () => {
-      const mind = ctx.db.query("SELECT 1 FROM entity_minds WHERE id = ? AND project_id = ?").get(key.mindId, key.projectId);
-      if (!mind) throw new ApiError(404, "Entity Mind not found");
+      if (!mindProfileRow(ctx.db, key.projectId, key.mindId)) throw new ApiError(404, "Entity Mind not found");
       settle(ctx, hold.reservationId, charge);
       saveSession(ctx, key, session);
-      ctx.db.query("UPDATE entity_minds SET interaction_count = interaction_count + 1 WHERE id = ?").run(key.mindId);
+      countInteraction(ctx.db, key.mindId);
     });
   } catch (e) {
     releaseQuietly(ctx, hold.reservationId);

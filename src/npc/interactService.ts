@@ -5,7 +5,6 @@ import { findProject } from "../projects/projectService.ts";
 import { reserve, settle } from "../credits/ledger.ts";
 import { interactionCostMicro, microToCredits } from "../credits/prices.ts";
 import { readRateLimits } from "../ratelimit/rateLimitSettings.ts";
-import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import type { GenerateResult } from "../llm/types.ts";
 import { prepareTurn, tokenCounter, type PreparedTurn } from "./prepareTurn.ts";
 import { loadMindProfile } from "./mindProfile.ts";
@@ -15,7 +14,6 @@ import { renderMessage } from "./prompt/renderTurn.ts";
 import { summariseSession } from "./memory/summariseSession.ts";
 import { storeMemories } from "./memory/storeMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
-import type { Metrics } from "../ops/metrics.ts";
 
 export type { InteractDeps };
 

@@ -13,12 +13,12 @@ const PIECEWISE_EXTENSIONS = new Set([".txt", ".md", ".markdown"]);
  * 30 MB entry extracted whole cost ~340 MB; in pieces it costs a few pieces' worth. Structured
  * formats (JSON, YAML, XML …) cannot be cut without parsing them and stay whole.
  */
-export function forEachTextPiece(relativePath: string, bytes: Uint8Array, fn: (piece: Uint8Array) => void): void {
+export function forEachTextPiece(relativePath: string, bytes: Uint8Array, fn: (piece: Uint8Array, last: boolean) => void): void {
   const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
-  if (bytes.length <= PIECE_BYTES || utf16 || !PIECEWISE_EXTENSIONS.has(extensionOf(relativePath))) return fn(bytes);
+  if (bytes.length <= PIECE_BYTES || utf16 || !PIECEWISE_EXTENSIONS.has(extensionOf(relativePath))) return fn(bytes, true);
   for (let start = 0; start < bytes.length; ) {
     const end = pieceEnd(bytes, start);
-    fn(bytes.subarray(start, end));
+    fn(bytes.subarray(start, end), end >= bytes.length);
     start = end;
     if (start < bytes.length) Bun.gc(true);
   }
