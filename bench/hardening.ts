@@ -2,7 +2,7 @@
  * Hardening benchmark (issue 17): a black-box run against a real server process.
  *
  *   bun bench/hardening.ts                       # 3,000 fuzzed requests, 5 kill -9 trials, 1,000 interactions, a 30 MB entry
- *   bun bench/hardening.ts --requests 10000 --trials 10 --interactions 1000 --entry-mb 30
+ *   bun bench/hardening.ts --requests 10000 --trials 10 --interactions 1000 --entry-mb 30 --reconcile-timeout-ms 8000
  *
  * 1. Fuzz: requests over every route the router holds (the admin API included) with hostile
  *    paths (dot segments, encoded slashes), hostile query values, malformed credentials and
@@ -41,6 +41,7 @@ const { values: args } = parseArgs({
     trials: { type: "string", default: "5" },
     interactions: { type: "string", default: "1000" },
     "entry-mb": { type: "string", default: "30" },
+    "reconcile-timeout-ms": { type: "string", default: "8000" },
   },
 });
 const ADMIN = "bench-hardening-admin";
@@ -243,6 +244,7 @@ async function fuzz(s: Setup, n: number, concurrency: number) {
   const byStatus: Record<string, number> = {};
   const byKind: Record<string, number> = {};
   const fivexx: string[] = [];
+  const noAnswer: Record<string, number> = {};
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -254,6 +256,7 @@ async function fuzz(s: Setup, n: number, concurrency: number) {
         const status = reply?.status ?? 0;
         byStatus[status] = (byStatus[status] ?? 0) + 1;
         byKind[req.kind] = (byKind[req.kind] ?? 0) + 1;
+        if (status === 0) noAnswer[req.kind] = (noAnswer[req.kind] ?? 0) + 1;
         if (status >= 500 && !(status === 503 && reply?.json?.error === "Generation failed")) fivexx.push(`${status} ${req.head.split("\r\n")[0]} (${req.kind}) ${reply?.body.slice(0, 120)}`);
       }
     }),
@@ -262,7 +265,7 @@ async function fuzz(s: Setup, n: number, concurrency: number) {
   const hwm = statusMb(server.proc.pid, "VmHWM");
   const alive = await fetch(`http://127.0.0.1:${server.port}/healthz`).then((r) => r.status === 200, () => false);
   await stopServer(server);
-  return { requests: n, seconds: Math.round((performance.now() - t0) / 100) / 10, byStatus, byKind, fivexx, idleMb: Math.round(idle), peakMb: Math.round(Math.max(peak, hwm)), alive };
+  return { noAnswer, requests: n, seconds: Math.round((performance.now() - t0) / 100) / 10, byStatus, byKind, fivexx, idleMb: Math.round(idle), peakMb: Math.round(Math.max(peak, hwm)), alive };
 }
 
 // ------------------------------------------------------------------ 2. kill -9 trials
@@ -289,7 +292,7 @@ async function killTrials(s: Setup, trials: number) {
 // ------------------------------------------------------------------ 3. ledger reconciliation
 
 async function reconcile(s: Setup, n: number) {
-  const server = await startServer(s, { LOREHOLD_GENERATION_TIMEOUT_MS: "3000" });
+  const server = await startServer(s, { LOREHOLD_GENERATION_TIMEOUT_MS: String(Number(args["reconcile-timeout-ms"])) });
   const db = openDatabase(join(s.dir, "data", "lorehold.db"));
   const since = db.query<{ id: number }, []>("SELECT COALESCE(MAX(id), 0) AS id FROM credit_ledger").get()!.id;
   const ctx = { db, clock: { now: () => new Date() } } as any;
