@@ -5,8 +5,11 @@
  * resolved dot segment leaves are refused here, before routing, with the unknown route's 404:
  *
  * - a trailing slash (`…/documents/..` and `…/documents/.` both end in one), and an empty segment;
- * - a segment that decodes to `.` or `..` (double-encoded forms Bun leaves alone), or holds an encoded
- *   `/` or `\` (`%2F`, `%5C`: a path parameter is one segment, never several), or a control character.
+ * - a segment that decodes to `.` or `..`, or holds a control character, or bad percent-encoding.
+ *
+ * An encoded `/` (`%2F`) stays inside its segment: Bun does not decode it and the router matches the
+ * segment whole, so `…/players/steam%3A1%2Fb/memories` names the player `steam:1/b` and no other route
+ * (player ids are free-form strings).
  *
  * Returns null when the path may be routed, else the reason (for the log).
  */
@@ -26,7 +29,7 @@ export function refusedPath(pathname: string): string | null {
     } catch {
       return "malformed percent-encoding";
     }
-    if (seg === "." || seg === ".." || /[/\\]/.test(seg)) return "encoded slash or dot segment";
+    if (seg === "." || seg === "..") return "encoded dot segment";
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(seg)) return "control character";
   }
