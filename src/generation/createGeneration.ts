@@ -1,0 +1,42 @@
+import type { Config } from "../config/config.ts";
+import type { LlmEngine } from "../llm/LlmEngine.ts";
+import type { Logger } from "../ops/logger.ts";
+import type { ModelStatus } from "../app/App.ts";
+import { safeUrl } from "./backendsConfig.ts";
+import { LocalBackend } from "./LocalBackend.ts";
+import { RemotePool } from "./remote/RemotePool.ts";
+import type { GenerationBackend } from "./types.ts";
+
+/** Health probes of the remote pool's backends (a down backend comes back within this). */
+export const PROBE_INTERVAL_MS = 2_000;
+
+/**
+ * The configured generation: the in-process engine (`loadLocal`, null when model loading is off) or,
+ * with generation = "remote", the pool of `[[backends]]` (no local model is loaded then).
+ */
+export async function createGeneration(
+  config: Config,
+  log: Logger,
+  loadLocal: (() => Promise<{ llm: LlmEngine | null; status: ModelStatus }>) | null,
+): Promise<{ llm: LlmEngine | null; status: ModelStatus; generation: GenerationBackend | null }> {
+  if (!loadLocal) return { llm: null, status: { state: "absent", path: null, error: "model loading disabled" }, generation: null };
+  if (config.generation !== "remote") {
+    const local = await loadLocal();
+    return { ...local, generation: local.llm ? new LocalBackend(local.llm) : null };
+  }
+  const pool = new RemotePool({
+    backends: config.backends,
+    defaultTimeoutMs: config.generationTimeoutMs,
+    fallbackContextSize: config.contextSize,
+    probeIntervalMs: PROBE_INTERVAL_MS,
+    log,
+  });
+  const up = await pool.probeAll();
+  pool.backends.forEach((b, i) => {
+    // never the apiKey; the URL without any credentials in it
+    const fields = { backend: b.name, url: safeUrl(b.config.url), kind: b.config.kind, model: b.config.model, contextSize: b.contextSize };
+    if (up[i]) log.info("generation backend up", fields);
+    else log.warn("generation backend not answering: its conversations go to the others until it is back", { ...fields, err: b.lastError });
+  });
+  return { llm: null, status: { state: "remote", path: null, error: null }, generation: pool };
+}

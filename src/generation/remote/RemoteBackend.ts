@@ -1,0 +1,315 @@
+import { ROLE_MARKERS } from "../../llm/cleanReply.ts";
+import { cleanReply } from "../../llm/cleanReply.ts";
+import type { FinishReason } from "../../llm/types.ts";
+import type { BackendConfig, BackendStatus, ChatMessage, GenerateResult } from "../types.ts";
+import { CircuitBreaker } from "./CircuitBreaker.ts";
+import { LatencyWindow } from "./LatencyWindow.ts";
+import { SlotMap } from "./SlotMap.ts";
+import { sseData } from "./sseEvents.ts";
+import { StreamCleaner } from "./StreamCleaner.ts";
+
+/** One failed attempt; `streamed`: tokens had already reached the caller (so it cannot be retried). */
+export class AttemptError extends Error {
+  constructor(
+    message: string,
+    readonly streamed: boolean,
+    readonly status: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export interface AttemptRequest {
+  key: string;
+  messages: ChatMessage[];
+  maxTokens: number;
+  temperature: number;
+  seed?: number;
+  minTokens?: number;
+  /** null: no constraint (also when this backend refused one before) */
+  jsonSchema: object | null;
+  signal?: AbortSignal;
+  timeoutMs: number;
+  onToken?: (text: string) => void;
+  /** prompt tokens to settle when the server reports no usage (the reservation's estimate) */
+  promptEstimate: number;
+}
+
+export interface RemoteResult extends GenerateResult {
+  backend: string;
+  /** prompt tokens the server took from its cache */
+  cachedPromptTokens: number;
+  /** llama-server slot pinned for the request (-1: none) */
+  slot: number;
+  /** whether the server reported usage (else the counts are estimates) */
+  usageReported: boolean;
+}
+
+interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+}
+
+interface Timings {
+  cache_n?: number;
+  prompt_n?: number;
+}
+
+const PROBE_TIMEOUT_MS = 2_000;
+
+/** One OpenAI-compatible server: its client, circuit, slots and counters. */
+export class RemoteBackend {
+  readonly breaker = new CircuitBreaker();
+  readonly latency = new LatencyWindow();
+  inFlight = 0;
+  requests = 0;
+  errors = 0;
+  cachedPromptTokens = 0;
+  contextSize: number | null = null;
+  lastError: string | null = null;
+  /** the server refused a JSON-schema constraint once: later structured requests go without it */
+  schemaUnsupported = false;
+  private slots: SlotMap | null = null;
+  private probed = false;
+
+  constructor(
+    readonly config: BackendConfig,
+    readonly name: string,
+  ) {}
+
+  get id(): string {
+    return this.name;
+  }
+
+  get weight(): number {
+    return this.config.weight;
+  }
+
+  private url(path: string): string {
+    return `${this.config.url.replace(/\/+$/, "")}${path}`;
+  }
+
+  private headers(json = true): Record<string, string> {
+    const h: Record<string, string> = {};
+    if (json) h["content-type"] = "application/json";
+    if (this.config.apiKey) h.authorization = `Bearer ${this.config.apiKey}`;
+    return h;
+  }
+
+  /** Health check (and, the first time it passes, the server's context size and slots). */
+  async probe(timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
+    const kind = this.config.kind;
+    const path = kind === "llama-server" || kind === "vllm" ? "/health" : "/v1/models";
+    try {
+      const res = await fetch(this.url(path), { headers: this.headers(false), signal: AbortSignal.timeout(timeoutMs) });
+      await res.arrayBuffer().catch(() => {});
+      if (!res.ok) throw new Error(`health: HTTP ${res.status}`);
+      if (!this.probed) await this.describe(timeoutMs);
+      this.probed = true;
+      if (this.breaker.state !== "closed") this.breaker.success();
+      return true;
+    } catch (e) {
+      this.lastError = message(e);
+      this.breaker.trip();
+      return false;
+    }
+  }
+
+  /** Model facts for routing and budgets: llama-server's /props, vLLM's /v1/models. */
+  async describe(timeoutMs = PROBE_TIMEOUT_MS): Promise<{ model: string | null; contextSize: number | null; slots: number | null }> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    if (this.config.kind === "llama-server") {
+      const props = (await (await fetch(this.url("/props"), { headers: this.headers(false), signal })).json()) as {
+        default_generation_settings?: { n_ctx?: number };
+        total_slots?: number;
+        model_path?: string;
+      };
+      const slots = props.total_slots ?? null;
+      if (slots && (!this.slots || this.slots.size !== slots)) this.slots = new SlotMap(slots);
+      this.contextSize = props.default_generation_settings?.n_ctx ?? this.contextSize;
+      return { model: props.model_path ?? null, contextSize: this.contextSize, slots };
+    }
+    const models = (await (await fetch(this.url("/v1/models"), { headers: this.headers(false), signal })).json()) as {
+      data?: { id?: string; max_model_len?: number }[];
+    };
+    const entry = models.data?.find((m) => m.id === this.config.model) ?? models.data?.[0];
+    if (entry?.max_model_len) this.contextSize = entry.max_model_len;
+    return { model: entry?.id ?? null, contextSize: this.contextSize, slots: null };
+  }
+
+  /** Tokens of plain text by the server's own tokenizer (llama-server, vLLM); null where there is none. */
+  async tokenize(text: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<number | null> {
+    const kind = this.config.kind;
+    if (kind !== "llama-server" && kind !== "vllm") return null;
+    const body = kind === "llama-server" ? { content: text, add_special: false } : { model: this.config.model, prompt: text, add_special_tokens: false };
+    const res = await fetch(this.url("/tokenize"), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return null;
+    const out = (await res.json()) as { tokens?: unknown[]; count?: number };
+    return typeof out.count === "number" ? out.count : Array.isArray(out.tokens) ? out.tokens.length : null;
+  }
+
+  private body(req: AttemptRequest, slot: number): Record<string, unknown> {
+    const kind = this.config.kind;
+    const body: Record<string, unknown> = {
+      model: this.config.model,
+      messages: req.messages,
+      max_tokens: Math.max(1, Math.floor(req.maxTokens)),
+      temperature: req.temperature,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (req.seed !== undefined) body.seed = req.seed;
+    // OpenAI itself takes at most 4 stop strings; the others take our role markers (as the local engine's stop triggers).
+    if (!req.jsonSchema && kind !== "openai") body.stop = ROLE_MARKERS;
+    if (kind === "llama-server") {
+      body.cache_prompt = true;
+      if (slot >= 0) body.id_slot = slot;
+      if (req.jsonSchema) body.json_schema = req.jsonSchema;
+    } else if (req.jsonSchema) {
+      body.response_format = { type: "json_schema", json_schema: { name: "output", schema: req.jsonSchema } };
+    }
+    if (kind === "vllm" && req.minTokens && !req.jsonSchema) body.min_tokens = req.minTokens;
+    return body;
+  }
+
+  /** One streamed chat completion. Returns a result for stop/length/abort/timeout-after-tokens; throws AttemptError otherwise. */
+  async chat(req: AttemptRequest): Promise<RemoteResult> {
+    const startedAt = performance.now();
+    const upstream = new AbortController();
+    let reason: "abort" | "timeout" | null = null;
+    const onAbort = () => {
+      reason ??= "abort";
+      upstream.abort();
+    };
+    if (req.signal?.aborted) onAbort();
+    req.signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = setTimeout(() => {
+      reason ??= "timeout";
+      upstream.abort();
+    }, Math.max(1, req.timeoutMs));
+    const slot = this.slots ? this.slots.acquire(req.key) : -1;
+    const trial = this.breaker.begin();
+    this.inFlight++;
+    this.requests++;
+    let raw = "";
+    let pieces = 0;
+    let streamed = false;
+    let firstAt: number | null = null;
+    let finish: string | null = null;
+    let usage: Usage | null = null;
+    let timings: Timings | null = null;
+    const cleaner = new StreamCleaner();
+    const emit = (text: string) => {
+      if (!text || !req.onToken) return;
+      streamed = true;
+      req.onToken(text);
+    };
+    const result = (finishReason: FinishReason): RemoteResult => {
+      const promptTokens = usage?.prompt_tokens ?? req.promptEstimate;
+      const cached = usage?.prompt_tokens_details?.cached_tokens ?? timings?.cache_n ?? 0;
+      return {
+        text: cleanReply(raw),
+        promptTokens,
+        evaluatedPromptTokens: timings?.prompt_n ?? Math.max(0, promptTokens - cached),
+        completionTokens: usage?.completion_tokens ?? pieces,
+        finishReason,
+        timeToFirstTokenMs: (firstAt ?? performance.now()) - startedAt,
+        backend: this.name,
+        cachedPromptTokens: cached,
+        slot,
+        usageReported: usage?.prompt_tokens !== undefined,
+      };
+    };
+    try {
+      if (reason) throw new Error("aborted before the request");
+      const res = await fetch(this.url("/v1/chat/completions"), {
+        method: "POST",
+        headers: this.headers(),
+        body: JSON.stringify(this.body(req, slot)),
+        signal: upstream.signal,
+      });
+      if (!res.ok) {
+        const text = await res.text().catch(() => "");
+        throw new AttemptError(`HTTP ${res.status} ${text.slice(0, 200)}`.trim(), false, res.status);
+      }
+      if (!res.body) throw new AttemptError("empty response body", false);
+      for await (const data of sseData(res.body)) {
+        if (data.trim() === "[DONE]") break;
+        let chunk: { choices?: { delta?: { content?: unknown }; finish_reason?: string | null }[]; usage?: Usage; timings?: Timings; error?: unknown };
+        try {
+          chunk = JSON.parse(data);
+        } catch {
+          throw new AttemptError(`malformed stream chunk: ${data.slice(0, 80)}`, streamed);
+        }
+        if (chunk === null || typeof chunk !== "object") throw new AttemptError("malformed stream chunk", streamed);
+        if (chunk.error) throw new AttemptError(`server error in stream: ${JSON.stringify(chunk.error).slice(0, 200)}`, streamed);
+        const choice = chunk.choices?.[0];
+        const delta = choice?.delta?.content;
+        if (typeof delta === "string" && delta !== "") {
+          firstAt ??= performance.now();
+          raw += delta;
+          pieces++;
+          emit(cleaner.push(delta));
+        }
+        if (choice?.finish_reason) finish = choice.finish_reason;
+        if (chunk.usage) usage = chunk.usage;
+        if (chunk.timings) timings = chunk.timings;
+      }
+      if (finish === null) throw new AttemptError("stream ended before the reply did", streamed);
+      emit(cleaner.flush());
+      this.breaker.success();
+      this.latency.add(performance.now() - startedAt);
+      this.cachedPromptTokens += usage?.prompt_tokens_details?.cached_tokens ?? timings?.cache_n ?? 0;
+      return result(finish === "length" ? "length" : "stop");
+    } catch (e) {
+      if (reason === "abort") {
+        // the caller left: not the backend's fault
+        if (trial.trial) this.breaker.success();
+        return result("abort");
+      }
+      const status = e instanceof AttemptError ? e.status : null;
+      // A request the server refused (4xx other than timeouts/limits) says nothing about its health.
+      const refused = status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429;
+      if (refused) {
+        if (req.jsonSchema && status === 400) this.schemaUnsupported = true;
+        if (trial.trial) this.breaker.success();
+      } else {
+        this.breaker.failure();
+      }
+      this.errors++;
+      this.lastError = reason === "timeout" ? `timed out after ${req.timeoutMs} ms` : message(e);
+      if (reason === "timeout" && streamed) return result("timeout");
+      throw e instanceof AttemptError ? e : new AttemptError(this.lastError, streamed);
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener("abort", onAbort);
+      this.inFlight--;
+      this.slots?.release(slot);
+    }
+  }
+
+  status(): BackendStatus {
+    const s = this.breaker.state;
+    return {
+      name: this.name,
+      url: this.config.url,
+      kind: this.config.kind,
+      model: this.config.model,
+      state: s === "closed" ? (this.probed || this.requests > 0 ? "up" : "unknown") : s === "open" ? "down" : "half-open",
+      inFlight: this.inFlight,
+      maxConcurrent: this.config.maxConcurrent,
+      requests: this.requests,
+      errors: this.errors,
+      cachedPromptTokens: this.cachedPromptTokens,
+      latencyP50Ms: this.latency.quantile(0.5),
+      latencyP99Ms: this.latency.quantile(0.99),
+      contextSize: this.contextSize,
+      lastError: this.lastError,
+    };
+  }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
