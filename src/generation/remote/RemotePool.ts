@@ -50,6 +50,11 @@ export class RemotePool implements GenerationBackend {
     }
   }
 
+  /** The key's backends in failover order (first: where its conversation lives while that one is up). */
+  orderFor(key: string): RemoteBackend[] {
+    return this.ring.order(key);
+  }
+
   /** Probes every backend once (startup, the CLI, the background timer). */
   async probeAll(): Promise<boolean[]> {
     const out = await Promise.all(this.backends.map((b) => b.probe()));
@@ -141,6 +146,8 @@ export class RemotePool implements GenerationBackend {
         lastError = e;
         this.opts.log?.warn("generation backend failed", { backend: backend.name, url: backend.config.url, err: message(e), attempt });
         if (e instanceof AttemptError && e.streamed) throw e;
+        // a refused JSON-schema constraint is about the request, not the backend: retry there without it
+        if (e instanceof AttemptError && e.status === 400 && req.jsonSchema && backend.schemaUnsupported) tried.delete(backend);
       } finally {
         this.wake();
       }
