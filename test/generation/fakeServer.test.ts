@@ -31,7 +31,7 @@ function fake(mode: Mode): Fake {
     async fetch(req) {
       const path = new URL(req.url).pathname;
       if (path === "/health" || path === "/v1/models") return Response.json({ status: "ok", data: [{ id: "m" }] });
-      const body = await req.json();
+      const body = (await req.json()) as any;
       f.requests.push(body);
       const sse = (write: (c: ReadableStreamDefaultController<Uint8Array>) => Promise<void> | void) =>
         new Response(
