@@ -43,6 +43,8 @@ export interface RemoteResult extends GenerateResult {
   slot: number;
   /** whether the server reported usage (else the counts are estimates) */
   usageReported: boolean;
+  /** the server's own prompt + generation time (llama-server timings), null where not reported */
+  serverMs: number | null;
 }
 
 interface Usage {
@@ -54,6 +56,8 @@ interface Usage {
 interface Timings {
   cache_n?: number;
   prompt_n?: number;
+  prompt_ms?: number;
+  predicted_ms?: number;
 }
 
 const PROBE_TIMEOUT_MS = 2_000;
@@ -219,6 +223,7 @@ export class RemoteBackend {
         cachedPromptTokens: cached,
         slot,
         usageReported: usage?.prompt_tokens !== undefined,
+        serverMs: timings?.prompt_ms !== undefined ? timings.prompt_ms + (timings.predicted_ms ?? 0) : null,
       };
     };
     try {

@@ -216,6 +216,7 @@ function stoppedResult(finishReason: "abort" | "timeout", _promptEstimate: numbe
     cachedPromptTokens: 0,
     slot: -1,
     usageReported: false,
+    serverMs: null,
   };
 }
 
