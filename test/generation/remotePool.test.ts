@@ -8,6 +8,7 @@ import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { llamaServerBinary, startLlamaServer, warnNoLlamaServer, type LlamaServer } from "../support/llamaServer.ts";
 import { getProjectBalance } from "../../src/credits/ledger.ts";
+import { createMind } from "../../src/lore/minds/writeMinds.ts";
 import { interactionCostMicro } from "../../src/credits/prices.ts";
 import { conversationKey } from "../../src/npc/interactService.ts";
 import { summariseSession, SUMMARY_SCHEMA } from "../../src/npc/memory/summariseSession.ts";
@@ -125,19 +126,39 @@ suite("routing by conversation", () => {
 
 suite("structured generation", () => {
   test("memory summaries come back valid under the JSON schema (llama-server's json_schema grammar)", async () => {
-    const messages = [
-      { role: "user" as const, content: "I am Mira, a smith from the north. I owe you ten gold." },
-      { role: "assistant" as const, content: "Then pay me by the next moon." },
-    ];
-    const r = (await pool.generate({ conversationKey: "summary-test", messages: [{ role: "user", content: "List memories as JSON." }], maxTokens: 200, jsonSchema: SUMMARY_SCHEMA, temperature: 0.2 })) as RemoteResult & { valid: boolean; repairs: number };
-    if (r.finishReason === "stop") {
-      expect(schemaProblem(r.text, SUMMARY_SCHEMA)).toBeNull();
+    // The summary schema's shape without its string lengths: random weights emit stray UTF-8 bytes, which the
+    // grammar counts differently from a JSON validator (a real model writes whole characters).
+    const shape = JSON.parse(JSON.stringify(SUMMARY_SCHEMA, (k, v) => (k === "maxLength" ? undefined : v)));
+    const ask = (jsonSchema: object, seed: number) =>
+      pool.generate({ conversationKey: `summary-${seed}`, messages: [{ role: "user", content: "List memories as JSON." }], maxTokens: 1200, jsonSchema, temperature: 0.2, seed }) as Promise<
+        RemoteResult & { valid: boolean; repairs: number }
+      >;
+    for (const seed of [1, 2, 3]) {
+      const r = await ask(shape, seed);
+      expect(r.finishReason).toBe("stop");
+      expect(schemaProblem(r.text, shape)).toBeNull();
       expect([r.valid, r.repairs]).toEqual([true, 0]);
     }
-    const summary = await summariseSession(pool, { mindName: "Garrick", playerId: "p-sum", messages }, { maxTokens: 200 });
+    // Under the full schema: parseable JSON every time; an invalid one got exactly one repair turn (bounded).
+    const before = seen.length;
+    const full = await ask(SUMMARY_SCHEMA, 4);
+    expect(() => JSON.parse(full.text)).not.toThrow();
+    expect(seen.length - before).toBe(full.valid ? 1 + full.repairs : 2);
+    const summary = await summariseSession(
+      pool,
+      {
+        mindName: "Garrick",
+        playerId: "p-sum",
+        messages: [
+          { role: "user", content: "I am Mira, a smith from the north. I owe you ten gold." },
+          { role: "assistant", content: "Then pay me by the next moon." },
+        ],
+      },
+      { maxTokens: 400, seed: 5 },
+    );
     expect(Array.isArray(summary.memories)).toBe(true);
     expect(summary.promptTokens).toBeGreaterThan(0);
-    for (const m of summary.memories) expect(typeof m.text).toBe("string");
+    for (const m of summary.memories) expect(m.text.length).toBeLessThanOrEqual(300);
   });
 });
 
@@ -163,28 +184,31 @@ suite("failover (runs last: kills backends)", () => {
     expect(seen.at(-1)!.backend).toBe("backend-1");
   });
   test("killed mid-stream: an SSE error event with the spec's 503 message, the reservation released", async () => {
-    const player = playerOn(0, "midstream");
+    // A long reply (the tiny model writes ~4 tokens/ms; random weights stop after 300–1,500 tokens), so the
+    // kill lands while the server is still streaming.
+    const bard = createMind(t.app.ctx, w.projectId, { key: "bard", entityName: "Bard", personality: "Never stops talking.", knowledgeTags: ["tavern"], responseConfig: { maxTokens: 1500 } }).id;
+    t.app.config.maxReplyTokens = 1500;
+    const player = (() => {
+      for (let n = 0; n < 200; n++) if (pool.orderFor(keyOf(`midstream-${n}`, bard))[0] === pool.backends[0]) return `midstream-${n}`;
+      throw new Error("no key found");
+    })();
     const before = available();
     const res = await t.app.handle(
       new Request("http://localhost/v1/npc/interact", {
         method: "POST",
         headers: { authorization: `Bearer ${w.keys.server}`, "content-type": "application/json", accept: "text/event-stream" },
-        body: JSON.stringify({ text: "Tell me a long story.", entityMindId: w.minds.garrick, playerId: player }),
+        body: JSON.stringify({ text: "Tell me a long story.", entityMindId: bard, playerId: player }),
       }),
     );
     // The response starts at the first token: kill the backend now, mid-reply.
     await servers[0].kill();
     const events = parseSse(await res.text());
-    const last = events.at(-1)!;
-    if (last.event === "done") {
-      // the reply finished before the kill landed (a 24-token reply on a tiny model is quick): still charged once
-      expect(before - available()).toBe(Math.round(last.data.metadata.creditsUsed * 1_000_000));
-    } else {
-      expect(last).toEqual({ event: "error", data: { error: "Generation failed" } });
-      expect(available()).toBe(before);
-    }
+    t.app.config.maxReplyTokens = 24;
+    expect(events[0].event).toBe("token");
+    expect(events.at(-1)).toEqual({ event: "error", data: { error: "Generation failed" } });
+    expect(available()).toBe(before);
     // with backend-0 down the same player is served by backend-1
-    const next = await interact(player, "Hello?");
+    const next = await interact(player, "Hello?", {}, () => bard);
     expect(next.status).toBe(200);
     expect(seen.at(-1)!.backend).toBe("backend-1");
   });

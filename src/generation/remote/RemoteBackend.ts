@@ -1,5 +1,4 @@
-import { ROLE_MARKERS } from "../../llm/cleanReply.ts";
-import { cleanReply } from "../../llm/cleanReply.ts";
+import { cleanReply, ROLE_MARKERS } from "../../llm/cleanReply.ts";
 import type { FinishReason } from "../../llm/types.ts";
 import type { BackendConfig, BackendStatus, ChatMessage, GenerateResult } from "../types.ts";
 import { CircuitBreaker } from "./CircuitBreaker.ts";
@@ -61,6 +60,17 @@ interface Timings {
 }
 
 const PROBE_TIMEOUT_MS = 2_000;
+
+/** What an attempt gathered so far (a failed attempt's `streamed` decides whether it may be retried). */
+interface Outcome {
+  raw: string;
+  pieces: number;
+  streamed: boolean;
+  firstAt: number | null;
+  finish: string | null;
+  usage: Usage | null;
+  timings: Timings | null;
+}
 
 /** One OpenAI-compatible server: its client, circuit, slots and counters. */
 export class RemoteBackend {
@@ -177,7 +187,12 @@ export class RemoteBackend {
     return body;
   }
 
-  /** One streamed chat completion. Returns a result for stop/length/abort/timeout-after-tokens; throws AttemptError otherwise. */
+  /**
+   * One generation. Returns a result for stop/length/abort/timeout-after-tokens; throws AttemptError otherwise.
+   * Structured requests to llama-server go to its /completion endpoint (prompt rendered by /apply-template):
+   * this llama.cpp build refuses `json_schema` on /v1/chat/completions ("Failed to initialize samplers") while
+   * /completion applies it; they are not streamed to anyone, so nothing is lost.
+   */
   async chat(req: AttemptRequest): Promise<RemoteResult> {
     const startedAt = performance.now();
     const upstream = new AbortController();
@@ -196,29 +211,18 @@ export class RemoteBackend {
     const trial = this.breaker.begin();
     this.inFlight++;
     this.requests++;
-    let raw = "";
-    let pieces = 0;
-    let streamed = false;
-    let firstAt: number | null = null;
-    let finish: string | null = null;
-    let usage: Usage | null = null;
-    let timings: Timings | null = null;
-    const cleaner = new StreamCleaner();
-    const emit = (text: string) => {
-      if (!text || !req.onToken) return;
-      streamed = true;
-      req.onToken(text);
-    };
+    const out: Outcome = { raw: "", pieces: 0, streamed: false, firstAt: null, finish: null, usage: null, timings: null };
     const result = (finishReason: FinishReason): RemoteResult => {
+      const { usage, timings } = out;
       const promptTokens = usage?.prompt_tokens ?? req.promptEstimate;
       const cached = usage?.prompt_tokens_details?.cached_tokens ?? timings?.cache_n ?? 0;
       return {
-        text: cleanReply(raw),
+        text: cleanReply(out.raw),
         promptTokens,
         evaluatedPromptTokens: timings?.prompt_n ?? Math.max(0, promptTokens - cached),
-        completionTokens: usage?.completion_tokens ?? pieces,
+        completionTokens: usage?.completion_tokens ?? out.pieces,
         finishReason,
-        timeToFirstTokenMs: (firstAt ?? performance.now()) - startedAt,
+        timeToFirstTokenMs: (out.firstAt ?? performance.now()) - startedAt,
         backend: this.name,
         cachedPromptTokens: cached,
         slot,
@@ -228,45 +232,12 @@ export class RemoteBackend {
     };
     try {
       if (reason) throw new Error("aborted before the request");
-      const res = await fetch(this.url("/v1/chat/completions"), {
-        method: "POST",
-        headers: this.headers(),
-        body: JSON.stringify(this.body(req, slot)),
-        signal: upstream.signal,
-      });
-      if (!res.ok) {
-        const text = await res.text().catch(() => "");
-        throw new AttemptError(`HTTP ${res.status} ${text.slice(0, 200)}`.trim(), false, res.status);
-      }
-      if (!res.body) throw new AttemptError("empty response body", false);
-      for await (const data of sseData(res.body)) {
-        if (data.trim() === "[DONE]") break;
-        let chunk: { choices?: { delta?: { content?: unknown }; finish_reason?: string | null }[]; usage?: Usage; timings?: Timings; error?: unknown };
-        try {
-          chunk = JSON.parse(data);
-        } catch {
-          throw new AttemptError(`malformed stream chunk: ${data.slice(0, 80)}`, streamed);
-        }
-        if (chunk === null || typeof chunk !== "object") throw new AttemptError("malformed stream chunk", streamed);
-        if (chunk.error) throw new AttemptError(`server error in stream: ${JSON.stringify(chunk.error).slice(0, 200)}`, streamed);
-        const choice = chunk.choices?.[0];
-        const delta = choice?.delta?.content;
-        if (typeof delta === "string" && delta !== "") {
-          firstAt ??= performance.now();
-          raw += delta;
-          pieces++;
-          emit(cleaner.push(delta));
-        }
-        if (choice?.finish_reason) finish = choice.finish_reason;
-        if (chunk.usage) usage = chunk.usage;
-        if (chunk.timings) timings = chunk.timings;
-      }
-      if (finish === null) throw new AttemptError("stream ended before the reply did", streamed);
-      emit(cleaner.flush());
+      if (req.jsonSchema && this.config.kind === "llama-server") await this.completeStructured(req, slot, upstream.signal, out);
+      else await this.streamChat(req, slot, upstream.signal, out);
       this.breaker.success();
       this.latency.add(performance.now() - startedAt);
-      this.cachedPromptTokens += usage?.prompt_tokens_details?.cached_tokens ?? timings?.cache_n ?? 0;
-      return result(finish === "length" ? "length" : "stop");
+      this.cachedPromptTokens += out.usage?.prompt_tokens_details?.cached_tokens ?? out.timings?.cache_n ?? 0;
+      return result(out.finish === "length" ? "length" : "stop");
     } catch (e) {
       if (reason === "abort") {
         // the caller left: not the backend's fault
@@ -284,14 +255,93 @@ export class RemoteBackend {
       }
       this.errors++;
       this.lastError = reason === "timeout" ? `timed out after ${req.timeoutMs} ms` : message(e);
-      if (reason === "timeout" && streamed) return result("timeout");
-      throw e instanceof AttemptError ? e : new AttemptError(this.lastError, streamed);
+      if (reason === "timeout" && out.streamed) return result("timeout");
+      throw e instanceof AttemptError ? e : new AttemptError(this.lastError, out.streamed);
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener("abort", onAbort);
       this.inFlight--;
       this.slots?.release(slot);
     }
+  }
+
+  private async post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
+    const res = await fetch(this.url(path), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal });
+    if (!res.ok) {
+      const text = await res.text().catch(() => "");
+      throw new AttemptError(`HTTP ${res.status} ${text.slice(0, 200)}`.trim(), false, res.status);
+    }
+    return res;
+  }
+
+  /** OpenAI chat completions, streamed (SSE), pieces passed on cleaned. */
+  private async streamChat(req: AttemptRequest, slot: number, signal: AbortSignal, out: Outcome): Promise<void> {
+    const res = await this.post("/v1/chat/completions", this.body(req, slot), signal);
+    if (!res.body) throw new AttemptError("empty response body", false);
+    const cleaner = new StreamCleaner();
+    const emit = (text: string) => {
+      if (!text || !req.onToken) return;
+      out.streamed = true;
+      req.onToken(text);
+    };
+    for await (const data of sseData(res.body)) {
+      if (data.trim() === "[DONE]") break;
+      let chunk: { choices?: { delta?: { content?: unknown }; finish_reason?: string | null }[]; usage?: Usage; timings?: Timings; error?: unknown };
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        throw new AttemptError(`malformed stream chunk: ${data.slice(0, 80)}`, out.streamed);
+      }
+      if (chunk === null || typeof chunk !== "object") throw new AttemptError("malformed stream chunk", out.streamed);
+      if (chunk.error) throw new AttemptError(`server error in stream: ${JSON.stringify(chunk.error).slice(0, 200)}`, out.streamed);
+      const choice = chunk.choices?.[0];
+      const delta = choice?.delta?.content;
+      if (typeof delta === "string" && delta !== "") {
+        out.firstAt ??= performance.now();
+        out.raw += delta;
+        out.pieces++;
+        emit(cleaner.push(delta));
+      }
+      if (choice?.finish_reason) out.finish = choice.finish_reason;
+      if (chunk.usage) out.usage = chunk.usage;
+      if (chunk.timings) out.timings = chunk.timings;
+    }
+    if (out.finish === null) throw new AttemptError("stream ended before the reply did", out.streamed);
+    emit(cleaner.flush());
+  }
+
+  /** llama-server structured output: /apply-template, then /completion under the JSON schema (not streamed). */
+  private async completeStructured(req: AttemptRequest, slot: number, signal: AbortSignal, out: Outcome): Promise<void> {
+    const { prompt } = (await (await this.post("/apply-template", { messages: req.messages }, signal)).json()) as { prompt?: string };
+    if (typeof prompt !== "string") throw new AttemptError("apply-template returned no prompt", false);
+    const body: Record<string, unknown> = {
+      prompt,
+      n_predict: Math.max(1, Math.floor(req.maxTokens)),
+      temperature: req.temperature,
+      json_schema: req.jsonSchema,
+      cache_prompt: true,
+      stream: false,
+    };
+    if (slot >= 0) body.id_slot = slot;
+    if (req.seed !== undefined) body.seed = req.seed;
+    const r = (await (await this.post("/completion", body, signal)).json()) as {
+      content?: unknown;
+      tokens_predicted?: number;
+      tokens_evaluated?: number;
+      stop_type?: string;
+      timings?: Timings;
+    };
+    if (typeof r.content !== "string") throw new AttemptError("completion without content", false);
+    out.firstAt = performance.now();
+    out.raw = r.content;
+    out.pieces = r.tokens_predicted ?? 0;
+    out.timings = r.timings ?? null;
+    out.usage = {
+      prompt_tokens: r.tokens_evaluated,
+      completion_tokens: r.tokens_predicted,
+      prompt_tokens_details: { cached_tokens: r.timings?.cache_n },
+    };
+    out.finish = r.stop_type === "limit" ? "length" : "stop";
   }
 
   status(): BackendStatus {
