@@ -1,7 +1,7 @@
 import type { Config } from "../config/config.ts";
 import type { LlmEngine } from "../llm/LlmEngine.ts";
 import type { Logger } from "../ops/logger.ts";
-import type { ModelStatus } from "../app/App.ts";
+import type { ModelStatus } from "../core/context.ts";
 import { safeUrl } from "./backendsConfig.ts";
 import { LocalBackend } from "./LocalBackend.ts";
 import { RemotePool } from "./remote/RemotePool.ts";
