@@ -7,6 +7,11 @@ import { LocalBackend } from "./LocalBackend.ts";
 import { RemotePool } from "./remote/RemotePool.ts";
 import type { GenerationBackend } from "./types.ts";
 
+const CALIBRATION_TEXT =
+  "The old guard of the north gate has watched the king's road for thirty winters. He knows every traveller by the dust " +
+  "on their boots, every merchant by the weight of their purse, and every rumour of dragons, smugglers and lost gold " +
+  "long before it reaches the tavern. Ask him kindly and he may tell you which bridge is safe after dark.";
+
 /** Health probes of the remote pool's backends (a down backend comes back within this). */
 export const PROBE_INTERVAL_MS = 2_000;
 
@@ -32,6 +37,8 @@ export async function createGeneration(
     log,
   });
   const up = await pool.probeAll();
+  // Learn the tokens-per-byte ratio prompt budgets use before the first turn (else they assume a token per byte).
+  await pool.reserveTokens([{ role: "user", content: CALIBRATION_TEXT }]).catch(() => {});
   pool.backends.forEach((b, i) => {
     // never the apiKey; the URL without any credentials in it
     const fields = { backend: b.name, url: safeUrl(b.config.url), kind: b.config.kind, model: b.config.model, contextSize: b.contextSize };
