@@ -266,7 +266,16 @@ export class RemoteBackend {
   }
 
   private async post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
-    const res = await fetch(this.url(path), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal });
+    const send = () => fetch(this.url(path), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal });
+    let res: Response;
+    try {
+      res = await send();
+    } catch (e) {
+      // A kept-alive connection the server closed while idle (llama-server drops them after a few seconds) fails at
+      // once with ECONNRESET, before the server saw the request: send it again on a fresh connection.
+      if (signal.aborted || (e as { code?: string }).code !== "ECONNRESET") throw e;
+      res = await send();
+    }
     if (!res.ok) {
       const text = await res.text().catch(() => "");
       throw new AttemptError(`HTTP ${res.status} ${text.slice(0, 200)}`.trim(), false, res.status);
