@@ -6,7 +6,7 @@ import { RemotePool, NoBackendError } from "../../src/generation/remote/RemotePo
 import { AttemptError } from "../../src/generation/remote/RemoteBackend.ts";
 import type { BackendConfig } from "../../src/generation/types.ts";
 
-type Mode = "ok" | "malformed" | "hang" | "500" | "cut" | "slow" | "no-usage" | "refuse-schema" | "json-bad-then-good";
+type Mode = "flaky" | "ok" | "malformed" | "hang" | "500" | "cut" | "slow" | "no-usage" | "refuse-schema" | "json-bad-then-good";
 
 interface Fake {
   url: string;
@@ -45,14 +45,16 @@ function fake(mode: Mode): Fake {
           }),
           { headers: { "content-type": "text/event-stream" } },
         );
+      if (f.mode === "flaky" && f.requests.length === 1) return new Response("restarting", { status: 503 });
       switch (f.mode) {
+        case "flaky":
         case "ok":
         case "no-usage":
           return sse((c) => {
             c.enqueue(delta(" Hello"));
             c.enqueue(delta(" there<|im_end|>junk"));
             c.enqueue(finish());
-            if (f.mode === "ok") c.enqueue(usage(40, 2));
+            if (f.mode !== "no-usage") c.enqueue(usage(40, 2));
             c.enqueue(enc.encode("data: [DONE]\n\n"));
             c.close();
           });
@@ -174,6 +176,12 @@ describe("failures before anything was streamed are retried once on the next bac
       expect(performance.now() - t0).toBeLessThan(3_000);
     });
   }
+  test("a single backend: the retry goes to the same one", async () => {
+    const { p, fs, key } = pool(["flaky"]);
+    const r = await p.generate(ask(key));
+    expect(r.text).toBe("Hello there");
+    expect(fs[0].requests).toHaveLength(2);
+  });
   test("both fail → NoBackendError (interact turns it into 503 Generation failed)", async () => {
     const { p, key } = pool(["500", "malformed"]);
     await expect(p.generate(ask(key))).rejects.toBeInstanceOf(NoBackendError);

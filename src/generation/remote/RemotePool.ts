@@ -118,7 +118,10 @@ export class RemotePool implements GenerationBackend {
     const tried = new Set<RemoteBackend>();
     let lastError: unknown = null;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const backend = await this.acquire(req.conversationKey, tried, deadline, req.signal);
+      // The retry goes to the next backend of the key's ring order; with no other one usable, to the same again.
+      const backend =
+        (await this.acquire(req.conversationKey, tried, deadline, req.signal)) ??
+        (attempt > 0 && !req.signal?.aborted ? await this.acquire(req.conversationKey, new Set(), deadline, req.signal) : null);
       if (!backend) {
         if (req.signal?.aborted) return stoppedResult("abort", promptEstimate, startedAt);
         if (performance.now() >= deadline && tried.size > 0) return stoppedResult("timeout", promptEstimate, startedAt);
