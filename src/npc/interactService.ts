@@ -55,12 +55,12 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   deps.limiter.hit(project.id, req.playerId, readRateLimits(deps, project.id));
   const prepared = await prepareTurn(deps, project.id, req, mind);
 
-  const llm = deps.llm;
+  const llm = deps.generation;
   if (!llm) throw generationFailed();
   let promptTokens: number;
   try {
-    // An upper bound (cached per message): the exact count comes back from the generation for settlement.
-    promptTokens = llm.estimateChatTokens(prepared.messages);
+    // An upper bound (cached per message; a remote pool asks its server's /tokenize): the exact count comes back for settlement.
+    promptTokens = await llm.reserveTokens(prepared.messages);
   } catch (e) {
     deps.log.error("tokenizer failed", { err: e instanceof Error ? e.message : String(e) });
     throw generationFailed();
@@ -146,7 +146,7 @@ async function checkpoint(
 ): Promise<void> {
   try {
     const summary = await summariseSession(
-      deps.llm!,
+      deps.generation!,
       { mindName: prepared.mind.entityName, playerId: key.playerId, messages },
       { signal, timeoutMs: deps.config.generationTimeoutMs, conversationKey: conversationKey(key.projectId, key.mindId, key.playerId) },
     );

@@ -12,6 +12,7 @@ import { quickstartCommand } from "./quickstart.ts";
 import { exportCommand, importCommand } from "./packs.ts";
 import { memoryCommands } from "./memories.ts";
 import { modelCommands } from "./models.ts";
+import { backendsCheckCommand } from "./backends.ts";
 import { creditsGrantCommand, creditsPlanCommand, creditsShowCommand, limitsSetCommand, settingsSetCommand } from "./operations.ts";
 
 /** Every CLI command, in the order `lorehold help` lists them. */
@@ -33,4 +34,5 @@ export const COMMANDS: Command[] = [
   limitsSetCommand,
   ...memoryCommands,
   ...modelCommands,
+  backendsCheckCommand,
 ];

@@ -155,10 +155,11 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     }
 
     let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
-    if (ctx.llm && !archiveError && completed > 0) {
+    const model = ctx.generation ?? ctx.llm;
+    if (model && !archiveError && completed > 0) {
       const budget = job.reserved_micro - scanCostMicro(ctx.config.prices, bytes);
       try {
-        refine = await refineWithModel(ctx.llm, ctx.db, job, vocab, ctx.config.prices, budget, signal);
+        refine = await refineWithModel(model, ctx.db, job, vocab, ctx.config.prices, budget, signal);
       } catch (e) {
         if (signal?.aborted) throw e;
         // The heuristic extractions stand on their own: a model failure only loses the refinement.
