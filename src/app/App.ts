@@ -18,6 +18,7 @@ import { requeueInterrupted } from "../lore/indexer/documentIndexState.ts";
 import { jobRoutes } from "../admin/routes/jobs.ts";
 import { memoryRoutes } from "../admin/routes/memories.ts";
 import { previewRoutes } from "../admin/routes/preview.ts";
+import { cardRoutes } from "../admin/routes/cards.ts";
 import { LlmEngine } from "../llm/LlmEngine.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
@@ -170,7 +171,7 @@ export class App {
       { mount: "v1", plugin: loreRoutes(this.ctx) },
       { mount: "v1", plugin: scannerRoutes(this.ctx) },
       { mount: "root", plugin: opsRoutes({ metrics: this.metrics, readiness: () => this.readiness() }) },
-      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx), previewRoutes(this.ctx)]) },
+      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx), previewRoutes(this.ctx), cardRoutes(this.ctx)]) },
     ];
   }
 
