@@ -1,4 +1,4 @@
-import type { AppContext } from "../app/App.ts";
+import type { InteractDeps } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import type { Principal } from "../auth/apiKeys.ts";
 import { findProject } from "../projects/projectService.ts";
@@ -16,10 +16,7 @@ import { storeMemories } from "./memory/storeMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import type { Metrics } from "../ops/metrics.ts";
 
-export interface InteractDeps extends AppContext {
-  limiter: RateLimiter;
-  metrics?: Metrics;
-}
+export type { InteractDeps };
 
 export interface InteractResponse {
   success: true;

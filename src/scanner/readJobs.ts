@@ -2,7 +2,7 @@ import { microToCredits } from "../credits/prices.ts";
 import { firstChars } from "./extract/text.ts";
 import { creditsText } from "./estimate.ts";
 import { SCANNER_LIMITS, type ScanStatus } from "./limits.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { loadJob, type ScanJobRow } from "./scanJobRow.ts";
 
 export interface JobListItem {

@@ -7,7 +7,7 @@ import { writeTx } from "../../db/openDatabase.ts";
 import { scanCostMicro } from "../../credits/prices.ts";
 import { extensionOf, type CostByExtension } from "../estimate.ts";
 import { SCANNER_LIMITS } from "../limits.ts";
-import type { ScannerContext } from "../scannerContext.ts";
+import type { ScannerContext } from "../../core/context.ts";
 import { parseManifest, type ScanJobRow } from "../scanJobRow.ts";
 import { refundReservation, settleScan } from "../settlement.ts";
 import { deleteUpload, hasUpload, uploadPath } from "../uploadStore.ts";
