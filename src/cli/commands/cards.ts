@@ -4,18 +4,19 @@ import { ApiError } from "../../core/errors.ts";
 import { cardToPng, exportCard } from "../../cards/exportCard.ts";
 import { importCardFile, type CardImportResult } from "../../cards/importCard.ts";
 import { looksLikeCard } from "../../cards/readCardBytes.ts";
+import { mindRows } from "../../lore/minds/mindStore.ts";
 import { resolveProject } from "../../projects/projectService.ts";
 import { optionalFlag, requireFlag } from "../args.ts";
 import { UsageError, type Command, type CommandContext, type CommandResult } from "../cliTypes.ts";
 
 /** A mind by id or exact name, within the project. */
 export function resolveMind(ctx: ServiceContext, projectId: string, idOrName: string): string {
-  const rows = ctx.db
-    .query<{ id: string }, [string, string, string]>("SELECT id FROM entity_minds WHERE project_id = ? AND (id = ? OR entity_name = ?) ORDER BY id = ?3 DESC")
-    .all(projectId, idOrName, idOrName);
-  if (rows.length === 0) throw new ApiError(404, "Entity Mind not found");
-  if (rows.length > 1 && rows[0].id !== idOrName) throw new ApiError(400, "Invalid request", { details: [`--mind: ${rows.length} minds are named '${idOrName}'; give the id`] });
-  return rows[0].id;
+  const minds = mindRows(ctx.db, projectId);
+  if (minds.some((m) => m.id === idOrName)) return idOrName;
+  const named = minds.filter((m) => m.entity_name === idOrName);
+  if (named.length === 0) throw new ApiError(404, "Entity Mind not found");
+  if (named.length > 1) throw new ApiError(400, "Invalid request", { details: [`--mind: ${named.length} minds are named '${idOrName}'; give the id`] });
+  return named[0].id;
 }
 
 /** Whether `lorehold import PATH` should read PATH as a SillyTavern card or lorebook: decided by content, not name. */

@@ -270,25 +270,27 @@ export type GetV1LoreTagsResponse = {
 
 /** Body of POST /v1/npc/interact — An NPC's in-character reply to a player's line */
 export type PostV1NpcInteractBody = {
+  /** the player's line (not only whitespace) */
   text: string;
   entityMindId: string;
   playerId: string;
+  /** every value together at most 2000 characters */
   context?: {
-    location?: string;
-    locationDetails?: string;
-    timeOfDay?: string;
-    weather?: string;
-    atmosphere?: string;
-    situation?: string;
-    npcMood?: string;
-    npcActivity?: string;
-    playerAppearance?: string;
-    playerReputation?: string;
-    custom?: string;
-    playerVisibleItems?: string[];
-    nearbyCharacters?: string[];
-    nearbyObjects?: string[];
-    recentEvents?: string[];
+    location?: string | null;
+    locationDetails?: string | null;
+    timeOfDay?: string | null;
+    weather?: string | null;
+    atmosphere?: string | null;
+    situation?: string | null;
+    npcMood?: string | null;
+    npcActivity?: string | null;
+    playerAppearance?: string | null;
+    playerReputation?: string | null;
+    custom?: string | null;
+    playerVisibleItems?: string[] | null;
+    nearbyCharacters?: string[] | null;
+    nearbyObjects?: string[] | null;
+    recentEvents?: string[] | null;
   };
   memory?: {
     retrieve?: boolean;
@@ -391,6 +393,19 @@ export type GetV1ScannerJobsByJobIdResponse = {
     /** first 200 characters */
     contentPreview: string;
     sourceFiles: string[];
+    /** character, location, item, faction, event, dialogue or other */
+    kind: string;
+    /** the entity or scene the extraction belongs to; equal groups are reviewed together */
+    group: string;
+    /** why each tag (and `location`) matched */
+    reasons: Record<string, unknown>;
+    /** who speaks in it (dialogue), most lines first */
+    speakers: string[];
+    /** other languages' versions */
+    variants: Array<{
+      language: string;
+      sourceFile: string;
+    }>;
   }>;
   skippedContent: Array<{
     section: string;
@@ -435,8 +450,8 @@ export type PostV1ScannerSubmitArchiveBody = {
   }>;
   /** archive size, max 200 MB */
   totalSizeBytes: number;
-  userContext?: string;
-  idempotencyKey?: string;
+  userContext?: string | null;
+  idempotencyKey?: string | null;
 };
 
 /** 202 response of POST /v1/scanner/submit-archive — Describe the archive; get a signed upload URL */
