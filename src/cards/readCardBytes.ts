@@ -55,7 +55,13 @@ function parseJsonText(text: string, what: string): unknown {
   try {
     return JSON.parse(clean);
   } catch {
-    const at = jsonErrorOffset(clean) ?? 0;
+    let at: number | null = null;
+    try {
+      at = jsonErrorOffset(clean);
+    } catch {
+      at = null; // the locator recurses: a hostile nesting depth overflows it
+    }
+    if (typeof at !== "number" || !Number.isFinite(at)) throw refuse(`${what}: not valid JSON (or nested too deeply)`);
     const before = clean.slice(0, at);
     const line = before.split("\n").length;
     const column = at - before.lastIndexOf("\n");
