@@ -4,6 +4,8 @@ import { INVALID_CARD, INVALID_LOREBOOK, type Book, type BookEntry, type Card, t
 
 /** Largest card or lorebook JSON read (real ones are kilobytes; V3 may embed assets as data URIs). */
 export const MAX_CARD_JSON_CHARS = 16 * 1024 * 1024;
+/** Most entries one lorebook may bring (real books have tens to hundreds); past it the book is refused, not cut. */
+export const MAX_BOOK_ENTRIES = 10_000;
 
 /**
  * What a parsed JSON value is: a Character Card V1/V2/V3
@@ -114,6 +116,11 @@ function readBook(v: unknown, path: string, p: Problems): Book {
   }
   const name = typeof v.name === "string" && v.name.trim() ? v.name.trim() : null;
   const entries: BookEntry[] = [];
+  const total = Array.isArray(v.entries) ? v.entries.length : isPlainObject(v.entries) ? Object.keys(v.entries).length : 0;
+  if (total > MAX_BOOK_ENTRIES) {
+    p.add(join("entries"), `at most ${MAX_BOOK_ENTRIES} entries (this book has ${total})`);
+    return { name, entries: [] };
+  }
   if (Array.isArray(v.entries)) {
     v.entries.forEach((e, i) => {
       const entry = readEntry(e, `${join("entries")}[${i}]`, i, p);

@@ -75,6 +75,7 @@ describe("malformed cards are refused whole with the problem named", () => {
     ["two entries with one id", () => bytesOf(withData({ character_book: { entries: [{ keys: [], content: "a", id: 7 }, { keys: [], content: "b", id: 7 }] } })), "Invalid character card", ['data.character_book.entries[1]: same id "7" as data.character_book.entries[0]']],
     ["neither card nor book", () => bytesOf({ hello: 1 }), "Invalid character card", ["card: not a character card (no spec 'chara_card_v2' or 'chara_card_v3') nor a lorebook (no 'entries')"]],
     ["a lorebook with a bad entry", () => bytesOf({ spec: "lorebook_v3", data: { entries: [{ keys: "a", content: 3 }] } }), "Invalid lorebook", ["data.entries[0].content: required, a string"]],
+    ["too many entries", () => bytesOf({ entries: Array.from({ length: 10_001 }, () => ({ keys: [], content: "" })) }), "Invalid lorebook", ["entries: at most 10000 entries (this book has 10001)"]],
     ["hostile nesting", () => new TextEncoder().encode("[".repeat(1_000_000)), "Invalid character card", ["card: not valid JSON (or nested too deeply)"]],
     ["not UTF-8", () => new Uint8Array([0x7b, 0xff, 0xfe]), "Invalid character card", ["card: neither a PNG nor UTF-8 JSON text"]],
   ];
