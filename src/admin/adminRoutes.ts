@@ -7,6 +7,7 @@ import { operationsRoutes } from "./routes/operations.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { memoryRoutes } from "./routes/memories.ts";
 import { previewRoutes } from "./routes/preview.ts";
+import { cardRoutes } from "./routes/cards.ts";
 
 /** /admin/v1: authoring and operations, guarded by the admin token. */
 export function adminRoutes(deps: FeatureDeps) {
@@ -19,6 +20,6 @@ export function adminRoutes(deps: FeatureDeps) {
     .use(projectRoutes(deps, deps.config))
     .use(operationsRoutes(deps));
   for (const r of loreResourceRoutes(deps)) app = app.use(r);
-  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), previewRoutes(deps)]) app = app.use(r);
+  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), previewRoutes(deps), cardRoutes(deps)]) app = app.use(r);
   return app;
 }
