@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { ServiceContext } from "../core/context.ts";
 import type { Config } from "../config/config.ts";
 import { requireAdmin } from "./adminGuard.ts";
+import { studioSessionAllows } from "../studio/studioAuth.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { loreResourceRoutes } from "./routes/loreResources.ts";
 import { operationsRoutes } from "./routes/operations.ts";
@@ -10,8 +11,9 @@ import { operationsRoutes } from "./routes/operations.ts";
 export function adminRoutes(ctx: ServiceContext, config: Config, extra: Elysia<any, any, any, any, any, any, any>[] = []) {
   // Typed as any: Elysia's inferred route types don't survive a loop of .use() calls.
   let app: any = new Elysia({ name: "admin", prefix: "/admin/v1", normalize: false })
-    .derive(({ headers }) => {
-      requireAdmin(ctx, config.adminToken, headers.authorization);
+    .derive(({ headers, request }) => {
+      // The Studio's session cookie (+ CSRF header on writes) stands in for the bearer token.
+      if (headers.authorization || !studioSessionAllows(ctx, config.adminToken, request)) requireAdmin(ctx, config.adminToken, headers.authorization);
       return {};
     })
     .use(projectRoutes(ctx, config))

@@ -28,6 +28,9 @@ import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 import { nativeInfo } from "../runtime/native.ts";
 import { interactIdleSeconds, isInteractPath } from "./idleTimeouts.ts";
+import { studioRoutes } from "../studio/studioRoutes.ts";
+import { studioAdminRoutes } from "../admin/routes/studioAdmin.ts";
+import { UsageLog } from "../ops/usageLog.ts";
 
 /** What /healthz and /readyz say about generation. */
 export interface ModelStatus {
@@ -91,6 +94,8 @@ export class App {
   readonly scheduler: Scheduler;
   readonly limiter: RateLimiter;
   readonly metrics: Metrics;
+  /** recent interactions' tokens and latency (the Studio's usage charts) */
+  readonly usage = new UsageLog();
   private server: Server<unknown> | null = null;
   private stopped = false;
   private reembedding: Promise<void> | null = null;
@@ -166,11 +171,12 @@ export class App {
 
   private features(): HttpFeature[] {
     return [
-      { mount: "v1", plugin: npcRoutes({ ...this.ctx, limiter: this.limiter, metrics: this.metrics }) },
+      { mount: "v1", plugin: npcRoutes({ ...this.ctx, limiter: this.limiter, metrics: this.metrics, usage: this.usage }) },
       { mount: "v1", plugin: loreRoutes(this.ctx) },
       { mount: "v1", plugin: scannerRoutes(this.ctx) },
       { mount: "root", plugin: opsRoutes({ metrics: this.metrics, readiness: () => this.readiness() }) },
-      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx), previewRoutes(this.ctx)]) },
+      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx), previewRoutes(this.ctx), ...studioAdminRoutes({ ...this.ctx, limiter: this.limiter, metrics: this.metrics, usage: this.usage })]) },
+      { mount: "root", plugin: studioRoutes({ ...this.ctx, handle: (req) => this.http.handle(req) }) },
     ];
   }
 

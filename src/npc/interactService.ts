@@ -15,10 +15,13 @@ import { summariseSession } from "./memory/summariseSession.ts";
 import { storeMemories } from "./memory/storeMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import type { UsageLog } from "../ops/usageLog.ts";
 
 export interface InteractDeps extends AppContext {
   limiter: RateLimiter;
   metrics?: Metrics;
+  /** token and latency samples for the Studio's usage charts */
+  usage?: UsageLog;
 }
 
 export interface InteractResponse {
@@ -38,7 +41,7 @@ export interface InteractOptions {
   /** streamed reply pieces (SSE) */
   onToken?: (text: string) => void;
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
-  timing?: { generateMs: number };
+  timing?: { generateMs: number } & Partial<Pick<GenerateResult, "promptTokens" | "evaluatedPromptTokens" | "completionTokens" | "timeToFirstTokenMs">>;
 }
 
 const generationFailed = () => new ApiError(503, "Generation failed");
@@ -99,6 +102,9 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens);
   settle(deps, hold.reservationId, Math.min(actual, hold.amount));
   deps.metrics?.recordGeneration(result);
+  const { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs } = result;
+  deps.usage?.record({ at: deps.clock.now().getTime(), projectId: project.id, promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs, totalMs: generateMs, creditsMicro: Math.min(actual, hold.amount) });
+  if (opts.timing) Object.assign(opts.timing, { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs });
 
   if (result.finishReason === "abort") {
     // The caller left: nothing to answer, and the half turn is not kept. An abort nobody asked for is a failure.
