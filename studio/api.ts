@@ -54,9 +54,9 @@ export const v1 = <T = any>(projectId: string, method: string, path: string, bod
 
 export async function session(): Promise<boolean> {
   try {
-    const s = await json<{ csrfToken: string }>("GET", "/studio/api/session");
-    csrf = s.csrfToken;
-    return true;
+    const s = await json<{ signedIn: boolean; csrfToken?: string }>("GET", "/studio/api/session");
+    csrf = s.csrfToken ?? null;
+    return s.signedIn;
   } catch {
     csrf = null;
     return false;

@@ -8,6 +8,12 @@ import { Projects } from "./pages/Projects.tsx";
 import { ProjectShell } from "./pages/ProjectShell.tsx";
 import "./styles.css";
 
+/** Hash routing; a query after the path (e.g. ?mind=) is for the page, not the route. */
+function useHashPath(): [string, (to: string, opts?: any) => void] {
+  const [loc, navigate] = useHashLocation();
+  return [loc.split("?")[0], navigate];
+}
+
 function App() {
   const [state, setState] = useState<"checking" | "in" | "out">("checking");
   useEffect(() => {
@@ -17,7 +23,7 @@ function App() {
   if (state === "checking") return <p class="muted center">Loading Lorehold Studio…</p>;
   if (state === "out") return <SignIn onSignedIn={() => setState("in")} />;
   return (
-    <Router hook={useHashLocation}>
+    <Router hook={useHashPath as any}>
       <Switch>
         <Route path="/p/:projectId/:section?/:item?">{(p: Record<string, string | undefined>) => <ProjectShell projectId={p.projectId!} section={p.section ?? "overview"} item={p.item} onSignedOut={() => setState("out")} />}</Route>
         <Route>

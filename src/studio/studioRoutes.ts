@@ -65,10 +65,12 @@ export function studioRoutes(deps: StudioDeps) {
     .get(
       "/studio/api/session",
       ({ request }) => {
-        const s = requireSession(request, false);
-        return withHeaders(Response.json({ signedIn: true, expiresAt: new Date(s.expiresAt).toISOString(), csrfToken: s.csrf }), { "cache-control": "no-store" });
+        // 200 either way: the page asks this at every load, and a signed-out visitor is not an error.
+        const s = sessionOf(deps, deps.config.adminToken, request);
+        const body = s ? { signedIn: true, expiresAt: new Date(s.expiresAt).toISOString(), csrfToken: s.csrf } : { signedIn: false };
+        return withHeaders(Response.json(body), { "cache-control": "no-store" });
       },
-      { detail: detail("The current Studio session and its CSRF token") },
+      { detail: detail("The current Studio session and its CSRF token ({signedIn: false} without one)") },
     )
     .post(
       "/studio/api/session",

@@ -90,7 +90,7 @@ export function Knowledge({ projectId }: SectionProps) {
       <form class="card row wrap" onSubmit={tryLeak} aria-label="Try to leak a document">
         <label class="field">
           <span class="label">Mind</span>
-          <select required value={mindId} onChange={(e) => (setMindId((e.target as HTMLSelectElement).value), setDocId(""), setLeak(null))}>
+          <select required aria-label="Mind" value={mindId} onChange={(e) => (setMindId((e.target as HTMLSelectElement).value), setDocId(""), setLeak(null))}>
             <option value="">choose…</option>
             {minds.map((x) => (
               <option value={x.id}>{x.entityName}</option>
@@ -99,7 +99,7 @@ export function Knowledge({ projectId }: SectionProps) {
         </label>
         <label class="field grow">
           <span class="label">A document it must not know</span>
-          <select required value={docId} onChange={(e) => setDocId((e.target as HTMLSelectElement).value)} disabled={!mind}>
+          <select required aria-label="A document it must not know" value={docId} onChange={(e) => setDocId((e.target as HTMLSelectElement).value)} disabled={!mind}>
             <option value="">{mind && hidden.length === 0 ? "it can see every document" : "choose…"}</option>
             {hidden.map((d) => (
               <option value={d.id}>{d.name}</option>

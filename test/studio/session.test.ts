@@ -72,10 +72,12 @@ describe("sign-in", () => {
     expect(s.body.csrfToken).toBe(r.body.csrfToken);
   });
 
-  test("no cookie, or a forged one: 401", async () => {
-    expect((await t.call("GET", "/studio/api/session")).status).toBe(401);
-    const forged = await t.call("GET", "/studio/api/session", { headers: { cookie: `lorehold_studio=${Date.now() + 1e9}.abc.def` } });
-    expect(forged.status).toBe(401);
+  test("no cookie, or a forged one: signed out, and the admin API refuses it", async () => {
+    expect((await t.call("GET", "/studio/api/session")).body).toEqual({ signedIn: false });
+    const cookie = `lorehold_studio=${Date.now() + 1e9}.abc.def`;
+    const forged = await t.call("GET", "/studio/api/session", { headers: { cookie } });
+    expect(forged.body).toEqual({ signedIn: false });
+    expect((await t.call("GET", "/admin/v1/projects", { headers: { cookie } })).status).toBe(401);
   });
 
   test("repeated failures are slowed down (the 4th wrong try in a row waits), and a success resets it", async () => {
@@ -126,7 +128,7 @@ describe("the session on the admin API", () => {
     expect(out.status).toBe(200);
     expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
     expect((await studio("GET", "/admin/v1/projects")).status).toBe(401);
-    expect((await studio("GET", "/studio/api/session")).status).toBe(401);
+    expect((await studio("GET", "/studio/api/session")).body.signedIn).toBe(false);
   });
 
   test("a session expires with its cookie", async () => {

@@ -75,7 +75,7 @@ describe("who knows what", () => {
     expect(r.status).toBe(200);
     const mindTags = new Map(r.body.minds.map((m: any) => [m.id, m.knowledgeTags as string[]]));
     for (const d of r.body.documents) {
-      const expected = [...mindTags].filter(([, tags]) => d.tags.some((t: string) => tags.includes(t))).map(([id]) => id);
+      const expected = [...mindTags].filter(([, tags]) => d.tags.some((t: string) => (tags as string[]).includes(t))).map(([id]) => id);
       expect(d.visibleTo.sort()).toEqual(expected.sort());
     }
     const loose = r.body.documents.find((d: any) => d.name === "Loose Notes");
