@@ -2,42 +2,43 @@ import { mkdirSync } from "node:fs";
 import type { Server } from "bun";
 import { dataPaths, type Config } from "../config/config.ts";
 import { systemClock, type Clock } from "../core/clock.ts";
-import type { ServiceContext } from "../core/context.ts";
+import type { AppContext, ModelStatus } from "../core/context.ts";
+import type { Feature, FeatureDeps } from "../core/feature.ts";
 import { openDatabase, type Db } from "../db/openDatabase.ts";
 import { appliedMigrations } from "../db/migrate.ts";
-import { createHttpApp, type HttpApp, type HttpFeature } from "../http/createHttpApp.ts";
+import { createHttpApp, type HttpApp } from "../http/createHttpApp.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
-import { loreRoutes } from "../lore/loreRoutes.ts";
-import { adminRoutes } from "../admin/adminRoutes.ts";
 import { Scheduler } from "../jobs/Scheduler.ts";
-import { registerJobs } from "../jobs/registerJobs.ts";
 import { createEmbedder } from "../vectors/createEmbedder.ts";
 import { VectorStore } from "../vectors/VectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
 import { requeueInterrupted } from "../lore/indexer/documentIndexState.ts";
-import { jobRoutes } from "../admin/routes/jobs.ts";
-import { memoryRoutes } from "../admin/routes/memories.ts";
-import { previewRoutes } from "../admin/routes/preview.ts";
 import { LlmEngine } from "../llm/LlmEngine.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
-import { opsRoutes } from "../ops/opsRoutes.ts";
-import { npcRoutes } from "../npc/npcRoutes.ts";
-import { scannerRoutes } from "../scanner/scannerRoutes.ts";
+import { countScanJobsByStatus } from "../scanner/scanJobStore.ts";
 import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 import { nativeInfo } from "../runtime/native.ts";
 import { interactIdleSeconds, isInteractPath } from "./idleTimeouts.ts";
-import { studioRoutes } from "../studio/studioRoutes.ts";
-import { studioAdminRoutes } from "../admin/routes/studioAdmin.ts";
+import { npcFeature } from "../npc/npcFeature.ts";
+import { loreFeature } from "../lore/loreFeature.ts";
+import { scannerFeature } from "../scanner/scannerFeature.ts";
+import { vectorsFeature } from "../vectors/vectorsFeature.ts";
+import { creditsFeature } from "../credits/creditsFeature.ts";
+import { rateLimitFeature } from "../ratelimit/rateLimitFeature.ts";
+import { opsFeature } from "../ops/opsFeature.ts";
+import { adminFeature } from "../admin/adminFeature.ts";
+import { studioFeature } from "../studio/studioFeature.ts";
 import { UsageLog } from "../ops/usageLog.ts";
 
-/** What /healthz and /readyz say about generation. */
-export interface ModelStatus {
-  state: "loaded" | "absent" | "failed";
-  path: string | null;
-  error: string | null;
-}
+export type { AppContext, ModelStatus };
+
+/**
+ * Every feature of the server, in mount order: its routes (the whole HTTP
+ * surface) and its background jobs (registered in this order too).
+ */
+export const FEATURES: readonly Feature[] = [npcFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
 
 async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
   const path = resolveModelPath(config.modelsDir, config.model ?? undefined);
@@ -73,16 +74,6 @@ export interface AppOptions {
   loadModel?: boolean;
 }
 
-/** Everything a service may need, built once by the App. */
-export interface AppContext extends ServiceContext {
-  config: Config;
-  log: Logger;
-  vectors: VectorStore;
-  /** null when no model is installed or it failed to load (interact answers 503) */
-  llm: LlmEngine | null;
-  modelStatus: ModelStatus;
-}
-
 /**
  * The composition root. Built at boot in order (config → SQLite → LanceDB →
  * scheduler → HTTP) and torn down in reverse by stop(). Routes, jobs and the
@@ -112,17 +103,23 @@ export class App {
     this.limiter = new RateLimiter(clock);
     this.metrics = new Metrics({
       llmStats: () => this.ctx.llm?.stats() ?? null,
-      scanJobsByState: () =>
-        Object.fromEntries(
-          db.query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM scan_jobs GROUP BY status").all().map((r) => [r.status, r.n]),
-        ),
+      scanJobsByState: () => countScanJobsByStatus(db),
       creditsSpentMicro: () => spentMicro(this.ctx),
     });
     this.scheduler = new Scheduler(log);
-    registerJobs(this.scheduler, { ...this.ctx, limiter: this.limiter });
+    // One object: what a test sets on app.ctx (e.g. modelStatus) every feature sees.
+    const deps: FeatureDeps = Object.assign(this.ctx, {
+      limiter: this.limiter,
+      metrics: this.metrics,
+      usage: this.usage,
+      scheduler: this.scheduler,
+      handle: (req: Request) => this.http.handle(req),
+      readiness: () => this.readiness(),
+    });
+    for (const f of FEATURES) for (const job of f.jobs?.(deps) ?? []) this.scheduler.register(job);
     this.http = createHttpApp({
       log,
-      features: this.features(),
+      features: FEATURES.flatMap((f) => f.routes?.(deps) ?? []),
       health: () => this.health(),
       onResponse: (method, route, status) => this.metrics.recordRequest(method, route, status),
     });
@@ -167,17 +164,6 @@ export class App {
     app.scheduler.start();
     app.listen();
     return app;
-  }
-
-  private features(): HttpFeature[] {
-    return [
-      { mount: "v1", plugin: npcRoutes({ ...this.ctx, limiter: this.limiter, metrics: this.metrics, usage: this.usage }) },
-      { mount: "v1", plugin: loreRoutes(this.ctx) },
-      { mount: "v1", plugin: scannerRoutes(this.ctx) },
-      { mount: "root", plugin: opsRoutes({ metrics: this.metrics, readiness: () => this.readiness() }) },
-      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx), previewRoutes(this.ctx), ...studioAdminRoutes({ ...this.ctx, limiter: this.limiter, metrics: this.metrics, usage: this.usage })]) },
-      { mount: "root", plugin: studioRoutes({ ...this.ctx, handle: (req) => this.http.handle(req) }) },
-    ];
   }
 
   health(): Record<string, unknown> {

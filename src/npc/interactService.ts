@@ -1,4 +1,4 @@
-import type { AppContext } from "../app/App.ts";
+import type { InteractDeps } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import type { Principal } from "../auth/apiKeys.ts";
 import { findProject } from "../projects/projectService.ts";
@@ -15,14 +15,8 @@ import { summariseSession } from "./memory/summariseSession.ts";
 import { storeMemories } from "./memory/storeMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import type { Metrics } from "../ops/metrics.ts";
-import type { UsageLog } from "../ops/usageLog.ts";
 
-export interface InteractDeps extends AppContext {
-  limiter: RateLimiter;
-  metrics?: Metrics;
-  /** token and latency samples for the Studio's usage charts */
-  usage?: UsageLog;
-}
+export type { InteractDeps };
 
 export interface InteractResponse {
   success: true;

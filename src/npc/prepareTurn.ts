@@ -1,4 +1,4 @@
-import type { AppContext } from "../app/App.ts";
+import type { AppContext } from "../core/context.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import { readSettings, type ProjectSettings } from "../projects/settings.ts";
 import { ApiError } from "../core/errors.ts";

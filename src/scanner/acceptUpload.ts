@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { ApiError, invalidRequest } from "../core/errors.ts";
 import { nowIso } from "../core/context.ts";
 import { SCANNER_LIMITS } from "./limits.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { getJobRow, notAwaitingUpload } from "./scanJobRow.ts";
 import { withUploadWindow } from "./sweeps.ts";
 import { checkUploadSignature } from "./uploadSignature.ts";

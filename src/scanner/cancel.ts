@@ -1,5 +1,5 @@
 import { writeTx } from "../db/openDatabase.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { loadJob, notAwaitingUpload } from "./scanJobRow.ts";
 import { withUploadWindow } from "./sweeps.ts";
 import { deleteUpload } from "./uploadStore.ts";

@@ -5,7 +5,7 @@ import { writeTx } from "../db/openDatabase.ts";
 import { insertDocument } from "../lore/documents/writeDocuments.ts";
 import { resolveTagNames } from "../lore/tags/writeTags.ts";
 import { LIMITS } from "../lore/validate/fields.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { loadJob } from "./scanJobRow.ts";
 
 interface ExtractionRow {

@@ -4,7 +4,7 @@ import { reserve } from "../credits/ledger.ts";
 import { microToCredits } from "../credits/prices.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { isReadableZip } from "./archive/index.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { loadJob, notAwaitingUpload } from "./scanJobRow.ts";
 import { withUploadWindow } from "./sweeps.ts";
 import { hasUpload, uploadPath } from "./uploadStore.ts";

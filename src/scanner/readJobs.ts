@@ -2,7 +2,7 @@ import { microToCredits } from "../credits/prices.ts";
 import { firstChars } from "./extract/text.ts";
 import { creditsText } from "./estimate.ts";
 import { SCANNER_LIMITS, type ScanStatus } from "./limits.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { loadJob, type ScanJobRow } from "./scanJobRow.ts";
 
 export interface JobListItem {
@@ -25,6 +25,12 @@ export interface ExtractionView {
   confidence: number;
   contentPreview: string;
   sourceFiles: string[];
+  /** Issue 12 review fields (beyond the spec's): see ReviewInfo. */
+  kind: string;
+  group: string;
+  reasons: Record<string, string>;
+  speakers: string[];
+  variants: { language: string; sourceFile: string }[];
 }
 
 export interface SkippedView {
@@ -94,6 +100,7 @@ interface ExtractionRow {
   confidence: number;
   preview: string;
   source_files: string;
+  review: string | null;
 }
 
 /** Extractions read per query: bounds what one page of a large job holds in memory. */
@@ -103,7 +110,7 @@ const EXTRACTION_PAGE = 1_000;
 function* extractionPages(ctx: ScannerContext, jobId: string): Generator<ExtractionView[]> {
   const page = ctx.db.query<ExtractionRow, [string, number, number, string, number]>(
     // substr keeps the row small: only the preview leaves SQLite (firstChars then trims by code point).
-    `SELECT id, ordinal, title, tags, location, confidence, substr(content, 1, 400) AS preview, source_files
+    `SELECT id, ordinal, title, tags, location, confidence, substr(content, 1, 400) AS preview, source_files, review
      FROM scan_extractions WHERE job_id = ? AND (ordinal > ? OR (ordinal = ? AND id > ?))
      ORDER BY ordinal, id LIMIT ?`,
   );
@@ -120,9 +127,16 @@ function* extractionPages(ctx: ScannerContext, jobId: string): Generator<Extract
       confidence: e.confidence,
       contentPreview: firstChars(e.preview, 200),
       sourceFiles: JSON.parse(e.source_files) as string[],
+      ...reviewView(e.review, e.id),
     }));
     if (rows.length < EXTRACTION_PAGE) return;
   }
+}
+
+/** The review fields of an extraction (rows written before issue 12 have none: kind "other", its own group). */
+function reviewView(json: string | null, id: string): Pick<ExtractionView, "kind" | "group" | "reasons" | "speakers" | "variants"> {
+  const r = json ? (JSON.parse(json) as Partial<ExtractionView>) : {};
+  return { kind: r.kind ?? "other", group: r.group ?? id, reasons: r.reasons ?? {}, speakers: r.speakers ?? [], variants: r.variants ?? [] };
 }
 
 /** GET /scanner/jobs/{jobId}: detail form, every field of the spec (credits in credits), as one object. */

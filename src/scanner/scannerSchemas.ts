@@ -101,6 +101,11 @@ export const ExtractionSchema = t.Object({
   confidence: t.Number({ minimum: 0, maximum: 1 }),
   contentPreview: t.String({ description: "first 200 characters" }),
   sourceFiles: t.Array(t.String()),
+  kind: t.String({ description: "character, location, item, faction, event, dialogue or other" }),
+  group: t.String({ description: "the entity or scene the extraction belongs to; equal groups are reviewed together" }),
+  reasons: t.Record(t.String(), t.String(), { description: "why each tag (and `location`) matched" }),
+  speakers: t.Array(t.String(), { description: "who speaks in it (dialogue), most lines first" }),
+  variants: t.Array(t.Object({ language: t.String(), sourceFile: t.String() }), { description: "other languages' versions" }),
 });
 
 export const JobDetailResponse = t.Object({

@@ -6,7 +6,7 @@ import { writeTx } from "../db/openDatabase.ts";
 import { estimateScan } from "./estimate.ts";
 import { SCANNER_LIMITS, type ScanStatus } from "./limits.ts";
 import { validateSubmission } from "./manifest.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import type { ScanJobRow } from "./scanJobRow.ts";
 import { signedUploadUrl } from "./uploadSignature.ts";
 

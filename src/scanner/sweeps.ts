@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { nowIso } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { SCANNER_LIMITS } from "./limits.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import type { ScanJobRow } from "./scanJobRow.ts";
 import { refundReservation } from "./settlement.ts";
 import { deleteUpload, listUploadFiles } from "./uploadStore.ts";

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../app/App.ts";
+import type { AppContext } from "../../core/context.ts";
 import { ApiError } from "../../core/errors.ts";
 import { interactionCostMicro, microToCredits } from "../../credits/prices.ts";
 import { prepareTurn, tokenCounter } from "../../npc/prepareTurn.ts";

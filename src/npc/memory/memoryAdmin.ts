@@ -1,4 +1,4 @@
-import type { AppContext } from "../../app/App.ts";
+import type { AppContext } from "../../core/context.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import { writeTx } from "../../db/openDatabase.ts";

@@ -1,4 +1,4 @@
-import type { AppContext } from "../../app/App.ts";
+import type { AppContext } from "../../core/context.ts";
 import type { Db } from "../../db/openDatabase.ts";
 
 /**

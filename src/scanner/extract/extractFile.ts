@@ -3,6 +3,7 @@ import type { FileExtraction } from "./types.ts";
 import { SKIP, extensionOf } from "./text.ts";
 import { extractMarkdown } from "./formats/markdown.ts";
 import { extractPlainText } from "./formats/plainText.ts";
+import { extractRecords, looksLikeRecords } from "./formats/records.ts";
 import { extractHtml } from "./formats/html.ts";
 import { extractJson, extractToml, extractYaml } from "./formats/data.ts";
 import { extractDelimited } from "./formats/csv.ts";
@@ -22,7 +23,7 @@ type Extractor = (content: string, out: SectionCollector) => void;
 
 /** The 29 scannable extensions (DESIGN.md "Scanner"), each with its extractor. */
 export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
-  ".txt": extractPlainText,
+  ".txt": extractTextOrRecords,
   ".md": extractMarkdown,
   ".markdown": extractMarkdown,
   ".html": extractHtml,
@@ -31,7 +32,7 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
   ".tw": extractTwee,
   ".twee": extractTwee,
   ".rpy": extractRenpy,
-  ".json": extractJson,
+  ".json": extractJsonOrTimeline,
   ".csv": (c, out) => extractDelimited(c, ",", out),
   ".tsv": (c, out) => extractDelimited(c, "\t", out),
   ".xml": extractXml,
@@ -55,6 +56,18 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
 
 export const ALLOWED_EXTENSIONS: readonly string[] = Object.freeze(Object.keys(EXTRACTORS));
 
+/** Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
+function extractJsonOrTimeline(content: string, out: SectionCollector): void {
+  if (out.v2 && /"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
+  else extractJson(content, out);
+}
+
+/** A .txt of `key:value` records (roguelike data files) is split per record; anything else is prose. */
+function extractTextOrRecords(content: string, out: SectionCollector): void {
+  if (out.v2 && looksLikeRecords(content)) extractRecords(content, out);
+  else extractPlainText(content, out);
+}
+
 /** A .yaml exported from Unity keeps its `%TAG !u!` header and needs the Unity reader. */
 function extractYamlOrUnity(content: string, out: SectionCollector): void {
   if (/^(?:\uFEFF)?%YAML[^\n]*\n%TAG !u! /.test(content.slice(0, 200))) extractUnity(content, out);
@@ -73,12 +86,36 @@ function looksBinary(content: string): boolean {
   return bad > Math.max(8, sample.length / 100);
 }
 
+export interface ExtractOptions {
+  /** The archive holds .ink sources: compiled Ink JSON beside them is a copy (ScanPlan.hasInkSource). */
+  hasInkSource?: boolean;
+  /** The archive holds Twee sources: a published Twine HTML beside them is a copy. */
+  hasTweeSource?: boolean;
+  /** Scanner v2 (issue 12): compiled outputs, record files, markup, short lists, code and keyed tables as ScanPlan decides. */
+  v2?: boolean;
+}
+
+export const COMPILED_INK = "Skipped: compiled output (compiled Ink JSON; its .ink source is scanned)";
+export const PUBLISHED_TWINE = "Skipped: compiled output (published Twine story; its Twee source is scanned)";
+export const XML_DOCS = "Skipped: compiled output (generated API documentation)";
+
+/** Content that is a build product of something else in the archive (checked on the first bytes only). */
+function compiledReason(relativePath: string, content: string, opts: ExtractOptions): string | null {
+  const ext = extensionOf(relativePath);
+  const head = content.slice(0, 4096);
+  if (ext === ".json" && opts.hasInkSource && /^\s*\{\s*"inkVersion"\s*:/.test(head)) return COMPILED_INK;
+  if (ext === ".html" && opts.hasTweeSource && head.includes("<tw-storydata")) return PUBLISHED_TWINE;
+  if (ext === ".html" && opts.hasTweeSource && content.includes("<tw-storydata")) return PUBLISHED_TWINE;
+  if (ext === ".xml" && /<doc>\s*<assembly>/.test(head)) return XML_DOCS;
+  return null;
+}
+
 /**
  * Split one file into candidate sections by its format. Never throws: a file that cannot
  * be read or parsed yields a Skipped entry with the reason instead.
  */
-export function extractFile(relativePath: string, rawContent: string): FileExtraction {
-  const out = new SectionCollector(relativePath);
+export function extractFile(relativePath: string, rawContent: string, opts: ExtractOptions = {}): FileExtraction {
+  const out = new SectionCollector(relativePath, opts.v2 === true);
   const content = rawContent.charCodeAt(0) === 0xfeff ? rawContent.slice(1) : rawContent;
   const extractor = EXTRACTORS[extensionOf(relativePath)];
   if (!extractor) {
@@ -91,6 +128,11 @@ export function extractFile(relativePath: string, rawContent: string): FileExtra
   }
   if (looksBinary(content)) {
     out.skipFile(SKIP.binary);
+    return out.finish();
+  }
+  const compiled = opts.v2 ? compiledReason(relativePath, content, opts) : null;
+  if (compiled) {
+    out.skipFile(compiled);
     return out.finish();
   }
   try {

@@ -1,12 +1,17 @@
 /** Small text helpers shared by every format. All are linear in the input. */
 
-/** Fewer letters than this and a section is not lore (DESIGN "Scanner": too short). */
+/**
+ * Below this many letters a text is "short": kept as its own candidate only when its title
+ * (a record's name, a heading) says what it is, else gathered into the file's list of short
+ * entries (issue 12: no fixed minimum).
+ */
 export const MIN_LETTERS = 40;
 
 /** Skip reasons, worded once so reviewers see the same phrase for the same cause. */
 export const SKIP = {
   empty: "Empty",
   tooShort: `Too short (fewer than ${MIN_LETTERS} letters)`,
+  tooShortV2: "Too short (no words)",
   license: "Boilerplate (license header)",
   generated: "Boilerplate (auto-generated)",
   metadata: "Boilerplate (file metadata)",
@@ -157,4 +162,23 @@ export function firstChars(s: string, n: number): string {
     count++;
   }
   return s.slice(0, i);
+}
+
+// Engine markup (issue 12): BBCode and Daggerfall-style text codes, Unity rich text, Twine macros, wiki links.
+const CLOSING_CODE_RE = /\[\/[A-Za-z]+(?:=[^\]\n]{0,40})?\]/g;
+const BBCODE_RE = /\[(?:b|i|u|s|center|left|right|color|colour|size|font|url|img|quote|code|wave|shake|rainbow|tornado|fade|pulse|outline|indent|p|br|ghost|matrix|cell|table|hint|lang|bgcolor|fgcolor)(?:=[^\]\n]{0,60})?\]/gi;
+const ANGLE_CODE_RE = /<(?:ce|--->|-{3,}>|\/?[A-Za-z][^<>\n]{0,200})>/g;
+const TWINE_MACRO_RE = /\((?:[a-z][\w-]*):[^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)\[?/g;
+const WIKI_LINK_RE = /\[\[([^\]|\n]{1,200})(?:\|([^\]\n]{1,200}))?\]\]/g;
+
+/** Text without engine markup: tags and codes removed, wiki links and template names kept as their words. */
+export function stripGameMarkup(s: string): string {
+  if (!/[[<(@]/.test(s)) return s;
+  let t = s;
+  if (t.includes("[[")) t = t.replace(WIKI_LINK_RE, (_m, target: string, alias?: string) => (alias ?? target.split("#")[0]).replace(/[-_]/g, " "));
+  if (t.includes("[")) t = t.replace(CLOSING_CODE_RE, "").replace(BBCODE_RE, "");
+  if (t.includes("<")) t = t.replace(ANGLE_CODE_RE, "");
+  if (t.includes("(")) t = t.replace(TWINE_MACRO_RE, "");
+  if (t.includes("@")) t = t.replace(/@([A-Za-z][A-Za-z_]{1,40})@/g, (_m, w: string) => w.replace(/_/g, " "));
+  return t;
 }

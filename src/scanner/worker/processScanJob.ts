@@ -1,19 +1,20 @@
 import { ArchiveError, readArchive, type RejectedFile } from "../archive/index.ts";
 import { normalizeEntryName } from "../archive/entryName.ts";
-import { classify, decodeText, extractFile, type ProjectVocabulary } from "../extract/index.ts";
+import { type Candidate, classify, decodeText, extractFile, planScan, type ProjectVocabulary } from "../extract/index.ts";
 import { baseName } from "../extract/text.ts";
 import { nowIso } from "../../core/context.ts";
 import { writeTx } from "../../db/openDatabase.ts";
 import { scanCostMicro } from "../../credits/prices.ts";
 import { extensionOf, type CostByExtension } from "../estimate.ts";
 import { SCANNER_LIMITS } from "../limits.ts";
-import type { ScannerContext } from "../scannerContext.ts";
+import type { ScannerContext } from "../../core/context.ts";
 import { parseManifest, type ScanJobRow } from "../scanJobRow.ts";
 import { refundReservation, settleScan } from "../settlement.ts";
 import { deleteUpload, hasUpload, uploadPath } from "../uploadStore.ts";
 import { ExtractionStore } from "./ExtractionStore.ts";
 import { refineWithModel } from "./refineWithModel.ts";
 import { SkipList } from "./SkipList.ts";
+import { SkipTally } from "./SkipTally.ts";
 
 const GC_EVERY_BYTES = 8 * 1024 * 1024;
 
@@ -74,6 +75,8 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   const tagOrder = new Map(vocab.tags.map((t, i) => [t, i]));
   const store = new ExtractionStore(ctx.db, job.id, tagOrder);
   const skipped = new SkipList(SCANNER_LIMITS.listedSkips);
+  const plan = planScan(manifest.map((f) => f.relativePath), job.user_context);
+  const tally = new SkipTally();
   const listed = new Map(manifest.map((f) => [normalizeEntryName(f.relativePath), f]));
   const counted = new Set<string>();
   const costByExt: CostByExtension = {};
@@ -90,9 +93,19 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   };
 
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
-    const extraction = extractFile(f.relativePath, decodeText(f.bytes));
-    const candidates = classify(extraction.sections, vocab);
-    for (const s of extraction.skipped) skipped.add(s);
+    // Issue 12: what a file is decides before decoding: skipped kinds and translations are only counted.
+    const skipKind = plan.v2 ? plan.skipKind(f.relativePath) : null;
+    const translation = skipKind || !plan.v2 ? null : plan.translationOf(f.relativePath);
+    let candidates: Candidate[] = [];
+    if (skipKind) tally.addKind(f.relativePath, skipKind);
+    else if (translation) tally.addTranslation(f.relativePath, translation.language);
+    else {
+      const extraction = extractFile(f.relativePath, decodeText(f.bytes), plan);
+      candidates = classify(extraction.sections, vocab, plan);
+      const variants = plan.v2 ? plan.variantsOf(f.relativePath) : [];
+      if (variants.length) for (const c of candidates) c.review.variants = variants;
+      for (const s of extraction.skipped) skipped.add(s);
+    }
     completed++;
     bytes += f.bytes.byteLength;
     counted.add(normalizeEntryName(f.relativePath));
@@ -154,6 +167,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     }
     for (const [ext, micro] of Object.entries(refine.microByExtension)) (costByExt[ext] ??= { bytes: 0, micro: 0 }).micro += micro;
 
+    skipped.setSummaries(tally.entries());
     const status = archiveError || completed === 0 ? "FAILED" : "COMPLETED";
     const llmTokens = refine.promptTokens + refine.completionTokens;
     const ended = writeTx(ctx.db, () => {

@@ -1,6 +1,6 @@
 import { withCacheSize, writeTx } from "../../db/openDatabase.ts";
 import { SCANNER_LIMITS } from "../limits.ts";
-import type { ScannerContext } from "../scannerContext.ts";
+import type { ScannerContext } from "../../core/context.ts";
 import type { ScanJobRow } from "../scanJobRow.ts";
 import { failProcessing, processScanJob } from "./processScanJob.ts";
 

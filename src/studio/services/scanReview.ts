@@ -2,7 +2,7 @@ import { extname } from "node:path";
 import { ApiError, invalidRequest } from "../../core/errors.ts";
 import { LIMITS } from "../../lore/validate/fields.ts";
 import { commitExtractions } from "../../scanner/commit.ts";
-import type { ScannerContext } from "../../scanner/scannerContext.ts";
+import type { ScannerContext } from "../../core/context.ts";
 import { loadJob } from "../../scanner/scanJobRow.ts";
 
 interface Row {
