@@ -1,4 +1,4 @@
-import type { StudioBundle } from "./studioBundle.ts";
+import type { StudioBundle } from "./studioTypes.ts";
 
 /**
  * The Studio's built files inside the executable. From source this is

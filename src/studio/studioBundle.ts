@@ -1,18 +1,9 @@
 import path from "node:path";
 import { embeddedStudio } from "./embeddedStudio.ts";
+import type { StudioBundle, StudioFile } from "./studioTypes.ts";
 
-export interface StudioFile {
-  /** e.g. "main-3f2a1c.js" */
-  name: string;
-  type: string;
-  text: string;
-}
+export type { StudioBundle, StudioFile };
 
-/** The Studio: index.html plus hashed JS/CSS files served under /studio/assets/. */
-export interface StudioBundle {
-  html: string;
-  files: StudioFile[];
-}
 
 export const STUDIO_ENTRY = path.resolve(import.meta.dir, "../../studio/main.tsx");
 

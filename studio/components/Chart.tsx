@@ -21,7 +21,8 @@ export function Chart({ title, times, series, height = 200 }: { title: string; t
         width,
         height,
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false, points: { show: true, size: 4 } }))],
-        axes: [{}, { size: 60 }],
+        // small values (credits) keep their significant digits instead of rounding to 0
+        axes: [{}, { size: 64, values: (_u: uPlot, vals: number[]) => vals.map((v) => (v == null ? "" : String(+v.toPrecision(3)))) }],
         scales: { x: { time: true } },
       },
       [times, ...series.map((s) => s.values)] as uPlot.AlignedData,

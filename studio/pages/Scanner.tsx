@@ -183,7 +183,7 @@ function ScanJob({ projectId, jobId }: { projectId: string; jobId: string }) {
         <>
           <p data-testid="job-status">
             <StatusBadge status={j.status} /> {j.completedFiles}/{j.totalFiles} files
-            {j.errorMessage ? ` · ${j.errorMessage}` : ""} · estimated {fmtNum(j.estimatedCredits, 4)}, actual {fmtNum(j.actualCredits, 4)} credits
+            {j.errorMessage ? ` · ${j.errorMessage}` : ""} · estimated {fmtNum(j.estimatedCredits, 6)}, actual {fmtNum(j.actualCredits, 6)} credits
             {j.adjustmentMessage ? ` · ${j.adjustmentMessage}` : ""}
           </p>
           {j.status !== "COMPLETED" && j.status !== "FAILED" && <progress max={Math.max(1, j.totalFiles)} value={j.completedFiles} aria-label="Scan progress" />}

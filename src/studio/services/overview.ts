@@ -1,4 +1,4 @@
-import type { AppContext } from "../../app/App.ts";
+import type { AppContext } from "../../core/context.ts";
 import { showCredits } from "../../credits/creditsView.ts";
 import { getProject } from "../../projects/projectService.ts";
 

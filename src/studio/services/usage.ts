@@ -1,4 +1,4 @@
-import type { AppContext } from "../../app/App.ts";
+import type { AppContext } from "../../core/context.ts";
 import { ApiError } from "../../core/errors.ts";
 import { microToCredits } from "../../credits/prices.ts";
 import { getProject } from "../../projects/projectService.ts";
