@@ -35,6 +35,12 @@ describe("serving the Studio", () => {
     expect(a.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(a.headers.get("cache-control")).toContain("immutable");
     expect((await a.text()).length).toBeGreaterThan(10_000);
+    const z = await t.app.handle(new Request(`http://localhost${js}`, { headers: { "accept-encoding": "gzip, br" } }));
+    expect(z.headers.get("content-encoding")).toBe("gzip");
+    expect(z.headers.get("vary")).toBe("accept-encoding");
+    const zipped = new Uint8Array(await z.arrayBuffer());
+    expect(zipped.length).toBeLessThan(250 * 1024); // the size budget, JS alone
+    expect(new TextDecoder().decode(Bun.gunzipSync(zipped)).length).toBeGreaterThan(10_000);
     const c = await t.app.handle(new Request(`http://localhost${css}`));
     expect(c.headers.get("content-type")).toBe("text/css; charset=utf-8");
   });
