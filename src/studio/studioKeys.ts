@@ -1,5 +1,6 @@
 import type { ServiceContext } from "../core/context.ts";
 import { authenticateKey, createApiKey, revokeApiKey, type KeyType } from "../auth/apiKeys.ts";
+import { keysOfProject } from "../auth/apiKeyStore.ts";
 
 export const STUDIO_KEY_NAME: Record<KeyType, string> = { editor: "Lorehold Studio (editor)", server: "Lorehold Studio (server)" };
 
@@ -19,9 +20,7 @@ export class StudioKeys {
     const id = `${projectId}:${type}`;
     const known = this.keys.get(id);
     if (known && authenticateKey(this.ctx, known)) return known;
-    const stale = this.ctx.db
-      .query<{ id: string }, [string, string, string]>("SELECT id FROM api_keys WHERE project_id = ? AND type = ? AND name = ? AND revoked_at IS NULL")
-      .all(projectId, type, STUDIO_KEY_NAME[type]);
+    const stale = keysOfProject(this.ctx.db, projectId).filter((k) => k.type === type && k.name === STUDIO_KEY_NAME[type] && !k.revoked_at);
     for (const k of stale) revokeApiKey(this.ctx, k.id, projectId);
     const created = createApiKey(this.ctx, { projectId, type, name: STUDIO_KEY_NAME[type] });
     this.keys.set(id, created.key);

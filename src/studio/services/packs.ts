@@ -4,8 +4,9 @@ import { importPack, parsePackText } from "../../packs/importPack.ts";
 import { exportPack, serializePack } from "../../packs/exportPack.ts";
 import { getProject } from "../../projects/projectService.ts";
 import type { ImportResult, PackFormat } from "../../packs/types.ts";
+import { updatedStamps, type ProjectTable } from "../studioReadStore.ts";
 
-const TABLES: Record<keyof ImportResult["ids"], string> = {
+const TABLES: Record<keyof ImportResult["ids"], ProjectTable> = {
   minds: "entity_minds",
   documents: "documents",
   locations: "locations",
@@ -33,21 +34,18 @@ export function importPackText(ctx: ServiceContext, projectId: string, input: { 
   getProject(ctx, projectId);
   const pack = parsePackText(input.text, input.fileName);
   if (!input.dryRun) return { dryRun: false, ...importPack(ctx, pack, { projectId }) };
-  const stamp = (table: string, id: string) =>
-    ctx.db.query<{ updated_at: string }, [string, string]>(`SELECT updated_at FROM ${table} WHERE id = ? AND project_id = ?`).get(id, projectId)?.updated_at ?? null;
   const before = new Map<string, string | null>();
-  for (const [kind, table] of Object.entries(TABLES))
-    for (const r of ctx.db.query<{ id: string; updated_at: string }, [string]>(`SELECT id, updated_at FROM ${table} WHERE project_id = ?`).all(projectId)) before.set(`${kind}:${r.id}`, r.updated_at);
+  for (const [kind, table] of Object.entries(TABLES)) for (const [id, at] of updatedStamps(ctx.db, table, projectId)) before.set(`${kind}:${id}`, at);
   try {
     ctx.db.transaction(() => {
       const result = importPack(ctx, pack, { projectId });
       const changes: Record<string, Record<Change, string[]>> = {};
       for (const [kind, ids] of Object.entries(result.ids)) {
         const c: Record<Change, string[]> = { create: [], update: [], unchanged: [] };
-        const table = TABLES[kind as keyof ImportResult["ids"]];
+        const now = updatedStamps(ctx.db, TABLES[kind as keyof ImportResult["ids"]], projectId);
         for (const [label, id] of Object.entries(ids)) {
           if (!before.has(`${kind}:${id}`)) c.create.push(label);
-          else c[before.get(`${kind}:${id}`) === stamp(table, id) ? "unchanged" : "update"].push(label);
+          else c[before.get(`${kind}:${id}`) === now.get(id) ? "unchanged" : "update"].push(label);
         }
         changes[kind] = c;
       }

@@ -4,18 +4,10 @@ import { LIMITS } from "../../lore/validate/fields.ts";
 import { commitExtractions } from "../../scanner/commit.ts";
 import type { ScannerContext } from "../../core/context.ts";
 import { loadJob } from "../../scanner/scanJobRow.ts";
+import { editExtractionRow, extractionsForReview, type ExtractionReviewRow } from "../../scanner/scanExtractionStore.ts";
+import { documentExists } from "../../lore/documents/documentStore.ts";
 
-interface Row {
-  id: string;
-  ordinal: number;
-  title: string;
-  tags: string;
-  location: string | null;
-  confidence: number;
-  content: string;
-  source_files: string;
-  document_id: string | null;
-}
+type Row = ExtractionReviewRow;
 
 export interface ReviewFilter {
   minConfidence?: number;
@@ -36,6 +28,8 @@ export interface ReviewExtraction {
   sourceFiles: string[];
   formats: string[];
   documentId: string | null;
+  /** the scanner's review fields (kind, group, reasons, speakers, variants) when it wrote them */
+  review: Record<string, unknown> | null;
 }
 
 const view = (r: Row): ReviewExtraction => {
@@ -50,6 +44,7 @@ const view = (r: Row): ReviewExtraction => {
     sourceFiles,
     formats: [...new Set(sourceFiles.map((f) => extname(f).slice(1).toLowerCase()).filter(Boolean))],
     documentId: r.document_id,
+    review: r.review ? (JSON.parse(r.review) as Record<string, unknown>) : null,
   };
 };
 
@@ -66,10 +61,7 @@ function matches(e: ReviewExtraction, f: ReviewFilter): boolean {
 }
 
 function allOf(ctx: ScannerContext, jobId: string): ReviewExtraction[] {
-  return ctx.db
-    .query<Row, [string]>("SELECT id, ordinal, title, tags, location, confidence, content, source_files, document_id FROM scan_extractions WHERE job_id = ? ORDER BY ordinal, id")
-    .all(jobId)
-    .map(view);
+  return extractionsForReview(ctx.db, jobId).map(view);
 }
 
 const countBy = (items: string[]) => {
@@ -113,9 +105,9 @@ export interface ExtractionEdit {
 export function editExtraction(ctx: ScannerContext, projectId: string, jobId: string, extractionId: string, edit: ExtractionEdit): ReviewExtraction {
   const job = loadJob(ctx, projectId, jobId);
   if (job.status !== "COMPLETED") throw new ApiError(409, "Job is not completed yet", { currentStatus: job.status });
-  const row = ctx.db.query<Row, [string, string]>("SELECT * FROM scan_extractions WHERE id = ? AND job_id = ?").get(extractionId, job.id);
+  const row = extractionsForReview(ctx.db, job.id).find((r) => r.id === extractionId);
   if (!row) throw new ApiError(404, "Extraction not found");
-  if (row.document_id && ctx.db.query("SELECT 1 FROM documents WHERE id = ?").get(row.document_id)) {
+  if (row.document_id && documentExists(ctx.db, projectId, row.document_id)) {
     throw new ApiError(409, "Extraction already committed", { documentId: row.document_id });
   }
   const problems: string[] = [];
@@ -129,7 +121,7 @@ export function editExtraction(ctx: ScannerContext, projectId: string, jobId: st
   const content = edit.content === undefined ? row.content : edit.content;
   if (!content.trim() || content.length > LIMITS.documentContent) problems.push("content: must not be empty");
   if (problems.length) throw invalidRequest(...problems);
-  ctx.db.query("UPDATE scan_extractions SET title = ?, tags = ?, location = ?, content = ? WHERE id = ?").run(title, JSON.stringify(tags), location, content, row.id);
+  editExtractionRow(ctx.db, row.id, { title, tags, location, content });
   return view({ ...row, title, tags: JSON.stringify(tags), location, content });
 }
 

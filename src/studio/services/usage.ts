@@ -3,6 +3,7 @@ import { ApiError } from "../../core/errors.ts";
 import { microToCredits } from "../../credits/prices.ts";
 import { getProject } from "../../projects/projectService.ts";
 import type { UsageLog } from "../../ops/usageLog.ts";
+import { interactionSpends, ledgerMovementRows, settledInteractionTimes } from "../studioReadStore.ts";
 
 export const USAGE_RANGES = { "24h": { hours: 24, bucketMs: 3600_000 }, "7d": { hours: 168, bucketMs: 6 * 3600_000 }, "30d": { hours: 720, bucketMs: 24 * 3600_000 } } as const;
 export type UsageRange = keyof typeof USAGE_RANGES;
@@ -45,19 +46,11 @@ export function usageSeries(ctx: AppContext, usage: UsageLog, projectId: string,
   }));
   const at = (iso: string | number) => Math.floor(((typeof iso === "number" ? iso : Date.parse(iso)) - start) / r.bucketMs);
   const startIso = new Date(start).toISOString();
-  for (const row of ctx.db
-    .query<{ created_at: string }, [string, string]>(
-      "SELECT created_at FROM credit_reservations WHERE project_id = ? AND purpose = 'interaction' AND status = 'settled' AND created_at >= ?",
-    )
-    .all(projectId, startIso)) {
-    const p = points[at(row.created_at)];
+  for (const createdAt of settledInteractionTimes(ctx.db, projectId, startIso)) {
+    const p = points[at(createdAt)];
     if (p) p.interactions++;
   }
-  for (const row of ctx.db
-    .query<{ created_at: string; amount_micro: number }, [string, string]>(
-      "SELECT created_at, amount_micro FROM credit_ledger WHERE project_id = ? AND kind = 'interaction' AND created_at >= ?",
-    )
-    .all(projectId, startIso)) {
+  for (const row of interactionSpends(ctx.db, projectId, startIso)) {
     const p = points[at(row.created_at)];
     if (p) p.credits -= row.amount_micro;
   }
@@ -82,12 +75,7 @@ export function usageSeries(ctx: AppContext, usage: UsageLog, projectId: string,
 /** The ledger's recent movements that concern this project (its spends, and its team's grants). */
 export function ledgerMovements(ctx: AppContext, projectId: string, limit: number) {
   const project = getProject(ctx, projectId);
-  const rows = ctx.db
-    .query<{ id: number; bucket: string; kind: string; amount_micro: number; period: string; note: string | null; created_at: string; project_id: string | null }, [string, string, number]>(
-      `SELECT id, bucket, kind, amount_micro, period, note, created_at, project_id FROM credit_ledger
-       WHERE team_id = ? AND (project_id = ? OR project_id IS NULL) ORDER BY id DESC LIMIT ?`,
-    )
-    .all(project.teamId, projectId, limit);
+  const rows = ledgerMovementRows(ctx.db, project.teamId, projectId, limit);
   return {
     movements: rows.map((r) => ({
       id: r.id,

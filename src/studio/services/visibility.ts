@@ -2,14 +2,11 @@ import type { ServiceContext } from "../../core/context.ts";
 import { readMinds } from "../../lore/minds/readMinds.ts";
 import { getProject } from "../../projects/projectService.ts";
 import { notFound } from "../../core/errors.ts";
+import { documentIndexRow, documentTagRows, tagNames } from "../studioReadStore.ts";
 
 /** The indexer's state of one document, with its failure reason (not part of the spec's document shape). */
 export function documentIndexStatus(ctx: ServiceContext, projectId: string, documentId: string) {
-  const row = ctx.db
-    .query<{ status: string; error_message: string | null; processed_at: string | null; chunk_count: number }, [string, string]>(
-      "SELECT status, error_message, processed_at, chunk_count FROM documents WHERE id = ? AND project_id = ?",
-    )
-    .get(documentId, projectId);
+  const row = documentIndexRow(ctx.db, projectId, documentId);
   if (!row) throw notFound("Document");
   return { id: documentId, status: row.status, errorMessage: row.error_message, processedAt: row.processed_at, chunkCount: row.chunk_count };
 }
@@ -23,17 +20,8 @@ export function documentIndexStatus(ctx: ServiceContext, projectId: string, docu
 export function knowledgeMatrix(ctx: ServiceContext, projectId: string) {
   getProject(ctx, projectId);
   const minds = readMinds(ctx, projectId).map((m) => ({ id: m.id, entityName: m.entityName, knowledgeTags: m.knowledgeTags }));
-  const tags = ctx.db
-    .query<{ name: string }, [string]>("SELECT name FROM tags WHERE project_id = ? ORDER BY name COLLATE NOCASE")
-    .all(projectId)
-    .map((t) => t.name);
-  const docTags = ctx.db
-    .query<{ id: string; name: string; status: string; tag: string | null }, [string]>(
-      `SELECT d.id, d.name, d.status, t.name AS tag FROM documents d
-       LEFT JOIN document_tags dt ON dt.document_id = d.id LEFT JOIN tags t ON t.id = dt.tag_id
-       WHERE d.project_id = ? ORDER BY d.name COLLATE NOCASE, d.id`,
-    )
-    .all(projectId);
+  const tags = tagNames(ctx.db, projectId);
+  const docTags = documentTagRows(ctx.db, projectId);
   const docs = new Map<string, { id: string; name: string; status: string; tags: string[] }>();
   for (const r of docTags) {
     const d = docs.get(r.id) ?? { id: r.id, name: r.name, status: r.status, tags: [] };
