@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { admin } from "../api.ts";
-import { Confirm, download, ErrorBox, fmtDate, useAction } from "../components/ui.tsx";
+import { Confirm, download, ErrorBox, fmtDate, useAction, useAsync } from "../components/ui.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
 
 /** A player's sessions and memories per mind; export (JSON) and erase (the right to be forgotten). */
@@ -10,6 +10,8 @@ export function Players({ projectId }: SectionProps) {
   const [erasing, setErasing] = useState(false);
   const [erased, setErased] = useState<any>(null);
   const act = useAction();
+  const minds = useAsync(() => admin<{ minds: { id: string; entityName: string }[] }>("GET", `/projects/${projectId}/minds`), [projectId]);
+  const mindName = (id: string) => minds.data?.minds.find((m) => m.id === id)?.entityName ?? id;
   const base = (id: string) => `/projects/${projectId}/players/${encodeURIComponent(id)}`;
   const find = async (e?: Event) => {
     e?.preventDefault();
@@ -17,7 +19,7 @@ export function Players({ projectId }: SectionProps) {
     const d = await act.run(() => admin("GET", `${base(playerId)}/export`));
     if (d) setData(d);
   };
-  const minds = data ? [...new Set([...data.memories.map((m: any) => m.entityMindId), ...data.sessions.map((s: any) => s.entityMindId)])] : [];
+  const mindIds = data ? [...new Set([...data.memories.map((m: any) => m.entityMindId), ...data.sessions.map((s: any) => s.entityMindId)])] : [];
   return (
     <section aria-labelledby="players-title">
       <h1 id="players-title">Players</h1>
@@ -49,9 +51,9 @@ export function Players({ projectId }: SectionProps) {
               Erase everything
             </button>
           </div>
-          {minds.map((mindId) => (
+          {mindIds.map((mindId) => (
             <div class="card">
-              <h3>Mind {mindId}</h3>
+              <h3>{mindName(mindId)}</h3>
               <h4>Memories</h4>
               <ul>
                 {data.memories
@@ -76,7 +78,7 @@ export function Players({ projectId }: SectionProps) {
                 ))}
             </div>
           ))}
-          {minds.length === 0 && <p class="muted">Nothing is kept about this player.</p>}
+          {mindIds.length === 0 && <p class="muted">Nothing is kept about this player.</p>}
         </div>
       )}
       <Confirm

@@ -59,6 +59,7 @@ export function ScanReview({ projectId, jobId, onCommitted }: { projectId: strin
       <div class="row">
         <input type="checkbox" aria-label={`Select ${x.title}`} checked={selected.has(x.id)} disabled={!!x.documentId} onChange={() => toggle(x.id)} />
         <strong class="grow">{x.title}</strong>
+        {typeof x.review?.kind === "string" && <span class="badge">{x.review.kind}</span>}
         <span class="badge">{fmtNum(x.confidence, 2)}</span>
         {x.documentId ? (
           <span class="badge s-completed">committed</span>

@@ -3,7 +3,7 @@ import { Link, useLocation } from "wouter-preact";
 import { v1 } from "../api.ts";
 import { ErrorBox, fmtDate, fmtNum, StatusBadge, useAction, useAsync } from "../components/ui.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
-import { prepareArchive, putWithProgress, type ManifestFile } from "./scanFiles.ts";
+import { droppedFiles, prepareArchive, putWithProgress, type ManifestFile } from "./scanFiles.ts";
 import { ScanReview } from "./ScanReview.tsx";
 
 export function Scanner({ projectId, item }: SectionProps) {
@@ -58,7 +58,7 @@ function ScanHome({ projectId }: { projectId: string }) {
         onDrop={(e) => {
           e.preventDefault();
           setDragging(false);
-          take([...(e.dataTransfer?.files ?? [])]);
+          if (e.dataTransfer) droppedFiles(e.dataTransfer).then(take, act.setError);
         }}
       >
         <p>Drop game files or a ZIP here, or choose:</p>

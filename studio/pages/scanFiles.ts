@@ -61,3 +61,29 @@ export function putWithProgress(url: string, body: Uint8Array, onProgress: (frac
     xhr.send(new Blob([body as BlobPart], { type: "application/zip" }));
   });
 }
+
+/**
+ * The files of a drop: a dropped folder arrives as one entry, read here
+ * recursively (webkitGetAsEntry) with paths like a chosen folder's.
+ */
+export async function droppedFiles(dt: DataTransfer): Promise<File[]> {
+  const entries = [...dt.items].map((i) => i.webkitGetAsEntry?.()).filter((e): e is FileSystemEntry => !!e);
+  if (!entries.some((e) => e.isDirectory)) return [...dt.files];
+  const out: File[] = [];
+  const walk = async (entry: FileSystemEntry, path: string): Promise<void> => {
+    if (entry.isFile) {
+      const file = await new Promise<File>((res, rej) => (entry as FileSystemFileEntry).file(res, rej));
+      Object.defineProperty(file, "webkitRelativePath", { value: path + entry.name });
+      out.push(file);
+      return;
+    }
+    const reader = (entry as FileSystemDirectoryEntry).createReader();
+    for (;;) {
+      const batch = await new Promise<FileSystemEntry[]>((res, rej) => reader.readEntries(res, rej));
+      if (batch.length === 0) break;
+      for (const e of batch) await walk(e, `${path}${entry.name}/`);
+    }
+  };
+  for (const e of entries) await walk(e, "");
+  return out;
+}
