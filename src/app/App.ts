@@ -34,6 +34,8 @@ import { creditsFeature } from "../credits/creditsFeature.ts";
 import { rateLimitFeature } from "../ratelimit/rateLimitFeature.ts";
 import { opsFeature } from "../ops/opsFeature.ts";
 import { adminFeature } from "../admin/adminFeature.ts";
+import { studioFeature } from "../studio/studioFeature.ts";
+import { UsageLog } from "../ops/usageLog.ts";
 
 export type { AppContext, ModelStatus };
 
@@ -41,7 +43,7 @@ export type { AppContext, ModelStatus };
  * Every feature of the server, in mount order: its routes (the whole HTTP
  * surface) and its background jobs (registered in this order too).
  */
-export const FEATURES: readonly Feature[] = [npcFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature];
+export const FEATURES: readonly Feature[] = [npcFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
 
 async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
   const path = resolveModelPath(config.modelsDir, config.model ?? undefined);
@@ -88,6 +90,8 @@ export class App {
   readonly scheduler: Scheduler;
   readonly limiter: RateLimiter;
   readonly metrics: Metrics;
+  /** recent interactions' tokens and latency (the Studio's usage charts) */
+  readonly usage = new UsageLog();
   private server: Server<unknown> | null = null;
   private stopped = false;
   private reembedding: Promise<void> | null = null;
@@ -113,7 +117,9 @@ export class App {
     const deps: FeatureDeps = Object.assign(this.ctx, {
       limiter: this.limiter,
       metrics: this.metrics,
+      usage: this.usage,
       scheduler: this.scheduler,
+      handle: (req: Request) => this.http.handle(req),
       readiness: () => this.readiness(),
     });
     for (const f of FEATURES) for (const job of f.jobs?.(deps) ?? []) this.scheduler.register(job);

@@ -34,7 +34,7 @@ export interface InteractOptions {
   /** streamed reply pieces (SSE) */
   onToken?: (text: string) => void;
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
-  timing?: { generateMs: number };
+  timing?: { generateMs: number } & Partial<Pick<GenerateResult, "promptTokens" | "evaluatedPromptTokens" | "completionTokens" | "timeToFirstTokenMs">>;
 }
 
 const generationFailed = () => new ApiError(503, "Generation failed");
@@ -102,6 +102,9 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens);
   const charge = Math.min(actual, hold.amount);
   deps.metrics?.recordGeneration(result);
+  const { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs } = result;
+  deps.usage?.record({ at: deps.clock.now().getTime(), projectId: project.id, promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs, totalMs: generateMs, creditsMicro: Math.min(actual, hold.amount) });
+  if (opts.timing) Object.assign(opts.timing, { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs });
 
   // The charging rule (chargeTurn.ts): no 200 and no streamed token → the hold goes back whole.
   if (result.finishReason === "abort") {
