@@ -58,13 +58,13 @@ export const ALLOWED_EXTENSIONS: readonly string[] = Object.freeze(Object.keys(E
 
 /** Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
 function extractJsonOrTimeline(content: string, out: SectionCollector): void {
-  if (out.v2 && /"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
+  if (/"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
   else extractJson(content, out);
 }
 
 /** A .txt of `key:value` records (roguelike data files) is split per record; anything else is prose. */
 function extractTextOrRecords(content: string, out: SectionCollector): void {
-  if (out.v2 && looksLikeRecords(content)) extractRecords(content, out);
+  if (looksLikeRecords(content)) extractRecords(content, out);
   else extractPlainText(content, out);
 }
 
@@ -91,8 +91,6 @@ export interface ExtractOptions {
   hasInkSource?: boolean;
   /** The archive holds Twee sources: a published Twine HTML beside them is a copy. */
   hasTweeSource?: boolean;
-  /** Scanner v2 (issue 12): compiled outputs, record files, markup, short lists, code and keyed tables as ScanPlan decides. */
-  v2?: boolean;
 }
 
 export const COMPILED_INK = "Skipped: compiled output (compiled Ink JSON; its .ink source is scanned)";
@@ -115,7 +113,7 @@ function compiledReason(relativePath: string, content: string, opts: ExtractOpti
  * be read or parsed yields a Skipped entry with the reason instead.
  */
 export function extractFile(relativePath: string, rawContent: string, opts: ExtractOptions = {}): FileExtraction {
-  const out = new SectionCollector(relativePath, opts.v2 === true);
+  const out = new SectionCollector(relativePath);
   const content = rawContent.charCodeAt(0) === 0xfeff ? rawContent.slice(1) : rawContent;
   const extractor = EXTRACTORS[extensionOf(relativePath)];
   if (!extractor) {
@@ -130,7 +128,7 @@ export function extractFile(relativePath: string, rawContent: string, opts: Extr
     out.skipFile(SKIP.binary);
     return out.finish();
   }
-  const compiled = opts.v2 ? compiledReason(relativePath, content, opts) : null;
+  const compiled = compiledReason(relativePath, content, opts);
   if (compiled) {
     out.skipFile(compiled);
     return out.finish();

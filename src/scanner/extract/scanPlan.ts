@@ -7,8 +7,6 @@ import { baseName, extensionOf } from "./text.ts";
  * path before a byte is decoded. Each kind can be included again from `userContext`
  * with a line `include: <kind>, <kind>` (or `include: all`).
  */
-/** v2 is opt-in until the per-format expectations of test/scanner/extract are re-judged under it. */
-export const SCANNER_V2_DEFAULT = process.env.LOREHOLD_SCANNER_V2 === "1";
 
 export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled";
 
@@ -144,8 +142,6 @@ export interface Variant {
 }
 
 export interface ScanPlan {
-  /** Scanner v2 (issue 12) on: `scanner: v2` in userContext, or LOREHOLD_SCANNER_V2=1 (see README). */
-  v2: boolean;
   includes: Set<SkipKind | "translations">;
   /** The archive's source language: `language: xx` in userContext, else the most common language of its files, else "en". */
   sourceLanguage: string;
@@ -188,9 +184,19 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     list.push({ language: l, sourceFile: p });
     variants.set(key, list);
   }
+  // A translation whose source-language file is not in the archive (a lone fr.po: its msgids are the
+  // source text) is scanned itself: the first of its key stands in for the source, the others are its variants.
+  const sourceKeys = new Set<string>();
+  for (const p of paths) if ((langOf.get(p) ?? sourceLanguage) === sourceLanguage) sourceKeys.add(sourceKeyOf(p, sourceLanguage));
+  const standIns = new Map<string, string>();
+  for (const [p, l] of langOf) {
+    if (l === sourceLanguage) continue;
+    const key = sourceKeyOf(p, l);
+    if (!sourceKeys.has(key) && !standIns.has(key)) standIns.set(key, p);
+  }
+  const standInPaths = new Set(standIns.values());
   const ext = new Set(paths.map(extensionOf));
   return {
-    v2: SCANNER_V2_DEFAULT || /^\s*scanner\s*:\s*v2\s*$/im.test(userContext ?? ""),
     includes,
     sourceLanguage,
     hasInkSource: ext.has(".ink"),
@@ -202,10 +208,11 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     translationOf(relativePath) {
       if (includes.has("translations")) return null;
       const l = langOf.get(relativePath);
-      return l && l !== sourceLanguage ? { language: l } : null;
+      return l && l !== sourceLanguage && !standInPaths.has(relativePath) ? { language: l } : null;
     },
     variantsOf(relativePath) {
       const l = langOf.get(relativePath) ?? sourceLanguage;
+      if (standInPaths.has(relativePath)) return (variants.get(sourceKeyOf(relativePath, l)) ?? []).filter((v) => v.sourceFile !== relativePath);
       if (l !== sourceLanguage) return [];
       return variants.get(sourceKeyOf(relativePath, sourceLanguage)) ?? [];
     },

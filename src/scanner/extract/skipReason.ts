@@ -7,7 +7,7 @@ const IDENTIFIER_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 const CONTROL_RE = /[\u0000-\u0008\u000e-\u001f\ufffd]/g;
 
 /** Why a cleaned text is not a lore candidate, or null when it is. Checks run cheapest-verdict-first. */
-export function skipReason(text: string, v2 = false): string | null {
+export function skipReason(text: string): string | null {
   if (text.trim() === "") return SKIP.empty;
   const controls = text.match(CONTROL_RE);
   if (controls && controls.length > Math.max(2, text.length / 200)) return SKIP.binary;
@@ -18,10 +18,10 @@ export function skipReason(text: string, v2 = false): string | null {
   }
   const letters = countLetters(text);
   // No fixed letter minimum (issue 12): short texts go to SectionCollector, which keeps or lists them.
-  if (letters >= MIN_LETTERS && countLetters(text.replace(IDENTIFIER_RE, " ")) < (v2 ? MIN_LETTERS / 4 : MIN_LETTERS)) return SKIP.identifiers;
+  if (letters >= MIN_LETTERS && countLetters(text.replace(IDENTIFIER_RE, " ")) < MIN_LETTERS / 4) return SKIP.identifiers;
   const digits = countDigits(text);
   if (digits > letters && digits >= 20) return SKIP.numeric;
-  if (v2 ? letters < 2 : letters < MIN_LETTERS) return v2 ? SKIP.tooShortV2 : SKIP.tooShort;
+  if (letters < 2) return SKIP.tooShort;
   if (looksLikeCode(text)) return SKIP.codeOnly;
   return null;
 }

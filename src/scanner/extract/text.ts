@@ -10,8 +10,9 @@ export const MIN_LETTERS = 40;
 /** Skip reasons, worded once so reviewers see the same phrase for the same cause. */
 export const SKIP = {
   empty: "Empty",
-  tooShort: `Too short (fewer than ${MIN_LETTERS} letters)`,
-  tooShortV2: "Too short (no words)",
+  tooShort: "Too short (no words)",
+  /** Fine-grained entries (table values, strings) that are UI words or unnamed fragments, counted in one line per file. */
+  shortUi: "Short UI text or label (not lore)",
   license: "Boilerplate (license header)",
   generated: "Boilerplate (auto-generated)",
   metadata: "Boilerplate (file metadata)",

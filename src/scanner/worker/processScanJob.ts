@@ -94,15 +94,15 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
 
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
     // Issue 12: what a file is decides before decoding: skipped kinds and translations are only counted.
-    const skipKind = plan.v2 ? plan.skipKind(f.relativePath) : null;
-    const translation = skipKind || !plan.v2 ? null : plan.translationOf(f.relativePath);
+    const skipKind = plan.skipKind(f.relativePath);
+    const translation = skipKind ? null : plan.translationOf(f.relativePath);
     let candidates: Candidate[] = [];
     if (skipKind) tally.addKind(f.relativePath, skipKind);
     else if (translation) tally.addTranslation(f.relativePath, translation.language);
     else {
       const extraction = extractFile(f.relativePath, decodeText(f.bytes), plan);
-      candidates = classify(extraction.sections, vocab, plan);
-      const variants = plan.v2 ? plan.variantsOf(f.relativePath) : [];
+      candidates = classify(extraction.sections, vocab);
+      const variants = plan.variantsOf(f.relativePath);
       if (variants.length) for (const c of candidates) c.review.variants = variants;
       for (const s of extraction.skipped) skipped.add(s);
     }

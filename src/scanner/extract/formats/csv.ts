@@ -133,7 +133,7 @@ export function extractDelimited(content: string, delimiter: string, out: Sectio
       .filter(Boolean)
       .join("\n\n");
     const title = titleCol >= 0 ? usableTitle(r[titleCol]) : null;
-    if (!out.v2 || title || countLetters(text) < 40) out.add({ title, text, kind: "csv-row", keyed: keyedTitles });
+    if (title || countLetters(text) < 40) out.add({ title, text, kind: "csv-row", keyed: keyedTitles, groupKey: title ?? undefined });
     else {
       if (size + text.length > CHUNK_CHARS) flush();
       chunk.push(text);

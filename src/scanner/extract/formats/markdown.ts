@@ -19,7 +19,7 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
   let size = 0;
   // A page with a front-matter title is about one entity (a wiki page): its headings stay inside
   // one section until it reaches PAGE_SECTION_CHARS, then it splits on the next heading (issue 12).
-  const page = out.v2 && fm.title ? fm.title : null;
+  const page = fm.title ?? null;
   const flush = () => {
     const text = body.join("\n");
     // A heading directly followed by a sub-heading is structure, not an empty section: dropped quietly.

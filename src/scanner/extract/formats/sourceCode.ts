@@ -48,14 +48,6 @@ export function extractSourceCode(content: string, language: Language, out: Sect
   // Issue 12: code yields only what is lore-like. Comments only as doc comments of data classes
   // (a ScriptableObject, [Serializable] or *Data/*Definition class describes game content); strings
   // only when they read as a player-facing sentence or sit under a dialogue/description-like name.
-  if (!out.v2) {
-    for (const it of merged) {
-      if (it.kind === "code-string" && (!looksLikeWords(it.text) || isDiagnostic(s, it.start))) continue; // identifiers, paths, log lines
-      const title = it.kind === "code-string" ? assignedName(s, it.start) : null;
-      out.add({ title, text: it.kind === "code-comment" ? cleanComment(it.text) : stripAngleTags(it.text), kind: it.kind, quiet: true });
-    }
-    return;
-  }
   const dataFile = DATA_CLASS_RE.test(s);
   let dropped = 0;
   for (const it of merged) {
