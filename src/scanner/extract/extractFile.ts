@@ -19,7 +19,7 @@ import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
 
-type Extractor = (content: string, out: SectionCollector) => void;
+type Extractor = (content: string, out: SectionCollector, opts: ExtractOptions) => void;
 
 /** The 29 scannable extensions (DESIGN.md "Scanner"), each with its extractor. */
 export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
@@ -63,8 +63,8 @@ function extractJsonOrTimeline(content: string, out: SectionCollector): void {
 }
 
 /** A .txt of `key:value` records (roguelike data files) is split per record; anything else is prose. */
-function extractTextOrRecords(content: string, out: SectionCollector): void {
-  if (looksLikeRecords(content)) extractRecords(content, out);
+function extractTextOrRecords(content: string, out: SectionCollector, opts: ExtractOptions): void {
+  if (looksLikeRecords(content)) extractRecords(content, out, opts.includeMechanics === true);
   else extractPlainText(content, out);
 }
 
@@ -91,6 +91,8 @@ export interface ExtractOptions {
   hasInkSource?: boolean;
   /** The archive holds Twee sources: a published Twine HTML beside them is a copy. */
   hasTweeSource?: boolean;
+  /** Scan record files of game mechanics too (ScanPlan.includeMechanics). */
+  includeMechanics?: boolean;
 }
 
 export const COMPILED_INK = "Skipped: compiled output (compiled Ink JSON; its .ink source is scanned)";
@@ -134,7 +136,7 @@ export function extractFile(relativePath: string, rawContent: string, opts: Extr
     return out.finish();
   }
   try {
-    extractor(content, out);
+    extractor(content, out, opts);
   } catch (e) {
     // Extractors report expected parse failures themselves; this is the safety net for the rest.
     out.skipFile(SKIP.parse(e instanceof Error ? e.message : String(e)));

@@ -3,6 +3,7 @@ import { classify, extractFile, planScan } from "../../../src/scanner/extract/in
 import { COMPILED_INK } from "../../../src/scanner/extract/extractFile.ts";
 import { languageOfPath, parseIncludes, skipKindOfPath } from "../../../src/scanner/extract/scanPlan.ts";
 import { CODE_NOT_LORE } from "../../../src/scanner/extract/formats/sourceCode.ts";
+import { MECHANICS } from "../../../src/scanner/extract/formats/records.ts";
 
 const sections = (path: string, content: string, opts = {}) => extractFile(path, content, opts).sections.map(({ title, text, kind, reviewKind }) => ({ title, text, kind, reviewKind }));
 
@@ -22,6 +23,11 @@ describe("scanner v2: what a file is, by path", () => {
     ["Tests/Runtime/DialogueRunnerTests.yarn", "tests"],
     ["Runtime/bin/YarnSpinner.xml", "compiled"],
     ["Runtime/DLLs/YarnSpinner.xml", "engine"],
+    ["wiki/templates/template--deity.md", "meta"],
+    ["solutions/Eadras_Worldbuilding_Audit.md", "meta"],
+    ["wiki/index.md", "meta"],
+    ["wiki/open-questions.md", "meta"],
+    ["wiki/divine-containment-protocols.md", null],
     ["lib/gamedata/history.txt", null],
     ["wiki/great-betrayal.md", null],
     ["Assets/Ink/TheIntercept.ink", null],
@@ -73,6 +79,20 @@ describe("scanner v2: translations are variants", () => {
     expect(plan.translationOf("locale/fr.po")).toBeNull();
     expect(plan.translationOf("locale/de.po")).toEqual({ language: "de" });
     expect(plan.variantsOf("locale/fr.po")).toEqual([{ language: "de", sourceFile: "locale/de.po" }]);
+  });
+});
+
+describe("game mechanics records and API doc comments are not lore", () => {
+  test("a record file of effects is skipped unless included; a monster file is scanned", () => {
+    const recs = "name:FIRE_BOLT\ndesc:fires a bolt of fire\n\nname:COLD_BOLT\ndesc:fires a bolt of frost\n";
+    expect(extractFile("lib/gamedata/activation.txt", recs).skipped.map((s) => s.reason)).toEqual([MECHANICS]);
+    expect(extractFile("lib/gamedata/activation.txt", recs, { includeMechanics: true }).sections.map((s) => s.title)).toEqual(["FIRE_BOLT", "COLD_BOLT"]);
+    expect(planScan([], "include: mechanics").includeMechanics).toBe(true);
+  });
+
+  test("doc comments of a ScriptableObject are kept unless they describe the code", () => {
+    const cs = "[CreateAssetMenu]\npublic class Relic : ScriptableObject {\n  /// The Ember Blade was forged in the abbey ruins by the last smith of Thornhaven.\n  public string a;\n  /// Gets a value indicating whether the relic glows.\n  public bool b;\n}\n";
+    expect(extractFile("Assets/Relic.cs", cs).sections.map((s) => s.text)).toEqual(["The Ember Blade was forged in the abbey ruins by the last smith of Thornhaven."]);
   });
 });
 
