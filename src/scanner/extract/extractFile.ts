@@ -15,6 +15,7 @@ import { extractRenpy } from "./formats/renpy.ts";
 import { extractPo } from "./formats/po.ts";
 import { extractAppleStrings } from "./formats/appleStrings.ts";
 import { extractUnity } from "./formats/unity.ts";
+import { extractUnityStringTable, isUnitySharedTableData, isUnityStringTable, stringTableCollection } from "./formats/unityStringTable.ts";
 import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
@@ -39,7 +40,7 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
   ".yaml": extractYamlOrUnity,
   ".yml": extractYamlOrUnity,
   ".toml": extractToml,
-  ".asset": extractUnity,
+  ".asset": extractUnityAsset,
   ".playable": extractUnity,
   ".prefab": extractUnity,
   ".unity": extractUnity,
@@ -68,6 +69,15 @@ function extractTextOrRecords(content: string, out: SectionCollector, opts: Extr
   else extractPlainText(content, out);
 }
 
+/** Unity Localization string tables are read line by line and joined with their shared keys; other assets as Unity YAML. */
+function extractUnityAsset(content: string, out: SectionCollector, opts: ExtractOptions): void {
+  if (isUnityStringTable(content)) {
+    const collection = stringTableCollection(content);
+    extractUnityStringTable(content, out, collection ? opts.stringTableKeys?.(collection) : null);
+  } else if (isUnitySharedTableData(content)) out.skipFile(STRING_TABLE_KEYS);
+  else extractUnity(content, out);
+}
+
 /** A .yaml exported from Unity keeps its `%TAG !u!` header and needs the Unity reader. */
 function extractYamlOrUnity(content: string, out: SectionCollector): void {
   if (/^(?:\uFEFF)?%YAML[^\n]*\n%TAG !u! /.test(content.slice(0, 200))) extractUnity(content, out);
@@ -93,7 +103,11 @@ export interface ExtractOptions {
   hasTweeSource?: boolean;
   /** Scan record files of game mechanics too (ScanPlan.includeMechanics). */
   includeMechanics?: boolean;
+  /** A Unity string table collection's shared keys (id → key), when the worker has read them (StringTableJoin). */
+  stringTableKeys?: (collection: string) => Map<string, string> | undefined;
 }
+
+export const STRING_TABLE_KEYS = "String table keys: joined with the texts of the collection's locale tables";
 
 export const COMPILED_INK = "Skipped: compiled output (compiled Ink JSON; its .ink source is scanned)";
 export const PUBLISHED_TWINE = "Skipped: compiled output (published Twine story; its Twee source is scanned)";

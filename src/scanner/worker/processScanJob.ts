@@ -1,6 +1,8 @@
 import { ArchiveError, readArchive, type RejectedFile } from "../archive/index.ts";
 import { normalizeEntryName } from "../archive/entryName.ts";
 import { type Candidate, classify, decodeText, extractFile, planScan, type ProjectVocabulary } from "../extract/index.ts";
+import type { ExtractOptions } from "../extract/extractFile.ts";
+import { StringTableJoin } from "./StringTableJoin.ts";
 import { baseName } from "../extract/text.ts";
 import { nowIso } from "../../core/context.ts";
 import { writeTx } from "../../db/openDatabase.ts";
@@ -92,6 +94,22 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     if (progress.run(completed, failed, bytes, job.id, attempt).changes === 0) throw new JobGone();
   };
 
+  const tables = new StringTableJoin(manifest.map((f) => f.relativePath));
+  const extractOpts: ExtractOptions = {
+    hasInkSource: plan.hasInkSource,
+    hasTweeSource: plan.hasTweeSource,
+    includeMechanics: plan.includeMechanics,
+    stringTableKeys: (c) => tables.keysOf(c),
+  };
+  const extractOne = (relativePath: string, content: string): Candidate[] => {
+    const extraction = extractFile(relativePath, content, extractOpts);
+    const out = classify(extraction.sections, vocab);
+    const variants = plan.variantsOf(relativePath);
+    if (variants.length) for (const c of out) c.review.variants = variants;
+    for (const s of extraction.skipped) skipped.add(s);
+    return out;
+  };
+
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
     // Issue 12: what a file is decides before decoding: skipped kinds and translations are only counted.
     const skipKind = plan.skipKind(f.relativePath);
@@ -100,11 +118,10 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     if (skipKind) tally.addKind(f.relativePath, skipKind);
     else if (translation) tally.addTranslation(f.relativePath, translation.language);
     else {
-      const extraction = extractFile(f.relativePath, decodeText(f.bytes), plan);
-      candidates = classify(extraction.sections, vocab);
-      const variants = plan.variantsOf(f.relativePath);
-      if (variants.length) for (const c of candidates) c.review.variants = variants;
-      for (const s of extraction.skipped) skipped.add(s);
+      const content = decodeText(f.bytes);
+      const join = tables.offer(f.relativePath, content, f.bytes.byteLength);
+      if (join.action !== "wait") candidates = extractOne(f.relativePath, content);
+      if (join.action === "shared") for (const t of join.ready) candidates.push(...extractOne(t.relativePath, t.content));
     }
     completed++;
     bytes += f.bytes.byteLength;
@@ -153,6 +170,12 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
         archiveError = `The archive could not be read: ${e.message}`;
       }
     }
+
+    // String tables whose shared keys never came: extracted without keys.
+    const late = tables.drain();
+    if (late.length) writeTx(ctx.db, () => {
+      for (const t of late) for (const c of extractOne(t.relativePath, t.content)) store.add(c);
+    });
 
     let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
     if (ctx.llm && !archiveError && completed > 0) {
