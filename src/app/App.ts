@@ -4,7 +4,7 @@ import { dataPaths, type Config } from "../config/config.ts";
 import { systemClock, type Clock } from "../core/clock.ts";
 import type { AppContext, ModelStatus } from "../core/context.ts";
 import type { Feature, FeatureDeps } from "../core/feature.ts";
-import { openDatabase, type Db } from "../db/openDatabase.ts";
+import { openDatabase, pingDatabase, type Db } from "../db/openDatabase.ts";
 import { appliedMigrations } from "../db/migrate.ts";
 import { createHttpApp, type HttpApp } from "../http/createHttpApp.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
@@ -12,7 +12,7 @@ import { Scheduler } from "../jobs/Scheduler.ts";
 import { createEmbedder } from "../vectors/createEmbedder.ts";
 import { VectorStore } from "../vectors/VectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
-import { requeueInterrupted } from "../lore/indexer/documentIndexState.ts";
+import { requeueInterrupted } from "../lore/documents/documentStore.ts";
 import { LlmEngine } from "../llm/LlmEngine.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
@@ -174,7 +174,7 @@ export class App {
     let storage = true;
     let migrations = 0;
     try {
-      this.db.query("SELECT 1").get();
+      pingDatabase(this.db);
       migrations = appliedMigrations(this.db).length;
     } catch {
       storage = false; // closed (after stop) or broken

@@ -5,16 +5,15 @@ import { findProject } from "../projects/projectService.ts";
 import { reserve, release, settle } from "../credits/ledger.ts";
 import { interactionCostMicro, microToCredits } from "../credits/prices.ts";
 import { readRateLimits } from "../ratelimit/rateLimitSettings.ts";
-import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import type { GenerateResult } from "../llm/types.ts";
 import { prepareTurn, tokenCounter, type PreparedTurn } from "./prepareTurn.ts";
 import { loadMindProfile } from "./mindProfile.ts";
+import { countInteraction } from "../lore/minds/mindStore.ts";
 import { resetSession, saveSession } from "./session/sessionStore.ts";
 import { renderMessage } from "./prompt/renderTurn.ts";
 import { summariseSession } from "./memory/summariseSession.ts";
 import { storeMemories } from "./memory/storeMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
-import type { Metrics } from "../ops/metrics.ts";
 
 export type { InteractDeps };
 
@@ -113,7 +112,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const count = tokenCounter(deps);
   const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0);
   saveSession(deps, key, { messages, tokenCount });
-  deps.db.query("UPDATE entity_minds SET interaction_count = interaction_count + 1 WHERE id = ?").run(prepared.mind.id);
+  countInteraction(deps.db, prepared.mind.id);
 
   const turns = messages.filter((m) => m.role === "user").length;
   if (prepared.settings.longTermMemoryEnabled && (turns >= prepared.settings.maxSessionLength || tokenCount >= prepared.settings.maxSessionTokens)) {

@@ -7,15 +7,10 @@ import { resolveTagNames } from "../lore/tags/writeTags.ts";
 import { LIMITS } from "../lore/validate/fields.ts";
 import type { ScannerContext } from "../core/context.ts";
 import { loadJob } from "./scanJobRow.ts";
-
-interface ExtractionRow {
-  id: string;
-  title: string;
-  tags: string;
-  location: string | null;
-  content: string;
-  document_id: string | null;
-}
+import { markCommitted } from "./scanJobStore.ts";
+import { extractionsToCommit, linkExtractionToDocument } from "./scanExtractionStore.ts";
+import { documentExists } from "../lore/documents/documentStore.ts";
+import { locationIdByName } from "../lore/locations/locationStore.ts";
 
 /**
  * POST /scanner/commit: approved extractions → PENDING Lore Documents (title,
@@ -31,19 +26,13 @@ export function commitExtractions(ctx: ScannerContext, projectId: string, jobId:
   }
   const ids = [...new Set(extractionIds)];
   return writeTx(ctx.db, () => {
-    const pick = ctx.db.query<ExtractionRow, [string, string]>(
-      "SELECT id, title, tags, location, content, document_id FROM scan_extractions WHERE id = ? AND job_id = ?",
-    );
-    const rows = ids.map((id) => pick.get(id, job.id)).filter((r): r is ExtractionRow => r !== null);
+    const rows = extractionsToCommit(ctx.db, job.id, ids);
     if (rows.length === 0) throw new ApiError(400, "No matching extractions found");
-    const docExists = ctx.db.query("SELECT 1 FROM documents WHERE id = ? AND project_id = ?");
-    const locationByName = ctx.db.query<{ id: string }, [string, string]>("SELECT id FROM locations WHERE project_id = ? AND name = ? ORDER BY created_at LIMIT 1");
-    const link = ctx.db.query("UPDATE scan_extractions SET document_id = ? WHERE id = ?");
     const documentIds: string[] = [];
     let created = 0;
     for (const r of rows) {
       // A document deleted since the last commit is made again.
-      if (r.document_id && docExists.get(r.document_id, projectId)) {
+      if (r.document_id && documentExists(ctx.db, projectId, r.document_id)) {
         documentIds.push(r.document_id);
         continue;
       }
@@ -53,13 +42,13 @@ export function commitExtractions(ctx: ScannerContext, projectId: string, jobId:
         name: r.title.slice(0, LIMITS.name).trim() || "Untitled extraction",
         content: r.content.slice(0, LIMITS.documentContent),
         tagIds: resolveTagNames(ctx, projectId, JSON.parse(r.tags) as string[]).ids,
-        locationId: r.location ? (locationByName.get(projectId, r.location)?.id ?? null) : null,
+        locationId: r.location ? locationIdByName(ctx.db, projectId, r.location) : null,
       });
-      link.run(id, r.id);
+      linkExtractionToDocument(ctx.db, r.id, id);
       documentIds.push(id);
       created++;
     }
-    if (created > 0) ctx.db.query("UPDATE scan_jobs SET committed_at = ? WHERE id = ?").run(nowIso(ctx), job.id);
+    if (created > 0) markCommitted(ctx.db, job.id, nowIso(ctx));
     return { committed: documentIds.length, documentIds };
   });
 }

@@ -4,6 +4,8 @@ import { creditsText } from "./estimate.ts";
 import { SCANNER_LIMITS, type ScanStatus } from "./limits.ts";
 import type { ScannerContext } from "../core/context.ts";
 import { loadJob, type ScanJobRow } from "./scanJobRow.ts";
+import { listScanJobs } from "./scanJobStore.ts";
+import { extractionPageReader } from "./scanExtractionStore.ts";
 
 export interface JobListItem {
   jobId: string;
@@ -65,10 +67,7 @@ function listItem(j: ScanJobRow): JobListItem {
 
 /** GET /scanner/jobs: the project's 50 most recent jobs, list form. */
 export function listJobs(ctx: ScannerContext, projectId: string): JobListItem[] {
-  return ctx.db
-    .query<ScanJobRow, [string, number]>("SELECT * FROM scan_jobs WHERE project_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")
-    .all(projectId, SCANNER_LIMITS.listedJobs)
-    .map(listItem);
+  return listScanJobs(ctx.db, projectId, SCANNER_LIMITS.listedJobs).map(listItem);
 }
 
 /** What the credits look like before the job is settled (the stored message takes over once it is). */
@@ -91,32 +90,15 @@ function detailHead(j: ScanJobRow): JobDetailHead {
   };
 }
 
-interface ExtractionRow {
-  id: string;
-  ordinal: number;
-  title: string;
-  tags: string;
-  location: string | null;
-  confidence: number;
-  preview: string;
-  source_files: string;
-  review: string | null;
-}
-
 /** Extractions read per query: bounds what one page of a large job holds in memory. */
 const EXTRACTION_PAGE = 1_000;
 
 /** The job's extractions in order, a page at a time (keyset on ordinal, id: no cursor stays open between pages). */
 function* extractionPages(ctx: ScannerContext, jobId: string): Generator<ExtractionView[]> {
-  const page = ctx.db.query<ExtractionRow, [string, number, number, string, number]>(
-    // substr keeps the row small: only the preview leaves SQLite (firstChars then trims by code point).
-    `SELECT id, ordinal, title, tags, location, confidence, substr(content, 1, 400) AS preview, source_files, review
-     FROM scan_extractions WHERE job_id = ? AND (ordinal > ? OR (ordinal = ? AND id > ?))
-     ORDER BY ordinal, id LIMIT ?`,
-  );
+  const page = extractionPageReader(ctx.db);
   let after = { ordinal: Number.MIN_SAFE_INTEGER, id: "" };
   for (;;) {
-    const rows = page.all(jobId, after.ordinal, after.ordinal, after.id, EXTRACTION_PAGE);
+    const rows = page(jobId, after, EXTRACTION_PAGE);
     if (rows.length === 0) return;
     after = rows[rows.length - 1];
     yield rows.map((e) => ({

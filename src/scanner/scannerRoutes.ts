@@ -3,6 +3,7 @@ import type { AppContext } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import { requireEditor } from "../auth/authGuards.ts";
 import { ErrorBody, editorErrors } from "../http/commonSchemas.ts";
+import { readJsonBody } from "../http/readJsonBody.ts";
 import { microToCredits } from "../credits/prices.ts";
 import { acceptUpload } from "./acceptUpload.ts";
 import { cancelJob } from "./cancel.ts";
@@ -24,22 +25,13 @@ import {
   JobListResponse,
   RescanBody,
   RescanResponse,
-  SubmitBodyDoc,
+  SubmitBody,
   SubmitResponse,
   UploadResponse,
 } from "./scannerSchemas.ts";
 
 const detail = (summary: string, description?: string) => ({ tags: ["Scanner (Editor Key)"], summary, description, security: [{ bearer: [] }] });
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
-
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError(400, "Invalid manifest", { details: ["body: malformed JSON"] });
-  }
-}
 
 /** /v1/scanner/* (Editor Key) and the signed upload endpoint behind uploadUrl. */
 export function scannerRoutes(ctx: AppContext) {
@@ -96,7 +88,7 @@ export function scannerRoutes(ctx: AppContext) {
     .post(
       "/submit-archive",
       async ({ principal, request, set }) => {
-        const r = submitArchive(ctx, principal.projectId, await readJson(request));
+        const r = submitArchive(ctx, principal.projectId, await readJsonBody(request, "Invalid manifest"));
         set.status = 202;
         return r;
       },
@@ -108,7 +100,7 @@ export function scannerRoutes(ctx: AppContext) {
             "Describe the archive; get a signed upload URL",
             "400 `Invalid manifest` (details name every problem), `Archive too large`, `Invalid file types in manifest` (rejectedFiles, allowedExtensions); 402 when the balance cannot cover the reservation. Nothing is charged yet.",
           ),
-          requestBody: { required: true, content: { "application/json": { schema: SubmitBodyDoc as any } } },
+          requestBody: { required: true, content: { "application/json": { schema: SubmitBody as any } } },
         },
       },
     )

@@ -35,21 +35,33 @@ export const EstimateResponse = t.Object({
   message: t.String(),
 });
 
-/** Documentation only: the body is validated by validateSubmission (400 `Invalid manifest`, not `Invalid request`). */
-export const SubmitBodyDoc = t.Object({
+/**
+ * The submit-archive body's one model: Swagger shows it, and validateSubmission
+ * checks the same rules in the spec's order of errors (400 `Invalid manifest`
+ * listing every problem, then `Archive too large`, then file types) and returns
+ * its static type.
+ */
+export const SubmitBody = t.Object({
   files: t.Array(
     t.Object({
-      filename: t.String(),
-      relativePath: t.String({ description: "path inside the archive: relative, forward slashes, no '..'" }),
-      sizeBytes: t.Integer({ minimum: 0 }),
+      filename: t.String({ minLength: 1, maxLength: SCANNER_LIMITS.filenameChars }),
+      relativePath: t.String({
+        minLength: 1,
+        maxLength: SCANNER_LIMITS.relativePathChars,
+        description: "path inside the archive: relative, forward slashes, no '..'",
+      }),
+      sizeBytes: t.Integer({ minimum: 0, maximum: SCANNER_LIMITS.maxArchiveBytes }),
       contentHash: Hash("contentHash"),
-    }),
+    }, { additionalProperties: false }),
     { minItems: 1, maxItems: SCANNER_LIMITS.maxFiles },
   ),
   totalSizeBytes: t.Integer({ minimum: 1, maximum: SCANNER_LIMITS.maxArchiveBytes, description: "archive size, max 200 MB" }),
-  userContext: t.Optional(t.String({ maxLength: SCANNER_LIMITS.userContextChars })),
-  idempotencyKey: t.Optional(t.String({ maxLength: SCANNER_LIMITS.idempotencyKeyChars })),
-}, { description: `Allowed extensions: ${ALLOWED_EXTENSIONS.join(" ")}` });
+  userContext: t.Optional(Nullable(t.String({ maxLength: SCANNER_LIMITS.userContextChars }))),
+  idempotencyKey: t.Optional(Nullable(t.String({ minLength: 1, maxLength: SCANNER_LIMITS.idempotencyKeyChars }))),
+}, { description: `Allowed extensions: ${ALLOWED_EXTENSIONS.join(" ")}`, additionalProperties: false });
+
+/** One file of a submitted (and stored) manifest. */
+export type ManifestFile = (typeof SubmitBody.static)["files"][number];
 
 export const SubmitResponse = t.Object({
   jobId: t.String(),

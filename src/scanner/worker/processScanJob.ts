@@ -14,6 +14,10 @@ import { parseManifest, type ScanJobRow } from "../scanJobRow.ts";
 import { refundReservation, settleScan } from "../settlement.ts";
 import { deleteUpload, hasUpload, uploadPath } from "../uploadStore.ts";
 import { ExtractionStore } from "./ExtractionStore.ts";
+import { progressWriter, stillProcessing, transition } from "../scanJobStore.ts";
+import { clearExtractions } from "../scanExtractionStore.ts";
+import { tagNamesDefaultsFirst } from "../../lore/tags/tagStore.ts";
+import { locationNamesByCreation } from "../../lore/locations/locationStore.ts";
 import { refineWithModel } from "./refineWithModel.ts";
 import { SkipList } from "./SkipList.ts";
 import { SkipTally } from "./SkipTally.ts";
@@ -30,28 +34,19 @@ export type ProcessOutcome = "COMPLETED" | "FAILED" | "requeued" | "gone" | "not
 
 /** The project's tag names (defaults first, then by creation) and location names, as the heuristics match them. */
 export function projectVocabulary(ctx: ScannerContext, projectId: string): ProjectVocabulary {
-  const tags = ctx.db
-    .query<{ name: string }, [string]>("SELECT name FROM tags WHERE project_id = ? ORDER BY is_default DESC, created_at, rowid")
-    .all(projectId)
-    .map((r) => r.name);
-  const locations = ctx.db
-    .query<{ name: string }, [string]>("SELECT name FROM locations WHERE project_id = ? ORDER BY created_at, rowid")
-    .all(projectId)
-    .map((r) => r.name);
-  return { tags, locations };
+  return { tags: tagNamesDefaultsFirst(ctx.db, projectId), locations: locationNamesByCreation(ctx.db, projectId) };
 }
 
 /** QUEUED → PROCESSING (startedAt, attempts + 1), wiping what an interrupted attempt left. null when not claimable. */
 function claim(ctx: ScannerContext, jobId: string): ScanJobRow | null {
   return writeTx(ctx.db, () => {
-    const job = ctx.db
-      .query<ScanJobRow, [string, string]>(
-        `UPDATE scan_jobs SET status = 'PROCESSING', started_at = ?, attempts = attempts + 1, completed_files = 0, failed_files = 0,
-           bytes_processed = 0, llm_tokens = 0, skipped = '[]', error_message = NULL
-         WHERE id = ? AND status = 'QUEUED' RETURNING *`,
-      )
-      .get(nowIso(ctx), jobId);
-    if (job) ctx.db.query("DELETE FROM scan_extractions WHERE job_id = ?").run(jobId);
+    const job = transition(ctx.db, jobId, {
+      from: "QUEUED",
+      to: "PROCESSING",
+      set: { started_at: nowIso(ctx), completed_files: 0, failed_files: 0, bytes_processed: 0, llm_tokens: 0, skipped: "[]", error_message: null },
+      attemptsDelta: 1,
+    });
+    if (job) clearExtractions(ctx.db, jobId);
     return job;
   });
 }
@@ -87,11 +82,9 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   let bytes = 0;
   let collectedAt = 0;
 
-  const progress = ctx.db.query(
-    "UPDATE scan_jobs SET completed_files = ?, failed_files = ?, bytes_processed = ? WHERE id = ? AND status = 'PROCESSING' AND attempts = ?",
-  );
+  const progress = progressWriter(ctx.db, job.id, attempt);
   const writeProgress = () => {
-    if (progress.run(completed, failed, bytes, job.id, attempt).changes === 0) throw new JobGone();
+    if (!progress({ completed, failed, bytes })) throw new JobGone();
   };
 
   const tables = new StringTableJoin(manifest.map((f) => f.relativePath));
@@ -194,19 +187,25 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     const status = archiveError || completed === 0 ? "FAILED" : "COMPLETED";
     const llmTokens = refine.promptTokens + refine.completionTokens;
     const ended = writeTx(ctx.db, () => {
-      const still = ctx.db.query("SELECT 1 FROM scan_jobs WHERE id = ? AND status = 'PROCESSING' AND attempts = ?").get(job.id, attempt);
-      if (!still) return false;
+      if (!stillProcessing(ctx.db, job.id, attempt)) return false;
       const s = status === "COMPLETED" ? settleScan(ctx, job, { bytes, tokenMicro: refine.tokenMicro, llmTokens }) : refundReservation(ctx, job);
-      ctx.db
-        .query(
-          `UPDATE scan_jobs SET status = ?, completed_at = ?, completed_files = ?, failed_files = ?, bytes_processed = ?, llm_tokens = ?,
-             cost_by_extension = ?, skipped = ?, error_message = ?, actual_micro = ?, credit_adjustment_micro = ?, adjustment_message = ?
-           WHERE id = ?`,
-        )
-        .run(
-          status, nowIso(ctx), completed, failed, bytes, llmTokens, JSON.stringify(costByExt), JSON.stringify(skipped),
-          archiveError ?? (status === "FAILED" ? ALL_FILES_FAILED : null), s.actualMicro, s.refundedMicro, s.message, job.id,
-        );
+      transition(ctx.db, job.id, {
+        from: "PROCESSING",
+        to: status,
+        set: {
+          completed_at: nowIso(ctx),
+          completed_files: completed,
+          failed_files: failed,
+          bytes_processed: bytes,
+          llm_tokens: llmTokens,
+          cost_by_extension: JSON.stringify(costByExt),
+          skipped: JSON.stringify(skipped),
+          error_message: archiveError ?? (status === "FAILED" ? ALL_FILES_FAILED : null),
+          actual_micro: s.actualMicro,
+          credit_adjustment_micro: s.refundedMicro,
+          adjustment_message: s.message,
+        },
+      });
       return true;
     });
     if (!ended) return "gone";
@@ -223,10 +222,9 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
 /** After a shutdown (not counted as an attempt) or an unexpected error: back to QUEUED, or FAILED and refunded once out of attempts. */
 function requeueOrFail(ctx: ScannerContext, job: ScanJobRow, attempt: number, aborted: boolean): ProcessOutcome {
   return writeTx(ctx.db, () => {
-    const still = ctx.db.query("SELECT 1 FROM scan_jobs WHERE id = ? AND status = 'PROCESSING' AND attempts = ?").get(job.id, attempt);
-    if (!still) return "gone" as const;
+    if (!stillProcessing(ctx.db, job.id, attempt)) return "gone" as const;
     if (aborted || attempt < SCANNER_LIMITS.maxAttempts) {
-      ctx.db.query("UPDATE scan_jobs SET status = 'QUEUED', attempts = attempts - ? WHERE id = ?").run(aborted ? 1 : 0, job.id);
+      transition(ctx.db, job.id, { from: "PROCESSING", to: "QUEUED", attemptsDelta: aborted ? -1 : 0 });
       return "requeued" as const;
     }
     failProcessing(ctx, job, `Processing failed ${attempt} times; the job was stopped and the reserved credits refunded.`);
@@ -237,11 +235,10 @@ function requeueOrFail(ctx: ScannerContext, job: ScanJobRow, attempt: number, ab
 /** Ends a confirmed job as FAILED with the whole reservation refunded (inside a write transaction). */
 export function failProcessing(ctx: ScannerContext, job: ScanJobRow, errorMessage: string): void {
   const s = refundReservation(ctx, job);
-  ctx.db
-    .query(
-      `UPDATE scan_jobs SET status = 'FAILED', completed_at = ?, error_message = ?, actual_micro = 0, credit_adjustment_micro = ?,
-         adjustment_message = ? WHERE id = ?`,
-    )
-    .run(nowIso(ctx), errorMessage, s.refundedMicro, s.message, job.id);
+  transition(ctx.db, job.id, {
+    from: "PROCESSING",
+    to: "FAILED",
+    set: { completed_at: nowIso(ctx), error_message: errorMessage, actual_micro: 0, credit_adjustment_micro: s.refundedMicro, adjustment_message: s.message },
+  });
   deleteUpload(ctx.config, job.id);
 }
