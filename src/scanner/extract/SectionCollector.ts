@@ -142,7 +142,7 @@ export class SectionCollector {
       else this.skip(title, reason);
       return;
     }
-    if (countLetters(text) < MIN_LETTERS && (input.quiet || !givenTitle || (input.keyed && !LORE_KEY_RE.test(givenTitle)))) {
+    if (countLetters(text, MIN_LETTERS) < MIN_LETTERS && (input.quiet || !givenTitle || (input.keyed && !LORE_KEY_RE.test(givenTitle)))) {
       // Short and nothing says what it is: one list per file, not one candidate per label.
       const entry = oneLine(text, 120);
       if (LISTABLE_RE.test(entry) && !isUiText(entry) && !this.shortSeen.has(entry)) {

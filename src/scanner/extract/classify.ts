@@ -139,6 +139,7 @@ export function classify(sections: Section[], project: ProjectVocabulary, ): Can
       contentPreview: firstChars(lead.section.text, 200),
       sourceFiles,
       review: { ...lead.review, reasons, speakers },
+      words: lead.words,
       ...(lead.section.kind === "record" ? { distinctBy: lead.section.title } : {}),
     };
   });
