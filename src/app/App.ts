@@ -14,6 +14,9 @@ import { VectorStore } from "../vectors/VectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
 import { requeueInterrupted } from "../lore/documents/documentStore.ts";
 import { LlmEngine } from "../llm/LlmEngine.ts";
+import type { GenerationBackend } from "../generation/types.ts";
+import { createGeneration } from "../generation/createGeneration.ts";
+import { safeUrl } from "../generation/backendsConfig.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
 import { countScanJobsByStatus } from "../scanner/scanJobStore.ts";
@@ -31,6 +34,8 @@ import { creditsFeature } from "../credits/creditsFeature.ts";
 import { rateLimitFeature } from "../ratelimit/rateLimitFeature.ts";
 import { opsFeature } from "../ops/opsFeature.ts";
 import { adminFeature } from "../admin/adminFeature.ts";
+import { studioFeature } from "../studio/studioFeature.ts";
+import { UsageLog } from "../ops/usageLog.ts";
 
 export type { AppContext, ModelStatus };
 
@@ -38,7 +43,7 @@ export type { AppContext, ModelStatus };
  * Every feature of the server, in mount order: its routes (the whole HTTP
  * surface) and its background jobs (registered in this order too).
  */
-export const FEATURES: readonly Feature[] = [npcFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature];
+export const FEATURES: readonly Feature[] = [npcFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
 
 async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
   const path = resolveModelPath(config.modelsDir, config.model ?? undefined);
@@ -85,6 +90,8 @@ export class App {
   readonly scheduler: Scheduler;
   readonly limiter: RateLimiter;
   readonly metrics: Metrics;
+  /** recent interactions' tokens and latency (the Studio's usage charts) */
+  readonly usage = new UsageLog();
   private server: Server<unknown> | null = null;
   private stopped = false;
   private reembedding: Promise<void> | null = null;
@@ -95,12 +102,13 @@ export class App {
     readonly log: Logger,
     clock: Clock,
     vectors: VectorStore,
-    model: { llm: LlmEngine | null; status: ModelStatus },
+    model: { llm: LlmEngine | null; status: ModelStatus; generation: GenerationBackend | null },
   ) {
-    this.ctx = { db, clock, config, log, vectors, llm: model.llm, modelStatus: model.status };
+    this.ctx = { db, clock, config, log, vectors, llm: model.llm, generation: model.generation, modelStatus: model.status };
     this.limiter = new RateLimiter(clock);
     this.metrics = new Metrics({
       llmStats: () => this.ctx.llm?.stats() ?? null,
+      backends: () => this.ctx.generation?.status() ?? [],
       scanJobsByState: () => countScanJobsByStatus(db),
       creditsSpentMicro: () => spentMicro(this.ctx),
     });
@@ -109,7 +117,9 @@ export class App {
     const deps: FeatureDeps = Object.assign(this.ctx, {
       limiter: this.limiter,
       metrics: this.metrics,
+      usage: this.usage,
       scheduler: this.scheduler,
+      handle: (req: Request) => this.http.handle(req),
       readiness: () => this.readiness(),
     });
     for (const f of FEATURES) for (const job of f.jobs?.(deps) ?? []) this.scheduler.register(job);
@@ -129,10 +139,7 @@ export class App {
     try {
       const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir, { threads: config.threads }));
       const vectors = await VectorStore.open(paths.lance, embedder);
-      const model =
-        opts.loadModel === false
-          ? { llm: null, status: { state: "absent" as const, path: null, error: "model loading disabled" } }
-          : await loadModel(config, log);
+      const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       const requeued = requeueInterrupted(app.ctx);
       if (requeued) log.warn("documents left PROCESSING by an earlier run were re-queued", { count: requeued });
@@ -184,13 +191,17 @@ export class App {
       storage = false; // closed (after stop) or broken
     }
     const model = this.ctx.modelStatus;
-    const ready = !this.stopped && storage && model.state !== "failed";
+    const backends = this.ctx.generation?.status() ?? [];
+    // a remote pool with every backend down is as unready as a local model that failed to load
+    const generationDown = this.config.generation === "remote" && backends.every((b) => b.state === "down");
+    const ready = !this.stopped && storage && model.state !== "failed" && !generationDown;
     const { source, extracted, extractReason, prepareMs } = nativeInfo();
     return {
       ready,
       storage,
       migrations,
       model,
+      generation: { mode: this.config.generation, backends: backends.map((b) => ({ ...b, url: safeUrl(b.url) })) },
       embedder: this.ctx.vectors.embedderId,
       native: { source, extracted, extractReason, prepareMs },
     };
@@ -256,7 +267,7 @@ export class App {
     if (this.server) await this.drain(this.server, opts.drainTimeoutMs ?? this.config.generationTimeoutMs + 5_000);
     await this.scheduler.stop();
     if (this.reembedding) await this.reembedding;
-    await this.ctx.llm?.dispose();
+    await (this.ctx.generation ?? this.ctx.llm)?.dispose();
     await this.ctx.vectors.close();
     this.db.close();
   }

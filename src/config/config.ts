@@ -2,6 +2,8 @@ import { availableParallelism } from "node:os";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import type { BackendConfig, GenerationMode } from "../generation/types.ts";
+import { finalizeBackends, parseBackends, parseGenerationMode } from "../generation/backendsConfig.ts";
 
 /**
  * One typed configuration, resolved once at boot:
@@ -48,6 +50,10 @@ export interface Config {
   defaultMonthlyCredits: number;
   prices: Prices;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** where replies are generated: the in-process engine or the `backends` pool (README "Remote generation") */
+  generation: GenerationMode;
+  /** OpenAI-compatible generation servers (`[[backends]]`), used when generation = "remote" */
+  backends: BackendConfig[];
 }
 
 export const DEFAULT_PRICES: Prices = { promptToken: 1, completionToken: 3, scanByte: 1, embedToken: 0 };
@@ -98,6 +104,8 @@ export function defaultConfig(): Config {
     defaultMonthlyCredits: 10_000,
     prices: { ...DEFAULT_PRICES },
     logLevel: "info",
+    generation: "local",
+    backends: [],
   };
 }
 
@@ -119,6 +127,11 @@ function applyLayer(cfg: Config, layer: Raw, source: string, byEnv: boolean): vo
     if (layer[name] === undefined) continue;
     (cfg as unknown as Raw)[k.key] = coerce(k.kind, `${name} (${source})`, layer[name]);
   }
+  // generation / backends: their own parsers (src/generation/backendsConfig.ts)
+  const genName = byEnv ? "LOREHOLD_GENERATION" : "generation";
+  if (layer[genName] !== undefined) cfg.generation = parseGenerationMode(layer[genName], source, (m) => new ConfigError(m));
+  const backendsName = byEnv ? "LOREHOLD_BACKENDS" : "backends";
+  if (layer[backendsName] !== undefined) cfg.backends = parseBackends(layer[backendsName], source, (m) => new ConfigError(m));
   const prices = byEnv ? undefined : (layer.prices as Raw | undefined);
   if (prices && typeof prices === "object") {
     for (const p of Object.keys(DEFAULT_PRICES) as (keyof Prices)[]) {
@@ -153,6 +166,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const flags: Raw = {};
   for (const [k, v] of Object.entries(opts.flags ?? {})) if (v !== undefined) flags[k] = v;
   applyLayer(cfg, flags, "flags", false);
+  finalizeBackends(cfg, env.LOREHOLD_BACKENDS_API_KEY, (m) => new ConfigError(m));
   return finalize(cfg, cwd);
 }
 

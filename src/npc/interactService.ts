@@ -34,7 +34,7 @@ export interface InteractOptions {
   /** streamed reply pieces (SSE) */
   onToken?: (text: string) => void;
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
-  timing?: { generateMs: number };
+  timing?: { generateMs: number } & Partial<Pick<GenerateResult, "promptTokens" | "evaluatedPromptTokens" | "completionTokens" | "timeToFirstTokenMs">>;
 }
 
 const generationFailed = () => new ApiError(503, "Generation failed");
@@ -55,12 +55,12 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   deps.limiter.hit(project.id, req.playerId, readRateLimits(deps, project.id));
   const prepared = await prepareTurn(deps, project.id, req, mind);
 
-  const llm = deps.llm;
+  const llm = deps.generation;
   if (!llm) throw generationFailed();
   let promptTokens: number;
   try {
-    // An upper bound (cached per message): the exact count comes back from the generation for settlement.
-    promptTokens = llm.estimateChatTokens(prepared.messages);
+    // An upper bound (cached per message; a remote pool asks its server's /tokenize): the exact count comes back for settlement.
+    promptTokens = await llm.reserveTokens(prepared.messages);
   } catch (e) {
     deps.log.error("tokenizer failed", { err: e instanceof Error ? e.message : String(e) });
     throw generationFailed();
@@ -102,6 +102,9 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens);
   const charge = Math.min(actual, hold.amount);
   deps.metrics?.recordGeneration(result);
+  const { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs } = result;
+  deps.usage?.record({ at: deps.clock.now().getTime(), projectId: project.id, promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs, totalMs: generateMs, creditsMicro: Math.min(actual, hold.amount) });
+  if (opts.timing) Object.assign(opts.timing, { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs });
 
   // The charging rule (chargeTurn.ts): no 200 and no streamed token → the hold goes back whole.
   if (result.finishReason === "abort") {
@@ -146,7 +149,7 @@ async function checkpoint(
 ): Promise<void> {
   try {
     const summary = await summariseSession(
-      deps.llm!,
+      deps.generation!,
       { mindName: prepared.mind.entityName, playerId: key.playerId, messages },
       { signal, timeoutMs: deps.config.generationTimeoutMs, conversationKey: conversationKey(key.projectId, key.mindId, key.playerId) },
     );
