@@ -24,6 +24,8 @@ import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 import { nativeInfo } from "../runtime/native.ts";
 import { interactIdleSeconds, isInteractPath } from "./idleTimeouts.ts";
+import { guardRequest } from "../http/requestGuard.ts";
+import { releaseInteractionReservations } from "../credits/releaseInteractionReservations.ts";
 import { npcFeature } from "../npc/npcFeature.ts";
 import { loreFeature } from "../lore/loreFeature.ts";
 import { scannerFeature } from "../scanner/scannerFeature.ts";
@@ -32,6 +34,8 @@ import { creditsFeature } from "../credits/creditsFeature.ts";
 import { rateLimitFeature } from "../ratelimit/rateLimitFeature.ts";
 import { opsFeature } from "../ops/opsFeature.ts";
 import { adminFeature } from "../admin/adminFeature.ts";
+import { studioFeature } from "../studio/studioFeature.ts";
+import { UsageLog } from "../ops/usageLog.ts";
 
 export type { AppContext, ModelStatus };
 
@@ -39,7 +43,7 @@ export type { AppContext, ModelStatus };
  * Every feature of the server, in mount order: its routes (the whole HTTP
  * surface) and its background jobs (registered in this order too).
  */
-export const FEATURES: readonly Feature[] = [npcFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature];
+export const FEATURES: readonly Feature[] = [npcFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
 
 async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
   const path = resolveModelPath(config.modelsDir, config.model ?? undefined);
@@ -86,6 +90,8 @@ export class App {
   readonly scheduler: Scheduler;
   readonly limiter: RateLimiter;
   readonly metrics: Metrics;
+  /** recent interactions' tokens and latency (the Studio's usage charts) */
+  readonly usage = new UsageLog();
   private server: Server<unknown> | null = null;
   private stopped = false;
   private reembedding: Promise<void> | null = null;
@@ -111,7 +117,9 @@ export class App {
     const deps: FeatureDeps = Object.assign(this.ctx, {
       limiter: this.limiter,
       metrics: this.metrics,
+      usage: this.usage,
       scheduler: this.scheduler,
+      handle: (req: Request) => this.http.handle(req),
       readiness: () => this.readiness(),
     });
     for (const f of FEATURES) for (const job of f.jobs?.(deps) ?? []) this.scheduler.register(job);
@@ -135,6 +143,8 @@ export class App {
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       const requeued = requeueInterrupted(app.ctx);
       if (requeued) log.warn("documents left PROCESSING by an earlier run were re-queued", { count: requeued });
+      const released = releaseInteractionReservations(app.ctx);
+      if (released.count) log.warn("interaction reservations left open by an earlier run were released", released);
       if (vectors.embedderId !== embedder.id) app.startReembed(embedder);
       return app;
     } catch (e) {
@@ -198,8 +208,10 @@ export class App {
   }
 
   /** In-process request handling (tests use this; no socket). */
-  handle(req: Request): Promise<Response> {
-    return this.http.handle(req);
+  async handle(req: Request): Promise<Response> {
+    // Path and body limits first (src/http/requestGuard.ts): nothing unbounded reaches the router.
+    const guarded = await guardRequest(req, { bodyTimeoutMs: this.config.bodyTimeoutSeconds * 1000, log: this.log });
+    return guarded instanceof Response ? guarded : this.http.handle(guarded);
   }
 
   listen(): Server<unknown> {
@@ -210,9 +222,14 @@ export class App {
       idleTimeout: this.config.idleTimeoutSeconds,
       fetch: (req, server) => {
         if (req.method === "POST" && isInteractPath(req.url)) server.timeout(req, interactIdle);
-        return this.http.handle(req);
+        return this.handle(req);
       },
       maxRequestBodySize: 210 * 1024 * 1024,
+      // Anything that escapes the handler still answers the spec's JSON shape (Bun's default is an HTML page).
+      error: (e) => {
+        this.log.error("unhandled error outside the router", { err: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+        return new Response(JSON.stringify({ error: "Internal server error" }), { status: 500, headers: { "content-type": "application/json; charset=utf-8" } });
+      },
     });
     this.log.info("listening", { url: `http://${this.config.host}:${this.server.port}` });
     return this.server;

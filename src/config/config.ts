@@ -44,6 +44,8 @@ export interface Config {
   flashAttention: "auto" | "on" | "off";
   /** seconds a connection may stay silent before the HTTP server closes it (interactions get their generation budget) */
   idleTimeoutSeconds: number;
+  /** seconds a request body may take to arrive, on every route (interactions included): 408 past it */
+  bodyTimeoutSeconds: number;
   /** monthly allotment of a new team's default plan, in credits */
   defaultMonthlyCredits: number;
   prices: Prices;
@@ -74,6 +76,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "maxReplyTokens", env: "LOREHOLD_MAX_REPLY_TOKENS", kind: "int" },
   { key: "generationTimeoutMs", env: "LOREHOLD_GENERATION_TIMEOUT_MS", kind: "int" },
   { key: "idleTimeoutSeconds", env: "LOREHOLD_IDLE_TIMEOUT_SECONDS", kind: "int" },
+  { key: "bodyTimeoutSeconds", env: "LOREHOLD_BODY_TIMEOUT_SECONDS", kind: "int" },
   { key: "flashAttention", env: "LOREHOLD_FLASH_ATTENTION", kind: "string" },
   { key: "defaultMonthlyCredits", env: "LOREHOLD_DEFAULT_MONTHLY_CREDITS", kind: "int" },
   { key: "logLevel", env: "LOREHOLD_LOG_LEVEL", kind: "string" },
@@ -96,6 +99,7 @@ export function defaultConfig(): Config {
     maxReplyTokens: 200,
     generationTimeoutMs: 60_000,
     idleTimeoutSeconds: 10,
+    bodyTimeoutSeconds: 10,
     flashAttention: "auto",
     defaultMonthlyCredits: 10_000,
     prices: { ...DEFAULT_PRICES },
@@ -173,6 +177,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.parallel < 1) throw new ConfigError("parallel must be at least 1");
   if (cfg.port > 65535) throw new ConfigError("port must be at most 65535");
   if (cfg.idleTimeoutSeconds < 1 || cfg.idleTimeoutSeconds > 255) throw new ConfigError("idleTimeoutSeconds must be from 1 to 255");
+  if (cfg.bodyTimeoutSeconds < 1 || cfg.bodyTimeoutSeconds > 255) throw new ConfigError("bodyTimeoutSeconds must be from 1 to 255");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");
   if (!["debug", "info", "warn", "error", "silent"].includes(cfg.logLevel)) {
     throw new ConfigError(`logLevel must be one of debug, info, warn, error, silent`);

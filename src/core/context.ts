@@ -4,6 +4,7 @@ import type { LlmEngine } from "../llm/LlmEngine.ts";
 import type { GenerationBackend } from "../generation/types.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import type { UsageLog } from "../ops/usageLog.ts";
 import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import type { VectorStore } from "../vectors/VectorStore.ts";
 import type { Clock } from "./clock.ts";
@@ -44,6 +45,8 @@ export interface AppContext extends ServiceContext {
 export interface InteractDeps extends AppContext {
   limiter: RateLimiter;
   metrics?: Metrics;
+  /** token and latency samples of served interactions (the Studio's usage charts) */
+  usage?: UsageLog;
 }
 
 /** What scanner services need (the App's context satisfies it). */

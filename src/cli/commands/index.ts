@@ -10,6 +10,7 @@ import {
 import { serveCommand } from "./serve.ts";
 import { quickstartCommand } from "./quickstart.ts";
 import { exportCommand, importCommand } from "./packs.ts";
+import { exportCardCommand } from "./cards.ts";
 import { memoryCommands } from "./memories.ts";
 import { modelCommands } from "./models.ts";
 import { backendsCheckCommand } from "./backends.ts";
@@ -27,6 +28,7 @@ export const COMMANDS: Command[] = [
   keyRevokeCommand,
   importCommand,
   exportCommand,
+  exportCardCommand,
   creditsShowCommand,
   creditsGrantCommand,
   creditsPlanCommand,
