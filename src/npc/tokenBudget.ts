@@ -24,9 +24,9 @@ export function promptBudget(contextSize: number, replyTokens: number): number {
   return contextSize - replyTokens - TEMPLATE_SLACK;
 }
 
-/** Token counter: the model's tokenizer when loaded, else ~CHARS_PER_TOKEN characters a token. */
-export function tokenCounter(ctx: Pick<AppContext, "llm">): (text: string) => number {
-  const llm = ctx.llm;
+/** Token counter: the generation backend's (or model's) tokenizer when there is one, else ~CHARS_PER_TOKEN characters a token. */
+export function tokenCounter(ctx: Pick<AppContext, "llm" | "generation">): (text: string) => number {
+  const llm = ctx.generation ?? ctx.llm;
   const estimate = (t: string) => Math.ceil(t.length / CHARS_PER_TOKEN);
   if (!llm) return estimate;
   return (t) => {
@@ -38,9 +38,9 @@ export function tokenCounter(ctx: Pick<AppContext, "llm">): (text: string) => nu
   };
 }
 
-/** A whole chat's tokens: the model's own count (template included) when loaded, else the estimate per message. */
-export function chatTokens(ctx: Pick<AppContext, "llm">, messages: ChatMessage[]): number {
-  if (ctx.llm) return ctx.llm.countChatTokens(messages);
+/** A whole chat's tokens: the backend's own count (template included) when there is one, else the estimate per message. */
+export function chatTokens(ctx: Pick<AppContext, "llm" | "generation">, messages: ChatMessage[]): number {
+  if (ctx.generation) return ctx.generation.countChatTokens(messages);
   const count = tokenCounter(ctx);
   return messages.reduce((n, m) => n + count(m.content) + MESSAGE_OVERHEAD, 0);
 }

@@ -6,6 +6,15 @@ import type { ScannerContext } from "../core/context.ts";
 import { loadJob, type ScanJobRow } from "./scanJobRow.ts";
 import { listScanJobs } from "./scanJobStore.ts";
 import { extractionPageReader } from "./scanExtractionStore.ts";
+import { GroupTally, isEmptySelection, selects, type Selection } from "./reviewGroups.ts";
+
+/** Optional per-group review of the detail form (README "Scanner"): `?groups=true`, `?hide=…`. */
+export interface DetailReviewOptions {
+  /** Add `reviewGroups` (one entry per group with counts and ids). */
+  groups?: boolean;
+  /** Leave these extractions out of `extractions` (their groups keep their counts). */
+  hide?: Selection;
+}
 
 export interface JobListItem {
   jobId: string;
@@ -27,6 +36,12 @@ export interface ExtractionView {
   confidence: number;
   contentPreview: string;
   sourceFiles: string[];
+  /** Issue 12 review fields (beyond the spec's): see ReviewInfo. */
+  kind: string;
+  group: string;
+  reasons: Record<string, string>;
+  speakers: string[];
+  variants: { language: string; sourceFile: string }[];
 }
 
 export interface SkippedView {
@@ -88,7 +103,7 @@ function detailHead(j: ScanJobRow): JobDetailHead {
 const EXTRACTION_PAGE = 1_000;
 
 /** The job's extractions in order, a page at a time (keyset on ordinal, id: no cursor stays open between pages). */
-function* extractionPages(ctx: ScannerContext, jobId: string): Generator<ExtractionView[]> {
+export function* extractionPages(ctx: ScannerContext, jobId: string): Generator<ExtractionView[]> {
   const page = extractionPageReader(ctx.db);
   let after = { ordinal: Number.MIN_SAFE_INTEGER, id: "" };
   for (;;) {
@@ -103,9 +118,16 @@ function* extractionPages(ctx: ScannerContext, jobId: string): Generator<Extract
       confidence: e.confidence,
       contentPreview: firstChars(e.preview, 200),
       sourceFiles: JSON.parse(e.source_files) as string[],
+      ...reviewView(e.review, e.id),
     }));
     if (rows.length < EXTRACTION_PAGE) return;
   }
+}
+
+/** The review fields of an extraction (rows written before issue 12 have none: kind "other", its own group). */
+function reviewView(json: string | null, id: string): Pick<ExtractionView, "kind" | "group" | "reasons" | "speakers" | "variants"> {
+  const r = json ? (JSON.parse(json) as Partial<ExtractionView>) : {};
+  return { kind: r.kind ?? "other", group: r.group ?? id, reasons: r.reasons ?? {}, speakers: r.speakers ?? [], variants: r.variants ?? [] };
 }
 
 /** GET /scanner/jobs/{jobId}: detail form, every field of the spec (credits in credits), as one object. */
@@ -124,8 +146,10 @@ export function getJobDetail(ctx: ScannerContext, projectId: string, jobId: stri
  * JSON, and several times that of heap, for a request a poller repeats. Throws (404) before the
  * first byte when the job is not the project's.
  */
-export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: string): ReadableStream<Uint8Array> {
+export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: string, review: DetailReviewOptions = {}): ReadableStream<Uint8Array> {
   const j = loadJob(ctx, projectId, jobId);
+  const hide = isEmptySelection(review.hide) ? null : review.hide!;
+  const tally = review.groups ? new GroupTally() : null;
   const encoder = new TextEncoder();
   const head = JSON.stringify(detailHead(j));
   const skipped = JSON.stringify(JSON.parse(j.skipped) as SkippedView[]);
@@ -138,11 +162,19 @@ export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: s
     pull(controller) {
       const next = pages.next();
       if (next.done) {
-        controller.enqueue(encoder.encode(`],"skippedContent":${skipped}}`));
+        const groups = tally ? `,"reviewGroups":${JSON.stringify(tally.views())}` : "";
+        controller.enqueue(encoder.encode(`],"skippedContent":${skipped}${groups}}`));
         controller.close();
         return;
       }
-      const body = next.value.map((e) => JSON.stringify(e)).join(",");
+      const shown = [];
+      for (const e of next.value) {
+        const hidden = hide !== null && selects(hide, e);
+        tally?.add(e, hidden);
+        if (!hidden) shown.push(JSON.stringify(e));
+      }
+      if (shown.length === 0) return;
+      const body = shown.join(",");
       controller.enqueue(encoder.encode(first ? body : `,${body}`));
       first = false;
     },

@@ -1,9 +1,10 @@
 import { initial } from "./001_initial.ts";
 import { scanner } from "./002_scanner.ts";
 import { chunkSearch } from "./003_chunk_search.ts";
+import { scanReview } from "./004_scan_review.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview];
