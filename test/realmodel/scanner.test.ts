@@ -46,5 +46,5 @@ describe.skipIf(!fx)("scanner refinement on real weights (SmolLM2-135M-Instruct)
       for (const t of e.tags) expect(vocab.tags).toContain(t);
       if (e.location !== null) expect(vocab.locations).toContain(e.location);
     }
-  }, 300_000);
+  }, 1_800_000);
 });
