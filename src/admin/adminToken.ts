@@ -1,16 +1,9 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { Db } from "../db/openDatabase.ts";
 import { randomBase62 } from "../core/ids.ts";
+import { readMeta, writeMeta } from "../db/metaStore.ts";
 
 const KEY = "admin_token";
-
-export function readMeta(db: Db, key: string): string | null {
-  return db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value ?? null;
-}
-
-export function writeMeta(db: Db, key: string, value: string): void {
-  db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
-}
 
 /**
  * `init`: creates the admin token once; a second run keeps it. The token is

@@ -2,39 +2,48 @@ import { mkdirSync } from "node:fs";
 import type { Server } from "bun";
 import { dataPaths, type Config } from "../config/config.ts";
 import { systemClock, type Clock } from "../core/clock.ts";
-import type { ServiceContext } from "../core/context.ts";
-import { openDatabase, type Db } from "../db/openDatabase.ts";
+import type { AppContext, ModelStatus } from "../core/context.ts";
+import type { Feature, FeatureDeps } from "../core/feature.ts";
+import { openDatabase, pingDatabase, type Db } from "../db/openDatabase.ts";
 import { appliedMigrations } from "../db/migrate.ts";
-import { createHttpApp, type HttpApp, type HttpFeature } from "../http/createHttpApp.ts";
+import { createHttpApp, type HttpApp } from "../http/createHttpApp.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
-import { loreRoutes } from "../lore/loreRoutes.ts";
-import { adminRoutes } from "../admin/adminRoutes.ts";
 import { Scheduler } from "../jobs/Scheduler.ts";
-import { registerJobs } from "../jobs/registerJobs.ts";
 import { createEmbedder } from "../vectors/createEmbedder.ts";
 import { VectorStore } from "../vectors/VectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
-import { requeueInterrupted } from "../lore/indexer/documentIndexState.ts";
-import { jobRoutes } from "../admin/routes/jobs.ts";
-import { memoryRoutes } from "../admin/routes/memories.ts";
-import { previewRoutes } from "../admin/routes/preview.ts";
+import { requeueInterrupted } from "../lore/documents/documentStore.ts";
 import { LlmEngine } from "../llm/LlmEngine.ts";
+import type { GenerationBackend } from "../generation/types.ts";
+import { createGeneration } from "../generation/createGeneration.ts";
+import { safeUrl } from "../generation/backendsConfig.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
-import { opsRoutes } from "../ops/opsRoutes.ts";
-import { npcRoutes } from "../npc/npcRoutes.ts";
-import { scannerRoutes } from "../scanner/scannerRoutes.ts";
+import { countScanJobsByStatus } from "../scanner/scanJobStore.ts";
 import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 import { nativeInfo } from "../runtime/native.ts";
 import { interactIdleSeconds, isInteractPath } from "./idleTimeouts.ts";
+import { guardRequest } from "../http/requestGuard.ts";
+import { releaseInteractionReservations } from "../credits/releaseInteractionReservations.ts";
+import { npcFeature } from "../npc/npcFeature.ts";
+import { loreFeature } from "../lore/loreFeature.ts";
+import { scannerFeature } from "../scanner/scannerFeature.ts";
+import { vectorsFeature } from "../vectors/vectorsFeature.ts";
+import { creditsFeature } from "../credits/creditsFeature.ts";
+import { rateLimitFeature } from "../ratelimit/rateLimitFeature.ts";
+import { opsFeature } from "../ops/opsFeature.ts";
+import { adminFeature } from "../admin/adminFeature.ts";
+import { studioFeature } from "../studio/studioFeature.ts";
+import { UsageLog } from "../ops/usageLog.ts";
 
-/** What /healthz and /readyz say about generation. */
-export interface ModelStatus {
-  state: "loaded" | "absent" | "failed";
-  path: string | null;
-  error: string | null;
-}
+export type { AppContext, ModelStatus };
+
+/**
+ * Every feature of the server, in mount order: its routes (the whole HTTP
+ * surface) and its background jobs (registered in this order too).
+ */
+export const FEATURES: readonly Feature[] = [npcFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
 
 async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
   const path = resolveModelPath(config.modelsDir, config.model ?? undefined);
@@ -70,16 +79,6 @@ export interface AppOptions {
   loadModel?: boolean;
 }
 
-/** Everything a service may need, built once by the App. */
-export interface AppContext extends ServiceContext {
-  config: Config;
-  log: Logger;
-  vectors: VectorStore;
-  /** null when no model is installed or it failed to load (interact answers 503) */
-  llm: LlmEngine | null;
-  modelStatus: ModelStatus;
-}
-
 /**
  * The composition root. Built at boot in order (config → SQLite → LanceDB →
  * scheduler → HTTP) and torn down in reverse by stop(). Routes, jobs and the
@@ -91,6 +90,8 @@ export class App {
   readonly scheduler: Scheduler;
   readonly limiter: RateLimiter;
   readonly metrics: Metrics;
+  /** recent interactions' tokens and latency (the Studio's usage charts) */
+  readonly usage = new UsageLog();
   private server: Server<unknown> | null = null;
   private stopped = false;
   private reembedding: Promise<void> | null = null;
@@ -101,23 +102,30 @@ export class App {
     readonly log: Logger,
     clock: Clock,
     vectors: VectorStore,
-    model: { llm: LlmEngine | null; status: ModelStatus },
+    model: { llm: LlmEngine | null; status: ModelStatus; generation: GenerationBackend | null },
   ) {
-    this.ctx = { db, clock, config, log, vectors, llm: model.llm, modelStatus: model.status };
+    this.ctx = { db, clock, config, log, vectors, llm: model.llm, generation: model.generation, modelStatus: model.status };
     this.limiter = new RateLimiter(clock);
     this.metrics = new Metrics({
       llmStats: () => this.ctx.llm?.stats() ?? null,
-      scanJobsByState: () =>
-        Object.fromEntries(
-          db.query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM scan_jobs GROUP BY status").all().map((r) => [r.status, r.n]),
-        ),
+      backends: () => this.ctx.generation?.status() ?? [],
+      scanJobsByState: () => countScanJobsByStatus(db),
       creditsSpentMicro: () => spentMicro(this.ctx),
     });
     this.scheduler = new Scheduler(log);
-    registerJobs(this.scheduler, { ...this.ctx, limiter: this.limiter });
+    // One object: what a test sets on app.ctx (e.g. modelStatus) every feature sees.
+    const deps: FeatureDeps = Object.assign(this.ctx, {
+      limiter: this.limiter,
+      metrics: this.metrics,
+      usage: this.usage,
+      scheduler: this.scheduler,
+      handle: (req: Request) => this.http.handle(req),
+      readiness: () => this.readiness(),
+    });
+    for (const f of FEATURES) for (const job of f.jobs?.(deps) ?? []) this.scheduler.register(job);
     this.http = createHttpApp({
       log,
-      features: this.features(),
+      features: FEATURES.flatMap((f) => f.routes?.(deps) ?? []),
       health: () => this.health(),
       onResponse: (method, route, status) => this.metrics.recordRequest(method, route, status),
     });
@@ -131,13 +139,12 @@ export class App {
     try {
       const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir, { threads: config.threads }));
       const vectors = await VectorStore.open(paths.lance, embedder);
-      const model =
-        opts.loadModel === false
-          ? { llm: null, status: { state: "absent" as const, path: null, error: "model loading disabled" } }
-          : await loadModel(config, log);
+      const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       const requeued = requeueInterrupted(app.ctx);
       if (requeued) log.warn("documents left PROCESSING by an earlier run were re-queued", { count: requeued });
+      const released = releaseInteractionReservations(app.ctx);
+      if (released.count) log.warn("interaction reservations left open by an earlier run were released", released);
       if (vectors.embedderId !== embedder.id) app.startReembed(embedder);
       return app;
     } catch (e) {
@@ -164,16 +171,6 @@ export class App {
     return app;
   }
 
-  private features(): HttpFeature[] {
-    return [
-      { mount: "v1", plugin: npcRoutes({ ...this.ctx, limiter: this.limiter, metrics: this.metrics }) },
-      { mount: "v1", plugin: loreRoutes(this.ctx) },
-      { mount: "v1", plugin: scannerRoutes(this.ctx) },
-      { mount: "root", plugin: opsRoutes({ metrics: this.metrics, readiness: () => this.readiness() }) },
-      { mount: "root", plugin: adminRoutes(this.ctx, this.config, [jobRoutes(this.scheduler), memoryRoutes(this.ctx), previewRoutes(this.ctx)]) },
-    ];
-  }
-
   health(): Record<string, unknown> {
     return {
       status: "ok",
@@ -188,27 +185,33 @@ export class App {
     let storage = true;
     let migrations = 0;
     try {
-      this.db.query("SELECT 1").get();
+      pingDatabase(this.db);
       migrations = appliedMigrations(this.db).length;
     } catch {
       storage = false; // closed (after stop) or broken
     }
     const model = this.ctx.modelStatus;
-    const ready = !this.stopped && storage && model.state !== "failed";
+    const backends = this.ctx.generation?.status() ?? [];
+    // a remote pool with every backend down is as unready as a local model that failed to load
+    const generationDown = this.config.generation === "remote" && backends.every((b) => b.state === "down");
+    const ready = !this.stopped && storage && model.state !== "failed" && !generationDown;
     const { source, extracted, extractReason, prepareMs } = nativeInfo();
     return {
       ready,
       storage,
       migrations,
       model,
+      generation: { mode: this.config.generation, backends: backends.map((b) => ({ ...b, url: safeUrl(b.url) })) },
       embedder: this.ctx.vectors.embedderId,
       native: { source, extracted, extractReason, prepareMs },
     };
   }
 
   /** In-process request handling (tests use this; no socket). */
-  handle(req: Request): Promise<Response> {
-    return this.http.handle(req);
+  async handle(req: Request): Promise<Response> {
+    // Path and body limits first (src/http/requestGuard.ts): nothing unbounded reaches the router.
+    const guarded = await guardRequest(req, { bodyTimeoutMs: this.config.bodyTimeoutSeconds * 1000, log: this.log });
+    return guarded instanceof Response ? guarded : this.http.handle(guarded);
   }
 
   listen(): Server<unknown> {
@@ -219,9 +222,14 @@ export class App {
       idleTimeout: this.config.idleTimeoutSeconds,
       fetch: (req, server) => {
         if (req.method === "POST" && isInteractPath(req.url)) server.timeout(req, interactIdle);
-        return this.http.handle(req);
+        return this.handle(req);
       },
       maxRequestBodySize: 210 * 1024 * 1024,
+      // Anything that escapes the handler still answers the spec's JSON shape (Bun's default is an HTML page).
+      error: (e) => {
+        this.log.error("unhandled error outside the router", { err: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+        return new Response(JSON.stringify({ error: "Internal server error" }), { status: 500, headers: { "content-type": "application/json; charset=utf-8" } });
+      },
     });
     this.log.info("listening", { url: `http://${this.config.host}:${this.server.port}` });
     return this.server;
@@ -259,7 +267,7 @@ export class App {
     if (this.server) await this.drain(this.server, opts.drainTimeoutMs ?? this.config.generationTimeoutMs + 5_000);
     await this.scheduler.stop();
     if (this.reembedding) await this.reembedding;
-    await this.ctx.llm?.dispose();
+    await (this.ctx.generation ?? this.ctx.llm)?.dispose();
     await this.ctx.vectors.close();
     this.db.close();
   }

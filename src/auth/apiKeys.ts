@@ -3,8 +3,13 @@ import { ApiError, notFound } from "../core/errors.ts";
 import { newId, randomBase62 } from "../core/ids.ts";
 import { nowIso, type ServiceContext } from "../core/context.ts";
 import { getProject } from "../projects/projectService.ts";
+import { insertKey, keyByHash, keyById, keysOfProject, markRevoked, touchKey, type KeyRow, type KeyType } from "./apiKeyStore.ts";
 
-export type KeyType = "server" | "editor";
+export type { KeyType };
+
+/** last_used_at is written at most this often per key: a busy key costs one write a minute, not one per request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
 export const KEY_PREFIX: Record<KeyType, string> = { server: "sk_server_", editor: "sk_editor_" };
 /** 43 base62 characters ≈ 256 bits of randomness. */
 const SECRET_LENGTH = 43;
@@ -41,25 +46,17 @@ export function createApiKey(
   getProject(ctx, input.projectId);
   const key = KEY_PREFIX[input.type] + randomBase62(SECRET_LENGTH);
   const id = newId("key");
-  ctx.db
-    .query(
-      `INSERT INTO api_keys (id, project_id, type, name, key_hash, prefix, last4, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(id, input.projectId, input.type, input.name ?? null, hashKey(key), KEY_PREFIX[input.type], key.slice(-4), nowIso(ctx));
+  insertKey(ctx.db, {
+    id,
+    projectId: input.projectId,
+    type: input.type,
+    name: input.name ?? null,
+    hash: hashKey(key),
+    prefix: KEY_PREFIX[input.type],
+    last4: key.slice(-4),
+    at: nowIso(ctx),
+  });
   return { id, key, type: input.type, projectId: input.projectId };
-}
-
-interface KeyRow {
-  id: string;
-  project_id: string;
-  type: KeyType;
-  name: string | null;
-  prefix: string;
-  last4: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
 }
 
 const toInfo = (r: KeyRow): ApiKeyInfo => ({
@@ -75,16 +72,13 @@ const toInfo = (r: KeyRow): ApiKeyInfo => ({
 
 export function listApiKeys(ctx: ServiceContext, projectId: string): ApiKeyInfo[] {
   getProject(ctx, projectId);
-  return ctx.db
-    .query<KeyRow, [string]>("SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id")
-    .all(projectId)
-    .map(toInfo);
+  return keysOfProject(ctx.db, projectId).map(toInfo);
 }
 
 export function revokeApiKey(ctx: ServiceContext, id: string, projectId?: string): { id: string; revoked: true } {
-  const row = ctx.db.query<KeyRow, [string]>("SELECT * FROM api_keys WHERE id = ?").get(id);
+  const row = keyById(ctx.db, id);
   if (!row || (projectId && row.project_id !== projectId)) throw notFound("API key");
-  if (!row.revoked_at) ctx.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(nowIso(ctx), id);
+  if (!row.revoked_at) markRevoked(ctx.db, id, nowIso(ctx));
   return { id, revoked: true };
 }
 
@@ -94,18 +88,31 @@ export function revokeApiKey(ctx: ServiceContext, id: string, projectId?: string
  */
 export function authenticateKey(ctx: ServiceContext, token: string | null): Principal | null {
   if (!token || !KEY_SHAPE.test(token)) return null;
-  const row = ctx.db
-    .query<{ id: string; project_id: string; type: KeyType; revoked_at: string | null }, [string]>(
-      "SELECT id, project_id, type, revoked_at FROM api_keys WHERE key_hash = ?",
-    )
-    .get(hashKey(token));
+  const row = keyByHash(ctx.db, hashKey(token));
   if (!row || row.revoked_at) return null;
+  noteUse(ctx, row);
   return { keyId: row.id, projectId: row.project_id, type: row.type };
+}
+
+/**
+ * Records when a key was last used, at most once per LAST_USED_RESOLUTION_MS.
+ * Best effort: a busy database must not fail the request it authenticates.
+ */
+function noteUse(ctx: ServiceContext, row: { id: string; last_used_at: string | null }): void {
+  const now = ctx.clock.now();
+  if (row.last_used_at && now.getTime() - Date.parse(row.last_used_at) < LAST_USED_RESOLUTION_MS) return;
+  try {
+    touchKey(ctx.db, row.id, now.toISOString());
+  } catch {
+    // the next use tries again
+  }
 }
 
 /** `Authorization: Bearer <token>` → token, or null when absent or malformed. */
 export function bearerToken(header: string | null | undefined): string | null {
   if (!header) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  // The spec's exact form: one space, one token. `Bearer  key` is refused; trailing whitespace never
+  // arrives (HTTP strips it from header values before the server sees them).
+  const m = /^Bearer (\S+)$/i.exec(header);
   return m ? m[1] : null;
 }

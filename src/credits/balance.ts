@@ -2,6 +2,7 @@ import { notFound } from "../core/errors.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { bucketSums, ensureAllotmentGrant, teamPlan } from "./ledgerRows.ts";
 import { currentPeriod } from "./period.ts";
+import { teamOfProject } from "../projects/projectStore.ts";
 
 /** A team's credits, in microcredits. `available` = allotmentRemaining + topUp, open holds already subtracted. */
 export interface Balance {
@@ -21,9 +22,9 @@ export function getBalance(ctx: ServiceContext, teamId: string): Balance {
 
 /** The balance of the team that owns the project (credits belong to the team). 404 `Project not found`. */
 export function getProjectBalance(ctx: ServiceContext, projectId: string): Balance & { teamId: string } {
-  const row = ctx.db.query<{ team_id: string }, [string]>("SELECT team_id FROM projects WHERE id = ?").get(projectId);
-  if (!row) throw notFound("Project");
-  return { ...getBalance(ctx, row.team_id), teamId: row.team_id };
+  const teamId = teamOfProject(ctx.db, projectId);
+  if (!teamId) throw notFound("Project");
+  return { ...getBalance(ctx, teamId), teamId };
 }
 
 export function balanceIn(ctx: ServiceContext, teamId: string, plan: number, period: string): Balance {

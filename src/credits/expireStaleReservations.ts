@@ -1,6 +1,7 @@
 import type { ServiceContext } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
-import { closeReservation, type ReservationRow } from "./reservations.ts";
+import { closeReservation } from "./reservations.ts";
+import { openReservationsBefore } from "./reservationStore.ts";
 
 /**
  * Crash safety (a job body): releases every reservation still open after
@@ -14,11 +15,7 @@ import { closeReservation, type ReservationRow } from "./reservations.ts";
 export function expireStaleReservations(ctx: ServiceContext, olderThanMs: number, opts: { purpose?: string } = {}): number {
   const cutoff = new Date(ctx.clock.now().getTime() - olderThanMs).toISOString();
   return writeTx(ctx.db, () => {
-    const stale = ctx.db
-      .query<ReservationRow, [string, string | null, string | null]>(
-        `SELECT * FROM credit_reservations WHERE status = 'open' AND created_at < ? AND (? IS NULL OR purpose = ?) ORDER BY created_at`,
-      )
-      .all(cutoff, opts.purpose ?? null, opts.purpose ?? null);
+    const stale = openReservationsBefore(ctx.db, cutoff, opts.purpose ?? null);
     for (const res of stale) closeReservation(ctx, res, "released");
     return stale.length;
   });

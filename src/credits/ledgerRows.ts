@@ -114,3 +114,27 @@ export function splitAllotmentFirst(amount: number, allotmentAvailable: number):
 export function isMicro(n: unknown, min = 0): n is number {
   return typeof n === "number" && Number.isSafeInteger(n) && n >= min;
 }
+
+/** The sum of spend rows (negative; every kind but the ledger's own), filtered. */
+export function spendSum(db: Db, opts: { teamId?: string; projectId?: string; since?: string }): number {
+  const where = [`kind NOT IN (${SYSTEM_KINDS.map(() => "?").join(", ")})`];
+  const params: string[] = [...SYSTEM_KINDS];
+  if (opts.teamId !== undefined) (where.push("team_id = ?"), params.push(opts.teamId));
+  if (opts.projectId !== undefined) (where.push("project_id = ?"), params.push(opts.projectId));
+  if (opts.since !== undefined) (where.push("created_at >= ?"), params.push(opts.since));
+  return db.query<{ s: number }, string[]>(`SELECT COALESCE(SUM(amount_micro), 0) AS s FROM credit_ledger WHERE ${where.join(" AND ")}`).get(...params)!.s;
+}
+
+/** Teams without the period's allotment grant. */
+export function teamsWithoutGrant(db: Db, period: string): { id: string }[] {
+  return db
+    .query<{ id: string }, [string]>(
+      `SELECT id FROM teams WHERE id NOT IN
+         (SELECT team_id FROM credit_ledger WHERE bucket = 'allotment' AND period = ? AND kind = 'allotment_grant')`,
+    )
+    .all(period);
+}
+
+export function setTeamPlan(db: Db, teamId: string, monthlyMicro: number, at: string): void {
+  db.query("UPDATE teams SET monthly_allotment_micro = ?, updated_at = ? WHERE id = ?").run(monthlyMicro, at, teamId);
+}

@@ -1,24 +1,13 @@
 import { ApiError, notFound } from "../core/errors.ts";
 import { nowIso, type ServiceContext } from "../core/context.ts";
 import { insertLedgerRow, KIND } from "./ledgerRows.ts";
+import { markReservationClosed, reservationById, type ReservationRow } from "./reservationStore.ts";
 
-/** A credit_reservations row (internal to src/credits). */
-export interface ReservationRow {
-  id: string;
-  team_id: string;
-  project_id: string | null;
-  purpose: string;
-  allotment_micro: number;
-  topup_micro: number;
-  status: "open" | "settled" | "released";
-  period: string;
-  created_at: string;
-  closed_at: string | null;
-}
+export type { ReservationRow };
 
 /** The reservation, which must still be open: 404 when unknown, 409 (with currentStatus) when already settled or released. */
 export function loadOpenReservation(ctx: ServiceContext, id: string): ReservationRow {
-  const res = ctx.db.query<ReservationRow, [string]>("SELECT * FROM credit_reservations WHERE id = ?").get(id);
+  const res = reservationById(ctx.db, id);
   if (!res) throw notFound("Reservation");
   if (res.status !== "open") {
     throw new ApiError(409, "Reservation already closed", {
@@ -39,7 +28,5 @@ export function closeReservation(ctx: ServiceContext, res: ReservationRow, statu
   const row = { teamId: res.team_id, projectId: res.project_id, kind: KIND.holdRelease, period: res.period, reservationId: res.id, note: res.purpose };
   insertLedgerRow(ctx, { ...row, bucket: "allotment", amount: res.allotment_micro });
   insertLedgerRow(ctx, { ...row, bucket: "topup", amount: res.topup_micro });
-  ctx.db
-    .query("UPDATE credit_reservations SET status = ?, closed_at = ? WHERE id = ? AND status = 'open'")
-    .run(status, nowIso(ctx), res.id);
+  markReservationClosed(ctx.db, res.id, status, nowIso(ctx));
 }

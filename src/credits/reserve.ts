@@ -4,6 +4,7 @@ import { writeTx } from "../db/openDatabase.ts";
 import { insufficientCredits } from "./insufficientCredits.ts";
 import { bucketSums, ensureAllotmentGrant, insertLedgerRow, KIND, splitAllotmentFirst, teamPlan } from "./ledgerRows.ts";
 import { currentPeriod } from "./period.ts";
+import { insertReservation } from "./reservationStore.ts";
 import { checkProjectOfTeam, validateSpend } from "./validateSpend.ts";
 
 export interface ReserveInput {
@@ -34,12 +35,7 @@ export function reserve(ctx: ServiceContext, input: ReserveInput): { reservation
     if (available < amount) throw insufficientCredits(amount, available);
     const split = splitAllotmentFirst(amount, sums.allotment);
     const id = newId("res");
-    ctx.db
-      .query(
-        `INSERT INTO credit_reservations (id, team_id, project_id, purpose, allotment_micro, topup_micro, status, period, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)`,
-      )
-      .run(id, teamId, projectId ?? null, purpose, split.allotment, split.topUp, period, nowIso(ctx));
+    insertReservation(ctx.db, { id, teamId, projectId: projectId ?? null, purpose, allotment: split.allotment, topUp: split.topUp, period, at: nowIso(ctx) });
     const row = { teamId, projectId, kind: KIND.hold, period, reservationId: id, note: purpose };
     insertLedgerRow(ctx, { ...row, bucket: "allotment", amount: -split.allotment });
     insertLedgerRow(ctx, { ...row, bucket: "topup", amount: -split.topUp });

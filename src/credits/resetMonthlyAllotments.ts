@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
-import { ensureAllotmentGrant } from "./ledgerRows.ts";
+import { ensureAllotmentGrant, teamsWithoutGrant } from "./ledgerRows.ts";
 import { currentPeriod } from "./period.ts";
 
 /**
@@ -12,12 +12,7 @@ import { currentPeriod } from "./period.ts";
 export function resetMonthlyAllotments(ctx: ServiceContext): { granted: number } {
   const period = currentPeriod(ctx);
   return writeTx(ctx.db, () => {
-    const teams = ctx.db
-      .query<{ id: string }, [string]>(
-        `SELECT id FROM teams WHERE id NOT IN
-           (SELECT team_id FROM credit_ledger WHERE bucket = 'allotment' AND period = ? AND kind = 'allotment_grant')`,
-      )
-      .all(period);
+    const teams = teamsWithoutGrant(ctx.db, period);
     let granted = 0;
     for (const t of teams) if (ensureAllotmentGrant(ctx, t.id, period)) granted++;
     return { granted };

@@ -2,7 +2,8 @@ import { invalidRequest } from "../core/errors.ts";
 import { nowIso, type ServiceContext } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { getBalance, type Balance } from "./balance.ts";
-import { bucketSums, ensureAllotmentGrant, insertLedgerRow, isMicro, KIND, teamPlan } from "./ledgerRows.ts";
+import { bucketSums, ensureAllotmentGrant, insertLedgerRow, isMicro, KIND, setTeamPlan, teamPlan } from "./ledgerRows.ts";
+import { heldAllotment } from "./reservationStore.ts";
 import { currentPeriod } from "./period.ts";
 
 /**
@@ -20,15 +21,9 @@ export function setPlan(ctx: ServiceContext, teamId: string, monthlyAllotment: n
   writeTx(ctx.db, () => {
     const previous = teamPlan(ctx.db, teamId);
     ensureAllotmentGrant(ctx, teamId, period); // this month was granted under the old plan
-    ctx.db
-      .query("UPDATE teams SET monthly_allotment_micro = ?, updated_at = ? WHERE id = ?")
-      .run(monthlyAllotment, nowIso(ctx), teamId);
+    setTeamPlan(ctx.db, teamId, monthlyAllotment, nowIso(ctx));
     const free = bucketSums(ctx.db, teamId, period).allotment;
-    const held = ctx.db
-      .query<{ s: number }, [string, string]>(
-        "SELECT COALESCE(SUM(allotment_micro), 0) AS s FROM credit_reservations WHERE team_id = ? AND period = ? AND status = 'open'",
-      )
-      .get(teamId, period)!.s;
+    const held = heldAllotment(ctx.db, teamId, period);
     const cut = Math.min(Math.max(0, free + held - monthlyAllotment), Math.max(0, free));
     insertLedgerRow(ctx, {
       teamId,

@@ -1,6 +1,7 @@
 import { invalidRequest, notFound } from "../core/errors.ts";
 import type { Db } from "../db/openDatabase.ts";
 import { isMicro, SYSTEM_KINDS } from "./ledgerRows.ts";
+import { teamOfProject } from "../projects/projectStore.ts";
 
 /**
  * Checks the common input of reserve and charge. A spend's `kind` (a
@@ -18,7 +19,7 @@ export function validateSpend(field: "purpose" | "kind", kind: unknown, amount: 
 /** A spend attributed to a project must name a project of the same team. */
 export function checkProjectOfTeam(db: Db, teamId: string, projectId: string | undefined): void {
   if (projectId === undefined) return;
-  const row = db.query<{ team_id: string }, [string]>("SELECT team_id FROM projects WHERE id = ?").get(projectId);
-  if (!row) throw notFound("Project");
-  if (row.team_id !== teamId) throw invalidRequest(`projectId: project ${projectId} does not belong to team ${teamId}`);
+  const owner = teamOfProject(db, projectId);
+  if (!owner) throw notFound("Project");
+  if (owner !== teamId) throw invalidRequest(`projectId: project ${projectId} does not belong to team ${teamId}`);
 }

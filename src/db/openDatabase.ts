@@ -42,3 +42,16 @@ export async function withCacheSize<T>(db: Db, kib: number, fn: () => Promise<T>
 export function writeTx<T>(db: Db, fn: () => T): T {
   return db.transaction(fn).immediate();
 }
+
+/** Throws when the database is closed or broken (readiness). */
+export function pingDatabase(db: Db): void {
+  db.query("SELECT 1").get();
+}
+
+/**
+ * Foreign keys checked at commit instead of per statement, for the rest of the
+ * current transaction: rows that name each other can be written in one pass.
+ */
+export function deferForeignKeys(db: Db): void {
+  db.exec("PRAGMA defer_foreign_keys = ON");
+}

@@ -2,13 +2,10 @@ import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../ops/logger.ts";
+import type { HttpFeature } from "../core/feature.ts";
 import { errorToResponse, jsonResponse } from "./errorResponse.ts";
 
-export interface HttpFeature {
-  /** mounted under /v1 (the spec's surface) or at the root (ops, admin) */
-  mount: "v1" | "root";
-  plugin: Elysia<any, any, any, any, any, any, any>;
-}
+export type { HttpFeature };
 
 export const SERVICE_VERSION = "1.0.67";
 

@@ -2,19 +2,11 @@ import { Elysia } from "elysia";
 import { ApiError } from "../core/errors.ts";
 import { requireServer } from "../auth/authGuards.ts";
 import { ErrorBody } from "../http/commonSchemas.ts";
+import { readJsonBody } from "../http/readJsonBody.ts";
 import { interact, type InteractDeps, type InteractResponse } from "./interactService.ts";
 import { validateInteract } from "./validateInteract.ts";
 import { InteractBodyDoc, InteractResponseDoc } from "./interactSchemas.ts";
 import { sseEvent, wantsEventStream } from "./sse.ts";
-
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError(400, "Invalid request", { details: ["body: malformed JSON"] });
-  }
-}
 
 /** POST /v1/npc/interact (Server Key): the stable runtime surface. */
 export function npcRoutes(deps: InteractDeps) {
@@ -25,7 +17,7 @@ export function npcRoutes(deps: InteractDeps) {
       let status = 200;
       try {
         // Validation first, then authentication (the order of precedence).
-        const body = validateInteract(await readJson(request));
+        const body = validateInteract(await readJsonBody(request));
         const principal = requireServer(deps, request.headers.get("authorization"));
         if (wantsEventStream(request.headers.get("accept"))) return await streamInteract(deps, principal, body, request);
         const abort = new AbortController();

@@ -1,111 +1,120 @@
 import { ApiError } from "../core/errors.ts";
 import { isPlainObject } from "../lore/validate/fields.ts";
 import { CONTEXT_ARRAY_FIELDS, CONTEXT_STRING_FIELDS, INTERACT_LIMITS as L, TOP_LEVEL_FIELDS } from "./interactLimits.ts";
+import type { HistoryMessage, InteractRequest, SceneContext } from "./interactModel.ts";
 
-export type SceneContext = Partial<Record<(typeof CONTEXT_STRING_FIELDS)[number], string>> &
-  Partial<Record<(typeof CONTEXT_ARRAY_FIELDS)[number], string[]>>;
+export type { HistoryMessage, InteractRequest, SceneContext };
 
-export interface HistoryMessage {
-  role: "user" | "assistant";
-  content: string;
-}
-
-export interface InteractRequest {
-  text: string;
-  entityMindId: string;
-  playerId: string;
-  context?: SceneContext;
-  memory: { retrieve: boolean };
-  activeKnowledgeTags?: string[];
-  conversationHistory?: HistoryMessage[];
-}
-
+type Body = Record<string, unknown>;
 const bad = (error: string, extra: Record<string, unknown> = {}) => new ApiError(400, error, extra);
 
 /**
- * Strict validation of the interact body, in the issue's order of
- * precedence: object → unknown fields → text → entityMindId → playerId →
- * the remaining limits. Each failure is the spec's exact message, or one
- * that names the field and its limit.
+ * The spec's order of precedence for the interact body (the issue's rule:
+ * object → unknown fields → text → entityMindId → playerId → the remaining
+ * limits): the first rule that fails gives the one error answered. Each
+ * message is the spec's exact one, or one that names the field and its limit.
+ * The limits are InteractBody's (interactModel.ts), both built from INTERACT_LIMITS.
  */
+export const INTERACT_PRECEDENCE: readonly { rule: string; check: (b: Body) => ApiError | undefined }[] = [
+  { rule: "unknown fields", check: unknownFields },
+  { rule: "text", check: (b) => (typeof b.text !== "string" || b.text.trim() === "" ? bad("Missing or empty text") : undefined) },
+  { rule: "text length", check: (b) => ((b.text as string).length > L.textChars ? bad("Text too long") : undefined) },
+  { rule: "entityMindId", check: (b) => (b.entityMindId === undefined || b.entityMindId === null || b.entityMindId === "" ? bad("Missing entityMindId") : undefined) },
+  { rule: "entityMindId type", check: (b) => (typeof b.entityMindId !== "string" ? bad("Invalid entityMindId: must be a string") : undefined) },
+  { rule: "playerId", check: (b) => (b.playerId === undefined || b.playerId === null || b.playerId === "" ? bad("Missing playerId") : undefined) },
+  { rule: "playerId type", check: (b) => (typeof b.playerId !== "string" ? bad("Invalid playerId: must be a string") : undefined) },
+  {
+    rule: "playerId length",
+    check: (b) => ((b.playerId as string).length > L.playerIdChars ? bad(`playerId too long (max ${L.playerIdChars} characters)`) : undefined),
+  },
+  { rule: "activeKnowledgeTags", check: (b) => (b.activeKnowledgeTags === undefined ? undefined : activeTagsError(b.activeKnowledgeTags)) },
+  { rule: "conversationHistory", check: (b) => (b.conversationHistory === undefined ? undefined : historyError(b.conversationHistory)) },
+  { rule: "context", check: (b) => (b.context === undefined ? undefined : contextError(b.context)) },
+  { rule: "memory", check: (b) => (b.memory === undefined ? undefined : memoryError(b.memory)) },
+];
+
+/** Strict validation of the interact body: the first failing rule of INTERACT_PRECEDENCE is thrown. */
 export function validateInteract(body: unknown): InteractRequest {
   if (!isPlainObject(body)) throw bad("Invalid request", { details: ["body: must be a JSON object"] });
-
-  const unknown = Object.keys(body).filter((k) => !(TOP_LEVEL_FIELDS as readonly string[]).includes(k));
-  if (isPlainObject(body.context)) {
-    const known = [...CONTEXT_STRING_FIELDS, ...CONTEXT_ARRAY_FIELDS] as readonly string[];
-    unknown.push(...Object.keys(body.context).filter((k) => !known.includes(k)).map((k) => `context.${k}`));
+  for (const { check } of INTERACT_PRECEDENCE) {
+    const e = check(body);
+    if (e) throw e;
   }
-  if (isPlainObject(body.memory)) unknown.push(...Object.keys(body.memory).filter((k) => k !== "retrieve").map((k) => `memory.${k}`));
-  if (unknown.length) throw bad("Unknown field(s)", { fields: unknown, details: unknown.map((f) => `${f}: unknown field`) });
-
-  const { text, entityMindId, playerId } = body;
-  if (typeof text !== "string" || text.trim() === "") throw bad("Missing or empty text");
-  if (text.length > L.textChars) throw bad("Text too long");
-  if (entityMindId === undefined || entityMindId === null || entityMindId === "") throw bad("Missing entityMindId");
-  if (typeof entityMindId !== "string") throw bad("Invalid entityMindId: must be a string");
-  if (playerId === undefined || playerId === null || playerId === "") throw bad("Missing playerId");
-  if (typeof playerId !== "string") throw bad("Invalid playerId: must be a string");
-  if (playerId.length > L.playerIdChars) throw bad(`playerId too long (max ${L.playerIdChars} characters)`);
-
-  const out: InteractRequest = { text, entityMindId, playerId, memory: { retrieve: false } };
-
-  if (body.activeKnowledgeTags !== undefined) {
-    const tags = body.activeKnowledgeTags;
-    if (!Array.isArray(tags) || tags.some((x) => typeof x !== "string")) throw bad("Invalid activeKnowledgeTags: must be an array of strings");
-    if (tags.length > L.activeTags) throw bad(`Too many activeKnowledgeTags (max ${L.activeTags})`);
-    if (tags.some((x: string) => x.length > L.activeTagChars)) throw bad(`activeKnowledgeTags entry too long (max ${L.activeTagChars} characters)`);
-    out.activeKnowledgeTags = tags as string[];
-  }
-
+  const out: InteractRequest = {
+    text: body.text as string,
+    entityMindId: body.entityMindId as string,
+    playerId: body.playerId as string,
+    memory: { retrieve: isPlainObject(body.memory) && body.memory.retrieve === true },
+  };
+  if (body.activeKnowledgeTags !== undefined) out.activeKnowledgeTags = body.activeKnowledgeTags as string[];
   if (body.conversationHistory !== undefined) {
-    const h = body.conversationHistory;
-    if (!Array.isArray(h)) throw bad("Invalid conversationHistory: must be an array of {role, content}");
-    if (h.length > L.historyMessages) throw bad(`conversationHistory too long (max ${L.historyMessages} messages)`);
-    out.conversationHistory = h.map((m: unknown, i: number) => {
-      if (!isPlainObject(m)) throw bad(`Invalid conversationHistory[${i}]: must be an object {role, content}`);
-      const extra = Object.keys(m).filter((k) => k !== "role" && k !== "content");
-      if (extra.length) throw bad("Unknown field(s)", { fields: extra.map((k) => `conversationHistory[${i}].${k}`) });
-      if (m.role !== "user" && m.role !== "assistant") throw bad(`Invalid conversationHistory[${i}].role: must be 'user' or 'assistant'`);
-      if (typeof m.content !== "string") throw bad(`Invalid conversationHistory[${i}].content: must be a string`);
-      if (m.content.length > L.historyMessageChars) throw bad(`conversationHistory[${i}].content too long (max ${L.historyMessageChars} characters)`);
-      return { role: m.role, content: m.content };
-    });
+    out.conversationHistory = (body.conversationHistory as HistoryMessage[]).map((m) => ({ role: m.role, content: m.content }));
   }
-
-  if (body.context !== undefined) out.context = validateContext(body.context);
-
-  if (body.memory !== undefined) {
-    if (!isPlainObject(body.memory)) throw bad("Invalid memory: must be an object {retrieve?: boolean}");
-    if (body.memory.retrieve !== undefined && typeof body.memory.retrieve !== "boolean") throw bad("Invalid memory.retrieve: must be a boolean");
-    out.memory = { retrieve: body.memory.retrieve === true };
-  }
+  if (body.context !== undefined) out.context = sceneContext(body.context as Body);
   return out;
 }
 
-function validateContext(ctx: unknown): SceneContext {
-  if (!isPlainObject(ctx)) throw bad("Invalid context: must be an object");
-  const out: SceneContext = {};
+function unknownFields(b: Body): ApiError | undefined {
+  const unknown = Object.keys(b).filter((k) => !(TOP_LEVEL_FIELDS as readonly string[]).includes(k));
+  if (isPlainObject(b.context)) {
+    const known = [...CONTEXT_STRING_FIELDS, ...CONTEXT_ARRAY_FIELDS] as readonly string[];
+    unknown.push(...Object.keys(b.context).filter((k) => !known.includes(k)).map((k) => `context.${k}`));
+  }
+  if (isPlainObject(b.memory)) unknown.push(...Object.keys(b.memory).filter((k) => k !== "retrieve").map((k) => `memory.${k}`));
+  return unknown.length ? bad("Unknown field(s)", { fields: unknown, details: unknown.map((f) => `${f}: unknown field`) }) : undefined;
+}
+
+function activeTagsError(tags: unknown): ApiError | undefined {
+  if (!Array.isArray(tags) || tags.some((x) => typeof x !== "string")) return bad("Invalid activeKnowledgeTags: must be an array of strings");
+  if (tags.length > L.activeTags) return bad(`Too many activeKnowledgeTags (max ${L.activeTags})`);
+  if (tags.some((x: string) => x.length > L.activeTagChars)) return bad(`activeKnowledgeTags entry too long (max ${L.activeTagChars} characters)`);
+}
+
+function historyError(h: unknown): ApiError | undefined {
+  if (!Array.isArray(h)) return bad("Invalid conversationHistory: must be an array of {role, content}");
+  if (h.length > L.historyMessages) return bad(`conversationHistory too long (max ${L.historyMessages} messages)`);
+  for (const [i, m] of h.entries()) {
+    if (!isPlainObject(m)) return bad(`Invalid conversationHistory[${i}]: must be an object {role, content}`);
+    const extra = Object.keys(m).filter((k) => k !== "role" && k !== "content");
+    if (extra.length) return bad("Unknown field(s)", { fields: extra.map((k) => `conversationHistory[${i}].${k}`) });
+    if (m.role !== "user" && m.role !== "assistant") return bad(`Invalid conversationHistory[${i}].role: must be 'user' or 'assistant'`);
+    if (typeof m.content !== "string") return bad(`Invalid conversationHistory[${i}].content: must be a string`);
+    if (m.content.length > L.historyMessageChars) return bad(`conversationHistory[${i}].content too long (max ${L.historyMessageChars} characters)`);
+  }
+}
+
+function contextError(ctx: unknown): ApiError | undefined {
+  if (!isPlainObject(ctx)) return bad("Invalid context: must be an object");
   let total = 0;
   for (const f of CONTEXT_STRING_FIELDS) {
     const v = ctx[f];
     if (v === undefined || v === null) continue;
-    if (typeof v !== "string") throw bad(`Invalid context.${f}: must be a string`);
+    if (typeof v !== "string") return bad(`Invalid context.${f}: must be a string`);
     const max = f === "custom" ? L.contextCustomChars : L.contextStringChars;
-    if (v.length > max) throw bad(`context.${f} too long (max ${max} characters)`);
+    if (v.length > max) return bad(`context.${f} too long (max ${max} characters)`);
     total += v.length;
-    out[f] = v;
   }
   for (const f of CONTEXT_ARRAY_FIELDS) {
     const v = ctx[f];
     if (v === undefined || v === null) continue;
-    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) throw bad(`Invalid context.${f}: must be an array of strings`);
-    if (v.length > L.contextArrayItems) throw bad(`context.${f} has too many items (max ${L.contextArrayItems})`);
-    if (v.some((x: string) => x.length > L.contextArrayItemChars)) throw bad(`context.${f} item too long (max ${L.contextArrayItemChars} characters)`);
+    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) return bad(`Invalid context.${f}: must be an array of strings`);
+    if (v.length > L.contextArrayItems) return bad(`context.${f} has too many items (max ${L.contextArrayItems})`);
+    if (v.some((x: string) => x.length > L.contextArrayItemChars)) return bad(`context.${f} item too long (max ${L.contextArrayItemChars} characters)`);
     total += (v as string[]).reduce((n, x) => n + x.length, 0);
-    out[f] = v as string[];
   }
   // "the whole context block at 2,000 chars": the characters of every value in it.
-  if (total > L.contextTotalChars) throw bad(`context too long (max ${L.contextTotalChars} characters overall)`);
+  if (total > L.contextTotalChars) return bad(`context too long (max ${L.contextTotalChars} characters overall)`);
+}
+
+function memoryError(m: unknown): ApiError | undefined {
+  if (!isPlainObject(m)) return bad("Invalid memory: must be an object {retrieve?: boolean}");
+  if (m.retrieve !== undefined && typeof m.retrieve !== "boolean") return bad("Invalid memory.retrieve: must be a boolean");
+}
+
+/** The context's values, nulls dropped (validated already). */
+function sceneContext(ctx: Body): SceneContext {
+  const out: SceneContext = {};
+  for (const f of CONTEXT_STRING_FIELDS) if (typeof ctx[f] === "string") out[f] = ctx[f] as string;
+  for (const f of CONTEXT_ARRAY_FIELDS) if (Array.isArray(ctx[f])) out[f] = ctx[f] as string[];
   return out;
 }

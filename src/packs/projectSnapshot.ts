@@ -1,6 +1,10 @@
 import type { ServiceContext } from "../core/context.ts";
 import { DEFAULT_TAGS } from "../projects/defaults.ts";
-import { groupBy } from "../lore/sqlList.ts";
+import { projectTags } from "../lore/tags/tagStore.ts";
+import { projectLocations, type LocationValues } from "../lore/locations/locationStore.ts";
+import { projectDocuments, type DocumentValues } from "../lore/documents/documentStore.ts";
+import { projectMinds, type StoredMind } from "../lore/minds/mindStore.ts";
+import { projectRelationships, projectTypes, type StoredRelationshipRow, type StoredType } from "../lore/relationships/relationshipStore.ts";
 import { assignKeys } from "./stableKeys.ts";
 
 export interface TagRow {
@@ -9,61 +13,11 @@ export interface TagRow {
   color: string | null;
   isDefault: boolean;
 }
-export interface LocationRow {
-  id: string;
-  key: string | null;
-  name: string;
-  description: string | null;
-  documentId: string | null;
-}
-export interface DocumentRow {
-  id: string;
-  key: string | null;
-  name: string;
-  content: string;
-  locationId: string | null;
-  /** sorted */
-  tagIds: string[];
-}
-export interface MindRow {
-  id: string;
-  key: string | null;
-  entityName: string;
-  personality: string;
-  backstory: string | null;
-  backstorySummary: string | null;
-  role: string | null;
-  speakingStyle: string | null;
-  /** JSON text as stored */
-  hints: string;
-  restrictions: string;
-  locationId: string | null;
-  knowledgeDescription: string | null;
-  responseConfig: string;
-  /** sorted */
-  tagIds: string[];
-}
-export interface TypeRow {
-  id: string;
-  key: string | null;
-  name: string;
-  description: string | null;
-  color: string;
-  isSymmetric: boolean;
-  inverseTypeId: string | null;
-  /** JSON text as stored */
-  conflictsWithBuiltIn: string;
-  conflictsWithCustom: string;
-}
-export interface RelationshipRow {
-  id: string;
-  key: string | null;
-  type: string | null;
-  customTypeId: string | null;
-  description: string | null;
-  fromId: string;
-  toId: string;
-}
+export type LocationRow = LocationValues & { id: string };
+export type DocumentRow = DocumentValues & { id: string };
+export type MindRow = StoredMind;
+export type TypeRow = StoredType;
+export type RelationshipRow = StoredRelationshipRow;
 
 /** Rows of one kind by pack key (stored keys, plus generated ones for key-less rows) and the key of each id. */
 export class Keyed<R extends { id: string; key: string | null }> {
@@ -106,68 +60,13 @@ export function newProjectSnapshot(): ProjectSnapshot {
 
 export function loadSnapshot(ctx: ServiceContext, projectId: string): ProjectSnapshot {
   const db = ctx.db;
-  const tagRows = db
-    .query<{ id: string; name: string; color: string | null; is_default: number }, [string]>(
-      "SELECT id, name, color, is_default FROM tags WHERE project_id = ? ORDER BY name",
-    )
-    .all(projectId);
+  const tagRows = projectTags(db, projectId);
   const tags = new Map(tagRows.map((t) => [t.name, { id: t.id, name: t.name, color: t.color, isDefault: t.is_default === 1 }]));
-
-  const ORDER = "ORDER BY created_at, id";
-  const locations = db
-    .query<LocationRow, [string]>(
-      `SELECT id, key, name, description, document_id AS documentId FROM locations WHERE project_id = ? ${ORDER}`,
-    )
-    .all(projectId);
-
-  const docTags = groupBy(
-    db
-      .query<{ document_id: string; tag_id: string }, [string]>(
-        "SELECT dt.document_id, dt.tag_id FROM document_tags dt JOIN documents d ON d.id = dt.document_id WHERE d.project_id = ?",
-      )
-      .all(projectId),
-    (r) => r.document_id,
-  );
-  const documents = db
-    .query<Omit<DocumentRow, "tagIds">, [string]>(
-      `SELECT id, key, name, content, location_id AS locationId FROM documents WHERE project_id = ? ${ORDER}`,
-    )
-    .all(projectId)
-    .map((d) => ({ ...d, tagIds: (docTags.get(d.id) ?? []).map((t) => t.tag_id).sort() }));
-
-  const mindTags = groupBy(
-    db
-      .query<{ mind_id: string; tag_id: string }, [string]>(
-        "SELECT mk.mind_id, mk.tag_id FROM mind_knowledge_tags mk JOIN entity_minds m ON m.id = mk.mind_id WHERE m.project_id = ?",
-      )
-      .all(projectId),
-    (r) => r.mind_id,
-  );
-  const minds = db
-    .query<Omit<MindRow, "tagIds">, [string]>(
-      `SELECT id, key, entity_name AS entityName, personality, backstory, backstory_summary AS backstorySummary, role,
-              speaking_style AS speakingStyle, hints, restrictions, location_id AS locationId,
-              knowledge_description AS knowledgeDescription, response_config AS responseConfig
-       FROM entity_minds WHERE project_id = ? ${ORDER}`,
-    )
-    .all(projectId)
-    .map((m) => ({ ...m, tagIds: (mindTags.get(m.id) ?? []).map((t) => t.tag_id).sort() }));
-
-  const types = db
-    .query<Omit<TypeRow, "isSymmetric"> & { isSymmetric: number }, [string]>(
-      `SELECT id, key, name, description, color, is_symmetric AS isSymmetric, inverse_type_id AS inverseTypeId,
-              conflicts_with_built_in AS conflictsWithBuiltIn, conflicts_with_custom AS conflictsWithCustom
-       FROM relationship_types WHERE project_id = ? ${ORDER}`,
-    )
-    .all(projectId)
-    .map((t) => ({ ...t, isSymmetric: t.isSymmetric === 1 }));
-
-  const relationships = db
-    .query<RelationshipRow, [string]>(
-      `SELECT id, key, type, custom_type_id AS customTypeId, description, from_mind_id AS fromId, to_mind_id AS toId
-       FROM relationships WHERE project_id = ? ${ORDER}`,
-    )
-    .all(projectId);
+  const locations = projectLocations(db, projectId);
+  const documents = projectDocuments(db, projectId);
+  const minds = projectMinds(db, projectId);
+  const types = projectTypes(db, projectId);
+  const relationships = projectRelationships(db, projectId);
 
   const mindKeys = new Keyed(assignKeys(minds, (r) => r.entityName, "mind"));
   const typeKeys = new Keyed(assignKeys(types, (r) => r.name, "type"));

@@ -1,4 +1,5 @@
 import { nowIso, type ServiceContext } from "../core/context.ts";
+import { deferForeignKeys } from "../db/openDatabase.ts";
 import { readSettings, updateSettings } from "../projects/settings.ts";
 import { parseJsonColumn } from "../core/json.ts";
 import { saveDocument } from "../lore/documents/writeDocuments.ts";
@@ -6,6 +7,9 @@ import type { StoredResponseConfig } from "../lore/minds/responseConfig.ts";
 import { saveMind, type MindValues } from "../lore/minds/writeMinds.ts";
 import type { MindRow } from "./projectSnapshot.ts";
 import type { Plan } from "./resolvePack.ts";
+import { insertTag, setTagColor } from "../lore/tags/tagStore.ts";
+import { insertType, parkTypeName, updateTypeRow, insertRelationship, updateRelationshipRow } from "../lore/relationships/relationshipStore.ts";
+import { insertLocation, updateLocationRow } from "../lore/locations/locationStore.ts";
 
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -27,7 +31,7 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
   const now = nowIso(ctx);
   // Locations name documents and documents name locations (and types name types):
   // checking foreign keys at commit lets each table be written in one pass.
-  db.exec("PRAGMA defer_foreign_keys = ON");
+  deferForeignKeys(db);
 
   if (plan.settings && Object.keys(plan.settings).length) {
     const cur = readSettings(ctx, projectId) as unknown as Record<string, unknown>;
@@ -36,33 +40,30 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
 
   for (const t of plan.tags) {
     if (!t.existing) {
-      db.query("INSERT INTO tags (id, project_id, name, color, is_default, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)")
-        .run(t.id, projectId, t.name, t.color, now, now);
+      insertTag(db, projectId, { id: t.id, name: t.name, color: t.color }, now);
     } else if (t.existing.color !== t.color) {
-      db.query("UPDATE tags SET color = ?, updated_at = ? WHERE id = ?").run(t.color, now, t.id);
+      setTagColor(db, t.id, t.color, now);
     }
   }
 
   // Names are unique per project and a pack may swap two types' names: park the renamed ones first.
   for (const t of plan.types) {
-    if (t.existing && t.existing.name !== t.name) db.query("UPDATE relationship_types SET name = ? WHERE id = ?").run(`\u0000${t.id}`, t.id);
+    if (t.existing && t.existing.name !== t.name) parkTypeName(db, t.id);
   }
   for (const t of plan.types) {
     const cols = [
       t.key, t.name, t.description, t.color, t.isSymmetric ? 1 : 0, t.inverseTypeId,
       JSON.stringify(t.conflictsWithBuiltIn), JSON.stringify(t.conflictsWithCustom),
     ] as const;
+    const values = {
+      key: t.key, name: t.name, description: t.description, color: t.color, isSymmetric: t.isSymmetric, inverseTypeId: t.inverseTypeId,
+      builtIn: cols[6], custom: cols[7],
+    };
     const e = t.existing;
     if (!e) {
-      db.query(
-        `INSERT INTO relationship_types (key, name, description, color, is_symmetric, inverse_type_id, conflicts_with_built_in,
-           conflicts_with_custom, id, project_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(...cols, t.id, projectId, now, now);
+      insertType(db, projectId, t.id, values, now);
     } else if (e.name !== t.name || !same([e.key, e.name, e.description, e.color, e.isSymmetric ? 1 : 0, e.inverseTypeId, e.conflictsWithBuiltIn, e.conflictsWithCustom] as string[], [...cols] as string[])) {
-      db.query(
-        `UPDATE relationship_types SET key = ?, name = ?, description = ?, color = ?, is_symmetric = ?, inverse_type_id = ?,
-           conflicts_with_built_in = ?, conflicts_with_custom = ?, updated_at = ? WHERE id = ?`,
-      ).run(...cols, now, t.id);
+      updateTypeRow(db, t.id, values, now);
     }
   }
 
@@ -70,10 +71,9 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
     const cols = [l.key, l.name, l.description, l.documentId] as const;
     const e = l.existing;
     if (!e) {
-      db.query("INSERT INTO locations (key, name, description, document_id, id, project_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(...cols, l.id, projectId, now, now);
+      insertLocation(db, projectId, l.id, l, now);
     } else if (!same([e.key, e.name, e.description, e.documentId] as string[], [...cols] as string[])) {
-      db.query("UPDATE locations SET key = ?, name = ?, description = ?, document_id = ?, updated_at = ? WHERE id = ?").run(...cols, now, l.id);
+      updateLocationRow(db, l.id, l, now);
     }
   }
 
@@ -94,15 +94,9 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
     const cols = [r.key, r.type, r.customTypeId, r.description, r.fromId, r.toId] as const;
     const e = r.existing;
     if (!e) {
-      db.query(
-        `INSERT INTO relationships (key, type, custom_type_id, description, from_mind_id, to_mind_id, id, project_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(...cols, r.id, projectId, now, now);
+      insertRelationship(db, projectId, r.id, { key: r.key, type: r.type, customTypeId: r.customTypeId, description: r.description, from: r.fromId, to: r.toId }, now);
     } else if (!same([e.key, e.type, e.customTypeId, e.description, e.fromId, e.toId] as string[], [...cols] as string[])) {
-      db.query(
-        `UPDATE relationships SET key = ?, type = ?, custom_type_id = ?, description = ?, from_mind_id = ?, to_mind_id = ?, updated_at = ?
-         WHERE id = ?`,
-      ).run(...cols, now, r.id);
+      updateRelationshipRow(db, r.id, { key: r.key, type: r.type, customTypeId: r.customTypeId, description: r.description, from: r.fromId, to: r.toId }, now);
     }
   }
 }

@@ -3,19 +3,15 @@ import { newId } from "../core/ids.ts";
 import { nowIso, type ServiceContext } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { DEFAULT_TAGS, MICRO_PER_CREDIT } from "./defaults.ts";
+import { allProjects, deleteProjectRow, insertProject, insertTeam, projectById, projectsNamed, setProjectName, teamExists, type ProjectRow } from "./projectStore.ts";
+import { insertRateLimitsRow } from "../ratelimit/rateLimitStore.ts";
+import { insertDefaultTags } from "../lore/tags/tagStore.ts";
 
 export interface Project {
   id: string;
   name: string;
   teamId: string;
   createdAt: string;
-}
-
-interface ProjectRow {
-  id: string;
-  name: string;
-  team_id: string;
-  created_at: string;
 }
 
 const toProject = (r: ProjectRow): Project => ({ id: r.id, name: r.name, teamId: r.team_id, createdAt: r.created_at });
@@ -37,40 +33,26 @@ export function createProject(ctx: ServiceContext, input: CreateProjectInput): P
   return writeTx(ctx.db, () => {
     let teamId = input.teamId;
     if (teamId) {
-      const team = ctx.db.query("SELECT id FROM teams WHERE id = ?").get(teamId);
-      if (!team) throw notFound("Team");
+      if (!teamExists(ctx.db, teamId)) throw notFound("Team");
     } else {
       teamId = newId("team");
       const monthly = Math.round((input.monthlyCredits ?? 10_000) * MICRO_PER_CREDIT);
-      ctx.db
-        .query("INSERT INTO teams (id, name, monthly_allotment_micro, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
-        .run(teamId, name, monthly, now, now);
+      insertTeam(ctx.db, { id: teamId, name, monthlyMicro: monthly, at: now });
     }
     const id = newId("proj");
-    ctx.db
-      .query("INSERT INTO projects (id, team_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
-      .run(id, teamId, name, now, now);
-    ctx.db.query("INSERT INTO project_settings (project_id, updated_at) VALUES (?, ?)").run(id, now);
-    ctx.db.query("INSERT INTO rate_limits (project_id, updated_at) VALUES (?, ?)").run(id, now);
-    const insTag = ctx.db.query(
-      "INSERT INTO tags (id, project_id, name, color, is_default, created_at, updated_at) VALUES (?, ?, ?, NULL, 1, ?, ?)",
-    );
-    for (const tag of DEFAULT_TAGS) insTag.run(newId("tag"), id, tag, now, now);
+    insertProject(ctx.db, { id, teamId, name, at: now });
+    insertRateLimitsRow(ctx.db, id, now);
+    insertDefaultTags(ctx.db, id, DEFAULT_TAGS.map((tag) => ({ id: newId("tag"), name: tag })), now);
     return { id, name, teamId: teamId!, createdAt: now };
   });
 }
 
 export function listProjects(ctx: ServiceContext): Project[] {
-  return ctx.db
-    .query<ProjectRow, []>("SELECT id, name, team_id, created_at FROM projects ORDER BY created_at, id")
-    .all()
-    .map(toProject);
+  return allProjects(ctx.db).map(toProject);
 }
 
 export function findProject(ctx: ServiceContext, id: string): Project | null {
-  const row = ctx.db
-    .query<ProjectRow, [string]>("SELECT id, name, team_id, created_at FROM projects WHERE id = ?")
-    .get(id);
+  const row = projectById(ctx.db, id);
   return row ? toProject(row) : null;
 }
 
@@ -84,9 +66,7 @@ export function getProject(ctx: ServiceContext, id: string): Project {
 export function resolveProject(ctx: ServiceContext, idOrName: string): Project {
   const byId = findProject(ctx, idOrName);
   if (byId) return byId;
-  const rows = ctx.db
-    .query<ProjectRow, [string]>("SELECT id, name, team_id, created_at FROM projects WHERE name = ?")
-    .all(idOrName);
+  const rows = projectsNamed(ctx.db, idOrName);
   if (rows.length === 1) return toProject(rows[0]);
   if (rows.length > 1) throw new ApiError(400, "Invalid request", { details: [`project name '${idOrName}' is ambiguous; use its id`] });
   throw notFound("Project");
@@ -96,11 +76,11 @@ export function renameProject(ctx: ServiceContext, id: string, name: string): Pr
   getProject(ctx, id);
   const trimmed = name?.trim();
   if (!trimmed) throw new ApiError(400, "Invalid request", { details: ["name: must be a non-empty string"] });
-  ctx.db.query("UPDATE projects SET name = ?, updated_at = ? WHERE id = ?").run(trimmed, nowIso(ctx), id);
+  setProjectName(ctx.db, id, trimmed, nowIso(ctx));
   return getProject(ctx, id);
 }
 
 export function deleteProject(ctx: ServiceContext, id: string): void {
   getProject(ctx, id);
-  ctx.db.query("DELETE FROM projects WHERE id = ?").run(id);
+  deleteProjectRow(ctx.db, id);
 }

@@ -1,6 +1,8 @@
 import { ApiError } from "../core/errors.ts";
 import { nowIso, type ServiceContext } from "../core/context.ts";
 import { getProject } from "./projectService.ts";
+import { DEFAULT_SETTINGS } from "./defaults.ts";
+import { setProjectName, settingsRow, upsertSettings } from "./projectStore.ts";
 
 export interface ProjectSettings {
   projectName: string | null;
@@ -11,23 +13,15 @@ export interface ProjectSettings {
 }
 
 export function readSettings(ctx: ServiceContext, projectId: string): ProjectSettings {
-  const r = ctx.db
-    .query<
-      { name: string; ltm: number | null; msl: number | null; mst: number | null; emr: number | null },
-      [string]
-    >(
-      `SELECT p.name, s.long_term_memory_enabled AS ltm, s.max_session_length AS msl,
-              s.max_session_tokens AS mst, s.enhanced_memory_retrieval AS emr
-       FROM projects p LEFT JOIN project_settings s ON s.project_id = p.id WHERE p.id = ?`,
-    )
-    .get(projectId);
+  const r = settingsRow(ctx.db, projectId);
   if (!r) throw new ApiError(404, "Project not found");
+  // Unset columns read as the spec's defaults (the one home of them: projects/defaults.ts).
   return {
     projectName: r.name ?? null,
-    longTermMemoryEnabled: (r.ltm ?? 1) === 1,
-    maxSessionLength: r.msl ?? 20,
-    maxSessionTokens: r.mst ?? 50000,
-    enhancedMemoryRetrieval: (r.emr ?? 0) === 1,
+    longTermMemoryEnabled: r.ltm === null ? DEFAULT_SETTINGS.longTermMemoryEnabled : r.ltm === 1,
+    maxSessionLength: r.msl ?? DEFAULT_SETTINGS.maxSessionLength,
+    maxSessionTokens: r.mst ?? DEFAULT_SETTINGS.maxSessionTokens,
+    enhancedMemoryRetrieval: r.emr === null ? DEFAULT_SETTINGS.enhancedMemoryRetrieval : r.emr === 1,
   };
 }
 
@@ -63,16 +57,8 @@ export function updateSettings(ctx: ServiceContext, projectId: string, patch: Re
   ctx.db.transaction(() => {
     const cur = readSettings(ctx, projectId);
     const next = { ...cur, ...p };
-    ctx.db
-      .query(
-        `INSERT INTO project_settings (project_id, long_term_memory_enabled, max_session_length, max_session_tokens, enhanced_memory_retrieval, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT(project_id) DO UPDATE SET long_term_memory_enabled = excluded.long_term_memory_enabled,
-           max_session_length = excluded.max_session_length, max_session_tokens = excluded.max_session_tokens,
-           enhanced_memory_retrieval = excluded.enhanced_memory_retrieval, updated_at = excluded.updated_at`,
-      )
-      .run(projectId, next.longTermMemoryEnabled ? 1 : 0, next.maxSessionLength, next.maxSessionTokens, next.enhancedMemoryRetrieval ? 1 : 0, now);
-    if (p.projectName !== undefined) ctx.db.query("UPDATE projects SET name = ?, updated_at = ? WHERE id = ?").run(p.projectName.trim(), now, projectId);
+    upsertSettings(ctx.db, projectId, next, now);
+    if (p.projectName !== undefined) setProjectName(ctx.db, projectId, p.projectName.trim(), now);
   }).immediate();
   return readSettings(ctx, projectId);
 }

@@ -3,22 +3,17 @@ import { nowIso, type ServiceContext } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { DEFAULT_RATE_LIMITS } from "../projects/defaults.ts";
 import type { RateLimits } from "./RateLimiter.ts";
+import { rateLimitsRow, upsertRateLimits } from "./rateLimitStore.ts";
+import { projectExists } from "../projects/projectStore.ts";
 
 export const RATE_LIMIT_MIN = 1;
 export const RATE_LIMIT_MAX = 100_000;
 
-interface Row {
-  per_player_per_minute: number;
-  per_project_per_minute: number;
-}
-
 /** The project's limits, read from SQLite on every request (a CLI change applies to the next one); defaults when unset. */
 export function readRateLimits(ctx: ServiceContext, projectId: string): RateLimits {
-  const row = ctx.db
-    .query<Row, [string]>("SELECT per_player_per_minute, per_project_per_minute FROM rate_limits WHERE project_id = ?")
-    .get(projectId);
-  if (row) return { perPlayerPerMinute: row.per_player_per_minute, perProjectPerMinute: row.per_project_per_minute };
-  if (!ctx.db.query("SELECT 1 FROM projects WHERE id = ?").get(projectId)) throw notFound("Project");
+  const row = rateLimitsRow(ctx.db, projectId);
+  if (row) return row;
+  if (!projectExists(ctx.db, projectId)) throw notFound("Project");
   return { ...DEFAULT_RATE_LIMITS };
 }
 
@@ -38,13 +33,7 @@ export function setRateLimits(ctx: ServiceContext, projectId: string, patch: Par
   if (details.length) throw invalidRequest(...details);
   return writeTx(ctx.db, () => {
     const next = { ...readRateLimits(ctx, projectId), ...definedOnly(patch) };
-    ctx.db
-      .query(
-        `INSERT INTO rate_limits (project_id, per_player_per_minute, per_project_per_minute, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (project_id) DO UPDATE SET per_player_per_minute = excluded.per_player_per_minute,
-           per_project_per_minute = excluded.per_project_per_minute, updated_at = excluded.updated_at`,
-      )
-      .run(projectId, next.perPlayerPerMinute, next.perProjectPerMinute, nowIso(ctx));
+    upsertRateLimits(ctx.db, projectId, next, nowIso(ctx));
     return next;
   });
 }

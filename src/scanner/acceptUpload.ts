@@ -2,8 +2,9 @@ import { rmSync } from "node:fs";
 import { ApiError, invalidRequest } from "../core/errors.ts";
 import { nowIso } from "../core/context.ts";
 import { SCANNER_LIMITS } from "./limits.ts";
-import type { ScannerContext } from "./scannerContext.ts";
-import { getJobRow, notAwaitingUpload } from "./scanJobRow.ts";
+import type { ScannerContext } from "../core/context.ts";
+import { notAwaitingUpload } from "./scanJobRow.ts";
+import { getScanJob, recordUpload } from "./scanJobStore.ts";
 import { withUploadWindow } from "./sweeps.ts";
 import { checkUploadSignature } from "./uploadSignature.ts";
 import { commitUpload, receiveUpload, UploadTooLarge } from "./uploadStore.ts";
@@ -45,7 +46,7 @@ export async function acceptUpload(ctx: ScannerContext, req: UploadRequest): Pro
   }
   const mediaType = (req.contentType ?? "").split(";")[0].trim().toLowerCase();
   if (mediaType !== "application/zip") throw invalidRequest("Content-Type: must be application/zip");
-  const found = getJobRow(ctx, req.jobId);
+  const found = getScanJob(ctx.db, req.jobId);
   if (!found) throw new ApiError(404, "Job not found");
   const job = withUploadWindow(ctx, found);
   if (job.status !== "PENDING_UPLOAD") throw notAwaitingUpload(job.status);
@@ -67,13 +68,13 @@ export async function acceptUpload(ctx: ScannerContext, req: UploadRequest): Pro
     throw invalidRequest("body: the ZIP archive is required");
   }
   // Synchronous from the state check to the rename: a confirm cannot slip in between.
-  const now = getJobRow(ctx, job.id);
+  const now = getScanJob(ctx.db, job.id);
   if (!now || now.status !== "PENDING_UPLOAD") {
     rmSync(received.tempPath, { force: true });
     throw notAwaitingUpload(now?.status ?? "FAILED");
   }
   commitUpload(ctx.config, job.id, received.tempPath);
-  ctx.db.query("UPDATE scan_jobs SET uploaded_at = ?, upload_bytes = ? WHERE id = ?").run(nowIso(ctx), received.bytes, job.id);
+  recordUpload(ctx.db, job.id, nowIso(ctx), received.bytes);
   return {
     jobId: job.id,
     status: "PENDING_UPLOAD",

@@ -1,6 +1,7 @@
 import { writeTx } from "../db/openDatabase.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { loadJob, notAwaitingUpload } from "./scanJobRow.ts";
+import { transition } from "./scanJobStore.ts";
 import { withUploadWindow } from "./sweeps.ts";
 import { deleteUpload } from "./uploadStore.ts";
 
@@ -13,9 +14,11 @@ export function cancelJob(ctx: ScannerContext, projectId: string, jobId: string)
   writeTx(ctx.db, () => {
     const now = loadJob(ctx, projectId, jobId);
     if (now.status !== "PENDING_UPLOAD") throw notAwaitingUpload(now.status);
-    ctx.db
-      .query("UPDATE scan_jobs SET status = 'FAILED', error_message = ?, adjustment_message = ? WHERE id = ?")
-      .run(CANCELLED_MESSAGE, "No credits were charged: the job was cancelled before confirmation.", job.id);
+    transition(ctx.db, job.id, {
+      from: "PENDING_UPLOAD",
+      to: "FAILED",
+      set: { error_message: CANCELLED_MESSAGE, adjustment_message: "No credits were charged: the job was cancelled before confirmation." },
+    });
   });
   deleteUpload(ctx.config, job.id);
   return { jobId: job.id, status: "FAILED" as const, message: CANCELLED_MESSAGE };

@@ -5,16 +5,29 @@ import { writeTx } from "../db/openDatabase.ts";
 import { insertDocument } from "../lore/documents/writeDocuments.ts";
 import { resolveTagNames } from "../lore/tags/writeTags.ts";
 import { LIMITS } from "../lore/validate/fields.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { loadJob } from "./scanJobRow.ts";
+import { markCommitted } from "./scanJobStore.ts";
+import { extractionsToCommit, linkExtractionToDocument } from "./scanExtractionStore.ts";
+import { documentExists } from "../lore/documents/documentStore.ts";
+import { locationIdByName } from "../lore/locations/locationStore.ts";
+import { extractionPages } from "./readJobs.ts";
+import { isEmptySelection, selects, type Selection } from "./reviewGroups.ts";
 
-interface ExtractionRow {
-  id: string;
-  title: string;
-  tags: string;
-  location: string | null;
-  content: string;
-  document_id: string | null;
+/**
+ * The ids to commit: the listed ones plus every extraction an `accept` selection picks (whole
+ * groups, files, folders, kinds), minus every one a `reject` selection picks.
+ */
+function selectedIds(ctx: ScannerContext, jobId: string, listed: string[], review: { accept?: Selection; reject?: Selection }): string[] {
+  const ids = new Set(listed);
+  if (isEmptySelection(review.accept) && isEmptySelection(review.reject)) return [...ids];
+  for (const page of extractionPages(ctx, jobId)) {
+    for (const e of page) {
+      if (selects(review.reject, e)) ids.delete(e.id);
+      else if (selects(review.accept, e)) ids.add(e.id);
+    }
+  }
+  return [...ids];
 }
 
 /**
@@ -24,26 +37,29 @@ interface ExtractionRow {
  * committed answers with its existing document instead of a second one.
  * Unknown ids are ignored; none known is 400 `No matching extractions found`.
  */
-export function commitExtractions(ctx: ScannerContext, projectId: string, jobId: string, extractionIds: string[]): { committed: number; documentIds: string[] } {
+export function commitExtractions(
+  ctx: ScannerContext,
+  projectId: string,
+  jobId: string,
+  extractionIds: string[],
+  review: { accept?: Selection; reject?: Selection } = {},
+): { committed: number; documentIds: string[] } {
   const job = loadJob(ctx, projectId, jobId);
+  if (extractionIds.length === 0 && isEmptySelection(review.accept)) {
+    throw new ApiError(400, "Invalid request", { details: ["extractionIds: required, a non-empty list of extraction ids (or an accept selection)"] });
+  }
   if (job.status !== "COMPLETED") {
     throw new ApiError(400, "Job is not completed yet", { message: `The job is ${job.status}; only a COMPLETED job can be committed.` });
   }
-  const ids = [...new Set(extractionIds)];
+  const ids = selectedIds(ctx, job.id, extractionIds, review);
   return writeTx(ctx.db, () => {
-    const pick = ctx.db.query<ExtractionRow, [string, string]>(
-      "SELECT id, title, tags, location, content, document_id FROM scan_extractions WHERE id = ? AND job_id = ?",
-    );
-    const rows = ids.map((id) => pick.get(id, job.id)).filter((r): r is ExtractionRow => r !== null);
+    const rows = extractionsToCommit(ctx.db, job.id, ids);
     if (rows.length === 0) throw new ApiError(400, "No matching extractions found");
-    const docExists = ctx.db.query("SELECT 1 FROM documents WHERE id = ? AND project_id = ?");
-    const locationByName = ctx.db.query<{ id: string }, [string, string]>("SELECT id FROM locations WHERE project_id = ? AND name = ? ORDER BY created_at LIMIT 1");
-    const link = ctx.db.query("UPDATE scan_extractions SET document_id = ? WHERE id = ?");
     const documentIds: string[] = [];
     let created = 0;
     for (const r of rows) {
       // A document deleted since the last commit is made again.
-      if (r.document_id && docExists.get(r.document_id, projectId)) {
+      if (r.document_id && documentExists(ctx.db, projectId, r.document_id)) {
         documentIds.push(r.document_id);
         continue;
       }
@@ -53,13 +69,13 @@ export function commitExtractions(ctx: ScannerContext, projectId: string, jobId:
         name: r.title.slice(0, LIMITS.name).trim() || "Untitled extraction",
         content: r.content.slice(0, LIMITS.documentContent),
         tagIds: resolveTagNames(ctx, projectId, JSON.parse(r.tags) as string[]).ids,
-        locationId: r.location ? (locationByName.get(projectId, r.location)?.id ?? null) : null,
+        locationId: r.location ? locationIdByName(ctx.db, projectId, r.location) : null,
       });
-      link.run(id, r.id);
+      linkExtractionToDocument(ctx.db, r.id, id);
       documentIds.push(id);
       created++;
     }
-    if (created > 0) ctx.db.query("UPDATE scan_jobs SET committed_at = ? WHERE id = ?").run(nowIso(ctx), job.id);
+    if (created > 0) markCommitted(ctx.db, job.id, nowIso(ctx));
     return { committed: documentIds.length, documentIds };
   });
 }

@@ -4,8 +4,10 @@ import { reserve } from "../credits/ledger.ts";
 import { microToCredits } from "../credits/prices.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { isReadableZip } from "./archive/index.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { loadJob, notAwaitingUpload } from "./scanJobRow.ts";
+import { transition } from "./scanJobStore.ts";
+import { teamOfProject } from "../projects/projectStore.ts";
 import { withUploadWindow } from "./sweeps.ts";
 import { hasUpload, uploadPath } from "./uploadStore.ts";
 
@@ -25,14 +27,16 @@ export async function confirmUpload(ctx: ScannerContext, projectId: string, jobI
   if (!(await isReadableZip(uploadPath(ctx.config, job.id)))) {
     throw invalidRequest("archive: the uploaded file is not a readable ZIP archive; upload it again");
   }
-  const teamId = ctx.db.query<{ team_id: string }, [string]>("SELECT team_id FROM projects WHERE id = ?").get(projectId)!.team_id;
+  const teamId = teamOfProject(ctx.db, projectId)!;
   const reservedMicro = writeTx(ctx.db, () => {
     const now = loadJob(ctx, projectId, jobId);
     if (now.status !== "PENDING_UPLOAD") throw notAwaitingUpload(now.status);
     const { reservationId } = reserve(ctx, { teamId, projectId, amount: now.reserved_micro, purpose: "scan" });
-    ctx.db
-      .query("UPDATE scan_jobs SET status = 'QUEUED', confirmed_at = ?, reservation_id = ?, adjustment_message = '' WHERE id = ?")
-      .run(nowIso(ctx), reservationId, job.id);
+    transition(ctx.db, job.id, {
+      from: "PENDING_UPLOAD",
+      to: "QUEUED",
+      set: { confirmed_at: nowIso(ctx), reservation_id: reservationId, adjustment_message: "" },
+    });
     return now.reserved_micro;
   });
   return { jobId: job.id, status: "QUEUED" as const, totalFiles: job.total_files, estimatedCredits: microToCredits(reservedMicro) };

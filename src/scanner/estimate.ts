@@ -3,6 +3,7 @@ import type { ServiceContext } from "../core/context.ts";
 import { getProjectBalance } from "../credits/ledger.ts";
 import { microToCredits, scanCostMicro } from "../credits/prices.ts";
 import { MINIMUM_BALANCE_MICRO, RESERVATION_MARGIN, SCANNER_LIMITS } from "./limits.ts";
+import { completedHistory } from "./scanJobStore.ts";
 
 export interface EstimateFile {
   filename: string;
@@ -42,13 +43,7 @@ interface History {
 
 /** The project's latest completed jobs that scanned something: what a byte cost them. */
 function history(ctx: ServiceContext, projectId: string): History {
-  const rows = ctx.db
-    .query<{ bytes_processed: number; actual_micro: number; cost_by_extension: string }, [string, number]>(
-      `SELECT bytes_processed, actual_micro, cost_by_extension FROM scan_jobs
-       WHERE project_id = ? AND status = 'COMPLETED' AND bytes_processed > 0
-       ORDER BY completed_at DESC, id DESC LIMIT ?`,
-    )
-    .all(projectId, SCANNER_LIMITS.estimateHistoryJobs);
+  const rows = completedHistory(ctx.db, projectId, SCANNER_LIMITS.estimateHistoryJobs);
   const h: History = { jobs: rows.length, bytes: 0, micro: 0, byExt: {} };
   for (const r of rows) {
     h.bytes += r.bytes_processed;

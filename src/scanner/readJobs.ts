@@ -2,8 +2,19 @@ import { microToCredits } from "../credits/prices.ts";
 import { firstChars } from "./extract/text.ts";
 import { creditsText } from "./estimate.ts";
 import { SCANNER_LIMITS, type ScanStatus } from "./limits.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import { loadJob, type ScanJobRow } from "./scanJobRow.ts";
+import { listScanJobs } from "./scanJobStore.ts";
+import { extractionPageReader } from "./scanExtractionStore.ts";
+import { GroupTally, isEmptySelection, selects, type Selection } from "./reviewGroups.ts";
+
+/** Optional per-group review of the detail form (README "Scanner"): `?groups=true`, `?hide=…`. */
+export interface DetailReviewOptions {
+  /** Add `reviewGroups` (one entry per group with counts and ids). */
+  groups?: boolean;
+  /** Leave these extractions out of `extractions` (their groups keep their counts). */
+  hide?: Selection;
+}
 
 export interface JobListItem {
   jobId: string;
@@ -25,6 +36,12 @@ export interface ExtractionView {
   confidence: number;
   contentPreview: string;
   sourceFiles: string[];
+  /** Issue 12 review fields (beyond the spec's): see ReviewInfo. */
+  kind: string;
+  group: string;
+  reasons: Record<string, string>;
+  speakers: string[];
+  variants: { language: string; sourceFile: string }[];
 }
 
 export interface SkippedView {
@@ -59,10 +76,7 @@ function listItem(j: ScanJobRow): JobListItem {
 
 /** GET /scanner/jobs: the project's 50 most recent jobs, list form. */
 export function listJobs(ctx: ScannerContext, projectId: string): JobListItem[] {
-  return ctx.db
-    .query<ScanJobRow, [string, number]>("SELECT * FROM scan_jobs WHERE project_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")
-    .all(projectId, SCANNER_LIMITS.listedJobs)
-    .map(listItem);
+  return listScanJobs(ctx.db, projectId, SCANNER_LIMITS.listedJobs).map(listItem);
 }
 
 /** What the credits look like before the job is settled (the stored message takes over once it is). */
@@ -85,31 +99,15 @@ function detailHead(j: ScanJobRow): JobDetailHead {
   };
 }
 
-interface ExtractionRow {
-  id: string;
-  ordinal: number;
-  title: string;
-  tags: string;
-  location: string | null;
-  confidence: number;
-  preview: string;
-  source_files: string;
-}
-
 /** Extractions read per query: bounds what one page of a large job holds in memory. */
 const EXTRACTION_PAGE = 1_000;
 
 /** The job's extractions in order, a page at a time (keyset on ordinal, id: no cursor stays open between pages). */
-function* extractionPages(ctx: ScannerContext, jobId: string): Generator<ExtractionView[]> {
-  const page = ctx.db.query<ExtractionRow, [string, number, number, string, number]>(
-    // substr keeps the row small: only the preview leaves SQLite (firstChars then trims by code point).
-    `SELECT id, ordinal, title, tags, location, confidence, substr(content, 1, 400) AS preview, source_files
-     FROM scan_extractions WHERE job_id = ? AND (ordinal > ? OR (ordinal = ? AND id > ?))
-     ORDER BY ordinal, id LIMIT ?`,
-  );
+export function* extractionPages(ctx: ScannerContext, jobId: string): Generator<ExtractionView[]> {
+  const page = extractionPageReader(ctx.db);
   let after = { ordinal: Number.MIN_SAFE_INTEGER, id: "" };
   for (;;) {
-    const rows = page.all(jobId, after.ordinal, after.ordinal, after.id, EXTRACTION_PAGE);
+    const rows = page(jobId, after, EXTRACTION_PAGE);
     if (rows.length === 0) return;
     after = rows[rows.length - 1];
     yield rows.map((e) => ({
@@ -120,9 +118,16 @@ function* extractionPages(ctx: ScannerContext, jobId: string): Generator<Extract
       confidence: e.confidence,
       contentPreview: firstChars(e.preview, 200),
       sourceFiles: JSON.parse(e.source_files) as string[],
+      ...reviewView(e.review, e.id),
     }));
     if (rows.length < EXTRACTION_PAGE) return;
   }
+}
+
+/** The review fields of an extraction (rows written before issue 12 have none: kind "other", its own group). */
+function reviewView(json: string | null, id: string): Pick<ExtractionView, "kind" | "group" | "reasons" | "speakers" | "variants"> {
+  const r = json ? (JSON.parse(json) as Partial<ExtractionView>) : {};
+  return { kind: r.kind ?? "other", group: r.group ?? id, reasons: r.reasons ?? {}, speakers: r.speakers ?? [], variants: r.variants ?? [] };
 }
 
 /** GET /scanner/jobs/{jobId}: detail form, every field of the spec (credits in credits), as one object. */
@@ -141,8 +146,10 @@ export function getJobDetail(ctx: ScannerContext, projectId: string, jobId: stri
  * JSON, and several times that of heap, for a request a poller repeats. Throws (404) before the
  * first byte when the job is not the project's.
  */
-export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: string): ReadableStream<Uint8Array> {
+export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: string, review: DetailReviewOptions = {}): ReadableStream<Uint8Array> {
   const j = loadJob(ctx, projectId, jobId);
+  const hide = isEmptySelection(review.hide) ? null : review.hide!;
+  const tally = review.groups ? new GroupTally() : null;
   const encoder = new TextEncoder();
   const head = JSON.stringify(detailHead(j));
   const skipped = JSON.stringify(JSON.parse(j.skipped) as SkippedView[]);
@@ -155,11 +162,19 @@ export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: s
     pull(controller) {
       const next = pages.next();
       if (next.done) {
-        controller.enqueue(encoder.encode(`],"skippedContent":${skipped}}`));
+        const groups = tally ? `,"reviewGroups":${JSON.stringify(tally.views())}` : "";
+        controller.enqueue(encoder.encode(`],"skippedContent":${skipped}${groups}}`));
         controller.close();
         return;
       }
-      const body = next.value.map((e) => JSON.stringify(e)).join(",");
+      const shown = [];
+      for (const e of next.value) {
+        const hidden = hide !== null && selects(hide, e);
+        tally?.add(e, hidden);
+        if (!hidden) shown.push(JSON.stringify(e));
+      }
+      if (shown.length === 0) return;
+      const body = shown.join(",");
       controller.enqueue(encoder.encode(first ? body : `,${body}`));
       first = false;
     },

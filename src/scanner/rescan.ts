@@ -1,6 +1,7 @@
 import { invalidRequest } from "../core/errors.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { parseManifest } from "./scanJobRow.ts";
+import { latestCompletedManifest } from "./scanJobStore.ts";
 
 export interface RescanResult {
   changed: string[];
@@ -22,11 +23,7 @@ export function rescan(ctx: ServiceContext, projectId: string, files: { filename
     if (seen.has(f.filename)) throw invalidRequest(`files[${i}].filename: duplicate '${f.filename}'`);
     seen.add(f.filename);
   }
-  const latest = ctx.db
-    .query<{ manifest: string }, [string]>(
-      "SELECT manifest FROM scan_jobs WHERE project_id = ? AND status = 'COMPLETED' ORDER BY completed_at DESC, rowid DESC LIMIT 1",
-    )
-    .get(projectId);
+  const latest = latestCompletedManifest(ctx.db, projectId);
   const previous = latest ? parseManifest(latest) : [];
   const byPath = new Map(previous.map((p, i) => [p.relativePath, i]));
   const byName = new Map<string, number[]>();

@@ -1,8 +1,9 @@
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../app/App.ts";
+import type { AppContext } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import { requireEditor } from "../auth/authGuards.ts";
 import { ErrorBody, editorErrors } from "../http/commonSchemas.ts";
+import { readJsonBody } from "../http/readJsonBody.ts";
 import { microToCredits } from "../credits/prices.ts";
 import { acceptUpload } from "./acceptUpload.ts";
 import { cancelJob } from "./cancel.ts";
@@ -11,6 +12,7 @@ import { confirmUpload } from "./confirm.ts";
 import { estimateScan } from "./estimate.ts";
 import { jobDetailStream, listJobs } from "./readJobs.ts";
 import { rescan } from "./rescan.ts";
+import { detailReview } from "./reviewGroups.ts";
 import { submitArchive } from "./submitArchive.ts";
 import {
   CancelResponse,
@@ -19,27 +21,19 @@ import {
   ConfirmResponse,
   EstimateBody,
   EstimateResponse,
+  JobDetailQuery,
   JobDetailResponse,
   JobIdBody,
   JobListResponse,
   RescanBody,
   RescanResponse,
-  SubmitBodyDoc,
+  SubmitBody,
   SubmitResponse,
   UploadResponse,
 } from "./scannerSchemas.ts";
 
 const detail = (summary: string, description?: string) => ({ tags: ["Scanner (Editor Key)"], summary, description, security: [{ bearer: [] }] });
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
-
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError(400, "Invalid manifest", { details: ["body: malformed JSON"] });
-  }
-}
 
 /** /v1/scanner/* (Editor Key) and the signed upload endpoint behind uploadUrl. */
 export function scannerRoutes(ctx: AppContext) {
@@ -96,7 +90,7 @@ export function scannerRoutes(ctx: AppContext) {
     .post(
       "/submit-archive",
       async ({ principal, request, set }) => {
-        const r = submitArchive(ctx, principal.projectId, await readJson(request));
+        const r = submitArchive(ctx, principal.projectId, await readJsonBody(request, "Invalid manifest"));
         set.status = 202;
         return r;
       },
@@ -108,7 +102,7 @@ export function scannerRoutes(ctx: AppContext) {
             "Describe the archive; get a signed upload URL",
             "400 `Invalid manifest` (details name every problem), `Archive too large`, `Invalid file types in manifest` (rejectedFiles, allowedExtensions); 402 when the balance cannot cover the reservation. Nothing is charged yet.",
           ),
-          requestBody: { required: true, content: { "application/json": { schema: SubmitBodyDoc as any } } },
+          requestBody: { required: true, content: { "application/json": { schema: SubmitBody as any } } },
         },
       },
     )
@@ -127,9 +121,10 @@ export function scannerRoutes(ctx: AppContext) {
     })
     // Streamed from SQLite a page at a time (a large scan has hundreds of thousands of extractions);
     // the JSON is the JobDetailResponse shape, which the tests hold it to.
-    .get("/jobs/:jobId", ({ principal, params }) =>
-      new Response(jobDetailStream(ctx, principal.projectId, params.jobId), { headers: { "content-type": "application/json" } }), {
+    .get("/jobs/:jobId", ({ principal, params, query }) =>
+      new Response(jobDetailStream(ctx, principal.projectId, params.jobId, detailReview(query)), { headers: { "content-type": "application/json" } }), {
       params: t.Object({ jobId: t.String() }),
+      query: JobDetailQuery,
       response: { 200: JobDetailResponse, ...editorErrors, ...errors(403, 404) },
       detail: detail("One scan job, detail form (poll it for progress)"),
     })
@@ -141,7 +136,7 @@ export function scannerRoutes(ctx: AppContext) {
     .post(
       "/commit",
       ({ principal, body, set }) => {
-        const r = commitExtractions(ctx, principal.projectId, body.jobId, body.extractionIds);
+        const r = commitExtractions(ctx, principal.projectId, body.jobId, body.extractionIds, { accept: body.accept, reject: body.reject });
         set.status = 202;
         return r;
       },

@@ -35,21 +35,33 @@ export const EstimateResponse = t.Object({
   message: t.String(),
 });
 
-/** Documentation only: the body is validated by validateSubmission (400 `Invalid manifest`, not `Invalid request`). */
-export const SubmitBodyDoc = t.Object({
+/**
+ * The submit-archive body's one model: Swagger shows it, and validateSubmission
+ * checks the same rules in the spec's order of errors (400 `Invalid manifest`
+ * listing every problem, then `Archive too large`, then file types) and returns
+ * its static type.
+ */
+export const SubmitBody = t.Object({
   files: t.Array(
     t.Object({
-      filename: t.String(),
-      relativePath: t.String({ description: "path inside the archive: relative, forward slashes, no '..'" }),
-      sizeBytes: t.Integer({ minimum: 0 }),
+      filename: t.String({ minLength: 1, maxLength: SCANNER_LIMITS.filenameChars }),
+      relativePath: t.String({
+        minLength: 1,
+        maxLength: SCANNER_LIMITS.relativePathChars,
+        description: "path inside the archive: relative, forward slashes, no '..'",
+      }),
+      sizeBytes: t.Integer({ minimum: 0, maximum: SCANNER_LIMITS.maxArchiveBytes }),
       contentHash: Hash("contentHash"),
-    }),
+    }, { additionalProperties: false }),
     { minItems: 1, maxItems: SCANNER_LIMITS.maxFiles },
   ),
   totalSizeBytes: t.Integer({ minimum: 1, maximum: SCANNER_LIMITS.maxArchiveBytes, description: "archive size, max 200 MB" }),
-  userContext: t.Optional(t.String({ maxLength: SCANNER_LIMITS.userContextChars })),
-  idempotencyKey: t.Optional(t.String({ maxLength: SCANNER_LIMITS.idempotencyKeyChars })),
-}, { description: `Allowed extensions: ${ALLOWED_EXTENSIONS.join(" ")}` });
+  userContext: t.Optional(Nullable(t.String({ maxLength: SCANNER_LIMITS.userContextChars }))),
+  idempotencyKey: t.Optional(Nullable(t.String({ minLength: 1, maxLength: SCANNER_LIMITS.idempotencyKeyChars }))),
+}, { description: `Allowed extensions: ${ALLOWED_EXTENSIONS.join(" ")}`, additionalProperties: false });
+
+/** One file of a submitted (and stored) manifest. */
+export type ManifestFile = (typeof SubmitBody.static)["files"][number];
 
 export const SubmitResponse = t.Object({
   jobId: t.String(),
@@ -101,6 +113,23 @@ export const ExtractionSchema = t.Object({
   confidence: t.Number({ minimum: 0, maximum: 1 }),
   contentPreview: t.String({ description: "first 200 characters" }),
   sourceFiles: t.Array(t.String()),
+  kind: t.String({ description: "character, location, item, faction, event, dialogue or other" }),
+  group: t.String({ description: "the entity or scene the extraction belongs to; equal groups are reviewed together" }),
+  reasons: t.Record(t.String(), t.String(), { description: "why each tag (and `location`) matched" }),
+  speakers: t.Array(t.String(), { description: "who speaks in it (dialogue), most lines first" }),
+  variants: t.Array(t.Object({ language: t.String(), sourceFile: t.String() }), { description: "other languages' versions" }),
+});
+
+export const ReviewGroupSchema = t.Object({
+  group: t.String(),
+  kind: t.String(),
+  title: t.String(),
+  count: t.Integer(),
+  hiddenCount: t.Integer(),
+  hidden: t.Boolean(),
+  confidence: t.Number(),
+  sourceFiles: t.Array(t.String()),
+  extractionIds: t.Optional(t.Array(t.String())),
 });
 
 export const JobDetailResponse = t.Object({
@@ -112,11 +141,31 @@ export const JobDetailResponse = t.Object({
   errorMessage: Nullable(t.String()),
   extractions: t.Array(ExtractionSchema),
   skippedContent: t.Array(t.Object({ section: t.String(), reason: t.String(), sourceFile: t.String() })),
+  reviewGroups: t.Optional(t.Array(ReviewGroupSchema)),
 });
+
+/** Whole groups, source files, folders or kinds of a job's extractions (per-group review, issue 12). */
+const ReviewSelection = t.Object(
+  {
+    groups: t.Optional(t.Array(t.String(), { maxItems: 10_000 })),
+    files: t.Optional(t.Array(t.String(), { maxItems: 10_000 })),
+    folders: t.Optional(t.Array(t.String(), { maxItems: 1_000 })),
+    kinds: t.Optional(t.Array(t.String(), { maxItems: 20 })),
+  },
+  { additionalProperties: false, error: "accept/reject: an object of groups, files, folders, kinds (lists of strings)" },
+);
 
 export const CommitBody = t.Object({
   jobId: t.String({ minLength: 1, error: "jobId: required, a string" }),
-  extractionIds: t.Array(t.String(), { minItems: 1, maxItems: 10_000, error: "extractionIds: required, a non-empty list of extraction ids" }),
+  // May be empty only with an `accept` selection (checked in commit.ts, same 400).
+  extractionIds: t.Array(t.String(), { maxItems: 10_000, error: "extractionIds: required, a list of extraction ids" }),
+  accept: t.Optional(ReviewSelection),
+  reject: t.Optional(ReviewSelection),
+});
+
+export const JobDetailQuery = t.Object({
+  groups: t.Optional(t.String({ description: "true: add reviewGroups (per-group counts and ids)" })),
+  hide: t.Optional(t.String({ description: "comma-separated kind:<kind>, group:<group>, file:<path>, folder:<path>" })),
 });
 
 export const CommitResponse = t.Object({ committed: t.Integer(), documentIds: t.Array(t.String()) });

@@ -3,7 +3,7 @@ import type { Prices } from "../config/config.ts";
 import { release, settle } from "../credits/ledger.ts";
 import { scanCostMicro } from "../credits/prices.ts";
 import { creditsText } from "./estimate.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import type { ScanJobRow } from "./scanJobRow.ts";
 
 /** Model tokens spent refining candidates, at the interaction prices. */

@@ -6,8 +6,9 @@ import { writeTx } from "../db/openDatabase.ts";
 import { estimateScan } from "./estimate.ts";
 import { SCANNER_LIMITS, type ScanStatus } from "./limits.ts";
 import { validateSubmission } from "./manifest.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import type { ScanJobRow } from "./scanJobRow.ts";
+import { findScanJobByKey, insertScanJob } from "./scanJobStore.ts";
 import { signedUploadUrl } from "./uploadSignature.ts";
 
 export interface SubmitResponse {
@@ -44,7 +45,7 @@ function response(ctx: ScannerContext, job: ScanJobRow): SubmitResponse {
 }
 
 function findByKey(ctx: ScannerContext, projectId: string, key: string): ScanJobRow | null {
-  return ctx.db.query<ScanJobRow, [string, string]>("SELECT * FROM scan_jobs WHERE project_id = ? AND idempotency_key = ?").get(projectId, key);
+  return findScanJobByKey(ctx.db, projectId, key);
 }
 
 /**
@@ -73,27 +74,20 @@ export function submitArchive(ctx: ScannerContext, projectId: string, body: unkn
       const existing = findByKey(ctx, projectId, sub.idempotencyKey);
       if (existing) return { job: existing, deduplicated: true };
     }
-    ctx.db
-      .query(
-        `INSERT INTO scan_jobs (id, project_id, status, idempotency_key, manifest, total_size_bytes, user_context, total_files,
-           estimated_micro, reserved_micro, upload_expires_at, created_at, adjustment_message)
-         VALUES (?, ?, 'PENDING_UPLOAD', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        projectId,
-        sub.idempotencyKey,
-        JSON.stringify(sub.files),
-        sub.totalSizeBytes,
-        sub.userContext,
-        sub.files.length,
-        est.estimatedMicro,
-        est.reservedMicro,
-        new Date(now.getTime() + SCANNER_LIMITS.uploadWindowMs).toISOString(),
-        nowIso(ctx),
-        "",
-      );
-    return { job: ctx.db.query<ScanJobRow, [string]>("SELECT * FROM scan_jobs WHERE id = ?").get(id)!, deduplicated: false };
+    const job = insertScanJob(ctx.db, {
+      id,
+      project_id: projectId,
+      idempotency_key: sub.idempotencyKey,
+      manifest: JSON.stringify(sub.files),
+      total_size_bytes: sub.totalSizeBytes,
+      user_context: sub.userContext,
+      total_files: sub.files.length,
+      estimated_micro: est.estimatedMicro,
+      reserved_micro: est.reservedMicro,
+      upload_expires_at: new Date(now.getTime() + SCANNER_LIMITS.uploadWindowMs).toISOString(),
+      created_at: nowIso(ctx),
+    });
+    return { job, deduplicated: false };
   });
   const r = response(ctx, created.job);
   return created.deduplicated ? { ...r, deduplicated: true } : r;

@@ -2,10 +2,11 @@ import { rmSync } from "node:fs";
 import { nowIso } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { SCANNER_LIMITS } from "./limits.ts";
-import type { ScannerContext } from "./scannerContext.ts";
+import type { ScannerContext } from "../core/context.ts";
 import type { ScanJobRow } from "./scanJobRow.ts";
 import { refundReservation } from "./settlement.ts";
 import { deleteUpload, listUploadFiles } from "./uploadStore.ts";
+import { LIVE_STATUSES, confirmedBefore, getScanJob, jobsWithStatus, transition, uploadWindowsClosedBy } from "./scanJobStore.ts";
 
 export const UPLOAD_WINDOW_EXPIRED = "Upload window expired";
 export const CONFIRMED_JOB_EXPIRED =
@@ -13,14 +14,13 @@ export const CONFIRMED_JOB_EXPIRED =
 
 /** PENDING_UPLOAD → FAILED "Upload window expired" (DESIGN.md: 45 min after creation), upload deleted. Nothing was charged. */
 export function failUnconfirmed(ctx: ScannerContext, jobId: string): boolean {
-  const r = ctx.db
-    .query(
-      `UPDATE scan_jobs SET status = 'FAILED', error_message = ?, adjustment_message = 'No credits were charged: the upload was never confirmed.'
-       WHERE id = ? AND status = 'PENDING_UPLOAD'`,
-    )
-    .run(UPLOAD_WINDOW_EXPIRED, jobId);
+  const r = transition(ctx.db, jobId, {
+    from: "PENDING_UPLOAD",
+    to: "FAILED",
+    set: { error_message: UPLOAD_WINDOW_EXPIRED, adjustment_message: "No credits were charged: the upload was never confirmed." },
+  });
   deleteUpload(ctx.config, jobId);
-  return r.changes > 0;
+  return r !== null;
 }
 
 /** The job, with its upload window enforced now rather than at the next sweep. */
@@ -32,11 +32,8 @@ export function withUploadWindow(ctx: ScannerContext, job: ScanJobRow): ScanJobR
 
 /** Every unconfirmed job past its upload window. */
 export function expireUploadWindows(ctx: ScannerContext): number {
-  const due = ctx.db
-    .query<{ id: string }, [string]>("SELECT id FROM scan_jobs WHERE status = 'PENDING_UPLOAD' AND upload_expires_at <= ?")
-    .all(nowIso(ctx));
   let n = 0;
-  for (const { id } of due) if (failUnconfirmed(ctx, id)) n++;
+  for (const id of uploadWindowsClosedBy(ctx.db, nowIso(ctx))) if (failUnconfirmed(ctx, id)) n++;
   return n;
 }
 
@@ -47,21 +44,24 @@ export function expireUploadWindows(ctx: ScannerContext): number {
  */
 export function expireConfirmedJobs(ctx: ScannerContext): number {
   const cutoff = new Date(ctx.clock.now().getTime() - SCANNER_LIMITS.confirmedExpiryMs).toISOString();
-  const due = ctx.db
-    .query<ScanJobRow, [string]>("SELECT * FROM scan_jobs WHERE status IN ('QUEUED', 'PROCESSING') AND confirmed_at <= ?")
-    .all(cutoff);
+  const due = confirmedBefore(ctx.db, cutoff);
   let n = 0;
   for (const job of due) {
     const done = writeTx(ctx.db, () => {
-      const now = ctx.db.query<{ status: string }, [string]>("SELECT status FROM scan_jobs WHERE id = ?").get(job.id);
+      const now = getScanJob(ctx.db, job.id);
       if (!now || (now.status !== "QUEUED" && now.status !== "PROCESSING")) return false;
       const refund = refundReservation(ctx, job);
-      ctx.db
-        .query(
-          `UPDATE scan_jobs SET status = 'FAILED', error_message = ?, completed_at = ?, actual_micro = 0,
-             credit_adjustment_micro = ?, adjustment_message = ? WHERE id = ?`,
-        )
-        .run(CONFIRMED_JOB_EXPIRED, nowIso(ctx), refund.refundedMicro, refund.message, job.id);
+      transition(ctx.db, job.id, {
+        from: now.status,
+        to: "FAILED",
+        set: {
+          error_message: CONFIRMED_JOB_EXPIRED,
+          completed_at: nowIso(ctx),
+          actual_micro: 0,
+          credit_adjustment_micro: refund.refundedMicro,
+          adjustment_message: refund.message,
+        },
+      });
       return true;
     });
     if (done) {
@@ -74,12 +74,7 @@ export function expireConfirmedJobs(ctx: ScannerContext): number {
 
 /** Archives and partial uploads of jobs that no longer need them (ended, or deleted with their project). */
 export function removeOrphanUploads(ctx: ScannerContext): number {
-  const live = new Set(
-    ctx.db
-      .query<{ id: string }, []>("SELECT id FROM scan_jobs WHERE status IN ('PENDING_UPLOAD', 'QUEUED', 'PROCESSING')")
-      .all()
-      .map((r) => r.id),
-  );
+  const live = new Set(jobsWithStatus(ctx.db, LIVE_STATUSES).map((r) => r.id));
   let n = 0;
   for (const f of listUploadFiles(ctx.config)) {
     if (live.has(f.jobId)) continue;

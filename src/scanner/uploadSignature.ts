@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../core/clock.ts";
 import type { Db } from "../db/openDatabase.ts";
-import { readMeta } from "../admin/adminToken.ts";
+import { insertMetaIfAbsent, readMeta } from "../db/metaStore.ts";
 import { writeTx } from "../db/openDatabase.ts";
 
 const SECRET_KEY = "scanner_upload_secret";
@@ -10,8 +10,7 @@ const SECRET_KEY = "scanner_upload_secret";
 export function uploadSecret(db: Db): Buffer {
   let hex = readMeta(db, SECRET_KEY);
   if (!hex) {
-    // INSERT OR IGNORE: two processes creating it at once agree on the first one.
-    writeTx(db, () => db.query("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)").run(SECRET_KEY, randomBytes(32).toString("hex")));
+    writeTx(db, () => insertMetaIfAbsent(db, SECRET_KEY, randomBytes(32).toString("hex")));
     hex = readMeta(db, SECRET_KEY)!;
   }
   return Buffer.from(hex, "hex");

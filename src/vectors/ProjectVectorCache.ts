@@ -1,4 +1,4 @@
-import type { ChunkRow } from "./VectorStore.ts";
+import type { ChunkRow } from "./rows.ts";
 
 interface DocumentVectors {
   rows: ChunkRow[];

@@ -1,104 +1,36 @@
 import * as lancedb from "@lancedb/lancedb";
-import type { Connection, Table } from "@lancedb/lancedb";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import type { Connection } from "@lancedb/lancedb";
+import { mkdir } from "node:fs/promises";
 import type { Embedder } from "./Embedder.ts";
 import { Mutex, ReadWriteLock } from "./Mutex.ts";
 import { reciprocalRankFusion } from "./rrf.ts";
-import { CHUNK_COLUMNS, MEMORY_COLUMNS, chunkSchema, memorySchema, toArrowTable, toStringArray } from "./schemas.ts";
+import { CHUNK_COLUMNS, MEMORY_COLUMNS } from "./schemas.ts";
 import { documentFilter, idsFilter, loreFilter, memoryFilter, projectFilter } from "./filters.ts";
 import { ProjectVectorCache } from "./ProjectVectorCache.ts";
+import { OptimizePolicy } from "./OptimizePolicy.ts";
+import type { ChunkRow, LoreHit, MemoryRow } from "./rows.ts";
+import { chunkRecord, memoryRecord, toChunkRow, toMemoryRow, type Raw } from "./vectorRecords.ts";
+import {
+  TABLE_RE,
+  allIds,
+  asData,
+  createGeneration,
+  documentKey,
+  openGeneration,
+  optimizeTable,
+  readMeta,
+  tableName,
+  vectorsFor,
+  writeMeta,
+  type Generation,
+  type Kind,
+  type PreEmbedded,
+} from "./generation.ts";
 
-export interface ChunkRow {
-  id: string;
-  projectId: string;
-  documentId: string;
-  documentName: string;
-  chunkIndex: number;
-  text: string;
-  tags: string[];
-  locationId: string | null;
-}
-
-export interface LoreHit extends ChunkRow {
-  /** Reciprocal-rank-fusion score (higher is better; at most 2/61). */
-  score: number;
-  /** 1-based rank in the vector results, null if absent from them. */
-  vectorRank: number | null;
-  /** 1-based rank in the full-text (BM25) results, null if absent from them. */
-  textRank: number | null;
-}
-
-export interface MemoryRow {
-  id: string;
-  projectId: string;
-  entityMindId: string;
-  playerId: string;
-  text: string;
-  importance: number;
-  topics: string[];
-  createdAt: string;
-}
-
-type Kind = "chunks" | "memories";
-
-/** One set of tables built by one embedder. A re-embed builds generation n+1 beside n, then swaps. */
-interface Generation {
-  gen: number;
-  chunks: Table;
-  memories: Table;
-  embedderId: string;
-  dims: number;
-  /** null when the tables were built by an embedder this process does not have ("stale"). */
-  embedder: Embedder | null;
-  /** Searches in flight; the old generation is dropped only once they finish. */
-  readers: number;
-  /**
-   * A hybrid search is two queries; a chunk commit landing between them would let the
-   * fused result mix two versions of a document. Searches share this gate, chunk commits
-   * take it exclusively (commit only: embedding happens outside).
-   */
-  chunkGate: ReadWriteLock;
-  /**
-   * (projectId, documentId) pairs that have chunks in this generation. This process is the
-   * only writer, so the set is exact; it lets a first-time index skip the delete (a delete
-   * costs ~20 ms even when it matches nothing, about as much as the write itself).
-   */
-  documents: Set<string>;
-  /**
-   * Per project, the chunk vectors in memory for the vector half of a search (see
-   * ProjectVectorCache); loaded at a project's first search, kept in step by every write.
-   */
-  vectorCache: Map<string, ProjectVectorCache>;
-}
-
-interface Meta {
-  format: 1;
-  generation: number;
-  embedderId: string;
-  dims: number;
-}
-
-const META_FILE = "lorehold-vectors.json";
-const tableName = (kind: Kind, gen: number) => `${kind}_g${gen}`;
-const TABLE_RE = /^(chunks|memories)_g(\d+)$/;
+export type { ChunkRow, LoreHit, MemoryRow };
 
 /** Candidates taken from each of the two searches before fusion. */
 const candidatesFor = (k: number) => Math.min(Math.max(k * 4, 20), 200);
-
-// Index upkeep. Appends land in new fragments that no index covers yet; LanceDB still
-// searches them (a flat scan — verified for FTS and scalar filters), so correctness never
-// waits for optimize(). optimize() compacts fragments and folds new rows into the FTS and
-// scalar indexes, but its compaction rewrites the whole table while it is under LanceDB's
-// 1M-row fragment target (not configurable from JS): ~1.5 s at 30k rows, ~7 s at 50k. So it
-// runs once writes go quiet, and during a long burst only after the table has grown by a
-// quarter (at least 2,000 rows): total upkeep stays proportional to the rows written.
-const OPTIMIZE_IDLE_MS = 2_000;
-const OPTIMIZE_GROWTH = 0.25;
-const OPTIMIZE_MIN_ROWS = 2_000;
-// Versions a search might still be reading are kept this long after they stop being current
-// (searches take milliseconds; a longer window only keeps compacted-away files on disk).
-const KEEP_OLD_VERSIONS_MS = 60_000;
 
 /** Rows per batch when copying into a new generation. */
 const REEMBED_BATCH = 256;
@@ -124,18 +56,14 @@ const REEMBED_BATCH = 256;
  * without vectors, until `reembedAll(embedder)` rebuilds it.
  */
 export class VectorStore {
-  private readonly locks: Record<Kind, Mutex> = { chunks: new Mutex(), memories: new Mutex() };
+  readonly locks: Record<Kind, Mutex> = { chunks: new Mutex(), memories: new Mutex() };
   /** During reembedAll: the generation being built; every write goes to it too. */
   private pending: Generation | null = null;
   private readonly cacheLoads = new Map<string, Promise<ProjectVectorCache>>();
   private reembedding = false;
-  private closing = false;
-  private closed = false;
-  /** Rows written since the last optimize, and the table size then: drives the upkeep policy above. */
-  private rowsSinceOptimize: Record<Kind, number> = { chunks: 0, memories: 0 };
-  private rowsAtOptimize: Record<Kind, number> = { chunks: 0, memories: 0 };
-  private optimizeTimer: Record<Kind, ReturnType<typeof setTimeout> | null> = { chunks: null, memories: null };
-  private optimizing: Record<Kind, Promise<void> | null> = { chunks: null, memories: null };
+  closing = false;
+  closed = false;
+  private readonly upkeep = new OptimizePolicy(this);
 
   private constructor(
     private readonly dir: string,
@@ -164,7 +92,7 @@ export class VectorStore {
       if (m && Number(m[2]) !== active.gen) await db.dropTable(name);
     }
     const store = new VectorStore(dir, db, active);
-    store.rowsAtOptimize = { chunks: await active.chunks.countRows(), memories: await active.memories.countRows() };
+    await store.upkeep.measure(active);
     return store;
   }
 
@@ -211,7 +139,7 @@ export class VectorStore {
         g.documents.add(docKey);
       }
     });
-    this.noteCommit("chunks", rows.length);
+    this.upkeep.noteCommit("chunks", rows.length);
   }
 
   async deleteDocument(projectId: string, documentId: string): Promise<void> {
@@ -226,7 +154,7 @@ export class VectorStore {
         g.documents.delete(documentKey(projectId, documentId));
       }
     });
-    this.noteCommit("chunks");
+    this.upkeep.noteCommit("chunks");
   }
 
   async deleteProject(projectId: string): Promise<void> {
@@ -245,7 +173,7 @@ export class VectorStore {
           } else await g.memories.delete(where);
         }
       });
-      this.noteCommit(kind);
+      this.upkeep.noteCommit(kind);
     }
   }
 
@@ -371,7 +299,7 @@ export class VectorStore {
         await g.memories.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
       }
     });
-    this.noteCommit("memories", rows.length);
+    this.upkeep.noteCommit("memories", rows.length);
   }
 
   async deleteMemories(filter: { projectId: string; playerId?: string; entityMindId?: string; ids?: string[] }): Promise<void> {
@@ -381,7 +309,7 @@ export class VectorStore {
     await this.locks.memories.run(async () => {
       for (const g of this.writeTargets()) await g.memories.delete(where);
     });
-    this.noteCommit("memories");
+    this.upkeep.noteCommit("memories");
   }
 
   /** Memories of this player with this mind, most similar to `query` first; score is cosine similarity. */
@@ -457,7 +385,7 @@ export class VectorStore {
         await writeMeta(this.dir, { format: 1, generation: target.gen, embedderId: target.embedderId, dims: target.dims });
         this.active = target;
         this.pending = null;
-        this.rowsAtOptimize = { chunks: await target.chunks.countRows(), memories: await target.memories.countRows() };
+        await this.upkeep.measure(target);
       });
     } catch (e) {
       if (next) {
@@ -533,11 +461,11 @@ export class VectorStore {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true; // new calls are refused; a running reembedAll stops at its next batch
-    this.clearOptimizeTimers();
-    await Promise.all([this.optimizing.chunks, this.optimizing.memories]);
+    this.upkeep.clearTimers();
+    await this.upkeep.idle();
     await this.locks.chunks.idle();
     await this.locks.memories.idle();
-    this.clearOptimizeTimers();
+    this.upkeep.clearTimers();
     this.closed = true;
     for (const g of [this.active, this.pending]) {
       if (!g) continue;
@@ -553,16 +481,14 @@ export class VectorStore {
     if (this.closing) throw new Error("VectorStore is closed");
   }
 
-  private clearOptimizeTimers(): void {
-    for (const kind of ["chunks", "memories"] as const) {
-      const t = this.optimizeTimer[kind];
-      if (t) clearTimeout(t);
-      this.optimizeTimer[kind] = null;
-    }
+  /** @internal the generations a write goes to (the active one, and a re-embed's new one). */
+  writeTargets(): Generation[] {
+    return this.pending ? [this.active, this.pending] : [this.active];
   }
 
-  private writeTargets(): Generation[] {
-    return this.pending ? [this.active, this.pending] : [this.active];
+  /** @internal */
+  activeGeneration(): Generation {
+    return this.active;
   }
 
   private acquire(): Generation {
@@ -581,198 +507,10 @@ export class VectorStore {
     return e ? { embedderId: e.id, vectors: await e.embed(texts) } : null;
   }
 
-  private noteCommit(kind: Kind, rows = 1): void {
-    if (this.closing) return;
-    this.rowsSinceOptimize[kind] += rows;
-    const t = this.optimizeTimer[kind];
-    if (t) clearTimeout(t);
-    this.optimizeTimer[kind] = null;
-    if (this.rowsSinceOptimize[kind] >= Math.max(OPTIMIZE_MIN_ROWS, OPTIMIZE_GROWTH * this.rowsAtOptimize[kind])) {
-      void this.runOptimize(kind);
-    } else {
-      const timer = setTimeout(() => void this.runOptimize(kind), OPTIMIZE_IDLE_MS);
-      (timer as { unref?: () => void }).unref?.();
-      this.optimizeTimer[kind] = timer;
-    }
-  }
-
-  private runOptimize(kind: Kind): Promise<void> {
-    this.optimizeTimer[kind] = null;
-    if (this.optimizing[kind]) return this.optimizing[kind]!;
-    this.rowsSinceOptimize[kind] = 0;
-    const p = this.locks[kind]
-      .run(async () => {
-        if (this.closed) return;
-        for (const g of this.writeTargets()) await optimizeTable(g[kind]);
-        this.rowsAtOptimize[kind] = await this.active[kind].countRows();
-      })
-      .catch((e) => console.error(`lorehold: optimizing the ${kind} vector table failed:`, e))
-      .finally(() => {
-        this.optimizing[kind] = null;
-      });
-    this.optimizing[kind] = p;
-    return p;
-  }
-
   /** Test and bench hook: fold pending writes into the indexes now. */
   async optimizeNow(): Promise<void> {
     this.assertOpen();
-    await this.runOptimize("chunks");
-    await this.runOptimize("memories");
+    await this.upkeep.run("chunks");
+    await this.upkeep.run("memories");
   }
-}
-
-interface PreEmbedded {
-  embedderId: string;
-  vectors: Float32Array[];
-}
-
-async function vectorsFor(g: Generation, texts: string[], pre: PreEmbedded | null): Promise<Float32Array[] | null> {
-  if (!g.embedder) return null;
-  if (pre && pre.embedderId === g.embedder.id) return pre.vectors;
-  return g.embedder.embed(texts);
-}
-
-/** Set key of a document; NUL cannot occur in ids (sqlString refuses it), so the pair is unambiguous. */
-function documentKey(projectId: string, documentId: string): string {
-  return `${projectId}\u0000${documentId}`;
-}
-
-function asData(g: Generation, kind: Kind, records: Record<string, unknown>[]) {
-  return toArrowTable(kind === "chunks" ? chunkSchema(g.dims) : memorySchema(g.dims), records) ?? records;
-}
-
-async function optimizeTable(t: Table): Promise<void> {
-  await t.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_OLD_VERSIONS_MS) });
-}
-
-async function allIds(t: Table): Promise<string[]> {
-  const rows = await t.query().select(["id"]).toArray();
-  return rows.map((r) => String(r.id));
-}
-
-async function createGeneration(db: Connection, gen: number, embedderId: string, dims: number, embedder: Embedder | null): Promise<Generation> {
-  // Drop-then-create rather than mode "overwrite", which logs a warning for every new table.
-  const existing = new Set(await db.tableNames());
-  for (const kind of ["chunks", "memories"] as const) if (existing.has(tableName(kind, gen))) await db.dropTable(tableName(kind, gen));
-  const chunks = await db.createEmptyTable(tableName("chunks", gen), chunkSchema(dims));
-  // Scalar indexes make the projectId/tags prefilter an index lookup instead of a scan
-  // (vector search on 30k rows: ~50 ms → ~13 ms); id speeds up merge-inserts and re-embed copies.
-  await chunks.createIndex("id", { config: lancedb.Index.btree() });
-  await chunks.createIndex("projectId", { config: lancedb.Index.btree() });
-  await chunks.createIndex("documentId", { config: lancedb.Index.btree() });
-  await chunks.createIndex("tags", { config: lancedb.Index.labelList() });
-  await chunks.createIndex("text", { config: lancedb.Index.fts() });
-  const memories = await db.createEmptyTable(tableName("memories", gen), memorySchema(dims));
-  await memories.createIndex("id", { config: lancedb.Index.btree() });
-  await memories.createIndex("projectId", { config: lancedb.Index.btree() });
-  await memories.createIndex("playerId", { config: lancedb.Index.btree() });
-  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0, chunkGate: new ReadWriteLock(), documents: new Set(), vectorCache: new Map() };
-}
-
-async function openGeneration(db: Connection, meta: Meta, embedder: Embedder | null): Promise<Generation> {
-  const names = new Set(await db.tableNames());
-  if (!names.has(tableName("chunks", meta.generation)) || !names.has(tableName("memories", meta.generation))) {
-    // The metadata survived but the tables did not (deleted by hand?): start empty rather than refuse to boot.
-    console.error(`lorehold: vector tables of generation ${meta.generation} are missing; starting with empty ones`);
-    return createGeneration(db, meta.generation, meta.embedderId, meta.dims, embedder);
-  }
-  const chunks = await db.openTable(tableName("chunks", meta.generation));
-  const documents = new Set<string>();
-  for await (const batch of chunks.query().select(["projectId", "documentId"])) {
-    const p = batch.getChild("projectId")!;
-    const d = batch.getChild("documentId")!;
-    for (let i = 0; i < batch.numRows; i++) documents.add(documentKey(String(p.get(i)), String(d.get(i))));
-  }
-  return {
-    gen: meta.generation,
-    chunks,
-    memories: await db.openTable(tableName("memories", meta.generation)),
-    embedderId: meta.embedderId,
-    dims: meta.dims,
-    embedder,
-    readers: 0,
-    chunkGate: new ReadWriteLock(),
-    documents,
-    vectorCache: new Map(),
-  };
-}
-
-async function readMeta(dir: string): Promise<Meta | null> {
-  let text: string;
-  try {
-    text = await readFile(join(dir, META_FILE), "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
-  const m = JSON.parse(text) as Meta;
-  if (m.format !== 1 || !Number.isInteger(m.generation) || typeof m.embedderId !== "string" || !Number.isInteger(m.dims)) {
-    throw new Error(`Unreadable vector store metadata in ${join(dir, META_FILE)}`);
-  }
-  return m;
-}
-
-/** Write-then-rename: the swap to a new generation is a single atomic step on disk. */
-async function writeMeta(dir: string, meta: Meta): Promise<void> {
-  const path = join(dir, META_FILE);
-  await writeFile(`${path}.tmp`, JSON.stringify(meta, null, 2) + "\n");
-  await rename(`${path}.tmp`, path);
-}
-
-function chunkRecord(r: ChunkRow, vector: Float32Array | null): Record<string, unknown> {
-  return {
-    id: r.id,
-    projectId: r.projectId,
-    documentId: r.documentId,
-    documentName: r.documentName,
-    chunkIndex: r.chunkIndex,
-    text: r.text,
-    tags: [...r.tags],
-    locationId: r.locationId ?? null,
-    vector,
-  };
-}
-
-function memoryRecord(r: MemoryRow, vector: Float32Array | null): Record<string, unknown> {
-  return {
-    id: r.id,
-    projectId: r.projectId,
-    entityMindId: r.entityMindId,
-    playerId: r.playerId,
-    text: r.text,
-    importance: r.importance,
-    topics: [...r.topics],
-    createdAt: r.createdAt,
-    vector,
-  };
-}
-
-// biome-ignore lint: rows from LanceDB are untyped records
-type Raw = Record<string, any>;
-
-function toChunkRow(r: Raw): ChunkRow {
-  return {
-    id: String(r.id),
-    projectId: String(r.projectId),
-    documentId: String(r.documentId),
-    documentName: String(r.documentName),
-    chunkIndex: Number(r.chunkIndex),
-    text: String(r.text),
-    tags: toStringArray(r.tags),
-    locationId: r.locationId == null ? null : String(r.locationId),
-  };
-}
-
-function toMemoryRow(r: Raw): MemoryRow {
-  return {
-    id: String(r.id),
-    projectId: String(r.projectId),
-    entityMindId: String(r.entityMindId),
-    playerId: String(r.playerId),
-    text: String(r.text),
-    importance: Number(r.importance),
-    topics: toStringArray(r.topics),
-    createdAt: String(r.createdAt),
-  };
 }

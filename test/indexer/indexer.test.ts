@@ -61,7 +61,7 @@ describe("the indexer job", () => {
   test("a document left PROCESSING by a crash is re-queued at boot", async () => {
     const d = createDocument(t.app.ctx, pid, { name: "Crash", content: "Half done.", tags: ["history"] });
     t.app.db.query("UPDATE documents SET status = 'PROCESSING' WHERE id = ?").run(d.id);
-    const { requeueInterrupted } = await import("../../src/lore/indexer/documentIndexState.ts");
+    const { requeueInterrupted } = await import("../../src/lore/documents/documentStore.ts");
     expect(requeueInterrupted(t.app.ctx)).toBe(1);
     await run();
     expect(status(d.id)).toBe("COMPLETED");

@@ -7,7 +7,7 @@ import { createMind } from "../../src/lore/minds/writeMinds.ts";
 import { createRelationshipType } from "../../src/lore/relationships/writeRelationshipTypes.ts";
 import { createRelationship } from "../../src/lore/relationships/writeRelationships.ts";
 import { createDocument } from "../../src/lore/documents/writeDocuments.ts";
-import { claimPendingDocument, completeDocument } from "../../src/lore/indexer/documentIndexState.ts";
+import { claimPendingDocument, completeDocument } from "../../src/lore/documents/documentStore.ts";
 import type { ManualClock } from "../../src/core/clock.ts";
 
 /** Indexes every PENDING document into SQLite chunks (paragraph split), without vectors. */

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../app/App.ts";
+import type { AppContext } from "../../core/context.ts";
 import { ErrorBody } from "../../http/commonSchemas.ts";
 import { erasePlayer, exportPlayerData, listMemories } from "../../npc/memory/memoryAdmin.ts";
 import { projectParam } from "../adminGuard.ts";

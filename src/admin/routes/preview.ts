@@ -1,11 +1,12 @@
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../app/App.ts";
+import type { AppContext } from "../../core/context.ts";
 import { ApiError } from "../../core/errors.ts";
 import { interactionCostMicro, microToCredits } from "../../credits/prices.ts";
 import { prepareTurn, tokenCounter } from "../../npc/prepareTurn.ts";
 import { validateInteract } from "../../npc/validateInteract.ts";
 import { projectParam } from "../adminGuard.ts";
 import { adminDetail } from "./crud.ts";
+import { readJsonBody } from "../../http/readJsonBody.ts";
 
 /**
  * The retrieval trace: what the model would see for this request and why,
@@ -17,15 +18,9 @@ export function previewRoutes(ctx: AppContext) {
     "/projects/:projectId/interact-preview",
     async ({ params, request }) => {
       const projectId = projectParam(ctx, params.projectId);
-      let raw: unknown;
-      try {
-        raw = JSON.parse(await request.text());
-      } catch {
-        throw new ApiError(400, "Invalid request", { details: ["body: malformed JSON"] });
-      }
-      const req = validateInteract(raw);
+      const req = validateInteract(await readJsonBody(request));
       const p = await prepareTurn(ctx, projectId, req);
-      const promptTokens = ctx.llm ? ctx.llm.countChatTokens(p.messages) : p.messages.reduce((n, m) => n + tokenCounter(ctx)(m.content) + 8, 0);
+      const promptTokens = ctx.generation ? ctx.generation.countChatTokens(p.messages) : p.messages.reduce((n, m) => n + tokenCounter(ctx)(m.content) + 8, 0);
       const newIds = new Set(p.newLore.map((l) => l.chunkId));
       const earlier = p.history.flatMap((m) => m.notes?.lore ?? []).filter((l) => !newIds.has(l.chunkId));
       return {

@@ -2,14 +2,12 @@ import { resolveProject } from "../../projects/projectService.ts";
 import type { ServiceContext } from "../../core/context.ts";
 import { erasePlayerRows, exportPlayerData, listMemories } from "../../npc/memory/memoryAdmin.ts";
 import { optionalFlag, requireFlag } from "../args.ts";
+import { mindIdByIdOrKey } from "../../lore/minds/mindStore.ts";
 import type { Command } from "../cliTypes.ts";
 
 /** A mind by id or by its key in the project; an unknown value is used as given (it then matches nothing). */
 function resolveMindId(ctx: ServiceContext, projectId: string, idOrKey: string): string {
-  const row = ctx.db
-    .query<{ id: string }, [string, string, string, string]>("SELECT id FROM entity_minds WHERE project_id = ? AND (id = ? OR key = ?) ORDER BY id = ? DESC LIMIT 1")
-    .get(projectId, idOrKey, idOrKey, idOrKey);
-  return row?.id ?? idOrKey;
+  return mindIdByIdOrKey(ctx.db, projectId, idOrKey) ?? idOrKey;
 }
 
 const memoriesListCommand: Command = {

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.ts";
+import type { Migration } from "./migration.ts";
 
 /** The whole v1 schema. Ids are opaque prefixed strings; timestamps ISO-8601 UTC text. */
 export const initial: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.ts";
+import type { Migration } from "./migration.ts";
 
 /**
  * Scanner bookkeeping beyond 001 (issue 5):

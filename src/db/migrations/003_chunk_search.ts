@@ -1,4 +1,4 @@
-import type { Migration } from "./index.ts";
+import type { Migration } from "./migration.ts";
 
 /**
  * Full-text (BM25) index over the lore chunks in SQLite: the text half of

@@ -1,11 +1,10 @@
 import { initial } from "./001_initial.ts";
 import { scanner } from "./002_scanner.ts";
 import { chunkSearch } from "./003_chunk_search.ts";
+import { scanReview } from "./004_scan_review.ts";
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from "./migration.ts";
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch];
+export type { Migration };
+
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview];

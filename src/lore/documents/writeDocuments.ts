@@ -5,6 +5,10 @@ import { sameMembers } from "../../core/sameMembers.ts";
 import { writeTx } from "../../db/openDatabase.ts";
 import { resolveTagNames } from "../tags/writeTags.ts";
 import { LIMITS, Problems } from "../validate/fields.ts";
+import { locationExists } from "../locations/locationStore.ts";
+import { deleteDocumentRow, documentValues, insertDocumentRow, setDocumentTags, updateDocumentRow, type DocumentValues } from "./documentStore.ts";
+
+export type { DocumentValues };
 
 export interface DocumentInput {
   key?: unknown;
@@ -12,15 +16,6 @@ export interface DocumentInput {
   content?: unknown;
   tags?: unknown;
   locationId?: unknown;
-}
-
-/** A document's values in database terms. */
-export interface DocumentValues {
-  key: string | null;
-  name: string;
-  content: string;
-  tagIds: string[];
-  locationId: string | null;
 }
 
 function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput, base?: DocumentValues): DocumentValues {
@@ -41,7 +36,7 @@ function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput,
   }
   if (input.locationId !== undefined) {
     if (input.locationId === null) n.locationId = null;
-    else if (typeof input.locationId !== "string" || !ctx.db.query("SELECT 1 FROM locations WHERE id = ? AND project_id = ?").get(input.locationId, projectId)) {
+    else if (typeof input.locationId !== "string" || !locationExists(ctx.db, projectId, input.locationId)) {
       p.add("locationId", "no such location in this project");
     } else n.locationId = input.locationId;
   }
@@ -58,14 +53,7 @@ export function createDocument(ctx: ServiceContext, projectId: string, input: Do
 }
 
 export function insertDocument(ctx: ServiceContext, projectId: string, id: string, n: DocumentValues): void {
-  const now = nowIso(ctx);
-  ctx.db
-    .query(
-      `INSERT INTO documents (id, project_id, key, name, content, status, location_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
-    )
-    .run(id, projectId, n.key, n.name, n.content, n.locationId, now, now);
-  setDocumentTags(ctx, id, n.tagIds);
+  insertDocumentRow(ctx.db, projectId, id, n, nowIso(ctx));
 }
 
 
@@ -83,21 +71,9 @@ export function saveDocument(ctx: ServiceContext, projectId: string, id: string,
   const tagsChanged = !sameMembers(n.tagIds, before.tagIds);
   const reindex = n.content !== before.content || n.name !== before.name || n.locationId !== before.locationId || tagsChanged;
   if (!reindex && n.key === before.key) return false;
-  ctx.db
-    .query(
-      `UPDATE documents SET key = ?, name = ?, content = ?, location_id = ?, updated_at = ?,
-         status = CASE WHEN ? THEN 'PENDING' ELSE status END, index_version = index_version + ?
-       WHERE id = ?`,
-    )
-    .run(n.key, n.name, n.content, n.locationId, nowIso(ctx), reindex ? 1 : 0, reindex ? 1 : 0, id);
-  if (tagsChanged) setDocumentTags(ctx, id, n.tagIds);
+  updateDocumentRow(ctx.db, id, n, reindex, nowIso(ctx));
+  if (tagsChanged) setDocumentTags(ctx.db, id, n.tagIds);
   return true;
-}
-
-function setDocumentTags(ctx: ServiceContext, id: string, tagIds: string[]): void {
-  ctx.db.query("DELETE FROM document_tags WHERE document_id = ?").run(id);
-  const ins = ctx.db.query("INSERT INTO document_tags (document_id, tag_id) VALUES (?, ?)");
-  for (const t of tagIds) ins.run(id, t);
 }
 
 /** Any edit of content, tags or location re-queues the document for indexing. */
@@ -109,20 +85,11 @@ export function updateDocument(ctx: ServiceContext, projectId: string, id: strin
 }
 
 export function deleteDocument(ctx: ServiceContext, projectId: string, id: string): void {
-  const r = ctx.db.query("DELETE FROM documents WHERE id = ? AND project_id = ?").run(id, projectId);
-  if (r.changes === 0) throw notFound("Document");
+  if (!deleteDocumentRow(ctx.db, projectId, id)) throw notFound("Document");
 }
 
 function loadDocumentValues(ctx: ServiceContext, projectId: string, id: string): DocumentValues {
-  const r = ctx.db
-    .query<{ key: string | null; name: string; content: string; location_id: string | null }, [string, string]>(
-      "SELECT key, name, content, location_id FROM documents WHERE id = ? AND project_id = ?",
-    )
-    .get(id, projectId);
-  if (!r) throw notFound("Document");
-  const tagIds = ctx.db
-    .query<{ tag_id: string }, [string]>("SELECT tag_id FROM document_tags WHERE document_id = ?")
-    .all(id)
-    .map((t) => t.tag_id);
-  return { key: r.key, name: r.name, content: r.content, tagIds, locationId: r.location_id };
+  const v = documentValues(ctx.db, projectId, id);
+  if (!v) throw notFound("Document");
+  return v;
 }

@@ -3,7 +3,7 @@ import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../ops/logger.ts";
 import type { VectorStore } from "../../vectors/VectorStore.ts";
 import { chunkText } from "../chunker.ts";
-import { claimPendingDocument, clearTombstone, completeDocument, failDocument, takeTombstones } from "./documentIndexState.ts";
+import { claimPendingDocument, clearTombstone, completeDocument, failDocument, takeTombstones } from "../documents/documentStore.ts";
 
 export interface IndexerContext extends ServiceContext {
   vectors: VectorStore;

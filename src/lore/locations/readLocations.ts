@@ -1,4 +1,5 @@
 import type { ServiceContext } from "../../core/context.ts";
+import { locationsWithCounts } from "./locationStore.ts";
 
 export interface LocationView {
   id: string;
@@ -11,28 +12,9 @@ export interface LocationView {
   updatedAt: string;
 }
 
-interface LocationRow {
-  id: string;
-  name: string;
-  description: string | null;
-  document_id: string | null;
-  document_name: string | null;
-  mind_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
 /** GET /lore/locations: ordered by name. */
 export function readLocations(ctx: ServiceContext, projectId: string): LocationView[] {
-  return ctx.db
-    .query<LocationRow, [string]>(
-      `SELECT l.id, l.name, l.description, l.document_id, d.name AS document_name, l.created_at, l.updated_at,
-              (SELECT COUNT(*) FROM entity_minds m WHERE m.location_id = l.id) AS mind_count
-       FROM locations l LEFT JOIN documents d ON d.id = l.document_id
-       WHERE l.project_id = ? ORDER BY l.name COLLATE NOCASE, l.name, l.id`,
-    )
-    .all(projectId)
-    .map((r) => ({
+  return locationsWithCounts(ctx.db, projectId).map((r) => ({
       id: r.id,
       name: r.name,
       description: r.description,

@@ -2,6 +2,8 @@ import { notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { LIMITS, Problems } from "../validate/fields.ts";
+import { deleteLocationRow, insertLocation, locationById, updateLocationRow } from "./locationStore.ts";
+import { documentExists } from "../documents/documentStore.ts";
 
 export interface LocationInput {
   key?: unknown;
@@ -12,7 +14,7 @@ export interface LocationInput {
 
 function checkDocument(ctx: ServiceContext, projectId: string, p: Problems, v: unknown): string | null | undefined {
   if (v === undefined || v === null) return v as null | undefined;
-  if (typeof v !== "string" || !ctx.db.query("SELECT 1 FROM documents WHERE id = ? AND project_id = ?").get(v, projectId)) {
+  if (typeof v !== "string" || !documentExists(ctx.db, projectId, v)) {
     p.add("documentId", "no such document in this project");
     return undefined;
   }
@@ -28,34 +30,22 @@ export function createLocation(ctx: ServiceContext, projectId: string, input: Lo
   p.throwIfAny();
   const id = newId("loc");
   const now = nowIso(ctx);
-  ctx.db
-    .query(
-      `INSERT INTO locations (id, project_id, key, name, description, document_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(id, projectId, key, name!, description, documentId, now, now);
+  insertLocation(ctx.db, projectId, id, { key, name: name!, description, documentId }, now);
   return { id };
 }
 
 export function updateLocation(ctx: ServiceContext, projectId: string, id: string, input: LocationInput): { id: string } {
-  const row = ctx.db
-    .query<{ name: string; description: string | null; document_id: string | null }, [string, string]>(
-      "SELECT name, description, document_id FROM locations WHERE id = ? AND project_id = ?",
-    )
-    .get(id, projectId);
+  const row = locationById(ctx.db, projectId, id);
   if (!row) throw notFound("Location");
   const p = new Problems();
   const name = input.name === undefined ? row.name : p.requiredString("name", input.name, LIMITS.name);
   const description = input.description === undefined ? row.description : (p.optionalString("description", input.description, LIMITS.text) ?? null);
-  const documentId = input.documentId === undefined ? row.document_id : (checkDocument(ctx, projectId, p, input.documentId) ?? null);
+  const documentId = input.documentId === undefined ? row.documentId : (checkDocument(ctx, projectId, p, input.documentId) ?? null);
   p.throwIfAny();
-  ctx.db
-    .query("UPDATE locations SET name = ?, description = ?, document_id = ?, updated_at = ? WHERE id = ?")
-    .run(name!, description, documentId, nowIso(ctx), id);
+  updateLocationRow(ctx.db, id, { key: row.key, name: name!, description, documentId }, nowIso(ctx));
   return { id };
 }
 
 export function deleteLocation(ctx: ServiceContext, projectId: string, id: string): void {
-  const r = ctx.db.query("DELETE FROM locations WHERE id = ? AND project_id = ?").run(id, projectId);
-  if (r.changes === 0) throw notFound("Location");
+  if (!deleteLocationRow(ctx.db, projectId, id)) throw notFound("Location");
 }

@@ -7,6 +7,8 @@ import { writeTx } from "../../db/openDatabase.ts";
 import { resolveTagNames } from "../tags/writeTags.ts";
 import { isPlainObject, LIMITS, Problems } from "../validate/fields.ts";
 import { VERBOSITY_TOKENS, type StoredResponseConfig } from "./responseConfig.ts";
+import { deleteMindRow, insertMindRow, mindRecord, setMindTags, updateMindRow } from "./mindStore.ts";
+import { locationExists } from "../locations/locationStore.ts";
 
 export interface MindInput {
   key?: unknown;
@@ -83,7 +85,7 @@ function normalise(ctx: ServiceContext, projectId: string, input: MindInput, bas
   };
   if (input.locationId !== undefined) {
     if (input.locationId === null) n.locationId = null;
-    else if (typeof input.locationId !== "string" || !ctx.db.query("SELECT 1 FROM locations WHERE id = ? AND project_id = ?").get(input.locationId, projectId)) {
+    else if (typeof input.locationId !== "string" || !locationExists(ctx.db, projectId, input.locationId)) {
       p.add("locationId", "no such location in this project");
     } else n.locationId = input.locationId;
   }
@@ -112,29 +114,13 @@ export function saveMind(ctx: ServiceContext, projectId: string, id: string, n: 
   const cols = columns(n);
   const tagsChanged = !before || !sameMembers(n.tagIds, before.tagIds);
   if (!before) {
-    ctx.db
-      .query(
-        `INSERT INTO entity_minds (id, project_id, key, entity_name, personality, backstory, backstory_summary, role, speaking_style,
-           hints, restrictions, location_id, knowledge_description, response_config, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(id, projectId, ...cols, now, now);
+    insertMindRow(ctx.db, projectId, id, cols, now);
   } else {
     const old = columns(before);
     if (!tagsChanged && cols.every((c, i) => c === old[i])) return false;
-    ctx.db
-      .query(
-        `UPDATE entity_minds SET key = ?, entity_name = ?, personality = ?, backstory = ?, backstory_summary = ?, role = ?,
-           speaking_style = ?, hints = ?, restrictions = ?, location_id = ?, knowledge_description = ?, response_config = ?, updated_at = ?
-         WHERE id = ?`,
-      )
-      .run(...cols, now, id);
+    updateMindRow(ctx.db, id, cols, now);
   }
-  if (tagsChanged) {
-    ctx.db.query("DELETE FROM mind_knowledge_tags WHERE mind_id = ?").run(id);
-    const ins = ctx.db.query("INSERT INTO mind_knowledge_tags (mind_id, tag_id) VALUES (?, ?)");
-    for (const t of n.tagIds) ins.run(id, t);
-  }
+  if (tagsChanged) setMindTags(ctx.db, id, n.tagIds);
   return true;
 }
 
@@ -153,19 +139,13 @@ export function updateMind(ctx: ServiceContext, projectId: string, id: string, i
 }
 
 export function deleteMind(ctx: ServiceContext, projectId: string, id: string): void {
-  const r = ctx.db.query("DELETE FROM entity_minds WHERE id = ? AND project_id = ?").run(id, projectId);
-  if (r.changes === 0) throw notFound("Entity Mind");
+  if (!deleteMindRow(ctx.db, projectId, id)) throw notFound("Entity Mind");
 }
 
 function loadMindValues(ctx: ServiceContext, projectId: string, id: string): MindValues {
-  const r = ctx.db
-    .query<Record<string, string | null>, [string, string]>("SELECT * FROM entity_minds WHERE id = ? AND project_id = ?")
-    .get(id, projectId);
-  if (!r) throw notFound("Entity Mind");
-  const tagIds = ctx.db
-    .query<{ tag_id: string }, [string]>("SELECT tag_id FROM mind_knowledge_tags WHERE mind_id = ?")
-    .all(id)
-    .map((t) => t.tag_id);
+  const rec = mindRecord(ctx.db, projectId, id);
+  if (!rec) throw notFound("Entity Mind");
+  const { row: r, tagIds } = rec;
   return {
     key: r.key,
     entityName: r.entity_name!,

@@ -2,6 +2,7 @@ import { ApiError, notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { LIMITS, Problems } from "../validate/fields.ts";
+import { deleteTypeRow, insertType, typeById, typeExists, typeIdByName, updateTypeRow, type TypeRow } from "./relationshipStore.ts";
 import { BUILT_IN_TYPES } from "./builtInTypes.ts";
 
 export interface RelationshipTypeInput {
@@ -15,21 +16,10 @@ export interface RelationshipTypeInput {
   conflictsWithCustom?: unknown;
 }
 
-interface TypeRow {
-  id: string;
-  key: string | null;
-  name: string;
-  description: string | null;
-  color: string;
-  is_symmetric: number;
-  inverse_type_id: string | null;
-  conflicts_with_built_in: string;
-  conflicts_with_custom: string;
-}
 
 function checkCustomIds(ctx: ServiceContext, projectId: string, p: Problems, path: string, ids: string[]): void {
   ids.forEach((id, i) => {
-    if (!ctx.db.query("SELECT 1 FROM relationship_types WHERE id = ? AND project_id = ?").get(id, projectId)) {
+    if (!typeExists(ctx.db, projectId, id)) {
       p.add(`${path}[${i}]`, "no such custom relationship type in this project");
     }
   });
@@ -61,10 +51,8 @@ function normalise(ctx: ServiceContext, projectId: string, input: RelationshipTy
   }
   const key = input.key !== undefined ? (p.optionalString("key", input.key, LIMITS.key) ?? null) : (base?.key ?? null);
   p.throwIfAny();
-  const clash = ctx.db
-    .query<{ id: string }, [string, string]>("SELECT id FROM relationship_types WHERE project_id = ? AND name = ?")
-    .get(projectId, name!);
-  if (clash && clash.id !== base?.id) throw new ApiError(409, "Relationship type already exists", { details: [`name: '${name}' is taken`] });
+  const clash = typeIdByName(ctx.db, projectId, name!);
+  if (clash && clash !== base?.id) throw new ApiError(409, "Relationship type already exists", { details: [`name: '${name}' is taken`] });
   return { key, name: name!, color: color!, description, isSymmetric, inverseTypeId, builtIn, custom };
 }
 
@@ -72,29 +60,22 @@ export function createRelationshipType(ctx: ServiceContext, projectId: string, i
   const n = normalise(ctx, projectId, input);
   const id = newId("rtype");
   const now = nowIso(ctx);
-  ctx.db
-    .query(
-      `INSERT INTO relationship_types (id, project_id, key, name, description, color, is_symmetric, inverse_type_id,
-         conflicts_with_built_in, conflicts_with_custom, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(id, projectId, n.key, n.name, n.description, n.color, n.isSymmetric ? 1 : 0, n.inverseTypeId, JSON.stringify(n.builtIn), JSON.stringify(n.custom), now, now);
+  insertType(ctx.db, projectId, id, typeValues(n), now);
   return { id };
 }
 
 export function updateRelationshipType(ctx: ServiceContext, projectId: string, id: string, input: RelationshipTypeInput): { id: string } {
-  const base = ctx.db.query<TypeRow, [string, string]>("SELECT * FROM relationship_types WHERE id = ? AND project_id = ?").get(id, projectId);
+  const base = typeById(ctx.db, projectId, id);
   if (!base) throw notFound("Relationship type");
   const n = normalise(ctx, projectId, input, base);
-  ctx.db
-    .query(
-      `UPDATE relationship_types SET key = ?, name = ?, description = ?, color = ?, is_symmetric = ?, inverse_type_id = ?,
-         conflicts_with_built_in = ?, conflicts_with_custom = ?, updated_at = ? WHERE id = ?`,
-    )
-    .run(n.key, n.name, n.description, n.color, n.isSymmetric ? 1 : 0, n.inverseTypeId, JSON.stringify(n.builtIn), JSON.stringify(n.custom), nowIso(ctx), id);
+  updateTypeRow(ctx.db, id, typeValues(n), nowIso(ctx));
   return { id };
 }
 
 export function deleteRelationshipType(ctx: ServiceContext, projectId: string, id: string): void {
-  const r = ctx.db.query("DELETE FROM relationship_types WHERE id = ? AND project_id = ?").run(id, projectId);
-  if (r.changes === 0) throw notFound("Relationship type");
+  if (!deleteTypeRow(ctx.db, projectId, id)) throw notFound("Relationship type");
+}
+
+function typeValues(n: ReturnType<typeof normalise>) {
+  return { ...n, builtIn: JSON.stringify(n.builtIn), custom: JSON.stringify(n.custom) };
 }

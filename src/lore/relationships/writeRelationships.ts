@@ -3,6 +3,7 @@ import { newId } from "../../core/ids.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { LIMITS, Problems } from "../validate/fields.ts";
 import { BUILT_IN_TYPES, isBuiltInType } from "./builtInTypes.ts";
+import { deleteRelationshipRow, insertRelationship, mindInProject, relationshipById, typeExists, updateRelationshipRow, type StoredRelationship } from "./relationshipStore.ts";
 
 export interface RelationshipInput {
   key?: unknown;
@@ -13,21 +14,14 @@ export interface RelationshipInput {
   description?: unknown;
 }
 
-interface RelRow {
-  key: string | null;
-  from_mind_id: string;
-  to_mind_id: string;
-  type: string | null;
-  custom_type_id: string | null;
-  description: string | null;
-}
+type RelRow = StoredRelationship;
 
 function normalise(ctx: ServiceContext, projectId: string, input: RelationshipInput, base?: RelRow) {
   const p = new Problems();
   const mind = (field: "fromEntityId" | "toEntityId", fallback?: string) => {
     const v = input[field];
     if (v === undefined && fallback) return fallback;
-    if (typeof v !== "string" || !ctx.db.query("SELECT 1 FROM entity_minds WHERE id = ? AND project_id = ?").get(v, projectId)) {
+    if (typeof v !== "string" || !mindInProject(ctx.db, projectId, v)) {
       p.add(field, "no such Entity Mind in this project");
       return "";
     }
@@ -43,7 +37,7 @@ function normalise(ctx: ServiceContext, projectId: string, input: RelationshipIn
     customTypeId = (input.customTypeId as string | null | undefined) ?? null;
     if ((type === null) === (customTypeId === null)) p.add("type", "give exactly one of type (built-in) or customTypeId");
     else if (type !== null && !isBuiltInType(type)) p.add("type", `must be one of ${BUILT_IN_TYPES.join(", ")}`);
-    else if (customTypeId !== null && (typeof customTypeId !== "string" || !ctx.db.query("SELECT 1 FROM relationship_types WHERE id = ? AND project_id = ?").get(customTypeId, projectId))) {
+    else if (customTypeId !== null && (typeof customTypeId !== "string" || !typeExists(ctx.db, projectId, customTypeId))) {
       p.add("customTypeId", "no such custom relationship type in this project");
     }
   }
@@ -57,29 +51,18 @@ export function createRelationship(ctx: ServiceContext, projectId: string, input
   const n = normalise(ctx, projectId, input);
   const id = newId("rel");
   const now = nowIso(ctx);
-  ctx.db
-    .query(
-      `INSERT INTO relationships (id, project_id, key, type, custom_type_id, description, from_mind_id, to_mind_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(id, projectId, n.key, n.type, n.customTypeId, n.description, n.from, n.to, now, now);
+  insertRelationship(ctx.db, projectId, id, n, now);
   return { id };
 }
 
 export function updateRelationship(ctx: ServiceContext, projectId: string, id: string, input: RelationshipInput): { id: string } {
-  const base = ctx.db.query<RelRow, [string, string]>("SELECT * FROM relationships WHERE id = ? AND project_id = ?").get(id, projectId);
+  const base = relationshipById(ctx.db, projectId, id);
   if (!base) throw notFound("Relationship");
   const n = normalise(ctx, projectId, input, base);
-  ctx.db
-    .query(
-      `UPDATE relationships SET key = ?, type = ?, custom_type_id = ?, description = ?, from_mind_id = ?, to_mind_id = ?, updated_at = ?
-       WHERE id = ?`,
-    )
-    .run(n.key, n.type, n.customTypeId, n.description, n.from, n.to, nowIso(ctx), id);
+  updateRelationshipRow(ctx.db, id, n, nowIso(ctx));
   return { id };
 }
 
 export function deleteRelationship(ctx: ServiceContext, projectId: string, id: string): void {
-  const r = ctx.db.query("DELETE FROM relationships WHERE id = ? AND project_id = ?").run(id, projectId);
-  if (r.changes === 0) throw notFound("Relationship");
+  if (!deleteRelationshipRow(ctx.db, projectId, id)) throw notFound("Relationship");
 }

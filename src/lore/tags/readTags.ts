@@ -1,4 +1,5 @@
 import type { ServiceContext } from "../../core/context.ts";
+import { tagsWithDocumentCounts } from "./tagStore.ts";
 
 export interface TagView {
   id: string;
@@ -8,23 +9,11 @@ export interface TagView {
   documentCount: number;
 }
 
-interface TagRow {
-  id: string;
-  name: string;
-  color: string | null;
-  is_default: number;
-  document_count: number;
-}
+type TagRow = ReturnType<typeof tagsWithDocumentCounts>[number];
 
 /** GET /lore/tags: all tags (with isDefault), and the default/custom split (without it). */
 export function readTags(ctx: ServiceContext, projectId: string) {
-  const rows = ctx.db
-    .query<TagRow, [string]>(
-      `SELECT t.id, t.name, t.color, t.is_default,
-              (SELECT COUNT(*) FROM document_tags dt WHERE dt.tag_id = t.id) AS document_count
-       FROM tags t WHERE t.project_id = ? ORDER BY t.is_default DESC, t.name, t.id`,
-    )
-    .all(projectId);
+  const rows = tagsWithDocumentCounts(ctx.db, projectId);
   const plain = (r: TagRow): TagView => ({ id: r.id, name: r.name, color: r.color, documentCount: r.document_count });
   return {
     tags: rows.map((r) => ({ id: r.id, name: r.name, color: r.color, isDefault: r.is_default === 1, documentCount: r.document_count })),

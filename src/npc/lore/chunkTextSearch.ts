@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
-import { placeholders } from "../../lore/sqlList.ts";
+import { bm25Chunks, countChunks, termChunkCounts } from "../../lore/documents/chunkSearchStore.ts";
 import type { ChunkRow } from "../../vectors/VectorStore.ts";
 
 /** Words that carry no meaning for retrieval (a player's line is mostly these). */
@@ -35,7 +35,7 @@ let chunkTotal = { at: 0, n: 0, db: null as unknown };
 function totalChunks(ctx: ServiceContext): number {
   const now = Date.now();
   if (chunkTotal.db !== ctx.db || now - chunkTotal.at > 5000) {
-    chunkTotal = { at: now, n: ctx.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n, db: ctx.db };
+    chunkTotal = { at: now, n: countChunks(ctx.db), db: ctx.db };
   }
   return chunkTotal.n;
 }
@@ -43,20 +43,8 @@ function totalChunks(ctx: ServiceContext): number {
 function commonWords(ctx: ServiceContext, words: string[]): Set<string> {
   const total = totalChunks(ctx);
   if (words.length === 0 || total < 50) return new Set();
-  const rows = ctx.db
-    .query<{ term: string; doc: number }, string[]>(`SELECT term, doc FROM chunks_fts_terms WHERE term IN (${placeholders(words.length)})`)
-    .all(...words);
+  const rows = termChunkCounts(ctx.db, words);
   return new Set(rows.filter((r) => r.doc > total * COMMON_WORD_SHARE).map((r) => r.term));
-}
-
-interface Row {
-  id: string;
-  document_id: string;
-  document_name: string;
-  location_id: string | null;
-  chunk_index: number;
-  content: string;
-  tags: string;
 }
 
 /**
@@ -69,15 +57,7 @@ export function chunkTextSearch(ctx: ServiceContext, q: { projectId: string; que
   const common = commonWords(ctx, queryWords(q.query));
   const match = bm25Query(q.query, (w) => !common.has(w));
   if (!match) return [];
-  const rows = ctx.db
-    .query<Row, (string | number)[]>(
-      `SELECT c.id, c.document_id, d.name AS document_name, d.location_id, c.chunk_index, c.content, c.tags
-       FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.document_id
-       WHERE chunks_fts MATCH ? AND c.project_id = ? AND d.status = 'COMPLETED'
-         AND EXISTS (SELECT 1 FROM json_each(c.tags) WHERE json_each.value IN (${placeholders(q.tags.length)}))
-       ORDER BY bm25(chunks_fts) LIMIT ?`,
-    )
-    .all(match, q.projectId, ...q.tags, q.n);
+  const rows = bm25Chunks(ctx.db, { match, projectId: q.projectId, tags: q.tags, n: q.n });
   return rows.map((r) => ({
     id: r.id,
     projectId: q.projectId,

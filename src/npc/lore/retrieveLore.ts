@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
-import { placeholders } from "../../lore/sqlList.ts";
+import { liveChunkTags } from "../../lore/documents/chunkSearchStore.ts";
 import type { VectorStore } from "../../vectors/VectorStore.ts";
 import { reciprocalRankFusion } from "../../vectors/rrf.ts";
 import { chunkTextSearch } from "./chunkTextSearch.ts";
@@ -29,14 +29,7 @@ export function stillVisible(ctx: ServiceContext, projectId: string, chunkIds: s
   const unique = [...new Set(chunkIds)];
   for (let i = 0; i < unique.length; i += 500) {
     const part = unique.slice(i, i + 500);
-    const rows = ctx.db
-      .query<{ id: string; tags: string }, string[]>(
-        // CROSS JOIN fixes the join order: look the chunks up by primary key, then each one's document.
-        // (Left to itself, the planner may walk every COMPLETED document first: ~13 ms at 10k chunks.)
-        `SELECT c.id, c.tags FROM chunks c CROSS JOIN documents d ON d.id = c.document_id
-         WHERE c.id IN (${placeholders(part.length)}) AND c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED'`,
-      )
-      .all(...part, projectId);
+    const rows = liveChunkTags(ctx.db, projectId, part);
     for (const r of rows) if (parseJsonColumn<string[]>(r.tags, []).some((t) => allowed.has(t))) ok.add(r.id);
   }
   return ok;

@@ -1,8 +1,9 @@
-import type { AppContext } from "../../app/App.ts";
+import type { AppContext } from "../../core/context.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import { writeTx } from "../../db/openDatabase.ts";
-import { playerMemories } from "./memoryRows.ts";
+import { deletePlayerMemories, playerMemories, playerMemoryIds } from "./memoryRows.ts";
+import { deletePlayerSessions, playerSessionRows } from "../session/sessionStore.ts";
 import { addTombstones, ensureTombstoneTable, purgeErasedMemories } from "./tombstones.ts";
 import type { Memory } from "./types.ts";
 
@@ -29,12 +30,7 @@ export function listMemories(ctx: ServiceContext, projectId: string, playerId: s
 /** Everything the server keeps about a player in a project: memories and live sessions. */
 export function exportPlayerData(ctx: ServiceContext, projectId: string, playerId: string): PlayerExport {
   return ctx.db.transaction(() => {
-    const sessions = ctx.db
-      .query<{ mind_id: string; messages: string; updated_at: string }, [string, string]>(
-        "SELECT mind_id, messages, updated_at FROM sessions WHERE project_id = ? AND player_id = ? ORDER BY mind_id",
-      )
-      .all(projectId, playerId)
-      .map((r) => ({ entityMindId: r.mind_id, messages: parseJsonColumn<unknown[]>(r.messages, []), updatedAt: r.updated_at }));
+    const sessions = playerSessionRows(ctx.db, projectId, playerId).map((r) => ({ entityMindId: r.mind_id, messages: parseJsonColumn<unknown[]>(r.messages, []), updatedAt: r.updated_at }));
     return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions };
   })();
 }
@@ -47,14 +43,11 @@ export function exportPlayerData(ctx: ServiceContext, projectId: string, playerI
 export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId: string): EraseResult & { memoryIds: string[] } {
   ensureTombstoneTable(ctx.db);
   return writeTx(ctx.db, () => {
-    const ids = ctx.db
-      .query<{ id: string }, [string, string]>("SELECT id FROM memories WHERE project_id = ? AND player_id = ? ORDER BY id")
-      .all(projectId, playerId)
-      .map((r) => r.id);
+    const ids = playerMemoryIds(ctx.db, projectId, playerId);
     addTombstones(ctx.db, projectId, ids, nowIso(ctx));
-    ctx.db.query("DELETE FROM memories WHERE project_id = ? AND player_id = ?").run(projectId, playerId);
-    const sessions = ctx.db.query("DELETE FROM sessions WHERE project_id = ? AND player_id = ?").run(projectId, playerId);
-    return { memoriesDeleted: ids.length, sessionsDeleted: sessions.changes, memoryIds: ids };
+    deletePlayerMemories(ctx.db, projectId, playerId);
+    const sessionsDeleted = deletePlayerSessions(ctx.db, projectId, playerId);
+    return { memoriesDeleted: ids.length, sessionsDeleted, memoryIds: ids };
   });
 }
 

@@ -87,3 +87,32 @@ export function memoryInScope(db: Db, s: MemoryScope, id: string): Memory | null
 export function memoryExists(db: Db, id: string): boolean {
   return db.query<{ one: number }, [string]>("SELECT 1 AS one FROM memories WHERE id = ?").get(id) !== null;
 }
+
+/** The ids of a player's memories in a project, by id. */
+export function playerMemoryIds(db: Db, projectId: string, playerId: string): string[] {
+  return db
+    .query<{ id: string }, [string, string]>("SELECT id FROM memories WHERE project_id = ? AND player_id = ? ORDER BY id")
+    .all(projectId, playerId)
+    .map((r) => r.id);
+}
+
+export function deletePlayerMemories(db: Db, projectId: string, playerId: string): void {
+  db.query("DELETE FROM memories WHERE project_id = ? AND player_id = ?").run(projectId, playerId);
+}
+
+export function insertMemoryRow(db: Db, projectId: string, m: Memory): void {
+  db.query(
+    `INSERT INTO memories (id, project_id, mind_id, player_id, text, importance, topics, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(m.id, projectId, m.entityMindId, m.playerId, m.text, m.importance, JSON.stringify(m.topics), m.createdAt, m.updatedAt);
+}
+
+export function updateMemoryRow(db: Db, m: Pick<Memory, "id" | "text" | "importance" | "topics" | "updatedAt">): void {
+  db.query("UPDATE memories SET text = ?, importance = ?, topics = ?, updated_at = ? WHERE id = ?").run(
+    m.text,
+    m.importance,
+    JSON.stringify(m.topics),
+    m.updatedAt,
+    m.id,
+  );
+}

@@ -3,7 +3,7 @@ import { nowIso } from "../../core/context.ts";
 import { writeTx } from "../../db/openDatabase.ts";
 import { Mutex } from "../../vectors/Mutex.ts";
 import { normaliseMemoryText } from "./memoryText.ts";
-import { memoryExists, memoryInScope, scopeMemories, toVectorRow } from "./memoryRows.ts";
+import { insertMemoryRow, memoryExists, memoryInScope, scopeMemories, toVectorRow, updateMemoryRow } from "./memoryRows.ts";
 import { sanitiseDrafts, unionTopics } from "./sanitiseDrafts.ts";
 import { MAX_STORED_TOPICS, type Memory, type MemoryContext, type MemoryDraft, type MemoryScope } from "./types.ts";
 
@@ -107,9 +107,7 @@ function writeDraft(ctx: MemoryContext, s: MemoryScope, draft: MemoryDraft, targ
       topics: unionTopics(target.topics, draft.topics, MAX_STORED_TOPICS),
       updatedAt: now,
     };
-    ctx.db
-      .query("UPDATE memories SET text = ?, importance = ?, topics = ?, updated_at = ? WHERE id = ?")
-      .run(merged.text, merged.importance, JSON.stringify(merged.topics), merged.updatedAt, merged.id);
+    updateMemoryRow(ctx.db, merged);
     return merged;
   }
   const m: Memory = {
@@ -122,11 +120,6 @@ function writeDraft(ctx: MemoryContext, s: MemoryScope, draft: MemoryDraft, targ
     entityMindId: s.mindId,
     playerId: s.playerId,
   };
-  ctx.db
-    .query(
-      `INSERT INTO memories (id, project_id, mind_id, player_id, text, importance, topics, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(m.id, s.projectId, s.mindId, s.playerId, m.text, m.importance, JSON.stringify(m.topics), m.createdAt, m.updatedAt);
+  insertMemoryRow(ctx.db, s.projectId, m);
   return m;
 }

@@ -1,35 +1,8 @@
-import type { AppContext } from "../../app/App.ts";
-import type { Db } from "../../db/openDatabase.ts";
+import type { AppContext } from "../../core/context.ts";
 
-/**
- * Memory ids whose SQLite rows were erased but whose LanceDB vectors may still
- * exist. Only the server process writes LanceDB, so the CLI's erase leaves a
- * tombstone per memory and the server's `purgeErasedMemories` job deletes the
- * vectors and then the tombstones. The server's own erase uses the same path
- * (a failed LanceDB delete is retried by the job). A tombstone holds no player
- * id: nothing of the erased player outlives the purge.
- *
- * The table is not in a numbered migration yet (the memory module was written
- * beside 001_initial); it is created on first use. Equivalent migration:
- *   CREATE TABLE memory_tombstones (memory_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, erased_at TEXT NOT NULL);
- */
-const CREATE_SQL =
-  "CREATE TABLE IF NOT EXISTS memory_tombstones (memory_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, erased_at TEXT NOT NULL)";
+import { allTombstones, ensureTombstoneTable, forgetTombstones } from "./tombstoneStore.ts";
 
-const ready = new WeakSet<Db>();
-
-export function ensureTombstoneTable(db: Db): void {
-  if (ready.has(db)) return;
-  db.exec(CREATE_SQL);
-  ready.add(db);
-}
-
-/** Records tombstones for `ids` (call inside the transaction that deletes their rows). */
-export function addTombstones(db: Db, projectId: string, ids: readonly string[], erasedAt: string): void {
-  ensureTombstoneTable(db);
-  const insert = db.query("INSERT OR IGNORE INTO memory_tombstones (memory_id, project_id, erased_at) VALUES (?, ?, ?)");
-  for (const id of ids) insert.run(id, projectId, erasedAt);
-}
+export { addTombstones, ensureTombstoneTable, pendingTombstones } from "./tombstoneStore.ts";
 
 /** Ids per LanceDB delete (keeps the IN (...) filter short). */
 const PURGE_BATCH = 200;
@@ -46,9 +19,7 @@ export async function purgeErasedMemories(
   ensureTombstoneTable(ctx.db);
   const rows = opts.only
     ? opts.only.ids.map((id) => ({ memory_id: id, project_id: opts.only!.projectId }))
-    : ctx.db
-        .query<{ memory_id: string; project_id: string }, []>("SELECT memory_id, project_id FROM memory_tombstones ORDER BY project_id, memory_id")
-        .all();
+    : allTombstones(ctx.db);
   const byProject = new Map<string, string[]>();
   for (const r of rows) {
     const list = byProject.get(r.project_id) ?? [];
@@ -56,22 +27,14 @@ export async function purgeErasedMemories(
     byProject.set(r.project_id, list);
   }
   let purged = 0;
-  const forget = ctx.db.query("DELETE FROM memory_tombstones WHERE memory_id = ?");
   for (const [projectId, ids] of byProject) {
     for (let i = 0; i < ids.length; i += PURGE_BATCH) {
       if (opts.signal?.aborted) return { purged };
       const batch = ids.slice(i, i + PURGE_BATCH);
       await ctx.vectors.deleteMemories({ projectId, ids: batch });
-      ctx.db.transaction(() => {
-        for (const id of batch) forget.run(id);
-      })();
+      forgetTombstones(ctx.db, batch);
       purged += batch.length;
     }
   }
   return { purged };
-}
-
-export function pendingTombstones(db: Db): number {
-  ensureTombstoneTable(db);
-  return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memory_tombstones").get()!.n;
 }

@@ -1,4 +1,4 @@
-import type { AppContext } from "../../app/App.ts";
+import type { MemoryContext } from "../../core/context.ts";
 
 /** A fact an NPC remembers about one player (DESIGN.md "Sessions and memory"). */
 export interface Memory {
@@ -22,7 +22,7 @@ export interface MemoryDraft {
 }
 
 /** What the memory services need: SQLite is the source of truth, LanceDB holds the vectors. */
-export type MemoryContext = Pick<AppContext, "db" | "clock" | "vectors">;
+export type { MemoryContext };
 
 /** The memories of one player with one mind. */
 export interface MemoryScope {

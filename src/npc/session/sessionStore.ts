@@ -2,6 +2,7 @@ import { newId } from "../../core/ids.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import type { Session, SessionMessage } from "./sessionTypes.ts";
+import type { Db } from "../../db/openDatabase.ts";
 
 /** A session is (project, mind, playerId): the conversation the server keeps. */
 export function loadSession(ctx: ServiceContext, projectId: string, mindId: string, playerId: string): Session {
@@ -34,4 +35,18 @@ export function saveSession(
 /** A fresh session after a memory checkpoint. */
 export function resetSession(ctx: ServiceContext, key: { projectId: string; mindId: string; playerId: string }): void {
   saveSession(ctx, key, { messages: [], tokenCount: 0 });
+}
+
+/** A player's sessions in a project, by mind. */
+export function playerSessionRows(db: Db, projectId: string, playerId: string): { mind_id: string; messages: string; updated_at: string }[] {
+  return db
+    .query<{ mind_id: string; messages: string; updated_at: string }, [string, string]>(
+      "SELECT mind_id, messages, updated_at FROM sessions WHERE project_id = ? AND player_id = ? ORDER BY mind_id",
+    )
+    .all(projectId, playerId);
+}
+
+/** Returns how many were deleted. */
+export function deletePlayerSessions(db: Db, projectId: string, playerId: string): number {
+  return db.query("DELETE FROM sessions WHERE project_id = ? AND player_id = ?").run(projectId, playerId).changes;
 }

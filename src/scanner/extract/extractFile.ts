@@ -3,6 +3,7 @@ import type { FileExtraction } from "./types.ts";
 import { SKIP, extensionOf } from "./text.ts";
 import { extractMarkdown } from "./formats/markdown.ts";
 import { extractPlainText } from "./formats/plainText.ts";
+import { extractRecords, looksLikeRecords } from "./formats/records.ts";
 import { extractHtml } from "./formats/html.ts";
 import { extractJson, extractToml, extractYaml } from "./formats/data.ts";
 import { extractDelimited } from "./formats/csv.ts";
@@ -14,15 +15,16 @@ import { extractRenpy } from "./formats/renpy.ts";
 import { extractPo } from "./formats/po.ts";
 import { extractAppleStrings } from "./formats/appleStrings.ts";
 import { extractUnity } from "./formats/unity.ts";
+import { extractUnityStringTable, isUnitySharedTableData, isUnityStringTable, stringTableCollection } from "./formats/unityStringTable.ts";
 import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
 
-type Extractor = (content: string, out: SectionCollector) => void;
+type Extractor = (content: string, out: SectionCollector, opts: ExtractOptions) => void;
 
 /** The 29 scannable extensions (DESIGN.md "Scanner"), each with its extractor. */
 export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
-  ".txt": extractPlainText,
+  ".txt": extractTextOrRecords,
   ".md": extractMarkdown,
   ".markdown": extractMarkdown,
   ".html": extractHtml,
@@ -31,14 +33,14 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
   ".tw": extractTwee,
   ".twee": extractTwee,
   ".rpy": extractRenpy,
-  ".json": extractJson,
+  ".json": extractJsonOrTimeline,
   ".csv": (c, out) => extractDelimited(c, ",", out),
   ".tsv": (c, out) => extractDelimited(c, "\t", out),
   ".xml": extractXml,
   ".yaml": extractYamlOrUnity,
   ".yml": extractYamlOrUnity,
   ".toml": extractToml,
-  ".asset": extractUnity,
+  ".asset": extractUnityAsset,
   ".playable": extractUnity,
   ".prefab": extractUnity,
   ".unity": extractUnity,
@@ -54,6 +56,27 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
 };
 
 export const ALLOWED_EXTENSIONS: readonly string[] = Object.freeze(Object.keys(EXTRACTORS));
+
+/** Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
+function extractJsonOrTimeline(content: string, out: SectionCollector): void {
+  if (/"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
+  else extractJson(content, out);
+}
+
+/** A .txt of `key:value` records (roguelike data files) is split per record; anything else is prose. */
+function extractTextOrRecords(content: string, out: SectionCollector, opts: ExtractOptions): void {
+  if (looksLikeRecords(content)) extractRecords(content, out, opts.includeMechanics === true);
+  else extractPlainText(content, out);
+}
+
+/** Unity Localization string tables are read line by line and joined with their shared keys; other assets as Unity YAML. */
+function extractUnityAsset(content: string, out: SectionCollector, opts: ExtractOptions): void {
+  if (isUnityStringTable(content)) {
+    const collection = stringTableCollection(content);
+    extractUnityStringTable(content, out, collection ? opts.stringTableKeys?.(collection) : null);
+  } else if (isUnitySharedTableData(content)) out.skipFile(STRING_TABLE_KEYS);
+  else extractUnity(content, out);
+}
 
 /** A .yaml exported from Unity keeps its `%TAG !u!` header and needs the Unity reader. */
 function extractYamlOrUnity(content: string, out: SectionCollector): void {
@@ -73,11 +96,39 @@ function looksBinary(content: string): boolean {
   return bad > Math.max(8, sample.length / 100);
 }
 
+export interface ExtractOptions {
+  /** The archive holds .ink sources: compiled Ink JSON beside them is a copy (ScanPlan.hasInkSource). */
+  hasInkSource?: boolean;
+  /** The archive holds Twee sources: a published Twine HTML beside them is a copy. */
+  hasTweeSource?: boolean;
+  /** Scan record files of game mechanics too (ScanPlan.includeMechanics). */
+  includeMechanics?: boolean;
+  /** A Unity string table collection's shared keys (id → key), when the worker has read them (StringTableJoin). */
+  stringTableKeys?: (collection: string) => Map<string, string> | undefined;
+}
+
+export const STRING_TABLE_KEYS = "String table keys: joined with the texts of the collection's locale tables";
+
+export const COMPILED_INK = "Skipped: compiled output (compiled Ink JSON; its .ink source is scanned)";
+export const PUBLISHED_TWINE = "Skipped: compiled output (published Twine story; its Twee source is scanned)";
+export const XML_DOCS = "Skipped: compiled output (generated API documentation)";
+
+/** Content that is a build product of something else in the archive (checked on the first bytes only). */
+function compiledReason(relativePath: string, content: string, opts: ExtractOptions): string | null {
+  const ext = extensionOf(relativePath);
+  const head = content.slice(0, 4096);
+  if (ext === ".json" && opts.hasInkSource && /^\s*\{\s*"inkVersion"\s*:/.test(head)) return COMPILED_INK;
+  if (ext === ".html" && opts.hasTweeSource && head.includes("<tw-storydata")) return PUBLISHED_TWINE;
+  if (ext === ".html" && opts.hasTweeSource && content.includes("<tw-storydata")) return PUBLISHED_TWINE;
+  if (ext === ".xml" && /<doc>\s*<assembly>/.test(head)) return XML_DOCS;
+  return null;
+}
+
 /**
  * Split one file into candidate sections by its format. Never throws: a file that cannot
  * be read or parsed yields a Skipped entry with the reason instead.
  */
-export function extractFile(relativePath: string, rawContent: string): FileExtraction {
+export function extractFile(relativePath: string, rawContent: string, opts: ExtractOptions = {}): FileExtraction {
   const out = new SectionCollector(relativePath);
   const content = rawContent.charCodeAt(0) === 0xfeff ? rawContent.slice(1) : rawContent;
   const extractor = EXTRACTORS[extensionOf(relativePath)];
@@ -93,8 +144,13 @@ export function extractFile(relativePath: string, rawContent: string): FileExtra
     out.skipFile(SKIP.binary);
     return out.finish();
   }
+  const compiled = compiledReason(relativePath, content, opts);
+  if (compiled) {
+    out.skipFile(compiled);
+    return out.finish();
+  }
   try {
-    extractor(content, out);
+    extractor(content, out, opts);
   } catch (e) {
     // Extractors report expected parse failures themselves; this is the safety net for the rest.
     out.skipFile(SKIP.parse(e instanceof Error ? e.message : String(e)));

@@ -1,12 +1,18 @@
 /** Small text helpers shared by every format. All are linear in the input. */
 
-/** Fewer letters than this and a section is not lore (DESIGN "Scanner": too short). */
+/**
+ * Below this many letters a text is "short": kept as its own candidate only when its title
+ * (a record's name, a heading) says what it is, else gathered into the file's list of short
+ * entries (issue 12: no fixed minimum).
+ */
 export const MIN_LETTERS = 40;
 
 /** Skip reasons, worded once so reviewers see the same phrase for the same cause. */
 export const SKIP = {
   empty: "Empty",
-  tooShort: `Too short (fewer than ${MIN_LETTERS} letters)`,
+  tooShort: "Too short (no words)",
+  /** Fine-grained entries (table values, strings) that are UI words or unnamed fragments, counted in one line per file. */
+  shortUi: "Short UI text or label (not lore)",
   license: "Boilerplate (license header)",
   generated: "Boilerplate (auto-generated)",
   metadata: "Boilerplate (file metadata)",
@@ -22,15 +28,19 @@ export const SKIP = {
 
 const LETTER_RE = /\p{L}/u;
 
-export function countLetters(s: string): number {
+/** Letters in `s`, counting stops once `cap` is reached (callers that only compare with a threshold pass it). */
+export function countLetters(s: string, cap = Infinity): number {
   let n = 0;
-  for (let i = 0; i < s.length; i++) {
+  for (let i = 0; i < s.length && n < cap; i++) {
     const c = s.charCodeAt(i);
     if (c < 128) {
       if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) n++;
-    } else if (c < 0xd800 || c > 0xdfff) {
-      if (LETTER_RE.test(s[i])) n++;
-    }
+    } else if (c >= 0xc0 && c <= 0x24f) {
+      // Latin-1 and Latin Extended letters (× and ÷ are the only symbols there): no regex needed.
+      if (c !== 0xd7 && c !== 0xf7) n++;
+    } else if ((c >= 0x2000 && c <= 0x206f) || c === 0xa0 || (c >= 0xd800 && c <= 0xdfff)) {
+      // General punctuation (dashes, quotes, ellipsis), no-break space, surrogate halves: not letters.
+    } else if (LETTER_RE.test(s[i])) n++;
   }
   return n;
 }
@@ -70,7 +80,11 @@ export function normalizeKey(key: string): string {
 }
 
 /** Lower-case, accents stripped, every run of non-alphanumerics a single space: how names are matched in prose. */
+const ASCII_RE = /^[\x00-\x7f]*$/;
+
 export function normalizeWords(s: string): string {
+  // ASCII needs no Unicode normalisation (most texts): the cheap path.
+  if (ASCII_RE.test(s)) return s.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
   return s
     .normalize("NFKD")
     .replace(/\p{M}+/gu, "")
@@ -157,4 +171,23 @@ export function firstChars(s: string, n: number): string {
     count++;
   }
   return s.slice(0, i);
+}
+
+// Engine markup (issue 12): BBCode and Daggerfall-style text codes, Unity rich text, Twine macros, wiki links.
+const CLOSING_CODE_RE = /\[\/[A-Za-z]+(?:=[^\]\n]{0,40})?\]/g;
+const BBCODE_RE = /\[(?:b|i|u|s|center|left|right|color|colour|size|font|url|img|quote|code|wave|shake|rainbow|tornado|fade|pulse|outline|indent|p|br|ghost|matrix|cell|table|hint|lang|bgcolor|fgcolor)(?:=[^\]\n]{0,60})?\]/gi;
+const ANGLE_CODE_RE = /<(?:ce|--->|-{3,}>|\/?[A-Za-z][^<>\n]{0,200})>/g;
+const TWINE_MACRO_RE = /\((?:[a-z][\w-]*):[^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)\[?/g;
+const WIKI_LINK_RE = /\[\[([^\]|\n]{1,200})(?:\|([^\]\n]{1,200}))?\]\]/g;
+
+/** Text without engine markup: tags and codes removed, wiki links and template names kept as their words. */
+export function stripGameMarkup(s: string): string {
+  if (!/[[<(@]/.test(s)) return s;
+  let t = s;
+  if (t.includes("[[")) t = t.replace(WIKI_LINK_RE, (_m, target: string, alias?: string) => (alias ?? target.split("#")[0]).replace(/[-_]/g, " "));
+  if (t.includes("[")) t = t.replace(CLOSING_CODE_RE, "").replace(BBCODE_RE, "");
+  if (t.includes("<")) t = t.replace(ANGLE_CODE_RE, "");
+  if (t.includes("(")) t = t.replace(TWINE_MACRO_RE, "");
+  if (t.includes("@")) t = t.replace(/@([A-Za-z][A-Za-z_]{1,40})@/g, (_m, w: string) => w.replace(/_/g, " "));
+  return t;
 }

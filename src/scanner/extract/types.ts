@@ -12,7 +12,12 @@ export interface Section {
   hints?: { tags?: string[]; location?: string };
   /** False when `title` is the file-name fallback rather than a name found in the file. Absent means true. */
   titled?: boolean;
+  /** What the extractor knows the section is about (a record file of monsters, front matter `tags: [item]` …). */
+  reviewKind?: ReviewKind;
 }
+
+/** What a candidate is about, for review (issue 12). */
+export type ReviewKind = "character" | "location" | "item" | "faction" | "event" | "dialogue" | "other";
 
 export interface Skipped {
   section: string;
@@ -37,6 +42,24 @@ export interface Candidate {
   /** First 200 characters of text. */
   contentPreview: string;
   sourceFiles: string[];
+  /** Review metadata beyond the spec's fields (issue 12). */
+  review: ReviewInfo;
+  /** Set for records: equal text under different names stays apart (two monsters sharing a description). */
+  distinctBy?: string;
+  /** normalizeWords(text), computed once by classify and reused by the store's duplicate check. */
+  words?: string;
+}
+
+export interface ReviewInfo {
+  kind: ReviewKind;
+  /** The entity or scene the candidate belongs to ("character:grip", "scene:intercept/start"): equal groups review together. */
+  group: string;
+  /** Why each tag and the location were matched ("'Wren' in text ×3", "front matter tag", "title"). */
+  reasons: Record<string, string>;
+  /** For dialogue: who speaks in it, most lines first. */
+  speakers: string[];
+  /** Other languages' versions of the same file or key. */
+  variants: { language: string; sourceFile: string }[];
 }
 
 export interface ProjectVocabulary {

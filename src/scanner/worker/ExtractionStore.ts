@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/openDatabase.ts";
-import type { Candidate } from "../extract/index.ts";
+import type { Candidate, ReviewInfo } from "../extract/index.ts";
 import { normalizeWords } from "../extract/text.ts";
 import { NumberTable } from "./NumberTable.ts";
 import { fnv1a, sketchSimilarity, wordSketch } from "./wordSketch.ts";
@@ -16,6 +16,7 @@ const SKETCH_CUTOFF = 0.7;
 
 interface StoredRow {
   id: string;
+  review: string | null;
   tags: string;
   location: string | null;
   source_files: string;
@@ -55,31 +56,31 @@ export class ExtractionStore {
     // Ids follow the ordinal: appended to the primary-key index instead of inserted at random places.
     this.idPrefix = `ext_${jobId.slice(jobId.indexOf("_") + 1)}_`;
     this.byOrdinal = db.query<StoredRow & { text_hash: string }, [string, number]>(
-      "SELECT id, tags, location, source_files, base_confidence, text_hash FROM scan_extractions WHERE job_id = ? AND ordinal = ?",
+      "SELECT id, tags, location, source_files, base_confidence, text_hash, review FROM scan_extractions WHERE job_id = ? AND ordinal = ?",
     );
     // Jaccard ≥ 0.9 needs word-set sizes within 10%: an index range over (title, size), read in index order and
     // cut at the limit, so a title shared by thousands of sections costs no more than one shared by fifty.
     this.byTitle = db.query<{ id: string; unique_words: number; sketch: Uint8Array | null }, [string, string, number, number, number]>(
       "SELECT id, unique_words, sketch FROM scan_extractions WHERE job_id = ? AND title_key = ? AND unique_words BETWEEN ? AND ? LIMIT ?",
     );
-    this.byId = db.query<StoredRow, [string]>("SELECT id, tags, location, source_files, base_confidence FROM scan_extractions WHERE id = ?");
+    this.byId = db.query<StoredRow, [string]>("SELECT id, tags, location, source_files, base_confidence, review FROM scan_extractions WHERE id = ?");
     this.contentOf = db.query<{ content: string }, [string]>("SELECT content FROM scan_extractions WHERE id = ?");
     this.setSketch = db.query("UPDATE scan_extractions SET sketch = ? WHERE id = ?");
     this.insert = db.query(
       `INSERT INTO scan_extractions (id, job_id, ordinal, title, tags, location, confidence, content, source_files,
-         text_hash, title_key, unique_words, base_confidence, sketch)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         text_hash, title_key, unique_words, base_confidence, sketch, review)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.update = db.query(
       `UPDATE scan_extractions SET title = COALESCE(?, title), content = COALESCE(?, content), base_confidence = ?,
-         tags = ?, location = ?, source_files = ?, confidence = ? WHERE id = ?`,
+         tags = ?, location = ?, source_files = ?, confidence = ?, review = ? WHERE id = ?`,
     );
   }
 
   /** Adds one classified candidate (from one file); returns true when it merged into an earlier extraction. */
   add(c: Candidate): boolean {
-    const words = normalizeWords(c.text);
-    const textHash = createHash("sha256").update(words).digest("hex").slice(0, 32);
+    const words = c.words ?? normalizeWords(c.text);
+    const textHash = createHash("sha256").update(c.distinctBy ? `${words}\u0000${c.distinctBy}` : words).digest("hex").slice(0, 32);
     const titleKey = normalizeWords(c.title);
     const mine = new Set(words.split(" "));
     const titleHash = fnv1a(titleKey);
@@ -94,7 +95,7 @@ export class ExtractionStore {
       const ordinal = this.ordinal++;
       this.insert.run(
         this.idPrefix + ordinal.toString(36).padStart(6, "0"), this.jobId, ordinal, c.title, JSON.stringify(c.tags), c.location, c.confidence, c.text,
-        JSON.stringify(c.sourceFiles), textHash, titleKey, mine.size, c.confidence, sketch,
+        JSON.stringify(c.sourceFiles), textHash, titleKey, mine.size, c.confidence, sketch, JSON.stringify(c.review),
       );
       return false;
     }
@@ -107,7 +108,8 @@ export class ExtractionStore {
     const base = leads ? c.confidence : same.base_confidence;
     const location = leads ? (c.location ?? same.location) : (same.location ?? c.location);
     const confidence = Math.round(Math.min(1, Math.max(0, base + 0.05 * (sourceFiles.length - 1))) * 1000) / 1000;
-    this.update.run(leads ? c.title : null, leads ? c.text : null, base, JSON.stringify(tags), location, JSON.stringify(sourceFiles), confidence, same.id);
+    const review = mergeReview(same.review ? (JSON.parse(same.review) as ReviewInfo) : null, c.review, leads);
+    this.update.run(leads ? c.title : null, leads ? c.text : null, base, JSON.stringify(tags), location, JSON.stringify(sourceFiles), confidence, JSON.stringify(review), same.id);
     return true;
   }
 
@@ -135,6 +137,20 @@ export class ExtractionStore {
     }
     return null;
   }
+}
+
+/** A merged extraction's review metadata: the lead's kind and group, reasons, speakers and variants unioned. */
+function mergeReview(stored: ReviewInfo | null, incoming: ReviewInfo, incomingLeads: boolean): ReviewInfo {
+  if (!stored) return incoming;
+  const [lead, other] = incomingLeads ? [incoming, stored] : [stored, incoming];
+  const variants = [...lead.variants];
+  for (const v of other.variants) if (!variants.some((x) => x.sourceFile === v.sourceFile)) variants.push(v);
+  return {
+    ...lead,
+    reasons: { ...other.reasons, ...lead.reasons },
+    speakers: [...new Set([...lead.speakers, ...other.speakers])],
+    variants,
+  };
 }
 
 function hashKey(textHash: string): number {

@@ -8,6 +8,8 @@ import type { Skipped } from "../extract/index.ts";
 export class SkipList {
   private readonly listed: Skipped[] = [];
   private readonly overflow = new Map<string, number>();
+  /** Per-folder/kind summaries (SkipTally): always listed, ahead of the per-section entries. */
+  private summaries: Skipped[] = [];
 
   constructor(private readonly limit: number) {}
 
@@ -16,8 +18,12 @@ export class SkipList {
     else this.overflow.set(s.reason, (this.overflow.get(s.reason) ?? 0) + 1);
   }
 
+  setSummaries(entries: Skipped[]): void {
+    this.summaries = entries;
+  }
+
   toJSON(): Skipped[] {
     const summary = [...this.overflow].map(([reason, n]) => ({ section: `${n} more ${n === 1 ? "section" : "sections"}`, reason, sourceFile: "(several files)" }));
-    return [...this.listed, ...summary];
+    return [...this.summaries, ...this.listed, ...summary];
   }
 }

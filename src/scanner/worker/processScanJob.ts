@@ -1,19 +1,27 @@
 import { ArchiveError, readArchive, type RejectedFile } from "../archive/index.ts";
 import { normalizeEntryName } from "../archive/entryName.ts";
-import { classify, decodeText, extractFile, type ProjectVocabulary } from "../extract/index.ts";
+import { type Candidate, classify, decodeText, extractFile, planScan, type ProjectVocabulary } from "../extract/index.ts";
+import type { ExtractOptions } from "../extract/extractFile.ts";
+import { StringTableJoin } from "./StringTableJoin.ts";
 import { baseName } from "../extract/text.ts";
 import { nowIso } from "../../core/context.ts";
 import { writeTx } from "../../db/openDatabase.ts";
 import { scanCostMicro } from "../../credits/prices.ts";
 import { extensionOf, type CostByExtension } from "../estimate.ts";
 import { SCANNER_LIMITS } from "../limits.ts";
-import type { ScannerContext } from "../scannerContext.ts";
+import type { ScannerContext } from "../../core/context.ts";
 import { parseManifest, type ScanJobRow } from "../scanJobRow.ts";
 import { refundReservation, settleScan } from "../settlement.ts";
 import { deleteUpload, hasUpload, uploadPath } from "../uploadStore.ts";
 import { ExtractionStore } from "./ExtractionStore.ts";
+import { progressWriter, stillProcessing, transition } from "../scanJobStore.ts";
+import { clearExtractions } from "../scanExtractionStore.ts";
+import { tagNamesDefaultsFirst } from "../../lore/tags/tagStore.ts";
+import { locationNamesByCreation } from "../../lore/locations/locationStore.ts";
 import { refineWithModel } from "./refineWithModel.ts";
 import { SkipList } from "./SkipList.ts";
+import { SkipTally } from "./SkipTally.ts";
+import { forEachTextPiece } from "./entryPieces.ts";
 
 const GC_EVERY_BYTES = 8 * 1024 * 1024;
 
@@ -27,28 +35,19 @@ export type ProcessOutcome = "COMPLETED" | "FAILED" | "requeued" | "gone" | "not
 
 /** The project's tag names (defaults first, then by creation) and location names, as the heuristics match them. */
 export function projectVocabulary(ctx: ScannerContext, projectId: string): ProjectVocabulary {
-  const tags = ctx.db
-    .query<{ name: string }, [string]>("SELECT name FROM tags WHERE project_id = ? ORDER BY is_default DESC, created_at, rowid")
-    .all(projectId)
-    .map((r) => r.name);
-  const locations = ctx.db
-    .query<{ name: string }, [string]>("SELECT name FROM locations WHERE project_id = ? ORDER BY created_at, rowid")
-    .all(projectId)
-    .map((r) => r.name);
-  return { tags, locations };
+  return { tags: tagNamesDefaultsFirst(ctx.db, projectId), locations: locationNamesByCreation(ctx.db, projectId) };
 }
 
 /** QUEUED → PROCESSING (startedAt, attempts + 1), wiping what an interrupted attempt left. null when not claimable. */
 function claim(ctx: ScannerContext, jobId: string): ScanJobRow | null {
   return writeTx(ctx.db, () => {
-    const job = ctx.db
-      .query<ScanJobRow, [string, string]>(
-        `UPDATE scan_jobs SET status = 'PROCESSING', started_at = ?, attempts = attempts + 1, completed_files = 0, failed_files = 0,
-           bytes_processed = 0, llm_tokens = 0, skipped = '[]', error_message = NULL
-         WHERE id = ? AND status = 'QUEUED' RETURNING *`,
-      )
-      .get(nowIso(ctx), jobId);
-    if (job) ctx.db.query("DELETE FROM scan_extractions WHERE job_id = ?").run(jobId);
+    const job = transition(ctx.db, jobId, {
+      from: "QUEUED",
+      to: "PROCESSING",
+      set: { started_at: nowIso(ctx), completed_files: 0, failed_files: 0, bytes_processed: 0, llm_tokens: 0, skipped: "[]", error_message: null },
+      attemptsDelta: 1,
+    });
+    if (job) clearExtractions(ctx.db, jobId);
     return job;
   });
 }
@@ -74,6 +73,8 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   const tagOrder = new Map(vocab.tags.map((t, i) => [t, i]));
   const store = new ExtractionStore(ctx.db, job.id, tagOrder);
   const skipped = new SkipList(SCANNER_LIMITS.listedSkips);
+  const plan = planScan(manifest.map((f) => f.relativePath), job.user_context);
+  const tally = new SkipTally();
   const listed = new Map(manifest.map((f) => [normalizeEntryName(f.relativePath), f]));
   const counted = new Set<string>();
   const costByExt: CostByExtension = {};
@@ -82,17 +83,49 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   let bytes = 0;
   let collectedAt = 0;
 
-  const progress = ctx.db.query(
-    "UPDATE scan_jobs SET completed_files = ?, failed_files = ?, bytes_processed = ? WHERE id = ? AND status = 'PROCESSING' AND attempts = ?",
-  );
+  const progress = progressWriter(ctx.db, job.id, attempt);
   const writeProgress = () => {
-    if (progress.run(completed, failed, bytes, job.id, attempt).changes === 0) throw new JobGone();
+    if (!progress({ completed, failed, bytes })) throw new JobGone();
+  };
+
+  const tables = new StringTableJoin(manifest.map((f) => f.relativePath));
+  const extractOpts: ExtractOptions = {
+    hasInkSource: plan.hasInkSource,
+    hasTweeSource: plan.hasTweeSource,
+    includeMechanics: plan.includeMechanics,
+    stringTableKeys: (c) => tables.keysOf(c),
+  };
+  const extractOne = (relativePath: string, content: string): Candidate[] => {
+    const extraction = extractFile(relativePath, content, extractOpts);
+    const out = classify(extraction.sections, vocab);
+    const variants = plan.variantsOf(relativePath);
+    if (variants.length) for (const c of out) c.review.variants = variants;
+    for (const s of extraction.skipped) skipped.add(s);
+    return out;
   };
 
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
-    const extraction = extractFile(f.relativePath, decodeText(f.bytes));
-    const candidates = classify(extraction.sections, vocab);
-    for (const s of extraction.skipped) skipped.add(s);
+    // Issue 12: what a file is decides before decoding: skipped kinds and translations are only counted.
+    const skipKind = plan.skipKind(f.relativePath);
+    const translation = skipKind ? null : plan.translationOf(f.relativePath);
+    let candidates: Candidate[] = [];
+    if (skipKind) tally.addKind(f.relativePath, skipKind);
+    else if (translation) tally.addTranslation(f.relativePath, translation.language);
+    else {
+      // Issue 17: a big text entry is extracted a piece at a time (bounded memory); each piece's
+      // candidates are stored before the next piece is read, the last piece's below with the progress.
+      forEachTextPiece(f.relativePath, f.bytes, (piece, last) => {
+        const content = decodeText(piece);
+        if (!last) {
+          const found = extractOne(f.relativePath, content);
+          writeTx(ctx.db, () => found.forEach((c) => store.add(c)));
+          return;
+        }
+        const join = tables.offer(f.relativePath, content, piece.byteLength);
+        if (join.action !== "wait") candidates = extractOne(f.relativePath, content);
+        if (join.action === "shared") for (const t of join.ready) candidates.push(...extractOne(t.relativePath, t.content));
+      });
+    }
     completed++;
     bytes += f.bytes.byteLength;
     counted.add(normalizeEntryName(f.relativePath));
@@ -141,11 +174,18 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
       }
     }
 
+    // String tables whose shared keys never came: extracted without keys.
+    const late = tables.drain();
+    if (late.length) writeTx(ctx.db, () => {
+      for (const t of late) for (const c of extractOne(t.relativePath, t.content)) store.add(c);
+    });
+
     let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
-    if (ctx.llm && !archiveError && completed > 0) {
+    const model = ctx.generation ?? ctx.llm;
+    if (model && !archiveError && completed > 0) {
       const budget = job.reserved_micro - scanCostMicro(ctx.config.prices, bytes);
       try {
-        refine = await refineWithModel(ctx.llm, ctx.db, job, vocab, ctx.config.prices, budget, signal);
+        refine = await refineWithModel(model, ctx.db, job, vocab, ctx.config.prices, budget, signal);
       } catch (e) {
         if (signal?.aborted) throw e;
         // The heuristic extractions stand on their own: a model failure only loses the refinement.
@@ -154,22 +194,29 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     }
     for (const [ext, micro] of Object.entries(refine.microByExtension)) (costByExt[ext] ??= { bytes: 0, micro: 0 }).micro += micro;
 
+    skipped.setSummaries(tally.entries());
     const status = archiveError || completed === 0 ? "FAILED" : "COMPLETED";
     const llmTokens = refine.promptTokens + refine.completionTokens;
     const ended = writeTx(ctx.db, () => {
-      const still = ctx.db.query("SELECT 1 FROM scan_jobs WHERE id = ? AND status = 'PROCESSING' AND attempts = ?").get(job.id, attempt);
-      if (!still) return false;
+      if (!stillProcessing(ctx.db, job.id, attempt)) return false;
       const s = status === "COMPLETED" ? settleScan(ctx, job, { bytes, tokenMicro: refine.tokenMicro, llmTokens }) : refundReservation(ctx, job);
-      ctx.db
-        .query(
-          `UPDATE scan_jobs SET status = ?, completed_at = ?, completed_files = ?, failed_files = ?, bytes_processed = ?, llm_tokens = ?,
-             cost_by_extension = ?, skipped = ?, error_message = ?, actual_micro = ?, credit_adjustment_micro = ?, adjustment_message = ?
-           WHERE id = ?`,
-        )
-        .run(
-          status, nowIso(ctx), completed, failed, bytes, llmTokens, JSON.stringify(costByExt), JSON.stringify(skipped),
-          archiveError ?? (status === "FAILED" ? ALL_FILES_FAILED : null), s.actualMicro, s.refundedMicro, s.message, job.id,
-        );
+      transition(ctx.db, job.id, {
+        from: "PROCESSING",
+        to: status,
+        set: {
+          completed_at: nowIso(ctx),
+          completed_files: completed,
+          failed_files: failed,
+          bytes_processed: bytes,
+          llm_tokens: llmTokens,
+          cost_by_extension: JSON.stringify(costByExt),
+          skipped: JSON.stringify(skipped),
+          error_message: archiveError ?? (status === "FAILED" ? ALL_FILES_FAILED : null),
+          actual_micro: s.actualMicro,
+          credit_adjustment_micro: s.refundedMicro,
+          adjustment_message: s.message,
+        },
+      });
       return true;
     });
     if (!ended) return "gone";
@@ -186,10 +233,9 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
 /** After a shutdown (not counted as an attempt) or an unexpected error: back to QUEUED, or FAILED and refunded once out of attempts. */
 function requeueOrFail(ctx: ScannerContext, job: ScanJobRow, attempt: number, aborted: boolean): ProcessOutcome {
   return writeTx(ctx.db, () => {
-    const still = ctx.db.query("SELECT 1 FROM scan_jobs WHERE id = ? AND status = 'PROCESSING' AND attempts = ?").get(job.id, attempt);
-    if (!still) return "gone" as const;
+    if (!stillProcessing(ctx.db, job.id, attempt)) return "gone" as const;
     if (aborted || attempt < SCANNER_LIMITS.maxAttempts) {
-      ctx.db.query("UPDATE scan_jobs SET status = 'QUEUED', attempts = attempts - ? WHERE id = ?").run(aborted ? 1 : 0, job.id);
+      transition(ctx.db, job.id, { from: "PROCESSING", to: "QUEUED", attemptsDelta: aborted ? -1 : 0 });
       return "requeued" as const;
     }
     failProcessing(ctx, job, `Processing failed ${attempt} times; the job was stopped and the reserved credits refunded.`);
@@ -200,11 +246,10 @@ function requeueOrFail(ctx: ScannerContext, job: ScanJobRow, attempt: number, ab
 /** Ends a confirmed job as FAILED with the whole reservation refunded (inside a write transaction). */
 export function failProcessing(ctx: ScannerContext, job: ScanJobRow, errorMessage: string): void {
   const s = refundReservation(ctx, job);
-  ctx.db
-    .query(
-      `UPDATE scan_jobs SET status = 'FAILED', completed_at = ?, error_message = ?, actual_micro = 0, credit_adjustment_micro = ?,
-         adjustment_message = ? WHERE id = ?`,
-    )
-    .run(nowIso(ctx), errorMessage, s.refundedMicro, s.message, job.id);
+  transition(ctx.db, job.id, {
+    from: "PROCESSING",
+    to: "FAILED",
+    set: { completed_at: nowIso(ctx), error_message: errorMessage, actual_micro: 0, credit_adjustment_micro: s.refundedMicro, adjustment_message: s.message },
+  });
   deleteUpload(ctx.config, job.id);
 }

@@ -1,9 +1,10 @@
-import type { LlmEngine } from "../../llm/LlmEngine.ts";
+import type { TextModel } from "../../generation/types.ts";
 import type { ChatMessage } from "../../llm/types.ts";
 import type { Prices } from "../../config/config.ts";
 import type { Db } from "../../db/openDatabase.ts";
 import type { ProjectVocabulary } from "../extract/index.ts";
 import { tokenCostMicro } from "../settlement.ts";
+import { extractionsToRefine, refineExtraction } from "../scanExtractionStore.ts";
 
 /** Only the strongest candidates are refined: a cheap, bounded pass (the heuristics already did the rest). */
 export const MAX_REFINED = 12;
@@ -68,7 +69,7 @@ function parse(text: string): { title?: unknown; tags?: unknown; location?: unkn
  * job never costs more than was reserved. Junk or cut-off output changes nothing.
  */
 export async function refineWithModel(
-  llm: LlmEngine,
+  llm: TextModel,
   db: Db,
   job: { id: string; user_context: string | null },
   vocab: ProjectVocabulary,
@@ -77,11 +78,7 @@ export async function refineWithModel(
   signal?: AbortSignal,
 ): Promise<RefineUsage> {
   const usage: RefineUsage = { refined: 0, promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} };
-  const rows = db
-    .query<{ id: string; title: string; content: string; tags: string; location: string | null; source_files: string }, [string, number]>(
-      "SELECT id, title, content, tags, location, source_files FROM scan_extractions WHERE job_id = ? ORDER BY confidence DESC, ordinal LIMIT ?",
-    )
-    .all(job.id, MAX_REFINED);
+  const rows = extractionsToRefine(db, job.id, MAX_REFINED);
   const tagSet = new Set(vocab.tags);
   const locSet = new Set(vocab.locations);
   const tagOrder = new Map(vocab.tags.map((t, i) => [t, i]));
@@ -122,12 +119,7 @@ export async function refineWithModel(
     const tags = [...new Set([...(JSON.parse(e.tags) as string[]), ...modelTags])].sort((a, b) => tagOrder.get(a)! - tagOrder.get(b)!);
     const location = typeof out.location === "string" && locSet.has(out.location) ? out.location : e.location;
     // A title needs a letter or digit to replace the heuristic one.
-    db.query("UPDATE scan_extractions SET title = ?, tags = ?, location = ? WHERE id = ?").run(
-      /[\p{L}\p{N}]/u.test(title) ? title.slice(0, 200) : e.title,
-      JSON.stringify(tags),
-      location,
-      e.id,
-    );
+    refineExtraction(db, e.id, { title: /[\p{L}\p{N}]/u.test(title) ? title.slice(0, 200) : e.title, tags, location });
     usage.refined++;
   }
   return usage;

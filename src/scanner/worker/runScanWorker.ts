@@ -1,8 +1,8 @@
 import { withCacheSize, writeTx } from "../../db/openDatabase.ts";
 import { SCANNER_LIMITS } from "../limits.ts";
-import type { ScannerContext } from "../scannerContext.ts";
-import type { ScanJobRow } from "../scanJobRow.ts";
+import type { ScannerContext } from "../../core/context.ts";
 import { failProcessing, processScanJob } from "./processScanJob.ts";
+import { jobsWithStatus, queuedAfter, transition } from "../scanJobStore.ts";
 
 /** The SQLite page cache while scans run, in KiB (the connection's own is 32 MB). */
 const SCAN_CACHE_KIB = 8000;
@@ -16,7 +16,7 @@ const SCAN_CACHE_KIB = 8000;
  */
 export function recoverInterrupted(ctx: ScannerContext): { requeued: number; failed: number } {
   return writeTx(ctx.db, () => {
-    const stuck = ctx.db.query<ScanJobRow, []>("SELECT * FROM scan_jobs WHERE status = 'PROCESSING'").all();
+    const stuck = jobsWithStatus(ctx.db, ["PROCESSING"]);
     let requeued = 0;
     let failed = 0;
     for (const job of stuck) {
@@ -24,7 +24,7 @@ export function recoverInterrupted(ctx: ScannerContext): { requeued: number; fai
         failProcessing(ctx, job, `Processing was interrupted ${job.attempts} times; the job was stopped and the reserved credits refunded.`);
         failed++;
       } else {
-        ctx.db.query("UPDATE scan_jobs SET status = 'QUEUED' WHERE id = ? AND status = 'PROCESSING'").run(job.id);
+        transition(ctx.db, job.id, { from: "PROCESSING", to: "QUEUED" });
         requeued++;
       }
     }
@@ -50,16 +50,11 @@ async function runQueued(ctx: ScannerContext, signal?: AbortSignal): Promise<Rec
   const tried = new Set<string>();
   while (!signal?.aborted) {
     const cutoff = new Date(ctx.clock.now().getTime() - SCANNER_LIMITS.confirmedExpiryMs).toISOString();
-    const next = ctx.db
-      .query<{ id: string }, [string]>(
-        "SELECT id FROM scan_jobs WHERE status = 'QUEUED' AND confirmed_at > ? ORDER BY confirmed_at, rowid LIMIT 50",
-      )
-      .all(cutoff)
-      .find((r) => !tried.has(r.id));
+    const next = queuedAfter(ctx.db, cutoff, 50).find((id) => !tried.has(id));
     if (!next) break;
     // A job that errors back to QUEUED is retried at the next tick, not in a loop here.
-    tried.add(next.id);
-    const outcome = await processScanJob(ctx, next.id, signal);
+    tried.add(next);
+    const outcome = await processScanJob(ctx, next, signal);
     outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
   }
   return outcomes;

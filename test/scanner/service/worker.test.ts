@@ -69,7 +69,8 @@ describe("the worker, end to end", () => {
     const copy = d.extractions.find((e: any) => e.sourceFiles.includes("docs/lore-copy.markdown"));
     expect(copy.sourceFiles).toEqual(["docs/lore.md", "docs/lore-copy.markdown"]);
     for (const e of d.extractions) {
-      expect(Object.keys(e).sort()).toEqual(["confidence", "contentPreview", "id", "location", "sourceFiles", "tags", "title"]);
+      // The spec's seven fields, plus issue 12's review fields.
+      expect(Object.keys(e).sort()).toEqual(["confidence", "contentPreview", "group", "id", "kind", "location", "reasons", "sourceFiles", "speakers", "tags", "title", "variants"]);
       expect(e.confidence).toBeGreaterThanOrEqual(0);
       expect(e.confidence).toBeLessThanOrEqual(1);
       expect([...e.contentPreview].length).toBeLessThanOrEqual(200);

@@ -116,12 +116,37 @@ export function extractDelimited(content: string, delimiter: string, out: Sectio
     return;
   }
 
+  // Rows keyed by numbers only (a string table's ids) say nothing of what they hold: long ones are
+  // read as consecutive passages of about CHUNK_CHARS, titled by the first one's first line;
+  // short ones (names, labels) go to the file's list of short entries (issue 12).
+  const keyedTitles = titleCol >= 0 && /^(?:key|id|keys|ids|stringid|entryid)$/.test(header[titleCol].toLowerCase().replace(/[^a-z]/g, ""));
+  let chunk: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (chunk.length) out.add({ title: headline(chunk[0]), text: chunk.join("\n\n"), kind: "csv-row" });
+    chunk = [];
+    size = 0;
+  };
   for (const r of data) {
     const text = textCols
       .map((i) => (r[i] ?? "").trim())
       .filter(Boolean)
       .join("\n\n");
     const title = titleCol >= 0 ? usableTitle(r[titleCol]) : null;
-    out.add({ title, text, kind: "csv-row" });
+    if (title || countLetters(text) < 40) out.add({ title, text, kind: "csv-row", keyed: keyedTitles, groupKey: title ?? undefined });
+    else {
+      if (size + text.length > CHUNK_CHARS) flush();
+      chunk.push(text);
+      size += text.length;
+    }
   }
+  flush();
+}
+
+const CHUNK_CHARS = 4000;
+
+/** The first line of a passage when it reads as a heading ("Water Breathing[/center]"), else null. */
+export function headline(text: string): string | null {
+  const first = text.split(/\n|\[\/(?:center|left|right)\]/)[0].replace(/\[[^\]]*\]|<[^>]*>/g, "").trim();
+  return first.length >= 3 && first.length <= 60 && /\p{L}/u.test(first) ? first : null;
 }

@@ -4,6 +4,8 @@ import { SKIP, stripAngleTags } from "../text.ts";
 
 /** Headings up to this level start a new section; deeper ones stay inside as plain lines. */
 const SPLIT_LEVEL = 3;
+/** A titled page's section is cut at the first heading past this size. */
+const PAGE_SECTION_CHARS = 4000;
 
 /** Markdown: optional YAML front matter (title/tags/location hints), then one section per h1–h3. */
 export function extractMarkdown(content: string, out: SectionCollector): void {
@@ -14,11 +16,27 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
   let title: string | null = fm.title ?? null;
   let kind = "prose";
   let body: string[] = [];
+  let size = 0;
+  // A page with a front-matter title is about one entity (a wiki page): its headings stay inside
+  // one section until it reaches PAGE_SECTION_CHARS, then it splits on the next heading (issue 12).
+  const page = fm.title ?? null;
   const flush = () => {
     const text = body.join("\n");
     // A heading directly followed by a sub-heading is structure, not an empty section: dropped quietly.
     if (text.trim() !== "") out.add({ title, text, kind, hints });
     body = [];
+    size = 0;
+  };
+  const startSection = (heading: string) => {
+    if (page && size < PAGE_SECTION_CHARS) {
+      if (heading && heading !== page) body.push(heading);
+      size += heading.length + 1;
+      kind = "markdown-heading";
+      return;
+    }
+    flush();
+    title = page && heading !== page ? `${page} — ${heading}` : heading;
+    kind = "markdown-heading";
   };
 
   const lines = fm.body.split(/\r?\n/);
@@ -54,9 +72,7 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
       const level = atx[1].length;
       const heading = cleanInline(trimClosingHashes(line.slice(atx[0].length)));
       if (level <= SPLIT_LEVEL) {
-        flush();
-        title = heading;
-        kind = "markdown-heading";
+        startSection(heading);
       } else if (heading) {
         body.push(heading);
       }
@@ -66,9 +82,7 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
     const setext = /^ {0,3}(=+|-+)[ \t]*$/.exec(line);
     if (setext && prevWasText) {
       const heading = body.pop() ?? "";
-      flush();
-      title = heading;
-      kind = "markdown-heading";
+      startSection(heading);
       prevWasText = false;
       continue;
     }
@@ -81,6 +95,7 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
     // A soft line break inside a paragraph is a space in Markdown.
     if (isParagraphLine && prevWasText && body.length) body[body.length - 1] += ` ${cleaned.trim()}`;
     else body.push(cleaned);
+    size += cleaned.length + 1;
     prevWasText = isParagraphLine;
   }
   flush();
@@ -111,16 +126,19 @@ function cleanBlockLine(line: string): string | null {
 
 /** Inline markup → plain text: images dropped, links to their text, emphasis/code markers removed. */
 export function cleanInline(s: string): string {
-  return stripAngleTags(
-    s
+  // Each pass only when its marker character is present: most lines of a wiki carry little markup.
+  let t = s;
+  if (t.includes("[")) {
+    t = t
       .replace(/!\[([^\]\n]*)\]\([^)\n]*\)/g, "")
       .replace(/\[\[([^\]|\n]+)\|([^\]\n]+)\]\]/g, "$2")
       .replace(/\[\[([^\]\n]+)\]\]/g, "$1")
       .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, "$1")
-      .replace(/\[([^\]\n]+)\]\[[^\]\n]*\]/g, "$1")
-      .replace(/<((?:https?|mailto):[^>\s]+)>/g, "$1"),
-  )
-    .replace(/`+([^`\n]+?)`+/g, "$1")
-    .replace(/(?<![A-Za-z0-9])(\*{1,3}|_{1,3}|~~)(?=\S)([^*_~\n]+?)\1/g, "$2")
-    .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, "$1");
+      .replace(/\[([^\]\n]+)\]\[[^\]\n]*\]/g, "$1");
+  }
+  if (t.includes("<")) t = stripAngleTags(t.replace(/<((?:https?|mailto):[^>\s]+)>/g, "$1"));
+  if (t.includes("`")) t = t.replace(/`+([^`\n]+?)`+/g, "$1");
+  if (t.includes("*") || t.includes("_") || t.includes("~")) t = t.replace(/(?<![A-Za-z0-9])(\*{1,3}|_{1,3}|~~)(?=\S)([^*_~\n]+?)\1/g, "$2");
+  if (t.includes("\\")) t = t.replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, "$1");
+  return t;
 }

@@ -1,0 +1,94 @@
+/**
+ * Rebuilds the scanner's real-project corpus (issue 12) outside git from
+ * snapshots of public game repositories, as a studio would zip its project:
+ * whole folders, engine/addon folders, CI files and translations included.
+ *
+ *   bun bench/scanner-corpus.ts [outDir]     # default ~/.cache/lorehold-corpus
+ *
+ * Each project's repository must have been fetched first (the `fetch` tool
+ * of the session leaves a bare git dir under /work/.mirror/<owner>+<name>/repo;
+ * LOREHOLD_MIRROR overrides the root). Only files with an extension the
+ * scanner accepts are kept. Third-party files: never commit the output.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { ALLOWED_EXTENSIONS } from "../src/scanner/extract/index.ts";
+
+export interface CorpusProject {
+  /** Folder name under the corpus root, and the project's name in the bench tables. */
+  name: string;
+  repo: string;
+  /** Path prefixes inside the repository (a studio's archive of those folders). */
+  paths: string[];
+  what: string;
+}
+
+export const PROJECTS: CorpusProject[] = [
+  { name: "ink-intercept", repo: "inkle/the-intercept", paths: ["."], what: "Ink (Unity project, .ink source beside compiled JSON)" },
+  { name: "yarn-unity", repo: "YarnSpinnerTool/YarnSpinner-Unity", paths: ["."], what: "Yarn Spinner for Unity: samples, C#, docs, CI" },
+  { name: "renpy-question", repo: "renpy/renpy", paths: ["the_question", "tutorial/game/tutorial_director.rpy", "tutorial/game/script.rpy"], what: "Ren'Py: The Question with 10+ translations (tl/)" },
+  { name: "dialogic-vn", repo: "dialogic-godot/visual-novel-template", paths: ["."], what: "Dialogic 1 (Godot) visual-novel template with its addon" },
+  { name: "godot-demos", repo: "godotengine/godot-demo-projects", paths: ["gui", "2d/platformer", "3d/voxel"], what: "Godot demos (no lore; PO translation demo)" },
+  { name: "daggerfall-unity", repo: "Interkarma/daggerfall-unity", paths: ["Assets/Localization", "Assets/StreamingAssets", "Assets/Resources", "Assets/Scripts/Game/Questing", "Assets/Scripts/Game/Guilds", "README.md", "CHANGELOG.md"], what: "Unity: Localization string tables, quest/faction/biography text, C#" },
+  { name: "angband", repo: "angband/angband", paths: ["lib", "docs", "README.md", "changes.txt", ".github"], what: "Roguelike record files (monster/object/artifact …), help, CI" },
+  { name: "eadras-wiki", repo: "SilverCheetah/Eadras-Worldbuilding-Wiki", paths: ["."], what: "Markdown worldbuilding wiki (Obsidian vault)" },
+];
+
+const MIRROR = process.env.LOREHOLD_MIRROR ?? "/work/.mirror";
+
+function gitDir(repo: string): string {
+  return join(MIRROR, repo.replace("/", "+"), "repo");
+}
+
+export function corpusRoot(arg?: string): string {
+  return arg ?? process.env.LOREHOLD_CORPUS ?? join(homedir(), ".cache", "lorehold-corpus");
+}
+
+function build(root: string): void {
+  const allowed = new Set(ALLOWED_EXTENSIONS);
+  mkdirSync(root, { recursive: true });
+  const summary: Record<string, { files: number; bytes: number; commit: string }> = {};
+  for (const p of PROJECTS) {
+    const git = gitDir(p.repo);
+    if (!existsSync(git)) {
+      console.warn(`skip ${p.name}: ${git} missing (fetch github:${p.repo} first)`);
+      continue;
+    }
+    const dir = join(root, p.name);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const commit = execFileSync("git", ["--git-dir", git, "rev-parse", "HEAD"]).toString().trim();
+    // ls-tree + cat-file per blob, not git archive: a snapshot may lack its largest blobs (binaries).
+    const tree = execFileSync("git", ["--git-dir", git, "ls-tree", "-r", "-l", "-z", commit, "--", ...p.paths], { maxBuffer: 1 << 28 }).toString();
+    let files = 0;
+    let bytes = 0;
+    for (const row of tree.split("\0")) {
+      const m = /^\d+ blob ([0-9a-f]+)\s+(\d+)\t(.+)$/.exec(row);
+      if (!m) continue;
+      const [, sha, sizeText, path] = m;
+      const base = path.slice(path.lastIndexOf("/") + 1);
+      const dot = base.lastIndexOf(".");
+      const ext = dot >= 0 ? base.slice(dot).toLowerCase() : "";
+      const size = Number(sizeText);
+      // The upload limit per file is 50 MB; keep what a studio could send.
+      if (!allowed.has(ext) || size === 0 || size > 50 * 1024 * 1024) continue;
+      let data: Buffer;
+      try {
+        data = execFileSync("git", ["--git-dir", git, "cat-file", "blob", sha], { maxBuffer: 1 << 27, stdio: ["ignore", "pipe", "ignore"] });
+      } catch {
+        continue; // blob absent from the snapshot
+      }
+      mkdirSync(join(dir, path, ".."), { recursive: true });
+      writeFileSync(join(dir, path), data);
+      files++;
+      bytes += size;
+    }
+    summary[p.name] = { files, bytes, commit };
+    console.log(`${p.name.padEnd(18)} ${String(files).padStart(5)} files ${(bytes / 1e6).toFixed(1).padStart(6)} MB  ${p.repo}@${commit.slice(0, 10)}`);
+  }
+  writeFileSync(join(root, "corpus.json"), JSON.stringify(summary, null, 2));
+}
+
+if (import.meta.main) build(corpusRoot(process.argv[2]));

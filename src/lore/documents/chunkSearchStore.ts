@@ -1,0 +1,51 @@
+import type { Db } from "../../db/openDatabase.ts";
+import { placeholders } from "../sqlList.ts";
+
+/** The runtime's reads of chunks (BM25 and the visibility check); the tables are documentStore's. */
+
+export interface ChunkHitRow {
+  id: string;
+  document_id: string;
+  document_name: string;
+  location_id: string | null;
+  chunk_index: number;
+  content: string;
+  tags: string;
+}
+
+export function countChunks(db: Db): number {
+  return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
+}
+
+/** How many chunks hold each of these terms (FTS5 vocabulary). */
+export function termChunkCounts(db: Db, words: string[]): { term: string; doc: number }[] {
+  if (words.length === 0) return [];
+  return db
+    .query<{ term: string; doc: number }, string[]>(`SELECT term, doc FROM chunks_fts_terms WHERE term IN (${placeholders(words.length)})`)
+    .all(...words);
+}
+
+/** BM25 over the project's chunks of COMPLETED documents whose tags meet `tags`, best first. */
+export function bm25Chunks(db: Db, q: { match: string; projectId: string; tags: string[]; n: number }): ChunkHitRow[] {
+  return db
+    .query<ChunkHitRow, (string | number)[]>(
+      `SELECT c.id, c.document_id, d.name AS document_name, d.location_id, c.chunk_index, c.content, c.tags
+       FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.document_id
+       WHERE chunks_fts MATCH ? AND c.project_id = ? AND d.status = 'COMPLETED'
+         AND EXISTS (SELECT 1 FROM json_each(c.tags) WHERE json_each.value IN (${placeholders(q.tags.length)}))
+       ORDER BY bm25(chunks_fts) LIMIT ?`,
+    )
+    .all(q.match, q.projectId, ...q.tags, q.n);
+}
+
+/** The tags of those chunks (ids) that belong to a COMPLETED document of the project. */
+export function liveChunkTags(db: Db, projectId: string, ids: string[]): { id: string; tags: string }[] {
+  return db
+    .query<{ id: string; tags: string }, string[]>(
+      // CROSS JOIN fixes the join order: look the chunks up by primary key, then each one's document.
+      // (Left to itself, the planner may walk every COMPLETED document first: ~13 ms at 10k chunks.)
+      `SELECT c.id, c.tags FROM chunks c CROSS JOIN documents d ON d.id = c.document_id
+       WHERE c.id IN (${placeholders(ids.length)}) AND c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED'`,
+    )
+    .all(...ids, projectId);
+}

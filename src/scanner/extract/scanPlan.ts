@@ -1,0 +1,235 @@
+import { baseName, extensionOf } from "./text.ts";
+
+/**
+ * What a file is before anything is extracted from it (issue 12): a whole archive
+ * is known from its manifest, so engine/plugin folders, VCS/CI config, changelogs,
+ * licences, project docs, tests, compiled outputs and translations are decided by
+ * path before a byte is decoded. Each kind can be included again from `userContext`
+ * with a line `include: <kind>, <kind>` (or `include: all`).
+ */
+
+export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta";
+
+export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
+  engine: "engine, plugin, addon or editor folder",
+  ci: "version control, CI or tool configuration",
+  changelog: "changelog",
+  licence: "licence or notice",
+  docs: "project docs (readme, install, contributing)",
+  tests: "tests",
+  compiled: "compiled output (source present)",
+  meta: "wiki maintenance (index, templates, audits, prompts, conventions)",
+};
+
+export const SKIP_KINDS = Object.keys(SKIP_KIND_LABEL) as SkipKind[];
+
+/** The skippedContent reason for a kind, naming the opt-in. */
+export function skipKindReason(kind: SkipKind): string {
+  return `Skipped: ${SKIP_KIND_LABEL[kind]} (scan it with "include: ${kind}" in userContext)`;
+}
+
+// Folder names that hold an engine's, a plugin's or an editor's files, not the game's writing.
+const ENGINE_DIRS = new Set([
+  "addons", "plugins", "packages", "packagecache", "library", "editor", "thirdparty", "third_party", "third-party", "vendor",
+  "node_modules", "standard assets", "textmesh pro", "plugin", "externals", "external", "sdk", "dlls",
+]);
+// A worldbuilding wiki's own upkeep: page templates, writing protocols, audit prompts, indexes.
+const META_DIRS = new Set(["templates", "template", "_templates", "protocols", "prompts", "skills"]);
+const META_FILES = /^(?:index|ai[-_ ]index|home|sitemap|toc|table[-_ ]of[-_ ]contents|open[-_ ]questions|system[-_ ]governance|naming[-_ ]conventions|style[-_ ]guide|dataview[-_ ]test|todo|roadmap|runbook|corrections|template[-_].*|.*[-_ ](?:audit|issues[-_ ]register|prompt|runbook)|audit[-_ ].*)$/i;
+const TEST_DIRS = new Set(["tests", "test", "__tests__", "spec", "specs", "testing"]);
+const COMPILED_DIRS = new Set(["bin", "obj", "build", "builds", "dist", "out", "temp", "logs"]);
+const CI_FILES = /^(?:\.gitlab-ci\.ya?ml|\.travis\.ya?ml|appveyor\.ya?ml|azure-pipelines\.ya?ml|jenkinsfile|\.editorconfig|\.gitattributes|\.gitignore|package(?:-lock)?\.json|tsconfig(?:\.[\w-]+)?\.json|jsconfig\.json|composer\.json|bunfig\.toml|cargo\.toml|pyproject\.toml|docker-compose\.ya?ml|mkdocs\.ya?ml|\.pre-commit-config\.ya?ml|dependabot\.ya?ml|codecov\.ya?ml|\.readthedocs\.ya?ml|renovate\.json|\.eslintrc(?:\.\w+)?|\.prettierrc(?:\.\w+)?|omnisharp\.json|global\.json|nuget\.config|netlify\.toml|vercel\.json|manifest\.json|packages-lock\.json)$/i;
+const CHANGELOG_FILES = /^(?:change[-_ ]?log|changes|log|news|release[-_ ]?notes|whats[-_ ]?new)(?:[-_.][\w.-]*)?$/i;
+const LICENCE_FILES = /^(?:licen[cs]e|copying|notice|third[-_ ]?party[-_ ]?notices?|unlicen[cs]e|patents)(?:[-_.!][\w.!-]*)?$/i;
+const DOC_FILES = /^(?:readme|install(?:ation)?|building|build|setup|getting[-_ ]?started|contributing|contributors|authors|code[-_ ]of[-_ ]conduct|security|support|funding|pull_request_template|issue_template|bug_report|feature_request|release_template|claude|agents)(?:[-_.][\w.-]*)?$/i;
+
+/** A path's kind when it is skipped by default, else null. */
+export function skipKindOfPath(relativePath: string): SkipKind | null {
+  const parts = relativePath.split(/[\\/]+/).filter(Boolean);
+  const base = parts.pop() ?? "";
+  for (const p of parts) {
+    const d = p.toLowerCase();
+    if (d.startsWith(".")) return "ci";
+    if (ENGINE_DIRS.has(d)) return "engine";
+    if (TEST_DIRS.has(d)) return "tests";
+    if (COMPILED_DIRS.has(d)) return "compiled";
+    if (META_DIRS.has(d)) return "meta";
+  }
+  if (CI_FILES.test(base) || base.startsWith(".")) return "ci";
+  const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
+  if (CHANGELOG_FILES.test(stem)) return "changelog";
+  if (LICENCE_FILES.test(stem)) return "licence";
+  if (DOC_FILES.test(stem)) return "docs";
+  if (/^\.?(?:md|markdown|txt)$/i.test(extensionOf(base)) && META_FILES.test(stem)) return "meta";
+  return null;
+}
+
+/** The folder a skip is reported under: the path up to the folder that decided it (or the file itself). */
+export function skipGroupOf(relativePath: string, kind: SkipKind): string {
+  const parts = relativePath.split(/[\\/]+/).filter(Boolean);
+  for (let i = 0; i < parts.length - 1; i++) {
+    const d = parts[i].toLowerCase();
+    const hit =
+      (kind === "ci" && d.startsWith(".")) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d));
+    if (hit) return `${parts.slice(0, i + 1).join("/")}/`;
+  }
+  return relativePath;
+}
+
+/** `include: engine, docs` / `include: all` lines of userContext (case-insensitive; several lines add up). */
+export type Includable = SkipKind | "translations" | "mechanics";
+
+export function parseIncludes(userContext: string | null | undefined): Set<Includable> {
+  const out = new Set<Includable>();
+  if (!userContext) return out;
+  for (const m of userContext.matchAll(/^\s*(?:scan\s+)?include\s*:\s*(.+)$/gim)) {
+    for (const raw of m[1].split(/[,\s]+/)) {
+      const w = raw.toLowerCase().replace(/s$/, "");
+      if (w === "all") {
+        for (const k of SKIP_KINDS) out.add(k);
+        out.add("translations");
+        out.add("mechanics");
+      } else if (w === "license" || w === "licence") out.add("licence");
+      else if (w === "translation") out.add("translations");
+      else if (w === "doc") out.add("docs");
+      else if (w === "test") out.add("tests");
+      else if (w === "mechanic") out.add("mechanics");
+      else if ((SKIP_KINDS as string[]).includes(w)) out.add(w as SkipKind);
+    }
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ translations
+
+const LANGUAGE_NAMES: Record<string, string> = {
+  english: "en", french: "fr", german: "de", spanish: "es", italian: "it", portuguese: "pt", russian: "ru", japanese: "ja",
+  korean: "ko", chinese: "zh", schinese: "zh", tchinese: "zh-Hant", czech: "cs", danish: "da", dutch: "nl", finnish: "fi",
+  polish: "pl", swedish: "sv", norwegian: "no", turkish: "tr", ukrainian: "uk", malay: "ms", indonesian: "id", greek: "el",
+  hungarian: "hu", romanian: "ro", arabic: "ar", hebrew: "he", vietnamese: "vi", thai: "th", piglatin: "x-pig", brazilian: "pt-BR",
+};
+const LANG_CODE = /^(?:[a-z]{2,3})(?:[-_](?:[A-Z]{2}|[a-z]{2}|Hans|Hant|Latn|\d{3}))?$/;
+const COMMON_CODES = new Set("en fr de es it pt ru ja ko zh cs da nl fi pl sv nb tr uk ms el hu ro ar he vi th ca eo et lt lv sk sl sr bg hr fa hi bn gl eu".split(" "));
+
+/** The language a path is written in, judged from its folders and name (tl/french/…, locale/fr/…, x_fr.po, fr.po), or null. */
+export function languageOfPath(relativePath: string): string | null {
+  const parts = relativePath.split(/[\\/]+/).filter(Boolean);
+  const base = parts.pop() ?? "";
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const d = parts[i];
+    const lower = d.toLowerCase();
+    if (LANGUAGE_NAMES[lower] && i > 0 && /^(?:tl|translations?|locales?|locali[sz]ations?|lang(?:uages?)?|i18n|l10n)$/i.test(parts[i - 1])) return LANGUAGE_NAMES[lower];
+    if (LANG_CODE.test(d) && COMMON_CODES.has(lower.slice(0, 2)) && i > 0 && /^(?:translations?|locales?|locali[sz]ations?|lang(?:uages?)?|i18n|l10n|po)$/i.test(parts[i - 1])) return d.replace("_", "-");
+  }
+  const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
+  const ext = extensionOf(base);
+  const suffix = /(?:^|[-_. ])([a-z]{2,3}(?:[-_][A-Za-z]{2,4})?)$/.exec(stem)?.[1] ?? /\(([a-z]{2,3}(?:-[A-Za-z]{2,4})?)\)$/.exec(stem)?.[1];
+  if (suffix && COMMON_CODES.has(suffix.slice(0, 2).toLowerCase()) && (suffix.length === 2 || /[-_]/.test(suffix))) {
+    // "x_fr.po", "fr.po", "Table_en.asset", "strings.de.json": a code at the end of the name.
+    if (ext === ".po" || ext === ".asset" || ext === ".json" || ext === ".csv" || ext === ".yml" || ext === ".yaml" || ext === ".xliff" || ext === ".resx" || ext === ".strings" || stem === suffix) {
+      return suffix.replace("_", "-");
+    }
+  }
+  return null;
+}
+
+/** The path of the same file in the source language (tl/french/script.rpy → script.rpy; x_fr.po → x_en.po …), as a key. */
+function sourceKeyOf(relativePath: string, language: string): string {
+  const parts = relativePath.split(/[\\/]+/).filter(Boolean);
+  const base = parts.pop() ?? "";
+  const dirs = parts.filter((d) => LANGUAGE_NAMES[d.toLowerCase()] !== language && d.replace("_", "-") !== language);
+  const dirsNoTl = dirs.filter((d) => !/^(?:tl)$/i.test(d));
+  const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
+  const ext = extensionOf(base);
+  const code = language.replace("-", "[-_]");
+  const bareStem = stem.replace(new RegExp(`(?:[-_. ]|^)${code}$|\\(${code}\\)$`, "i"), "").trim();
+  return `${dirsNoTl.join("/")}/${bareStem}|${ext}`;
+}
+
+export interface Variant {
+  language: string;
+  sourceFile: string;
+}
+
+export interface ScanPlan {
+  includes: Set<Includable>;
+  /** Record files of game mechanics (spell effects, stat properties) are scanned too ("include: mechanics"). */
+  includeMechanics: boolean;
+  /** The archive's source language: `language: xx` in userContext, else the most common language of its files, else "en". */
+  sourceLanguage: string;
+  hasInkSource: boolean;
+  hasTweeSource: boolean;
+  /** Why a file is skipped by default, or null when it is scanned. */
+  skipKind(relativePath: string): SkipKind | null;
+  /** For a file in another language than the source: the source-language file it translates (by key), else null. */
+  translationOf(relativePath: string): { language: string } | null;
+  /** Other languages' versions of a source-language file. */
+  variantsOf(relativePath: string): Variant[];
+}
+
+/** Decide, from the manifest's paths alone, what each file is (see ScanPlan). */
+export function planScan(paths: string[], userContext?: string | null): ScanPlan {
+  const includes = parseIncludes(userContext);
+  const counts = new Map<string, number>();
+  const langOf = new Map<string, string>();
+  for (const p of paths) {
+    const l = languageOfPath(p);
+    if (l) {
+      langOf.set(p, l);
+      counts.set(l, (counts.get(l) ?? 0) + 1);
+    }
+  }
+  const configured = userContext ? /^\s*(?:source\s+)?language\s*:\s*([A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?)\s*$/im.exec(userContext)?.[1] : undefined;
+  // Majority by files, but a bare "en" wins ties: most studios write first in English.
+  let sourceLanguage = configured ?? "en";
+  if (!configured) {
+    let best = counts.get("en") ?? 0;
+    for (const [l, n] of counts) if (n > best) (best = n), (sourceLanguage = l);
+    // Files with no language marker (script.rpy beside tl/french/script.rpy) are the source: they outvote per-language counts.
+    if (paths.length - langOf.size >= best) sourceLanguage = "en";
+  }
+  const variants = new Map<string, Variant[]>();
+  for (const [p, l] of langOf) {
+    if (l === sourceLanguage) continue;
+    const key = sourceKeyOf(p, l);
+    const list = variants.get(key) ?? [];
+    list.push({ language: l, sourceFile: p });
+    variants.set(key, list);
+  }
+  // A translation whose source-language file is not in the archive (a lone fr.po: its msgids are the
+  // source text) is scanned itself: the first of its key stands in for the source, the others are its variants.
+  const sourceKeys = new Set<string>();
+  for (const p of paths) if ((langOf.get(p) ?? sourceLanguage) === sourceLanguage) sourceKeys.add(sourceKeyOf(p, sourceLanguage));
+  const standIns = new Map<string, string>();
+  for (const [p, l] of langOf) {
+    if (l === sourceLanguage) continue;
+    const key = sourceKeyOf(p, l);
+    if (!sourceKeys.has(key) && !standIns.has(key)) standIns.set(key, p);
+  }
+  const standInPaths = new Set(standIns.values());
+  const ext = new Set(paths.map(extensionOf));
+  return {
+    includes,
+    includeMechanics: includes.has("mechanics"),
+    sourceLanguage,
+    hasInkSource: ext.has(".ink"),
+    hasTweeSource: ext.has(".tw") || ext.has(".twee"),
+    skipKind(relativePath) {
+      const k = skipKindOfPath(relativePath);
+      return k && !includes.has(k) ? k : null;
+    },
+    translationOf(relativePath) {
+      if (includes.has("translations")) return null;
+      const l = langOf.get(relativePath);
+      return l && l !== sourceLanguage && !standInPaths.has(relativePath) ? { language: l } : null;
+    },
+    variantsOf(relativePath) {
+      const l = langOf.get(relativePath) ?? sourceLanguage;
+      if (standInPaths.has(relativePath)) return (variants.get(sourceKeyOf(relativePath, l)) ?? []).filter((v) => v.sourceFile !== relativePath);
+      if (l !== sourceLanguage) return [];
+      return variants.get(sourceKeyOf(relativePath, sourceLanguage)) ?? [];
+    },
+  };
+}
+
+export { baseName };
