@@ -284,3 +284,14 @@ describe("tolerant parsers", () => {
     expect(extractFile("mesh.json", lore).sections.map((s) => s.text)).toEqual(["The river that runs through the valley has never frozen."]);
   });
 });
+
+describe("large YAML is parsed a slice of top-level entries at a time", () => {
+  test("a 1.5 MB list gives the same sections as a whole parse would", () => {
+    const item = (i: number) => `- name: Relic ${i}\n  description: >-\n    Relic ${i} was found in the abbey ruins\n    and glows when danger is near.\n`;
+    const big = Array.from({ length: 14_000 }, (_, i) => item(i)).join("");
+    expect(big.length).toBeGreaterThan(1024 * 1024);
+    const s = extractFile("relics.yaml", big).sections;
+    expect(s).toHaveLength(14_000);
+    expect(s[13_999]).toMatchObject({ title: "Relic 13999", text: "Relic 13999 was found in the abbey ruins and glows when danger is near." });
+  });
+});
