@@ -56,6 +56,7 @@ export const quickstartCommand: Command = {
     say();
     say(`Lorehold is listening on ${base}  (OpenAPI: ${base}/swagger)`);
     say(`Admin token: ${admin}`);
+    say(`Studio: open ${base}/ in a browser and sign in with the admin token`);
     if (demo) {
       const mind = readMinds(app.ctx, demo.projectId, { onlyWithTags: true })[0];
       say(`Demo world: project ${demo.projectId} (keys in ${keysFile})`);

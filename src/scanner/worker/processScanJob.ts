@@ -21,6 +21,7 @@ import { locationNamesByCreation } from "../../lore/locations/locationStore.ts";
 import { refineWithModel } from "./refineWithModel.ts";
 import { SkipList } from "./SkipList.ts";
 import { SkipTally } from "./SkipTally.ts";
+import { forEachTextPiece } from "./entryPieces.ts";
 
 const GC_EVERY_BYTES = 8 * 1024 * 1024;
 /** Sections classified (and candidates stored) per slice of one file. */
@@ -124,10 +125,20 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     if (skipKind) tally.addKind(f.relativePath, skipKind);
     else if (translation) tally.addTranslation(f.relativePath, translation.language);
     else {
-      const content = decodeText(f.bytes);
-      const join = tables.offer(f.relativePath, content, f.bytes.byteLength);
-      if (join.action !== "wait") extractOne(f.relativePath, content);
-      if (join.action === "shared") for (const t of join.ready) extractOne(t.relativePath, t.content);
+      // Issue 17: a big text entry is extracted a piece at a time (bounded memory); each piece's
+      // candidates are stored before the next piece is read, the last piece's below with the progress.
+      forEachTextPiece(f.relativePath, f.bytes, (piece, last) => {
+        const content = decodeText(piece);
+        if (!last) {
+          extractOne(f.relativePath, content);
+          writeTx(ctx.db, storePending);
+          return;
+        }
+        // Issue 12: a Unity string table may wait for its collection's Shared Data keys.
+        const join = tables.offer(f.relativePath, content, piece.byteLength);
+        if (join.action !== "wait") extractOne(f.relativePath, content);
+        if (join.action === "shared") for (const t of join.ready) extractOne(t.relativePath, t.content);
+      });
     }
     completed++;
     bytes += f.bytes.byteLength;
@@ -185,10 +196,11 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     }
 
     let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
-    if (ctx.llm && !archiveError && completed > 0) {
+    const model = ctx.generation ?? ctx.llm;
+    if (model && !archiveError && completed > 0) {
       const budget = job.reserved_micro - scanCostMicro(ctx.config.prices, bytes);
       try {
-        refine = await refineWithModel(ctx.llm, ctx.db, job, vocab, ctx.config.prices, budget, signal);
+        refine = await refineWithModel(model, ctx.db, job, vocab, ctx.config.prices, budget, signal);
       } catch (e) {
         if (signal?.aborted) throw e;
         // The heuristic extractions stand on their own: a model failure only loses the refinement.
