@@ -11,6 +11,7 @@ import { onnxruntimeBinding, transformersOnnxRequire } from "./patches/onnxrunti
 import { stubLlamaPlatformPackages } from "./patches/stubLlamaPlatformPackages.ts";
 import { stubSharp } from "./patches/stubSharp.ts";
 import { writeNativeFolder } from "./writeNativeFolder.ts";
+import { studioModule } from "./studioModule.ts";
 
 export interface BuildExecutableOptions {
   /** Project root (holds package.json and node_modules). */
@@ -56,7 +57,10 @@ export async function buildExecutable(options: BuildExecutableOptions): Promise<
   const lorehold = loreholdPlugin({
     patches: [disableLlamaBinaryTest, llamaImportMetaUrl, onnxruntimeBinding, transformersOnnxRequire],
     stubs: [stubLlamaPlatformPackages(target.llamaPackage), stubSharp],
-    replacements: { [path.join(root, "src/runtime/embeddedNatives.ts")]: embeddedNativesModule(natives, mode) },
+    replacements: {
+      [path.join(root, "src/runtime/embeddedNatives.ts")]: embeddedNativesModule(natives, mode),
+      [path.join(root, "src/studio/embeddedStudio.ts")]: await studioModule(root, log),
+    },
   });
 
   fs.mkdirSync(path.dirname(outfile), { recursive: true });

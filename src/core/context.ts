@@ -1,8 +1,10 @@
 import type { Config } from "../config/config.ts";
 import type { Db } from "../db/openDatabase.ts";
 import type { LlmEngine } from "../llm/LlmEngine.ts";
+import type { GenerationBackend } from "../generation/types.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import type { UsageLog } from "../ops/usageLog.ts";
 import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import type { VectorStore } from "../vectors/VectorStore.ts";
 import type { Clock } from "./clock.ts";
@@ -21,7 +23,8 @@ export interface ServiceContext {
 
 /** What /healthz and /readyz say about generation. */
 export interface ModelStatus {
-  state: "loaded" | "absent" | "failed";
+  /** remote: generation = "remote", the pool is in /readyz `generation.backends` */
+  state: "loaded" | "absent" | "failed" | "remote";
   path: string | null;
   error: string | null;
 }
@@ -33,6 +36,8 @@ export interface AppContext extends ServiceContext {
   vectors: VectorStore;
   /** null when no model is installed or it failed to load (interact answers 503) */
   llm: LlmEngine | null;
+  /** what interact, memory summaries and scan refinement generate with: the local engine or the remote pool; null → 503 */
+  generation: GenerationBackend | null;
   modelStatus: ModelStatus;
 }
 
@@ -40,10 +45,12 @@ export interface AppContext extends ServiceContext {
 export interface InteractDeps extends AppContext {
   limiter: RateLimiter;
   metrics?: Metrics;
+  /** token and latency samples of served interactions (the Studio's usage charts) */
+  usage?: UsageLog;
 }
 
 /** What scanner services need (the App's context satisfies it). */
-export interface ScannerContext extends ServiceContext, Pick<AppContext, "llm" | "log"> {
+export interface ScannerContext extends ServiceContext, Pick<AppContext, "llm" | "log">, Partial<Pick<AppContext, "generation">> {
   config: Pick<Config, "dataDir" | "publicUrl" | "prices">;
 }
 

@@ -1,6 +1,7 @@
 import type { Elysia } from "elysia";
 import type { JobDefinition, Scheduler } from "../jobs/Scheduler.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import type { UsageLog } from "../ops/usageLog.ts";
 import type { InteractDeps } from "./context.ts";
 
 /** One mounted plugin: under /v1 (the spec's surface) or at the root (ops, admin). */
@@ -12,7 +13,10 @@ export interface HttpFeature {
 /** What a feature's routes and jobs are built from: the App's context plus its per-process parts. */
 export interface FeatureDeps extends InteractDeps {
   metrics: Metrics;
+  usage: UsageLog;
   scheduler: Scheduler;
+  /** the whole HTTP app, in process (the Studio's /v1 pass-through) */
+  handle(req: Request): Promise<Response>;
   readiness(): { ready: boolean } & Record<string, unknown>;
 }
 

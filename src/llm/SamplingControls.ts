@@ -1,5 +1,5 @@
 import { LlamaText, SpecialTokensText, TokenBias, type Llama, type LlamaGrammar, type LlamaModel, type Token } from "node-llama-cpp";
-import { ROLE_MARKERS } from "./cleanReply.ts";
+import { PROMPT_SECTION_MARKERS, ROLE_LABEL_STOPS, ROLE_MARKERS } from "./cleanReply.ts";
 import { biasMapOf } from "./internals.ts";
 
 /** What steers sampling: stop triggers, token biases, JSON grammars (one set per model). */
@@ -17,6 +17,8 @@ export class SamplingControls {
     // The template's own end of turn is already a stop trigger. Markers of other templates are only
     // cleaned from the final text: every extra trigger costs a little on each token.
     this.stopTriggers = this.specialMarkers().flatMap((m) => [LlamaText(new SpecialTokensText(m)), LlamaText(m)]);
+    // Prompt imitation (see cleanReply): stopping there keeps the streamed text equal to the final reply.
+    for (const m of [...PROMPT_SECTION_MARKERS, ...ROLE_LABEL_STOPS]) this.stopTriggers.push(LlamaText(m));
     this.noBias = new TokenBias(model.tokenizer);
   }
 

@@ -77,3 +77,22 @@ export function extractionsToCommit(db: Db, jobId: string, ids: string[]): Extra
 export function linkExtractionToDocument(db: Db, extractionId: string, documentId: string): void {
   db.query("UPDATE scan_extractions SET document_id = ? WHERE id = ?").run(documentId, extractionId);
 }
+
+export interface ExtractionReviewRow extends Omit<ExtractionPageRow, "preview"> {
+  content: string;
+  document_id: string | null;
+}
+
+/** Every extraction of the job with its full text, in order (the Studio's review). */
+export function extractionsForReview(db: Db, jobId: string): ExtractionReviewRow[] {
+  return db
+    .query<ExtractionReviewRow, [string]>(
+      "SELECT id, ordinal, title, tags, location, confidence, content, source_files, document_id, review FROM scan_extractions WHERE job_id = ? ORDER BY ordinal, id",
+    )
+    .all(jobId);
+}
+
+/** A reviewer's edit before commit: title, tags, location and text. */
+export function editExtractionRow(db: Db, id: string, e: { title: string; tags: string[]; location: string | null; content: string }): void {
+  db.query("UPDATE scan_extractions SET title = ?, tags = ?, location = ?, content = ? WHERE id = ?").run(e.title, JSON.stringify(e.tags), e.location, e.content, id);
+}

@@ -190,6 +190,16 @@ describe.skipIf(skip)("the lorehold executable, end to end from an empty folder"
 
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toContain('lorehold_http_requests_total{method="POST",route="/v1/npc/interact",status="200"} 1');
+
+      // the Studio travels inside the executable (no studio/ folder, no bundler at run time)
+      const page = await fetch(`${base}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
+      const script = /src="(\/studio\/assets\/main-[^"]+\.js)"/.exec(await page.text())?.[1];
+      expect(script).toBeDefined();
+      const asset = await fetch(`${base}${script}`);
+      expect(asset.status).toBe(200);
+      expect((await asset.text()).length).toBeGreaterThan(10_000);
     } finally {
       // --- graceful shutdown ---
       const killedAt = performance.now();

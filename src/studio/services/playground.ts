@@ -1,0 +1,80 @@
+import type { Principal } from "../../auth/apiKeys.ts";
+import { ApiError } from "../../core/errors.ts";
+import { interact, type InteractDeps, type InteractOptions } from "../../npc/interactService.ts";
+import { sseEvent } from "../../npc/sse.ts";
+import type { InteractRequest } from "../../npc/validateInteract.ts";
+
+/**
+ * The Studio's playground turn: the very interaction /v1/npc/interact runs
+ * (same limits, credits, session and memory), streamed as SSE `token`
+ * events and ended by one `done` event carrying the reply and its trace —
+ * tokens evaluated vs reused from the KV cache, time to first token,
+ * tokens/s and credits. An error before the first token is a JSON error.
+ */
+export async function playgroundStream(deps: InteractDeps, projectId: string, req: InteractRequest, signal: AbortSignal | undefined): Promise<Response> {
+  const principal: Principal = { keyId: "studio-playground", projectId, type: "server" };
+  const abort = new AbortController();
+  signal?.addEventListener("abort", () => abort.abort(), { once: true });
+  const encoder = new TextEncoder();
+  const pending: string[] = [];
+  let push: ((s: string) => void) | null = null;
+  let firstToken!: () => void;
+  const first = new Promise<void>((r) => (firstToken = r));
+  const timing: NonNullable<InteractOptions["timing"]> = { generateMs: 0 };
+  const t0 = performance.now();
+  const job = interact(deps, principal, req, {
+    signal: abort.signal,
+    timing,
+    onToken: (text) => {
+      const ev = sseEvent("token", { text });
+      if (push) push(ev);
+      else pending.push(ev);
+      firstToken();
+    },
+  });
+  await Promise.race([first, job]);
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (s) => {
+        try {
+          controller.enqueue(encoder.encode(s));
+        } catch {}
+      };
+      for (const ev of pending) push(ev);
+      job.then(
+        (reply) => {
+          const completion = timing.completionTokens ?? 0;
+          const decodeMs = Math.max(1, timing.generateMs - (timing.timeToFirstTokenMs ?? 0));
+          push!(
+            sseEvent("done", {
+              reply,
+              trace: {
+                promptTokens: timing.promptTokens ?? 0,
+                evaluatedPromptTokens: timing.evaluatedPromptTokens ?? 0,
+                reusedPromptTokens: Math.max(0, (timing.promptTokens ?? 0) - (timing.evaluatedPromptTokens ?? 0)),
+                completionTokens: completion,
+                timeToFirstTokenMs: Math.round(timing.timeToFirstTokenMs ?? 0),
+                generateMs: Math.round(timing.generateMs),
+                totalMs: Math.round(performance.now() - t0),
+                tokensPerSecond: completion > 1 ? Math.round(((completion - 1) / decodeMs) * 1000 * 10) / 10 : null,
+                creditsUsed: reply.metadata.creditsUsed ?? 0,
+                memoryCheckpoint: reply.metadata.memoryCheckpoint ?? false,
+              },
+            }),
+          );
+          controller.close();
+        },
+        (e: unknown) => {
+          push!(sseEvent("error", e instanceof ApiError ? e.toBody() : { error: "Generation failed" }));
+          try {
+            controller.close();
+          } catch {}
+        },
+      );
+    },
+    cancel() {
+      abort.abort();
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
+}

@@ -1,0 +1,249 @@
+import { useEffect, useState } from "preact/hooks";
+import { Link, useLocation } from "wouter-preact";
+import { admin } from "../api.ts";
+import { Confirm, ErrorBox, Field, Loading, TagPicker, useAction, useAsync } from "../components/ui.tsx";
+import type { SectionProps } from "./ProjectShell.tsx";
+
+const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
+const blank = {
+  entityName: "",
+  personality: "",
+  backstory: "",
+  backstorySummary: "",
+  role: "",
+  speakingStyle: "",
+  hints: "",
+  restrictions: "",
+  locationId: "",
+  knowledgeTags: [] as string[],
+  knowledgeDescription: "",
+  verbosity: "balanced",
+  maxTokens: "",
+  temperature: "",
+};
+
+export function Minds({ projectId, item }: SectionProps) {
+  const minds = useAsync(() => admin<{ minds: any[] }>("GET", `/projects/${projectId}/minds`), [projectId]);
+  const [q, setQ] = useState("");
+  const shown = (minds.data?.minds ?? []).filter((m) => `${m.entityName} ${m.role ?? ""} ${m.knowledgeTags.join(" ")}`.toLowerCase().includes(q.toLowerCase()));
+  if (item) return <MindEditor projectId={projectId} mindId={item} onSaved={minds.reload} />;
+  return (
+    <section aria-labelledby="minds-title">
+      <div class="row">
+        <h1 id="minds-title" class="grow">
+          Minds
+        </h1>
+        <Link href={`/p/${projectId}/minds/new`} class="button primary">
+          New mind
+        </Link>
+      </div>
+      <input type="search" aria-label="Search minds" placeholder="Search by name, role or tag" value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+      <ErrorBox error={minds.error} />
+      {!minds.data && <Loading />}
+      <table class="list">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Role</th>
+            <th>Knowledge tags</th>
+            <th>Sees</th>
+            <th>Interactions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((m) => (
+            <tr>
+              <td>
+                <Link href={`/p/${projectId}/minds/${m.id}`}>{m.entityName}</Link>
+              </td>
+              <td>{m.role ?? "—"}</td>
+              <td>{m.knowledgeTags.join(", ") || <span class="warn">none: cannot talk</span>}</td>
+              <td>
+                {m.computedFilter.documentCount} docs, {m.computedFilter.chunkCount} chunks
+              </td>
+              <td>{m.interactionCount}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId: string; onSaved: () => void }) {
+  const isNew = mindId === "new";
+  const [, go] = useLocation();
+  const [f, setF] = useState({ ...blank });
+  const [mind, setMind] = useState<any>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const tags = useAsync(() => admin<{ tags: { name: string }[] }>("GET", `/projects/${projectId}/tags`), [projectId]);
+  const locations = useAsync(() => admin<{ locations: { id: string; name: string }[] }>("GET", `/projects/${projectId}/locations`), [projectId]);
+  const rels = useAsync(() => admin<{ relationships: any[] }>("GET", `/projects/${projectId}/relationships`), [projectId]);
+  const act = useAction();
+  const load = async () => {
+    if (isNew) return;
+    const m = await admin("GET", `/projects/${projectId}/minds/${mindId}`);
+    setMind(m);
+    setF({
+      entityName: m.entityName,
+      personality: m.personality,
+      backstory: m.backstory ?? "",
+      backstorySummary: m.backstorySummary ?? "",
+      role: m.role ?? "",
+      speakingStyle: m.speakingStyle ?? "",
+      hints: m.hints.join("\n"),
+      restrictions: m.restrictions.join("\n"),
+      locationId: m.locationId ?? "",
+      knowledgeTags: m.knowledgeTags,
+      knowledgeDescription: m.knowledgeDescription ?? "",
+      verbosity: m.responseConfig?.verbosity ?? "balanced",
+      maxTokens: m.responseConfig?.maxTokens == null ? "" : String(m.responseConfig.maxTokens),
+      temperature: m.responseConfig?.temperature == null ? "" : String(m.responseConfig.temperature),
+    });
+  };
+  useEffect(() => {
+    act.run(load);
+  }, [mindId]);
+  const set = (k: keyof typeof blank) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const body = {
+      entityName: f.entityName,
+      personality: f.personality,
+      backstory: f.backstory || null,
+      backstorySummary: f.backstorySummary || null,
+      role: f.role || null,
+      speakingStyle: f.speakingStyle || null,
+      hints: lines(f.hints),
+      restrictions: lines(f.restrictions),
+      locationId: f.locationId || null,
+      knowledgeTags: f.knowledgeTags,
+      knowledgeDescription: f.knowledgeDescription || null,
+      responseConfig: {
+        verbosity: f.verbosity,
+        maxTokens: f.maxTokens === "" ? null : Number(f.maxTokens),
+        temperature: f.temperature === "" ? null : Number(f.temperature),
+      },
+    };
+    const saved = await act.run(() => (isNew ? admin("POST", `/projects/${projectId}/minds`, body) : admin("PATCH", `/projects/${projectId}/minds/${mindId}`, body)));
+    if (saved) {
+      setMind(saved);
+      onSaved();
+      if (isNew) go(`/p/${projectId}/minds/${saved.id}`);
+    }
+  };
+  const mine = (rels.data?.relationships ?? []).filter((r) => r.fromEntity.id === mindId || r.toEntity.id === mindId);
+  return (
+    <section aria-labelledby="mind-title">
+      <p>
+        <Link href={`/p/${projectId}/minds`}>← All minds</Link>
+      </p>
+      <h1 id="mind-title">{isNew ? "New mind" : f.entityName || "Mind"}</h1>
+      <div class="cols">
+        <form onSubmit={save} class="card grow" aria-label="Mind editor">
+          <Field label="Name">
+            <input required maxLength={200} value={f.entityName} onInput={set("entityName")} />
+          </Field>
+          <Field label="Personality">
+            <textarea required rows={3} value={f.personality} onInput={set("personality")} />
+          </Field>
+          <Field label="Role">
+            <input maxLength={200} value={f.role} onInput={set("role")} />
+          </Field>
+          <Field label="Speaking style">
+            <textarea rows={2} value={f.speakingStyle} onInput={set("speakingStyle")} />
+          </Field>
+          <Field label="Backstory">
+            <textarea rows={5} value={f.backstory} onInput={set("backstory")} />
+          </Field>
+          <Field label="Backstory summary">
+            <textarea rows={2} value={f.backstorySummary} onInput={set("backstorySummary")} />
+          </Field>
+          <Field label="Hints" hint="one per line">
+            <textarea rows={3} value={f.hints} onInput={set("hints")} />
+          </Field>
+          <Field label="Restrictions" hint="one per line">
+            <textarea rows={3} value={f.restrictions} onInput={set("restrictions")} />
+          </Field>
+          <Field label="Location">
+            <select value={f.locationId} onChange={set("locationId")}>
+              <option value="">(none)</option>
+              {locations.data?.locations.map((l) => (
+                <option value={l.id}>{l.name}</option>
+              ))}
+            </select>
+          </Field>
+          <TagPicker label="Knowledge tags" all={(tags.data?.tags ?? []).map((t) => t.name)} value={f.knowledgeTags} onChange={(v) => setF({ ...f, knowledgeTags: v })} />
+          <Field label="Knowledge description" hint="left empty, one is written from the tags">
+            <textarea rows={2} value={f.knowledgeDescription} onInput={set("knowledgeDescription")} />
+          </Field>
+          <fieldset>
+            <legend>Response</legend>
+            <div class="row">
+              <Field label="Verbosity">
+                <select value={f.verbosity} onChange={set("verbosity")}>
+                  <option value="terse">terse</option>
+                  <option value="balanced">balanced</option>
+                  <option value="verbose">verbose</option>
+                </select>
+              </Field>
+              <Field label="Max tokens">
+                <input type="number" min={1} max={2048} value={f.maxTokens} onInput={set("maxTokens")} />
+              </Field>
+              <Field label="Temperature">
+                <input type="number" min={0} max={2} step={0.05} value={f.temperature} onInput={set("temperature")} />
+              </Field>
+            </div>
+          </fieldset>
+          <ErrorBox error={act.error} />
+          <div class="row">
+            <button class="primary" type="submit" disabled={act.busy}>
+              {isNew ? "Create mind" : "Save mind"}
+            </button>
+            {!isNew && (
+              <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+                Delete
+              </button>
+            )}
+            {act.busy && <span class="muted">Saving…</span>}
+          </div>
+        </form>
+        {mind && (
+          <aside class="card side-info" aria-label="What this mind can see">
+            <h2>What {mind.entityName} can see</h2>
+            <p data-testid="computed-filter">
+              {mind.computedFilter.documentCount} documents, {mind.computedFilter.chunkCount} chunks through tags {mind.computedFilter.tags.join(", ") || "(none)"}.
+            </p>
+            <p class="muted">{mind.knowledgeDescription}</p>
+            <h2>Relationships</h2>
+            <ul>
+              {mine.map((r) => (
+                <li>
+                  {r.fromEntity.entityName} → <strong>{r.type ?? r.customType?.name}</strong> → {r.toEntity.entityName}
+                </li>
+              ))}
+              {mine.length === 0 && <li class="muted">none</li>}
+            </ul>
+            <p>
+              <Link href={`/p/${projectId}/playground?mind=${mind.id}`}>Talk to {mind.entityName} in the playground</Link>
+            </p>
+          </aside>
+        )}
+      </div>
+      <Confirm
+        open={confirmDelete}
+        title={`Delete ${f.entityName}?`}
+        body={<p>The mind, its relationships, sessions and memories are deleted.</p>}
+        confirmLabel="Delete mind"
+        onCancel={() => setConfirmDelete(false)}
+        onConfirm={async () => {
+          setConfirmDelete(false);
+          if (await act.run(() => admin("DELETE", `/projects/${projectId}/minds/${mindId}`))) {
+            onSaved();
+            go(`/p/${projectId}/minds`);
+          }
+        }}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { ensureAdminToken } from "../../src/admin/adminToken.ts";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { ensureTinyModel } from "../support/tinyGguf.ts";
+import { buildWorld, type World } from "../support/world.ts";
+
+// real llama.cpp (the tiny random-weight model) on 2 shared cores
+setDefaultTimeout(120_000);
+const MODEL = ensureTinyModel(undefined, { nCtx: 2048 });
+let t: TestApp;
+let w: World;
+let token: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ model: MODEL, parallel: 2, contextSize: 2048, maxReplyTokens: 12 });
+  w = buildWorld(t.app.ctx as any, "Thornhaven", { index: "none" });
+  await t.app.scheduler.trigger("indexer");
+  token = ensureAdminToken(t.app.db).adminToken;
+}, 60_000);
+afterAll(() => t.close());
+
+async function playground(body: unknown) {
+  const res = await t.app.handle(
+    new Request(`http://localhost/admin/v1/projects/${w.projectId}/playground`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+  const text = await res.text();
+  const events = [...text.matchAll(/event: (\w+)\ndata: (.*)\n\n/g)].map((m) => ({ event: m[1], data: JSON.parse(m[2]) }));
+  return { res, text, events };
+}
+
+describe("POST /projects/:id/playground", () => {
+  test("streams token events, then one done event with the reply and its trace; the turn is charged and counted", async () => {
+    const { res, events } = await playground({ text: "Tell me about the tavern.", entityMindId: w.minds.garrick, playerId: "pg-1" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    const tokens = events.filter((e) => e.event === "token");
+    expect(tokens.length).toBeGreaterThanOrEqual(1);
+    expect(events.at(-1)!.event).toBe("done");
+    const { reply, trace } = events.at(-1)!.data;
+    expect(reply.success).toBe(true);
+    expect(reply.character).toBe("Garrick");
+    expect(reply.response.length).toBeGreaterThan(0);
+    expect(trace.promptTokens).toBeGreaterThan(0);
+    expect(trace.evaluatedPromptTokens + trace.reusedPromptTokens).toBe(trace.promptTokens);
+    expect(trace.completionTokens).toBeGreaterThanOrEqual(1);
+    expect(trace.completionTokens).toBeLessThanOrEqual(12);
+    expect(trace.timeToFirstTokenMs).toBeGreaterThanOrEqual(0);
+    expect(trace.creditsUsed).toBe(reply.metadata.creditsUsed);
+    expect(trace.creditsUsed).toBeGreaterThan(0);
+    // the same session as /v1/npc/interact: a second turn reuses the cached prompt prefix
+    const second = await playground({ text: "And the porter?", entityMindId: w.minds.garrick, playerId: "pg-1" });
+    const t2 = second.events.at(-1)!.data.trace;
+    expect(t2.reusedPromptTokens).toBeGreaterThan(0);
+
+    const overview = await t.call("GET", `/admin/v1/projects/${w.projectId}/overview`, { key: token });
+    expect(overview.body.interactionsLast24h).toBe(2);
+    expect(overview.body.model.state).toBe("loaded");
+    const usage = await t.call("GET", `/admin/v1/projects/${w.projectId}/usage?range=24h`, { key: token });
+    expect(usage.body.sampled).toBe(2);
+    const last = usage.body.series.at(-1);
+    expect(last.interactions).toBe(2);
+    expect(last.promptTokens).toBe(trace.promptTokens + t2.promptTokens);
+    expect(last.completionTokens).toBe(trace.completionTokens + t2.completionTokens);
+    expect(last.firstTokenMs).toBeGreaterThanOrEqual(0);
+    expect(last.credits).toBeCloseTo(trace.creditsUsed + t2.creditsUsed, 9);
+  });
+
+  test("errors before the first token are plain JSON: unknown mind 404, bad body 400", async () => {
+    const nope = await playground({ text: "Hi", entityMindId: "mind_nope", playerId: "pg-2" });
+    expect(nope.res.status).toBe(404);
+    expect(JSON.parse(nope.text).error).toBe("Entity Mind not found");
+    const bad = await playground({ text: "", entityMindId: w.minds.garrick, playerId: "pg-2" });
+    expect(bad.res.status).toBe(400);
+  });
+});
