@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { createApiKey } from "../src/auth/apiKeys.ts";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import { retrieveMemories } from "../src/npc/memory/retrieveMemories.ts";
+import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
 import { importPack, parsePackText } from "../src/packs/importPack.ts";
 import { updateSettings } from "../src/projects/settings.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
@@ -78,7 +79,7 @@ for (const e of embedders) {
   let hit = 0;
   for (const q of GROUNDING) {
     const m = w.minds[q.mind];
-    const hits = await w.t.app.ctx.vectors.searchLore({ projectId: m.projectId, query: q.text, tags: m.tags, k: 4 });
+    const hits = await retrieveLore(w.t.app.ctx, { projectId: m.projectId, query: q.text, tags: m.tags, k: 4 });
     if (hits.some((h) => h.documentId === w.docs[q.doc!])) hit++;
   }
   recall[e] = pct(hit, GROUNDING.length);
