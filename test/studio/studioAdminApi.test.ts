@@ -11,7 +11,7 @@ const P = () => `/projects/${f.w.projectId}`;
 
 const files = [
   { path: "lore/tankard.md", data: "# The Rusty Tankard\n\nThe Rusty Tankard is the oldest tavern in Thornhaven. Garrick brews a dark porter there and keeps the town-history ledger behind the bar.\n" },
-  { path: "lore/docks.md", data: "# Night at the Docks\n\nAt the Docks the smugglers unload their crates after midnight, when the river fog hides the lanterns of the watch.\n" },
+  { path: "lore/docks.md", data: "# Night at the Docks\n\nAt the Docks the Smugglers unload their crates after midnight, when the river fog hides the lanterns of the watch.\n" },
   { path: "data/items.json", data: JSON.stringify([{ name: "Ember Blade", description: "A sword forged in the abbey ruins that glows faintly when danger is near." }]) },
 ];
 

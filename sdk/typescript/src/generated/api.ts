@@ -318,6 +318,18 @@ export type PostV1NpcInteractResponse = {
 export type PostV1ScannerCommitBody = {
   jobId: string;
   extractionIds: string[];
+  accept?: {
+    groups?: string[];
+    files?: string[];
+    folders?: string[];
+    kinds?: string[];
+  };
+  reject?: {
+    groups?: string[];
+    files?: string[];
+    folders?: string[];
+    kinds?: string[];
+  };
 };
 
 /** 202 response of POST /v1/scanner/commit — Turn approved extractions into Lore Documents (indexed in the background) */
@@ -366,6 +378,14 @@ export type GetV1ScannerJobsResponse = {
   }>;
 };
 
+/** Query of GET /v1/scanner/jobs/{jobId} — One scan job, detail form (poll it for progress) */
+export type GetV1ScannerJobsByJobIdQuery = {
+  /** true: add reviewGroups (per-group counts and ids) */
+  groups?: string;
+  /** comma-separated kind:<kind>, group:<group>, file:<path>, folder:<path> */
+  hide?: string;
+};
+
 /** 200 response of GET /v1/scanner/jobs/{jobId} — One scan job, detail form (poll it for progress) */
 export type GetV1ScannerJobsByJobIdResponse = {
   jobId: string;
@@ -411,6 +431,30 @@ export type GetV1ScannerJobsByJobIdResponse = {
     section: string;
     reason: string;
     sourceFile: string;
+  }>;
+  reviewGroups?: Array<{
+    group: string;
+    kind: string;
+    title: string;
+    count: number;
+    hiddenCount: number;
+    hidden: boolean;
+    confidence: number;
+    sourceFiles: string[];
+    extractionIds?: string[];
+  }>;
+  /** per character: the project tags and locations of the scenes it speaks in (suggested knowledge tags) */
+  knowledgeSuggestions?: Array<{
+    speaker: string;
+    scenes: number;
+    tags: Array<{
+      tag: string;
+      scenes: number;
+    }>;
+    locations: Array<{
+      location: string;
+      scenes: number;
+    }>;
   }>;
 };
 
