@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Builds llama-server (CPU) from the llama.cpp source node-llama-cpp ships, once per version, into a cache dir
-# outside the clone. The remote-generation tests (test/generation/**) run against it and skip loudly without it.
-# Idempotent: when the binary for this version exists, it prints its path and exits at once.
+# CI setup for the remote-generation tier (test/generation/**, issue 13): builds llama-server (CPU) from the
+# llama.cpp source node-llama-cpp ships (node_modules/node-llama-cpp/llama/gitRelease.bundle), once per version,
+# into a cache dir outside the clone (~/.cache/lorehold-llama-server/<version>/build/bin/llama-server).
+# Idempotent: when that binary exists it prints its path and exits at once. A first build takes ~17 min on 2 cores.
+# Without it the tests skip with a loud warning; a failed setup exits 1 so CI says so.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 LLAMA_DIR="$ROOT/node_modules/node-llama-cpp/llama"
 BUNDLE="$LLAMA_DIR/gitRelease.bundle"
 if [ ! -f "$BUNDLE" ]; then
-  echo "backends.sh: $BUNDLE is missing (run npm install first); llama-server not built" >&2
-  exit 0
+  # CI runs the setups before `npm test` installs the packages: install them the same way (frozen lockfile).
+  echo "backends: installing the packages to get llama.cpp's source" >&2
+  (cd "$ROOT" && sh scripts/bun.sh install --frozen-lockfile >/dev/null)
+fi
+if [ ! -f "$BUNDLE" ]; then
+  echo "backends: $BUNDLE is missing; llama-server not built" >&2
+  exit 1
 fi
 VERSION="$(sed -n 's/.*"tag": *"\([^"]*\)".*/\1/p' "$LLAMA_DIR/llama.cpp.info.json" | head -1)"
 VERSION="${VERSION:-unknown}"
@@ -19,9 +26,21 @@ if [ -x "$BIN" ]; then
   echo "$BIN"
   exit 0
 fi
-for tool in git cmake c++; do
-  command -v "$tool" >/dev/null || { echo "backends.sh: $tool not found; llama-server not built" >&2; exit 0; }
-done
+missing=()
+for tool in git cmake c++ make; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "backends: ${missing[*]} missing and no apt-get: install git, cmake and a C++ compiler by hand" >&2
+    exit 1
+  fi
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else echo "backends: not root and no sudo: cannot install ${missing[*]}" >&2; exit 1; fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends git cmake g++ make >/dev/null
+fi
 mkdir -p "$CACHE"
 if [ ! -f "$SRC/CMakeLists.txt" ]; then
   rm -rf "$SRC"
@@ -38,8 +57,8 @@ nice cmake -B build -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_OPENSSL=
 LOG="$CACHE/build-$VERSION.log"
 if ! nice cmake --build build --target llama-server -j "$JOBS" >"$LOG" 2>&1; then
   tail -30 "$LOG" >&2
-  echo "backends.sh: the llama-server build failed (log: $LOG); the remote-generation tests will skip" >&2
-  exit 0
+  echo "backends: the llama-server build failed (log: $LOG); the remote-generation tests will skip" >&2
+  exit 1
 fi
-echo "backends.sh: built llama-server $VERSION in $(( $(date +%s) - start ))s" >&2
+echo "backends: built llama-server $VERSION in $(( $(date +%s) - start )) s" >&2
 echo "$BIN"

@@ -21,6 +21,8 @@ const ROUTE_CAPS: Array<{ method: string; path: RegExp; bytes: number }> = [
   { method: "POST", path: /^\/v1\/scanner\/(estimate|submit-archive|commit|rescan)$/, bytes: 8 * 1024 * 1024 },
   { method: "POST", path: /^\/admin\/v1\/projects\/[^/]+\/documents$/, bytes: 8 * 1024 * 1024 },
   { method: "PATCH", path: /^\/admin\/v1\/projects\/[^/]+\/documents\/[^/]+$/, bytes: 8 * 1024 * 1024 },
+  // a SillyTavern card's PNG or JSON (src/cards: PNG_LIMITS.fileBytes)
+  { method: "POST", path: /^\/admin\/v1\/projects\/[^/]+\/import\/card$/, bytes: 32 * 1024 * 1024 },
 ];
 
 /** The body cap of `method path`, in bytes. */
@@ -35,6 +37,15 @@ export function bodyCapFor(method: string, path: string): number {
  */
 export function isRawBodyRoute(method: string, path: string): boolean {
   return method === "PUT" && /^\/v1\/scanner\/uploads\/[^/]+$/.test(path);
+}
+
+/**
+ * Routes whose body is a file of its own format, read whole under the route's cap and the body deadline
+ * but not as JSON: a card import takes a PNG or a card's JSON as sent (src/cards parses both with its own
+ * bounds, nesting included).
+ */
+export function isFileBodyRoute(method: string, path: string): boolean {
+  return method === "POST" && /^\/admin\/v1\/projects\/[^/]+\/import\/card$/.test(path);
 }
 
 /** Methods whose body, if any, the API never reads: bounded by the default cap, then dropped. */

@@ -6,7 +6,8 @@
  *
  * - a trailing slash (`…/documents/..` and `…/documents/.` both end in one), and an empty segment;
  * - a segment that decodes to `.` or `..` (double-encoded forms Bun leaves alone), or holds an encoded
- *   `/` or `\` (`%2F`, `%5C`: a path parameter is one segment, never several), or a control character.
+ *   `/` or `\` (`%2F`, `%5C`: a path parameter is one segment, never several; player ids excepted), or a
+ *   control character.
  *
  * Returns null when the path may be routed, else the reason (for the log).
  */
@@ -14,7 +15,7 @@ export function refusedPath(pathname: string): string | null {
   if (pathname === "/") return null;
   if (pathname.endsWith("/")) return "trailing slash";
   const segments = pathname.split("/").slice(1);
-  for (const raw of segments) {
+  for (const [i, raw] of segments.entries()) {
     if (raw === "") return "empty segment";
     if (!raw.includes("%")) {
       if (raw === "." || raw === "..") return "dot segment";
@@ -26,7 +27,10 @@ export function refusedPath(pathname: string): string | null {
     } catch {
       return "malformed percent-encoding";
     }
-    if (seg === "." || seg === ".." || /[/\\]/.test(seg)) return "encoded slash or dot segment";
+    if (seg === "." || seg === "..") return "encoded slash or dot segment";
+    // A player id is the caller's own string (the spec allows any, `/` included): the router matches the
+    // encoded form as one segment, so `%2F` there cannot reach another route. Everywhere else ids are ours.
+    if (/[/\\]/.test(seg) && segments[i - 1] !== "players") return "encoded slash or dot segment";
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(seg)) return "control character";
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../ops/logger.ts";
-import { BODYLESS_METHODS, bodyCapFor, isRawBodyRoute, MAX_JSON_DEPTH } from "./bodyLimits.ts";
+import { BODYLESS_METHODS, bodyCapFor, isFileBodyRoute, isRawBodyRoute, MAX_JSON_DEPTH } from "./bodyLimits.ts";
 import { jsonResponse } from "./errorResponse.ts";
 import { exceedsJsonDepth } from "./jsonDepth.ts";
 import { refusedPath } from "./pathGuard.ts";
@@ -57,6 +57,11 @@ export async function guardRequest(req: Request, opts: GuardOptions): Promise<Re
     return new Request(req.url, { method: req.method, headers, signal: req.signal });
   }
 
+  if (isFileBodyRoute(req.method, url.pathname)) {
+    const file = await readBodyCapped(req.body, cap, opts.bodyTimeoutMs);
+    if (!file.ok) return file.why === "too_large" ? tooLarge() : refuse(408, { error: "Request timeout" }, `body ${file.why}`, true);
+    return new Request(req.url, { method: req.method, headers: req.headers, body: file.bytes, signal: req.signal });
+  }
   if (!isJsonContentType(req.headers.get("content-type"))) {
     await drainBriefly(req.body, LINGER_MS);
     return refuse(415, { error: "Unsupported media type", details: ["content-type: must be application/json"] }, "not JSON", true);

@@ -42,6 +42,40 @@ export function Overview({ projectId }: SectionProps) {
       <p data-testid="model-state">
         <span class={`badge s-${d.model.state}`}>{d.model.state}</span> {d.model.path ?? d.model.error ?? ""}
       </p>
+      {d.generation?.mode === "remote" && (
+        <table data-testid="backends">
+          <thead>
+            <tr>
+              <th>Backend</th>
+              <th>State</th>
+              <th>In flight</th>
+              <th>Requests</th>
+              <th>Errors</th>
+              <th>p50 ms</th>
+              <th>Cached prompt tokens</th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.generation.backends.map((b: any) => (
+              <tr>
+                <td>
+                  {b.url} <span class="muted">({b.kind})</span>
+                </td>
+                <td>
+                  <span class={`badge s-${b.state}`}>{b.state}</span>
+                </td>
+                <td>
+                  {b.inFlight}/{b.maxConcurrent}
+                </td>
+                <td>{b.requests}</td>
+                <td>{b.errors}</td>
+                <td>{b.latencyP50Ms === null ? "–" : Math.round(b.latencyP50Ms)}</td>
+                <td>{b.cachedPromptTokens}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <h2>Documents by status</h2>
       <p>
         {Object.entries(d.documentsByStatus).map(([s, n]) => (

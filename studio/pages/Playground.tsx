@@ -31,7 +31,8 @@ export function Playground({ projectId }: SectionProps) {
   const act = useAction();
   const endRef = useRef<HTMLDivElement>(null);
   const mind = minds.data?.minds.find((m) => m.id === mindId);
-  const modelLoaded = overview.data?.model.state === "loaded";
+  // a remote generation pool answers as a loaded model does
+  const modelLoaded = overview.data?.model.state === "loaded" || overview.data?.model.state === "remote";
   useEffect(() => {
     if (!mindId && minds.data?.minds.length) setMindId(minds.data.minds[0].id);
   }, [minds.data]);

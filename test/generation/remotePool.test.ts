@@ -9,6 +9,7 @@ import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { llamaServerBinary, startLlamaServer, warnNoLlamaServer, type LlamaServer } from "../support/llamaServer.ts";
 import { getProjectBalance } from "../../src/credits/ledger.ts";
 import { createMind } from "../../src/lore/minds/writeMinds.ts";
+import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import { interactionCostMicro } from "../../src/credits/prices.ts";
 import { conversationKey } from "../../src/npc/interactService.ts";
 import { summariseSession, SUMMARY_SCHEMA } from "../../src/npc/memory/summariseSession.ts";
@@ -121,6 +122,11 @@ suite("routing by conversation", () => {
     const text = await metrics.text();
     for (let i = 0; i < 2; i++) expect(text).toContain(`lorehold_backend_up{backend="backend-${i}",url="${servers[i].url}",kind="llama-server"} 1`);
     expect(text).toMatch(/lorehold_backend_cached_prompt_tokens\{backend="backend-0"[^}]*\} [1-9]/);
+    // the Studio's project overview lists them too
+    const admin = ensureAdminToken(t.app.db).adminToken;
+    const ov = await t.call("GET", `/admin/v1/projects/${w.projectId}/overview`, { key: admin });
+    expect(ov.body.model.state).toBe("remote");
+    expect(ov.body.generation.backends.map((b: any) => [b.url, b.state])).toEqual(servers.map((s) => [s.url, "up"]));
   });
 });
 

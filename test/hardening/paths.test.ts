@@ -31,6 +31,8 @@ describe("dot segments and encoded slashes in every parameter of every route", (
       const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
       for (const p of params) {
         for (const bad of HOSTILE_IDS) {
+          // a player id may hold `/` (the spec allows any string): `a%2Fb` there is the player "a/b", routed as one segment
+          if (p === "playerId" && /%2f|%5c/i.test(bad)) continue;
           let path = r.path.replace(`:${p}`, bad);
           path = path.replace(":projectId", h.w.projectId).replace(/:(\w+)/g, "x");
           cases.push({ method: r.method, path, route: `${r.method} ${r.path} (${p} = ${bad})` });
@@ -68,6 +70,8 @@ describe("dot segments and encoded slashes in every parameter of every route", (
     ["/admin/v1/projects/p1/documents/%2e%2e", "encoded slash or dot segment"],
     ["/admin/v1/projects/p1/documents/a%2Fb", "encoded slash or dot segment"],
     ["/admin/v1/projects/p1/documents/a%5cb", "encoded slash or dot segment"],
+    ["/admin/v1/projects/p1/players/steam%3A7656%2F%C3%A4%20b/memories", null],
+    ["/admin/v1/projects/p1/players/%2e%2e/memories", "encoded slash or dot segment"],
     ["/admin/v1/projects/p1/documents/%zz", "malformed percent-encoding"],
     ["/admin/v1/projects/p1/documents/a%0Ab", "control character"],
   ])("refusedPath(%p) = %p", (path, want) => {

@@ -2,6 +2,7 @@ import type { AppContext } from "../../core/context.ts";
 import { showCredits } from "../../credits/creditsView.ts";
 import { getProject } from "../../projects/projectService.ts";
 import { keysOfProject } from "../../auth/apiKeyStore.ts";
+import { safeUrl } from "../../generation/backendsConfig.ts";
 import { countProjectRows, documentStatusCounts, playerCount, settledInteractionTimes } from "../studioReadStore.ts";
 
 /** The project page's figures: what is in it, how busy it was, its credits and the model. */
@@ -29,5 +30,10 @@ export function projectOverview(ctx: AppContext, projectId: string) {
     interactionsLast24h: settledInteractionTimes(ctx.db, projectId, since).length,
     credits: showCredits(ctx, projectId),
     model: ctx.modelStatus,
+    // where replies are generated; with a remote pool, each backend's state (README "Remote generation")
+    generation: {
+      mode: ctx.config.generation,
+      backends: (ctx.generation?.status() ?? []).map((b) => (b.kind === "local" ? b : { ...b, url: safeUrl(b.url) })),
+    },
   };
 }
