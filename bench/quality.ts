@@ -88,7 +88,7 @@ for (const e of embedders) {
     if (hits[0]?.documentId === w.docs[q.doc!]) top1++;
     // Harder: every tag of the project (the whole world's lore competes), top 1.
     const allTags = [...new Set(Object.values(w.minds).filter((x) => x.projectId === m.projectId).flatMap((x) => x.tags))];
-    const any = await w.t.app.ctx.vectors.searchLore({ projectId: m.projectId, query: q.text, tags: [...allTags, "history", "quests", "general", "factions", "geography"], k: 1 });
+    const any = await retrieveLore(w.t.app.ctx, { projectId: m.projectId, query: q.text, tags: [...allTags, "history", "quests", "general", "factions", "geography"], k: 1 });
     if (any[0]?.documentId === w.docs[q.doc!]) wide++;
   }
   recall[e] = `${pct(hit, GROUNDING.length)} | ${pct(top1, GROUNDING.length)} | ${pct(wide, GROUNDING.length)}`;
