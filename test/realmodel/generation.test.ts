@@ -18,37 +18,38 @@ const MESSAGES: ChatMessage[] = [
 ];
 
 describe.skipIf(!fx)("streaming on real weights (SmolLM2-135M-Instruct)", () => {
-  let llm: LlmEngine;
-  beforeAll(async () => {
-    llm = await LlmEngine.load({ modelPath: fx!.smol, threads: 2, parallel: 2, contextSize: 2048 });
-  });
-  afterAll(() => llm?.dispose());
+  // Each generation on a freshly loaded engine: the same prompt from the same (empty) KV state, so only the
+  // streaming callback differs. (Reusing a cached prefix changes the batch shapes of the prompt evaluation,
+  // and with them the last bits of the logits: a sampled reply may then differ even with the same seed.)
+  const fresh = async <T>(run: (llm: LlmEngine) => Promise<T>): Promise<T> => {
+    const llm = await LlmEngine.load({ modelPath: fx!.smol, threads: 2, parallel: 1, contextSize: 1024 });
+    try {
+      return await run(llm);
+    } finally {
+      await llm.dispose();
+    }
+  };
 
-  for (const seed of [7, 1234]) {
-    test(`seed ${seed}: streamed pieces = the streaming reply = the non-streaming reply`, async () => {
-      const pieces: string[] = [];
-      const streamed = await llm.generate({ conversationKey: `s-${seed}`, messages: MESSAGES, maxTokens: 80, temperature: 0.8, seed, onToken: (p) => pieces.push(p) });
-      const plain = await llm.generate({ conversationKey: `p-${seed}`, messages: MESSAGES, maxTokens: 80, temperature: 0.8, seed });
-      expect(streamed.text.length).toBeGreaterThan(0);
-      expect(pieces.length).toBeGreaterThan(1);
-      expect(pieces.join("").trim()).toBe(streamed.text);
-      expect(plain.text).toBe(streamed.text);
-      expect(plain.completionTokens).toBe(streamed.completionTokens);
-    });
-  }
+  test("seed 7, temperature 0.8: streamed pieces = the streaming reply = the non-streaming reply", async () => {
+    const pieces: string[] = [];
+    const req = { conversationKey: "same", messages: MESSAGES, maxTokens: 40, temperature: 0.8, seed: 7 };
+    const streamed = await fresh((llm) => llm.generate({ ...req, onToken: (p) => pieces.push(p) }));
+    const plain = await fresh((llm) => llm.generate(req));
+    expect(streamed.text.length).toBeGreaterThan(0);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join("").trim()).toBe(streamed.text);
+    expect(plain.text).toBe(streamed.text);
+    expect(plain.completionTokens).toBe(streamed.completionTokens);
+  }, 1_800_000);
 
   test("a short answer stops at the end of the turn (EOS), not at maxTokens", async () => {
-    const r = await llm.generate({
-      conversationKey: "eos",
-      messages: [MESSAGES[0], { role: "user", content: "Good evening!" }],
-      maxTokens: 200,
-      temperature: 0.2,
-      seed: 3,
-    });
+    const r = await fresh((llm) =>
+      llm.generate({ conversationKey: "eos", messages: [MESSAGES[0], { role: "user", content: "Good evening!" }], maxTokens: 200, temperature: 0.2, seed: 3 }),
+    );
     expect(r.finishReason).toBe("stop");
     expect(r.completionTokens).toBeLessThan(200);
     expect(r.text.length).toBeGreaterThan(0);
-  });
+  }, 1_800_000);
 });
 
 describe.skipIf(!fx)("SSE over HTTP on real weights", () => {
@@ -80,5 +81,5 @@ describe.skipIf(!fx)("SSE over HTTP on real weights", () => {
     expect(reply.length).toBeGreaterThan(0);
     expect(tokens.join("").trim()).toBe(reply);
     expect(reply).not.toMatch(/<\|im_(start|end)\|>|\[Player\]|\[Lore\]/);
-  });
+  }, 1_800_000);
 });
