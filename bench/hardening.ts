@@ -159,7 +159,7 @@ function fuzzRequest(s: Setup, rand: () => number): { head: string; body: string
   const r = rand() < 0.1 ? { method: "POST", path: "/v1/npc/interact" } : pick(s.routes);
   const ids = [...Object.values(s.w.minds), ...Object.values(s.w.documents), ...Object.values(s.w.tags), ...Object.values(s.w.locations), s.talker];
   let kind = "plain";
-  let path = r.path.replace(":projectId", s.w.projectId).replace(/:(\w+)/g, () => (rand() < 0.5 ? pick(ids) : `missing_${Math.floor(rand() * 1e6)}`));
+  let path = r.path.replace("/*", "/lore/tags").replace(":projectId", s.w.projectId).replace(/:(\w+)/g, () => (rand() < 0.5 ? pick(ids) : `missing_${Math.floor(rand() * 1e6)}`));
   if (rand() < 0.25) {
     const params = [...r.path.matchAll(/:(\w+)/g)];
     if (params.length) {
@@ -171,7 +171,7 @@ function fuzzRequest(s: Setup, rand: () => number): { head: string; body: string
     }
   }
   if (rand() < 0.2) path += `?${pick(HOSTILE_QUERIES)}`;
-  const method = rand() < 0.9 ? r.method : pick(["GET", "POST", "PATCH", "PUT", "DELETE"]);
+  const method = rand() < 0.9 && r.method !== "ALL" ? r.method : pick(["GET", "POST", "PATCH", "PUT", "DELETE"]);
   const headers: Record<string, string> = {};
   const key = path.startsWith("/admin/") ? ADMIN : path.startsWith("/v1/npc") ? s.w.keys.server : s.w.keys.editor;
   const a = rand();

@@ -15,6 +15,7 @@ import { createApiKey } from "../src/auth/apiKeys.ts";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import { createEmbedder } from "../src/vectors/createEmbedder.ts";
 import { retrieveMemories } from "../src/npc/memory/retrieveMemories.ts";
+import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
 import { importPack, parsePackText } from "../src/packs/importPack.ts";
 import { updateSettings } from "../src/projects/settings.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
@@ -82,12 +83,12 @@ for (const e of embedders) {
   let wide = 0;
   for (const q of GROUNDING) {
     const m = w.minds[q.mind];
-    const hits = await w.t.app.ctx.vectors.searchLore({ projectId: m.projectId, query: q.text, tags: m.tags, k: 4 });
+    const hits = await retrieveLore(w.t.app.ctx, { projectId: m.projectId, query: q.text, tags: m.tags, k: 4 });
     if (hits.some((h) => h.documentId === w.docs[q.doc!])) hit++;
     if (hits[0]?.documentId === w.docs[q.doc!]) top1++;
     // Harder: every tag of the project (the whole world's lore competes), top 1.
     const allTags = [...new Set(Object.values(w.minds).filter((x) => x.projectId === m.projectId).flatMap((x) => x.tags))];
-    const any = await w.t.app.ctx.vectors.searchLore({ projectId: m.projectId, query: q.text, tags: [...allTags, "history", "quests", "general", "factions", "geography"], k: 1 });
+    const any = await retrieveLore(w.t.app.ctx, { projectId: m.projectId, query: q.text, tags: [...allTags, "history", "quests", "general", "factions", "geography"], k: 1 });
     if (any[0]?.documentId === w.docs[q.doc!]) wide++;
   }
   recall[e] = `${pct(hit, GROUNDING.length)} | ${pct(top1, GROUNDING.length)} | ${pct(wide, GROUNDING.length)}`;

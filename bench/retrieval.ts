@@ -1,6 +1,6 @@
 /**
- * Retrieval benchmark: indexing throughput and searchLore latency of the
- * vector store with the built-in hashing embedder, at several corpus sizes,
+ * Retrieval benchmark: indexing throughput and vector-search latency (searchVectors,
+ * the vector half of production retrieval) of the vector store with the built-in hashing embedder, at several corpus sizes,
  * printed side by side as a markdown table.
  *
  *   bun bench/retrieval.ts              # 1k, 10k, 100k chunks (~5 min on 2 cores)
@@ -87,7 +87,7 @@ async function searchLatencies(store: VectorStore, n: number): Promise<number[]>
     const tags = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => tagOf(p, Math.floor(rand() * TAGS_PER_PROJECT)));
     const query = sentence(2 + Math.floor(rand() * 6));
     const t0 = performance.now();
-    await store.searchLore({ projectId: projectId(p), query, tags, k: K });
+    await store.searchVectors({ projectId: projectId(p), query, tags, n: K });
     if (q >= 10) times.push(performance.now() - t0); // the first 10 warm caches
   }
   return times;
@@ -165,7 +165,7 @@ console.log(
 );
 console.log(
   `Corpus: ~${WORDS_PER_CHUNK}-word chunks, ${CHUNKS_PER_DOC} per document, ${PROJECTS} projects × ${TAGS_PER_PROJECT} tags; ` +
-    `searchLore k=${K}, 1–3 tags, 2–7 query words, ${QUERIES} queries after optimize. Hashing embedder alone: ${embedPerSecond.toFixed(0)} chunks/s.\n`,
+    `searchVectors k=${K}, 1–3 tags, 2–7 query words, ${QUERIES} queries after optimize. Hashing embedder alone: ${embedPerSecond.toFixed(0)} chunks/s.\n`,
 );
 const cols = ["", ...results.map((r) => `${r.size.toLocaleString("en")} chunks`)];
 const row = (label: string, f: (r: Result) => string) => `| ${[label, ...results.map(f)].join(" | ")} |`;
@@ -173,9 +173,9 @@ console.log(`| ${cols.join(" | ")} |`);
 console.log(`|${cols.map(() => "---").join("|")}|`);
 console.log(row("indexing (embed + write, per document)", (r) => `${r.chunksPerSecond.toFixed(0)} chunks/s (${r.indexSeconds.toFixed(1)} s)`));
 console.log(row("optimize after the load", (r) => `${r.optimizeSeconds.toFixed(1)} s`));
-console.log(row("searchLore p50", (r) => `${fmt(r.searchP50)} ms`));
-console.log(row("searchLore p99", (r) => `${fmt(r.searchP99)} ms`));
-console.log(row("searchLore p50 before optimize", (r) => `${fmt(r.searchUnoptimizedP50)} ms`));
+console.log(row("searchVectors p50", (r) => `${fmt(r.searchP50)} ms`));
+console.log(row("searchVectors p99", (r) => `${fmt(r.searchP99)} ms`));
+console.log(row("searchVectors p50 before optimize", (r) => `${fmt(r.searchUnoptimizedP50)} ms`));
 console.log(row("replace an existing 20-chunk document, p50", (r) => `${fmt(r.replaceP50)} ms`));
 console.log(row("disk", (r) => `${r.diskMb} MB`));
 console.log(row("process RSS after run", (r) => `${r.rssMb.toFixed(0)} MB`));

@@ -1,5 +1,5 @@
 // The runtime's lore retrieval (in-memory vectors + SQLite FTS5, fused by rank, verified against SQLite)
-// side by side with LanceDB's own hybrid search over the same chunks, at growing sizes.
+// at growing sizes. (LanceDB's own hybrid search, once a second column here, was deleted as dead code.)
 // Usage: bun bench/runtime-retrieval.ts [--sizes 1000,10000,100000] [--queries 300]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
@@ -54,27 +54,22 @@ for (const size of sizes) {
   const warmMs = performance.now() - w0;
   const queries = Array.from({ length: nQueries }, () => ({ q: Array.from({ length: 6 }, () => VOCAB[Math.floor(rnd() * VOCAB.length)]).join(" "), tags: TAGS.filter(() => rnd() < 0.3) }));
   const runtime: number[] = [];
-  const lance: number[] = [];
   for (const { q, tags } of queries) {
     const use = tags.length ? tags : ["t0"];
-    let s = performance.now();
+    const s = performance.now();
     await retrieveLore(app.ctx, { projectId, query: q, tags: use, k: 4 });
     runtime.push(performance.now() - s);
-    s = performance.now();
-    await app.ctx.vectors.searchLore({ projectId, query: q, tags: use, k: 4 });
-    lance.push(performance.now() - s);
   }
   rows.push(
     `| ${chunks.toLocaleString("en")} | ${(chunks / indexSeconds).toFixed(0)} chunks/s | ${warmMs.toFixed(0)} ms | ` +
-      `${pct(runtime, 0.5).toFixed(1)} / ${pct(runtime, 0.99).toFixed(1)} ms | ${pct(lance, 0.5).toFixed(1)} / ${pct(lance, 0.99).toFixed(1)} ms | ` +
-      `${(pct(lance, 0.5) / pct(runtime, 0.5)).toFixed(1)}× |`,
+      `${pct(runtime, 0.5).toFixed(1)} / ${pct(runtime, 0.99).toFixed(1)} ms |`,
   );
   await app.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(`\n### Runtime lore retrieval — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. Hashing embedder, k = 4, ${nQueries} queries of 6 words over random tag subsets, chunks of ~300 words.\n`);
-console.log("| chunks | indexing (through the indexer job: chunk + embed + LanceDB + SQLite) | vector cache load | runtime retrieval p50 / p99 | LanceDB hybrid p50 / p99 | speed-up (p50) |");
-console.log("|---|---|---|---|---|---|");
+console.log("| chunks | indexing (through the indexer job: chunk + embed + LanceDB + SQLite) | vector cache load | runtime retrieval p50 / p99 |");
+console.log("|---|---|---|---|");
 for (const r of rows) console.log(r);
 process.exit(0);

@@ -17,7 +17,9 @@ export const DEFAULT_BODY_BYTES = 1024 * 1024;
  */
 const ROUTE_CAPS: Array<{ method: string; path: RegExp; bytes: number }> = [
   { method: "POST", path: /^\/v1\/npc\/interact$/, bytes: 2 * 1024 * 1024 },
-  { method: "POST", path: /^\/admin\/v1\/projects\/[^/]+\/interact-preview$/, bytes: 2 * 1024 * 1024 },
+  { method: "POST", path: /^\/admin\/v1\/projects\/[^/]+\/(interact-preview|playground)$/, bytes: 2 * 1024 * 1024 },
+  // a lore pack's text (YAML or JSON) from the Studio: as large as the documents it creates
+  { method: "POST", path: /^\/admin\/v1\/projects\/[^/]+\/packs\/import$/, bytes: 8 * 1024 * 1024 },
   { method: "POST", path: /^\/v1\/scanner\/(estimate|submit-archive|commit|rescan)$/, bytes: 8 * 1024 * 1024 },
   { method: "POST", path: /^\/admin\/v1\/projects\/[^/]+\/documents$/, bytes: 8 * 1024 * 1024 },
   { method: "PATCH", path: /^\/admin\/v1\/projects\/[^/]+\/documents\/[^/]+$/, bytes: 8 * 1024 * 1024 },
@@ -25,9 +27,19 @@ const ROUTE_CAPS: Array<{ method: string; path: RegExp; bytes: number }> = [
   { method: "POST", path: /^\/admin\/v1\/projects\/[^/]+\/import\/card$/, bytes: 32 * 1024 * 1024 },
 ];
 
+/**
+ * The Studio proxies the spec's surface as `/studio/api/projects/{id}/v1/…` (straight to the router,
+ * past the guard): its bodies get the limits of the route they are proxied to.
+ */
+function routedPath(path: string): string {
+  const m = /^\/studio\/api\/projects\/[^/]+(\/v1\/.*)$/.exec(path);
+  return m ? m[1] : path;
+}
+
 /** The body cap of `method path`, in bytes. */
 export function bodyCapFor(method: string, path: string): number {
-  for (const r of ROUTE_CAPS) if (r.method === method && r.path.test(path)) return r.bytes;
+  const routed = routedPath(path);
+  for (const r of ROUTE_CAPS) if (r.method === method && r.path.test(routed)) return r.bytes;
   return DEFAULT_BODY_BYTES;
 }
 

@@ -3,8 +3,8 @@ import { optimizeTable } from "./generation.ts";
 import type { Mutex } from "./Mutex.ts";
 
 // Index upkeep. Appends land in new fragments that no index covers yet; LanceDB still
-// searches them (a flat scan — verified for FTS and scalar filters), so correctness never
-// waits for optimize(). optimize() compacts fragments and folds new rows into the FTS and
+// searches them (a flat scan — verified for scalar filters), so correctness never
+// waits for optimize(). optimize() compacts fragments and folds new rows into the
 // scalar indexes, but its compaction rewrites the whole table while it is under LanceDB's
 // 1M-row fragment target (not configurable from JS): ~1.5 s at 30k rows, ~7 s at 50k. So it
 // runs once writes go quiet, and during a long burst only after the table has grown by a

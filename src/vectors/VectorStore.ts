@@ -10,13 +10,12 @@ import { copyBatch } from "./copyBatch.ts";
 import { loadProjectCache } from "./loadProjectCache.ts";
 import { deleteMemories, searchMemories, upsertMemories } from "./memoryIndex.ts";
 import type { VectorTables } from "./vectorTables.ts";
-import { lanceHybridSearch } from "./lanceHybridSearch.ts";
-import type { ChunkRow, LoreHit, MemoryRow } from "./rows.ts";
+import type { ChunkRow, MemoryRow } from "./rows.ts";
 import { chunkRecord } from "./vectorRecords.ts";
 import { TABLE_RE, allIds, asData, createGeneration, documentKey, openGeneration, optimizeTable, readMeta, tableName } from "./generation.ts";
 import { vectorsFor, writeMeta, type Generation, type Kind, type PreEmbedded } from "./generation.ts";
 
-export type { ChunkRow, LoreHit, MemoryRow };
+export type { ChunkRow, MemoryRow };
 
 /** Rows per batch when copying into a new generation. */
 const REEMBED_BATCH = 256;
@@ -31,8 +30,8 @@ const REEMBED_BATCH = 256;
  *
  * Only the server process writes; concurrent calls inside it are serialised per
  * table by a Mutex. A store opened with an embedder other than the one its tables
- * were built with is "stale": its `embedderId` is the stored one, lore search runs
- * on full text only, memory search returns nothing, and new rows are written
+ * were built with is "stale": its `embedderId` is the stored one, vector search
+ * returns nothing (lore retrieval keeps its SQLite BM25 half), memory search returns nothing, and new rows are written
  * without vectors, until `reembedAll(embedder)` rebuilds it.
  */
 export class VectorStore implements VectorTables {
@@ -158,15 +157,6 @@ export class VectorStore implements VectorTables {
       });
       this.upkeep.noteCommit(kind);
     }
-  }
-
-  /**
-   * LanceDB's own hybrid (its FTS index + the vector cache, fused). Not the
-   * product's retrieval (that is src/retrieval/hybridSearch.ts, BM25 in SQLite);
-   * kept for the vector store's tests and bench/retrieval.ts.
-   */
-  searchLore(q: { projectId: string; query: string; tags: string[]; k: number }): Promise<LoreHit[]> {
-    return lanceHybridSearch(this, q);
   }
 
   /**

@@ -86,8 +86,9 @@ export async function allIds(t: Table): Promise<string[]> {
 }
 
 // No ANN (IVF_PQ / HNSW) index: brute-force cosine over the rows left after the
-// projectId/tags prefilter (BTREE + LABEL_LIST indexes) is exact, and searchLore stays at
-// p50 ~20 ms at 10k chunks and ~70 ms at 100k on 2 cores (bench/retrieval.ts). An IVF_PQ
+// projectId/tags prefilter (BTREE + LABEL_LIST indexes) is exact, and the vector half stays at
+// p50 ~20 ms at 10k chunks and ~70 ms at 100k on 2 cores (bench/retrieval.ts).
+// No full-text index either: lore's text half is BM25 in SQLite FTS5 (src/retrieval/hybridSearch.ts). An IVF_PQ
 // build took 13 s on 10k rows on 2 cores and loses recall under selective filters.
 // Revisit (background build) when a deployment passes ~100k chunks.
 export async function createGeneration(db: Connection, gen: number, embedderId: string, dims: number, embedder: Embedder | null): Promise<Generation> {
@@ -101,7 +102,6 @@ export async function createGeneration(db: Connection, gen: number, embedderId: 
   await chunks.createIndex("projectId", { config: lancedb.Index.btree() });
   await chunks.createIndex("documentId", { config: lancedb.Index.btree() });
   await chunks.createIndex("tags", { config: lancedb.Index.labelList() });
-  await chunks.createIndex("text", { config: lancedb.Index.fts() });
   const memories = await db.createEmptyTable(tableName("memories", gen), memorySchema(dims));
   await memories.createIndex("id", { config: lancedb.Index.btree() });
   await memories.createIndex("projectId", { config: lancedb.Index.btree() });

@@ -69,9 +69,9 @@ describe("the indexer job", () => {
   test("deleting removes the vectors", async () => {
     const d = createDocument(t.app.ctx, pid, { name: "Gone", content: "Soon forgotten lore about lanterns.", tags: ["items"] });
     await run();
-    expect((await t.app.ctx.vectors.searchLore({ projectId: pid, query: "lanterns", tags: ["items"], k: 3 })).length).toBe(1);
+    expect((await t.app.ctx.vectors.searchVectors({ projectId: pid, query: "lanterns", tags: ["items"], n: 3 })).length).toBe(1);
     deleteDocument(t.app.ctx, pid, d.id);
     expect(await run()).toMatchObject({ removed: 1 });
-    expect(await t.app.ctx.vectors.searchLore({ projectId: pid, query: "lanterns", tags: ["items"], k: 3 })).toEqual([]);
+    expect(await t.app.ctx.vectors.searchVectors({ projectId: pid, query: "lanterns", tags: ["items"], n: 3 })).toEqual([]);
   });
 });

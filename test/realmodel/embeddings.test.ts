@@ -5,6 +5,7 @@ import { App } from "../../src/app/App.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { importPack, parsePackText } from "../../src/packs/importPack.ts";
 import { silentLogger } from "../../src/ops/logger.ts";
+import { retrieveLore } from "../../src/retrieval/hybridSearch.ts";
 import { createEmbedder } from "../../src/vectors/createEmbedder.ts";
 import type { Embedder } from "../../src/vectors/Embedder.ts";
 import { tempDir, testConfig } from "../support/testApp.ts";
@@ -63,14 +64,14 @@ describe.skipIf(!fx)("switching embedder re-embeds in the background (real MiniL
     const second = await App.create(testConfig(dir, { ...flags, embeddingModel: fx!.minilm }), { logger: silentLogger, loadModel: false, clock: new ManualClock(new Date()) });
     try {
       // Right after start the store still answers from the hashing vectors while the new ones are built.
-      const during = await second.ctx.vectors.searchLore({ projectId, query: "What do the lantern signals mean?", tags: ["smugglers", "river-trade"], k: 4 });
+      const during = await retrieveLore(second.ctx, { projectId, query: "What do the lantern signals mean?", tags: ["smugglers", "river-trade"], k: 4 });
       expect(during.length).toBeGreaterThan(0);
       const t0 = Date.now();
       while (second.health().embedder !== "onnx:all-MiniLM-L6-v2" && Date.now() - t0 < 90_000) await Bun.sleep(100);
       expect(second.health().embedder).toBe("onnx:all-MiniLM-L6-v2");
       expect(await second.ctx.vectors.countChunks(projectId)).toBe(chunks);
       // A paraphrase that shares few words with the chunk: the semantic vectors find it.
-      const hits = await second.ctx.vectors.searchLore({ projectId, query: "which coloured lights do the night boats show at the chain?", tags: ["smugglers", "river-trade"], k: 4 });
+      const hits = await retrieveLore(second.ctx, { projectId, query: "which coloured lights do the night boats show at the chain?", tags: ["smugglers", "river-trade"], k: 4 });
       expect(hits.map((h) => h.documentName)).toContain("Night Barges and Lantern Signals");
     } finally {
       await second.stop();

@@ -1,6 +1,6 @@
 /**
  * Property test of the security rule (DESIGN.md "Knowledge scoping"): whatever
- * the projects, tags (quote-bearing ones included) and queries, searchLore never
+ * the projects, tags (quote-bearing ones included) and queries, searchVectors never
  * returns a chunk of another project or one whose tags miss the requested set,
  * and the LanceDB filter alone (without the TypeScript post-filter) selects
  * exactly the visible chunks.
@@ -93,14 +93,14 @@ test("the world is big enough to mean something", async () => {
   expect(await store.countChunks()).toBe(330);
 });
 
-test("searchLore never returns a chunk outside the requested project and tags", async () => {
+test("searchVectors never returns a chunk outside the requested project and tags", async () => {
   let nonEmpty = 0;
   for (let q = 0; q < 50; q++) {
     const projectId = pick(PROJECTS);
     const tags = sample([...TAGS, "unknown-tag", "GENERAL"], Math.floor(rand() * 5)); // 0–4 tags, sometimes unknown ones
     const k = 1 + Math.floor(rand() * 60);
     const query = rand() < 0.1 ? "" : Array.from({ length: 1 + Math.floor(rand() * 4) }, () => pick(WORDS)).join(" ");
-    const hits = await store.searchLore({ projectId, query, tags, k });
+    const hits = await store.searchVectors({ projectId, query, tags, n: k });
 
     const wanted = new Set(tags);
     const visible = chunks.filter((c) => c.projectId === projectId && c.tags.some((t) => wanted.has(t)));

@@ -66,7 +66,7 @@ describe("TransformersEmbedder on a hand-written ONNX model", () => {
   test("a vector store runs on it", async () => {
     const store = await VectorStore.open(join(tmp.dir, "store"), embedder);
     await store.replaceDocumentChunks("p", "d", [chunk("p", "d", 0, "the dragon sleeps", ["t"]), chunk("p", "d", 1, "gold on the road", ["t"])]);
-    const hits = await store.searchLore({ projectId: "p", query: "dragon", tags: ["t"], k: 2 });
+    const hits = await store.searchVectors({ projectId: "p", query: "dragon", tags: ["t"], n: 2 });
     expect(hits[0].id).toBe("p:d:0");
     expect(store.embedderId).toBe("onnx:tiny-bert");
     await store.close();

@@ -45,7 +45,7 @@ describe("the in-memory vector cache", () => {
     const dir = join(tmp.dir, "writes");
     let store = await VectorStore.open(dir, emb);
     await store.replaceDocumentChunks("p1", "a", [chunk("p1", "a", 0, "The lighthouse keeper knows the tides.", ["sea"])]);
-    const search = (s: VectorStore, q: string) => s.searchLore({ projectId: "p1", query: q, tags: ["sea"], k: 3 });
+    const search = (s: VectorStore, q: string) => s.searchVectors({ projectId: "p1", query: q, tags: ["sea"], n: 3 });
     expect((await search(store, "lighthouse tides"))[0].documentId).toBe("a"); // loads the cache
     await store.replaceDocumentChunks("p1", "b", [chunk("p1", "b", 0, "Whales sing under the winter ice.", ["sea"])]);
     expect((await search(store, "whales winter ice"))[0].documentId).toBe("b");

@@ -93,6 +93,8 @@ describe("game mechanics records and API doc comments are not lore", () => {
   test("doc comments of a ScriptableObject are kept unless they describe the code", () => {
     const cs = "[CreateAssetMenu]\npublic class Relic : ScriptableObject {\n  /// The Ember Blade was forged in the abbey ruins by the last smith of Thornhaven.\n  public string a;\n  /// Gets a value indicating whether the relic glows.\n  public bool b;\n}\n";
     expect(extractFile("Assets/Relic.cs", cs).sections.map((s) => s.text)).toEqual(["The Ember Blade was forged in the abbey ruins by the last smith of Thornhaven."]);
+    const xmlDoc = "public class Relic : ScriptableObject {\n  /// <summary>\n  /// Gets a relic given its code.\n  /// </summary>\n  public int A;\n}\n";
+    expect(extractFile("Assets/Relic.cs", xmlDoc).sections).toEqual([]);
   });
 });
 

@@ -443,6 +443,19 @@ export type GetV1ScannerJobsByJobIdResponse = {
     sourceFiles: string[];
     extractionIds?: string[];
   }>;
+  /** per character: the project tags and locations of the scenes it speaks in (suggested knowledge tags) */
+  knowledgeSuggestions?: Array<{
+    speaker: string;
+    scenes: number;
+    tags: Array<{
+      tag: string;
+      scenes: number;
+    }>;
+    locations: Array<{
+      location: string;
+      scenes: number;
+    }>;
+  }>;
 };
 
 /** 200 response of DELETE /v1/scanner/jobs/{jobId} — Cancel a job that has not been confirmed */

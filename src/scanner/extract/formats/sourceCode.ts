@@ -53,7 +53,7 @@ export function extractSourceCode(content: string, language: Language, out: Sect
   for (const it of merged) {
     if (it.kind === "code-comment") {
       const doc = s.startsWith("///", it.start) || s.startsWith("/**", it.start) || (language === "gdscript" && s.startsWith("##", it.start));
-      if (!dataFile || !doc || API_DOC_RE.test(cleanComment(it.text))) {
+      if (!dataFile || !doc || API_DOC_RE.test(cleanComment(it.text).trim())) {
         dropped++;
         continue;
       }
