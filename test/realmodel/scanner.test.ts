@@ -35,12 +35,12 @@ describe.skipIf(!fx)("scanner refinement on real weights (SmolLM2-135M-Instruct)
     expect(d.extractions.length).toBe(FILES.length);
     const useful: string[] = [];
     for (const e of d.extractions) {
-      const source = FILES.find((x) => e.content.includes(x.data.split("\n\n")[1].slice(0, 30)))!;
+      const source = FILES.find((x) => e.sourceFiles.includes(x.path))!;
       expect(source).toBeDefined();
       expect(e.title).toMatch(/[\p{L}\p{N}]/u);
       expect(e.title.length).toBeLessThanOrEqual(120);
       // Useful: the title names something the text is about (reported: a 135M model is not held to it).
-      const shared = [...words(e.title)].filter((x) => words(source.data).has(x));
+      const shared = [...words(e.title)].filter((x) => words(source.data.split("\n\n")[1]).has(x));
       useful.push(`${shared.length ? "✓" : "✗"} ${JSON.stringify(e.title)}`);
       for (const t of e.tags) expect(vocab.tags).toContain(t);
       if (e.location !== null) expect(vocab.locations).toContain(e.location);
