@@ -1,4 +1,5 @@
 import type { Embedder } from "./Embedder.ts";
+import { fnv1a, mix32 } from "../core/hash32.ts";
 
 const DIMS = 384;
 
@@ -21,29 +22,9 @@ const STOPWORDS = new Set(
 
 const WORD_RE = /[\p{L}\p{M}\p{N}]+/gu;
 
-/** FNV-1a over UTF-16 code units; cheap, and `mix` fixes its weak low bits. */
-function fnv1a(s: string, from = 0, to = s.length): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** murmur3's finaliser: spreads every input bit over the whole word. */
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
 /** Adds ±weight at a hashed position; bit 0 picks the sign, the rest the bucket. */
 function addFeature(v: Float32Array, hash: number, weight: number): void {
-  const h = mix(hash);
+  const h = mix32(hash);
   v[(h >>> 1) % DIMS] += h & 1 ? weight : -weight;
 }
 

@@ -1,3 +1,4 @@
+import { hash32 } from "../../core/hash32.ts";
 /**
  * Consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018): a key goes to the
  * first node clockwise from its hash that is eligible and below `ceil(c × average load × weight share)`.
@@ -73,17 +74,3 @@ export class HashRing<N extends RingNode> {
   }
 }
 
-/** FNV-1a with a final avalanche (murmur3 fmix32): cheap, stable across processes, well spread. */
-export function hash32(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
