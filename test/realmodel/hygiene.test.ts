@@ -35,8 +35,13 @@ const TURNS: [string, string][] = [
   ["pell", "Can you take me to the docks?"],
 ];
 
-/** LOREHOLD_HYGIENE_TURNS=N runs the first N turns per model only (a quick local check); CI runs them all. */
-const RUN = TURNS.slice(0, Number(process.env.LOREHOLD_HYGIENE_TURNS) || TURNS.length);
+/**
+ * Turns per model: 12 by default (24 in all: ~5 min on an idle 2-core machine, which keeps CI's 90 minutes safe
+ * when the machine is shared); LOREHOLD_HYGIENE_TURNS=25 runs all 50.
+ */
+const WANT = Math.min(TURNS.length, Number(process.env.LOREHOLD_HYGIENE_TURNS) || 12);
+// Evenly spread over the list, so every mind and the injection lines are among them.
+const RUN = Array.from({ length: WANT }, (_, i) => TURNS[Math.floor((i * TURNS.length) / WANT)]);
 
 /** Fixed sentences of the system prompt (src/npc/prompt/systemPrompt.ts): a reply quoting one leaked it. */
 const PROMPT_SENTENCES = [
