@@ -111,7 +111,7 @@ describe("ensureChatModel", () => {
 describe("npm start on an empty machine, end to end", () => {
   test("quickstart --pull downloads the model, loads it, and the demo NPC answers", async () => {
     const dir = tempDir("lorehold-firstrun-e2e-");
-    const p = Bun.spawn(["bun", join(root, "src/main.ts"), "quickstart", "--pull", "--port", "0", "--data-dir", join(dir, "data"), "--models-dir", join(dir, "models")], {
+    const p = Bun.spawn([process.execPath, join(root, "src/main.ts"), "quickstart", "--pull", "--port", "0", "--data-dir", join(dir, "data"), "--models-dir", join(dir, "models")], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? "", HOME: dir, LOREHOLD_FIRST_RUN_MODEL: `${base}/models/npc-tiny.gguf`, LOREHOLD_FIRST_RUN_MODEL_SHA256: sha, LOREHOLD_THREADS: "2", LOREHOLD_MAX_REPLY_TOKENS: "8", LOREHOLD_LOG_LEVEL: "warn" },
       stdin: "ignore",

@@ -110,9 +110,10 @@ describe("decompression bombs", () => {
     ]);
     expect(c.paths()).toEqual([GOOD.path]);
     // The entry may legitimately hold its declared 40 MiB (and a copy while it is joined) before it overruns;
-    // what matters is that the other 160 MiB of the bomb are never inflated. RSS rarely shrinks inside a long
-    // test process, so the bound leaves room for that.
-    expect(growth).toBeLessThan(160 * MiB);
+    // what matters is that the other 160 MiB of the bomb are never inflated (held whole and joined, it would cost
+    // 400 MiB). RSS rarely shrinks inside a long test process that has run real models and a browser before this
+    // file (186 MiB was seen there), so the bound leaves room for that.
+    expect(growth).toBeLessThan(240 * MiB);
   });
 
   test("inflation stops at the first chunk that passes the cap (the rest is never read)", async () => {
