@@ -10,6 +10,7 @@ import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import { prepareBatchCeiling } from "./support/batchCeiling.ts";
 import type { ChatMessage } from "../src/llm/types.ts";
 import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
+import { words } from "./support/benchWords.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -35,16 +36,6 @@ const shape = {
   name: "bench-llama-100m",
 };
 
-const WORDS = "the old guard of the north gate knows every road and river in the king's land and speaks of dragons gold and quests".split(" ");
-function words(n: number, seed: number): string {
-  const out: string[] = [];
-  let x = seed;
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    out.push(WORDS[x % WORDS.length]);
-  }
-  return out.join(" ");
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x: number, digits = 1) => x.toFixed(digits);

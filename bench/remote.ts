@@ -16,6 +16,7 @@ import type { ChatMessage, GenerationBackend } from "../src/generation/types.ts"
 import { modelShape } from "./support/modelShapes.ts";
 import { writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
 import { llamaServerBinary, startLlamaServer, type LlamaServer } from "../test/support/llamaServer.ts";
+import { words } from "./support/benchWords.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -37,16 +38,6 @@ if (!BIN) {
 }
 const { label, ...shape } = modelShape(args.shape);
 
-const WORDS = "the old guard of the north gate knows every road and river in the king's land and speaks of dragons gold and quests".split(" ");
-function words(n: number, seed: number): string {
-  const out: string[] = [];
-  let x = seed;
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    out.push(WORDS[x % WORDS.length]);
-  }
-  return out.join(" ");
-}
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 const median = (xs: number[]) => q(xs, 0.5);
 const f1 = (x: number) => x.toFixed(1);
