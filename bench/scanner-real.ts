@@ -100,7 +100,7 @@ async function runOne(name: string): Promise<void> {
       return { status: res.status, body: (await res.json()) as any };
     };
     const zipBytes = statSync(zipPath).size;
-    const submit = await call("POST", "/v1/scanner/submit-archive", { files: manifest, totalSizeBytes: zipBytes, ...(process.env.BENCH_V2 === "1" ? { userContext: "scanner: v2" } : {}) });
+    const submit = await call("POST", "/v1/scanner/submit-archive", { files: manifest, totalSizeBytes: zipBytes });
     if (submit.status !== 202) throw new Error(`submit: ${submit.status} ${JSON.stringify(submit.body)}`);
     const u = new URL(submit.body.uploadUrl);
     const put = await app.handle(new Request(`http://localhost${u.pathname}${u.search}`, { method: "PUT", headers: { "content-type": "application/zip" }, body: Bun.file(zipPath) }));

@@ -8,6 +8,7 @@ import { operationsRoutes } from "./routes/operations.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { memoryRoutes } from "./routes/memories.ts";
 import { previewRoutes } from "./routes/preview.ts";
+import { cardRoutes } from "./routes/cards.ts";
 import { studioAdminRoutes } from "./routes/studioAdmin.ts";
 
 /** /admin/v1: authoring and operations, guarded by the admin token. */
@@ -22,6 +23,6 @@ export function adminRoutes(deps: FeatureDeps) {
     .use(projectRoutes(deps, deps.config))
     .use(operationsRoutes(deps));
   for (const r of loreResourceRoutes(deps)) app = app.use(r);
-  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), previewRoutes(deps), ...studioAdminRoutes(deps)]) app = app.use(r);
+  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), previewRoutes(deps), cardRoutes(deps), ...studioAdminRoutes(deps)]) app = app.use(r);
   return app;
 }

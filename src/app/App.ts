@@ -14,6 +14,9 @@ import { VectorStore } from "../vectors/VectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
 import { requeueInterrupted } from "../lore/documents/documentStore.ts";
 import { LlmEngine } from "../llm/LlmEngine.ts";
+import type { GenerationBackend } from "../generation/types.ts";
+import { createGeneration } from "../generation/createGeneration.ts";
+import { safeUrl } from "../generation/backendsConfig.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
 import { countScanJobsByStatus } from "../scanner/scanJobStore.ts";
@@ -21,6 +24,8 @@ import { spentMicro } from "../credits/ledger.ts";
 import { resolveModelPath } from "../llm/resolveModel.ts";
 import { nativeInfo } from "../runtime/native.ts";
 import { interactIdleSeconds, isInteractPath } from "./idleTimeouts.ts";
+import { guardRequest } from "../http/requestGuard.ts";
+import { releaseInteractionReservations } from "../credits/releaseInteractionReservations.ts";
 import { npcFeature } from "../npc/npcFeature.ts";
 import { loreFeature } from "../lore/loreFeature.ts";
 import { scannerFeature } from "../scanner/scannerFeature.ts";
@@ -97,12 +102,13 @@ export class App {
     readonly log: Logger,
     clock: Clock,
     vectors: VectorStore,
-    model: { llm: LlmEngine | null; status: ModelStatus },
+    model: { llm: LlmEngine | null; status: ModelStatus; generation: GenerationBackend | null },
   ) {
-    this.ctx = { db, clock, config, log, vectors, llm: model.llm, modelStatus: model.status };
+    this.ctx = { db, clock, config, log, vectors, llm: model.llm, generation: model.generation, modelStatus: model.status };
     this.limiter = new RateLimiter(clock);
     this.metrics = new Metrics({
       llmStats: () => this.ctx.llm?.stats() ?? null,
+      backends: () => this.ctx.generation?.status() ?? [],
       scanJobsByState: () => countScanJobsByStatus(db),
       creditsSpentMicro: () => spentMicro(this.ctx),
     });
@@ -133,13 +139,12 @@ export class App {
     try {
       const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir, { threads: config.threads }));
       const vectors = await VectorStore.open(paths.lance, embedder);
-      const model =
-        opts.loadModel === false
-          ? { llm: null, status: { state: "absent" as const, path: null, error: "model loading disabled" } }
-          : await loadModel(config, log);
+      const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       const requeued = requeueInterrupted(app.ctx);
       if (requeued) log.warn("documents left PROCESSING by an earlier run were re-queued", { count: requeued });
+      const released = releaseInteractionReservations(app.ctx);
+      if (released.count) log.warn("interaction reservations left open by an earlier run were released", released);
       if (vectors.embedderId !== embedder.id) app.startReembed(embedder);
       return app;
     } catch (e) {
@@ -186,21 +191,27 @@ export class App {
       storage = false; // closed (after stop) or broken
     }
     const model = this.ctx.modelStatus;
-    const ready = !this.stopped && storage && model.state !== "failed";
+    const backends = this.ctx.generation?.status() ?? [];
+    // a remote pool with every backend down is as unready as a local model that failed to load
+    const generationDown = this.config.generation === "remote" && backends.every((b) => b.state === "down");
+    const ready = !this.stopped && storage && model.state !== "failed" && !generationDown;
     const { source, extracted, extractReason, prepareMs } = nativeInfo();
     return {
       ready,
       storage,
       migrations,
       model,
+      generation: { mode: this.config.generation, backends: backends.map((b) => ({ ...b, url: safeUrl(b.url) })) },
       embedder: this.ctx.vectors.embedderId,
       native: { source, extracted, extractReason, prepareMs },
     };
   }
 
   /** In-process request handling (tests use this; no socket). */
-  handle(req: Request): Promise<Response> {
-    return this.http.handle(req);
+  async handle(req: Request): Promise<Response> {
+    // Path and body limits first (src/http/requestGuard.ts): nothing unbounded reaches the router.
+    const guarded = await guardRequest(req, { bodyTimeoutMs: this.config.bodyTimeoutSeconds * 1000, log: this.log });
+    return guarded instanceof Response ? guarded : this.http.handle(guarded);
   }
 
   listen(): Server<unknown> {
@@ -211,9 +222,14 @@ export class App {
       idleTimeout: this.config.idleTimeoutSeconds,
       fetch: (req, server) => {
         if (req.method === "POST" && isInteractPath(req.url)) server.timeout(req, interactIdle);
-        return this.http.handle(req);
+        return this.handle(req);
       },
       maxRequestBodySize: 210 * 1024 * 1024,
+      // Anything that escapes the handler still answers the spec's JSON shape (Bun's default is an HTML page).
+      error: (e) => {
+        this.log.error("unhandled error outside the router", { err: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+        return new Response(JSON.stringify({ error: "Internal server error" }), { status: 500, headers: { "content-type": "application/json; charset=utf-8" } });
+      },
     });
     this.log.info("listening", { url: `http://${this.config.host}:${this.server.port}` });
     return this.server;
@@ -251,7 +267,7 @@ export class App {
     if (this.server) await this.drain(this.server, opts.drainTimeoutMs ?? this.config.generationTimeoutMs + 5_000);
     await this.scheduler.stop();
     if (this.reembedding) await this.reembedding;
-    await this.ctx.llm?.dispose();
+    await (this.ctx.generation ?? this.ctx.llm)?.dispose();
     await this.ctx.vectors.close();
     this.db.close();
   }

@@ -111,6 +111,8 @@ function noteUse(ctx: ServiceContext, row: { id: string; last_used_at: string | 
 /** `Authorization: Bearer <token>` → token, or null when absent or malformed. */
 export function bearerToken(header: string | null | undefined): string | null {
   if (!header) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  // The spec's exact form: one space, one token. `Bearer  key` is refused; trailing whitespace never
+  // arrives (HTTP strips it from header values before the server sees them).
+  const m = /^Bearer (\S+)$/i.exec(header);
   return m ? m[1] : null;
 }

@@ -2,6 +2,8 @@ import { availableParallelism } from "node:os";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import type { BackendConfig, GenerationMode } from "../generation/types.ts";
+import { finalizeBackends, parseBackends, parseGenerationMode } from "../generation/backendsConfig.ts";
 
 /**
  * One typed configuration, resolved once at boot:
@@ -42,10 +44,16 @@ export interface Config {
   flashAttention: "auto" | "on" | "off";
   /** seconds a connection may stay silent before the HTTP server closes it (interactions get their generation budget) */
   idleTimeoutSeconds: number;
+  /** seconds a request body may take to arrive, on every route (interactions included): 408 past it */
+  bodyTimeoutSeconds: number;
   /** monthly allotment of a new team's default plan, in credits */
   defaultMonthlyCredits: number;
   prices: Prices;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** where replies are generated: the in-process engine or the `backends` pool (README "Remote generation") */
+  generation: GenerationMode;
+  /** OpenAI-compatible generation servers (`[[backends]]`), used when generation = "remote" */
+  backends: BackendConfig[];
 }
 
 export const DEFAULT_PRICES: Prices = { promptToken: 1, completionToken: 3, scanByte: 1, embedToken: 0 };
@@ -68,6 +76,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "maxReplyTokens", env: "LOREHOLD_MAX_REPLY_TOKENS", kind: "int" },
   { key: "generationTimeoutMs", env: "LOREHOLD_GENERATION_TIMEOUT_MS", kind: "int" },
   { key: "idleTimeoutSeconds", env: "LOREHOLD_IDLE_TIMEOUT_SECONDS", kind: "int" },
+  { key: "bodyTimeoutSeconds", env: "LOREHOLD_BODY_TIMEOUT_SECONDS", kind: "int" },
   { key: "flashAttention", env: "LOREHOLD_FLASH_ATTENTION", kind: "string" },
   { key: "defaultMonthlyCredits", env: "LOREHOLD_DEFAULT_MONTHLY_CREDITS", kind: "int" },
   { key: "logLevel", env: "LOREHOLD_LOG_LEVEL", kind: "string" },
@@ -90,10 +99,13 @@ export function defaultConfig(): Config {
     maxReplyTokens: 200,
     generationTimeoutMs: 60_000,
     idleTimeoutSeconds: 10,
+    bodyTimeoutSeconds: 10,
     flashAttention: "auto",
     defaultMonthlyCredits: 10_000,
     prices: { ...DEFAULT_PRICES },
     logLevel: "info",
+    generation: "local",
+    backends: [],
   };
 }
 
@@ -115,6 +127,11 @@ function applyLayer(cfg: Config, layer: Raw, source: string, byEnv: boolean): vo
     if (layer[name] === undefined) continue;
     (cfg as unknown as Raw)[k.key] = coerce(k.kind, `${name} (${source})`, layer[name]);
   }
+  // generation / backends: their own parsers (src/generation/backendsConfig.ts)
+  const genName = byEnv ? "LOREHOLD_GENERATION" : "generation";
+  if (layer[genName] !== undefined) cfg.generation = parseGenerationMode(layer[genName], source, (m) => new ConfigError(m));
+  const backendsName = byEnv ? "LOREHOLD_BACKENDS" : "backends";
+  if (layer[backendsName] !== undefined) cfg.backends = parseBackends(layer[backendsName], source, (m) => new ConfigError(m));
   const prices = byEnv ? undefined : (layer.prices as Raw | undefined);
   if (prices && typeof prices === "object") {
     for (const p of Object.keys(DEFAULT_PRICES) as (keyof Prices)[]) {
@@ -149,6 +166,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const flags: Raw = {};
   for (const [k, v] of Object.entries(opts.flags ?? {})) if (v !== undefined) flags[k] = v;
   applyLayer(cfg, flags, "flags", false);
+  finalizeBackends(cfg, env.LOREHOLD_BACKENDS_API_KEY, (m) => new ConfigError(m));
   return finalize(cfg, cwd);
 }
 
@@ -159,6 +177,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.parallel < 1) throw new ConfigError("parallel must be at least 1");
   if (cfg.port > 65535) throw new ConfigError("port must be at most 65535");
   if (cfg.idleTimeoutSeconds < 1 || cfg.idleTimeoutSeconds > 255) throw new ConfigError("idleTimeoutSeconds must be from 1 to 255");
+  if (cfg.bodyTimeoutSeconds < 1 || cfg.bodyTimeoutSeconds > 255) throw new ConfigError("bodyTimeoutSeconds must be from 1 to 255");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");
   if (!["debug", "info", "warn", "error", "silent"].includes(cfg.logLevel)) {
     throw new ConfigError(`logLevel must be one of debug, info, warn, error, silent`);

@@ -1,6 +1,7 @@
 import type { Config } from "../config/config.ts";
 import type { Db } from "../db/openDatabase.ts";
 import type { LlmEngine } from "../llm/LlmEngine.ts";
+import type { GenerationBackend } from "../generation/types.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import type { UsageLog } from "../ops/usageLog.ts";
@@ -22,7 +23,8 @@ export interface ServiceContext {
 
 /** What /healthz and /readyz say about generation. */
 export interface ModelStatus {
-  state: "loaded" | "absent" | "failed";
+  /** remote: generation = "remote", the pool is in /readyz `generation.backends` */
+  state: "loaded" | "absent" | "failed" | "remote";
   path: string | null;
   error: string | null;
 }
@@ -34,6 +36,8 @@ export interface AppContext extends ServiceContext {
   vectors: VectorStore;
   /** null when no model is installed or it failed to load (interact answers 503) */
   llm: LlmEngine | null;
+  /** what interact, memory summaries and scan refinement generate with: the local engine or the remote pool; null → 503 */
+  generation: GenerationBackend | null;
   modelStatus: ModelStatus;
 }
 
@@ -46,7 +50,7 @@ export interface InteractDeps extends AppContext {
 }
 
 /** What scanner services need (the App's context satisfies it). */
-export interface ScannerContext extends ServiceContext, Pick<AppContext, "llm" | "log"> {
+export interface ScannerContext extends ServiceContext, Pick<AppContext, "llm" | "log">, Partial<Pick<AppContext, "generation">> {
   config: Pick<Config, "dataDir" | "publicUrl" | "prices">;
 }
 

@@ -17,6 +17,9 @@ export const editorErrors = {
   401: ErrorBody,
 } as const;
 
+/** The largest pagination offset accepted (far past any project's row count). */
+export const MAX_OFFSET = 1_000_000_000;
+
 export const pageQuery = (defaultLimit: number, maxLimit: number) => ({
   limit: t.Optional(
     t.Integer({
@@ -26,7 +29,10 @@ export const pageQuery = (defaultLimit: number, maxLimit: number) => ({
       error: `limit: must be an integer from 1 to ${maxLimit}`,
     }),
   ),
-  offset: t.Optional(t.Integer({ minimum: 0, description: "default 0", error: "offset: must be an integer of 0 or more" })),
+  // Bounded: an offset past 2^53 (1e+20, 1e308) would reach SQLite as a float and fail there.
+  offset: t.Optional(
+    t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: "default 0", error: `offset: must be an integer from 0 to ${MAX_OFFSET}` }),
+  ),
 });
 
 export const PaginationSchema = t.Object({

@@ -2,14 +2,14 @@ import type { InteractDeps } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import type { Principal } from "../auth/apiKeys.ts";
 import { findProject } from "../projects/projectService.ts";
-import { reserve, release, settle } from "../credits/ledger.ts";
+import { reserve, settle } from "../credits/ledger.ts";
 import { interactionCostMicro, microToCredits } from "../credits/prices.ts";
 import { readRateLimits } from "../ratelimit/rateLimitSettings.ts";
 import type { GenerateResult } from "../llm/types.ts";
 import { prepareTurn, tokenCounter, type PreparedTurn } from "./prepareTurn.ts";
 import { loadMindProfile } from "./mindProfile.ts";
-import { countInteraction } from "../lore/minds/mindStore.ts";
-import { resetSession, saveSession } from "./session/sessionStore.ts";
+import { resetSession } from "./session/sessionStore.ts";
+import { releaseQuietly, settleTurn } from "./chargeTurn.ts";
 import { renderMessage } from "./prompt/renderTurn.ts";
 import { summariseSession } from "./memory/summariseSession.ts";
 import { storeMemories } from "./memory/storeMemories.ts";
@@ -55,12 +55,12 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   deps.limiter.hit(project.id, req.playerId, readRateLimits(deps, project.id));
   const prepared = await prepareTurn(deps, project.id, req, mind);
 
-  const llm = deps.llm;
+  const llm = deps.generation;
   if (!llm) throw generationFailed();
   let promptTokens: number;
   try {
-    // An upper bound (cached per message): the exact count comes back from the generation for settlement.
-    promptTokens = llm.estimateChatTokens(prepared.messages);
+    // An upper bound (cached per message; a remote pool asks its server's /tokenize): the exact count comes back for settlement.
+    promptTokens = await llm.reserveTokens(prepared.messages);
   } catch (e) {
     deps.log.error("tokenizer failed", { err: e instanceof Error ? e.message : String(e) });
     throw generationFailed();
@@ -74,6 +74,13 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   });
 
   let result: GenerateResult;
+  let tokensDelivered = false;
+  const onToken = opts.onToken
+    ? (text: string) => {
+        tokensDelivered = true;
+        opts.onToken!(text);
+      }
+    : undefined;
   const g0 = performance.now();
   try {
     result = await llm.generate({
@@ -83,39 +90,45 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       temperature: prepared.temperature,
       signal: opts.signal,
       timeoutMs: deps.config.generationTimeoutMs,
-      onToken: opts.onToken,
+      onToken,
       minTokens: 1,
     });
   } catch (e) {
-    release(deps, hold.reservationId);
+    releaseQuietly(deps, hold.reservationId);
     deps.log.error("generation failed", { err: e instanceof Error ? e.message : String(e), mindId: prepared.mind.id });
     throw generationFailed();
   }
   const generateMs = performance.now() - g0;
   const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens);
-  settle(deps, hold.reservationId, Math.min(actual, hold.amount));
+  const charge = Math.min(actual, hold.amount);
   deps.metrics?.recordGeneration(result);
   const { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs } = result;
   deps.usage?.record({ at: deps.clock.now().getTime(), projectId: project.id, promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs, totalMs: generateMs, creditsMicro: Math.min(actual, hold.amount) });
   if (opts.timing) Object.assign(opts.timing, { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs });
 
+  // The charging rule (chargeTurn.ts): no 200 and no streamed token → the hold goes back whole.
   if (result.finishReason === "abort") {
-    // The caller left: nothing to answer, and the half turn is not kept. An abort nobody asked for is a failure.
+    // The caller left: nothing to answer, and the half turn is not kept. A stream pays for the tokens it delivered.
+    if (tokensDelivered) settle(deps, hold.reservationId, charge);
+    else releaseQuietly(deps, hold.reservationId);
     if (opts.signal?.aborted) throw new ApiError(499, "Client closed request");
+    throw generationFailed(); // an abort nobody asked for is a failure
+  }
+  if (result.finishReason === "timeout" && result.text.trim() === "") {
+    releaseQuietly(deps, hold.reservationId);
     throw generationFailed();
   }
-  if (result.finishReason === "timeout" && result.text.trim() === "") throw generationFailed();
 
   const metadata: InteractResponse["metadata"] = {};
-  metadata.creditsUsed = microToCredits(Math.min(actual, hold.amount));
+  metadata.creditsUsed = microToCredits(charge);
   if (prepared.warnings.length) metadata.warnings = prepared.warnings;
 
   const key = { projectId: project.id, mindId: prepared.mind.id, playerId: req.playerId };
   const messages = [...prepared.history, prepared.turn, { role: "assistant" as const, content: result.text }];
   const count = tokenCounter(deps);
   const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0);
-  saveSession(deps, key, { messages, tokenCount });
-  countInteraction(deps.db, prepared.mind.id);
+  // Settle, session and interaction count in one transaction, only if the mind still exists (else 404, released).
+  settleTurn(deps, hold, charge, key, { messages, tokenCount });
 
   const turns = messages.filter((m) => m.role === "user").length;
   if (prepared.settings.longTermMemoryEnabled && (turns >= prepared.settings.maxSessionLength || tokenCount >= prepared.settings.maxSessionTokens)) {
@@ -136,7 +149,7 @@ async function checkpoint(
 ): Promise<void> {
   try {
     const summary = await summariseSession(
-      deps.llm!,
+      deps.generation!,
       { mindName: prepared.mind.entityName, playerId: key.playerId, messages },
       { signal, timeoutMs: deps.config.generationTimeoutMs, conversationKey: conversationKey(key.projectId, key.mindId, key.playerId) },
     );
@@ -144,7 +157,12 @@ async function checkpoint(
   } catch (e) {
     deps.log.warn("memory summary failed; the session is reset anyway", { err: e instanceof Error ? e.message : String(e) });
   }
-  resetSession(deps, key);
+  try {
+    resetSession(deps, key);
+  } catch (e) {
+    // The mind was deleted during the summary (its sessions went with it): the reply is still due.
+    deps.log.warn("session reset failed", { err: e instanceof Error ? e.message : String(e) });
+  }
 }
 
 export function conversationKey(projectId: string, mindId: string, playerId: string): string {

@@ -37,8 +37,8 @@ export interface PreparedTurn {
 }
 
 /** Token counter: the model's tokenizer when loaded, else ~4 characters a token. */
-export function tokenCounter(ctx: Pick<AppContext, "llm">): (text: string) => number {
-  const llm = ctx.llm;
+export function tokenCounter(ctx: Pick<AppContext, "llm" | "generation">): (text: string) => number {
+  const llm = ctx.generation ?? ctx.llm;
   const estimate = (t: string) => Math.ceil(t.length / 4);
   if (!llm) return estimate;
   return (t) => {

@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { GenerateResult, LlmEngineStats } from "../llm/types.ts";
+import type { BackendStatus } from "../generation/types.ts";
+import { backendGauges } from "../generation/backendMetrics.ts";
 
 /**
  * Prometheus metrics of one server (a registry per App, so tests and
@@ -18,6 +20,8 @@ export class Metrics {
     llmStats: () => LlmEngineStats | null;
     scanJobsByState: () => Record<string, number>;
     creditsSpentMicro: () => number;
+    /** per generation backend (local engine or remote pool) */
+    backends?: () => BackendStatus[];
   }) {
     const registers = [this.registry];
     this.requests = new Counter({ name: "lorehold_http_requests_total", help: "HTTP requests by route and status", labelNames: ["method", "route", "status"], registers });
@@ -73,6 +77,7 @@ export class Metrics {
         for (const [state, n] of Object.entries(sources.scanJobsByState())) this.set({ state }, n);
       },
     });
+    if (sources.backends) backendGauges(registers, sources.backends);
     new Gauge({
       name: "lorehold_credits_spent_microcredits",
       help: "Credits spent (microcredits, all teams)",

@@ -6,6 +6,15 @@ import type { ScannerContext } from "../core/context.ts";
 import { loadJob, type ScanJobRow } from "./scanJobRow.ts";
 import { listScanJobs } from "./scanJobStore.ts";
 import { extractionPageReader } from "./scanExtractionStore.ts";
+import { GroupTally, isEmptySelection, selects, type Selection } from "./reviewGroups.ts";
+
+/** Optional per-group review of the detail form (README "Scanner"): `?groups=true`, `?hide=…`. */
+export interface DetailReviewOptions {
+  /** Add `reviewGroups` (one entry per group with counts and ids). */
+  groups?: boolean;
+  /** Leave these extractions out of `extractions` (their groups keep their counts). */
+  hide?: Selection;
+}
 
 export interface JobListItem {
   jobId: string;
@@ -94,7 +103,7 @@ function detailHead(j: ScanJobRow): JobDetailHead {
 const EXTRACTION_PAGE = 1_000;
 
 /** The job's extractions in order, a page at a time (keyset on ordinal, id: no cursor stays open between pages). */
-function* extractionPages(ctx: ScannerContext, jobId: string): Generator<ExtractionView[]> {
+export function* extractionPages(ctx: ScannerContext, jobId: string): Generator<ExtractionView[]> {
   const page = extractionPageReader(ctx.db);
   let after = { ordinal: Number.MIN_SAFE_INTEGER, id: "" };
   for (;;) {
@@ -137,8 +146,10 @@ export function getJobDetail(ctx: ScannerContext, projectId: string, jobId: stri
  * JSON, and several times that of heap, for a request a poller repeats. Throws (404) before the
  * first byte when the job is not the project's.
  */
-export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: string): ReadableStream<Uint8Array> {
+export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: string, review: DetailReviewOptions = {}): ReadableStream<Uint8Array> {
   const j = loadJob(ctx, projectId, jobId);
+  const hide = isEmptySelection(review.hide) ? null : review.hide!;
+  const tally = review.groups ? new GroupTally() : null;
   const encoder = new TextEncoder();
   const head = JSON.stringify(detailHead(j));
   const skipped = JSON.stringify(JSON.parse(j.skipped) as SkippedView[]);
@@ -151,11 +162,19 @@ export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: s
     pull(controller) {
       const next = pages.next();
       if (next.done) {
-        controller.enqueue(encoder.encode(`],"skippedContent":${skipped}}`));
+        const groups = tally ? `,"reviewGroups":${JSON.stringify(tally.views())}` : "";
+        controller.enqueue(encoder.encode(`],"skippedContent":${skipped}${groups}}`));
         controller.close();
         return;
       }
-      const body = next.value.map((e) => JSON.stringify(e)).join(",");
+      const shown = [];
+      for (const e of next.value) {
+        const hidden = hide !== null && selects(hide, e);
+        tally?.add(e, hidden);
+        if (!hidden) shown.push(JSON.stringify(e));
+      }
+      if (shown.length === 0) return;
+      const body = shown.join(",");
       controller.enqueue(encoder.encode(first ? body : `,${body}`));
       first = false;
     },

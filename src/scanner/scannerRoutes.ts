@@ -12,6 +12,7 @@ import { confirmUpload } from "./confirm.ts";
 import { estimateScan } from "./estimate.ts";
 import { jobDetailStream, listJobs } from "./readJobs.ts";
 import { rescan } from "./rescan.ts";
+import { detailReview } from "./reviewGroups.ts";
 import { submitArchive } from "./submitArchive.ts";
 import {
   CancelResponse,
@@ -20,6 +21,7 @@ import {
   ConfirmResponse,
   EstimateBody,
   EstimateResponse,
+  JobDetailQuery,
   JobDetailResponse,
   JobIdBody,
   JobListResponse,
@@ -119,9 +121,10 @@ export function scannerRoutes(ctx: AppContext) {
     })
     // Streamed from SQLite a page at a time (a large scan has hundreds of thousands of extractions);
     // the JSON is the JobDetailResponse shape, which the tests hold it to.
-    .get("/jobs/:jobId", ({ principal, params }) =>
-      new Response(jobDetailStream(ctx, principal.projectId, params.jobId), { headers: { "content-type": "application/json" } }), {
+    .get("/jobs/:jobId", ({ principal, params, query }) =>
+      new Response(jobDetailStream(ctx, principal.projectId, params.jobId, detailReview(query)), { headers: { "content-type": "application/json" } }), {
       params: t.Object({ jobId: t.String() }),
+      query: JobDetailQuery,
       response: { 200: JobDetailResponse, ...editorErrors, ...errors(403, 404) },
       detail: detail("One scan job, detail form (poll it for progress)"),
     })
@@ -133,7 +136,7 @@ export function scannerRoutes(ctx: AppContext) {
     .post(
       "/commit",
       ({ principal, body, set }) => {
-        const r = commitExtractions(ctx, principal.projectId, body.jobId, body.extractionIds);
+        const r = commitExtractions(ctx, principal.projectId, body.jobId, body.extractionIds, { accept: body.accept, reject: body.reject });
         set.status = 202;
         return r;
       },

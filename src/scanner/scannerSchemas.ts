@@ -120,6 +120,18 @@ export const ExtractionSchema = t.Object({
   variants: t.Array(t.Object({ language: t.String(), sourceFile: t.String() }), { description: "other languages' versions" }),
 });
 
+export const ReviewGroupSchema = t.Object({
+  group: t.String(),
+  kind: t.String(),
+  title: t.String(),
+  count: t.Integer(),
+  hiddenCount: t.Integer(),
+  hidden: t.Boolean(),
+  confidence: t.Number(),
+  sourceFiles: t.Array(t.String()),
+  extractionIds: t.Optional(t.Array(t.String())),
+});
+
 export const JobDetailResponse = t.Object({
   ...listFields,
   estimatedCredits: t.Number({ description: "reserved amount after confirm (the estimate before)" }),
@@ -129,11 +141,31 @@ export const JobDetailResponse = t.Object({
   errorMessage: Nullable(t.String()),
   extractions: t.Array(ExtractionSchema),
   skippedContent: t.Array(t.Object({ section: t.String(), reason: t.String(), sourceFile: t.String() })),
+  reviewGroups: t.Optional(t.Array(ReviewGroupSchema)),
 });
+
+/** Whole groups, source files, folders or kinds of a job's extractions (per-group review, issue 12). */
+const ReviewSelection = t.Object(
+  {
+    groups: t.Optional(t.Array(t.String(), { maxItems: 10_000 })),
+    files: t.Optional(t.Array(t.String(), { maxItems: 10_000 })),
+    folders: t.Optional(t.Array(t.String(), { maxItems: 1_000 })),
+    kinds: t.Optional(t.Array(t.String(), { maxItems: 20 })),
+  },
+  { additionalProperties: false, error: "accept/reject: an object of groups, files, folders, kinds (lists of strings)" },
+);
 
 export const CommitBody = t.Object({
   jobId: t.String({ minLength: 1, error: "jobId: required, a string" }),
-  extractionIds: t.Array(t.String(), { minItems: 1, maxItems: 10_000, error: "extractionIds: required, a non-empty list of extraction ids" }),
+  // May be empty only with an `accept` selection (checked in commit.ts, same 400).
+  extractionIds: t.Array(t.String(), { maxItems: 10_000, error: "extractionIds: required, a list of extraction ids" }),
+  accept: t.Optional(ReviewSelection),
+  reject: t.Optional(ReviewSelection),
+});
+
+export const JobDetailQuery = t.Object({
+  groups: t.Optional(t.String({ description: "true: add reviewGroups (per-group counts and ids)" })),
+  hide: t.Optional(t.String({ description: "comma-separated kind:<kind>, group:<group>, file:<path>, folder:<path>" })),
 });
 
 export const CommitResponse = t.Object({ committed: t.Integer(), documentIds: t.Array(t.String()) });

@@ -107,6 +107,18 @@ describe("authoring CRUD", () => {
   });
 });
 
+/** POST …/jobs/{name}/run answers 202 with a run id at once; the run is polled until it ends. */
+async function runJob(name: string) {
+  const started = await admin("POST", `/jobs/${name}/run`);
+  expect(started.status).toBe(202);
+  expect(started.body).toMatchObject({ job: name, state: "running" });
+  for (;;) {
+    const run = await admin("GET", `/jobs/runs/${started.body.runId}`);
+    if (run.body.state !== "running") return run;
+    await Bun.sleep(5);
+  }
+}
+
 describe("documents go through the indexer", () => {
   test("PENDING → COMPLETED with chunks in SQLite and LanceDB; edit re-indexes; delete removes vectors", async () => {
     const d = await admin("POST", `/projects/${pid}/documents`, {
@@ -115,8 +127,8 @@ describe("documents go through the indexer", () => {
       tags: ["history"],
     });
     expect(d.body.status).toBe("PENDING");
-    const run = await admin("POST", "/jobs/indexer/run");
-    expect(run.body.lastResult).toMatchObject({ indexed: 1, failed: 0 });
+    const run = await runJob("indexer");
+    expect(run.body.result).toMatchObject({ indexed: 1, failed: 0 });
     const got = await admin("GET", `/projects/${pid}/documents/${d.body.id}`);
     expect(got.body.status).toBe("COMPLETED");
     expect(got.body.chunkCount).toBeGreaterThan(0);
@@ -125,16 +137,17 @@ describe("documents go through the indexer", () => {
     expect(hits[0].documentId).toBe(d.body.id);
     await admin("PATCH", `/projects/${pid}/documents/${d.body.id}`, { tags: ["geography"] });
     expect((await admin("GET", `/projects/${pid}/documents/${d.body.id}`)).body.status).toBe("PENDING");
-    await admin("POST", "/jobs/indexer/run");
+    await runJob("indexer");
     expect(await t.app.ctx.vectors.searchLore({ projectId: pid, query: "copper coins", tags: ["history"], k: 5 })).toEqual([]);
     expect((await t.app.ctx.vectors.searchLore({ projectId: pid, query: "copper coins", tags: ["geography"], k: 5 }))[0].documentId).toBe(d.body.id);
     await admin("DELETE", `/projects/${pid}/documents/${d.body.id}`);
-    const after = await admin("POST", "/jobs/indexer/run");
-    expect(after.body.lastResult).toMatchObject({ removed: 1 });
+    const after = await runJob("indexer");
+    expect(after.body.result).toMatchObject({ removed: 1 });
     expect(await t.app.ctx.vectors.searchLore({ projectId: pid, query: "copper coins", tags: ["geography"], k: 5 })).toEqual([]);
   });
   test("unknown job is 404", async () => {
     expect((await admin("POST", "/jobs/nope/run")).status).toBe(404);
+    expect((await admin("GET", "/jobs/runs/run_nope")).body).toEqual({ error: "Job run not found" });
   });
 });
 

@@ -145,7 +145,7 @@ describe("GET /v1/lore/relationships", () => {
     ["limit zero", "limit=0", "limit: must be an integer from 1 to 500"],
     ["limit not a number", "limit=ten", "limit: must be an integer from 1 to 500"],
     ["limit fractional", "limit=1.5", "limit: must be an integer from 1 to 500"],
-    ["negative offset", "offset=-1", "offset: must be an integer of 0 or more"],
+    ["negative offset", "offset=-1", "offset: must be an integer from 0 to 1000000000"],
   ];
   for (const [name, q, detail] of bad) {
     test(`400 ${name}`, async () => {
@@ -232,7 +232,7 @@ describe("GET /v1/lore/documents", () => {
     ["limit over max", "limit=101", "limit: must be an integer from 1 to 100"],
     ["bad status", "status=DONE", "status: must be one of PENDING, PROCESSING, COMPLETED, FAILED"],
     ["lower-case status", "status=completed", "status: must be one of PENDING, PROCESSING, COMPLETED, FAILED"],
-    ["offset text", "offset=abc", "offset: must be an integer of 0 or more"],
+    ["offset text", "offset=abc", "offset: must be an integer from 0 to 1000000000"],
   ];
   for (const [name, q, detail] of bad) {
     test(`400 ${name}`, async () => {

@@ -20,7 +20,7 @@ export function previewRoutes(ctx: AppContext) {
       const projectId = projectParam(ctx, params.projectId);
       const req = validateInteract(await readJsonBody(request));
       const p = await prepareTurn(ctx, projectId, req);
-      const promptTokens = ctx.llm ? ctx.llm.countChatTokens(p.messages) : p.messages.reduce((n, m) => n + tokenCounter(ctx)(m.content) + 8, 0);
+      const promptTokens = ctx.generation ? ctx.generation.countChatTokens(p.messages) : p.messages.reduce((n, m) => n + tokenCounter(ctx)(m.content) + 8, 0);
       const newIds = new Set(p.newLore.map((l) => l.chunkId));
       const earlier = p.history.flatMap((m) => m.notes?.lore ?? []).filter((l) => !newIds.has(l.chunkId));
       return {

@@ -8,6 +8,7 @@ import { KeyBody, ProjectBody, SettingsBody } from "../adminSchemas.ts";
 import { SettingsSchema } from "../../lore/loreSchemas.ts";
 import { adminDetail, adminErrors } from "./crud.ts";
 import { projectParam } from "../adminGuard.ts";
+import { requireDeletionConfirmed } from "../confirmDeletion.ts";
 
 const ProjectView = t.Object({ id: t.String(), name: t.String(), teamId: t.String(), createdAt: t.String() });
 const pid = t.Object({ projectId: t.String() });
@@ -37,11 +38,17 @@ export function projectRoutes(ctx: ServiceContext, config: Config) {
     })
     .delete(
       "/projects/:projectId",
-      ({ params }) => {
+      ({ params, query }) => {
+        getProject(ctx, params.projectId);
+        requireDeletionConfirmed(params.projectId, query.confirm);
         deleteProject(ctx, params.projectId);
         return { id: params.projectId, deleted: true as const };
       },
-      { params: pid, detail: adminDetail("Delete a project and everything in it") },
+      {
+        params: pid,
+        query: t.Object({ confirm: t.Optional(t.String()) }),
+        detail: adminDetail("Delete a project and everything in it (needs ?confirm=<projectId>)"),
+      },
     )
     .get("/projects/:projectId/keys", ({ params }) => ({ keys: listApiKeys(ctx, params.projectId) }), {
       params: pid,

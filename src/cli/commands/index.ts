@@ -10,8 +10,10 @@ import {
 import { serveCommand } from "./serve.ts";
 import { quickstartCommand } from "./quickstart.ts";
 import { exportCommand, importCommand } from "./packs.ts";
+import { exportCardCommand } from "./cards.ts";
 import { memoryCommands } from "./memories.ts";
 import { modelCommands } from "./models.ts";
+import { backendsCheckCommand } from "./backends.ts";
 import { creditsGrantCommand, creditsPlanCommand, creditsShowCommand, limitsSetCommand, settingsSetCommand } from "./operations.ts";
 
 /** Every CLI command, in the order `lorehold help` lists them. */
@@ -26,6 +28,7 @@ export const COMMANDS: Command[] = [
   keyRevokeCommand,
   importCommand,
   exportCommand,
+  exportCardCommand,
   creditsShowCommand,
   creditsGrantCommand,
   creditsPlanCommand,
@@ -33,4 +36,5 @@ export const COMMANDS: Command[] = [
   limitsSetCommand,
   ...memoryCommands,
   ...modelCommands,
+  backendsCheckCommand,
 ];

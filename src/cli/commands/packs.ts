@@ -3,14 +3,16 @@ import { exportPack, serializePack } from "../../packs/exportPack.ts";
 import { resolveProject } from "../../projects/projectService.ts";
 import { optionalFlag, requireFlag } from "../args.ts";
 import { UsageError, type Command } from "../cliTypes.ts";
+import { importCardCommand, isCardFile } from "./cards.ts";
 
 export const importCommand: Command = {
   name: "import",
-  usage: "lorehold import FILE|DIR [--project P] [--data-dir DIR] [--json]",
-  summary: "import a lore pack (YAML/JSON) or a folder of Markdown lore; idempotent by key",
+  usage: "lorehold import FILE|DIR [--project P] [--mind M] [--data-dir DIR] [--json]",
+  summary: "import a lore pack (YAML/JSON), a folder of Markdown lore, or a SillyTavern card (PNG/JSON) or lorebook; idempotent by key",
   async run(c) {
     const path = c.positionals[0];
     if (!path) throw new UsageError("missing FILE", this.usage);
+    if (await isCardFile(path)) return importCardCommand(c, path);
     const ctx = c.services();
     const p = optionalFlag(c.flags, "project");
     const r = await importPath(ctx, path, {

@@ -1,4 +1,4 @@
-import type { LlmEngine } from "../../llm/LlmEngine.ts";
+import type { TextModel } from "../../generation/types.ts";
 import type { ChatMessage } from "../../llm/types.ts";
 import { sanitiseDrafts } from "./sanitiseDrafts.ts";
 import { MAX_MEMORIES_PER_SUMMARY, type MemoryDraft } from "./types.ts";
@@ -72,7 +72,7 @@ function promptFor(mindName: string, messages: { role: "user" | "assistant"; con
  * checkpoint, instead of evicting another player's conversation.
  */
 export async function summariseSession(
-  llm: LlmEngine,
+  llm: TextModel,
   input: { mindName: string; playerId: string; messages: { role: "user" | "assistant"; content: string }[] },
   opts: { signal?: AbortSignal; timeoutMs?: number; maxTokens?: number; conversationKey?: string; seed?: number } = {},
 ): Promise<{ memories: MemoryDraft[]; promptTokens: number; completionTokens: number }> {

@@ -1,5 +1,6 @@
 import type { FileExtraction, Section, Skipped } from "./types.ts";
 import { skipReason } from "./skipReason.ts";
+import { isNameFacet, keyFacet, stemTitle } from "./keyGroups.ts";
 import { MIN_LETTERS, SKIP, baseName, countLetters, fileStem, oneLine, stripGameMarkup, tidy } from "./text.ts";
 
 /** Most skipped sections listed one by one per file; the rest are summarised per reason. */
@@ -18,12 +19,46 @@ export interface SectionInput {
   reviewKind?: Section["reviewKind"];
   /** The title is a table key: a short text keeps its own candidate only when the key names lore (…_name, …_desc, bark …). */
   keyed?: boolean;
+  /**
+   * Entries of a keyed table (issue 12: one candidate per key group): entries whose keys share a
+   * stem (`sword_name`, `sword_desc`) are joined into one section, titled by the name-like member.
+   * Entries of a record with the same name (a speaker's rows) pass the name itself.
+   */
+  groupKey?: string;
 }
+
+interface KeyGroup {
+  order: number;
+  title: string | null;
+  /** A member's key says what the group is (a description, a bio): short texts stay their own candidate. */
+  lore: boolean;
+  texts: string[];
+  size: number;
+  input: SectionInput;
+}
+
+/** A key group grows to about this many characters, then the next members start a new part. */
+const GROUP_CHARS = 4000;
 
 const LORE_KEY_RE = /name|desc|bark|lore|bio|title|quote|rumou?r|greeting|legend|history|story|flavou?r/i;
 
 /** A short entry worth listing: has a capitalised word of 3+ letters and is not mostly digits or symbols. */
 const LISTABLE_RE = /\p{Lu}\p{Ll}{2,}/u;
+/** Menu and button words: a short entry made only of these is UI text, never lore. */
+const UI_WORDS = new Set(
+  ("ok okay yes no cancel quit exit back next previous prev continue start new load save saved options settings menu main close open " +
+    "play pause resume restart retry return accept decline confirm apply reset default on off enabled disabled done skip select submit " +
+    "game title screen credits help loading language volume music sound sfx audio fullscreen windowed resolution controls keyboard " +
+    "mouse gamepad delete edit copy paste undo redo remove add up down left right true false none all auto quick text speed history " +
+    "log slot page empty file files error warning info ready sure are you do want to the a of and or is this your go bye goodbye hello hi thanks").split(" "),
+);
+
+/** Every word a menu/button word ("Quit game", "Are you sure?"). */
+export function isUiText(entry: string): boolean {
+  const words = entry.toLowerCase().match(/\p{L}+/gu);
+  return !words || words.every((w) => UI_WORDS.has(w));
+}
+
 /** A list of short entries is cut into sections of about this many characters. */
 const SHORT_LIST_CHARS = 4000;
 
@@ -43,12 +78,13 @@ export class SectionCollector {
   private readonly shortList: string[] = [];
   private readonly shortSeen = new Set<string>();
   private fallbackIndexes: number[] = [];
+  private readonly groups = new Map<string, KeyGroup>();
+  /** Position of each section in the file, so key groups (emitted at the end) keep their first member's place. */
+  private readonly order: number[] = [];
+  private seq = 0;
 
-  /** Scanner v2 (issue 12): markup stripped, no fixed letter minimum, short entries listed. */
-  constructor(
-    readonly sourceFile: string,
-    readonly v2 = false,
-  ) {
+  /** Issue 12: markup stripped, no fixed letter minimum, short entries listed. */
+  constructor(readonly sourceFile: string) {
     this.stem = fileStem(sourceFile) || baseName(sourceFile) || sourceFile;
   }
 
@@ -58,20 +94,58 @@ export class SectionCollector {
   }
 
   add(input: SectionInput): void {
+    if (input.groupKey !== undefined) return this.addToGroup(input);
+    this.addAt(input, this.seq++);
+  }
+
+  private addToGroup(input: SectionInput): void {
+    const { stem, facet } = keyFacet(input.groupKey!);
+    const text = input.text.trim();
+    if (!text) return;
+    let g = this.groups.get(stem);
+    if (g && g.size + text.length > GROUP_CHARS) {
+      this.flushGroup(g);
+      this.groups.delete(stem);
+      g = undefined;
+    }
+    if (!g) {
+      g = { order: this.seq++, title: null, lore: false, texts: [], size: 0, input };
+      this.groups.set(stem, g);
+    }
+    const named = isNameFacet(facet) && text.length <= 80 && !text.includes("\n");
+    if (named && !g.title) g.title = text;
+    else {
+      if (!g.texts.includes(text)) g.texts.push(text);
+    }
+    g.lore ||= facet !== null || LORE_KEY_RE.test(input.groupKey!);
+    g.size += text.length;
+    if (!g.title && !facet && g.texts.length === 1) g.title = input.title ?? null;
+  }
+
+  private flushGroup(g: KeyGroup): void {
+    const key = g.input.groupKey!;
+    const title = g.title ?? g.input.title ?? stemTitle(keyFacet(key).stem);
+    // A name alone goes to the file's list of names; a name with its description is a candidate.
+    const text = g.texts.length ? g.texts.join("\n\n") : (g.title ?? "");
+    const named = g.texts.length > 0 && g.lore;
+    this.addAt({ ...g.input, title, text, groupKey: undefined, quiet: g.input.quiet && !named, keyed: g.input.keyed && !named }, g.order);
+  }
+
+  private addAt(input: SectionInput, order: number): void {
     const givenTitle = input.title ? oneLine(input.title, 200) : "";
     const title = givenTitle || this.fallbackTitle();
     this.added++;
-    const text = tidy(this.v2 ? stripGameMarkup(input.text) : input.text);
-    const reason = skipReason(text, this.v2);
+    const text = tidy(stripGameMarkup(input.text));
+    const reason = skipReason(text);
     if (reason) {
-      if (input.quiet && (reason === SKIP.tooShort || reason === SKIP.tooShortV2 || reason === SKIP.empty)) this.quietShort++;
+      if (input.quiet && (reason === SKIP.tooShort || reason === SKIP.empty)) this.quietShort++;
       else this.skip(title, reason);
       return;
     }
-    if (this.v2 && countLetters(text) < MIN_LETTERS && (input.quiet || !givenTitle || (input.keyed && !LORE_KEY_RE.test(givenTitle)))) {
+    if (countLetters(text, MIN_LETTERS) < MIN_LETTERS && (input.quiet || !givenTitle || (input.keyed && !LORE_KEY_RE.test(givenTitle)))) {
       // Short and nothing says what it is: one list per file, not one candidate per label.
       const entry = oneLine(text, 120);
-      if (LISTABLE_RE.test(entry) && !this.shortSeen.has(entry)) {
+      if (LISTABLE_RE.test(entry) && !isUiText(entry) && !this.shortSeen.has(entry)) {
         this.shortSeen.add(entry);
         this.shortList.push(entry);
       } else this.quietShort++;
@@ -85,6 +159,7 @@ export class SectionCollector {
       this.fallbackIndexes.push(this.sections.length);
     }
     this.sections.push(section);
+    this.order.push(order);
   }
 
   skip(section: string, reason: string): void {
@@ -101,6 +176,17 @@ export class SectionCollector {
   }
 
   finish(): FileExtraction {
+    if (this.groups.size) {
+      for (const g of this.groups.values()) this.flushGroup(g);
+      this.groups.clear();
+      // Key groups were emitted last: put every section back at its first member's place.
+      const idx = this.sections.map((_, i) => i).sort((a, b) => this.order[a] - this.order[b]);
+      const sorted = idx.map((i) => this.sections[i]);
+      const fallback = new Set(this.fallbackIndexes.map((i) => this.sections[i]));
+      this.sections.length = 0;
+      this.sections.push(...sorted);
+      this.fallbackIndexes = sorted.flatMap((s, i) => (fallback.has(s) ? [i] : []));
+    }
     if (this.shortList.length) {
       let part: string[] = [];
       let size = 0;
@@ -122,7 +208,7 @@ export class SectionCollector {
     if (this.added === 1 && this.fallbackIndexes.length === 1) this.sections[0].title = this.stem;
     if (this.quietShort > 0) {
       const noun = this.quietShort === 1 ? "entry" : "entries";
-      this.skipped.push({ section: `${this.quietShort} short ${noun}`, reason: this.v2 ? SKIP.tooShortV2 : SKIP.tooShort, sourceFile: this.sourceFile });
+      this.skipped.push({ section: `${this.quietShort} short ${noun}`, reason: SKIP.shortUi, sourceFile: this.sourceFile });
     }
     for (const [reason, count] of this.overflow) {
       this.skipped.push({ section: `${count} more sections`, reason, sourceFile: this.sourceFile });

@@ -1,6 +1,5 @@
 import type { Candidate, ProjectVocabulary, ReviewInfo, Section } from "./types.ts";
 import { firstChars, normalizeWords } from "./text.ts";
-import { legacyScore } from "./legacyScore.ts";
 import { confidenceOf, groupOf, nameMatchers, properNounCount, reviewKindOf, speakersOf } from "./review.ts";
 
 /** Same-title sections are compared for near-identical text against at most this many earlier ones. */
@@ -38,11 +37,9 @@ interface Scored {
  * candidate: the highest-confidence member gives title and text, tags are unioned, sourceFiles
  * are unioned in first-seen order. Candidates keep the order of their first section.
  */
-export function classify(sections: Section[], project: ProjectVocabulary, opts: { v2?: boolean } = {}): Candidate[] {
+export function classify(sections: Section[], project: ProjectVocabulary, ): Candidate[] {
   const tagNames = nameMatchers(project.tags);
   const locNames = nameMatchers(project.locations);
-  const legacyTags = project.tags.map((name) => ({ name, words: normalizeWords(name) })).filter((t) => t.words);
-  const legacyLocs = project.locations.map((name) => ({ name, words: normalizeWords(name) })).filter((l) => l.words);
 
   const scored: Scored[] = sections.map((section, index) => {
     const words = normalizeWords(section.text);
@@ -85,11 +82,6 @@ export function classify(sections: Section[], project: ProjectVocabulary, opts: 
     const speakers = speakersOf(section.text);
     const kind = reviewKindOf(section, speakers);
     const review: ReviewInfo = { kind, group: groupOf(kind, section), reasons, speakers, variants: [] };
-    if (!opts.v2) {
-      const legacy = legacyScore(section, legacyTags, legacyLocs);
-      review.reasons = {};
-      return { section, index, tags: legacy.tags, location: legacy.location, confidence: legacy.confidence, words, review };
-    }
     const confidence = confidenceOf(section, kind, speakers, tags.size + (location ? 1 : 0));
     return { section, index, tags, location, confidence, words, review };
   });
@@ -100,7 +92,7 @@ export function classify(sections: Section[], project: ProjectVocabulary, opts: 
   const byTitle = new Map<string, number[]>();
   const groupWords: Set<string>[] = [];
   for (const s of scored) {
-    const textKey = opts.v2 && s.section.kind === "record" ? `${s.words}\u0000${s.section.title}` : s.words;
+    const textKey = s.section.kind === "record" ? `${s.words}\u0000${s.section.title}` : s.words;
     let g = byText.get(textKey);
     const titleKey = normalizeWords(s.section.title);
     const sameTitle = byTitle.get(titleKey);
@@ -147,7 +139,8 @@ export function classify(sections: Section[], project: ProjectVocabulary, opts: 
       contentPreview: firstChars(lead.section.text, 200),
       sourceFiles,
       review: { ...lead.review, reasons, speakers },
-      ...(opts.v2 && lead.section.kind === "record" ? { distinctBy: lead.section.title } : {}),
+      words: lead.words,
+      ...(lead.section.kind === "record" ? { distinctBy: lead.section.title } : {}),
     };
   });
 }

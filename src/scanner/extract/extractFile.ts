@@ -15,11 +15,12 @@ import { extractRenpy } from "./formats/renpy.ts";
 import { extractPo } from "./formats/po.ts";
 import { extractAppleStrings } from "./formats/appleStrings.ts";
 import { extractUnity } from "./formats/unity.ts";
+import { extractUnityStringTable, isUnitySharedTableData, isUnityStringTable, stringTableCollection } from "./formats/unityStringTable.ts";
 import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
 
-type Extractor = (content: string, out: SectionCollector) => void;
+type Extractor = (content: string, out: SectionCollector, opts: ExtractOptions) => void;
 
 /** The 29 scannable extensions (DESIGN.md "Scanner"), each with its extractor. */
 export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
@@ -39,7 +40,7 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
   ".yaml": extractYamlOrUnity,
   ".yml": extractYamlOrUnity,
   ".toml": extractToml,
-  ".asset": extractUnity,
+  ".asset": extractUnityAsset,
   ".playable": extractUnity,
   ".prefab": extractUnity,
   ".unity": extractUnity,
@@ -58,14 +59,23 @@ export const ALLOWED_EXTENSIONS: readonly string[] = Object.freeze(Object.keys(E
 
 /** Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
 function extractJsonOrTimeline(content: string, out: SectionCollector): void {
-  if (out.v2 && /"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
+  if (/"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
   else extractJson(content, out);
 }
 
 /** A .txt of `key:value` records (roguelike data files) is split per record; anything else is prose. */
-function extractTextOrRecords(content: string, out: SectionCollector): void {
-  if (out.v2 && looksLikeRecords(content)) extractRecords(content, out);
+function extractTextOrRecords(content: string, out: SectionCollector, opts: ExtractOptions): void {
+  if (looksLikeRecords(content)) extractRecords(content, out, opts.includeMechanics === true);
   else extractPlainText(content, out);
+}
+
+/** Unity Localization string tables are read line by line and joined with their shared keys; other assets as Unity YAML. */
+function extractUnityAsset(content: string, out: SectionCollector, opts: ExtractOptions): void {
+  if (isUnityStringTable(content)) {
+    const collection = stringTableCollection(content);
+    extractUnityStringTable(content, out, collection ? opts.stringTableKeys?.(collection) : null);
+  } else if (isUnitySharedTableData(content)) out.skipFile(STRING_TABLE_KEYS);
+  else extractUnity(content, out);
 }
 
 /** A .yaml exported from Unity keeps its `%TAG !u!` header and needs the Unity reader. */
@@ -91,9 +101,13 @@ export interface ExtractOptions {
   hasInkSource?: boolean;
   /** The archive holds Twee sources: a published Twine HTML beside them is a copy. */
   hasTweeSource?: boolean;
-  /** Scanner v2 (issue 12): compiled outputs, record files, markup, short lists, code and keyed tables as ScanPlan decides. */
-  v2?: boolean;
+  /** Scan record files of game mechanics too (ScanPlan.includeMechanics). */
+  includeMechanics?: boolean;
+  /** A Unity string table collection's shared keys (id → key), when the worker has read them (StringTableJoin). */
+  stringTableKeys?: (collection: string) => Map<string, string> | undefined;
 }
+
+export const STRING_TABLE_KEYS = "String table keys: joined with the texts of the collection's locale tables";
 
 export const COMPILED_INK = "Skipped: compiled output (compiled Ink JSON; its .ink source is scanned)";
 export const PUBLISHED_TWINE = "Skipped: compiled output (published Twine story; its Twee source is scanned)";
@@ -115,7 +129,7 @@ function compiledReason(relativePath: string, content: string, opts: ExtractOpti
  * be read or parsed yields a Skipped entry with the reason instead.
  */
 export function extractFile(relativePath: string, rawContent: string, opts: ExtractOptions = {}): FileExtraction {
-  const out = new SectionCollector(relativePath, opts.v2 === true);
+  const out = new SectionCollector(relativePath);
   const content = rawContent.charCodeAt(0) === 0xfeff ? rawContent.slice(1) : rawContent;
   const extractor = EXTRACTORS[extensionOf(relativePath)];
   if (!extractor) {
@@ -130,13 +144,13 @@ export function extractFile(relativePath: string, rawContent: string, opts: Extr
     out.skipFile(SKIP.binary);
     return out.finish();
   }
-  const compiled = opts.v2 ? compiledReason(relativePath, content, opts) : null;
+  const compiled = compiledReason(relativePath, content, opts);
   if (compiled) {
     out.skipFile(compiled);
     return out.finish();
   }
   try {
-    extractor(content, out);
+    extractor(content, out, opts);
   } catch (e) {
     // Extractors report expected parse failures themselves; this is the safety net for the rest.
     out.skipFile(SKIP.parse(e instanceof Error ? e.message : String(e)));

@@ -123,7 +123,8 @@ export function properNounDensity(text: string): number {
 export function confidenceOf(section: Section, kind: ReviewKind, speakers: string[], matched: number): number {
   const k = section.kind;
   const base = NARRATIVE.has(k) || k === "markdown-heading" || RECORD.has(k) ? 0.3 : k === "prose" || k === "html-text" ? 0.25 : LOOSE.has(k) ? (k === "name-list" ? 0.15 : 0.1) : CODE.has(k) ? 0.05 : 0.2;
-  const text = section.text;
+  // Shares, not sums: the first 8,000 characters say as much as the whole (and keep long texts cheap).
+  const text = section.text.length > 8000 ? section.text.slice(0, 8000) : section.text;
   const density = properNounDensity(text);
   const words = Math.max(1, text.split(/\s+/).length);
   const sentences = (text.match(/[.!?…]["”’)]?(?:\s|$)/g) ?? []).length;
@@ -135,6 +136,6 @@ export function confidenceOf(section: Section, kind: ReviewKind, speakers: strin
   if (speakers.length > 0 || sentences / (words / 40) >= 1) c += 0.1;
   c += Math.min(0.1, 0.05 * matched);
   if (residue > 0.02) c -= 0.2;
-  if (countLetters(text) < 20) c -= 0.1;
+  if (countLetters(text, 20) < 20) c -= 0.1;
   return Math.round(Math.min(1, Math.max(0, c)) * 1000) / 1000;
 }

@@ -7,10 +7,8 @@ import { baseName, extensionOf } from "./text.ts";
  * path before a byte is decoded. Each kind can be included again from `userContext`
  * with a line `include: <kind>, <kind>` (or `include: all`).
  */
-/** v2 is opt-in until the per-format expectations of test/scanner/extract are re-judged under it. */
-export const SCANNER_V2_DEFAULT = process.env.LOREHOLD_SCANNER_V2 === "1";
 
-export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled";
+export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta";
 
 export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   engine: "engine, plugin, addon or editor folder",
@@ -20,6 +18,7 @@ export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   docs: "project docs (readme, install, contributing)",
   tests: "tests",
   compiled: "compiled output (source present)",
+  meta: "wiki maintenance (index, templates, audits, prompts, conventions)",
 };
 
 export const SKIP_KINDS = Object.keys(SKIP_KIND_LABEL) as SkipKind[];
@@ -34,6 +33,9 @@ const ENGINE_DIRS = new Set([
   "addons", "plugins", "packages", "packagecache", "library", "editor", "thirdparty", "third_party", "third-party", "vendor",
   "node_modules", "standard assets", "textmesh pro", "plugin", "externals", "external", "sdk", "dlls",
 ]);
+// A worldbuilding wiki's own upkeep: page templates, writing protocols, audit prompts, indexes.
+const META_DIRS = new Set(["templates", "template", "_templates", "protocols", "prompts", "skills"]);
+const META_FILES = /^(?:index|ai[-_ ]index|home|sitemap|toc|table[-_ ]of[-_ ]contents|open[-_ ]questions|system[-_ ]governance|naming[-_ ]conventions|style[-_ ]guide|dataview[-_ ]test|todo|roadmap|runbook|corrections|template[-_].*|.*[-_ ](?:audit|issues[-_ ]register|prompt|runbook)|audit[-_ ].*)$/i;
 const TEST_DIRS = new Set(["tests", "test", "__tests__", "spec", "specs", "testing"]);
 const COMPILED_DIRS = new Set(["bin", "obj", "build", "builds", "dist", "out", "temp", "logs"]);
 const CI_FILES = /^(?:\.gitlab-ci\.ya?ml|\.travis\.ya?ml|appveyor\.ya?ml|azure-pipelines\.ya?ml|jenkinsfile|\.editorconfig|\.gitattributes|\.gitignore|package(?:-lock)?\.json|tsconfig(?:\.[\w-]+)?\.json|jsconfig\.json|composer\.json|bunfig\.toml|cargo\.toml|pyproject\.toml|docker-compose\.ya?ml|mkdocs\.ya?ml|\.pre-commit-config\.ya?ml|dependabot\.ya?ml|codecov\.ya?ml|\.readthedocs\.ya?ml|renovate\.json|\.eslintrc(?:\.\w+)?|\.prettierrc(?:\.\w+)?|omnisharp\.json|global\.json|nuget\.config|netlify\.toml|vercel\.json|manifest\.json|packages-lock\.json)$/i;
@@ -51,12 +53,14 @@ export function skipKindOfPath(relativePath: string): SkipKind | null {
     if (ENGINE_DIRS.has(d)) return "engine";
     if (TEST_DIRS.has(d)) return "tests";
     if (COMPILED_DIRS.has(d)) return "compiled";
+    if (META_DIRS.has(d)) return "meta";
   }
   if (CI_FILES.test(base) || base.startsWith(".")) return "ci";
   const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
   if (CHANGELOG_FILES.test(stem)) return "changelog";
   if (LICENCE_FILES.test(stem)) return "licence";
   if (DOC_FILES.test(stem)) return "docs";
+  if (/^\.?(?:md|markdown|txt)$/i.test(extensionOf(base)) && META_FILES.test(stem)) return "meta";
   return null;
 }
 
@@ -66,15 +70,17 @@ export function skipGroupOf(relativePath: string, kind: SkipKind): string {
   for (let i = 0; i < parts.length - 1; i++) {
     const d = parts[i].toLowerCase();
     const hit =
-      (kind === "ci" && d.startsWith(".")) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d));
+      (kind === "ci" && d.startsWith(".")) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d));
     if (hit) return `${parts.slice(0, i + 1).join("/")}/`;
   }
   return relativePath;
 }
 
 /** `include: engine, docs` / `include: all` lines of userContext (case-insensitive; several lines add up). */
-export function parseIncludes(userContext: string | null | undefined): Set<SkipKind | "translations"> {
-  const out = new Set<SkipKind | "translations">();
+export type Includable = SkipKind | "translations" | "mechanics";
+
+export function parseIncludes(userContext: string | null | undefined): Set<Includable> {
+  const out = new Set<Includable>();
   if (!userContext) return out;
   for (const m of userContext.matchAll(/^\s*(?:scan\s+)?include\s*:\s*(.+)$/gim)) {
     for (const raw of m[1].split(/[,\s]+/)) {
@@ -82,10 +88,12 @@ export function parseIncludes(userContext: string | null | undefined): Set<SkipK
       if (w === "all") {
         for (const k of SKIP_KINDS) out.add(k);
         out.add("translations");
+        out.add("mechanics");
       } else if (w === "license" || w === "licence") out.add("licence");
       else if (w === "translation") out.add("translations");
       else if (w === "doc") out.add("docs");
       else if (w === "test") out.add("tests");
+      else if (w === "mechanic") out.add("mechanics");
       else if ((SKIP_KINDS as string[]).includes(w)) out.add(w as SkipKind);
     }
   }
@@ -144,9 +152,9 @@ export interface Variant {
 }
 
 export interface ScanPlan {
-  /** Scanner v2 (issue 12) on: `scanner: v2` in userContext, or LOREHOLD_SCANNER_V2=1 (see README). */
-  v2: boolean;
-  includes: Set<SkipKind | "translations">;
+  includes: Set<Includable>;
+  /** Record files of game mechanics (spell effects, stat properties) are scanned too ("include: mechanics"). */
+  includeMechanics: boolean;
   /** The archive's source language: `language: xx` in userContext, else the most common language of its files, else "en". */
   sourceLanguage: string;
   hasInkSource: boolean;
@@ -188,10 +196,21 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     list.push({ language: l, sourceFile: p });
     variants.set(key, list);
   }
+  // A translation whose source-language file is not in the archive (a lone fr.po: its msgids are the
+  // source text) is scanned itself: the first of its key stands in for the source, the others are its variants.
+  const sourceKeys = new Set<string>();
+  for (const p of paths) if ((langOf.get(p) ?? sourceLanguage) === sourceLanguage) sourceKeys.add(sourceKeyOf(p, sourceLanguage));
+  const standIns = new Map<string, string>();
+  for (const [p, l] of langOf) {
+    if (l === sourceLanguage) continue;
+    const key = sourceKeyOf(p, l);
+    if (!sourceKeys.has(key) && !standIns.has(key)) standIns.set(key, p);
+  }
+  const standInPaths = new Set(standIns.values());
   const ext = new Set(paths.map(extensionOf));
   return {
-    v2: SCANNER_V2_DEFAULT || /^\s*scanner\s*:\s*v2\s*$/im.test(userContext ?? ""),
     includes,
+    includeMechanics: includes.has("mechanics"),
     sourceLanguage,
     hasInkSource: ext.has(".ink"),
     hasTweeSource: ext.has(".tw") || ext.has(".twee"),
@@ -202,10 +221,11 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     translationOf(relativePath) {
       if (includes.has("translations")) return null;
       const l = langOf.get(relativePath);
-      return l && l !== sourceLanguage ? { language: l } : null;
+      return l && l !== sourceLanguage && !standInPaths.has(relativePath) ? { language: l } : null;
     },
     variantsOf(relativePath) {
       const l = langOf.get(relativePath) ?? sourceLanguage;
+      if (standInPaths.has(relativePath)) return (variants.get(sourceKeyOf(relativePath, l)) ?? []).filter((v) => v.sourceFile !== relativePath);
       if (l !== sourceLanguage) return [];
       return variants.get(sourceKeyOf(relativePath, sourceLanguage)) ?? [];
     },

@@ -10,8 +10,9 @@ export const MIN_LETTERS = 40;
 /** Skip reasons, worded once so reviewers see the same phrase for the same cause. */
 export const SKIP = {
   empty: "Empty",
-  tooShort: `Too short (fewer than ${MIN_LETTERS} letters)`,
-  tooShortV2: "Too short (no words)",
+  tooShort: "Too short (no words)",
+  /** Fine-grained entries (table values, strings) that are UI words or unnamed fragments, counted in one line per file. */
+  shortUi: "Short UI text or label (not lore)",
   license: "Boilerplate (license header)",
   generated: "Boilerplate (auto-generated)",
   metadata: "Boilerplate (file metadata)",
@@ -27,15 +28,19 @@ export const SKIP = {
 
 const LETTER_RE = /\p{L}/u;
 
-export function countLetters(s: string): number {
+/** Letters in `s`, counting stops once `cap` is reached (callers that only compare with a threshold pass it). */
+export function countLetters(s: string, cap = Infinity): number {
   let n = 0;
-  for (let i = 0; i < s.length; i++) {
+  for (let i = 0; i < s.length && n < cap; i++) {
     const c = s.charCodeAt(i);
     if (c < 128) {
       if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) n++;
-    } else if (c < 0xd800 || c > 0xdfff) {
-      if (LETTER_RE.test(s[i])) n++;
-    }
+    } else if (c >= 0xc0 && c <= 0x24f) {
+      // Latin-1 and Latin Extended letters (× and ÷ are the only symbols there): no regex needed.
+      if (c !== 0xd7 && c !== 0xf7) n++;
+    } else if ((c >= 0x2000 && c <= 0x206f) || c === 0xa0 || (c >= 0xd800 && c <= 0xdfff)) {
+      // General punctuation (dashes, quotes, ellipsis), no-break space, surrogate halves: not letters.
+    } else if (LETTER_RE.test(s[i])) n++;
   }
   return n;
 }
@@ -75,7 +80,11 @@ export function normalizeKey(key: string): string {
 }
 
 /** Lower-case, accents stripped, every run of non-alphanumerics a single space: how names are matched in prose. */
+const ASCII_RE = /^[\x00-\x7f]*$/;
+
 export function normalizeWords(s: string): string {
+  // ASCII needs no Unicode normalisation (most texts): the cheap path.
+  if (ASCII_RE.test(s)) return s.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
   return s
     .normalize("NFKD")
     .replace(/\p{M}+/gu, "")

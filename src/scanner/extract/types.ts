@@ -46,6 +46,8 @@ export interface Candidate {
   review: ReviewInfo;
   /** Set for records: equal text under different names stays apart (two monsters sharing a description). */
   distinctBy?: string;
+  /** normalizeWords(text), computed once by classify and reused by the store's duplicate check. */
+  words?: string;
 }
 
 export interface ReviewInfo {

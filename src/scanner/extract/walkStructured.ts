@@ -2,6 +2,7 @@ import type { SectionCollector } from "./SectionCollector.ts";
 import type { Section } from "./types.ts";
 import { isTextKey, titleRank, usableTitle } from "./fieldNames.ts";
 import { toStringList } from "./frontMatter.ts";
+import { keyFacet } from "./keyGroups.ts";
 import { looksLikeWords, normalizeKey, stripAngleTags } from "./text.ts";
 
 export interface WalkOptions {
@@ -30,7 +31,7 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
   while (stack.length) {
     const { value, key, isRoot } = stack.pop()!;
     if (typeof value === "string") {
-      if (looksLikeWords(value)) out.add({ title: key, text: clean(value), kind: opts.stringKind, quiet: true });
+      if (looksLikeWords(value)) out.add({ title: key, text: clean(value), kind: opts.stringKind, quiet: true, groupKey: key && keyFacet(key).facet ? key : undefined });
       continue;
     }
     if (!value || typeof value !== "object") continue;
@@ -55,8 +56,10 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
           }
         }
       }
+      // A catalog ({"sword_name": …, "sword_desc": …}) is many things, not one: its strings go to key groups.
+      const catalog = title === null && entries.some(([k, v]) => typeof v === "string" && keyFacet(k).facet !== null);
       for (const [k, v] of entries) {
-        if (consumed.has(k) || !isTextKey(k)) continue;
+        if (catalog || consumed.has(k) || !isTextKey(k)) continue;
         const text = textOf(v);
         if (text !== null) {
           if (text.trim()) textParts.push(text);
@@ -81,7 +84,7 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
       for (const [k, v] of entries) {
         if (consumed.has(k)) continue;
         if (opts.ignoreKey?.(normalizeKey(k))) continue;
-        if (typeof v === "string" && (titleRank(k) >= 0 || normalizeKey(k) === "location")) continue;
+        if (typeof v === "string" && !catalog && (titleRank(k) >= 0 || normalizeKey(k) === "location")) continue;
         children.push({ value: v, key: k, isRoot: false });
       }
     }

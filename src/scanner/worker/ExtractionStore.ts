@@ -79,7 +79,7 @@ export class ExtractionStore {
 
   /** Adds one classified candidate (from one file); returns true when it merged into an earlier extraction. */
   add(c: Candidate): boolean {
-    const words = normalizeWords(c.text);
+    const words = c.words ?? normalizeWords(c.text);
     const textHash = createHash("sha256").update(c.distinctBy ? `${words}\u0000${c.distinctBy}` : words).digest("hex").slice(0, 32);
     const titleKey = normalizeWords(c.title);
     const mine = new Set(words.split(" "));

@@ -1,6 +1,8 @@
 import { ArchiveError, readArchive, type RejectedFile } from "../archive/index.ts";
 import { normalizeEntryName } from "../archive/entryName.ts";
 import { type Candidate, classify, decodeText, extractFile, planScan, type ProjectVocabulary } from "../extract/index.ts";
+import type { ExtractOptions } from "../extract/extractFile.ts";
+import { StringTableJoin } from "./StringTableJoin.ts";
 import { baseName } from "../extract/text.ts";
 import { nowIso } from "../../core/context.ts";
 import { writeTx } from "../../db/openDatabase.ts";
@@ -19,6 +21,7 @@ import { locationNamesByCreation } from "../../lore/locations/locationStore.ts";
 import { refineWithModel } from "./refineWithModel.ts";
 import { SkipList } from "./SkipList.ts";
 import { SkipTally } from "./SkipTally.ts";
+import { forEachTextPiece } from "./entryPieces.ts";
 
 const GC_EVERY_BYTES = 8 * 1024 * 1024;
 
@@ -85,19 +88,43 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     if (!progress({ completed, failed, bytes })) throw new JobGone();
   };
 
+  const tables = new StringTableJoin(manifest.map((f) => f.relativePath));
+  const extractOpts: ExtractOptions = {
+    hasInkSource: plan.hasInkSource,
+    hasTweeSource: plan.hasTweeSource,
+    includeMechanics: plan.includeMechanics,
+    stringTableKeys: (c) => tables.keysOf(c),
+  };
+  const extractOne = (relativePath: string, content: string): Candidate[] => {
+    const extraction = extractFile(relativePath, content, extractOpts);
+    const out = classify(extraction.sections, vocab);
+    const variants = plan.variantsOf(relativePath);
+    if (variants.length) for (const c of out) c.review.variants = variants;
+    for (const s of extraction.skipped) skipped.add(s);
+    return out;
+  };
+
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
     // Issue 12: what a file is decides before decoding: skipped kinds and translations are only counted.
-    const skipKind = plan.v2 ? plan.skipKind(f.relativePath) : null;
-    const translation = skipKind || !plan.v2 ? null : plan.translationOf(f.relativePath);
+    const skipKind = plan.skipKind(f.relativePath);
+    const translation = skipKind ? null : plan.translationOf(f.relativePath);
     let candidates: Candidate[] = [];
     if (skipKind) tally.addKind(f.relativePath, skipKind);
     else if (translation) tally.addTranslation(f.relativePath, translation.language);
     else {
-      const extraction = extractFile(f.relativePath, decodeText(f.bytes), plan);
-      candidates = classify(extraction.sections, vocab, plan);
-      const variants = plan.v2 ? plan.variantsOf(f.relativePath) : [];
-      if (variants.length) for (const c of candidates) c.review.variants = variants;
-      for (const s of extraction.skipped) skipped.add(s);
+      // Issue 17: a big text entry is extracted a piece at a time (bounded memory); each piece's
+      // candidates are stored before the next piece is read, the last piece's below with the progress.
+      forEachTextPiece(f.relativePath, f.bytes, (piece, last) => {
+        const content = decodeText(piece);
+        if (!last) {
+          const found = extractOne(f.relativePath, content);
+          writeTx(ctx.db, () => found.forEach((c) => store.add(c)));
+          return;
+        }
+        const join = tables.offer(f.relativePath, content, piece.byteLength);
+        if (join.action !== "wait") candidates = extractOne(f.relativePath, content);
+        if (join.action === "shared") for (const t of join.ready) candidates.push(...extractOne(t.relativePath, t.content));
+      });
     }
     completed++;
     bytes += f.bytes.byteLength;
@@ -147,11 +174,18 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
       }
     }
 
+    // String tables whose shared keys never came: extracted without keys.
+    const late = tables.drain();
+    if (late.length) writeTx(ctx.db, () => {
+      for (const t of late) for (const c of extractOne(t.relativePath, t.content)) store.add(c);
+    });
+
     let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
-    if (ctx.llm && !archiveError && completed > 0) {
+    const model = ctx.generation ?? ctx.llm;
+    if (model && !archiveError && completed > 0) {
       const budget = job.reserved_micro - scanCostMicro(ctx.config.prices, bytes);
       try {
-        refine = await refineWithModel(ctx.llm, ctx.db, job, vocab, ctx.config.prices, budget, signal);
+        refine = await refineWithModel(model, ctx.db, job, vocab, ctx.config.prices, budget, signal);
       } catch (e) {
         if (signal?.aborted) throw e;
         // The heuristic extractions stand on their own: a model failure only loses the refinement.

@@ -1,4 +1,4 @@
-import type { LlmEngine } from "../../llm/LlmEngine.ts";
+import type { TextModel } from "../../generation/types.ts";
 import type { ChatMessage } from "../../llm/types.ts";
 import type { Prices } from "../../config/config.ts";
 import type { Db } from "../../db/openDatabase.ts";
@@ -69,7 +69,7 @@ function parse(text: string): { title?: unknown; tags?: unknown; location?: unkn
  * job never costs more than was reserved. Junk or cut-off output changes nothing.
  */
 export async function refineWithModel(
-  llm: LlmEngine,
+  llm: TextModel,
   db: Db,
   job: { id: string; user_context: string | null },
   vocab: ProjectVocabulary,

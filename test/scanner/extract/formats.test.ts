@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { ALLOWED_EXTENSIONS, decodeText, extractFile } from "../../../src/scanner/extract/index.ts";
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", name), "utf8");
-const SHORT = "Too short (fewer than 40 letters)";
+/** Issue 12: no fixed letter minimum; short fine-grained entries that are UI words are counted in one line. */
+const SHORT_UI = "Short UI text or label (not lore)";
+/** Issue 12: code yields only dialogue/description strings and data-class doc comments. */
+const CODE = "Source code: only dialogue/description strings and data-class doc comments are scanned";
 
 interface Case {
   /** relativePath given to extractFile (its extension picks the format). */
@@ -19,13 +22,12 @@ interface Case {
 const CASES: Case[] = [
   {
     path: "docs/lore.md",
+    // Issue 12: a page with a front-matter title is one entity (a wiki page): one candidate up to ~4,000 characters.
     sections: [
-      { title: "Thornhaven Chronicle", kind: "prose", text: "An account of the town as told by its oldest residents, gathered over many winters by the scribe." },
-      { title: "The Founding", kind: "markdown-heading", text: "Thornhaven was founded by river traders in the year of the long frost. Its first building was the Rusty Tankard, which still stands." },
       {
-        title: "Notes",
+        title: "Thornhaven Chronicle",
         kind: "markdown-heading",
-        text: "Short.\n\nAside\nThe mill burned twice.\nThe well is older than the town itself, the elders say.\nName, Role\nGarrick, Innkeeper",
+        text: "An account of the town as told by its oldest residents, gathered over many winters by the scribe.\n\nThornhaven\n\nThe Founding\n\nThornhaven was founded by river traders in the year of the long frost. Its first building was the Rusty Tankard, which still stands.\n\nNotes\nShort.\n\nAside\nThe mill burned twice.\nThe well is older than the town itself, the elders say.\nName, Role\nGarrick, Innkeeper",
       },
     ],
     skipped: [],
@@ -46,8 +48,10 @@ const CASES: Case[] = [
     sections: [
       { title: "Bestiary", kind: "html-text", text: "The creatures of the marsh are many, and most of them are hungry & patient." },
       { title: "Marsh Wyrm", kind: "html-text", text: "A long, pale serpent that sleeps under the peat and wakes only when the bells of Thornhaven ring." },
+      // Issue 12: no fixed minimum; a heading says what a short text is about.
+      { title: "Bog Lantern", kind: "html-text", text: "Tiny lights." },
     ],
-    skipped: [{ section: "Bog Lantern", reason: SHORT }],
+    skipped: [],
   },
   {
     path: "dialogue/tavern.ink",
@@ -73,8 +77,9 @@ const CASES: Case[] = [
         kind: "yarn-node",
         text: "Garrick: Welcome to the Rusty Tankard!\nGarrick: You look like you've walked the north road. Dangerous these days.\nAsk about the caravan\nGarrick: Three wagons, gone without a trace near.\nLeave",
       },
+      { title: "Caravan", kind: "yarn-node", text: "Garrick: Don't ask." }, // issue 12: one candidate per node, however short
     ],
-    skipped: [{ section: "Caravan", reason: SHORT }],
+    skipped: [],
   },
   {
     path: "story/story.twee",
@@ -84,12 +89,12 @@ const CASES: Case[] = [
         kind: "twee-passage",
         text: "You push open the door of the Rusty Tankard.\nThe fire crackles and Garrick waves you over. Talk to Garrick or Leave.",
       },
+      { title: "Road", kind: "twee-passage", text: "The road is dark." }, // issue 12: one candidate per passage
     ],
     skipped: [
       { section: "StoryTitle", reason: "Boilerplate (file metadata)" },
       { section: "StoryData", reason: "Boilerplate (file metadata)" },
       { section: "Script", reason: "Code only (no prose)" },
-      { section: "Road", reason: SHORT },
     ],
   },
   {
@@ -100,8 +105,9 @@ const CASES: Case[] = [
         kind: "renpy-label",
         text: "The tavern is warm and smells of woodsmoke and spilled ale.\nGarrick: Welcome, traveller! Sit by the fire.\nAsk about the caravan\nGarrick: Gone. Three wagons, gone near the old mill.\nLeave",
       },
+      { title: "short", kind: "renpy-label", text: "Mira: Hi." }, // issue 12: one candidate per label
     ],
-    skipped: [{ section: "short", reason: SHORT }],
+    skipped: [],
   },
   {
     path: "data/npcs.json",
@@ -111,9 +117,10 @@ const CASES: Case[] = [
         kind: "json-object",
         text: "Cheerful innkeeper of the Rusty Tankard who loves gossip about Thornhaven.\n\nWelcome, traveller!\nThe north road is dangerous these days, mind the wolves.",
       },
+      { title: "Mira", kind: "json-object", text: "Too short." }, // issue 12: a named object's short description is kept
       { title: "intro", kind: "json-string", text: "The valley of Thornhaven lies between two rivers that never freeze, even in the deepest winter." },
     ],
-    skipped: [{ section: "Mira", reason: SHORT }],
+    skipped: [],
   },
   {
     path: "data/items.yaml",
@@ -123,8 +130,9 @@ const CASES: Case[] = [
         kind: "yaml-object",
         text: "Carried by the bog wardens, this lantern burns with a green flame that\nnever goes out, not even under water.",
       },
+      { title: "Rusty Key", kind: "yaml-object", text: "Opens something." }, // issue 12: short named item kept
     ],
-    skipped: [{ section: "Rusty Key", reason: SHORT }],
+    skipped: [],
   },
   {
     path: "data/quests.toml",
@@ -134,10 +142,11 @@ const CASES: Case[] = [
   {
     path: "data/dialogue.csv",
     sections: [
-      { title: "Garrick", kind: "csv-row", text: "Welcome to the Rusty Tankard, friend. Mind the step, it's older than I am." },
+      // Issue 12: one candidate per key group: a speaker's rows together.
+      { title: "Garrick", kind: "csv-row", text: 'Welcome to the Rusty Tankard, friend. Mind the step, it\'s older than I am.\n\nAle, stew, a bed — "the usual"?\n\nx' },
       { title: "Mira", kind: "csv-row", text: "The caravan left at dawn,\nand nobody has seen it since. The wolves took it, they say." },
     ],
-    skipped: [{ section: "Garrick", reason: SHORT }],
+    skipped: [],
   },
   {
     path: "data/places.tsv",
@@ -182,7 +191,7 @@ const CASES: Case[] = [
   {
     path: "scenes/tavern.tscn",
     sections: [{ title: "Sign", kind: "godot-text", text: "The Rusty Tankard: ale, stew and a warm bed since the founding of Thornhaven." }],
-    skipped: [{ section: "1 short entry", reason: SHORT }],
+    skipped: [{ section: "1 short entry", reason: SHORT_UI }],
   },
   {
     path: "timelines/intro.dtl",
@@ -192,27 +201,27 @@ const CASES: Case[] = [
         kind: "dialogic-timeline",
         text: "Garrick: Welcome to the Rusty Tankard, traveller! Sit by the fire.\nThe fire crackles while rain hammers the shutters.\nAsk about the caravan\nGarrick: Three wagons, gone without a trace near the old mill.\nLeave",
       },
+      { title: "farewell", kind: "dialogic-timeline", text: "Garrick: Safe travels." }, // issue 12: one candidate per timeline
     ],
-    skipped: [{ section: "farewell", reason: SHORT }],
+    skipped: [],
   },
   {
     path: "scripts/npc.gd",
     sections: [
-      { title: "npc #1", kind: "code-comment", text: "Garrick is the innkeeper of the Rusty Tankard. He trades gossip for coin and never forgets a face." },
+      // Issue 12: the doc comment of a Node script (not a data class) and the code lines are not lore.
       { title: "GREETING", kind: "code-string", text: "Welcome, traveller! The stew is hot and the ale is cold, sit anywhere you like." },
       { title: "lore", kind: "code-string", text: "The bell tower of Thornhaven rings\nat midnight when nobody is there." },
     ],
-    skipped: [{ section: "1 short entry", reason: SHORT }],
+    skipped: [{ section: "2 comments and code strings", reason: CODE }],
   },
   {
     path: "Assets/Scripts/NpcBarks.cs",
     sections: [
-      { title: "NpcBarks #2", kind: "code-comment", text: "Barks for Garrick, the innkeeper of the Rusty Tankard." },
+      // Issue 12: comments of a MonoBehaviour (not a data class), and the licence header with them, are not scanned.
       { title: "IntroBark", kind: "code-string", text: "Welcome to the Rusty Tankard, traveller! Mind the step, it is older than I am." },
       { title: "Warning", kind: "code-string", text: 'The north road isn\'t safe since the caravan vanished near the "old mill".' },
-      { title: "NpcBarks #5", kind: "code-comment", text: "The wolves came down from the hills the winter the bell tower fell silent." },
     ],
-    skipped: [{ section: "NpcBarks #1", reason: "Boilerplate (license header)" }],
+    skipped: [{ section: "3 comments and code strings", reason: CODE }],
   },
   {
     path: "locale/fr.po",
@@ -222,7 +231,7 @@ const CASES: Case[] = [
     ],
     skipped: [
       { section: "PO header", reason: "Boilerplate (file metadata)" },
-      { section: "1 short entry", reason: SHORT },
+      { section: "1 short entry", reason: SHORT_UI },
     ],
   },
   {
@@ -231,20 +240,20 @@ const CASES: Case[] = [
       { title: "tavern.greeting", kind: "strings-entry", text: "Welcome to the Rusty Tankard! Mind the step, it is older than I am." },
       { title: "quest_intro", kind: "strings-entry", text: "Three wagons left Thornhaven for the capital and never arrived." },
     ],
-    skipped: [{ section: "1 short entry", reason: SHORT }],
+    skipped: [{ section: "1 short entry", reason: SHORT_UI }],
   },
   {
     path: "Resources/Strings.resx",
     sections: [{ title: "MiraBio", kind: "resx-entry", text: "Mira is a wandering herbalist who knows every path through the marsh." }],
     skipped: [
       { section: "Icon", reason: "Binary or unreadable content" },
-      { section: "1 short entry", reason: SHORT },
+      { section: "1 short entry", reason: SHORT_UI },
     ],
   },
   {
     path: "locale/game.xliff",
     sections: [{ title: "bell_tower_lore", kind: "xliff-unit", text: "The bell tower rings at midnight when nobody is there to pull the rope." }],
-    skipped: [{ section: "1 short entry", reason: SHORT }],
+    skipped: [{ section: "1 short entry", reason: SHORT_UI }],
   },
   // The same readers behind the other extensions of each family.
   { path: "docs/lore.markdown", fixture: "lore.md", sections: [], skipped: [] },
@@ -292,8 +301,10 @@ describe("extractFile: hints and titles", () => {
   });
 
   test("fallback titles are marked untitled; found titles are not", () => {
-    const { sections } = extractFile("scripts/npc.gd", fixture("npc.gd"));
-    expect(sections.map((s) => s.titled)).toEqual([false, undefined, undefined]);
+    // A data class's doc comment has no name of its own; the strings are titled by their constants.
+    const gd = fixture("npc.gd").replace("extends Node", "extends Resource");
+    const { sections } = extractFile("scripts/npc.gd", gd);
+    expect(sections.map((s) => [s.title, s.titled])).toEqual([["npc #1", false], ["GREETING", undefined], ["lore", undefined]]);
   });
 
   test("a single untitled section is titled by the file name alone", () => {
@@ -350,7 +361,8 @@ describe("format details", () => {
     expect(sections.map(({ title, text }) => ({ title, text }))).toEqual([
       { title: "greet", text: 'Hello, traveller! The "Rusty Tankard" welcomes you,\nstranger.' },
     ]);
-    expect(skipped).toEqual([{ section: "bye", reason: SHORT, sourceFile: "loc.csv" }]);
+    // Issue 12: "Bye" under a plain key is UI text, counted, not listed.
+    expect(skipped).toEqual([{ section: "1 short entry", reason: SHORT_UI, sourceFile: "loc.csv" }]);
   });
 
   test("TSV: a stray quote is text, not an unterminated field", () => {

@@ -111,12 +111,14 @@ describe("skip rules", () => {
     expect(reasons("code.md", code)).toEqual([["Snippet", "Code only (no prose)"]]);
   });
 
-  test("too short: listed for document sections, counted in one line for fine-grained entries", () => {
-    expect(reasons("short.md", "# Mill\n\nIt burned.\n\n# Well\n\nIt is deep.")).toEqual([
-      ["Mill", "Too short (fewer than 40 letters)"],
-      ["Well", "Too short (fewer than 40 letters)"],
-    ]);
-    expect(reasons("ui.strings", '"a" = "OK";\n"b" = "Cancel";\n"c" = "Quit game";')).toEqual([["3 short entries", "Too short (fewer than 40 letters)"]]);
+  // Issue 12: no fixed letter minimum. A titled short section is kept; one without words is listed;
+  // fine-grained UI words are counted in one line; short unnamed entries are gathered into one list.
+  test("too short: no words listed for document sections, UI words counted in one line for fine-grained entries", () => {
+    expect(extractFile("short.md", "# Mill\n\nIt burned.\n\n# Well\n\n—").sections.map((s) => [s.title, s.text])).toEqual([["Mill", "It burned."]]);
+    expect(reasons("short.md", "# Mill\n\nIt burned.\n\n# Well\n\n—")).toEqual([["Well", "Too short (no words)"]]);
+    expect(reasons("ui.strings", '"a" = "OK";\n"b" = "Cancel";\n"c" = "Quit game";')).toEqual([["3 short entries", "Short UI text or label (not lore)"]]);
+    const names = extractFile("places.strings", '"a" = "Thornhaven";\n"b" = "Old Mill";\n"c" = "Cancel";');
+    expect(names.sections.map((s) => [s.title, s.text, s.kind])).toEqual([["places — short entries", "Thornhaven\nOld Mill", "name-list"]]);
   });
 
   test("a file with nothing in it that looks like prose says so", () => {
@@ -124,9 +126,9 @@ describe("skip rules", () => {
   });
 
   test("more than 200 skipped sections are summarised per reason", () => {
-    const md = Array.from({ length: 250 }, (_, i) => `# H${i}\n\nShort.`).join("\n\n");
+    const md = Array.from({ length: 250 }, (_, i) => `# H${i}\n\n—`).join("\n\n");
     const skipped = extractFile("many.md", md).skipped;
     expect(skipped).toHaveLength(201);
-    expect(skipped[200]).toEqual({ section: "50 more sections", reason: "Too short (fewer than 40 letters)", sourceFile: "many.md" });
+    expect(skipped[200]).toEqual({ section: "50 more sections", reason: "Too short (no words)", sourceFile: "many.md" });
   });
 });

@@ -9,11 +9,11 @@ let extractions: any[];
 const files = [
   {
     path: "lore/tankard.md",
-    data: "# The Rusty Tankard\n\nThe Rusty Tankard is the oldest tavern in Thornhaven. Garrick brews a dark porter there and keeps the town-history ledger behind the bar.\n",
+    data: "# The Rusty Tankard\n\nThe Rusty Tankard is the oldest Tavern in Thornhaven. Garrick brews a dark porter there and keeps the Town History ledger behind the bar, the only History of the place anyone trusts.\n",
   },
   {
     path: "lore/docks.md",
-    data: "# Night at the Docks\n\nAt the Docks the smugglers unload their crates after midnight, when the river fog hides the lanterns of the watch.\n",
+    data: "# Night at the Docks\n\nAt the Docks the Smugglers unload their crates after midnight, when the river fog hides the lanterns of the watch.\n",
   },
   { path: "data/items.json", data: JSON.stringify([{ name: "Ember Blade", description: "A sword forged in the abbey ruins that glows faintly when danger is near." }]) },
 ];

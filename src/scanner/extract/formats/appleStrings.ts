@@ -54,6 +54,6 @@ export function extractAppleStrings(content: string, out: SectionCollector): voi
     if (value === null) return fail("expected a quoted value");
     if (!skipSpaceAndComments() || s[i] !== ";") return fail('expected ";"');
     i++;
-    out.add({ title: isKeyLike(key) ? key : null, text: value, kind: "strings-entry", quiet: true });
+    out.add({ title: isKeyLike(key) ? key : null, text: value, kind: "strings-entry", quiet: true, groupKey: isKeyLike(key) ? key : undefined });
   }
 }

@@ -133,7 +133,7 @@ export function extractDelimited(content: string, delimiter: string, out: Sectio
       .filter(Boolean)
       .join("\n\n");
     const title = titleCol >= 0 ? usableTitle(r[titleCol]) : null;
-    if (!out.v2 || title || countLetters(text) < 40) out.add({ title, text, kind: "csv-row", keyed: keyedTitles });
+    if (title || countLetters(text) < 40) out.add({ title, text, kind: "csv-row", keyed: keyedTitles, groupKey: title ?? undefined });
     else {
       if (size + text.length > CHUNK_CHARS) flush();
       chunk.push(text);
@@ -146,7 +146,7 @@ export function extractDelimited(content: string, delimiter: string, out: Sectio
 const CHUNK_CHARS = 4000;
 
 /** The first line of a passage when it reads as a heading ("Water Breathing[/center]"), else null. */
-function headline(text: string): string | null {
+export function headline(text: string): string | null {
   const first = text.split(/\n|\[\/(?:center|left|right)\]/)[0].replace(/\[[^\]]*\]|<[^>]*>/g, "").trim();
   return first.length >= 3 && first.length <= 60 && /\p{L}/u.test(first) ? first : null;
 }

@@ -19,7 +19,7 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
   let size = 0;
   // A page with a front-matter title is about one entity (a wiki page): its headings stay inside
   // one section until it reaches PAGE_SECTION_CHARS, then it splits on the next heading (issue 12).
-  const page = out.v2 && fm.title ? fm.title : null;
+  const page = fm.title ?? null;
   const flush = () => {
     const text = body.join("\n");
     // A heading directly followed by a sub-heading is structure, not an empty section: dropped quietly.
@@ -126,16 +126,19 @@ function cleanBlockLine(line: string): string | null {
 
 /** Inline markup → plain text: images dropped, links to their text, emphasis/code markers removed. */
 export function cleanInline(s: string): string {
-  return stripAngleTags(
-    s
+  // Each pass only when its marker character is present: most lines of a wiki carry little markup.
+  let t = s;
+  if (t.includes("[")) {
+    t = t
       .replace(/!\[([^\]\n]*)\]\([^)\n]*\)/g, "")
       .replace(/\[\[([^\]|\n]+)\|([^\]\n]+)\]\]/g, "$2")
       .replace(/\[\[([^\]\n]+)\]\]/g, "$1")
       .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, "$1")
-      .replace(/\[([^\]\n]+)\]\[[^\]\n]*\]/g, "$1")
-      .replace(/<((?:https?|mailto):[^>\s]+)>/g, "$1"),
-  )
-    .replace(/`+([^`\n]+?)`+/g, "$1")
-    .replace(/(?<![A-Za-z0-9])(\*{1,3}|_{1,3}|~~)(?=\S)([^*_~\n]+?)\1/g, "$2")
-    .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, "$1");
+      .replace(/\[([^\]\n]+)\]\[[^\]\n]*\]/g, "$1");
+  }
+  if (t.includes("<")) t = stripAngleTags(t.replace(/<((?:https?|mailto):[^>\s]+)>/g, "$1"));
+  if (t.includes("`")) t = t.replace(/`+([^`\n]+?)`+/g, "$1");
+  if (t.includes("*") || t.includes("_") || t.includes("~")) t = t.replace(/(?<![A-Za-z0-9])(\*{1,3}|_{1,3}|~~)(?=\S)([^*_~\n]+?)\1/g, "$2");
+  if (t.includes("\\")) t = t.replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, "$1");
+  return t;
 }

@@ -91,7 +91,7 @@ export function extractPo(content: string, out: SectionCollector): void {
     const keyLike = isKeyLike(msgid);
     const text = keyLike ? msgstr : msgid;
     const title = e.msgctxt ? unescapeBackslashes(e.msgctxt) : keyLike ? msgid : null;
-    out.add({ title, text, kind: "po-entry", quiet: true });
+    out.add({ title, text, kind: "po-entry", quiet: true, groupKey: title && isKeyLike(title) ? title : undefined });
   }
 }
 

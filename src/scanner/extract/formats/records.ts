@@ -5,6 +5,13 @@ import { fileStem } from "../text.ts";
 const FIELD_RE = /^\s*([A-Za-z][\w-]*)\s*:\s?(.*)$/;
 /** Fields whose value is prose; every other field of a record is a stat line and is dropped. */
 const TEXT_FIELDS = new Set(["desc", "description", "text", "lore", "msg", "message", "bio", "story", "flavor", "flavour", "info", "quote", "lines", "history"]);
+/**
+ * Record files of game rules, not of the world: effects, properties, spells of monsters, traps,
+ * UI and generator profiles (angband's activation.txt, blow_effects.txt, player_timed.txt …).
+ */
+const MECHANICS_FILE =
+  /^(?:activations?|blow[-_]\w+|effects?|projections?|player[-_]\w+|object[-_](?:property|base)|monster[-_](?:spell|base)s?|propert(?:y|ies)|timed|summons?|traps?|chest[-_]traps?|pain|pits?|brands?|slays?|shapes?|body|constants|dungeon[-_]profiles?|realms?|ui[-_]\w+|visuals|world|room[-_]templates?|names|mechanics|stats?|formulas?|balance)$/i;
+export const MECHANICS = 'Skipped: game mechanics records (effects, properties, generator data; scan them with "include: mechanics" in userContext)';
 /** Section length at which a book or long record is cut on paragraph boundaries. */
 const MAX_SECTION_CHARS = 4000;
 
@@ -34,7 +41,11 @@ export function looksLikeRecords(content: string): boolean {
 }
 
 /** Record files, quests and books: see looksLikeRecords. One section per record (titled by its name), quest or book chapter. */
-export function extractRecords(content: string, out: SectionCollector): void {
+export function extractRecords(content: string, out: SectionCollector, includeMechanics = false): void {
+  if (!includeMechanics && MECHANICS_FILE.test(fileStem(out.sourceFile))) {
+    out.skipFile(MECHANICS);
+    return;
+  }
   const text = content.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   if (/^Quest:\s*\S+/m.test(text) && /^QRC:/m.test(text)) return extractQuest(text, out);
   const book = /^Title:(.*)\n((?:[\w-]+:.*\n){0,12})Content:[^\n]*\n/.exec(text);

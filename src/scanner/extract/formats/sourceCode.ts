@@ -48,20 +48,12 @@ export function extractSourceCode(content: string, language: Language, out: Sect
   // Issue 12: code yields only what is lore-like. Comments only as doc comments of data classes
   // (a ScriptableObject, [Serializable] or *Data/*Definition class describes game content); strings
   // only when they read as a player-facing sentence or sit under a dialogue/description-like name.
-  if (!out.v2) {
-    for (const it of merged) {
-      if (it.kind === "code-string" && (!looksLikeWords(it.text) || isDiagnostic(s, it.start))) continue; // identifiers, paths, log lines
-      const title = it.kind === "code-string" ? assignedName(s, it.start) : null;
-      out.add({ title, text: it.kind === "code-comment" ? cleanComment(it.text) : stripAngleTags(it.text), kind: it.kind, quiet: true });
-    }
-    return;
-  }
   const dataFile = DATA_CLASS_RE.test(s);
   let dropped = 0;
   for (const it of merged) {
     if (it.kind === "code-comment") {
       const doc = s.startsWith("///", it.start) || s.startsWith("/**", it.start) || (language === "gdscript" && s.startsWith("##", it.start));
-      if (!dataFile || !doc) {
+      if (!dataFile || !doc || API_DOC_RE.test(cleanComment(it.text))) {
         dropped++;
         continue;
       }
@@ -81,7 +73,10 @@ export function extractSourceCode(content: string, language: Language, out: Sect
 }
 
 export const CODE_NOT_LORE = "Source code: only dialogue/description strings and data-class doc comments are scanned";
-const DATA_CLASS_RE = /\[CreateAssetMenu\b|:\s*ScriptableObject\b|\[(?:System\.)?Serializable\]|\bclass\s+\w*(?:Data|Definition|Info|Entry|Record|Template)\b|^extends\s+Resource\b|^class_name\s+\w*(?:Data|Definition|Info|Entry|Record)\b/m;
+// Content classes: a ScriptableObject / Godot Resource describes game content; a [Serializable] helper does not.
+const DATA_CLASS_RE = /\[CreateAssetMenu\b|:\s*ScriptableObject\b|\bclass\s+\w*(?:Definition|Template)\s*(?::\s*ScriptableObject)?\b|^extends\s+Resource\b|^class_name\s+\w*(?:Data|Definition|Info|Entry|Record)\b/m;
+/** A doc comment about the code itself ("Gets a value indicating…", "Called by…", "True when…"). */
+const API_DOC_RE = /^(?:gets?|sets?|returns?|called|invoked|true|false|if|when|the (?:name|id|index|number|type|list|value)|contains|stores|used|creates?|initiali[sz]es|handles?|checks?|determines|indicates|represents|helper|utility|an? (?:\w+ )?(?:class|method|function|event|delegate|interface|enum|struct|component|object|token|value|reference|callback)|this (?:class|method|function|component|field|property|is)|override|implements|todo|fixme|note)\b/i;
 const LORE_NAME_RE = /dialog|line|say|speak|bark|text|desc|lore|message|greeting|quote|story|tooltip|flavou?r|bio|rumou?r|journal|subtitle|caption|intro|outro|taunt|hint/i;
 
 /** A player-facing sentence (capital start, 4+ words, sentence end) or prose under a dialogue-like name. */

@@ -77,7 +77,7 @@ export function extractResx(content: string, out: SectionCollector): void {
       continue;
     }
     const value = child(data, "value");
-    out.add({ title: name, text: value ? textContent(value) : "", kind: "resx-entry", quiet: true });
+    out.add({ title: name, text: value ? textContent(value) : "", kind: "resx-entry", quiet: true, groupKey: name ?? undefined });
   }
 }
 

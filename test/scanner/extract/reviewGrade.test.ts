@@ -3,9 +3,9 @@ import { classify, extractFile, planScan } from "../../../src/scanner/extract/in
 import { COMPILED_INK } from "../../../src/scanner/extract/extractFile.ts";
 import { languageOfPath, parseIncludes, skipKindOfPath } from "../../../src/scanner/extract/scanPlan.ts";
 import { CODE_NOT_LORE } from "../../../src/scanner/extract/formats/sourceCode.ts";
+import { MECHANICS } from "../../../src/scanner/extract/formats/records.ts";
 
-const V2 = { v2: true };
-const sections = (path: string, content: string, opts = {}) => extractFile(path, content, { ...V2, ...opts }).sections.map(({ title, text, kind, reviewKind }) => ({ title, text, kind, reviewKind }));
+const sections = (path: string, content: string, opts = {}) => extractFile(path, content, opts).sections.map(({ title, text, kind, reviewKind }) => ({ title, text, kind, reviewKind }));
 
 describe("scanner v2: what a file is, by path", () => {
   const cases: [string, string | null][] = [
@@ -23,6 +23,11 @@ describe("scanner v2: what a file is, by path", () => {
     ["Tests/Runtime/DialogueRunnerTests.yarn", "tests"],
     ["Runtime/bin/YarnSpinner.xml", "compiled"],
     ["Runtime/DLLs/YarnSpinner.xml", "engine"],
+    ["wiki/templates/template--deity.md", "meta"],
+    ["solutions/Eadras_Worldbuilding_Audit.md", "meta"],
+    ["wiki/index.md", "meta"],
+    ["wiki/open-questions.md", "meta"],
+    ["wiki/divine-containment-protocols.md", null],
     ["lib/gamedata/history.txt", null],
     ["wiki/great-betrayal.md", null],
     ["Assets/Ink/TheIntercept.ink", null],
@@ -32,8 +37,7 @@ describe("scanner v2: what a file is, by path", () => {
   test("include lines of userContext opt kinds back in; 'all' includes every kind and translations", () => {
     expect([...parseIncludes("Our game.\ninclude: engine, licences\ninclude: docs")].sort()).toEqual(["docs", "engine", "licence"]);
     expect(parseIncludes("include: all").has("translations")).toBe(true);
-    const plan = planScan(["addons/x/a.gd", "README.md"], "scanner: v2\ninclude: engine");
-    expect(plan.v2).toBe(true);
+    const plan = planScan(["addons/x/a.gd", "README.md"], "include: engine");
     expect(plan.skipKind("addons/x/a.gd")).toBeNull();
     expect(plan.skipKind("README.md")).toBe("docs");
   });
@@ -51,7 +55,7 @@ describe("scanner v2: translations are variants", () => {
 
   test("Ren'Py tl/ files are translations of the script beside them; the source gets them as variants", () => {
     const paths = ["q/game/script.rpy", "q/game/tl/french/script.rpy", "q/game/tl/japanese/script.rpy", "q/game/options.rpy"];
-    const plan = planScan(paths, "scanner: v2");
+    const plan = planScan(paths);
     expect(plan.sourceLanguage).toBe("en");
     expect(plan.translationOf("q/game/tl/french/script.rpy")).toEqual({ language: "fr" });
     expect(plan.translationOf("q/game/script.rpy")).toBeNull();
@@ -63,11 +67,55 @@ describe("scanner v2: translations are variants", () => {
   });
 
   test("a PO set in two languages: the source language is configurable, the other file is its variant", () => {
-    const plan = planScan(["po/game_de.po", "po/game_fr.po"], "scanner: v2\nlanguage: de");
+    const plan = planScan(["po/game_de.po", "po/game_fr.po"], "language: de");
     expect(plan.sourceLanguage).toBe("de");
     expect(plan.translationOf("po/game_fr.po")).toEqual({ language: "fr" });
     expect(plan.variantsOf("po/game_de.po")).toEqual([{ language: "fr", sourceFile: "po/game_fr.po" }]);
   });
+
+  test("translations with no source-language file: the first stands in for the source, the others are its variants", () => {
+    const plan = planScan(["locale/fr.po", "locale/de.po", "story.md"]);
+    expect(plan.sourceLanguage).toBe("en");
+    expect(plan.translationOf("locale/fr.po")).toBeNull();
+    expect(plan.translationOf("locale/de.po")).toEqual({ language: "de" });
+    expect(plan.variantsOf("locale/fr.po")).toEqual([{ language: "de", sourceFile: "locale/de.po" }]);
+  });
+});
+
+describe("game mechanics records and API doc comments are not lore", () => {
+  test("a record file of effects is skipped unless included; a monster file is scanned", () => {
+    const recs = "name:FIRE_BOLT\ndesc:fires a bolt of fire\n\nname:COLD_BOLT\ndesc:fires a bolt of frost\n";
+    expect(extractFile("lib/gamedata/activation.txt", recs).skipped.map((s) => s.reason)).toEqual([MECHANICS]);
+    expect(extractFile("lib/gamedata/activation.txt", recs, { includeMechanics: true }).sections.map((s) => s.title)).toEqual(["FIRE_BOLT", "COLD_BOLT"]);
+    expect(planScan([], "include: mechanics").includeMechanics).toBe(true);
+  });
+
+  test("doc comments of a ScriptableObject are kept unless they describe the code", () => {
+    const cs = "[CreateAssetMenu]\npublic class Relic : ScriptableObject {\n  /// The Ember Blade was forged in the abbey ruins by the last smith of Thornhaven.\n  public string a;\n  /// Gets a value indicating whether the relic glows.\n  public bool b;\n}\n";
+    expect(extractFile("Assets/Relic.cs", cs).sections.map((s) => s.text)).toEqual(["The Ember Blade was forged in the abbey ruins by the last smith of Thornhaven."]);
+  });
+});
+
+describe("keyed tables: one candidate per key group, titled by the name", () => {
+  const cases: [string, string, [string, string][]][] = [
+    [
+      "items.po",
+      'msgid "item.ember_blade.name"\nmsgstr "Ember Blade"\n\nmsgid "item.ember_blade.desc"\nmsgstr "Forged in the abbey."\n\nmsgid "item.rope.name"\nmsgstr "Old Rope"\n',
+      [["Ember Blade", "Forged in the abbey."], ["items — short entries", "Old Rope"]],
+    ],
+    [
+      "items.csv",
+      "key,text\nsword_name,Ember Blade\nsword_desc,Forged in the abbey.\nmenu_quit,Quit game\n",
+      [["Ember Blade", "Forged in the abbey."]],
+    ],
+    [
+      "Localizable.strings",
+      '"npc.mira.name" = "Mira";\n"npc.mira.bio" = "A herbalist of the marsh.";\n"npc.mira.greeting" = "Mind the bog!";\n',
+      [["Mira", "A herbalist of the marsh.\n\nMind the bog!"]],
+    ],
+    ["catalog.json", JSON.stringify({ sword_name: "Ember Blade", sword_description: "Forged in the abbey, it glows." }), [["Ember Blade", "Forged in the abbey, it glows."]]],
+  ];
+  for (const [path, content, want] of cases) test(path, () => expect(sections(path, content).map((s) => [s.title, s.text])).toEqual(want));
 });
 
 describe("scanner v2: one candidate per record, titled by its name, stat lines dropped", () => {
@@ -100,7 +148,7 @@ describe("scanner v2: one candidate per record, titled by its name, stat lines d
   });
 
   test("two records with the same description stay two candidates (different names)", () => {
-    const c = classify(extractFile("monster.txt", MONSTERS, V2).sections, { tags: [], locations: [] }, V2);
+    const c = classify(extractFile("monster.txt", MONSTERS).sections, { tags: [], locations: [] });
     expect(c.map((x) => x.title)).toEqual(["Grip, Farmer Maggot's Dog", "Fang, Farmer Maggot's Dog", "brown mold"]);
     expect(c[0].review.kind).toBe("character");
     expect(c[0].review.group).toBe("character:grip-farmer-maggot-s-dog");
@@ -125,10 +173,10 @@ describe("scanner v2: compiled outputs and code", () => {
   const INK_JSON = '{"inkVersion":21,"root":[["^I am not a machine.","\\n",["done",{"#n":"g-0"}],null]],"listDefs":{}}';
 
   test("compiled Ink JSON beside its source is skipped; without the source it is read", () => {
-    expect(extractFile("Assets/Ink/TheIntercept.json", INK_JSON, { v2: true, hasInkSource: true }).skipped).toEqual([
+    expect(extractFile("Assets/Ink/TheIntercept.json", INK_JSON, { hasInkSource: true }).skipped).toEqual([
       { section: "TheIntercept.json", reason: COMPILED_INK, sourceFile: "Assets/Ink/TheIntercept.json" },
     ]);
-    expect(extractFile("Assets/Ink/TheIntercept.json", INK_JSON, { v2: true, hasInkSource: false }).skipped.map((s) => s.reason)).not.toContain(COMPILED_INK);
+    expect(extractFile("Assets/Ink/TheIntercept.json", INK_JSON, { hasInkSource: false }).skipped.map((s) => s.reason)).not.toContain(COMPILED_INK);
   });
 
   test("C#: dialogue strings kept and titled by their field, comments and UI/log strings dropped", () => {
@@ -141,7 +189,7 @@ describe("scanner v2: compiled outputs and code", () => {
       '  public string Intro = "Welcome to Thornhaven, where the river meets the road.";',
       "}",
     ].join("\n");
-    const r = extractFile("Assets/Scripts/SmithBarks.cs", cs, V2);
+    const r = extractFile("Assets/Scripts/SmithBarks.cs", cs);
     expect(r.sections.map((s) => [s.title, s.text])).toEqual([
       ["greetingLine", "Mind the forge, stranger; the iron bites."],
       ["Intro", "Welcome to Thornhaven, where the river meets the road."],
@@ -158,10 +206,10 @@ describe("scanner v2: markup, wiki pages, short lore, tags as proper nouns", () 
 
   test("a wiki page with a title stays one candidate across its headings until ~4,000 characters", () => {
     const md = `---\ntitle: Black Hand\ntags: [organization]\n---\n# Black Hand\n\nA shadow conspiracy.\n\n## Methods\n\nBlackmail and espionage.\n\n## Members\n\nNobody knows.\n`;
-    const s = extractFile("wiki/black-hand.md", md, V2).sections;
+    const s = extractFile("wiki/black-hand.md", md).sections;
     expect(s.map((x) => x.title)).toEqual(["Black Hand"]);
     expect(s[0].text.replace(/\n+/g, " | ")).toBe("A shadow conspiracy. | Methods | Blackmail and espionage. | Members | Nobody knows.");
-    const [c] = classify(s, { tags: [], locations: [] }, V2);
+    const [c] = classify(s, { tags: [], locations: [] });
     expect(c.review.kind).toBe("faction");
   });
 
@@ -173,7 +221,7 @@ describe("scanner v2: markup, wiki pages, short lore, tags as proper nouns", () 
   test("tags and locations match as proper nouns, with reasons; common words and sentence starts do not", () => {
     const vocab = { tags: ["ring", "Black Hand"], locations: ["Over", "Wren"] };
     const text = "Over the hill a ring of acidic fog drifts toward Wren. The One Ring was lost near Wren; the Black Hand wants it back.";
-    const [c] = classify([{ title: "The Fog", text, sourceFile: "a.md", kind: "markdown-heading" }], vocab, V2);
+    const [c] = classify([{ title: "The Fog", text, sourceFile: "a.md", kind: "markdown-heading" }], vocab);
     expect(c.tags).toEqual(["ring", "Black Hand"]);
     expect(c.location).toBe("Wren");
     expect(c.review.reasons).toEqual({ ring: "'ring' in the text ×1", "Black Hand": "'Black Hand' in the text ×1", location: "'Wren' in the text ×2" });
@@ -181,7 +229,7 @@ describe("scanner v2: markup, wiki pages, short lore, tags as proper nouns", () 
 
   test("speakers are attributed from 'Name: line' dialogue and the kind is dialogue", () => {
     const yarn = "title: Smithy\n---\nGarrick: Mind the forge.\nMara: I always do.\nGarrick: Good.\n===\n";
-    const [c] = classify(extractFile("dialogue/smithy.yarn", yarn, V2).sections, { tags: [], locations: [] }, V2);
+    const [c] = classify(extractFile("dialogue/smithy.yarn", yarn).sections, { tags: [], locations: [] });
     expect(c.review.speakers).toEqual(["Garrick", "Mara"]);
     expect(c.review.kind).toBe("dialogue");
     expect(c.review.group).toBe("scene:dialogue/smithy.yarn#smithy");
@@ -190,7 +238,7 @@ describe("scanner v2: markup, wiki pages, short lore, tags as proper nouns", () 
   test("confidence scores lore over length: a named creature's line beats a long changelog-like paragraph", () => {
     const lore = { title: "Bullroarer the Hobbit", text: "He is a sturdy hobbit who is renowned for his unusual strength and vigour.", sourceFile: "monster.txt", kind: "record", reviewKind: "character" as const };
     const log = { title: "notes #3", titled: false, text: "fixed the build script, bumped deps, updated the ci config, refactored the importer and the tests, ".repeat(8), sourceFile: "notes.md", kind: "prose" };
-    const [a, b] = classify([lore, log], { tags: [], locations: [] }, V2);
+    const [a, b] = classify([lore, log], { tags: [], locations: [] });
     expect(a.confidence).toBeGreaterThan(b.confidence + 0.3);
   });
 });

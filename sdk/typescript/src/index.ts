@@ -1,0 +1,6 @@
+export { LoreholdClient, type InteractRequest, type InteractResponse, type InteractStreamEvent, type LoreholdClientOptions } from "./client.js";
+export { LoreholdError, codeForStatus, type LoreholdErrorCode } from "./errors.js";
+export { packFolder, type ScanFolderOptions, type ScanManifest } from "./scanFolder.js";
+export { retryAfterSeconds, type CallOptions } from "./transport.js";
+export { buildZip } from "./zip.js";
+export type * from "./generated/api.js";

@@ -1,0 +1,63 @@
+import type { LlmEngine } from "../llm/LlmEngine.ts";
+import type { BackendStatus, ChatMessage, GenerateRequest, GenerateResult, GenerationBackend } from "./types.ts";
+
+/** The in-process engine behind the GenerationBackend interface: a thin adapter, LlmEngine unchanged. */
+export class LocalBackend implements GenerationBackend {
+  readonly mode = "local" as const;
+  private requests = 0;
+  private errors = 0;
+
+  constructor(readonly engine: LlmEngine) {}
+
+  get contextSize(): number {
+    return this.engine.contextSize;
+  }
+
+  countTokens(text: string): number {
+    return this.engine.countTokens(text);
+  }
+
+  countChatTokens(messages: ChatMessage[]): number {
+    return this.engine.countChatTokens(messages);
+  }
+
+  async reserveTokens(messages: ChatMessage[]): Promise<number> {
+    return this.engine.estimateChatTokens(messages);
+  }
+
+  async generate(req: GenerateRequest): Promise<GenerateResult> {
+    this.requests++;
+    try {
+      return await this.engine.generate(req);
+    } catch (e) {
+      this.errors++;
+      throw e;
+    }
+  }
+
+  status(): BackendStatus[] {
+    const s = this.engine.stats();
+    return [
+      {
+        name: "local",
+        url: "in-process",
+        kind: "local",
+        model: this.engine.modelName,
+        state: "up",
+        inFlight: s.activeSequences + s.queueDepth,
+        maxConcurrent: s.sequences,
+        requests: this.requests,
+        errors: this.errors,
+        cachedPromptTokens: s.prefixTokensCopied,
+        latencyP50Ms: null,
+        latencyP99Ms: null,
+        contextSize: this.engine.contextSize,
+        lastError: null,
+      },
+    ];
+  }
+
+  dispose(): Promise<void> {
+    return this.engine.dispose();
+  }
+}

@@ -1,0 +1,379 @@
+import { cleanReply, ROLE_MARKERS } from "../../llm/cleanReply.ts";
+import type { FinishReason } from "../../llm/types.ts";
+import type { BackendConfig, BackendStatus, ChatMessage, GenerateResult } from "../types.ts";
+import { CircuitBreaker } from "./CircuitBreaker.ts";
+import { LatencyWindow } from "./LatencyWindow.ts";
+import { SlotMap } from "./SlotMap.ts";
+import { sseData } from "./sseEvents.ts";
+import { StreamCleaner } from "./StreamCleaner.ts";
+
+/** One failed attempt; `streamed`: tokens had already reached the caller (so it cannot be retried). */
+export class AttemptError extends Error {
+  constructor(
+    message: string,
+    readonly streamed: boolean,
+    readonly status: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export interface AttemptRequest {
+  key: string;
+  messages: ChatMessage[];
+  maxTokens: number;
+  temperature: number;
+  seed?: number;
+  minTokens?: number;
+  /** null: no constraint (also when this backend refused one before) */
+  jsonSchema: object | null;
+  signal?: AbortSignal;
+  timeoutMs: number;
+  onToken?: (text: string) => void;
+  /** prompt tokens to settle when the server reports no usage (the reservation's estimate) */
+  promptEstimate: number;
+}
+
+export interface RemoteResult extends GenerateResult {
+  backend: string;
+  /** prompt tokens the server took from its cache */
+  cachedPromptTokens: number;
+  /** llama-server slot pinned for the request (-1: none) */
+  slot: number;
+  /** whether the server reported usage (else the counts are estimates) */
+  usageReported: boolean;
+  /** the server's own prompt + generation time (llama-server timings), null where not reported */
+  serverMs: number | null;
+}
+
+interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+}
+
+interface Timings {
+  cache_n?: number;
+  prompt_n?: number;
+  prompt_ms?: number;
+  predicted_ms?: number;
+}
+
+const PROBE_TIMEOUT_MS = 2_000;
+
+/** What an attempt gathered so far (a failed attempt's `streamed` decides whether it may be retried). */
+interface Outcome {
+  raw: string;
+  pieces: number;
+  streamed: boolean;
+  firstAt: number | null;
+  finish: string | null;
+  usage: Usage | null;
+  timings: Timings | null;
+}
+
+/** One OpenAI-compatible server: its client, circuit, slots and counters. */
+export class RemoteBackend {
+  readonly breaker = new CircuitBreaker();
+  readonly latency = new LatencyWindow();
+  inFlight = 0;
+  requests = 0;
+  errors = 0;
+  cachedPromptTokens = 0;
+  contextSize: number | null = null;
+  lastError: string | null = null;
+  /** the server refused a JSON-schema constraint once: later structured requests go without it */
+  schemaUnsupported = false;
+  private slots: SlotMap | null = null;
+  private probed = false;
+
+  constructor(
+    readonly config: BackendConfig,
+    readonly name: string,
+  ) {}
+
+  get id(): string {
+    return this.name;
+  }
+
+  get weight(): number {
+    return this.config.weight;
+  }
+
+  private url(path: string): string {
+    return `${this.config.url.replace(/\/+$/, "")}${path}`;
+  }
+
+  private headers(json = true): Record<string, string> {
+    const h: Record<string, string> = {};
+    if (json) h["content-type"] = "application/json";
+    if (this.config.apiKey) h.authorization = `Bearer ${this.config.apiKey}`;
+    return h;
+  }
+
+  /** Health check (and, the first time it passes, the server's context size and slots). */
+  async probe(timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
+    const kind = this.config.kind;
+    const path = kind === "llama-server" || kind === "vllm" ? "/health" : "/v1/models";
+    try {
+      const res = await fetch(this.url(path), { headers: this.headers(false), signal: AbortSignal.timeout(timeoutMs) });
+      await res.arrayBuffer().catch(() => {});
+      if (!res.ok) throw new Error(`health: HTTP ${res.status}`);
+      if (!this.probed) await this.describe(timeoutMs);
+      this.probed = true;
+      if (this.breaker.state !== "closed") this.breaker.success();
+      return true;
+    } catch (e) {
+      this.lastError = message(e);
+      this.breaker.trip();
+      return false;
+    }
+  }
+
+  /** Model facts for routing and budgets: llama-server's /props, vLLM's /v1/models. */
+  async describe(timeoutMs = PROBE_TIMEOUT_MS): Promise<{ model: string | null; contextSize: number | null; slots: number | null }> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    if (this.config.kind === "llama-server") {
+      const props = (await (await fetch(this.url("/props"), { headers: this.headers(false), signal })).json()) as {
+        default_generation_settings?: { n_ctx?: number };
+        total_slots?: number;
+        model_path?: string;
+      };
+      const slots = props.total_slots ?? null;
+      if (slots && (!this.slots || this.slots.size !== slots)) this.slots = new SlotMap(slots);
+      this.contextSize = props.default_generation_settings?.n_ctx ?? this.contextSize;
+      return { model: props.model_path ?? null, contextSize: this.contextSize, slots };
+    }
+    const models = (await (await fetch(this.url("/v1/models"), { headers: this.headers(false), signal })).json()) as {
+      data?: { id?: string; max_model_len?: number }[];
+    };
+    const entry = models.data?.find((m) => m.id === this.config.model) ?? models.data?.[0];
+    if (entry?.max_model_len) this.contextSize = entry.max_model_len;
+    return { model: entry?.id ?? null, contextSize: this.contextSize, slots: null };
+  }
+
+  /** Tokens of plain text by the server's own tokenizer (llama-server, vLLM); null where there is none. */
+  async tokenize(text: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<number | null> {
+    const kind = this.config.kind;
+    if (kind !== "llama-server" && kind !== "vllm") return null;
+    const body = kind === "llama-server" ? { content: text, add_special: false } : { model: this.config.model, prompt: text, add_special_tokens: false };
+    const res = await fetch(this.url("/tokenize"), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return null;
+    const out = (await res.json()) as { tokens?: unknown[]; count?: number };
+    return typeof out.count === "number" ? out.count : Array.isArray(out.tokens) ? out.tokens.length : null;
+  }
+
+  private body(req: AttemptRequest, slot: number): Record<string, unknown> {
+    const kind = this.config.kind;
+    const body: Record<string, unknown> = {
+      model: this.config.model,
+      messages: req.messages,
+      max_tokens: Math.max(1, Math.floor(req.maxTokens)),
+      temperature: req.temperature,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (req.seed !== undefined) body.seed = req.seed;
+    // OpenAI itself takes at most 4 stop strings; the others take our role markers (as the local engine's stop triggers).
+    if (!req.jsonSchema && kind !== "openai") body.stop = ROLE_MARKERS;
+    if (kind === "llama-server") {
+      body.cache_prompt = true;
+      if (slot >= 0) body.id_slot = slot;
+      if (req.jsonSchema) body.json_schema = req.jsonSchema;
+    } else if (req.jsonSchema) {
+      body.response_format = { type: "json_schema", json_schema: { name: "output", schema: req.jsonSchema } };
+    }
+    if (kind === "vllm" && req.minTokens && !req.jsonSchema) body.min_tokens = req.minTokens;
+    return body;
+  }
+
+  /**
+   * One generation. Returns a result for stop/length/abort/timeout-after-tokens; throws AttemptError otherwise.
+   * Structured requests to llama-server go to its /completion endpoint (prompt rendered by /apply-template):
+   * this llama.cpp build refuses `json_schema` on /v1/chat/completions ("Failed to initialize samplers") while
+   * /completion applies it; they are not streamed to anyone, so nothing is lost.
+   */
+  async chat(req: AttemptRequest): Promise<RemoteResult> {
+    const startedAt = performance.now();
+    const upstream = new AbortController();
+    let reason: "abort" | "timeout" | null = null;
+    const onAbort = () => {
+      reason ??= "abort";
+      upstream.abort();
+    };
+    if (req.signal?.aborted) onAbort();
+    req.signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = setTimeout(() => {
+      reason ??= "timeout";
+      upstream.abort();
+    }, Math.max(1, req.timeoutMs));
+    const slot = this.slots ? this.slots.acquire(req.key) : -1;
+    const trial = this.breaker.begin();
+    this.inFlight++;
+    this.requests++;
+    const out: Outcome = { raw: "", pieces: 0, streamed: false, firstAt: null, finish: null, usage: null, timings: null };
+    const result = (finishReason: FinishReason): RemoteResult => {
+      const { usage, timings } = out;
+      const promptTokens = usage?.prompt_tokens ?? req.promptEstimate;
+      const cached = usage?.prompt_tokens_details?.cached_tokens ?? timings?.cache_n ?? 0;
+      return {
+        text: cleanReply(out.raw),
+        promptTokens,
+        evaluatedPromptTokens: timings?.prompt_n ?? Math.max(0, promptTokens - cached),
+        completionTokens: usage?.completion_tokens ?? out.pieces,
+        finishReason,
+        timeToFirstTokenMs: (out.firstAt ?? performance.now()) - startedAt,
+        backend: this.name,
+        cachedPromptTokens: cached,
+        slot,
+        usageReported: usage?.prompt_tokens !== undefined,
+        serverMs: timings?.prompt_ms !== undefined ? timings.prompt_ms + (timings.predicted_ms ?? 0) : null,
+      };
+    };
+    try {
+      if (reason) throw new Error("aborted before the request");
+      if (req.jsonSchema && this.config.kind === "llama-server") await this.completeStructured(req, slot, upstream.signal, out);
+      else await this.streamChat(req, slot, upstream.signal, out);
+      this.breaker.success();
+      this.latency.add(performance.now() - startedAt);
+      this.cachedPromptTokens += out.usage?.prompt_tokens_details?.cached_tokens ?? out.timings?.cache_n ?? 0;
+      return result(out.finish === "length" ? "length" : "stop");
+    } catch (e) {
+      if (reason === "abort") {
+        // the caller left: not the backend's fault
+        if (trial.trial) this.breaker.success();
+        return result("abort");
+      }
+      const status = e instanceof AttemptError ? e.status : null;
+      // A request the server refused (4xx other than timeouts/limits) says nothing about its health.
+      const refused = status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429;
+      if (refused) {
+        if (req.jsonSchema && status === 400) this.schemaUnsupported = true;
+        if (trial.trial) this.breaker.success();
+      } else {
+        this.breaker.failure();
+      }
+      this.errors++;
+      this.lastError = reason === "timeout" ? `timed out after ${req.timeoutMs} ms` : message(e);
+      if (reason === "timeout" && out.streamed) return result("timeout");
+      throw e instanceof AttemptError ? e : new AttemptError(this.lastError, out.streamed);
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener("abort", onAbort);
+      this.inFlight--;
+      this.slots?.release(slot);
+    }
+  }
+
+  private async post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
+    const send = () => fetch(this.url(path), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal });
+    let res: Response;
+    try {
+      res = await send();
+    } catch (e) {
+      // A kept-alive connection the server closed while idle (llama-server drops them after a few seconds) fails at
+      // once with ECONNRESET, before the server saw the request: send it again on a fresh connection.
+      if (signal.aborted || (e as { code?: string }).code !== "ECONNRESET") throw e;
+      res = await send();
+    }
+    if (!res.ok) {
+      const text = await res.text().catch(() => "");
+      throw new AttemptError(`HTTP ${res.status} ${text.slice(0, 200)}`.trim(), false, res.status);
+    }
+    return res;
+  }
+
+  /** OpenAI chat completions, streamed (SSE), pieces passed on cleaned. */
+  private async streamChat(req: AttemptRequest, slot: number, signal: AbortSignal, out: Outcome): Promise<void> {
+    const res = await this.post("/v1/chat/completions", this.body(req, slot), signal);
+    if (!res.body) throw new AttemptError("empty response body", false);
+    const cleaner = new StreamCleaner();
+    const emit = (text: string) => {
+      if (!text || !req.onToken) return;
+      out.streamed = true;
+      req.onToken(text);
+    };
+    for await (const data of sseData(res.body)) {
+      if (data.trim() === "[DONE]") break;
+      let chunk: { choices?: { delta?: { content?: unknown }; finish_reason?: string | null }[]; usage?: Usage; timings?: Timings; error?: unknown };
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        throw new AttemptError(`malformed stream chunk: ${data.slice(0, 80)}`, out.streamed);
+      }
+      if (chunk === null || typeof chunk !== "object") throw new AttemptError("malformed stream chunk", out.streamed);
+      if (chunk.error) throw new AttemptError(`server error in stream: ${JSON.stringify(chunk.error).slice(0, 200)}`, out.streamed);
+      const choice = chunk.choices?.[0];
+      const delta = choice?.delta?.content;
+      if (typeof delta === "string" && delta !== "") {
+        out.firstAt ??= performance.now();
+        out.raw += delta;
+        out.pieces++;
+        emit(cleaner.push(delta));
+      }
+      if (choice?.finish_reason) out.finish = choice.finish_reason;
+      if (chunk.usage) out.usage = chunk.usage;
+      if (chunk.timings) out.timings = chunk.timings;
+    }
+    if (out.finish === null) throw new AttemptError("stream ended before the reply did", out.streamed);
+    emit(cleaner.flush());
+  }
+
+  /** llama-server structured output: /apply-template, then /completion under the JSON schema (not streamed). */
+  private async completeStructured(req: AttemptRequest, slot: number, signal: AbortSignal, out: Outcome): Promise<void> {
+    const { prompt } = (await (await this.post("/apply-template", { messages: req.messages }, signal)).json()) as { prompt?: string };
+    if (typeof prompt !== "string") throw new AttemptError("apply-template returned no prompt", false);
+    const body: Record<string, unknown> = {
+      prompt,
+      n_predict: Math.max(1, Math.floor(req.maxTokens)),
+      temperature: req.temperature,
+      json_schema: req.jsonSchema,
+      cache_prompt: true,
+      stream: false,
+    };
+    if (slot >= 0) body.id_slot = slot;
+    if (req.seed !== undefined) body.seed = req.seed;
+    const r = (await (await this.post("/completion", body, signal)).json()) as {
+      content?: unknown;
+      tokens_predicted?: number;
+      tokens_evaluated?: number;
+      stop_type?: string;
+      timings?: Timings;
+    };
+    if (typeof r.content !== "string") throw new AttemptError("completion without content", false);
+    out.firstAt = performance.now();
+    out.raw = r.content;
+    out.pieces = r.tokens_predicted ?? 0;
+    out.timings = r.timings ?? null;
+    out.usage = {
+      prompt_tokens: r.tokens_evaluated,
+      completion_tokens: r.tokens_predicted,
+      prompt_tokens_details: { cached_tokens: r.timings?.cache_n },
+    };
+    out.finish = r.stop_type === "limit" ? "length" : "stop";
+  }
+
+  status(): BackendStatus {
+    const s = this.breaker.state;
+    return {
+      name: this.name,
+      url: this.config.url,
+      kind: this.config.kind,
+      model: this.config.model,
+      state: s === "closed" ? (this.probed || this.requests > 0 ? "up" : "unknown") : s === "open" ? "down" : "half-open",
+      inFlight: this.inFlight,
+      maxConcurrent: this.config.maxConcurrent,
+      requests: this.requests,
+      errors: this.errors,
+      cachedPromptTokens: this.cachedPromptTokens,
+      latencyP50Ms: this.latency.quantile(0.5),
+      latencyP99Ms: this.latency.quantile(0.99),
+      contextSize: this.contextSize,
+      lastError: this.lastError,
+    };
+  }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,70 @@
+import type { ChatMessage, GenerateRequest, GenerateResult } from "../llm/types.ts";
+
+export type { ChatMessage, GenerateRequest, GenerateResult };
+
+/** Where generation runs: the in-process llama.cpp engine or a pool of OpenAI-compatible servers. */
+export type GenerationMode = "local" | "remote";
+
+/** What one remote server is (the extras each supports differ). */
+export type BackendKind = "llama-server" | "vllm" | "ollama" | "openai";
+
+/** One `[[backends]]` entry. */
+export interface BackendConfig {
+  url: string;
+  model: string;
+  /** sent as a Bearer token; never logged nor shown by /readyz, /metrics or the CLI */
+  apiKey: string | null;
+  /** requests this backend may run at once (its slots / batch size) */
+  maxConcurrent: number;
+  /** share of the conversations relative to the other backends (virtual nodes on the ring) */
+  weight: number;
+  /** longest time one attempt on this backend may take */
+  timeoutMs: number;
+  kind: BackendKind;
+}
+
+/** Circuit state of a remote backend, as /readyz and /metrics show it. */
+export type BackendState = "up" | "down" | "half-open" | "unknown";
+
+export interface BackendStatus {
+  name: string;
+  url: string;
+  kind: BackendKind | "local";
+  model: string;
+  state: BackendState;
+  inFlight: number;
+  maxConcurrent: number;
+  requests: number;
+  errors: number;
+  /** prompt tokens the backend reported as served from its cache */
+  cachedPromptTokens: number;
+  /** median / 99th percentile of the recent attempts' duration (ms), null before the first */
+  latencyP50Ms: number | null;
+  latencyP99Ms: number | null;
+  contextSize: number | null;
+  lastError: string | null;
+}
+
+/**
+ * What the interact path, the memory summary and the scanner's refinement need from generation.
+ * `generate` keeps LlmEngine's contract (GenerateRequest / GenerateResult): replies cleaned the same
+ * way, `finishReason` "abort"/"timeout" as results, thrown errors for a failed generation.
+ */
+export interface GenerationBackend {
+  readonly mode: GenerationMode;
+  /** Tokens a generation's prompt and reply may take together (per conversation). */
+  readonly contextSize: number;
+  /** Tokens of plain text: exact locally, an estimate (or a cached exact count) for a remote pool. */
+  countTokens(text: string): number;
+  /** Tokens of a rendered chat prompt (for fitting a prompt to the context; never below the truth locally). */
+  countChatTokens(messages: ChatMessage[]): number;
+  /** An upper bound of the prompt's tokens, for a credit reservation made before the call. */
+  reserveTokens(messages: ChatMessage[]): Promise<number>;
+  generate(req: GenerateRequest): Promise<GenerateResult>;
+  /** Per backend, for /readyz, /metrics and the CLI. */
+  status(): BackendStatus[];
+  dispose(): Promise<void>;
+}
+
+/** What the memory summary and the scanner's refinement use: the in-process LlmEngine or any GenerationBackend fits. */
+export type TextModel = Pick<GenerationBackend, "contextSize" | "countChatTokens" | "generate">;

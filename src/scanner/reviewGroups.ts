@@ -1,0 +1,117 @@
+import { ApiError } from "../core/errors.ts";
+
+/**
+ * Per-group review of a scan job (issue 12, item 8): a reviewer accepts or rejects a whole
+ * group, file, folder or kind at once, and hides what is dealt with (hidden groups show only
+ * counts). Optional extras on the spec's endpoints: the detail form gains `reviewGroups` with
+ * `?groups=true` and drops hidden extractions with `?hide=…`; commit takes `accept`/`reject`
+ * selections beside `extractionIds`.
+ */
+
+/** What a reviewer picks: whole groups, source files, folders (path prefixes) or kinds. */
+export interface Selection {
+  groups?: string[];
+  files?: string[];
+  folders?: string[];
+  kinds?: string[];
+}
+
+export interface Selectable {
+  group: string;
+  kind: string;
+  sourceFiles: string[];
+}
+
+export function isEmptySelection(s: Selection | undefined): boolean {
+  return !s || !(s.groups?.length || s.files?.length || s.folders?.length || s.kinds?.length);
+}
+
+/** Does an extraction fall in the selection (any of its source files counts for files and folders)? */
+export function selects(s: Selection | undefined, e: Selectable): boolean {
+  if (!s) return false;
+  if (s.groups?.includes(e.group) || s.kinds?.includes(e.kind)) return true;
+  if (s.files?.length && e.sourceFiles.some((f) => s.files!.includes(f))) return true;
+  if (s.folders?.length) {
+    for (const folder of s.folders) {
+      const prefix = folder.endsWith("/") ? folder : `${folder}/`;
+      if (e.sourceFiles.some((f) => f.startsWith(prefix))) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * `hide` query value → Selection: comma-separated `kind:<kind>`, `group:<group>`, `file:<path>`,
+ * `folder:<path>`; anything else is reported so the caller can answer 400.
+ */
+export function parseHide(value: string | undefined): { selection: Selection; invalid: string[] } {
+  const selection: Selection = {};
+  const invalid: string[] = [];
+  if (!value) return { selection, invalid };
+  for (const raw of value.split(",")) {
+    const item = raw.trim();
+    if (!item) continue;
+    const colon = item.indexOf(":");
+    const what = colon > 0 ? item.slice(0, colon) : "";
+    const arg = item.slice(colon + 1);
+    const list = what === "kind" ? "kinds" : what === "group" ? "groups" : what === "file" ? "files" : what === "folder" ? "folders" : null;
+    if (!list || !arg) invalid.push(item);
+    else (selection[list] ??= []).push(arg);
+  }
+  return { selection, invalid };
+}
+
+export interface ReviewGroupView {
+  group: string;
+  kind: string;
+  /** The first extraction's title. */
+  title: string;
+  count: number;
+  /** Extractions of the group left out by `hide`. */
+  hiddenCount: number;
+  /** Every extraction hidden: the group shows only its counts. */
+  hidden: boolean;
+  /** Highest confidence in the group. */
+  confidence: number;
+  /** Source files of the group (first 20). */
+  sourceFiles: string[];
+  /** The visible extractions' ids (absent when the group is hidden). */
+  extractionIds?: string[];
+}
+
+const MAX_GROUP_FILES = 20;
+
+/** Builds reviewGroups while the detail streams its extractions (one pass, a few fields per extraction). */
+export class GroupTally {
+  private readonly groups = new Map<string, ReviewGroupView & { ids: string[] }>();
+
+  add(e: Selectable & { id: string; title: string; confidence: number }, hidden: boolean): void {
+    let g = this.groups.get(e.group);
+    if (!g) {
+      g = { group: e.group, kind: e.kind, title: e.title, count: 0, hiddenCount: 0, hidden: false, confidence: 0, sourceFiles: [], ids: [] };
+      this.groups.set(e.group, g);
+    }
+    g.count++;
+    if (hidden) g.hiddenCount++;
+    else g.ids.push(e.id);
+    g.confidence = Math.max(g.confidence, e.confidence);
+    for (const f of e.sourceFiles) if (g.sourceFiles.length < MAX_GROUP_FILES && !g.sourceFiles.includes(f)) g.sourceFiles.push(f);
+  }
+
+  /** Groups in first-seen order. */
+  views(): ReviewGroupView[] {
+    return [...this.groups.values()].map(({ ids, ...g }) => {
+      const hidden = g.hiddenCount === g.count;
+      return hidden ? { ...g, hidden } : { ...g, hidden, extractionIds: ids };
+    });
+  }
+}
+
+/** The detail form's review query (`?groups=true&hide=kind:other,folder:Assets/Plugins`); a bad selector is 400. */
+export function detailReview(query: { groups?: string; hide?: string }): { groups: boolean; hide: Selection } {
+  const { selection, invalid } = parseHide(query.hide);
+  if (invalid.length) {
+    throw new ApiError(400, "Invalid request", { details: invalid.map((s) => `hide: '${s}' is not kind:<kind>, group:<group>, file:<path> or folder:<path>`) });
+  }
+  return { groups: query.groups === "true" || query.groups === "1", hide: selection };
+}
