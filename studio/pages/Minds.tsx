@@ -75,6 +75,8 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
   const [, go] = useLocation();
   const [f, setF] = useState({ ...blank });
   const [mind, setMind] = useState<any>(null);
+  // The API fills an empty knowledge description with a generated one: send it back only when the author edited it.
+  const [loadedDescription, setLoadedDescription] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const tags = useAsync(() => admin<{ tags: { name: string }[] }>("GET", `/projects/${projectId}/tags`), [projectId]);
   const locations = useAsync(() => admin<{ locations: { id: string; name: string }[] }>("GET", `/projects/${projectId}/locations`), [projectId]);
@@ -84,6 +86,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
     if (isNew) return;
     const m = await admin("GET", `/projects/${projectId}/minds/${mindId}`);
     setMind(m);
+    setLoadedDescription(m.knowledgeDescription ?? "");
     setF({
       entityName: m.entityName,
       personality: m.personality,
@@ -118,7 +121,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
       restrictions: lines(f.restrictions),
       locationId: f.locationId || null,
       knowledgeTags: f.knowledgeTags,
-      knowledgeDescription: f.knowledgeDescription || null,
+      ...(isNew || f.knowledgeDescription !== loadedDescription ? { knowledgeDescription: f.knowledgeDescription || null } : {}),
       responseConfig: {
         verbosity: f.verbosity,
         maxTokens: f.maxTokens === "" ? null : Number(f.maxTokens),
@@ -128,6 +131,8 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
     const saved = await act.run(() => (isNew ? admin("POST", `/projects/${projectId}/minds`, body) : admin("PATCH", `/projects/${projectId}/minds/${mindId}`, body)));
     if (saved) {
       setMind(saved);
+      setLoadedDescription(saved.knowledgeDescription ?? "");
+      setF((cur) => ({ ...cur, knowledgeDescription: saved.knowledgeDescription ?? "" }));
       onSaved();
       if (isNew) go(`/p/${projectId}/minds/${saved.id}`);
     }

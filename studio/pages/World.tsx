@@ -49,6 +49,7 @@ export function World({ projectId }: SectionProps) {
               <li class="row">
                 <span class="chip on">{t.name}</span>
                 <span class="muted grow">{t.documentCount} docs{t.isDefault ? " · default" : ""}</span>
+                {!t.isDefault && <InlineEdit path={`${base}/tags/${t.id}`} what={`tag ${t.name}`} initial={{ name: t.name, color: t.color ?? "#7c5cff" }} onSaved={tags.reload} />}
                 {!t.isDefault && delButton(`${base}/tags/${t.id}`, `tag ${t.name}`, tags.reload)}
               </li>
             ))}
@@ -69,7 +70,11 @@ export function World({ projectId }: SectionProps) {
             {locations.data?.locations.map((l: any) => (
               <li class="row">
                 <strong>{l.name}</strong>
-                <span class="muted grow">{l.entityMindCount} minds</span>
+                <span class="muted grow">
+                  {l.description ? `${l.description} · ` : ""}
+                  {l.entityMindCount} minds
+                </span>
+                <InlineEdit path={`${base}/locations/${l.id}`} what={`location ${l.name}`} initial={{ name: l.name, description: l.description ?? "" }} onSaved={locations.reload} />
                 {delButton(`${base}/locations/${l.id}`, `location ${l.name}`, locations.reload)}
               </li>
             ))}
@@ -95,6 +100,7 @@ export function World({ projectId }: SectionProps) {
               <li class="row">
                 <span class="chip on">{t.name}</span>
                 <span class="muted grow">used {t.usageCount}×</span>
+                <InlineEdit path={`${base}/relationship-types/${t.id}`} what={`type ${t.name}`} initial={{ name: t.name, color: t.color }} onSaved={types.reload} />
                 {delButton(`${base}/relationship-types/${t.id}`, `type ${t.name}`, types.reload)}
               </li>
             ))}
@@ -215,5 +221,45 @@ function Graph({ minds, rels }: { minds: any[]; rels: any[] }) {
         );
       })}
     </svg>
+  );
+}
+
+/** Edit a row's name (and colour or description) in place; PATCH with just those fields. */
+function InlineEdit({ path, what, initial, onSaved }: { path: string; what: string; initial: Record<string, string>; onSaved: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [v, setV] = useState(initial);
+  const act = useAction();
+  if (!open)
+    return (
+      <button type="button" class="small" aria-label={`Edit ${what}`} onClick={() => (setV(initial), setOpen(true))}>
+        Edit
+      </button>
+    );
+  return (
+    <form
+      class="row wrap"
+      aria-label={`Edit ${what}`}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const body = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === "description" && !x ? null : x]));
+        if (await act.run(() => admin("PATCH", path, body))) {
+          setOpen(false);
+          onSaved();
+        }
+      }}
+    >
+      {Object.keys(initial).map((k) => (
+        <Field label={k === "name" ? "New name" : k === "color" ? "Colour" : "Description"}>
+          <input type={k === "color" ? "color" : "text"} required={k === "name"} value={v[k]} onInput={(e) => setV({ ...v, [k]: (e.target as HTMLInputElement).value })} />
+        </Field>
+      ))}
+      <button type="submit" class="small primary">
+        Save
+      </button>
+      <button type="button" class="small" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+      <ErrorBox error={act.error} />
+    </form>
   );
 }

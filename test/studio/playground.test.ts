@@ -69,6 +69,38 @@ describe("POST /projects/:id/playground", () => {
     expect(last.credits).toBeCloseTo(trace.creditsUsed + t2.creditsUsed, 9);
   });
 
+  test("the session's limit: the turn's trace reports the memory checkpoint", async () => {
+    await t.call("PATCH", `/admin/v1/projects/${w.projectId}/settings`, { key: token, body: { maxSessionLength: 1 } });
+    try {
+      const { events } = await playground({ text: "Remember me.", entityMindId: w.minds.garrick, playerId: "pg-checkpoint" });
+      const done = events.at(-1)!;
+      expect(done.event).toBe("done");
+      expect(done.data.reply.metadata.memoryCheckpoint).toBe(true);
+      expect(done.data.trace.memoryCheckpoint).toBe(true);
+    } finally {
+      await t.call("PATCH", `/admin/v1/projects/${w.projectId}/settings`, { key: token, body: { maxSessionLength: 20 } });
+    }
+  });
+
+  test("/v1/npc/interact through the Studio's pass-through streams too (the Studio's Server Key)", async () => {
+    const signedIn = await t.call("POST", "/studio/api/session", { body: { token } });
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0];
+    const res = await t.app.handle(
+      new Request(`http://localhost/studio/api/projects/${w.projectId}/v1/npc/interact`, {
+        method: "POST",
+        headers: { cookie, "x-csrf-token": signedIn.body.csrfToken, "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({ text: "Hello there.", entityMindId: w.minds.garrick, playerId: "pg-proxy" }),
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    const text = await res.text();
+    expect(text).toMatch(/^event: token\n/);
+    expect(text).toMatch(/event: done\ndata: \{"success":true/);
+    const keys = await t.call("GET", `/admin/v1/projects/${w.projectId}/keys`, { key: token });
+    expect(keys.body.keys.some((k: any) => k.name === "Lorehold Studio (server)" && k.type === "server" && k.lastUsedAt)).toBe(true);
+  });
+
   test("errors before the first token are plain JSON: unknown mind 404, bad body 400", async () => {
     const nope = await playground({ text: "Hi", entityMindId: "mind_nope", playerId: "pg-2" });
     expect(nope.res.status).toBe(404);

@@ -105,8 +105,12 @@ describe("scan review", () => {
     expect(r.body.groups.bySourceFile.map((g: any) => g.name).sort()).toEqual(["data/items.json", "lore/docks.md", "lore/tankard.md"]);
     const json = await call("GET", `${base()}/extractions?format=json`);
     expect(json.body.extractions.map((e: any) => e.title)).toEqual(["Ember Blade"]);
+    // tags as the reviewer sets them (the extractor's own tag choice is the scanner's business)
+    const docks = r.body.extractions.find((e: any) => e.title === "Night at the Docks");
+    await call("PATCH", `${base()}/extractions/${docks.id}`, { tags: ["smugglers"] });
     const smug = await call("GET", `${base()}/extractions?tag=smugglers`);
     expect(smug.body.extractions.map((e: any) => e.title)).toEqual(["Night at the Docks"]);
+    expect(smug.body.facets.tags).toContainEqual({ name: "smugglers", count: 1 });
     const q = await call("GET", `${base()}/extractions?search=porter`);
     expect(q.body.total).toBe(1);
     const none = await call("GET", `${base()}/extractions?minConfidence=1.01`);

@@ -76,6 +76,11 @@ describe.skipIf(!enabled)("Lorehold Studio in Chromium", () => {
     await page.getByLabel("Location name").fill("Salt Quay");
     await page.getByRole("button", { name: "Add location" }).click();
     await page.getByText("Salt Quay").waitFor();
+    await page.getByRole("button", { name: "Edit location Salt Quay" }).click();
+    const edit = page.getByRole("form", { name: "Edit location Salt Quay" });
+    await edit.getByLabel("Description").fill("Where the pilots wait for the tide");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Where the pilots wait for the tide · 0 minds").waitFor();
 
     await nav(s, "Lore");
     await page.getByRole("link", { name: "New document" }).click();
