@@ -11,7 +11,7 @@ import { silentLogger } from "../src/ops/logger.ts";
 import { createProject } from "../src/projects/projectService.ts";
 import { createTag } from "../src/lore/tags/writeTags.ts";
 import { createDocument } from "../src/lore/documents/writeDocuments.ts";
-import { retrieveLore } from "../src/npc/lore/retrieveLore.ts";
+import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
 
 const { values: args } = parseArgs({ options: { sizes: { type: "string", default: "1000,10000,100000" }, queries: { type: "string", default: "300" } } });
 const sizes = args.sizes!.split(",").map(Number);

@@ -74,12 +74,24 @@ function generate(zipPath: string, manifestPath: string, targetBytes: number): v
   const manifest: { filename: string; relativePath: string; sizeBytes: number; contentHash: string }[] = [];
   const enc = new TextEncoder();
   let uncompressed = 0;
+  // Issue 12: the largest structured files a game ships (a dialogue database, a localisation YAML, a
+  // mesh/tile-map JSON of numbers) come first, so the peak RSS includes parsing them.
+  const numbers = (n: number) => {
+    let out = '{"vertices":[';
+    for (let i = 0; out.length < n; i++) out += `${i ? "," : ""}${(rand() * 1000).toFixed(3)}`;
+    return `${out}]}`;
+  };
+  const large: [string, () => string][] = [
+    ["game/data/dialogue-database.json", () => FORMATS[2][1](8 * MB)],
+    ["game/data/localisation.yaml", () => FORMATS[4][1](4 * MB)],
+    ["game/data/terrain-mesh.json", () => numbers(6 * MB)],
+  ];
   // Stop while the next file (≤ ~200 kB) and the central directory still fit under the target.
   for (let i = 0; written + 256_000 < targetBytes && i < 4900; i++) {
     const [ext, render] = FORMATS[i % FORMATS.length];
     const size = 20_000 + Math.floor(rand() * 180_000);
-    const bytes = enc.encode(render(size));
-    const relativePath = `game/${ext}/${String(i).padStart(4, "0")}-${word()}.${ext}`;
+    const bytes = enc.encode(i < large.length ? large[i][1]() : render(size));
+    const relativePath = i < large.length ? large[i][0] : `game/${ext}/${String(i).padStart(4, "0")}-${word()}.${ext}`;
     const entry = i % 2 === 0 ? new ZipDeflate(relativePath, { level: 6 }) : new ZipPassThrough(relativePath);
     zip.add(entry);
     entry.push(bytes, true);

@@ -8,7 +8,7 @@ import { parseArgv } from "./args.ts";
 import { UsageError, type CliIo, type Command } from "./cliTypes.ts";
 import { COMMANDS } from "./commands/index.ts";
 
-const BOOLEAN_FLAGS = new Set(["json", "help"]);
+const BOOLEAN_FLAGS = new Set(["json", "help", "pull", "no-pull"]);
 
 const CONFIG_FLAGS: Record<string, keyof Config> = {
   "data-dir": "dataDir",

@@ -55,3 +55,23 @@ export function pingDatabase(db: Db): void {
 export function deferForeignKeys(db: Db): void {
   db.exec("PRAGMA defer_foreign_keys = ON");
 }
+
+/** The first column of every row of a query (ids, names): one array, no row objects. */
+export function firstColumn<T extends string | number>(db: Db, sql: string, ...args: (string | number)[]): T[] {
+  return db
+    .query<unknown, (string | number)[]>(sql)
+    .values(...args)
+    .map((r) => r[0] as T);
+}
+
+/** Pairs (owner id, linked id) from a two-column query, as owner → linked ids sorted. */
+export function linkedIds(db: Db, sql: string, ...args: (string | number)[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [owner, id] of db.query<unknown, (string | number)[]>(sql).values(...args) as [string, string][]) {
+    const list = out.get(owner);
+    if (list) list.push(id);
+    else out.set(owner, [id]);
+  }
+  for (const list of out.values()) list.sort();
+  return out;
+}

@@ -14,7 +14,7 @@ import {
   type LlamaModel,
   type Token,
 } from "node-llama-cpp";
-import { cleanReply, ROLE_MARKERS } from "./cleanReply.ts";
+import { cleanReply, PROMPT_SECTION_MARKERS, ROLE_MARKERS, ROLE_LABEL_STOPS } from "./cleanReply.ts";
 import { commonPrefixLength } from "./commonPrefix.ts";
 import { DecodeBatcher } from "./DecodeBatcher.ts";
 import { sharedLlama } from "./llamaRuntime.ts";
@@ -110,6 +110,8 @@ export class LlmEngine {
     // text); the template's own end of turn is already a stop trigger. Markers of other templates
     // are only cleaned from the final text: every extra trigger costs a little on each token.
     this.stopTriggers = this.specialMarkers().flatMap((m) => [LlamaText(new SpecialTokensText(m)), LlamaText(m)]);
+    // Prompt imitation (see cleanReply): stopping there keeps the streamed text equal to the final reply.
+    for (const m of [...PROMPT_SECTION_MARKERS, ...ROLE_LABEL_STOPS]) this.stopTriggers.push(LlamaText(m));
     this.noBias = new TokenBias(this.model.tokenizer);
   }
 

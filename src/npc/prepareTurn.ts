@@ -4,7 +4,7 @@ import { readSettings, type ProjectSettings } from "../projects/settings.ts";
 import { ApiError } from "../core/errors.ts";
 import { loadMindProfile, type MindProfile } from "./mindProfile.ts";
 import { ignoredTagsWarning, visibleTags } from "./visibleTags.ts";
-import { retrieveLore, stillVisible, type LoreNote } from "./lore/retrieveLore.ts";
+import { retrieveLore, stillVisible, type LoreNote } from "../retrieval/hybridSearch.ts";
 import { loadSession } from "./session/sessionStore.ts";
 import { mergeHistory } from "./session/mergeHistory.ts";
 import type { SessionMessage, TurnNotes } from "./session/sessionTypes.ts";
@@ -12,11 +12,10 @@ import { renderMessage, renderScene } from "./prompt/renderTurn.ts";
 import { systemPrompt } from "./prompt/systemPrompt.ts";
 import { retrieveMemories } from "./memory/retrieveMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
+import { LORE_NOTE_OVERHEAD, MESSAGE_OVERHEAD, TURN_OVERHEAD, promptBudget, tokenCounter } from "./tokenBudget.ts";
 
 /** Lore chunks retrieved per turn (before dropping those already in the conversation). */
 export const LORE_PER_TURN = 4;
-/** Tokens kept free for the chat template's own markup. */
-const TEMPLATE_SLACK = 32;
 
 export interface PreparedTurn {
   settings: ProjectSettings;
@@ -36,19 +35,6 @@ export interface PreparedTurn {
   temperature: number;
 }
 
-/** Token counter: the model's tokenizer when loaded, else ~4 characters a token. */
-export function tokenCounter(ctx: Pick<AppContext, "llm" | "generation">): (text: string) => number {
-  const llm = ctx.generation ?? ctx.llm;
-  const estimate = (t: string) => Math.ceil(t.length / 4);
-  if (!llm) return estimate;
-  return (t) => {
-    try {
-      return llm.countTokens(t);
-    } catch {
-      return estimate(t); // a failed or disposed model: the generation step answers 503
-    }
-  };
-}
 
 /**
  * Everything up to the model call, with no side effects: the mind, the
@@ -101,12 +87,12 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const system: ChatMessage = { role: "system", content: systemPrompt(mind) };
   // The model's context holds the system prompt, this turn (with its lore) and the reply before any history:
   // lore is taken in rank order while it fits, so a prompt never overflows (llama.cpp would then cut it).
-  const budget = ctx.config.contextSize - replyTokens - TEMPLATE_SLACK;
+  const budget = promptBudget(ctx.config.contextSize, replyTokens);
   const count = tokenCounter(ctx);
-  let used = count(system.content) + count(renderMessage({ role: "user", content: req.text, notes }).content) + 16;
+  let used = count(system.content) + count(renderMessage({ role: "user", content: req.text, notes }).content) + TURN_OVERHEAD;
   const newLore: LoreNote[] = [];
   for (const l of candidates) {
-    const cost = count(l.text) + count(l.documentName) + 4;
+    const cost = count(l.text) + count(l.documentName) + LORE_NOTE_OVERHEAD;
     if (used + cost > budget) break;
     newLore.push(l);
     used += cost;
@@ -163,13 +149,13 @@ function trimHistory(
   lim: { maxTurns: number; maxTokens: number; budget: number; fixed: ChatMessage[] },
 ): SessionMessage[] {
   const count = tokenCounter(ctx);
-  const fixedTokens = lim.fixed.reduce((n, m) => n + count(m.content) + 8, 0);
+  const fixedTokens = lim.fixed.reduce((n, m) => n + count(m.content) + MESSAGE_OVERHEAD, 0);
   const kept: SessionMessage[] = [];
   let tokens = 0;
   let turns = 0;
   for (let i = history.length - 1; i >= 0; i--) {
     const m = history[i];
-    const t = count(renderMessage(m).content) + 8;
+    const t = count(renderMessage(m).content) + MESSAGE_OVERHEAD;
     if (m.role === "user" && turns + 1 > lim.maxTurns) break;
     if (tokens + t > lim.maxTokens || fixedTokens + tokens + t > lim.budget) break;
     kept.unshift(m);

@@ -162,7 +162,7 @@ export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: s
     pull(controller) {
       const next = pages.next();
       if (next.done) {
-        const groups = tally ? `,"reviewGroups":${JSON.stringify(tally.views())}` : "";
+        const groups = tally ? `,"reviewGroups":${JSON.stringify(tally.views())},"knowledgeSuggestions":${JSON.stringify(tally.knowledge())}` : "";
         controller.enqueue(encoder.encode(`],"skippedContent":${skipped}${groups}}`));
         controller.close();
         return;

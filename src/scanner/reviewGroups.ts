@@ -81,11 +81,32 @@ export interface ReviewGroupView {
 
 const MAX_GROUP_FILES = 20;
 
+/**
+ * Knowledge tags suggested for one character (issue 12): the project tags and locations of the
+ * scenes it speaks in — what it says and what it is told there — most scenes first. A studio
+ * gives these to the character's Entity Mind as knowledge tags.
+ */
+export interface KnowledgeSuggestion {
+  speaker: string;
+  /** Dialogue extractions the character speaks in. */
+  scenes: number;
+  tags: { tag: string; scenes: number }[];
+  locations: { location: string; scenes: number }[];
+}
+
 /** Builds reviewGroups while the detail streams its extractions (one pass, a few fields per extraction). */
 export class GroupTally {
   private readonly groups = new Map<string, ReviewGroupView & { ids: string[] }>();
+  private readonly speakers = new Map<string, { scenes: number; tags: Map<string, number>; locations: Map<string, number> }>();
 
-  add(e: Selectable & { id: string; title: string; confidence: number }, hidden: boolean): void {
+  add(e: Selectable & { id: string; title: string; confidence: number; speakers: string[]; tags: string[]; location: string | null }, hidden: boolean): void {
+    for (const name of e.speakers) {
+      let s = this.speakers.get(name);
+      if (!s) this.speakers.set(name, (s = { scenes: 0, tags: new Map(), locations: new Map() }));
+      s.scenes++;
+      for (const t of e.tags) s.tags.set(t, (s.tags.get(t) ?? 0) + 1);
+      if (e.location) s.locations.set(e.location, (s.locations.get(e.location) ?? 0) + 1);
+    }
     let g = this.groups.get(e.group);
     if (!g) {
       g = { group: e.group, kind: e.kind, title: e.title, count: 0, hiddenCount: 0, hidden: false, confidence: 0, sourceFiles: [], ids: [] };
@@ -96,6 +117,15 @@ export class GroupTally {
     else g.ids.push(e.id);
     g.confidence = Math.max(g.confidence, e.confidence);
     for (const f of e.sourceFiles) if (g.sourceFiles.length < MAX_GROUP_FILES && !g.sourceFiles.includes(f)) g.sourceFiles.push(f);
+  }
+
+  /** Characters with most scenes first; their tags and locations most scenes first. */
+  knowledge(): KnowledgeSuggestion[] {
+    const byCount = <K extends string>(m: Map<string, number>, key: K) =>
+      [...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([name, scenes]) => ({ [key]: name, scenes }) as Record<K, string> & { scenes: number });
+    return [...this.speakers]
+      .sort((a, b) => b[1].scenes - a[1].scenes || a[0].localeCompare(b[0]))
+      .map(([speaker, s]) => ({ speaker, scenes: s.scenes, tags: byCount(s.tags, "tag"), locations: byCount(s.locations, "location") }));
   }
 
   /** Groups in first-seen order. */

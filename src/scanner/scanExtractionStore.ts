@@ -78,17 +78,9 @@ export function linkExtractionToDocument(db: Db, extractionId: string, documentI
   db.query("UPDATE scan_extractions SET document_id = ? WHERE id = ?").run(documentId, extractionId);
 }
 
-export interface ExtractionReviewRow {
-  id: string;
-  ordinal: number;
-  title: string;
-  tags: string;
-  location: string | null;
-  confidence: number;
+export interface ExtractionReviewRow extends Omit<ExtractionPageRow, "preview"> {
   content: string;
-  source_files: string;
   document_id: string | null;
-  review: string | null;
 }
 
 /** Every extraction of the job with its full text, in order (the Studio's review). */

@@ -1,5 +1,5 @@
 import type { SQLQueryBindings } from "bun:sqlite";
-import type { Db } from "../db/openDatabase.ts";
+import { firstColumn, type Db } from "../db/openDatabase.ts";
 import { SCAN_STATUSES, type ScanStatus } from "./limits.ts";
 
 /**
@@ -152,10 +152,7 @@ export function jobsWithStatus(db: Db, statuses: readonly ScanStatus[]): ScanJob
 
 /** PENDING_UPLOAD jobs whose upload window closed at or before `now`. */
 export function uploadWindowsClosedBy(db: Db, now: string): string[] {
-  return db
-    .query<{ id: string }, [string]>("SELECT id FROM scan_jobs WHERE status = 'PENDING_UPLOAD' AND upload_expires_at <= ?")
-    .all(now)
-    .map((r) => r.id);
+  return firstColumn(db, "SELECT id FROM scan_jobs WHERE status = 'PENDING_UPLOAD' AND upload_expires_at <= ?", now);
 }
 
 /** QUEUED or PROCESSING jobs confirmed at or before `cutoff`. */
@@ -165,10 +162,7 @@ export function confirmedBefore(db: Db, cutoff: string): ScanJobRow[] {
 
 /** The next QUEUED jobs in confirmation order, confirmed after `cutoff`. */
 export function queuedAfter(db: Db, cutoff: string, limit: number): string[] {
-  return db
-    .query<{ id: string }, [string, number]>("SELECT id FROM scan_jobs WHERE status = 'QUEUED' AND confirmed_at > ? ORDER BY confirmed_at, rowid LIMIT ?")
-    .all(cutoff, limit)
-    .map((r) => r.id);
+  return firstColumn(db, "SELECT id FROM scan_jobs WHERE status = 'QUEUED' AND confirmed_at > ? ORDER BY confirmed_at, rowid LIMIT ?", cutoff, limit);
 }
 
 /** Whether the worker's attempt still holds the job (it is PROCESSING with that attempt number). */

@@ -142,6 +142,17 @@ export const JobDetailResponse = t.Object({
   extractions: t.Array(ExtractionSchema),
   skippedContent: t.Array(t.Object({ section: t.String(), reason: t.String(), sourceFile: t.String() })),
   reviewGroups: t.Optional(t.Array(ReviewGroupSchema)),
+  knowledgeSuggestions: t.Optional(
+    t.Array(
+      t.Object({
+        speaker: t.String(),
+        scenes: t.Integer(),
+        tags: t.Array(t.Object({ tag: t.String(), scenes: t.Integer() })),
+        locations: t.Array(t.Object({ location: t.String(), scenes: t.Integer() })),
+      }),
+      { description: "per character: the project tags and locations of the scenes it speaks in (suggested knowledge tags)" },
+    ),
+  ),
 });
 
 /** Whole groups, source files, folders or kinds of a job's extractions (per-group review, issue 12). */

@@ -2,44 +2,24 @@ import * as lancedb from "@lancedb/lancedb";
 import type { Connection } from "@lancedb/lancedb";
 import { mkdir } from "node:fs/promises";
 import type { Embedder } from "./Embedder.ts";
-import { Mutex, ReadWriteLock } from "./Mutex.ts";
-import { reciprocalRankFusion } from "./rrf.ts";
-import { CHUNK_COLUMNS, MEMORY_COLUMNS } from "./schemas.ts";
-import { documentFilter, idsFilter, loreFilter, memoryFilter, projectFilter } from "./filters.ts";
-import { ProjectVectorCache } from "./ProjectVectorCache.ts";
+import { Mutex } from "./Mutex.ts";
+import { documentFilter, projectFilter } from "./filters.ts";
+import type { ProjectVectorCache } from "./ProjectVectorCache.ts";
 import { OptimizePolicy } from "./OptimizePolicy.ts";
+import { copyBatch } from "./copyBatch.ts";
+import { loadProjectCache } from "./loadProjectCache.ts";
+import { deleteMemories, searchMemories, upsertMemories } from "./memoryIndex.ts";
+import type { VectorTables } from "./vectorTables.ts";
+import { lanceHybridSearch } from "./lanceHybridSearch.ts";
 import type { ChunkRow, LoreHit, MemoryRow } from "./rows.ts";
-import { chunkRecord, memoryRecord, toChunkRow, toMemoryRow, type Raw } from "./vectorRecords.ts";
-import {
-  TABLE_RE,
-  allIds,
-  asData,
-  createGeneration,
-  documentKey,
-  openGeneration,
-  optimizeTable,
-  readMeta,
-  tableName,
-  vectorsFor,
-  writeMeta,
-  type Generation,
-  type Kind,
-  type PreEmbedded,
-} from "./generation.ts";
+import { chunkRecord } from "./vectorRecords.ts";
+import { TABLE_RE, allIds, asData, createGeneration, documentKey, openGeneration, optimizeTable, readMeta, tableName } from "./generation.ts";
+import { vectorsFor, writeMeta, type Generation, type Kind, type PreEmbedded } from "./generation.ts";
 
 export type { ChunkRow, LoreHit, MemoryRow };
 
-/** Candidates taken from each of the two searches before fusion. */
-const candidatesFor = (k: number) => Math.min(Math.max(k * 4, 20), 200);
-
 /** Rows per batch when copying into a new generation. */
 const REEMBED_BATCH = 256;
-
-// No ANN (IVF_PQ / HNSW) index: brute-force cosine over the rows left after the
-// projectId/tags prefilter (BTREE + LABEL_LIST indexes) is exact, and searchLore stays at
-// p50 ~20 ms at 10k chunks and ~70 ms at 100k on 2 cores (bench/retrieval.ts). An IVF_PQ
-// build took 13 s on 10k rows on 2 cores and loses recall under selective filters.
-// Revisit (background build) when a deployment passes ~100k chunks.
 
 /**
  * LanceDB-backed vectors for lore chunks and memories (DESIGN.md "Retrieval",
@@ -55,15 +35,18 @@ const REEMBED_BATCH = 256;
  * on full text only, memory search returns nothing, and new rows are written
  * without vectors, until `reembedAll(embedder)` rebuilds it.
  */
-export class VectorStore {
+export class VectorStore implements VectorTables {
   readonly locks: Record<Kind, Mutex> = { chunks: new Mutex(), memories: new Mutex() };
   /** During reembedAll: the generation being built; every write goes to it too. */
   private pending: Generation | null = null;
   private readonly cacheLoads = new Map<string, Promise<ProjectVectorCache>>();
   private reembedding = false;
+  /** The running re-embed: close() lets it stop at its next batch and clean up before closing the connection. */
+  private reembedRun: Promise<void> | null = null;
   closing = false;
   closed = false;
-  private readonly upkeep = new OptimizePolicy(this);
+  /** @internal */
+  readonly upkeep = new OptimizePolicy(this);
 
   private constructor(
     private readonly dir: string,
@@ -177,40 +160,13 @@ export class VectorStore {
     }
   }
 
-  async searchLore(q: { projectId: string; query: string; tags: string[]; k: number }): Promise<LoreHit[]> {
-    this.assertOpen();
-    const tags = [...new Set(q.tags)];
-    const k = Math.floor(q.k);
-    if (!tags.length || !(k > 0)) return [];
-    const where = loreFilter(q.projectId, tags);
-    const n = candidatesFor(k);
-    const g = this.acquire();
-    try {
-      // Embed before entering the gate: a slow model must not hold up writers.
-      const v = g.embedder ? (await g.embedder.embed([q.query]))[0] : null;
-      const cache = v ? await this.projectCache(g, q.projectId) : null;
-      // Runs inside the read gate with the text search: both see the same commit.
-      const vectorPart = async (): Promise<ChunkRow[]> => (v && cache ? cache.search(v, new Set(tags), n) : []);
-      const textPart = async (): Promise<ChunkRow[]> => {
-        if (!q.query.trim()) return [];
-        const rows = await g.chunks
-          .query()
-          .fullTextSearch(q.query, { columns: "text" })
-          .where(where)
-          .select([...CHUNK_COLUMNS, "_score"])
-          .limit(n)
-          .toArray();
-        return rows.map(toChunkRow);
-      };
-      const [byVector, byText] = await g.chunkGate.read(() => Promise.all([vectorPart(), textPart()]));
-      const wanted = new Set(tags);
-      return reciprocalRankFusion([byVector, byText], (r) => r.id)
-        .filter(({ item }) => item.projectId === q.projectId && item.tags.some((t) => wanted.has(t))) // defence in depth
-        .slice(0, k)
-        .map(({ item, score, ranks }) => ({ ...item, score, vectorRank: ranks[0], textRank: ranks[1] }));
-    } finally {
-      g.readers--;
-    }
+  /**
+   * LanceDB's own hybrid (its FTS index + the vector cache, fused). Not the
+   * product's retrieval (that is src/retrieval/hybridSearch.ts, BM25 in SQLite);
+   * kept for the vector store's tests and bench/retrieval.ts.
+   */
+  searchLore(q: { projectId: string; query: string; tags: string[]; k: number }): Promise<LoreHit[]> {
+    return lanceHybridSearch(this, q);
   }
 
   /**
@@ -248,33 +204,16 @@ export class VectorStore {
     }
   }
 
-  /** The project's vector cache for generation g, loaded from LanceDB on first use. */
-  private async projectCache(g: Generation, projectId: string): Promise<ProjectVectorCache> {
+  /** The project's vector cache for generation g, loaded from LanceDB on first use (one load at a time per project). */
+  /** @internal */
+  async projectCache(g: Generation, projectId: string): Promise<ProjectVectorCache> {
     const have = g.vectorCache.get(projectId);
     if (have) return have;
-    let loading = this.cacheLoads.get(g.gen + "\u0000" + projectId);
+    const key = g.gen + "\u0000" + projectId;
+    let loading = this.cacheLoads.get(key);
     if (!loading) {
-      loading = g.chunkGate
-        .read(async () => {
-          const cache = new ProjectVectorCache(g.dims);
-          const byDoc = new Map<string, { rows: ChunkRow[]; vectors: Float32Array[] }>();
-          for await (const batch of g.chunks.query().where(projectFilter(projectId)).select([...CHUNK_COLUMNS, "vector"])) {
-            for (const raw of batch.toArray() as Raw[]) {
-              const row = toChunkRow(raw);
-              const vec = raw.vector == null ? null : Float32Array.from(raw.vector.toArray ? raw.vector.toArray() : raw.vector);
-              if (!vec) continue;
-              const d = byDoc.get(row.documentId) ?? { rows: [], vectors: [] };
-              d.rows.push(row);
-              d.vectors.push(vec);
-              byDoc.set(row.documentId, d);
-            }
-          }
-          for (const [doc, d] of byDoc) cache.setDocument(doc, d.rows, d.vectors);
-          g.vectorCache.set(projectId, cache); // set before the gate opens: no write can be missed
-          return cache;
-        })
-        .finally(() => this.cacheLoads.delete(g.gen + "\u0000" + projectId));
-      this.cacheLoads.set(g.gen + "\u0000" + projectId, loading);
+      loading = loadProjectCache(g, projectId).finally(() => this.cacheLoads.delete(key));
+      this.cacheLoads.set(key, loading);
     }
     return loading;
   }
@@ -286,61 +225,17 @@ export class VectorStore {
 
   // ------------------------------------------------------------------- memories
 
-  async upsertMemories(rows: MemoryRow[]): Promise<void> {
-    this.assertOpen();
-    if (!rows.length) return;
-    if (new Set(rows.map((r) => r.id)).size !== rows.length) throw new Error("Duplicate memory ids");
-    const texts = rows.map((r) => r.text);
-    const pre = await this.embedForActive(texts);
-    await this.locks.memories.run(async () => {
-      for (const g of this.writeTargets()) {
-        const vectors = await vectorsFor(g, texts, pre);
-        const data = asData(g, "memories", rows.map((r, i) => memoryRecord(r, vectors?.[i] ?? null)));
-        await g.memories.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
-      }
-    });
-    this.upkeep.noteCommit("memories", rows.length);
+  upsertMemories(rows: MemoryRow[]): Promise<void> {
+    return upsertMemories(this, rows);
   }
 
-  async deleteMemories(filter: { projectId: string; playerId?: string; entityMindId?: string; ids?: string[] }): Promise<void> {
-    this.assertOpen();
-    if (filter.ids && filter.ids.length === 0) return; // "these ids" with none listed deletes nothing
-    const where = memoryFilter(filter);
-    await this.locks.memories.run(async () => {
-      for (const g of this.writeTargets()) await g.memories.delete(where);
-    });
-    this.upkeep.noteCommit("memories");
+  deleteMemories(filter: { projectId: string; playerId?: string; entityMindId?: string; ids?: string[] }): Promise<void> {
+    return deleteMemories(this, filter);
   }
 
   /** Memories of this player with this mind, most similar to `query` first; score is cosine similarity. */
-  async searchMemories(q: {
-    projectId: string;
-    entityMindId: string;
-    playerId: string;
-    query: string;
-    k: number;
-  }): Promise<(MemoryRow & { score: number })[]> {
-    this.assertOpen();
-    const k = Math.floor(q.k);
-    if (!(k > 0)) return [];
-    const g = this.acquire();
-    try {
-      if (!g.embedder) return [];
-      const [v] = await g.embedder.embed([q.query]);
-      const where = memoryFilter({ projectId: q.projectId, entityMindId: q.entityMindId, playerId: q.playerId });
-      const rows = await g.memories
-        .vectorSearch(v)
-        .distanceType("cosine")
-        .where(where)
-        .select([...MEMORY_COLUMNS, "_distance"])
-        .limit(k)
-        .toArray();
-      return rows
-        .map((r) => ({ ...toMemoryRow(r), score: 1 - Number(r._distance) }))
-        .filter((m) => m.projectId === q.projectId && m.entityMindId === q.entityMindId && m.playerId === q.playerId);
-    } finally {
-      g.readers--;
-    }
+  searchMemories(q: { projectId: string; entityMindId: string; playerId: string; query: string; k: number }): Promise<(MemoryRow & { score: number })[]> {
+    return searchMemories(this, q);
   }
 
   // ------------------------------------------------------------------ re-embed
@@ -350,9 +245,15 @@ export class VectorStore {
    * the current tables, then swaps. Writes made meanwhile go to both sets. The
    * caller keeps ownership of both embedders (nothing is disposed here).
    */
-  async reembedAll(newEmbedder: Embedder, onProgress?: (done: number, total: number) => void): Promise<void> {
-    this.assertOpen();
-    if (this.reembedding) throw new Error("A re-embedding is already running");
+  reembedAll(newEmbedder: Embedder, onProgress?: (done: number, total: number) => void): Promise<void> {
+    if (this.closing) return Promise.reject(new Error("VectorStore is closed"));
+    if (this.reembedding) return Promise.reject(new Error("A re-embedding is already running"));
+    const run = this.runReembed(newEmbedder, onProgress).finally(() => (this.reembedRun = null));
+    this.reembedRun = run;
+    return run;
+  }
+
+  private async runReembed(newEmbedder: Embedder, onProgress?: (done: number, total: number) => void): Promise<void> {
     this.reembedding = true;
     const old = this.active;
     let next: Generation | null = null;
@@ -371,7 +272,8 @@ export class VectorStore {
       for (const [kind, ids] of [["chunks", chunkIds], ["memories", memoryIds]] as const) {
         for (let i = 0; i < ids.length; i += REEMBED_BATCH) {
           const batch = ids.slice(i, i + REEMBED_BATCH);
-          await this.copyBatch(kind, old, target, batch);
+          this.assertOpen();
+          await copyBatch(this.locks[kind], kind, old, target, batch);
           done += batch.length;
           onProgress?.(done, total);
         }
@@ -400,37 +302,6 @@ export class VectorStore {
       this.reembedding = false;
     }
     await this.retire(old);
-  }
-
-  /** Copies rows `ids` from `from` to `to`, re-embedding them. Rows already in `to` were dual-written: they are newer. */
-  private async copyBatch(kind: Kind, from: Generation, to: Generation, ids: string[]): Promise<void> {
-    this.assertOpen();
-    const where = idsFilter(ids);
-    const columns = kind === "chunks" ? CHUNK_COLUMNS : MEMORY_COLUMNS;
-    const embedder = to.embedder!;
-    // Embed outside the lock (the slow part); a vector depends on the text alone, and the rows are re-read under the lock.
-    const draft = await from[kind].query().where(where).select(columns).toArray();
-    const vectors = new Map<string, Float32Array>();
-    const embedMissing = async (texts: string[]) => {
-      const missing = [...new Set(texts.filter((t) => !vectors.has(t)))];
-      if (!missing.length) return;
-      const vs = await embedder.embed(missing);
-      missing.forEach((t, i) => vectors.set(t, vs[i]));
-    };
-    await embedMissing(draft.map((r) => String(r.text)));
-    await this.locks[kind].run(async () => {
-      const current = await from[kind].query().where(where).select(columns).toArray();
-      const present = new Set((await to[kind].query().where(where).select(["id"]).toArray()).map((r) => String(r.id)));
-      const rows = current.filter((r) => !present.has(String(r.id)));
-      if (!rows.length) return;
-      await embedMissing(rows.map((r) => String(r.text)));
-      const data =
-        kind === "chunks"
-          ? rows.map((r) => chunkRecord(toChunkRow(r), vectors.get(String(r.text))!))
-          : rows.map((r) => memoryRecord(toMemoryRow(r), vectors.get(String(r.text))!));
-      await to[kind].add(asData(to, kind, data));
-      if (kind === "chunks") for (const r of rows) to.documents.add(documentKey(String(r.projectId), String(r.documentId)));
-    });
   }
 
   /** Drops a replaced generation once the searches still reading it have finished. */
@@ -462,6 +333,7 @@ export class VectorStore {
     if (this.closing) return;
     this.closing = true; // new calls are refused; a running reembedAll stops at its next batch
     this.upkeep.clearTimers();
+    await this.reembedRun?.catch(() => {});
     await this.upkeep.idle();
     await this.locks.chunks.idle();
     await this.locks.memories.idle();
@@ -477,7 +349,8 @@ export class VectorStore {
 
   // -------------------------------------------------------------------- helpers
 
-  private assertOpen(): void {
+  /** @internal */
+  assertOpen(): void {
     if (this.closing) throw new Error("VectorStore is closed");
   }
 
@@ -491,7 +364,8 @@ export class VectorStore {
     return this.active;
   }
 
-  private acquire(): Generation {
+  /** @internal */
+  acquire(): Generation {
     const g = this.active;
     g.readers++;
     return g;
@@ -502,7 +376,8 @@ export class VectorStore {
   }
 
   /** Vectors for the active embedder, computed before taking a lock (embedding is the slow part of a write). */
-  private async embedForActive(texts: string[]): Promise<PreEmbedded | null> {
+  /** @internal */
+  async embedForActive(texts: string[]): Promise<PreEmbedded | null> {
     const e = this.active.embedder;
     return e ? { embedderId: e.id, vectors: await e.embed(texts) } : null;
   }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+// The retrieval the product runs (interact and the preview go through it), not the vector store's own hybrid.
+import { retrieveLore } from "../../src/retrieval/hybridSearch.ts";
 
 let t: TestApp;
 let token: string;
@@ -133,17 +135,17 @@ describe("documents go through the indexer", () => {
     expect(got.body.status).toBe("COMPLETED");
     expect(got.body.chunkCount).toBeGreaterThan(0);
     expect(got.body.chunks[0].tags).toEqual(["history"]);
-    const hits = await t.app.ctx.vectors.searchLore({ projectId: pid, query: "copper coins", tags: ["history"], k: 5 });
+    const hits = await retrieveLore(t.app.ctx, { projectId: pid, query: "copper coins", tags: ["history"], k: 5 });
     expect(hits[0].documentId).toBe(d.body.id);
     await admin("PATCH", `/projects/${pid}/documents/${d.body.id}`, { tags: ["geography"] });
     expect((await admin("GET", `/projects/${pid}/documents/${d.body.id}`)).body.status).toBe("PENDING");
     await runJob("indexer");
-    expect(await t.app.ctx.vectors.searchLore({ projectId: pid, query: "copper coins", tags: ["history"], k: 5 })).toEqual([]);
-    expect((await t.app.ctx.vectors.searchLore({ projectId: pid, query: "copper coins", tags: ["geography"], k: 5 }))[0].documentId).toBe(d.body.id);
+    expect(await retrieveLore(t.app.ctx, { projectId: pid, query: "copper coins", tags: ["history"], k: 5 })).toEqual([]);
+    expect((await retrieveLore(t.app.ctx, { projectId: pid, query: "copper coins", tags: ["geography"], k: 5 }))[0].documentId).toBe(d.body.id);
     await admin("DELETE", `/projects/${pid}/documents/${d.body.id}`);
     const after = await runJob("indexer");
     expect(after.body.result).toMatchObject({ removed: 1 });
-    expect(await t.app.ctx.vectors.searchLore({ projectId: pid, query: "copper coins", tags: ["geography"], k: 5 })).toEqual([]);
+    expect(await retrieveLore(t.app.ctx, { projectId: pid, query: "copper coins", tags: ["geography"], k: 5 })).toEqual([]);
   });
   test("unknown job is 404", async () => {
     expect((await admin("POST", "/jobs/nope/run")).status).toBe(404);

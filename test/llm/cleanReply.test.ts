@@ -11,6 +11,12 @@ describe("cleanReply", () => {
     ["Fine.<end_of_turn>\n<start_of_turn>user", "Fine."],
     ["No markers here", "No markers here"],
     ["<|im_end|>", ""],
+    // prompt imitation by small real models (SmolLM2, Gemma 3 270M base)
+    ["Welcome, friend!\n\n[Player]\nWhat are you doing?", "Welcome, friend!"],
+    ["Three pennies.\n[Lore]\n(Wend Docks) more", "Three pennies."],
+    ["Aye, the porter.\nPlayer: and the ale?\nGarrick: thin.", "Aye, the porter."],
+    ["Hm.\n  User: hello", "Hm."],
+    ["The player: a stranger, it seems.", "The player: a stranger, it seems."],
   ];
   for (const [input, expected] of cases) {
     test(JSON.stringify(input), () => expect(cleanReply(input)).toBe(expected));

@@ -4,17 +4,11 @@ import { InteractBody } from "../../src/npc/interactModel.ts";
 import { INTERACT_LIMITS as L } from "../../src/npc/interactLimits.ts";
 import { INTERACT_PRECEDENCE, validateInteract } from "../../src/npc/validateInteract.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { accepts as acceptsOf } from "../support/accepts.ts";
 
 const ok = { text: "Hello there", entityMindId: "mind_1", playerId: "player-1" };
 const s = (n: number) => "a".repeat(n);
-const accepts = (body: unknown) => {
-  try {
-    validateInteract(body);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const accepts = acceptsOf(validateInteract);
 
 /** Bodies at and just past each limit: the model (Swagger's) and the ordered validator must agree on every one. */
 const BODIES: Array<[string, unknown]> = [

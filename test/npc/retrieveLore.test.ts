@@ -3,8 +3,8 @@ import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { createProject } from "../../src/projects/projectService.ts";
 import { createTag } from "../../src/lore/tags/writeTags.ts";
 import { createDocument, updateDocument } from "../../src/lore/documents/writeDocuments.ts";
-import { bm25Query, chunkTextSearch } from "../../src/npc/lore/chunkTextSearch.ts";
-import { retrieveLore } from "../../src/npc/lore/retrieveLore.ts";
+import { bm25Query, chunkTextSearch } from "../../src/retrieval/hybridSearch.ts";
+import { retrieveLore } from "../../src/retrieval/hybridSearch.ts";
 
 let t: TestApp;
 let a: string;
@@ -50,8 +50,12 @@ describe("retrieval scoping (text half, then fused)", () => {
       const tags = TAGS.filter(() => rnd() < 0.5);
       const project = rnd() < 0.5 ? a : b;
       const query = queries[Math.floor(rnd() * queries.length)];
+      const ownerOf = (documentId: string) =>
+        t.app.db.query<{ project_id: string }, [string]>("SELECT project_id FROM documents WHERE id = ?").get(documentId)!.project_id;
       for (const hit of chunkTextSearch(t.app.ctx, { projectId: project, query, tags, n: 10 })) {
+        // The chunk's own project (read from its row) and its document's owner, not a copy of the query's.
         expect(hit.projectId).toBe(project);
+        expect(ownerOf(hit.documentId)).toBe(project);
         expect(hit.tags.some((x) => tags.includes(x))).toBe(true);
       }
       for (const hit of await retrieveLore(t.app.ctx, { projectId: project, query, tags, k: 4 })) {

@@ -3,18 +3,12 @@ import { Value } from "@sinclair/typebox/value";
 import { SubmitBody } from "../../src/scanner/scannerSchemas.ts";
 import { validateSubmission } from "../../src/scanner/manifest.ts";
 import { SCANNER_LIMITS as L } from "../../src/scanner/limits.ts";
+import { accepts as acceptsOf } from "../support/accepts.ts";
 
 const hash = "ab".repeat(32);
 const file = { filename: "a.md", relativePath: "lore/a.md", sizeBytes: 10, contentHash: hash };
 const ok = { files: [file], totalSizeBytes: 100 };
-const accepts = (b: unknown) => {
-  try {
-    validateSubmission(b);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const accepts = acceptsOf(validateSubmission);
 
 /** The submit body's model (Swagger's) and validateSubmission agree on each shape; paths and extensions are the validator's own. */
 const BODIES: Array<[string, unknown]> = [

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { RRF_K, reciprocalRankFusion } from "../../src/vectors/rrf.ts";
+import { RRF_K, reciprocalRankFusion } from "../../src/retrieval/rrf.ts";
 
 test("reciprocal rank fusion sums 1/(60+rank) and keeps per-list ranks", () => {
   const fused = reciprocalRankFusion([["a", "b", "c"], ["c", "a", "d"]], (x) => x);

@@ -116,6 +116,27 @@ test("searchLore never returns a chunk outside the requested project and tags", 
   expect(nonEmpty).toBeGreaterThan(20);
 });
 
+test("the vector half the product runs (searchVectors over the in-memory cache) never leaves the project and tags either", async () => {
+  let nonEmpty = 0;
+  for (let q = 0; q < 50; q++) {
+    const projectId = pick(PROJECTS);
+    const tags = sample([...TAGS, "unknown-tag", "GENERAL"], Math.floor(rand() * 5));
+    const n = 1 + Math.floor(rand() * 60);
+    const query = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => pick(WORDS)).join(" ");
+    const hits = await store.searchVectors({ projectId, query, tags, n });
+    const wanted = new Set(tags);
+    const visible = chunks.filter((c) => c.projectId === projectId && c.tags.some((t) => wanted.has(t)));
+    for (const h of hits) {
+      expect(h.projectId).toBe(projectId);
+      expect(h.tags.some((t) => wanted.has(t))).toBe(true);
+    }
+    expect(new Set(hits.map((h) => h.id)).size).toBe(hits.length);
+    expect(hits.length).toBe(Math.min(n, visible.length));
+    if (hits.length) nonEmpty++;
+  }
+  expect(nonEmpty).toBeGreaterThan(20);
+});
+
 test("the LanceDB filter alone selects exactly the visible chunks (post-filter not needed)", async () => {
   await store.close();
   const db = await lancedb.connect(join(tmp.dir, "store"));

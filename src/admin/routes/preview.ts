@@ -2,7 +2,8 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../core/context.ts";
 import { ApiError } from "../../core/errors.ts";
 import { interactionCostMicro, microToCredits } from "../../credits/prices.ts";
-import { prepareTurn, tokenCounter } from "../../npc/prepareTurn.ts";
+import { prepareTurn } from "../../npc/prepareTurn.ts";
+import { chatTokens } from "../../npc/tokenBudget.ts";
 import { validateInteract } from "../../npc/validateInteract.ts";
 import { projectParam } from "../adminGuard.ts";
 import { adminDetail } from "./crud.ts";
@@ -20,7 +21,7 @@ export function previewRoutes(ctx: AppContext) {
       const projectId = projectParam(ctx, params.projectId);
       const req = validateInteract(await readJsonBody(request));
       const p = await prepareTurn(ctx, projectId, req);
-      const promptTokens = ctx.generation ? ctx.generation.countChatTokens(p.messages) : p.messages.reduce((n, m) => n + tokenCounter(ctx)(m.content) + 8, 0);
+      const promptTokens = chatTokens(ctx, p.messages);
       const newIds = new Set(p.newLore.map((l) => l.chunkId));
       const earlier = p.history.flatMap((m) => m.notes?.lore ?? []).filter((l) => !newIds.has(l.chunkId));
       return {

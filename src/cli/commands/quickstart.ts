@@ -12,6 +12,7 @@ import { readMinds } from "../../lore/minds/readMinds.ts";
 import demoPack from "../../../examples/thornhaven.yaml" with { type: "text" };
 import type { Command } from "../cliTypes.ts";
 import { waitForShutdown } from "./serve.ts";
+import { ensureChatModel } from "./firstRunModel.ts";
 
 interface DemoKeys {
   projectId: string;
@@ -26,7 +27,7 @@ interface DemoKeys {
  */
 export const quickstartCommand: Command = {
   name: "quickstart",
-  usage: "lorehold quickstart [--port N] [--host H] [--data-dir DIR]",
+  usage: "lorehold quickstart [--port N] [--host H] [--data-dir DIR] [--pull | --no-pull]   (env: LOREHOLD_NO_PULL=1)",
   summary: "init, load the demo world on first run, and serve",
   async run(c) {
     const keysFile = join(c.config.dataDir, "demo-keys.json");
@@ -50,6 +51,12 @@ export const quickstartCommand: Command = {
     } finally {
       db.close();
     }
+    // No chat model yet: offer the recommended one (on a terminal; `--pull` downloads without asking).
+    await ensureChatModel(c.config, c.io, {
+      pull: c.flags["no-pull"] === true ? "no" : c.flags.pull === true ? "yes" : "ask",
+      interactive: !!process.stdin.isTTY && !!process.stderr.isTTY && !process.env.CI,
+      env: process.env,
+    });
     const app = await App.start(c.config);
     const base = `http://${c.config.host}:${app.port}`;
     const say = (l = "") => c.io.err(l);

@@ -5,6 +5,7 @@ import { placeholders } from "../sqlList.ts";
 
 export interface ChunkHitRow {
   id: string;
+  project_id: string;
   document_id: string;
   document_name: string;
   location_id: string | null;
@@ -29,7 +30,7 @@ export function termChunkCounts(db: Db, words: string[]): { term: string; doc: n
 export function bm25Chunks(db: Db, q: { match: string; projectId: string; tags: string[]; n: number }): ChunkHitRow[] {
   return db
     .query<ChunkHitRow, (string | number)[]>(
-      `SELECT c.id, c.document_id, d.name AS document_name, d.location_id, c.chunk_index, c.content, c.tags
+      `SELECT c.id, c.project_id, c.document_id, d.name AS document_name, d.location_id, c.chunk_index, c.content, c.tags
        FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.document_id
        WHERE chunks_fts MATCH ? AND c.project_id = ? AND d.status = 'COMPLETED'
          AND EXISTS (SELECT 1 FROM json_each(c.tags) WHERE json_each.value IN (${placeholders(q.tags.length)}))

@@ -1,6 +1,6 @@
 import { newId } from "../../core/ids.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
-import { writeTx, type Db } from "../../db/openDatabase.ts";
+import { firstColumn, linkedIds, writeTx, type Db } from "../../db/openDatabase.ts";
 import { placeholders } from "../sqlList.ts";
 
 /**
@@ -154,10 +154,7 @@ export function documentValues(db: Db, projectId: string, id: string): DocumentV
     )
     .get(id, projectId);
   if (!r) return null;
-  const tagIds = db
-    .query<{ tag_id: string }, [string]>("SELECT tag_id FROM document_tags WHERE document_id = ?")
-    .all(id)
-    .map((t) => t.tag_id);
+  const tagIds = firstColumn<string>(db, "SELECT tag_id FROM document_tags WHERE document_id = ?", id);
   return { key: r.key, name: r.name, content: r.content, tagIds, locationId: r.location_id };
 }
 
@@ -171,17 +168,11 @@ export function markDocumentsWithTagsPending(db: Db, tagIds: string[], at: strin
 
 /** Every document of the project in creation order, tag ids sorted (lore packs). */
 export function projectDocuments(db: Db, projectId: string): (DocumentValues & { id: string })[] {
-  const tagRows = db
-    .query<{ document_id: string; tag_id: string }, [string]>(
-      "SELECT dt.document_id, dt.tag_id FROM document_tags dt JOIN documents d ON d.id = dt.document_id WHERE d.project_id = ?",
-    )
-    .all(projectId);
-  const tagsOf = new Map<string, string[]>();
-  for (const r of tagRows) (tagsOf.get(r.document_id) ?? tagsOf.set(r.document_id, []).get(r.document_id)!).push(r.tag_id);
+  const tagsOf = linkedIds(db, "SELECT dt.document_id, dt.tag_id FROM document_tags dt JOIN documents d ON d.id = dt.document_id WHERE d.project_id = ?", projectId);
   return db
     .query<Omit<DocumentValues, "tagIds"> & { id: string }, [string]>(
       "SELECT id, key, name, content, location_id AS locationId FROM documents WHERE project_id = ? ORDER BY created_at, id",
     )
     .all(projectId)
-    .map((d) => ({ ...d, tagIds: (tagsOf.get(d.id) ?? []).sort() }));
+    .map((d) => ({ ...d, tagIds: tagsOf.get(d.id) ?? [] }));
 }

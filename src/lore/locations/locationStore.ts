@@ -1,4 +1,4 @@
-import type { Db } from "../../db/openDatabase.ts";
+import { firstColumn, type Db } from "../../db/openDatabase.ts";
 
 /** locations: the lore feature owns this table. */
 
@@ -71,10 +71,7 @@ export function locationIdByName(db: Db, projectId: string, name: string): strin
 
 /** Location names in creation order (the scanner's vocabulary). */
 export function locationNamesByCreation(db: Db, projectId: string): string[] {
-  return db
-    .query<{ name: string }, [string]>("SELECT name FROM locations WHERE project_id = ? ORDER BY created_at, rowid")
-    .all(projectId)
-    .map((r) => r.name);
+  return firstColumn(db, "SELECT name FROM locations WHERE project_id = ? ORDER BY created_at, rowid", projectId);
 }
 
 /** GET /lore/locations: by name, with the linked document's name and how many minds live there. */

@@ -1,5 +1,5 @@
-import type { Db } from "../../db/openDatabase.ts";
-import type { PersonaRow } from "./personaFields.ts";
+import { firstColumn, linkedIds, type Db } from "../../db/openDatabase.ts";
+import type { Persona, PersonaRow } from "./personaFields.ts";
 import { placeholders } from "../sqlList.ts";
 
 /** entity_minds and mind_knowledge_tags: the lore feature owns these tables. */
@@ -59,10 +59,7 @@ export function knowledgeTagPairs(db: Db, projectId: string): { mind_id: string;
 
 /** The names of one mind's knowledge tags, by name. */
 export function knowledgeTagNames(db: Db, mindId: string): string[] {
-  return db
-    .query<{ name: string }, [string]>("SELECT t.name FROM mind_knowledge_tags mk JOIN tags t ON t.id = mk.tag_id WHERE mk.mind_id = ? ORDER BY t.name")
-    .all(mindId)
-    .map((t) => t.name);
+  return firstColumn(db, "SELECT t.name FROM mind_knowledge_tags mk JOIN tags t ON t.id = mk.tag_id WHERE mk.mind_id = ? ORDER BY t.name", mindId);
 }
 
 export function mindProfileRow(db: Db, projectId: string, mindId: string): MindProfileRow | null {
@@ -108,10 +105,7 @@ export function deleteMindRow(db: Db, projectId: string, id: string): boolean {
 export function mindRecord(db: Db, projectId: string, id: string): { row: Record<string, string | null>; tagIds: string[] } | null {
   const row = db.query<Record<string, string | null>, [string, string]>("SELECT * FROM entity_minds WHERE id = ? AND project_id = ?").get(id, projectId);
   if (!row) return null;
-  const tagIds = db
-    .query<{ tag_id: string }, [string]>("SELECT tag_id FROM mind_knowledge_tags WHERE mind_id = ?")
-    .all(id)
-    .map((t) => t.tag_id);
+  const tagIds = firstColumn<string>(db, "SELECT tag_id FROM mind_knowledge_tags WHERE mind_id = ?", id);
   return { row, tagIds };
 }
 
@@ -130,15 +124,9 @@ export function mindIdByIdOrKey(db: Db, projectId: string, idOrKey: string): str
 }
 
 /** A mind's stored columns as lore packs compare them (JSON columns as text), tag ids sorted. */
-export interface StoredMind {
+export interface StoredMind extends Omit<Persona, "hints" | "restrictions"> {
   id: string;
   key: string | null;
-  entityName: string;
-  personality: string;
-  backstory: string | null;
-  backstorySummary: string | null;
-  role: string | null;
-  speakingStyle: string | null;
   /** JSON text as stored */
   hints: string;
   restrictions: string;
@@ -151,13 +139,7 @@ export interface StoredMind {
 
 /** Every mind of the project in creation order (lore packs). */
 export function projectMinds(db: Db, projectId: string): StoredMind[] {
-  const tagRows = db
-    .query<{ mind_id: string; tag_id: string }, [string]>(
-      "SELECT mk.mind_id, mk.tag_id FROM mind_knowledge_tags mk JOIN entity_minds m ON m.id = mk.mind_id WHERE m.project_id = ?",
-    )
-    .all(projectId);
-  const tagsOf = new Map<string, string[]>();
-  for (const r of tagRows) (tagsOf.get(r.mind_id) ?? tagsOf.set(r.mind_id, []).get(r.mind_id)!).push(r.tag_id);
+  const tagsOf = linkedIds(db, "SELECT mk.mind_id, mk.tag_id FROM mind_knowledge_tags mk JOIN entity_minds m ON m.id = mk.mind_id WHERE m.project_id = ?", projectId);
   return db
     .query<Omit<StoredMind, "tagIds">, [string]>(
       `SELECT id, key, entity_name AS entityName, personality, backstory, backstory_summary AS backstorySummary, role,
@@ -166,5 +148,5 @@ export function projectMinds(db: Db, projectId: string): StoredMind[] {
        FROM entity_minds WHERE project_id = ? ORDER BY created_at, id`,
     )
     .all(projectId)
-    .map((m) => ({ ...m, tagIds: (tagsOf.get(m.id) ?? []).sort() }));
+    .map((m) => ({ ...m, tagIds: tagsOf.get(m.id) ?? [] }));
 }

@@ -11,15 +11,6 @@ export interface RelationshipValues {
   to: string;
 }
 
-export interface StoredRelationship {
-  key: string | null;
-  from_mind_id: string;
-  to_mind_id: string;
-  type: string | null;
-  custom_type_id: string | null;
-  description: string | null;
-}
-
 export interface TypeValues {
   key: string | null;
   name: string;
@@ -76,6 +67,9 @@ export interface MindRelationRow {
 
 // ---- relationships
 
+const REL_SELECT =
+  "SELECT id, key, type, custom_type_id AS customTypeId, description, from_mind_id AS fromId, to_mind_id AS toId FROM relationships";
+
 export function insertRelationship(db: Db, projectId: string, id: string, r: RelationshipValues, at: string): void {
   db.query(
     `INSERT INTO relationships (key, type, custom_type_id, description, from_mind_id, to_mind_id, id, project_id, created_at, updated_at)
@@ -90,8 +84,8 @@ export function updateRelationshipRow(db: Db, id: string, r: RelationshipValues,
   ).run(r.key, r.type, r.customTypeId, r.description, r.from, r.to, at, id);
 }
 
-export function relationshipById(db: Db, projectId: string, id: string): StoredRelationship | null {
-  return db.query<StoredRelationship, [string, string]>("SELECT * FROM relationships WHERE id = ? AND project_id = ?").get(id, projectId);
+export function relationshipById(db: Db, projectId: string, id: string): StoredRelationshipRow | null {
+  return db.query<StoredRelationshipRow, [string, string]>(`${REL_SELECT} WHERE id = ? AND project_id = ?`).get(id, projectId);
 }
 
 export function deleteRelationshipRow(db: Db, projectId: string, id: string): boolean {
@@ -220,14 +214,8 @@ export function typesWithUsage(db: Db, projectId: string): (TypeRow & { usage: n
 }
 
 /** A custom type as lore packs compare it (JSON lists as text). */
-export interface StoredType {
+export interface StoredType extends Omit<TypeValues, "builtIn" | "custom"> {
   id: string;
-  key: string | null;
-  name: string;
-  description: string | null;
-  color: string;
-  isSymmetric: boolean;
-  inverseTypeId: string | null;
   /** JSON text as stored */
   conflictsWithBuiltIn: string;
   conflictsWithCustom: string;
@@ -260,8 +248,7 @@ export function projectTypes(db: Db, projectId: string): StoredType[] {
 export function projectRelationships(db: Db, projectId: string): StoredRelationshipRow[] {
   return db
     .query<StoredRelationshipRow, [string]>(
-      `SELECT id, key, type, custom_type_id AS customTypeId, description, from_mind_id AS fromId, to_mind_id AS toId
-       FROM relationships WHERE project_id = ? ORDER BY created_at, id`,
+      `${REL_SELECT} WHERE project_id = ? ORDER BY created_at, id`,
     )
     .all(projectId);
 }

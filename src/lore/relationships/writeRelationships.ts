@@ -3,7 +3,7 @@ import { newId } from "../../core/ids.ts";
 import { nowIso, type ServiceContext } from "../../core/context.ts";
 import { LIMITS, Problems } from "../validate/fields.ts";
 import { BUILT_IN_TYPES, isBuiltInType } from "./builtInTypes.ts";
-import { deleteRelationshipRow, insertRelationship, mindInProject, relationshipById, typeExists, updateRelationshipRow, type StoredRelationship } from "./relationshipStore.ts";
+import { deleteRelationshipRow, insertRelationship, mindInProject, relationshipById, typeExists, updateRelationshipRow, type StoredRelationshipRow } from "./relationshipStore.ts";
 
 export interface RelationshipInput {
   key?: unknown;
@@ -14,7 +14,7 @@ export interface RelationshipInput {
   description?: unknown;
 }
 
-type RelRow = StoredRelationship;
+type RelRow = StoredRelationshipRow;
 
 function normalise(ctx: ServiceContext, projectId: string, input: RelationshipInput, base?: RelRow) {
   const p = new Problems();
@@ -27,11 +27,11 @@ function normalise(ctx: ServiceContext, projectId: string, input: RelationshipIn
     }
     return v;
   };
-  const from = mind("fromEntityId", base?.from_mind_id);
-  const to = mind("toEntityId", base?.to_mind_id);
+  const from = mind("fromEntityId", base?.fromId);
+  const to = mind("toEntityId", base?.toId);
   if (from && from === to) p.add("toEntityId", "a relationship joins two different Entity Minds");
   let type = base?.type ?? null;
-  let customTypeId = base?.custom_type_id ?? null;
+  let customTypeId = base?.customTypeId ?? null;
   if (input.type !== undefined || input.customTypeId !== undefined || !base) {
     type = (input.type as string | null | undefined) ?? null;
     customTypeId = (input.customTypeId as string | null | undefined) ?? null;

@@ -1,4 +1,4 @@
-import type { Db } from "../../db/openDatabase.ts";
+import { firstColumn, type Db } from "../../db/openDatabase.ts";
 import { placeholders } from "../sqlList.ts";
 
 /** tags: the lore feature owns this table (documents and minds link to it by id). */
@@ -68,10 +68,7 @@ export function tagsWithDocumentCounts(db: Db, projectId: string): (TagRow & { d
 
 /** Tag names, defaults first, then in creation order (the scanner's vocabulary). */
 export function tagNamesDefaultsFirst(db: Db, projectId: string): string[] {
-  return db
-    .query<{ name: string }, [string]>("SELECT name FROM tags WHERE project_id = ? ORDER BY is_default DESC, created_at, rowid")
-    .all(projectId)
-    .map((r) => r.name);
+  return firstColumn(db, "SELECT name FROM tags WHERE project_id = ? ORDER BY is_default DESC, created_at, rowid", projectId);
 }
 
 /** Every tag of the project, by name (lore packs). */

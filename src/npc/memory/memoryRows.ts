@@ -1,4 +1,4 @@
-import type { Db } from "../../db/openDatabase.ts";
+import { firstColumn, type Db } from "../../db/openDatabase.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import type { MemoryRow } from "../../vectors/VectorStore.ts";
 import type { Memory, MemoryScope } from "./types.ts";
@@ -90,10 +90,7 @@ export function memoryExists(db: Db, id: string): boolean {
 
 /** The ids of a player's memories in a project, by id. */
 export function playerMemoryIds(db: Db, projectId: string, playerId: string): string[] {
-  return db
-    .query<{ id: string }, [string, string]>("SELECT id FROM memories WHERE project_id = ? AND player_id = ? ORDER BY id")
-    .all(projectId, playerId)
-    .map((r) => r.id);
+  return firstColumn(db, "SELECT id FROM memories WHERE project_id = ? AND player_id = ? ORDER BY id", projectId, playerId);
 }
 
 export function deletePlayerMemories(db: Db, projectId: string, playerId: string): void {

@@ -1,4 +1,4 @@
-import type { LoreNote } from "../lore/retrieveLore.ts";
+import type { LoreNote } from "../../retrieval/hybridSearch.ts";
 
 /**
  * What the server adds to a player's turn before the model sees it. Kept in

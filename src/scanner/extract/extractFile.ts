@@ -5,6 +5,7 @@ import { extractMarkdown } from "./formats/markdown.ts";
 import { extractPlainText } from "./formats/plainText.ts";
 import { extractRecords, looksLikeRecords } from "./formats/records.ts";
 import { extractHtml } from "./formats/html.ts";
+import { extractTwineArchive, isTwineHtml } from "./formats/twineArchive.ts";
 import { extractJson, extractToml, extractYaml } from "./formats/data.ts";
 import { extractDelimited } from "./formats/csv.ts";
 import { extractResx, extractXliff, extractXml } from "./formats/xml.ts";
@@ -27,7 +28,7 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
   ".txt": extractTextOrRecords,
   ".md": extractMarkdown,
   ".markdown": extractMarkdown,
-  ".html": extractHtml,
+  ".html": (c, out) => (isTwineHtml(c) ? extractTwineArchive(c, out) : extractHtml(c, out)),
   ".ink": extractInk,
   ".yarn": extractYarn,
   ".tw": extractTwee,

@@ -24,6 +24,8 @@ import { SkipTally } from "./SkipTally.ts";
 import { forEachTextPiece } from "./entryPieces.ts";
 
 const GC_EVERY_BYTES = 8 * 1024 * 1024;
+/** Sections classified (and candidates stored) per slice of one file. */
+const CLASSIFY_SLICE = 2_000;
 
 /** The job left PROCESSING under the worker's feet (the 24 h sweep failed it): stop quietly. */
 class JobGone extends Error {}
@@ -95,20 +97,31 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     includeMechanics: plan.includeMechanics,
     stringTableKeys: (c) => tables.keysOf(c),
   };
-  const extractOne = (relativePath: string, content: string): Candidate[] => {
+  // Candidates wait here until the file's transaction; a file with thousands of sections (an 8 MB
+  // dialogue database) is classified and stored a slice at a time, so they are never all in memory.
+  let pending: Candidate[] = [];
+  const storePending = () => {
+    const batch = pending;
+    pending = [];
+    for (const c of batch) store.add(c);
+  };
+  const extractOne = (relativePath: string, content: string): void => {
     const extraction = extractFile(relativePath, content, extractOpts);
-    const out = classify(extraction.sections, vocab);
     const variants = plan.variantsOf(relativePath);
-    if (variants.length) for (const c of out) c.review.variants = variants;
     for (const s of extraction.skipped) skipped.add(s);
-    return out;
+    const sections = extraction.sections;
+    for (let i = 0; i < sections.length; i += CLASSIFY_SLICE) {
+      const out = classify(i === 0 && sections.length <= CLASSIFY_SLICE ? sections : sections.slice(i, i + CLASSIFY_SLICE), vocab);
+      if (variants.length) for (const c of out) c.review.variants = variants;
+      for (const c of out) pending.push(c);
+      if (pending.length >= CLASSIFY_SLICE) writeTx(ctx.db, storePending);
+    }
   };
 
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
     // Issue 12: what a file is decides before decoding: skipped kinds and translations are only counted.
     const skipKind = plan.skipKind(f.relativePath);
     const translation = skipKind ? null : plan.translationOf(f.relativePath);
-    let candidates: Candidate[] = [];
     if (skipKind) tally.addKind(f.relativePath, skipKind);
     else if (translation) tally.addTranslation(f.relativePath, translation.language);
     else {
@@ -117,13 +130,14 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
       forEachTextPiece(f.relativePath, f.bytes, (piece, last) => {
         const content = decodeText(piece);
         if (!last) {
-          const found = extractOne(f.relativePath, content);
-          writeTx(ctx.db, () => found.forEach((c) => store.add(c)));
+          extractOne(f.relativePath, content);
+          writeTx(ctx.db, storePending);
           return;
         }
+        // Issue 12: a Unity string table may wait for its collection's Shared Data keys.
         const join = tables.offer(f.relativePath, content, piece.byteLength);
-        if (join.action !== "wait") candidates = extractOne(f.relativePath, content);
-        if (join.action === "shared") for (const t of join.ready) candidates.push(...extractOne(t.relativePath, t.content));
+        if (join.action !== "wait") extractOne(f.relativePath, content);
+        if (join.action === "shared") for (const t of join.ready) extractOne(t.relativePath, t.content);
       });
     }
     completed++;
@@ -133,7 +147,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     e.bytes += f.bytes.byteLength;
     e.micro += scanCostMicro(ctx.config.prices, f.bytes.byteLength);
     writeTx(ctx.db, () => {
-      for (const c of candidates) store.add(c);
+      storePending();
       writeProgress();
     });
     // A scan makes garbage fast (every file's text, sections and rows); collecting every
@@ -176,9 +190,10 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
 
     // String tables whose shared keys never came: extracted without keys.
     const late = tables.drain();
-    if (late.length) writeTx(ctx.db, () => {
-      for (const t of late) for (const c of extractOne(t.relativePath, t.content)) store.add(c);
-    });
+    if (late.length) {
+      for (const t of late) extractOne(t.relativePath, t.content);
+      writeTx(ctx.db, storePending);
+    }
 
     let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
     const model = ctx.generation ?? ctx.llm;

@@ -242,3 +242,56 @@ describe("scanner v2: markup, wiki pages, short lore, tags as proper nouns", () 
     expect(a.confidence).toBeGreaterThan(b.confidence + 0.3);
   });
 });
+
+describe("tolerant parsers", () => {
+  const cases: [string, string, string, [string, string][]][] = [
+    [
+      "JSON with comments and trailing commas",
+      "data/npcs.json",
+      '// NPCs of the valley\n{\n  "npcs": [\n    /* the innkeeper */\n    { "name": "Garrick", "description": "Innkeeper of the Rusty Tankard, // not a comment here", },\n  ],\n}\n',
+      [["Garrick", "Innkeeper of the Rusty Tankard, // not a comment here"]],
+    ],
+    [
+      "YAML with a duplicate key (the last wins)",
+      "data/items.yaml",
+      "items:\n  - name: Ember Blade\n    description: An old draft.\n    description: Forged in the abbey ruins, it glows near danger.\n",
+      [["Ember Blade", "Forged in the abbey ruins, it glows near danger."]],
+    ],
+    [
+      "a Twine 2 archive read as passages (tags as hints, macros stripped)",
+      "stories/archive.html",
+      '<html><body><tw-storydata name="Over" format="Harlowe"><style>tw-story{}</style><script>var x = 1;</script>' +
+        '<tw-passagedata pid="1" name="Gate" tags="city" position="0,0">The gate of Over is shut at dusk. (link: &quot;Knock&quot;)[(goto: &quot;Watch&quot;)]</tw-passagedata>' +
+        '<tw-passagedata pid="2" name="Watch" tags="">The watchman squints: [[Who goes there?|Gate]]</tw-passagedata></tw-storydata></body></html>',
+      [
+        ["Gate", "The gate of Over is shut at dusk."],
+        ["Watch", "The watchman squints: Who goes there?"],
+      ],
+    ],
+  ];
+  for (const [name, path, content, want] of cases) test(name, () => expect(sections(path, content).map((s) => [s.title, s.text])).toEqual(want));
+
+  test("Twine passages carry their tags as hints", () => {
+    const html = '<tw-storydata name="S"><tw-passagedata pid="1" name="Gate" tags="city gate">The gate is shut at dusk.</tw-passagedata></tw-storydata>';
+    expect(extractFile("s.html", html).sections[0].hints).toEqual({ tags: ["city", "gate"] });
+  });
+
+  test("a large JSON with no run of words is skipped unparsed; one with prose is read", () => {
+    const numbers = JSON.stringify({ vertices: Array.from({ length: 300_000 }, (_, i) => i * 0.5) });
+    expect(numbers.length).toBeGreaterThan(1024 * 1024);
+    expect(extractFile("mesh.json", numbers)).toEqual({ sections: [], skipped: [{ section: "mesh.json", reason: "No prose found", sourceFile: "mesh.json" }] });
+    const lore = JSON.stringify({ vertices: Array.from({ length: 300_000 }, (_, i) => i), lore: "The river that runs through the valley has never frozen." });
+    expect(extractFile("mesh.json", lore).sections.map((s) => s.text)).toEqual(["The river that runs through the valley has never frozen."]);
+  });
+});
+
+describe("large YAML is parsed a slice of top-level entries at a time", () => {
+  test("a 1.5 MB list gives the same sections as a whole parse would", () => {
+    const item = (i: number) => `- name: Relic ${i}\n  description: >-\n    Relic ${i} was found in the abbey ruins\n    and glows when danger is near.\n`;
+    const big = Array.from({ length: 14_000 }, (_, i) => item(i)).join("");
+    expect(big.length).toBeGreaterThan(1024 * 1024);
+    const s = extractFile("relics.yaml", big).sections;
+    expect(s).toHaveLength(14_000);
+    expect(s[13_999]).toMatchObject({ title: "Relic 13999", text: "Relic 13999 was found in the abbey ruins and glows when danger is near." });
+  });
+});

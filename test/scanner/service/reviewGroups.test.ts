@@ -8,7 +8,7 @@ let jobId: string;
 const files = [
   { path: "lore/characters/garrick.md", data: "# Garrick\n\nGarrick has kept the Rusty Tankard for thirty years and knows every traveller by name.\n" },
   { path: "data/characters.json", data: JSON.stringify([{ name: "Garrick", description: "Innkeeper of the Rusty Tankard; once a soldier of the river wars." }]) },
-  { path: "dialogue/tavern.yarn", data: "title: Tavern\n---\nGarrick: Welcome to the Rusty Tankard, traveller!\nMira: A pint, and the news from the Docks.\n===\n" },
+  { path: "dialogue/tavern.yarn", data: "title: Tavern\n---\nGarrick: Welcome to the Rusty Tankard, traveller!\nMira: A pint, and what the Smugglers say at the Docks.\nGarrick: Keep your voice down.\n===\n" },
   { path: "lore/places/docks.md", data: "# The Docks\n\nAt the Docks the smugglers unload their crates after midnight, when the river fog hides the lanterns.\n" },
 ];
 
@@ -52,6 +52,14 @@ describe("per-group review: job detail", () => {
       expect(g).toMatchObject({ count: 1, hiddenCount: 1 });
       expect(g.extractionIds).toBeUndefined();
     }
+  });
+
+  test("knowledgeSuggestions: per character, the tags and location of the scenes it speaks in", async () => {
+    const r = await detail("?groups=true");
+    expect(r.body.knowledgeSuggestions).toEqual([
+      { speaker: "Garrick", scenes: 1, tags: [{ tag: "smugglers", scenes: 1 }], locations: [{ location: "Rusty Tankard", scenes: 1 }] },
+      { speaker: "Mira", scenes: 1, tags: [{ tag: "smugglers", scenes: 1 }], locations: [{ location: "Rusty Tankard", scenes: 1 }] },
+    ]);
   });
 
   test.each([["bogus"], ["kind:"], ["colour:red"]])("hide=%s is 400 Invalid request", async (hide) => {

@@ -60,7 +60,7 @@ function parseHeader(line: string): { name: string; tags: string[] } {
   return { name: rest.replace(/\\(.)/g, "$1"), tags };
 }
 
-function cleanTwee(s: string): string {
+export function cleanTwee(s: string): string {
   let t = [
     ["/*", "*/"],
     ["<!--", "-->"],

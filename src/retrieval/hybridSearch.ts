@@ -1,0 +1,150 @@
+import type { ServiceContext } from "../core/context.ts";
+import { parseJsonColumn } from "../core/json.ts";
+import { bm25Chunks, countChunks, liveChunkTags, termChunkCounts } from "../lore/documents/chunkSearchStore.ts";
+import type { VectorStore } from "../vectors/VectorStore.ts";
+import type { ChunkRow } from "../vectors/rows.ts";
+import { reciprocalRankFusion } from "./rrf.ts";
+
+/**
+ * The hybrid search the product runs, in one place: the vector half (the
+ * vector store's in-memory ProjectVectorCache), the BM25 half (SQLite FTS5 over
+ * the same chunks), reciprocal-rank fusion and the visibility check against
+ * SQLite. Interact and the admin preview reach it through prepareTurn; tests
+ * call retrieveLore or go through /v1/npc/interact.
+ */
+
+export interface LoreNote {
+  chunkId: string;
+  documentId: string;
+  documentName: string;
+  chunkIndex: number;
+  text: string;
+  tags: string[];
+  score: number;
+}
+
+/**
+ * The chunks among `chunkIds` that the visible tags still open, checked
+ * against SQLite (the source of truth): the document exists in this project,
+ * is COMPLETED, and the chunk's current tags intersect the visible set. This
+ * guards both fresh LanceDB hits and lore kept in a session from earlier
+ * turns (tags may have changed since).
+ */
+export function stillVisible(ctx: ServiceContext, projectId: string, chunkIds: string[], visible: string[]): Set<string> {
+  const ok = new Set<string>();
+  if (chunkIds.length === 0 || visible.length === 0) return ok;
+  const allowed = new Set(visible);
+  const unique = [...new Set(chunkIds)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const part = unique.slice(i, i + 500);
+    const rows = liveChunkTags(ctx.db, projectId, part);
+    for (const r of rows) if (parseJsonColumn<string[]>(r.tags, []).some((t) => allowed.has(t))) ok.add(r.id);
+  }
+  return ok;
+}
+
+/** Candidates taken from each half before fusion. */
+const candidatesFor = (k: number) => Math.min(Math.max(k * 4, 20), 200);
+
+// ---------------------------------------------------------------- the vector half is the vector store's searchVectors
+// ---------------------------------------------------------------- the text half: BM25 over SQLite FTS5
+
+/** Words that carry no meaning for retrieval (a player's line is mostly these). */
+const STOPWORDS = new Set(
+  "a an and are as at be but by can could did do does for from had has have he her him his how i if in into is it its me my no not of on or our she so than that the their them then there they this to up us was we were what when where which who why will with would you your".split(" "),
+);
+
+/** A player's line as search words: lower-cased, no stopwords, no duplicates. */
+export function queryWords(text: string): string[] {
+  const words = (text.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOPWORDS.has(w));
+  return [...new Set(words)].slice(0, 24);
+}
+
+/**
+ * Words as an FTS5 query: each quoted (no FTS syntax can get through), any of
+ * them may match (OR), ranked by BM25. Null when no word is left.
+ */
+export function bm25Query(text: string, keep?: (word: string) => boolean): string | null {
+  const words = queryWords(text).filter((w) => !keep || keep(w));
+  return words.length ? words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ") : null;
+}
+
+/**
+ * A word held by more than this share of all chunks is left out of the query:
+ * its BM25 weight is close to nothing, yet FTS5 would score every chunk that
+ * holds it (ORDER BY bm25 has no early exit) — 45 ms at 10k chunks.
+ */
+const COMMON_WORD_SHARE = 0.1;
+
+/** Chunk count, refreshed at most every few seconds (only the common-word cut-off needs it). */
+let chunkTotal = { at: 0, n: 0, db: null as unknown };
+function totalChunks(ctx: ServiceContext): number {
+  const now = Date.now();
+  if (chunkTotal.db !== ctx.db || now - chunkTotal.at > 5000) {
+    chunkTotal = { at: now, n: countChunks(ctx.db), db: ctx.db };
+  }
+  return chunkTotal.n;
+}
+
+function commonWords(ctx: ServiceContext, words: string[]): Set<string> {
+  const total = totalChunks(ctx);
+  if (words.length === 0 || total < 50) return new Set();
+  const rows = termChunkCounts(ctx.db, words);
+  return new Set(rows.filter((r) => r.doc > total * COMMON_WORD_SHARE).map((r) => r.term));
+}
+
+/**
+ * The text half of the runtime's hybrid retrieval: BM25 over the project's
+ * indexed chunks (SQLite FTS5), only chunks of COMPLETED documents whose
+ * tags meet the visible ones, best first.
+ */
+export function chunkTextSearch(ctx: ServiceContext, q: { projectId: string; query: string; tags: string[]; n: number }): ChunkRow[] {
+  if (q.tags.length === 0) return [];
+  const common = commonWords(ctx, queryWords(q.query));
+  const match = bm25Query(q.query, (w) => !common.has(w));
+  if (!match) return [];
+  const rows = bm25Chunks(ctx.db, { match, projectId: q.projectId, tags: q.tags, n: q.n });
+  return rows.map((r) => ({
+    id: r.id,
+    projectId: r.project_id,
+    documentId: r.document_id,
+    documentName: r.document_name,
+    chunkIndex: r.chunk_index,
+    text: r.content,
+    tags: parseJsonColumn<string[]>(r.tags, []),
+    locationId: r.location_id,
+  }));
+}
+
+// ---------------------------------------------------------------- fusion and the visibility check
+
+/**
+ * Top-k lore for a query within the visible tags: hybrid retrieval — vector
+ * similarity (the chunk vectors LanceDB stores, searched in memory) and BM25
+ * (SQLite FTS5 over the same chunks), fused by reciprocal rank — then every
+ * hit verified against SQLite. Both halves answer in a few milliseconds at
+ * 10k chunks, which keeps the interact overhead inside its budget.
+ */
+export async function retrieveLore(
+  ctx: ServiceContext & { vectors: VectorStore },
+  q: { projectId: string; query: string; tags: string[]; k: number },
+): Promise<LoreNote[]> {
+  if (q.tags.length === 0 || q.query.trim() === "") return [];
+  const n = candidatesFor(q.k);
+  const byVector = await ctx.vectors.searchVectors({ projectId: q.projectId, query: q.query, tags: q.tags, n });
+  const byText = chunkTextSearch(ctx, { projectId: q.projectId, query: q.query, tags: q.tags, n });
+  const fused = reciprocalRankFusion([byVector, byText], (r) => r.id);
+  const ok = stillVisible(ctx, q.projectId, fused.map((f) => f.item.id), q.tags);
+  return fused
+    .filter((f) => ok.has(f.item.id))
+    .slice(0, q.k)
+    .map(({ item, score }) => ({
+      chunkId: item.id,
+      documentId: item.documentId,
+      documentName: item.documentName,
+      chunkIndex: item.chunkIndex,
+      text: item.text,
+      tags: item.tags,
+      score,
+    }));
+}

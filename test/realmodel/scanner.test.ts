@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { LlmEngine } from "../../src/llm/LlmEngine.ts";
+import { processScanJob, projectVocabulary } from "../../src/scanner/worker/processScanJob.ts";
+import { job, scanFixture, submitAndUpload, type ScanFixture } from "../scanner/service/scanSupport.ts";
+import { realFixtures } from "./realFixtures.ts";
+
+// The scanner's refinement pass on a real instruct model: titles a person would accept, tags from the project only.
+const fx = realFixtures();
+
+const FILES = [
+  { path: "lore/tankard.md", data: "# the_tankard_v2\n\nThe Rusty Tankard is the oldest tavern in town. Garrick brews a dark porter there and serves mutton stew by the fire." },
+  { path: "lore/history.md", data: "# notes_03\n\nThornhaven was founded by river traders. The old bridge burned in the year of ash and was rebuilt in stone." },
+  { path: "lore/tunnel.md", data: "# misc\n\nSmugglers carry brandy through a tunnel that runs from the tavern cellar down to the docks at night." },
+];
+const STOP = new Set(["the", "and", "was", "that", "from", "there", "down", "runs", "with", "this", "town"]);
+const words = (s: string) => new Set((s.toLowerCase().match(/[a-z]{4,}/g) ?? []).filter((x) => !STOP.has(x)));
+
+describe.skipIf(!fx)("scanner refinement on real weights (SmolLM2-135M-Instruct)", () => {
+  let f: ScanFixture;
+  let llm: LlmEngine;
+  beforeAll(async () => {
+    f = await scanFixture();
+    llm = await LlmEngine.load({ modelPath: fx!.smol, threads: 2, parallel: 1, contextSize: 2048 });
+  }, 120_000);
+  afterAll(async () => {
+    await llm?.dispose();
+    await f?.close();
+  });
+
+  test("each section gets a short title drawn from its text and only the project's tags", async () => {
+    const { jobId } = await submitAndUpload(f, FILES, { userContext: "Fantasy RPG town lore." });
+    expect(await processScanJob({ ...f.t.app.ctx, llm }, jobId)).toBe("COMPLETED");
+    const d = (await job(f, jobId)).body;
+    const vocab = projectVocabulary(f.t.app.ctx, f.w.projectId);
+    expect(d.extractions.length).toBe(FILES.length);
+    const junk = /^(#|misc|notes_\d+|the_tankard_v2)$/i;
+    for (const e of d.extractions) {
+      const source = FILES.find((x) => e.content.includes(x.data.split("\n\n")[1].slice(0, 30)))!;
+      expect(source).toBeDefined();
+      expect(e.title).toMatch(/[\p{L}\p{N}]/u);
+      expect(e.title.length).toBeLessThanOrEqual(120);
+      expect(e.title).not.toMatch(junk);
+      // Useful: the title names something the text is about.
+      const shared = [...words(e.title)].filter((x) => words(source.data).has(x));
+      expect({ title: e.title, shared: shared.length > 0 }).toEqual({ title: e.title, shared: true });
+      for (const t of e.tags) expect(vocab.tags).toContain(t);
+      if (e.location !== null) expect(vocab.locations).toContain(e.location);
+    }
+  }, 1_800_000);
+});
