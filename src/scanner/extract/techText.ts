@@ -14,18 +14,20 @@ const TECH_WORD_RE =
 /** `YarnTask`, `LineProviderBehaviour`, `foo.bar()`, `snake_case`: identifiers quoted in a message. */
 const IDENTIFIER_RE = /\b[A-Z][a-z]{2,}[A-Z][a-z]\w*|\b\w+\.\w+\(|\b\w+\(\)|\b[a-z]+_[a-z_]+\b/g;
 
-/** Does a short entry read as developer, settings or UI text? Two technical words, or one in a short text. */
+/**
+ * Does an entry read as developer, settings or UI text? One technical word in a short text (under 25
+ * words), else at least two and one per 30 words: a tutorial page full of clicks is UI help, a
+ * chronicle that once mentions a keyboard is not.
+ */
 export function isTechnicalText(text: string): boolean {
+  const words = text.split(/\s+/).length;
+  const wanted = words < 25 ? 1 : Math.max(2, Math.ceil(words / 30));
   let hits = 0;
   TECH_WORD_RE.lastIndex = 0;
-  while (TECH_WORD_RE.exec(text) && hits < 2) hits++;
-  if (hits < 2) {
-    IDENTIFIER_RE.lastIndex = 0;
-    while (IDENTIFIER_RE.exec(text) && hits < 2) hits++;
-  }
-  if (hits >= 2) return true;
-  if (hits === 0) return false;
-  return text.split(/\s+/).length < 25;
+  while (hits < wanted && TECH_WORD_RE.exec(text)) hits++;
+  IDENTIFIER_RE.lastIndex = 0;
+  while (hits < wanted && IDENTIFIER_RE.exec(text)) hits++;
+  return hits >= wanted && hits > 0;
 }
 
 /** `Duration: %bdr`, `Chance: 25`, `Magnitude: N/A`: a label with a number, a placeholder or N/A. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { extractFile } from "../../../src/scanner/extract/index.ts";
+import { extractFile, planScan } from "../../../src/scanner/extract/index.ts";
+import { languageOfPath } from "../../../src/scanner/extract/scanPlan.ts";
 import { SKIP } from "../../../src/scanner/extract/text.ts";
 import { MECHANICS } from "../../../src/scanner/extract/formats/records.ts";
 import { isStatText, isTechnicalText } from "../../../src/scanner/extract/techText.ts";
@@ -26,7 +27,7 @@ describe("technical and stat text", () => {
     ["Duration: a whole winter. The siege of Wayrest lasted until the thaw.", false, false],
   ];
   for (const [text, tech, stat] of cases) {
-    test(text, () => {
+    test(JSON.stringify(text), () => {
       expect(isTechnicalText(text)).toBe(tech);
       expect(isStatText(text)).toBe(stat);
     });
@@ -107,4 +108,58 @@ describe("record files of rules are mechanics", () => {
     test(`${path} is skipped as mechanics`, () => expect(extractFile(path, terrain).skipped.map((s) => s.reason)).toEqual([MECHANICS]));
   }
   test("monster.txt is not", () => expect(titles("lib/gamedata/monster.txt", terrain)).toEqual(["granite wall", "lava"]));
+});
+
+describe("PO sets and pages of prose (the PO-heavy corpus project)", () => {
+  const cases: [string, string | null][] = [
+    ["po/scenarios/de/tutorial.po", "de"],
+    ["po/scenarios/ca@valencia/The_Unknown.po", "ca@valencia"],
+    ["po/uh/zu.po", "zu"],
+    ["po/uh/pt_BR.po", "pt-BR"],
+    ["po/game_fr.po", "fr"],
+    ["content/scenarios/tutorial_id.yaml", "id"],
+    ["content/po/readme.po", null],
+  ];
+  for (const [path, lang] of cases) test(`${path} → ${lang}`, () => expect(languageOfPath(path)).toBe(lang));
+
+  test("47 catalogues do not outvote the English scenarios: PO languages say nothing of the source", () => {
+    const langs = ["af", "de", "fr", "id", "pl", "zu"];
+    const paths = [...langs.flatMap((l) => [`po/uh/${l}.po`, `po/scenarios/${l}/tutorial.po`]), "content/scenarios/tutorial_en.yaml", "content/scenarios/tutorial_id.yaml"];
+    const plan = planScan(paths);
+    expect(plan.sourceLanguage).toBe("en");
+    expect(plan.translationOf("content/scenarios/tutorial_id.yaml")).toEqual({ language: "id" });
+    // No English catalogue (that is the .pot): the first one stands in, the others are its variants.
+    expect(plan.translationOf("po/uh/af.po")).toBeNull();
+    expect(plan.translationOf("po/uh/de.po")).toEqual({ language: "de" });
+    expect(plan.variantsOf("po/uh/af.po").map((v) => v.language)).toEqual(["de", "fr", "id", "pl", "zu"]);
+  });
+
+  test("a PO catalogue's consecutive paragraphs are one passage titled by the heading entry before them", () => {
+    const po = [
+      'msgid ""', 'msgstr ""', '"Language: af\\n"', "",
+      'msgid "20th November 1740"', 'msgstr ""', "",
+      'msgid "After four days the storm finally fades and we can take a rest, but our food is low."', 'msgstr ""', "",
+      'msgid "One of my jacks saw some birds hunting for fish, so land cannot be far from here."', 'msgstr ""', "",
+      'msgid "22nd November 1740"', 'msgstr ""', "",
+      'msgid "The port is built and a new hope arises, though we still lack building material."', 'msgstr ""', "",
+    ].join("\n");
+    const s = extractFile("po/scenarios/af/The_Unknown.po", po).sections;
+    expect(s.map((x) => x.title)).toEqual(["20th November 1740", "22nd November 1740"]);
+    expect(s[0].text).toBe("20th November 1740\n\nAfter four days the storm finally fades and we can take a rest, but our food is low.\n\nOne of my jacks saw some birds hunting for fish, so land cannot be far from here.");
+  });
+
+  test("a YAML page of paragraphs with a [Headline, …] pair is one section titled by it", () => {
+    const yaml = [
+      "logbook:",
+      "- - [Headline, '20th November 1740']",
+      "  - [Image, content/gui/images/hr.png]",
+      "  - After four days the storm finally fades and we can take a rest.",
+      "  - One of my jacks saw some birds hunting for fish, so land can't be far.",
+      "- - [Headline, '22nd November 1740']",
+      "  - The port is built and a new hope arises for all of us.",
+      "  - We need to secure our basic needs to keep us alive this winter.",
+    ].join("\n");
+    const s = extractFile("content/scenarios/The_Unknown_en.yaml", yaml).sections;
+    expect(s.map((x) => [x.title, x.text.split("\n\n").length])).toEqual([["20th November 1740", 2], ["22nd November 1740", 2]]);
+  });
 });
