@@ -157,7 +157,8 @@ export class SectionCollector {
     // Issue 12: fine-grained entries (strings, labels, table values) whose key does not name lore are
     // dropped when they read as a settings screen or a developer message; stat templates anywhere short.
     const fine = input.quiet || input.keyed || input.ui;
-    if (fine && !(givenTitle && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text))) {
+    // A scene node's name ("Description") is not a data key: it earns no exemption.
+    if (fine && !(givenTitle && !input.ui && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text))) {
       this.uiText++;
       return;
     }
