@@ -176,7 +176,9 @@ describe("knowledge scoping: the assembled prompt", () => {
   test("lore kept in a session is dropped when the tags no longer open it", async () => {
     const player = "scope-session";
     expect((await ask(player, "When was Thornhaven founded by river traders?")).status).toBe(200);
-    const kept = loadSession(t.app.ctx, w.projectId, w.minds.garrick, player).messages.flatMap((m) => m.notes?.lore ?? []);
+    // The conversation holds that lore in its turn's notes or in the mind's shared lore (its system message).
+    const shared = (await prepareTurn(t.app.ctx, w.projectId, validateInteract({ text: "And?", entityMindId: w.minds.garrick, playerId: player }))).sharedLore;
+    const kept = [...loadSession(t.app.ctx, w.projectId, w.minds.garrick, player).messages.flatMap((m) => m.notes?.lore ?? []), ...shared];
     expect(kept.some((l) => l.text.includes("river traders"))).toBe(true);
     const p = await prepareTurn(t.app.ctx, w.projectId, validateInteract({ text: "And the menu?", entityMindId: w.minds.garrick, playerId: player, activeKnowledgeTags: ["tavern"] }));
     expect(p.messages.map((m) => m.content).join("\n")).not.toContain("Thornhaven was founded by river traders");
