@@ -103,3 +103,29 @@ export function documentIndexRow(db: Db, projectId: string, documentId: string) 
 export function updatedStamps(db: Db, table: ProjectTable, projectId: string): Map<string, string> {
   return new Map(db.query<{ id: string; updated_at: string }, [string]>(`SELECT id, updated_at FROM ${table} WHERE project_id = ?`).all(projectId).map((r) => [r.id, r.updated_at]));
 }
+
+export interface ExtractionGroupRow {
+  id: string;
+  title: string;
+  tags: string;
+  location: string | null;
+  confidence: number;
+  source_files: string;
+  review: string | null;
+  /** the committed document, when it still exists */
+  document_id: string | null;
+}
+
+/**
+ * A scan job's extractions without their text, with the document each was committed to when that
+ * document still exists (a deleted one is made again by the next commit): what per-group review counts.
+ */
+export function extractionGroupRows(db: Db, projectId: string, jobId: string): ExtractionGroupRow[] {
+  return db
+    .query<ExtractionGroupRow, [string, string]>(
+      `SELECT e.id, e.title, e.tags, e.location, e.confidence, e.source_files, e.review, d.id AS document_id
+       FROM scan_extractions e LEFT JOIN documents d ON d.id = e.document_id AND d.project_id = ?
+       WHERE e.job_id = ? ORDER BY e.ordinal, e.id`,
+    )
+    .all(projectId, jobId);
+}

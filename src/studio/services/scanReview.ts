@@ -6,6 +6,7 @@ import type { ScannerContext } from "../../core/context.ts";
 import { loadJob } from "../../scanner/scanJobRow.ts";
 import { editExtractionRow, extractionsForReview, type ExtractionReviewRow } from "../../scanner/scanExtractionStore.ts";
 import { documentExists } from "../../lore/documents/documentStore.ts";
+import { REVIEW_KINDS, reviewFieldsOf, type ReviewFields } from "./reviewFields.ts";
 
 type Row = ExtractionReviewRow;
 
@@ -16,9 +17,12 @@ export interface ReviewFilter {
   format?: string;
   sourceFile?: string;
   search?: string;
+  /** one review group (issue 12's `group`) */
+  group?: string;
+  kind?: string;
 }
 
-export interface ReviewExtraction {
+export interface ReviewExtraction extends ReviewFields {
   id: string;
   title: string;
   tags: string[];
@@ -45,6 +49,7 @@ const view = (r: Row): ReviewExtraction => {
     formats: [...new Set(sourceFiles.map((f) => extname(f).slice(1).toLowerCase()).filter(Boolean))],
     documentId: r.document_id,
     review: r.review ? (JSON.parse(r.review) as Record<string, unknown>) : null,
+    ...reviewFieldsOf(r.review, r.id),
   };
 };
 
@@ -53,6 +58,8 @@ function matches(e: ReviewExtraction, f: ReviewFilter): boolean {
   if (f.tag && !e.tags.includes(f.tag)) return false;
   if (f.format && !e.formats.includes(f.format.toLowerCase())) return false;
   if (f.sourceFile && !e.sourceFiles.includes(f.sourceFile)) return false;
+  if (f.group !== undefined && e.group !== f.group) return false;
+  if (f.kind !== undefined && e.kind !== f.kind) return false;
   if (f.search) {
     const q = f.search.toLowerCase();
     if (!e.title.toLowerCase().includes(q) && !e.content.toLowerCase().includes(q)) return false;
@@ -76,6 +83,7 @@ const countBy = (items: string[]) => {
  * title from several files is usually one piece of lore) and the facets.
  */
 export function reviewExtractions(ctx: ScannerContext, projectId: string, jobId: string, filter: ReviewFilter, page: { limit: number; offset: number }) {
+  if (filter.kind !== undefined && !REVIEW_KINDS.includes(filter.kind as never)) throw invalidRequest(`kind: unknown kind '${filter.kind}' (${REVIEW_KINDS.join(", ")})`);
   const job = loadJob(ctx, projectId, jobId);
   const all = allOf(ctx, job.id);
   const hits = all.filter((e) => matches(e, filter));
