@@ -35,6 +35,7 @@ const ApproveBody = t.Object(
     minConfidence: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
     tag: t.Optional(t.String({ maxLength: 100 })),
     format: t.Optional(t.String({ maxLength: 20 })),
+    kind: t.Optional(t.String({ maxLength: 20 })),
     sourceFile: t.Optional(t.String({ maxLength: 1000 })),
     search: t.Optional(t.String({ maxLength: 200 })),
   },

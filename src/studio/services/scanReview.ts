@@ -82,8 +82,12 @@ const countBy = (items: string[]) => {
  * time, with the groups a reviewer sorts by (source file, title: the same
  * title from several files is usually one piece of lore) and the facets.
  */
+const checkKind = (kind: string | undefined) => {
+  if (kind !== undefined && !REVIEW_KINDS.includes(kind as never)) throw invalidRequest(`kind: unknown kind '${kind}' (${REVIEW_KINDS.join(", ")})`);
+};
+
 export function reviewExtractions(ctx: ScannerContext, projectId: string, jobId: string, filter: ReviewFilter, page: { limit: number; offset: number }) {
-  if (filter.kind !== undefined && !REVIEW_KINDS.includes(filter.kind as never)) throw invalidRequest(`kind: unknown kind '${filter.kind}' (${REVIEW_KINDS.join(", ")})`);
+  checkKind(filter.kind);
   const job = loadJob(ctx, projectId, jobId);
   const all = allOf(ctx, job.id);
   const hits = all.filter((e) => matches(e, filter));
@@ -97,7 +101,7 @@ export function reviewExtractions(ctx: ScannerContext, projectId: string, jobId:
       bySourceFile: countBy(hits.flatMap((e) => e.sourceFiles)),
       byTitle: countBy(hits.map((e) => e.title)).filter((g) => g.count > 1),
     },
-    facets: { tags: countBy(all.flatMap((e) => e.tags)), formats: countBy(all.flatMap((e) => e.formats)) },
+    facets: { tags: countBy(all.flatMap((e) => e.tags)), formats: countBy(all.flatMap((e) => e.formats)), kinds: countBy(all.map((e) => e.kind)) },
     skippedContent: JSON.parse(job.skipped) as unknown[],
   };
 }
@@ -135,6 +139,7 @@ export function editExtraction(ctx: ScannerContext, projectId: string, jobId: st
 
 /** Bulk approve: commits every extraction the filter matches (the same commit as POST /v1/scanner/commit). */
 export function approveMatching(ctx: ScannerContext, projectId: string, jobId: string, filter: ReviewFilter) {
+  checkKind(filter.kind);
   const job = loadJob(ctx, projectId, jobId);
   const ids = allOf(ctx, job.id)
     .filter((e) => matches(e, filter))
