@@ -85,8 +85,12 @@ export function GroupRow(props: {
         </button>
         <strong class="grow">{g.title}</strong>
         <span class={`badge kind-${g.kind}`}>{g.kind}</span>
-        <span class="badge" title="extractions in the group">{g.count}×</span>
-        <span class="badge" title="highest confidence">{fmtNum(g.confidence, 2)}</span>
+        <span class="badge" title="extractions in the group">
+          {g.count} {g.count === 1 ? "extraction" : "extractions"}
+        </span>
+        <span class="badge" title="highest confidence in the group">
+          conf. {fmtNum(g.confidence, 2)}
+        </span>
         <span class={`badge ${st.cls}`}>{st.label}</span>
         <button type="button" class="small primary" disabled={props.busy || done} onClick={props.onAccept}>
           Accept

@@ -106,6 +106,7 @@ describe.skipIf(!enabled)("Lorehold Studio in Chromium, no model loaded", () => 
     await quay.getByTestId("speakers").waitFor();
     await expect(quay.getByTestId("speakers").textContent()).resolves.toBe("Speakers: Mara, Bosun");
     await quay.getByTestId("reasons").waitFor();
+    await s.shot("11a-scan-review-groups-open");
     // skipped content, with the line that includes it
     const skipped = page.getByTestId("skipped-summary");
     await expect(skipped.textContent()).resolves.toContain("include: engine");
@@ -125,7 +126,7 @@ describe.skipIf(!enabled)("Lorehold Studio in Chromium, no model loaded", () => 
     await bulk.getByRole("button", { name: "Accept kind" }).click();
     await shows("group-result", "Accepted kind location: 1 document(s)");
     await shows("review-totals", /^1 open · 3 accepted · 2 rejected/);
-    await s.shot("11-scan-review-groups");
+    await s.shot("11b-scan-review-groups-accepted");
     // what Mara says and is told: give her Entity Mind the tag she lacks, in one click
     const suggestion = page.getByTestId("suggestion").filter({ hasText: "Mara" });
     await suggestion.getByRole("button", { name: "Add 1 tag(s) to Mara" }).click();
