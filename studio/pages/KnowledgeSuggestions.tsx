@@ -3,6 +3,8 @@ import { Link } from "wouter-preact";
 import { admin } from "../api.ts";
 import { ErrorBox, useAction } from "../components/ui.tsx";
 
+const SHOWN = 20;
+
 /** The mind editor for a new mind, prefilled with a speaker's name and suggested tags (Minds reads `?name=&tags=`). */
 export const newMindHref = (projectId: string, name: string, tags: string[]) =>
   `/p/${projectId}/minds/new?${new URLSearchParams({ name, tags: tags.join(",") })}`;
@@ -15,6 +17,11 @@ export const newMindHref = (projectId: string, name: string, tags: string[]) =>
 export function KnowledgeSuggestions({ projectId, suggestions, onApplied }: { projectId: string; suggestions: any[]; onApplied: () => void }) {
   const act = useAction();
   const [done, setDone] = useState<string | null>(null);
+  const [all, setAll] = useState(false);
+  // A large scan has hundreds of speakers: the actionable ones first (a mind that lacks tags, then no mind yet).
+  const rank = (s: any) => (s.mind ? (s.newTags.length ? 0 : 2) : 1);
+  const ordered = suggestions.map((s, i) => [s, i] as const).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([s]) => s);
+  const shown = all ? ordered : ordered.slice(0, SHOWN);
   const apply = async (s: any) => {
     const r = await act.run(() => admin("PATCH", `/projects/${projectId}/minds/${s.mind.id}`, { knowledgeTags: [...s.mind.knowledgeTags, ...s.newTags] }));
     if (r) {
@@ -44,7 +51,7 @@ export function KnowledgeSuggestions({ projectId, suggestions, onApplied }: { pr
           </tr>
         </thead>
         <tbody>
-          {suggestions.map((s) => (
+          {shown.map((s) => (
             <tr data-testid="suggestion">
               <td>
                 <strong>{s.speaker}</strong>
@@ -82,6 +89,11 @@ export function KnowledgeSuggestions({ projectId, suggestions, onApplied }: { pr
           ))}
         </tbody>
       </table>
+      {shown.length < ordered.length && (
+        <button type="button" class="small" onClick={() => setAll(true)}>
+          Show all {ordered.length} characters
+        </button>
+      )}
     </section>
   );
 }
