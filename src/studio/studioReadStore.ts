@@ -1,4 +1,5 @@
 import type { Db } from "../db/openDatabase.ts";
+import type { ExtractionReviewRow } from "../scanner/scanExtractionStore.ts";
 
 /**
  * The Studio's read model: counts, time series and cross-table views over a
@@ -128,4 +129,18 @@ export function extractionGroupRows(db: Db, projectId: string, jobId: string): E
        WHERE e.job_id = ? ORDER BY e.ordinal, e.id`,
     )
     .all(projectId, jobId);
+}
+
+/**
+ * One review group's extractions with their text (opening a group in the Studio): the group is in
+ * the review JSON, so only that group's rows are decoded. Rows from before the scanner's v2 are
+ * their own group, named by their id.
+ */
+export function extractionsOfGroup(db: Db, jobId: string, group: string): ExtractionReviewRow[] {
+  return db
+    .query<ExtractionReviewRow, [string, string, string]>(
+      `SELECT id, ordinal, title, tags, location, confidence, content, source_files, document_id, review FROM scan_extractions
+       WHERE job_id = ? AND (json_extract(review, '$.group') = ? OR (review IS NULL AND id = ?)) ORDER BY ordinal, id`,
+    )
+    .all(jobId, group, group);
 }

@@ -6,6 +6,7 @@ import type { ScannerContext } from "../../core/context.ts";
 import { loadJob } from "../../scanner/scanJobRow.ts";
 import { editExtractionRow, extractionsForReview, type ExtractionReviewRow } from "../../scanner/scanExtractionStore.ts";
 import { documentExists } from "../../lore/documents/documentStore.ts";
+import { extractionsOfGroup } from "../studioReadStore.ts";
 import { REVIEW_KINDS, reviewFieldsOf, type ReviewFields } from "./reviewFields.ts";
 
 type Row = ExtractionReviewRow;
@@ -89,7 +90,8 @@ const checkKind = (kind: string | undefined) => {
 export function reviewExtractions(ctx: ScannerContext, projectId: string, jobId: string, filter: ReviewFilter, page: { limit: number; offset: number }) {
   checkKind(filter.kind);
   const job = loadJob(ctx, projectId, jobId);
-  const all = allOf(ctx, job.id);
+  // Opening one group reads only its rows (its facets are the group's too).
+  const all = filter.group !== undefined ? extractionsOfGroup(ctx.db, job.id, filter.group).map(view) : allOf(ctx, job.id);
   const hits = all.filter((e) => matches(e, filter));
   return {
     jobId: job.id,
