@@ -80,12 +80,19 @@ export function reviewGroups(ctx: ScannerContext, projectId: string, jobId: stri
   const files = new Map<string, Facet>();
   const tally = new GroupTally();
   const totals = { extractions: 0, hidden: 0, committed: 0, open: 0 };
+  // A reviewer's rejections grow to thousands of groups and files: those are looked up in sets; kinds and
+  // folders (few) keep the scanner's own matching, so hide means here what reject means to a commit.
+  const hiddenGroups = new Set(q.hide?.groups ?? []);
+  const hiddenFiles = new Set(q.hide?.files ?? []);
+  const rest = { kinds: q.hide?.kinds, folders: q.hide?.folders };
+  const isHidden = (e: { group: string; kind: string; sourceFiles: string[] }) =>
+    hiddenGroups.has(e.group) || e.sourceFiles.some((f) => hiddenFiles.has(f)) || selects(rest, e);
   for (const row of extractionGroupRows(ctx.db, projectId, job.id)) {
     const r = reviewFieldsOf(row.review, row.id);
     const sourceFiles = JSON.parse(row.source_files) as string[];
     const tags = JSON.parse(row.tags) as string[];
     const e = { id: row.id, title: row.title, confidence: row.confidence, tags, location: row.location, sourceFiles, ...r };
-    const hidden = selects(q.hide, e);
+    const hidden = isHidden(e);
     const committed = row.document_id !== null;
     totals.extractions++;
     if (hidden) totals.hidden++;
