@@ -32,7 +32,7 @@ describe("the Studio's own API keys across restarts", () => {
       issued.push(editor);
     }
     const rows = studioRows(projectId);
-    expect(rows.map((k) => [k.type, k.name, k.revokedAt])).toEqual([
+    expect(rows.map((k) => [k.type, k.name, k.revokedAt]).sort()).toEqual([
       ["editor", STUDIO_KEY_NAME.editor, null],
       ["server", STUDIO_KEY_NAME.server, null],
     ]);

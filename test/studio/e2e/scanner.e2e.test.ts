@@ -127,6 +127,10 @@ describe.skipIf(!enabled)("Lorehold Studio in Chromium, no model loaded", () => 
     await shows("group-result", "Accepted kind location: 1 document(s)");
     await shows("review-totals", /^1 open · 3 accepted · 2 rejected/);
     await s.shot("11b-scan-review-groups-accepted");
+    // a rejection restored: its groups are open again
+    await page.getByRole("button", { name: "Restore folder notes" }).click();
+    await shows("review-totals", /^3 open · 3 accepted · 0 rejected/);
+    await groups.filter({ hasText: "Art backlog" }).waitFor();
     // what Mara says and is told: give her Entity Mind the tag she lacks, in one click
     const suggestion = page.getByTestId("suggestion").filter({ hasText: "Mara" });
     await suggestion.getByRole("button", { name: "Add 1 tag(s) to Mara" }).click();
