@@ -7,6 +7,8 @@
  *
  *   bun bench/quality.ts                    # every model × embedder
  *   bun bench/quality.ts --models smol --embedders hashing,minilm --tokens 64
+ *   bun bench/quality.ts --models smol --embedders hashing --reps 3 --skip retrieval,scoping,memory,speed
+ *   bun bench/quality.ts --summary --seeds 5  # memory summaries alone (bench/support/qualitySummary.ts)
  */
 import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -21,6 +23,8 @@ import { updateSettings } from "../src/projects/settings.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
 import { realFixtures } from "../test/realmodel/realFixtures.ts";
 import { GROUNDING, SCOPING, type Question } from "./support/qualityQuestions.ts";
+import { summaryBench } from "./support/qualitySummary.ts";
+import { hardProblems, inventedHeading } from "../test/realmodel/replyChecks.ts";
 
 const fx = realFixtures();
 if (!fx) {
@@ -36,8 +40,31 @@ const EMBEDDERS = { hashing: "hashing", minilm: fx.minilm } as const;
 const models = arg("models", "smol,gemma").split(",") as (keyof typeof MODELS)[];
 const embedders = arg("embedders", "hashing,minilm").split(",") as (keyof typeof EMBEDDERS)[];
 const maxReplyTokens = Number(arg("tokens", "64"));
+/** Each grounding question asked this many times (fresh players): interact samples, so more draws, less noise. */
+const reps = Number(arg("reps", "1"));
+/**
+ * llama.cpp threads. 1 by default: its threads spin-wait for each other, so on a machine shared with other jobs
+ * 2 threads on 2 cores ran 10-40× slower than 1 (measured: 60 tokens of SmolLM2 in 8.7-38.7 s vs 0.9 s, load 7-10).
+ */
+const threads = Number(arg("threads", "1"));
+/** Parts to leave out: retrieval, scoping, memory, speed. */
+const skip = new Set(arg("skip", "").split(",").filter(Boolean));
 const root = join(import.meta.dir, "..");
 const WORLDS = ["examples/thornhaven.yaml", "examples/saltmarsh-quality.yaml"];
+const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}% (${n}/${d})` : "–");
+
+// ---------------------------------------------------------------- memory summaries alone (--summary [--seeds N])
+if (process.argv.includes("--summary")) {
+  const seeds = Number(arg("seeds", "5"));
+  const { rows, samples } = await summaryBench(models.map((m) => MODELS[m]), seeds, threads, (s) => console.error(s));
+  console.log(`\n### Memory summaries (${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "cpu"}, threads ${threads}, load average ${loadavg()[0].toFixed(1)}, seeds 1..${seeds})\n`);
+  console.log("| model | facts kept | per fact | empty summaries | degenerate | copied the example | memories | mean chars | mean tokens | mean s |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of rows)
+    console.log(`| ${r.model} | ${pct(r.factsKept, r.factsTotal)} | ${r.facts} | ${r.empty}/${r.runs} | ${r.degenerate}/${r.runs} | ${r.copied}/${r.runs} | ${r.memories} | ${r.meanChars} | ${r.meanTokens} | ${r.meanSeconds.toFixed(1)} |`);
+  console.log("\nSamples:\n" + samples.map((s) => `- ${s}`).join("\n"));
+  process.exit(0);
+}
 
 interface Loaded {
   t: TestApp;
@@ -48,7 +75,7 @@ interface Loaded {
 
 async function world(model: string | null, embedder: string): Promise<Loaded> {
   const t = await createTestApp(
-    { model: model ?? undefined, modelsDir: fx!.modelsDir, embeddingModel: embedder, threads: 2, parallel: 1, contextSize: 2048, maxReplyTokens, generationTimeoutMs: 600_000 },
+    { model: model ?? undefined, modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, parallel: 1, contextSize: 2048, maxReplyTokens, generationTimeoutMs: 600_000 },
     model ? {} : { loadModel: false },
   );
   const out: Loaded = { t, key: {}, minds: {}, docs: {} };
@@ -67,13 +94,12 @@ async function world(model: string | null, embedder: string): Promise<Loaded> {
 const interact = (w: Loaded, mind: string, player: string, text: string) =>
   w.t.call("POST", "/v1/npc/interact", { key: w.key[w.minds[mind].projectId], body: { text, entityMindId: w.minds[mind].id, playerId: player } });
 
-const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}% (${n}/${d})` : "–");
 
 // ---------------------------------------------------------------- retrieval recall@4 (no model)
 const recall: Record<string, string> = {};
 const embedMs: Record<string, string> = {};
 const chunkRate: Record<string, string> = {};
-for (const e of embedders) {
+for (const e of skip.has("retrieval") ? [] : embedders) {
   const t0 = performance.now();
   const w = await world(null, EMBEDDERS[e]);
   const indexMs = performance.now() - t0;
@@ -94,7 +120,7 @@ for (const e of embedders) {
   recall[e] = `${pct(hit, GROUNDING.length)} | ${pct(top1, GROUNDING.length)} | ${pct(wide, GROUNDING.length)}`;
   // Embedding speed alone (the model loaded): the worlds' chunk texts, three times over.
   const texts = (await w.t.app.ctx.vectors.searchVectors({ projectId: Object.values(w.minds)[0].projectId, query: "the", tags: [...new Set(Object.values(w.minds).flatMap((x) => x.tags)), "history", "quests", "general", "factions", "geography"], n: 100 })).map((c) => c.text);
-  const embedder = await createEmbedder(EMBEDDERS[e], fx.modelsDir, { threads: 2 });
+  const embedder = await createEmbedder(EMBEDDERS[e], fx.modelsDir, { threads });
   if (texts.length) {
     const e0 = performance.now();
     for (let r = 0; r < 3; r++) await embedder.embed(texts);
@@ -116,16 +142,25 @@ for (const mk of models) {
     const w = await world(MODELS[mk].path, EMBEDDERS[e]);
     let grounded = 0;
     let empty = 0;
-    for (const [i, q] of GROUNDING.entries()) {
-      const r = await interact(w, q.mind, `g-${i}`, q.text);
-      const reply: string = r.body?.response ?? "";
-      if (contains(q, reply)) grounded++;
-      console.error(`  ${mk}×${e} grounding ${i + 1}/${GROUNDING.length} ${contains(q, reply) ? "✓" : "✗"} ${JSON.stringify(reply.slice(0, 120))}`);
-      if (!reply.trim()) empty++;
-      if (i < 2) samples.push(`${MODELS[mk].name} / ${e}: "${q.text}" → ${JSON.stringify(reply.slice(0, 160))}`);
+    let headings = 0;
+    let hygiene = 0;
+    let asked = 0;
+    for (let rep = 0; rep < reps; rep++) {
+      for (const [i, q] of GROUNDING.entries()) {
+        const r = await interact(w, q.mind, `g-${rep}-${i}`, q.text);
+        const reply: string = r.body?.response ?? "";
+        asked++;
+        const ok = contains(q, reply);
+        if (ok) grounded++;
+        if (!reply.trim()) empty++;
+        if (inventedHeading(reply)) headings++;
+        if (hardProblems(reply).length) hygiene++;
+        console.error(`  ${mk}×${e} grounding ${rep + 1}.${i + 1}/${GROUNDING.length} ${ok ? "✓" : "✗"} ${JSON.stringify(reply.slice(0, 160))}`);
+        if (i < 2 && rep === 0) samples.push(`${MODELS[mk].name} / ${e}: "${q.text}" → ${JSON.stringify(reply.slice(0, 160))}`);
+      }
     }
     let leaks = 0;
-    for (const [i, q] of SCOPING.entries()) {
+    for (const [i, q] of (skip.has("scoping") ? [] : SCOPING).entries()) {
       const r = await interact(w, q.mind, `s-${i}`, q.text);
       if (q.fact.test(r.body?.response ?? "")) leaks++;
       console.error(`  ${mk}×${e} scoping ${i + 1}/${SCOPING.length} ${q.fact.test(r.body?.response ?? "") ? "LEAK" : "ok"}`);
@@ -133,7 +168,7 @@ for (const mk of models) {
     // Memory: session 1 states two facts, a checkpoint summarises it; session 2 asks.
     let memRecall = "–";
     let memAnswer = "–";
-    if (e === embedders[embedders.length - 1]) {
+    if (e === embedders[embedders.length - 1] && !skip.has("memory")) {
       const m = w.minds.garrick;
       updateSettings(w.t.app.ctx as any, m.projectId, { maxSessionLength: 3 });
       const player = `mem-${mk}-${e}`;
@@ -146,7 +181,7 @@ for (const mk of models) {
       samples.push(`${MODELS[mk].name} memories: ${JSON.stringify(all.slice(0, 240))}`);
       updateSettings(w.t.app.ctx as any, m.projectId, { maxSessionLength: 20 });
     }
-    rows.push([MODELS[mk].name, e, pct(grounded, GROUNDING.length), `${leaks} / ${SCOPING.length}`, String(empty), memRecall, memAnswer]);
+    rows.push([MODELS[mk].name, e, pct(grounded, asked), skip.has("scoping") ? "–" : `${leaks} / ${SCOPING.length}`, String(empty), String(headings), String(hygiene), memRecall, memAnswer]);
     console.error(`done ${mk} × ${e}: ${rows.at(-1)!.join(" | ")}`);
     await w.t.close();
   }
@@ -154,9 +189,9 @@ for (const mk of models) {
 
 // ---------------------------------------------------------------- speed on real weights
 const speed: string[][] = [];
-for (const mk of process.argv.includes("--no-speed") ? [] : models) {
+for (const mk of skip.has("speed") ? [] : models) {
   const t0 = performance.now();
-  const llm = await LlmEngine.load({ modelPath: MODELS[mk].path, threads: 2, parallel: 2, contextSize: 2048 });
+  const llm = await LlmEngine.load({ modelPath: MODELS[mk].path, threads, parallel: 2, contextSize: 2048 });
   const loadMs = performance.now() - t0;
   const sys = readFileSync(join(root, "examples/thornhaven.yaml"), "utf8").slice(3000, 5200);
   const messages = [
@@ -180,10 +215,10 @@ for (const mk of process.argv.includes("--no-speed") ? [] : models) {
 }
 
 const table = (head: string[], body: string[][]) => [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...body.map((r) => `| ${r.join(" | ")} |`)].join("\n");
-console.log(`\n### Quality on real models (${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "cpu"}, threads 2, load average ${loadavg()[0].toFixed(1)}, maxReplyTokens ${maxReplyTokens})\n`);
-console.log(table(["model", "embedder", "grounding", "scoping leaks", "empty replies", "memory (retrieve)", "recalls name in session 2"], rows));
+console.log(`\n### Quality on real models (${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "cpu"}, threads ${threads}, load average ${loadavg()[0].toFixed(1)}, maxReplyTokens ${maxReplyTokens})\n`);
+console.log(table(["model", "embedder", "grounding", "scoping leaks", "empty replies", "invented headings", "hygiene failures", "memory (retrieve)", "recalls name in session 2"], rows));
 console.log(`\nRetrieval recall@4 of the chunk holding the answer (${GROUNDING.length} questions, each mind's own tags):\n`);
 console.log(table(["embedder", "recall@4 (mind's tags)", "recall@1 (mind's tags)", "recall@1 (whole world)", "embedding speed", "indexing"], embedders.map((e) => [e, recall[e], chunkRate[e] ?? "–", embedMs[e]])));
-console.log("\nSpeed on real weights (2 threads, one conversation):\n");
+console.log(`\nSpeed on real weights (${threads} thread(s), one conversation):\n`);
 console.log(table(["model", "load", "first token cold", "first token warm (cached prefix)", "decode tok/s"], speed));
 console.log("\nSamples:\n" + samples.map((s) => `- ${s}`).join("\n"));

@@ -26,7 +26,11 @@ const ask = (playerId: string, text = "Tell me about the town.", extra: Record<s
   interact({ text, entityMindId: w.minds.garrick, playerId, ...extra });
 
 beforeAll(async () => {
-  t = await createTestApp({ model: MODEL, parallel: 4, contextSize: 2048, maxReplyTokens: 12 });
+  // One thread: on a machine shared with other processes, ggml's two threads meet at a barrier after every graph
+  // node and each barrier waits for the other thread to be scheduled again, so a small decode costs ~1 s under
+  // load whatever its size (BENCHMARKS.md "Warm conversations"). The 8-player test's ~34 decodes took 25–60 s
+  // with 2 threads at load 9, ~1.2 s with 1; what the tests assert is the same.
+  t = await createTestApp({ model: MODEL, parallel: 4, contextSize: 2048, maxReplyTokens: 12, threads: 1 });
   w = buildWorld(t.app.ctx as any, "Thornhaven", { index: "none" });
   other = buildWorld(t.app.ctx as any, "Elsewhere", { index: "none" });
   await t.app.scheduler.trigger("indexer");

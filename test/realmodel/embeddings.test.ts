@@ -9,7 +9,7 @@ import { retrieveLore } from "../../src/retrieval/hybridSearch.ts";
 import { createEmbedder } from "../../src/vectors/createEmbedder.ts";
 import type { Embedder } from "../../src/vectors/Embedder.ts";
 import { tempDir, testConfig } from "../support/testApp.ts";
-import { realFixtures } from "./realFixtures.ts";
+import { REAL_THREADS, realFixtures } from "./realFixtures.ts";
 
 // all-MiniLM-L6-v2 (int8 ONNX + its tokenizer) from local files through transformers.js, as a user installs it
 // into models/embeddings/<name>/.
@@ -31,7 +31,7 @@ describe.skipIf(!fx)("all-MiniLM-L6-v2 through transformers.js (real weights)", 
   });
 
   test("loads from models/embeddings/<name>/ with 384 dimensions and unit vectors", async () => {
-    embedder = await createEmbedder(fx!.minilm, fx!.modelsDir, { threads: 2 });
+    embedder = await createEmbedder(fx!.minilm, fx!.modelsDir, { threads: REAL_THREADS });
     expect(embedder.id).toBe("onnx:all-MiniLM-L6-v2");
     expect(embedder.dims).toBe(384);
     const [v] = await embedder.embed(["The river rises in spring."]);

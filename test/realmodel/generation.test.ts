@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import type { ChatMessage } from "../../src/llm/types.ts";
-import { realFixtures } from "./realFixtures.ts";
+import { REAL_THREADS, realFixtures } from "./realFixtures.ts";
 import { realWorld, type RealWorld } from "./realWorld.ts";
 
 // Streaming and non-streaming are one code path with and without onToken: on real weights, with a real
@@ -22,7 +22,7 @@ describe.skipIf(!fx)("streaming on real weights (SmolLM2-135M-Instruct)", () => 
   // streaming callback differs. (Reusing a cached prefix changes the batch shapes of the prompt evaluation,
   // and with them the last bits of the logits: a sampled reply may then differ even with the same seed.)
   const fresh = async <T>(run: (llm: LlmEngine) => Promise<T>): Promise<T> => {
-    const llm = await LlmEngine.load({ modelPath: fx!.smol, threads: 2, parallel: 1, contextSize: 1024 });
+    const llm = await LlmEngine.load({ modelPath: fx!.smol, threads: REAL_THREADS, parallel: 1, contextSize: 1024 });
     try {
       return await run(llm);
     } finally {

@@ -50,3 +50,10 @@ export function realFixtures(): RealFixtures | null {
     modelsDir: FIXTURES_DIR,
   };
 }
+
+/**
+ * llama.cpp threads for the real-model tier: 1 unless LOREHOLD_REAL_THREADS says otherwise. llama.cpp's threads
+ * spin-wait for each other, so on a machine shared with other jobs (CI beside other work, 2 cores) 2 threads ran
+ * 10-40× slower than 1 (60 tokens of SmolLM2: 8.7-38.7 s vs 0.9 s at load 7-10); 1 thread costs little when idle.
+ */
+export const REAL_THREADS = Number(process.env.LOREHOLD_REAL_THREADS) || 1;

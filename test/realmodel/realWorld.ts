@@ -4,7 +4,7 @@ import { createApiKey } from "../../src/auth/apiKeys.ts";
 import { importPack, parsePackText } from "../../src/packs/importPack.ts";
 import type { Config } from "../../src/config/config.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
-import type { RealFixtures } from "./realFixtures.ts";
+import { REAL_THREADS, type RealFixtures } from "./realFixtures.ts";
 
 export interface RealWorld {
   t: TestApp;
@@ -18,10 +18,10 @@ export interface RealWorld {
 
 /**
  * A test app on a real GGUF with a world pack imported (examples/thornhaven.yaml by default) and
- * indexed: what `npm start` serves, on 2 threads.
+ * indexed: what `npm start` serves (on REAL_THREADS threads).
  */
 export async function realWorld(fx: RealFixtures, model: string, flags: Partial<Config> = {}, pack = "examples/thornhaven.yaml"): Promise<RealWorld> {
-  const t = await createTestApp({ model, modelsDir: fx.modelsDir, threads: 2, parallel: 1, contextSize: 2048, generationTimeoutMs: 600_000, ...flags });
+  const t = await createTestApp({ model, modelsDir: fx.modelsDir, threads: REAL_THREADS, parallel: 1, contextSize: 2048, generationTimeoutMs: 600_000, ...flags });
   const text = readFileSync(join(import.meta.dir, "..", "..", pack), "utf8");
   const r = importPack(t.app.ctx as any, parsePackText(text, pack), { monthlyCredits: 1_000_000 });
   await t.app.scheduler.trigger("indexer");

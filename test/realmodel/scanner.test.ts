@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import { processScanJob, projectVocabulary } from "../../src/scanner/worker/processScanJob.ts";
 import { job, scanFixture, submitAndUpload, type ScanFixture } from "../scanner/service/scanSupport.ts";
-import { realFixtures } from "./realFixtures.ts";
+import { REAL_THREADS, realFixtures } from "./realFixtures.ts";
 
 // The scanner's refinement pass on a real instruct model under its JSON grammar: valid titles, tags from the project only.
 const fx = realFixtures();
@@ -20,7 +20,7 @@ describe.skipIf(!fx)("scanner refinement on real weights (SmolLM2-135M-Instruct)
   let llm: LlmEngine;
   beforeAll(async () => {
     f = await scanFixture();
-    llm = await LlmEngine.load({ modelPath: fx!.smol, threads: 2, parallel: 1, contextSize: 2048 });
+    llm = await LlmEngine.load({ modelPath: fx!.smol, threads: REAL_THREADS, parallel: 1, contextSize: 2048 });
   }, 120_000);
   afterAll(async () => {
     await llm?.dispose();

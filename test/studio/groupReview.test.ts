@@ -170,3 +170,18 @@ describe("a group's extractions, and what accepting does", () => {
     expect(after.mind.knowledgeTags.sort()).toEqual(["smugglers", "tavern", "town-history"]);
   });
 });
+
+describe("translations", () => {
+  test("a Ren'Py scene with its French translation: one group listing the language; the extraction names the file", async () => {
+    const { jobId: tl } = await submitAndUpload(f, [
+      { path: "game/script.rpy", data: 'define m = Character("Mara")\n\nlabel quay:\n    m "The tide turns under the pier."\n    return\n' },
+      { path: "game/tl/french/script.rpy", data: 'translate french quay_1:\n    m "La marée tourne sous la jetée."\n' },
+    ]);
+    await runWorker(f);
+    const r = await review({}, f.w.projectId, tl);
+    expect(r.body.groups.map((g: any) => [g.group, g.count, g.speakers, g.languages])).toEqual([["scene:game/script.rpy#quay", 1, ["Mara"], ["fr"]]]);
+    expect(r.body.skipped.map((s: any) => [s.include, s.files])).toEqual([["translations", 1]]);
+    const x = await call("GET", `/projects/${f.w.projectId}/scan-jobs/${tl}/extractions?group=${encodeURIComponent("scene:game/script.rpy#quay")}`);
+    expect(x.body.extractions.map((e: any) => e.variants)).toEqual([[{ language: "fr", sourceFile: "game/tl/french/script.rpy" }]]);
+  });
+});

@@ -6,6 +6,7 @@ import type { Migration } from "./migration.ts";
  * prompt — and its KV prefix snapshot — stays the same until lore or the mind change, also across
  * restarts). Numbered 14 after its issue: versions need only be unique and ordered.
  * No foreign key on chunk_id: re-indexing deletes and re-inserts a document's chunks.
+ * Also kv_forget: the CLI's erasures a running server has still to apply to its in-memory KV state.
  */
 export const sharedLore: Migration = {
   version: 14,
@@ -26,5 +27,11 @@ CREATE TABLE mind_shared_lore (
   computed_at TEXT NOT NULL
 );
 CREATE INDEX mind_shared_lore_project ON mind_shared_lore(project_id);
+-- Players erased by the CLI while a server may run: the server drops their resident KV state (llm/kv/forgetLog.ts).
+-- A hash of project and player, never the player id; the server deletes each row once done.
+CREATE TABLE kv_forget (
+  hash TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL
+);
 `,
 };

@@ -41,3 +41,24 @@ function stem(w: string): string {
   if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us")) return w.slice(0, -1);
   return w;
 }
+
+/**
+ * Drops every sentence that repeats an earlier one of the same text (compared normalised): a small model's
+ * degenerate "I'll pay next week. I'll pay next week. I'll pay" keeps its first sentence only; a trailing
+ * fragment that begins a repeat is dropped with it.
+ */
+export function dropRepeatedSentences(text: string): string {
+  const sentences = text.match(/[^.!?]+(?:[.!?]+|$)/g);
+  if (!sentences || sentences.length < 2) return text;
+  const seen: string[] = [];
+  const out: string[] = [];
+  for (const [i, s] of sentences.entries()) {
+    const key = normaliseMemoryText(s);
+    if (key === "") continue;
+    const cutTail = i === sentences.length - 1 && !/[.!?]$/.test(s);
+    if (seen.some((k) => k === key || (cutTail && k.startsWith(key)))) continue;
+    seen.push(key);
+    out.push(s);
+  }
+  return out.join("").trim();
+}

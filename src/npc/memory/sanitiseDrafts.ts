@@ -1,4 +1,4 @@
-import { cleanLine, normaliseMemoryText } from "./memoryText.ts";
+import { cleanLine, dropRepeatedSentences, normaliseMemoryText } from "./memoryText.ts";
 import {
   MAX_DRAFT_TOPICS,
   MAX_MEMORIES_PER_SUMMARY,
@@ -13,7 +13,7 @@ export const DEFAULT_IMPORTANCE = 5;
 /**
  * Turns whatever a model produced into valid drafts, never throwing: accepts
  * `{memories: [...]}` or a bare array; an item is `{text, importance, topics}`
- * or a bare string. Texts are cleaned and capped, importance rounded and
+ * or a bare string. Texts are cleaned (a sentence repeating an earlier one is dropped) and capped, importance rounded and
  * clamped to 1–10, topics lower-cased and deduplicated; items without a letter
  * or digit are dropped, and items whose normalised texts are equal merge
  * (importance max, topics union). At most `max` drafts, in order.
@@ -40,7 +40,7 @@ export function sanitiseDrafts(raw: unknown, max = MAX_MEMORIES_PER_SUMMARY): Me
 function toDraft(item: unknown): MemoryDraft | null {
   const obj = typeof item === "string" ? { text: item } : isRecord(item) ? item : null;
   if (!obj || typeof obj.text !== "string") return null;
-  let text = cleanLine(obj.text);
+  let text = dropRepeatedSentences(cleanLine(obj.text));
   if (text.length > MAX_MEMORY_TEXT) text = text.slice(0, MAX_MEMORY_TEXT).trimEnd();
   if (!/[\p{L}\p{N}]/u.test(text)) return null;
   return { text, importance: clampImportance(obj.importance), topics: cleanTopics(obj.topics) };

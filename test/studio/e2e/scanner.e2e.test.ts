@@ -76,13 +76,15 @@ describe.skipIf(!enabled)("Lorehold Studio in Chromium, no model loaded", () => 
   test("review by group: open a group, reject a folder (kept after a reload), accept a group and a kind, apply a knowledge suggestion", async () => {
     const { page } = s;
     const folder = join(tempDir("studio-groups-"), "saltmarsh");
-    for (const d of ["lore/characters", "lore/places", "data", "dialogue", "notes", "addons/quest_tool"]) mkdirSync(join(folder, d), { recursive: true });
+    for (const d of ["lore/characters", "lore/places", "data", "dialogue", "notes", "addons/quest_tool", "game/tl/french"]) mkdirSync(join(folder, d), { recursive: true });
     writeFileSync(join(folder, "lore/characters/mara.md"), "# Mara\n\nMara has guided boats through the Harbour channels of Saltmarsh for thirty years and never lost a hull.\n");
     writeFileSync(join(folder, "data/characters.json"), JSON.stringify([{ name: "Mara", description: "The oldest pilot of the Harbour; she keeps the tide tables in her head." }]));
     writeFileSync(join(folder, "lore/places/quay.md"), "# The Salt Quay\n\nThe Salt Quay is where the pilots wait for the tide, under the dark Lighthouse.\n");
     writeFileSync(join(folder, "dialogue/quay.yarn"), "title: Quay\n---\nMara: The Lighthouse has been dark for ten winters.\nBosun: Then the Harbour needs its pilots more than ever.\nMara: Keep the lanterns lit.\n===\n");
     writeFileSync(join(folder, "notes/todo-art.md"), "# Art backlog\n\nRedraw the quay tiles and the boat sprites before the demo build goes out.\n");
     writeFileSync(join(folder, "notes/sound-ideas.md"), "# Sound ideas\n\nGulls, creaking ropes and a distant bell for the harbour ambience loop.\n");
+    writeFileSync(join(folder, "game/script.rpy"), 'define m = Character("Mara")\n\nlabel harbour_night:\n    m "The Lighthouse has been dark for ten winters."\n    return\n');
+    writeFileSync(join(folder, "game/tl/french/script.rpy"), 'translate french harbour_night_1:\n    m "Le phare est éteint depuis dix hivers."\n');
     writeFileSync(join(folder, "CHANGELOG.md"), "# Changelog\n\n## 0.2\n- New quay tiles.\n");
     writeFileSync(join(folder, "addons/quest_tool/plugin.md"), "# Quest tool\n\nAn editor plugin for quest graphs.\n");
     await nav(s, "Scanner");
@@ -95,7 +97,7 @@ describe.skipIf(!enabled)("Lorehold Studio in Chromium, no model loaded", () => 
     await mara.waitFor();
     // the page updates after each action: wait for the line, don't read it once
     const shows = (testId: string, text: string | RegExp) => page.getByTestId(testId).filter({ hasText: text }).first().waitFor();
-    await shows("review-totals", /^6 open · 0 accepted · 0 rejected — 6 extractions in 5 groups/);
+    await shows("review-totals", /^7 open · 0 accepted · 0 rejected — 7 extractions in 6 groups/);
     // one entity from two files is one group; opened, its extractions
     await mara.getByRole("button", { name: "Open Mara" }).click();
     await mara.getByTestId("extraction").nth(1).waitFor();
@@ -106,30 +108,36 @@ describe.skipIf(!enabled)("Lorehold Studio in Chromium, no model loaded", () => 
     await quay.getByTestId("speakers").waitFor();
     await expect(quay.getByTestId("speakers").textContent()).resolves.toBe("Speakers: Mara, Bosun");
     await quay.getByTestId("reasons").waitFor();
+    // a Ren'Py scene with its French translation attached as a variant, not a second candidate
+    const night = groups.filter({ has: page.getByText("harbour_night", { exact: true }) });
+    await expect(night.textContent()).resolves.toContain("translations: fr");
+    await night.getByRole("button", { name: "Open harbour_night" }).click();
+    await shows("variants", "Translations: frgame/tl/french/script.rpy");
     await s.shot("11a-scan-review-groups-open");
     // skipped content, with the line that includes it
     const skipped = page.getByTestId("skipped-summary");
     await expect(skipped.textContent()).resolves.toContain("include: engine");
+    await expect(skipped.textContent()).resolves.toContain("include: translations");
     // reject a whole folder: its groups leave the open list, and the rejection survives a reload
     const bulk = page.getByRole("region", { name: "Accept or reject at once" });
     await bulk.getByLabel("A whole folder").selectOption("notes");
     await bulk.getByRole("button", { name: "Reject folder" }).click();
-    await shows("review-totals", /^4 open · 0 accepted · 2 rejected/);
+    await shows("review-totals", /^5 open · 0 accepted · 2 rejected/);
     await expect(groups.filter({ hasText: "Art backlog" }).count()).resolves.toBe(0);
     await page.reload();
     await page.getByTestId("rejected").getByText("notes").waitFor();
-    await shows("review-totals", /^4 open · 0 accepted · 2 rejected/);
+    await shows("review-totals", /^5 open · 0 accepted · 2 rejected/);
     // accept a whole group, then a whole kind
     await groups.filter({ has: page.getByText("Mara", { exact: true }) }).getByRole("button", { name: "Accept" }).click();
     await shows("group-result", 'Accepted "Mara": 2 document(s)');
     await bulk.getByLabel("A whole kind").selectOption("location");
     await bulk.getByRole("button", { name: "Accept kind" }).click();
     await shows("group-result", "Accepted kind location: 1 document(s)");
-    await shows("review-totals", /^1 open · 3 accepted · 2 rejected/);
+    await shows("review-totals", /^2 open · 3 accepted · 2 rejected/);
     await s.shot("11b-scan-review-groups-accepted");
     // a rejection restored: its groups are open again
     await page.getByRole("button", { name: "Restore folder notes" }).click();
-    await shows("review-totals", /^3 open · 3 accepted · 0 rejected/);
+    await shows("review-totals", /^4 open · 3 accepted · 0 rejected/);
     await groups.filter({ hasText: "Art backlog" }).waitFor();
     // what Mara says and is told: give her Entity Mind the tag she lacks, in one click
     const suggestion = page.getByTestId("suggestion").filter({ hasText: "Mara" });
