@@ -163,3 +163,19 @@ describe("PO sets and pages of prose (the PO-heavy corpus project)", () => {
     expect(s.map((x) => [x.title, x.text.split("\n\n").length])).toEqual([["20th November 1740", 2], ["22nd November 1740", 2]]);
   });
 });
+
+describe("stat templates inside a numbered string table", () => {
+  test("a spell effect's Duration/Chance/Magnitude row is counted as mechanics, not joined into the passage", () => {
+    const csv = [
+      "Key,English",
+      '1,"The Dark Brotherhood is a very mysterious organization, often hired as assassins by the more pragmatic rulers."',
+      '2,"Invisibility (Normal) Duration: %bdr + %adr per %cld level(s) Chance: %bch + %ach per %clc level(s) Magnitude: %1bm - %2bm"',
+      '3,"Not much is known about the Cabal of the Mages Guild. It is supposed that their power comes from summoning."',
+    ].join("\n");
+    const r = extractFile("Text/Internal_RSC.csv", csv);
+    expect(r.sections).toHaveLength(1);
+    expect(r.sections[0].text).not.toContain("Duration");
+    expect(r.sections[0].text).toContain("Cabal of the Mages Guild");
+    expect(r.skipped.map((s) => `${s.section} | ${s.reason}`)).toEqual([`1 entry | ${SKIP.statText}`]);
+  });
+});
