@@ -23,6 +23,8 @@ export interface CorpusProject {
   /** Path prefixes inside the repository (a studio's archive of those folders). */
   paths: string[];
   what: string;
+  /** The scanner version that added the project to the corpus (absent: v2's corpus). */
+  added?: string;
 }
 
 export const PROJECTS: CorpusProject[] = [
@@ -34,7 +36,12 @@ export const PROJECTS: CorpusProject[] = [
   { name: "daggerfall-unity", repo: "Interkarma/daggerfall-unity", paths: ["Assets/Localization", "Assets/StreamingAssets", "Assets/Resources", "Assets/Scripts/Game/Questing", "Assets/Scripts/Game/Guilds", "README.md", "CHANGELOG.md"], what: "Unity: Localization string tables, quest/faction/biography text, C#" },
   { name: "angband", repo: "angband/angband", paths: ["lib", "docs", "README.md", "changes.txt", ".github"], what: "Roguelike record files (monster/object/artifact …), help, CI" },
   { name: "eadras-wiki", repo: "SilverCheetah/Eadras-Worldbuilding-Wiki", paths: ["."], what: "Markdown worldbuilding wiki (Obsidian vault)" },
+  // v2.1: the issue's corpus was PO-heavy; this one is gettext in ~47 languages beside YAML scenarios in ~30.
+  { name: "unknown-horizons", repo: "unknown-horizons/unknown-horizons", paths: ["content", "po", "README.md"], what: "PO catalogues in ~47 languages (one folder per language), YAML scenarios with translations, building YAML, GUI XML", added: "v2.1" },
 ];
+
+/** The v2 corpus (25.2 MB): the figures before v2.1 are on these projects only. */
+export const V2_PROJECTS = PROJECTS.filter((p) => !p.added).map((p) => p.name);
 
 const MIRROR = process.env.LOREHOLD_MIRROR ?? "/work/.mirror";
 

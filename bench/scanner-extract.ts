@@ -4,12 +4,12 @@
  *
  *   bun bench/scanner-extract.ts [project,project…]      # TOP=1 lists the slowest files and the most candidates
  */
-import { corpusRoot } from "./scanner-corpus.ts";
+import { PROJECTS, corpusRoot } from "./scanner-corpus.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { classify, decodeText, extractFile, planScan } from "../src/scanner/extract/index.ts";
 const root = corpusRoot();
-const projects = (process.argv[2] ?? "angband,daggerfall-unity,dialogic-vn,eadras-wiki,godot-demos,ink-intercept,renpy-question,yarn-unity").split(",");
+const projects = process.argv[2]?.split(",") ?? PROJECTS.map((p) => p.name);
 function walk(d: string, out: string[] = []) { for (const e of readdirSync(d, { withFileTypes: true })) { const p = join(d, e.name); e.isDirectory() ? walk(p, out) : out.push(p); } return out; }
 const files = projects.flatMap((p) => walk(join(root, p))).map((f) => ({ rel: relative(root, f), bytes: new Uint8Array(readFileSync(f)) }));
 const plan = planScan(files.map((f) => f.rel));

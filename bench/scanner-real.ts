@@ -7,7 +7,8 @@
  * of 60 candidates written out for judging by hand.
  *
  *   bun bench/scanner-corpus.ts                 # once: rebuild the corpus
- *   bun bench/scanner-real.ts [label]           # all projects + combined; results in <corpus>/results-<label>.json
+ *   bun bench/scanner-real.ts [label]           # all projects, combined-v2 (v2's corpus), combined; results in <corpus>/results-<label>.json
+ *   ONLY=combined-v2,combined bun bench/scanner-real.ts [label]      # some of them
  *
  * Precision is judged by hand on the sample file (<corpus>/sample-<label>.txt).
  */
@@ -16,7 +17,7 @@ import { createHash } from "node:crypto";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { zipSync } from "fflate";
-import { PROJECTS, corpusRoot } from "./scanner-corpus.ts";
+import { PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
 import { prng } from "../test/support/prng.ts";
 
 const MB = 1024 * 1024;
@@ -55,7 +56,8 @@ export function meaningfulTitle(title: string, sourceFiles: string[]): boolean {
 const norm = (s: string) => s.replace(/\s+/g, " ").toLowerCase();
 
 async function runOne(name: string): Promise<void> {
-  const dirs = name === "combined" ? PROJECTS.map((p) => p.name) : [name];
+  // "combined-v2" is v2's 25.2 MB corpus (the figures before v2.1), "combined" every project of the corpus now.
+  const dirs = name === "combined" ? PROJECTS.map((p) => p.name) : name === "combined-v2" ? V2_PROJECTS : [name];
   const files: Record<string, Uint8Array> = {};
   const manifest: { filename: string; relativePath: string; sizeBytes: number; contentHash: string }[] = [];
   let uncompressed = 0;
@@ -175,7 +177,7 @@ if (process.argv[2] === "--one") {
 
 const label = process.argv[2] ?? "run";
 const results = [];
-for (const name of [...PROJECTS.map((p) => p.name), "combined"]) {
+for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.name), "combined-v2", "combined"]) {
   const child = Bun.spawnSync([process.execPath, import.meta.path, "--one", name], { env: { ...process.env, BENCH_LABEL: label }, stderr: "inherit" });
   const out = child.stdout.toString().trim().split("\n").pop() ?? "";
   if (child.exitCode !== 0 || !out.startsWith("{")) {

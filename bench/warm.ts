@@ -2,6 +2,7 @@
 // against today's eviction, side by side in one run, through the server (in process, SSE).
 // Random-weight model with a real model's shape (speed only; the words are noise).
 // Usage: bun bench/warm.ts [--shape qwen0.5b|llama3.2-1b] [--type q8_0] [--threads 2] [--players 6] [--parallel 2] [--turns 5] [--new 3]
+//        [--phases all|new]   (new: only a new player's first turn on a known mind, with and without the shared-lore level)
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,12 @@ import { readMinds } from "../src/lore/minds/readMinds.ts";
 import { updateMind } from "../src/lore/minds/writeMinds.ts";
 import { setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
 import { modelShape } from "./support/modelShapes.ts";
+import { mindStaticPrompt } from "../src/npc/warmMinds.ts";
+import { prepareTurn } from "../src/npc/prepareTurn.ts";
+import { validateInteract } from "../src/npc/validateInteract.ts";
+import { loadMindProfile } from "../src/npc/mindProfile.ts";
+import { selectSharedLore } from "../src/npc/sharedLore/sharedLore.ts";
+import { recordHits } from "../src/npc/sharedLore/sharedLoreStore.ts";
 import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
 
 const { values: args } = parseArgs({
@@ -27,6 +34,8 @@ const { values: args } = parseArgs({
     turns: { type: "string", default: "5" },
     new: { type: "string", default: "3" },
     reply: { type: "string", default: "8" },
+    phases: { type: "string", default: "all" },
+    known: { type: "string", default: "20" },
   },
 });
 const threads = Number(args.threads);
@@ -152,16 +161,20 @@ const lineOf = (player: string, t: number) => {
 
 // W: snapshots on, `parallel` sequences. R: every conversation resident (one sequence each), no
 // snapshots. B: today without snapshots, `parallel` sequences (evicted conversations re-evaluated).
+// W0 and B0: W and B without the shared-lore level (sharedLoreTokens 0: the mind prefix is the system text only).
+const all = args.phases === "all";
 const W = await boot("warm", configFor("warm", { parallel, kvSnapshots: "on" }));
-const R = await boot("resident", configFor("resident", { parallel: players.length, kvSnapshots: "off" }));
 const B = await boot("baseline", configFor("baseline", { parallel, kvSnapshots: "off" }));
+const W0 = await boot("warm-noshared", configFor("warm-noshared", { parallel, kvSnapshots: "on", sharedLoreTokens: 0 }));
+const B0 = await boot("baseline-noshared", configFor("baseline-noshared", { parallel, kvSnapshots: "off", sharedLoreTokens: 0 }));
+const R = all ? await boot("resident", configFor("resident", { parallel: players.length, kvSnapshots: "off" })) : null;
 
 // ---- 1. round robin: 3× more players than sequences, `turns` turns each (alternating servers per turn)
 const rows: { t: number; w: Turn; r: Turn; b: Turn }[] = [];
-for (let t = 0; t < turns; t++) {
+for (let t = 0; all && t < turns; t++) {
   for (const p of players) {
     const w = await turn(W, p, lineOf(p, t));
-    const r = await turn(R, p, lineOf(p, t));
+    const r = await turn(R!, p, lineOf(p, t));
     const b = await turn(B, p, lineOf(p, t));
     rows.push({ t, w, r, b });
   }
@@ -176,24 +189,60 @@ const sources = returning.reduce<Record<string, number>>((acc, x) => ((acc[x.w.s
 const parts = ["retrieval", "tokenize", "queue", "kv-save", "kv-restore", "eval", "sample", "flush"];
 const breakdown = (pick: (x: (typeof rows)[number]) => Turn) => parts.map((k) => median(returning.map((x) => pick(x).timing[k] ?? 0)));
 
-// ---- 2. a new player's first turn on a known mind (prefix snapshot) ÷ fully cold (a mind nobody spoke to)
-const newPairs: { w: Turn; b: Turn }[] = [];
+// ---- 2. a new player's first turn on a known mind (prefix snapshot) ÷ fully cold (a mind nobody spoke to),
+// with the shared-lore level (W ÷ B) and without it (W0 ÷ B0, last session's design)
+const newPairs: { w: Turn; b: Turn; w0: Turn; b0: Turn }[] = [];
 for (let i = 0; i < Number(args.new); i++) {
-  const mind = i + 1;
-  const w = await turn(W, `newcomer-${i}`, lineOf(`newcomer-${i}`, 0), W.minds[mind]);
-  const b = await turn(B, `newcomer-${i}`, lineOf(`newcomer-${i}`, 0), B.minds[mind]);
-  newPairs.push({ w, b });
+  const mind = (i + 1) % W.minds.length;
+  const who = `newcomer-${i}`;
+  const line = lineOf(who, 0);
+  newPairs.push({ w: await turn(W, who, line, W.minds[mind]), b: await turn(B, who, line, B.minds[mind]), w0: await turn(W0, who, line, W0.minds[mind]), b0: await turn(B0, who, line, B0.minds[mind]) });
 }
+await W0.app.stop();
+await B0.app.stop();
+
+// ---- 2b. the same on minds with a history: `--known` earlier players asked other things (LINES[1..]) of each
+// mind; their retrievals are what the mind's "most retrieved" counts hold (recorded by the same path a turn
+// takes: prepareTurn's retrieval, then recordHits; generation adds nothing to the counts). The warm job then
+// selects the shared lore again and warms the new prefix (done here directly, as its hits check would).
+const historyPairs: { w: Turn; b: Turn }[] = [];
+for (let i = 0; i < Number(args.new); i++) {
+  const mind = (i + 1 + Number(args.new)) % W.minds.length;
+  for (const s of [W, B]) {
+    for (let k = 0; k < Number(args.known); k++) {
+      const req = validateInteract({ text: `${LINES[1 + (k % (LINES.length - 1))]} (earlier player ${k})`, entityMindId: s.minds[mind], playerId: `earlier-${k}` });
+      const p = await prepareTurn(s.app.ctx, s.projectId, req);
+      recordHits(s.app.db, s.projectId, s.minds[mind], p.retrieved);
+    }
+    selectSharedLore(s.app.ctx, s.projectId, loadMindProfile(s.app.ctx, s.projectId, s.minds[mind]));
+  }
+  W.app.ctx.llm!.warmMind(mindStaticPrompt(W.app.ctx, W.projectId, W.minds[mind])!);
+  await W.app.ctx.llm!.kvIdle();
+  const who = `newcomer-known-${i}`;
+  const line = lineOf(who, 0);
+  historyPairs.push({ w: await turn(W, who, line, W.minds[mind]), b: await turn(B, who, line, B.minds[mind]) });
+}
+const histEval = median(historyPairs.map((p) => p.w.evaluated / p.b.evaluated));
+const histTtft = median(historyPairs.map((p) => p.w.ttftMs / p.b.ttftMs));
 const newEval = median(newPairs.map((p) => p.w.evaluated / p.b.evaluated));
 const newTtft = median(newPairs.map((p) => p.w.ttftMs / p.b.ttftMs));
+const newEval0 = median(newPairs.map((p) => p.w0.evaluated / p.b0.evaluated));
+const newTtft0 = median(newPairs.map((p) => p.w0.ttftMs / p.b0.ttftMs));
+const newEvalVsOld = median(newPairs.map((p) => p.w.evaluated / p.b0.evaluated));
+const newTtftVsOld = median(newPairs.map((p) => p.w.ttftMs / p.b0.ttftMs));
+// What the newcomer's turn still evaluated: the static prompt's tokens (shared lore included) against the prompt.
+const staticTokens = (s: Server, mindId: string) => {
+  return s.app.ctx.llm!.countChatTokens([{ role: "system", content: mindStaticPrompt(s.app.ctx, s.projectId, mindId)! }]);
+};
 
 // ---- 3. restart of the warm server: every player returns once more
 const kvBefore = W.app.ctx.llm!.kvStats()!;
+const staticW = newPairs.map((_, i) => staticTokens(W, W.minds[(i + 1) % W.minds.length]));
 await W.app.stop();
 const W2 = await boot("warm-restarted", W.config, { key: W.key, projectId: W.projectId, minds: W.minds });
 await W2.app.ctx.llm!.kvIdle();
 const after: { w: Turn; r: Turn }[] = [];
-for (const p of players) after.push({ w: await turn(W2, p, lineOf(p, turns)), r: await turn(R, p, lineOf(p, turns)) });
+for (const p of all ? players : []) after.push({ w: await turn(W2, p, lineOf(p, turns)), r: await turn(R!, p, lineOf(p, turns)) });
 const restartEval = sum(after.map((x) => x.w.evaluated)) / sum(after.map((x) => x.r.evaluated));
 const restartTtft = median(after.map((x) => x.w.ttftMs)) / median(after.map((x) => x.r.ttftMs));
 const kv2 = W2.app.ctx.llm!.kvStats()!;
@@ -209,7 +258,7 @@ const kvAll = {
 const store = kv2.store;
 const convTokens = median(after.map((x) => x.w.promptTokens));
 await W2.app.stop();
-await R.app.stop();
+await R?.app.stop();
 await B.app.stop();
 rmSync(dir, { recursive: true, force: true });
 
@@ -218,12 +267,16 @@ const params = tinyGgufParameterCount(shape);
 console.log(`\n### Warm conversations — ${shapeLabel} shape — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "unknown CPU"}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; threads ${threads}, 2,048 context, replies ${replyTokens} tokens (greedy).`);
 console.log(`Model: random-weight llama with the shape of ${shapeLabel} (n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeadsKv} KV heads, vocab ${shape.vocabSize}), ${shape.weightType}, ${(params / 1e6).toFixed(0)}M parameters.`);
-console.log(`Servers side by side, one turn each in turn: **warm** (snapshots on, ${parallel} sequences), **resident** (${players.length} sequences: nobody is ever evicted), **today** (snapshots off, ${parallel} sequences). ${players.length} players × ${turns} turns, round robin, on one mind.\n`);
+console.log(`Servers side by side, one turn each in turn: **warm** (snapshots on, ${parallel} sequences), **resident** (${players.length} sequences: nobody is ever evicted), **today** (snapshots off, ${parallel} sequences); the new-player rows also run both without the shared-lore level. ${players.length} players × ${turns} turns, round robin, on one mind.\n`);
 console.log("| measure | figure | target |");
 console.log("|---|---|---|");
 console.log(`| prompt tokens evaluated by a returning player's turn ÷ by a resident follow-up (turns 2–${turns}, sums) | ${sum(returning.map((x) => x.w.evaluated))} ÷ ${sum(returning.map((x) => x.r.evaluated))} = **${f(evalRatio)}** (today: ${f(baseRatio)}) | ≤ 1.3 |`);
 console.log(`| p50 first token, returning ÷ resident follow-up | ${f(ttftW, 0)} ÷ ${f(ttftR, 0)} ms = **${f(ttftW / ttftR)}** (today: ${f(ttftB, 0)} ms, ${f(ttftB / ttftR)}) | ≤ 1.5 |`);
-console.log(`| new player's first turn on a known mind ÷ fully cold (median of ${newPairs.length} minds): prompt tokens evaluated; first token | ${newPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(newEval)}**; ${newPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft)}** | ≤ 0.5 |`);
+console.log(`| new player's first turn on a known mind ÷ fully cold (median of ${newPairs.length} minds), shared-lore level on: prompt tokens evaluated; first token | ${newPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(newEval)}**; ${newPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft)}** | ≤ 0.5 |`);
+console.log(`| the same on minds with a history (${args.known} earlier players' retrievals counted, other questions than the newcomer's) | ${historyPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(histEval)}**; ${historyPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(histTtft)}** | ≤ 0.5 |`);
+console.log(`| the same without the shared-lore level (sharedLoreTokens 0: last session's design) | ${newPairs.map((p) => `${p.w0.evaluated}÷${p.b0.evaluated}`).join(", ")} = **${f(newEval0)}**; ${newPairs.map((p) => `${f(p.w0.ttftMs, 0)}÷${f(p.b0.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft0)}** | |`);
+console.log(`| shared level on ÷ the cold turn without it (the old denominator): prompt tokens; first token | **${f(newEvalVsOld)}**; **${f(newTtftVsOld)}** | |`);
+console.log(`| static prompt (system text + shared lore) of those minds, tokens; their newcomer prompts | ${staticW.join(", ")}; ${newPairs.map((p) => p.w.promptTokens).join(", ")} (without the level: ${newPairs.map((p) => p.w0.promptTokens).join(", ")}) | |`);
 console.log(`| after a restart: returning ÷ resident follow-up: prompt tokens evaluated; p50 first token | **${f(restartEval)}**; **${f(restartTtft)}** | ≤ 1.5 |`);
 console.log(`| disk per conversation (${f(convTokens, 0)}-token prompts at the end) | ${f(store.bytes / Math.max(1, store.files) / MB)} MB per snapshot (${store.files} files, ${f(store.bytes / MB, 1)} MB) | |`);
 console.log(`| restore speed; save speed | ${f(kvAll.restoreMs / Math.max(1e-9, kvAll.restoredBytes / MB))} ms per MB (${kvAll.restores} restores, ${f(kvAll.restoredBytes / MB, 1)} MB); ${f(kvAll.saveMs / Math.max(1e-9, kvAll.savedBytes / MB))} ms per MB (${kvAll.saves} saves, ${kvAll.evictionSaves} on the request path) | |`);

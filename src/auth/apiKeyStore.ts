@@ -49,3 +49,8 @@ export function keyByHash(db: Db, hash: string): Pick<KeyRow, "id" | "project_id
 export function touchKey(db: Db, id: string, at: string): void {
   db.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, id);
 }
+
+/** Removes a key row outright (the Studio's own keys of a previous process: their plain keys died with it). */
+export function deleteKeyRow(db: Db, id: string): void {
+  db.query("DELETE FROM api_keys WHERE id = ?").run(id);
+}

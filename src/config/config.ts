@@ -46,6 +46,8 @@ export interface Config {
   kvSnapshots: "on" | "off";
   /** disk budget of those snapshots, in MB (least recently used deleted beyond it) */
   kvDiskBudgetMb: number;
+  /** tokens of lore a mind's static prompt carries for all its players (README "Warm conversations"); 0: off */
+  sharedLoreTokens: number;
   /** seconds a connection may stay silent before the HTTP server closes it (interactions get their generation budget) */
   idleTimeoutSeconds: number;
   /** seconds a request body may take to arrive, on every route (interactions included): 408 past it */
@@ -84,6 +86,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "flashAttention", env: "LOREHOLD_FLASH_ATTENTION", kind: "string" },
   { key: "kvSnapshots", env: "LOREHOLD_KV_SNAPSHOTS", kind: "string" },
   { key: "kvDiskBudgetMb", env: "LOREHOLD_KV_DISK_BUDGET_MB", kind: "int" },
+  { key: "sharedLoreTokens", env: "LOREHOLD_SHARED_LORE_TOKENS", kind: "int" },
   { key: "defaultMonthlyCredits", env: "LOREHOLD_DEFAULT_MONTHLY_CREDITS", kind: "int" },
   { key: "logLevel", env: "LOREHOLD_LOG_LEVEL", kind: "string" },
 ];
@@ -109,6 +112,7 @@ export function defaultConfig(): Config {
     flashAttention: "auto",
     kvSnapshots: "on",
     kvDiskBudgetMb: 4096,
+    sharedLoreTokens: 1024,
     defaultMonthlyCredits: 10_000,
     prices: { ...DEFAULT_PRICES },
     logLevel: "info",

@@ -16,6 +16,7 @@ import { summariseSession } from "./memory/summariseSession.ts";
 import { storeMemories } from "./memory/storeMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { emptyTimings, type InteractTiming } from "../llm/serverTiming.ts";
+import { recordHits } from "./sharedLore/sharedLoreStore.ts";
 
 export type { InteractDeps };
 
@@ -134,6 +135,8 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0);
   // Settle, session and interaction count in one transaction, only if the mind still exists (else 404, released).
   settleTurn(deps, hold, charge, key, { messages, tokenCount });
+  // What retrieval found for this mind: its most retrieved chunks are the ones its players share (sharedLore/).
+  recordHits(deps.db, project.id, prepared.mind.id, prepared.retrieved);
 
   const turns = messages.filter((m) => m.role === "user").length;
   if (prepared.settings.longTermMemoryEnabled && (turns >= prepared.settings.maxSessionLength || tokenCount >= prepared.settings.maxSessionTokens)) {

@@ -9,7 +9,7 @@ import { loadSession } from "./session/sessionStore.ts";
 import { mergeHistory } from "./session/mergeHistory.ts";
 import type { SessionMessage, TurnNotes } from "./session/sessionTypes.ts";
 import { renderMessage, renderScene } from "./prompt/renderTurn.ts";
-import { systemPrompt } from "./prompt/systemPrompt.ts";
+import { sharedLoreFor, staticPrompt, type SharedNote } from "./sharedLore/sharedLore.ts";
 import { retrieveMemories } from "./memory/retrieveMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { LORE_NOTE_OVERHEAD, MESSAGE_OVERHEAD, TURN_OVERHEAD, promptBudget, tokenCounter } from "./tokenBudget.ts";
@@ -30,6 +30,10 @@ export interface PreparedTurn {
   newLore: LoreNote[];
   /** memories added this turn */
   newMemories: string[];
+  /** lore the mind's static prompt carries for all its players (shared level, in the system message) */
+  sharedLore: SharedNote[];
+  /** chunk ids this turn's retrieval returned (counted per mind: the shared level's "most retrieved") */
+  retrieved: string[];
   messages: ChatMessage[];
   replyTokens: number;
   temperature: number;
@@ -57,11 +61,16 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const lastUser = [...history].reverse().find((m) => m.role === "user");
   const query = lastUser ? `${req.text}\n${lastUser.content}` : req.text;
   const inHistory = new Set(history.flatMap((m) => m.notes?.lore?.map((l) => l.chunkId) ?? []));
+  // Lore all the mind's players share sits in the static prompt (its KV prefix is snapshotted once);
+  // empty when off, or when this turn's activeKnowledgeTags do not open every shared chunk.
+  const sharedLore = sharedLoreFor(ctx, projectId, mind, visible);
+  const known = new Set([...inHistory, ...sharedLore.map((l) => l.chunkId)]);
   const hits = await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN });
   // The first turn brings the lore in; a follow-up adds a chunk only when this turn's best hit is not yet in
   // the conversation (then that one chunk). Lore already in the conversation stays there, so a follow-up
   // evaluates little more than the player's new line: this is what keeps KV-cache reuse worth having.
-  const candidates = inHistory.size === 0 ? hits : hits.length && !inHistory.has(hits[0].chunkId) ? [hits[0]] : [];
+  const firstTurn = inHistory.size === 0 && (sharedLore.length === 0 || history.length === 0);
+  const candidates = firstTurn ? hits.filter((h) => !known.has(h.chunkId)) : hits.length && !known.has(hits[0].chunkId) ? [hits[0]] : [];
 
   let newMemories: string[] = [];
   if (memoryOn && req.memory.retrieve) {
@@ -84,7 +93,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   if (newMemories.length) notes.memories = newMemories;
 
   const replyTokens = Math.max(1, Math.min(mind.responseConfig.maxTokens, ctx.config.maxReplyTokens));
-  const system: ChatMessage = { role: "system", content: systemPrompt(mind) };
+  const system: ChatMessage = { role: "system", content: staticPrompt(mind, sharedLore) };
   // The model's context holds the system prompt, this turn (with its lore) and the reply before any history:
   // lore is taken in rank order while it fits, so a prompt never overflows (llama.cpp would then cut it).
   const budget = promptBudget(ctx.config.contextSize, replyTokens);
@@ -116,6 +125,8 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     turn,
     newLore,
     newMemories,
+    sharedLore,
+    retrieved: hits.map((h) => h.chunkId),
     messages,
     replyTokens,
     temperature: mind.responseConfig.temperature,

@@ -1,33 +1,125 @@
+import type { AppContext } from "../core/context.ts";
 import type { LlmEngine } from "../llm/LlmEngine.ts";
-import type { ServiceContext } from "../core/context.ts";
-import { listProjects } from "../projects/projectService.ts";
-import { readMinds } from "../lore/minds/readMinds.ts";
 import { loadMindProfile } from "./mindProfile.ts";
-import { systemPrompt } from "./prompt/systemPrompt.ts";
+import { selectSharedLore, selectionStale, sharedLoreFor, staticPrompt } from "./sharedLore/sharedLore.ts";
+import { deleteSelections, loreStamp, mostUsedMinds } from "./sharedLore/sharedLoreStore.ts";
 
-/** Minds warmed at start: the most talked-to first (each prefix snapshot costs one evaluation of its prompt). */
+/** Minds kept warm: the most talked-to first (each prefix snapshot costs one evaluation of its prompt). */
 export const WARM_MINDS_AT_START = 32;
+/** Every this many ticks the warmer also asks whether a mind's most retrieved lore moved enough to select again. */
+const HITS_CHECK_EVERY = 12;
+
+type Ctx = Pick<AppContext, "db" | "clock" | "config" | "llm" | "generation">;
+type Warm = Pick<LlmEngine, "warmMind">;
+
+/** A mind's static prompt as its next turn will show it (system text and shared lore), or null when it is gone. */
+export function mindStaticPrompt(ctx: Ctx, projectId: string, mindId: string): string | null {
+  try {
+    const mind = loadMindProfile(ctx, projectId, mindId);
+    if (mind.knowledgeTags.length === 0) return null;
+    return staticPrompt(mind, sharedLoreFor(ctx, projectId, mind, mind.knowledgeTags));
+  } catch {
+    return null; // deleted meanwhile: nothing to warm
+  }
+}
 
 /**
  * Queues the static prompt of the most used minds for background evaluation (KV prefix
  * snapshots), so a new player's first turn with them starts warm. A mind whose prompt is
  * already saved is only looked up. Returns how many were queued.
  */
-export function warmKnownMinds(ctx: ServiceContext, llm: Pick<LlmEngine, "warmMind">, limit = WARM_MINDS_AT_START): number {
-  const minds = listProjects(ctx)
-    .flatMap((p) => readMinds(ctx, p.id, { onlyWithTags: true }).map((m) => ({ projectId: p.id, id: m.id, n: m.interactionCount ?? 0 })))
-    .sort((a, b) => b.n - a.n)
-    .slice(0, limit);
-  for (const m of minds) llm.warmMind(systemPrompt(loadMindProfile(ctx, m.projectId, m.id)));
-  return minds.length;
+export function warmKnownMinds(ctx: Ctx, llm: Warm, limit = WARM_MINDS_AT_START): number {
+  let n = 0;
+  for (const m of mostUsedMinds(ctx.db, limit)) {
+    const text = mindStaticPrompt(ctx, m.projectId, m.id);
+    if (text === null) continue;
+    llm.warmMind(text);
+    n++;
+  }
+  return n;
 }
 
 /** After a mind (or what its prompt shows) changed: its new prompt is warmed in the background. */
-export function warmMind(ctx: ServiceContext, llm: Pick<LlmEngine, "warmMind"> | null, projectId: string, mindId: string): void {
-  if (!llm) return;
-  try {
-    llm.warmMind(systemPrompt(loadMindProfile(ctx, projectId, mindId)));
-  } catch {
-    // a mind deleted meanwhile: nothing to warm
+export function warmMind(ctx: Ctx, llm: Warm | null, projectId: string, mindId: string): void {
+  const text = llm ? mindStaticPrompt(ctx, projectId, mindId) : null;
+  if (text !== null) llm!.warmMind(text);
+}
+
+/**
+ * Re-warms minds whose static prompt changed (issue 14, item 2), off the request path: a scheduler
+ * job ticks every few seconds and compares each kept-warm mind's static prompt — the mind, its
+ * relationships, location, and shared lore, i.e. exactly what a turn would send — with the last
+ * tick's. A prompt is warmed once it stayed the same for one whole tick (debounced: an author's
+ * burst of edits, or the indexer working through a pack, costs one evaluation, not one per edit).
+ * Lore changes (a project's lore stamp) make the project's shared-lore selections again first;
+ * a new engine (a model change) re-warms every kept-warm mind.
+ *
+ * Change detection compares the prompts themselves, not timestamps: whatever path changed a mind
+ * (HTTP, a pack import, the CLI in another process), the next tick sees it.
+ */
+export class MindWarmer {
+  private readonly prompts = new Map<string, string>();
+  private readonly pending = new Set<string>();
+  private readonly lore = new Map<string, string>();
+  private engine: unknown = undefined;
+  private ticks = 0;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly limit = WARM_MINDS_AT_START,
+  ) {}
+
+  /** One look: returns what it queued (warmed) and what waits for a quiet tick (pending). */
+  tick(): { warmed: number; pending: number } {
+    const llm = this.ctx.llm;
+    const first = this.engine === undefined;
+    const newEngine = !first && llm !== this.engine;
+    this.engine = llm;
+    if (!llm) return { warmed: 0, pending: 0 };
+    const minds = mostUsedMinds(this.ctx.db, this.limit);
+    for (const projectId of new Set(minds.map((m) => m.projectId))) {
+      const stamp = loreStamp(this.ctx.db, projectId);
+      const before = this.lore.get(projectId);
+      this.lore.set(projectId, stamp);
+      if (before !== undefined && before !== stamp) deleteSelections(this.ctx.db, projectId);
+    }
+    const checkHits = ++this.ticks % HITS_CHECK_EVERY === 0;
+    let warmed = 0;
+    const seen = new Set<string>();
+    for (const m of minds) {
+      const key = `${m.projectId}:${m.id}`;
+      seen.add(key);
+      if (checkHits && selectionStale(this.ctx, m.projectId, m.id)) {
+        try {
+          selectSharedLore(this.ctx, m.projectId, loadMindProfile(this.ctx, m.projectId, m.id));
+        } catch {
+          continue; // deleted meanwhile
+        }
+      }
+      const text = mindStaticPrompt(this.ctx, m.projectId, m.id);
+      if (text === null) continue;
+      const last = this.prompts.get(key);
+      this.prompts.set(key, text);
+      if (newEngine) {
+        this.pending.delete(key);
+        llm.warmMind(text);
+        warmed++;
+      } else if (last === undefined) {
+        // First sight: at start App.start warmed it already; later, a mind that became one of the most used.
+        if (!first) this.pending.add(key);
+      } else if (last !== text) {
+        this.pending.add(key);
+      } else if (this.pending.delete(key)) {
+        llm.warmMind(text);
+        warmed++;
+      }
+    }
+    for (const key of this.prompts.keys()) {
+      if (!seen.has(key)) {
+        this.prompts.delete(key);
+        this.pending.delete(key);
+      }
+    }
+    return { warmed, pending: this.pending.size };
   }
 }

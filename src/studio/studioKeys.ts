@@ -1,6 +1,7 @@
 import type { ServiceContext } from "../core/context.ts";
-import { authenticateKey, createApiKey, revokeApiKey, type KeyType } from "../auth/apiKeys.ts";
-import { keysOfProject } from "../auth/apiKeyStore.ts";
+import { authenticateKey, createApiKey, type KeyType } from "../auth/apiKeys.ts";
+import { deleteKeyRow, keysOfProject } from "../auth/apiKeyStore.ts";
+import { writeTx } from "../db/openDatabase.ts";
 
 export const STUDIO_KEY_NAME: Record<KeyType, string> = { editor: "Lorehold Studio (editor)", server: "Lorehold Studio (server)" };
 
@@ -8,8 +9,11 @@ export const STUDIO_KEY_NAME: Record<KeyType, string> = { editor: "Lorehold Stud
  * The keys the Studio uses to call /v1 on a signed-in admin's behalf: real
  * API keys (listed with the project's others, named "Lorehold Studio"), so
  * /v1 applies exactly its own rules. The plain key lives only in this
- * process; a new process revokes the previous process's Studio keys and
- * makes fresh ones on first use. A key revoked by hand is replaced.
+ * process, so a key made by an earlier process can never be used again: on
+ * first use a process deletes the Studio's earlier keys of that project and
+ * type (revoked or not) and makes a fresh one, and a key revoked by hand is
+ * deleted and replaced the same way. A project holds at most one Studio key
+ * of each type, however often the server restarts.
  */
 export class StudioKeys {
   private keys = new Map<string, string>();
@@ -20,9 +24,10 @@ export class StudioKeys {
     const id = `${projectId}:${type}`;
     const known = this.keys.get(id);
     if (known && authenticateKey(this.ctx, known)) return known;
-    const stale = keysOfProject(this.ctx.db, projectId).filter((k) => k.type === type && k.name === STUDIO_KEY_NAME[type] && !k.revoked_at);
-    for (const k of stale) revokeApiKey(this.ctx, k.id, projectId);
-    const created = createApiKey(this.ctx, { projectId, type, name: STUDIO_KEY_NAME[type] });
+    const created = writeTx(this.ctx.db, () => {
+      for (const k of keysOfProject(this.ctx.db, projectId)) if (k.type === type && k.name === STUDIO_KEY_NAME[type]) deleteKeyRow(this.ctx.db, k.id);
+      return createApiKey(this.ctx, { projectId, type, name: STUDIO_KEY_NAME[type] });
+    });
     this.keys.set(id, created.key);
     return created.key;
   }

@@ -1,4 +1,5 @@
 import type { Db } from "../db/openDatabase.ts";
+import type { ExtractionReviewRow } from "../scanner/scanExtractionStore.ts";
 
 /**
  * The Studio's read model: counts, time series and cross-table views over a
@@ -102,4 +103,44 @@ export function documentIndexRow(db: Db, projectId: string, documentId: string) 
 /** id → updated_at of every row of the project in `table` (what a pack dry run compares). */
 export function updatedStamps(db: Db, table: ProjectTable, projectId: string): Map<string, string> {
   return new Map(db.query<{ id: string; updated_at: string }, [string]>(`SELECT id, updated_at FROM ${table} WHERE project_id = ?`).all(projectId).map((r) => [r.id, r.updated_at]));
+}
+
+export interface ExtractionGroupRow {
+  id: string;
+  title: string;
+  tags: string;
+  location: string | null;
+  confidence: number;
+  source_files: string;
+  review: string | null;
+  /** the committed document, when it still exists */
+  document_id: string | null;
+}
+
+/**
+ * A scan job's extractions without their text, with the document each was committed to when that
+ * document still exists (a deleted one is made again by the next commit): what per-group review counts.
+ */
+export function extractionGroupRows(db: Db, projectId: string, jobId: string): ExtractionGroupRow[] {
+  return db
+    .query<ExtractionGroupRow, [string, string]>(
+      `SELECT e.id, e.title, e.tags, e.location, e.confidence, e.source_files, e.review, d.id AS document_id
+       FROM scan_extractions e LEFT JOIN documents d ON d.id = e.document_id AND d.project_id = ?
+       WHERE e.job_id = ? ORDER BY e.ordinal, e.id`,
+    )
+    .all(projectId, jobId);
+}
+
+/**
+ * One review group's extractions with their text (opening a group in the Studio): the group is in
+ * the review JSON, so only that group's rows are decoded. Rows from before the scanner's v2 are
+ * their own group, named by their id.
+ */
+export function extractionsOfGroup(db: Db, jobId: string, group: string): ExtractionReviewRow[] {
+  return db
+    .query<ExtractionReviewRow, [string, string, string]>(
+      `SELECT id, ordinal, title, tags, location, confidence, content, source_files, document_id, review FROM scan_extractions
+       WHERE job_id = ? AND (json_extract(review, '$.group') = ? OR (review IS NULL AND id = ?)) ORDER BY ordinal, id`,
+    )
+    .all(jobId, group, group);
 }

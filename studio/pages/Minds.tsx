@@ -22,6 +22,13 @@ const blank = {
   temperature: "",
 };
 
+/** A new mind prefilled from the page's query (`#/p/…/minds/new?name=Mira&tags=smugglers`: the scan review's suggestions). */
+function prefilled() {
+  const q = new URLSearchParams(location.hash.split("?")[1] ?? "");
+  const tags = (q.get("tags") ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+  return { ...blank, entityName: q.get("name") ?? "", knowledgeTags: tags };
+}
+
 export function Minds({ projectId, item }: SectionProps) {
   const minds = useAsync(() => admin<{ minds: any[] }>("GET", `/projects/${projectId}/minds`), [projectId]);
   const [q, setQ] = useState("");
@@ -73,7 +80,7 @@ export function Minds({ projectId, item }: SectionProps) {
 function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId: string; onSaved: () => void }) {
   const isNew = mindId === "new";
   const [, go] = useLocation();
-  const [f, setF] = useState({ ...blank });
+  const [f, setF] = useState(() => (isNew ? prefilled() : { ...blank }));
   const [mind, setMind] = useState<any>(null);
   // The API fills an empty knowledge description with a generated one: send it back only when the author edited it.
   const [loadedDescription, setLoadedDescription] = useState<string | null>(null);
@@ -230,7 +237,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
               {mine.length === 0 && <li class="muted">none</li>}
             </ul>
             <p>
-              <Link href={`/p/${projectId}/playground?mind=${mind.id}`}>Talk to {mind.entityName} in the playground</Link>
+              <a href={`#/p/${projectId}/playground?mind=${mind.id}`}>Talk to {mind.entityName} in the playground</a>
             </p>
           </aside>
         )}

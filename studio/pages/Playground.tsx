@@ -168,7 +168,7 @@ function Trace({ turn, index }: { turn: Turn; index: number }) {
       <ul>
         {p.lore.map((l: any) => (
           <li>
-            {l.documentName} #{l.chunkIndex} · {l.score === null ? "earlier turn" : `score ${fmtNum(l.score, 3)}`} · {l.tags.join(", ")}
+            {l.documentName} #{l.chunkIndex} · {l.turn === "shared" ? "shared by the mind's players" : l.score === null ? "earlier turn" : `score ${fmtNum(l.score, 3)}`} · {l.tags.join(", ")}
           </li>
         ))}
         {p.lore.length === 0 && <li class="muted">none</li>}

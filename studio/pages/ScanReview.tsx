@@ -1,13 +1,13 @@
 import { useState } from "preact/hooks";
 import { admin, v1 } from "../api.ts";
-import { ErrorBox, Field, fmtNum, useAction, useAsync } from "../components/ui.tsx";
+import { ErrorBox, Field, useAction, useAsync } from "../components/ui.tsx";
+import { ExtractionCard } from "../components/ExtractionCard.tsx";
 
-/** Review a completed scan: filter, group, read, edit, then commit the chosen extractions (or approve a whole filter). */
+/** Review a completed scan one candidate at a time: filter, group, read, edit, then commit the chosen extractions (or approve a whole filter). */
 export function ScanReview({ projectId, jobId, onCommitted }: { projectId: string; jobId: string; onCommitted: () => void }) {
-  const [filter, setFilter] = useState({ minConfidence: "", tag: "", format: "", search: "", sourceFile: "" });
+  const [filter, setFilter] = useState({ minConfidence: "", tag: "", format: "", kind: "", search: "", sourceFile: "" });
   const [group, setGroup] = useState<"none" | "file" | "title">("none");
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [editing, setEditing] = useState<any>(null);
   const [result, setResult] = useState<any>(null);
   const qs = new URLSearchParams({ limit: "200" });
   for (const [k, v] of Object.entries(filter)) if (v) qs.set(k, v);
@@ -32,20 +32,12 @@ export function ScanReview({ projectId, jobId, onCommitted }: { projectId: strin
   const approveAll = async () => {
     const body: any = {};
     if (filter.minConfidence) body.minConfidence = Number(filter.minConfidence);
-    for (const k of ["tag", "format", "search", "sourceFile"] as const) if (filter[k]) body[k] = filter[k];
+    for (const k of ["tag", "format", "kind", "search", "sourceFile"] as const) if (filter[k]) body[k] = filter[k];
     const r = await act.run(() => admin("POST", `/projects/${projectId}/scan-jobs/${jobId}/approve`, body));
     if (r) {
       setResult(r);
       list.reload();
       onCommitted();
-    }
-  };
-  const saveEdit = async (e: Event) => {
-    e.preventDefault();
-    const body = { title: editing.title, tags: editing.tagsText.split(",").map((t: string) => t.trim()).filter(Boolean), location: editing.location || null };
-    if (await act.run(() => admin("PATCH", `/projects/${projectId}/scan-jobs/${jobId}/extractions/${editing.id}`, body))) {
-      setEditing(null);
-      list.reload();
     }
   };
   const groups: [string, any[]][] =
@@ -54,30 +46,7 @@ export function ScanReview({ projectId, jobId, onCommitted }: { projectId: strin
       : group === "title"
         ? [...new Set(items.map((x) => x.title))].map((t) => [t, items.filter((x) => x.title === t)] as [string, any[]])
         : [["", items]];
-  const row = (x: any) => (
-    <article class={`extraction ${x.documentId ? "committed" : ""}`} data-testid="extraction">
-      <div class="row">
-        <input type="checkbox" aria-label={`Select ${x.title}`} checked={selected.has(x.id)} disabled={!!x.documentId} onChange={() => toggle(x.id)} />
-        <strong class="grow">{x.title}</strong>
-        {typeof x.review?.kind === "string" && <span class="badge">{x.review.kind}</span>}
-        <span class="badge">{fmtNum(x.confidence, 2)}</span>
-        {x.documentId ? (
-          <span class="badge s-completed">committed</span>
-        ) : (
-          <button type="button" class="small" onClick={() => setEditing({ ...x, tagsText: x.tags.join(", ") })}>
-            Edit
-          </button>
-        )}
-      </div>
-      <p class="muted">
-        {x.tags.join(", ") || "no tags"} · {x.location ?? "no location"} · {x.sourceFiles.join(", ")}
-      </p>
-      <details>
-        <summary>Full text</summary>
-        <pre>{x.content}</pre>
-      </details>
-    </article>
-  );
+  const row = (x: any) => <ExtractionCard projectId={projectId} jobId={jobId} x={x} selected={selected.has(x.id)} onToggle={() => toggle(x.id)} onSaved={list.reload} />;
   return (
     <section aria-labelledby="review-title">
       <h2 id="review-title">Review ({list.data?.total ?? 0} extractions)</h2>
@@ -99,6 +68,16 @@ export function ScanReview({ projectId, jobId, onCommitted }: { projectId: strin
           <select value={filter.format} onChange={setF("format")}>
             <option value="">any</option>
             {list.data?.facets.formats.map((t: any) => (
+              <option value={t.name}>
+                {t.name} ({t.count})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Kind">
+          <select value={filter.kind} onChange={setF("kind")}>
+            <option value="">any</option>
+            {(list.data?.facets.kinds ?? []).map((t: any) => (
               <option value={t.name}>
                 {t.name} ({t.count})
               </option>
@@ -143,28 +122,6 @@ export function ScanReview({ projectId, jobId, onCommitted }: { projectId: strin
           {xs.map(row)}
         </div>
       ))}
-      {editing && (
-        <form class="card" onSubmit={saveEdit} aria-label="Edit extraction">
-          <h3>Edit before commit</h3>
-          <Field label="Title">
-            <input required maxLength={200} value={editing.title} onInput={(e) => setEditing({ ...editing, title: (e.target as HTMLInputElement).value })} />
-          </Field>
-          <Field label="Tags (comma separated)">
-            <input value={editing.tagsText} onInput={(e) => setEditing({ ...editing, tagsText: (e.target as HTMLInputElement).value })} />
-          </Field>
-          <Field label="Location">
-            <input value={editing.location ?? ""} onInput={(e) => setEditing({ ...editing, location: (e.target as HTMLInputElement).value })} />
-          </Field>
-          <div class="row">
-            <button type="submit" class="primary">
-              Save extraction
-            </button>
-            <button type="button" onClick={() => setEditing(null)}>
-              Cancel
-            </button>
-          </div>
-        </form>
-      )}
       <h3>Skipped content</h3>
       <ul>
         {(list.data?.skippedContent ?? []).map((s: any) => (

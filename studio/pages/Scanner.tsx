@@ -5,6 +5,7 @@ import { ErrorBox, fmtDate, fmtNum, StatusBadge, useAction, useAsync } from "../
 import type { SectionProps } from "./ProjectShell.tsx";
 import { droppedFiles, prepareArchive, putWithProgress, type ManifestFile } from "./scanFiles.ts";
 import { ScanReview } from "./ScanReview.tsx";
+import { GroupReview } from "./GroupReview.tsx";
 
 export function Scanner({ projectId, item }: SectionProps) {
   if (item) return <ScanJob projectId={projectId} jobId={item} />;
@@ -172,6 +173,7 @@ function ScanJob({ projectId, jobId }: { projectId: string; jobId: string }) {
     return () => clearTimeout(t);
   }, [job.data]);
   const j = job.data;
+  const [mode, setMode] = useState<"groups" | "one">("groups");
   return (
     <section aria-labelledby="job-title">
       <p>
@@ -187,7 +189,23 @@ function ScanJob({ projectId, jobId }: { projectId: string; jobId: string }) {
             {j.adjustmentMessage ? ` · ${j.adjustmentMessage}` : ""}
           </p>
           {j.status !== "COMPLETED" && j.status !== "FAILED" && <progress max={Math.max(1, j.totalFiles)} value={j.completedFiles} aria-label="Scan progress" />}
-          {j.status === "COMPLETED" && <ScanReview projectId={projectId} jobId={jobId} onCommitted={job.reload} />}
+          {j.status === "COMPLETED" && (
+            <>
+              <div class="tabs" role="tablist" aria-label="Review mode">
+                <button type="button" role="tab" aria-selected={mode === "groups"} onClick={() => setMode("groups")}>
+                  By group
+                </button>
+                <button type="button" role="tab" aria-selected={mode === "one"} onClick={() => setMode("one")}>
+                  One by one
+                </button>
+              </div>
+              {mode === "groups" ? (
+                <GroupReview projectId={projectId} jobId={jobId} onCommitted={job.reload} />
+              ) : (
+                <ScanReview projectId={projectId} jobId={jobId} onCommitted={job.reload} />
+              )}
+            </>
+          )}
         </>
       )}
     </section>

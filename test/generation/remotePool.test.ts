@@ -111,6 +111,35 @@ suite("routing by conversation", () => {
     expect(done.event).toBe("done");
     expect(events.filter((e) => e.event === "token").map((e) => e.data.text).join("").trim()).toBe(done.data.response);
   });
+  test("a client that disconnects mid-stream cancels the upstream generation", async () => {
+    const chatty = createMind(t.app.ctx, w.projectId, { key: "chatty", entityName: "Chatty", personality: "Talks on and on.", knowledgeTags: ["tavern"], responseConfig: { maxTokens: 1500 } }).id;
+    t.app.config.maxReplyTokens = 1500;
+    try {
+      const abort = new AbortController();
+      const res = await t.app.handle(
+        new Request("http://localhost/v1/npc/interact", {
+          method: "POST",
+          signal: abort.signal,
+          headers: { authorization: `Bearer ${w.keys.server}`, "content-type": "application/json", accept: "text/event-stream" },
+          body: JSON.stringify({ text: "Tell me everything.", entityMindId: chatty, playerId: "p-leaves" }),
+        }),
+      );
+      const reader = res.body!.getReader();
+      await reader.read(); // the first token event
+      await reader.cancel();
+      abort.abort();
+      const backend = pool.backends.find((b) => b.name === pool.orderFor(keyOf("p-leaves", chatty))[0].name)!;
+      const server = servers[pool.backends.indexOf(backend)];
+      const busy = async () => ((await (await fetch(`${server.url}/slots`)).json()) as { is_processing: boolean }[]).some((s) => s.is_processing);
+      const until = Date.now() + 3_000;
+      while ((backend.inFlight > 0 || (await busy())) && Date.now() < until) await Bun.sleep(20);
+      expect(backend.inFlight).toBe(0);
+      expect(await busy()).toBe(false);
+      expect(seen.at(-1)!.finishReason).toBe("abort");
+    } finally {
+      t.app.config.maxReplyTokens = 24;
+    }
+  });
   test("/readyz and /metrics show each backend", async () => {
     const ready = await t.call("GET", "/readyz");
     expect(ready.status).toBe(200);

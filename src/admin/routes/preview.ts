@@ -29,6 +29,8 @@ export function previewRoutes(ctx: AppContext) {
         lore: [
           ...p.newLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: l.score, tags: l.tags, turn: "this" as const })),
           ...earlier.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "earlier" as const })),
+          // The mind's shared lore (in the system message, the same for every player: README "Warm conversations").
+          ...p.sharedLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "shared" as const })),
         ],
         memories: p.history.flatMap((m) => m.notes?.memories ?? []).concat(p.newMemories),
         warnings: p.warnings,

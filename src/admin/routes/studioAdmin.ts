@@ -11,6 +11,7 @@ import { documentIndexStatus, knowledgeMatrix } from "../../studio/services/visi
 import { approveMatching, editExtraction, reviewExtractions, type ReviewFilter } from "../../studio/services/scanReview.ts";
 import { exportPackText, importPackText } from "../../studio/services/packs.ts";
 import { playgroundStream } from "../../studio/services/playground.ts";
+import { groupReviewRoutes } from "../../studio/groupReviewRoutes.ts";
 
 const pid = t.Object({ projectId: t.String() });
 const jobParams = t.Object({ projectId: t.String(), jobId: t.String() });
@@ -22,6 +23,8 @@ const ReviewQuery = t.Object(
     format: t.Optional(t.String()),
     sourceFile: t.Optional(t.String()),
     search: t.Optional(t.String()),
+    group: t.Optional(t.String()),
+    kind: t.Optional(t.String()),
     limit: t.Optional(t.String()),
     offset: t.Optional(t.String()),
   },
@@ -32,6 +35,7 @@ const ApproveBody = t.Object(
     minConfidence: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
     tag: t.Optional(t.String({ maxLength: 100 })),
     format: t.Optional(t.String({ maxLength: 20 })),
+    kind: t.Optional(t.String({ maxLength: 20 })),
     sourceFile: t.Optional(t.String({ maxLength: 1000 })),
     search: t.Optional(t.String({ maxLength: 200 })),
   },
@@ -58,13 +62,21 @@ function intParam(name: string, raw: string | undefined, def: number, min: numbe
   return n;
 }
 
-function reviewFilter(q: { minConfidence?: string; tag?: string; format?: string; sourceFile?: string; search?: string }): ReviewFilter {
+function reviewFilter(q: { minConfidence?: string; tag?: string; format?: string; sourceFile?: string; search?: string; group?: string; kind?: string }): ReviewFilter {
   let minConfidence: number | undefined;
   if (q.minConfidence !== undefined && q.minConfidence !== "") {
     minConfidence = Number(q.minConfidence);
     if (!Number.isFinite(minConfidence) || minConfidence < 0 || minConfidence > 1) throw invalidRequest("minConfidence: must be a number from 0 to 1");
   }
-  return { minConfidence, tag: q.tag || undefined, format: q.format || undefined, sourceFile: q.sourceFile || undefined, search: q.search || undefined };
+  return {
+    minConfidence,
+    tag: q.tag || undefined,
+    format: q.format || undefined,
+    sourceFile: q.sourceFile || undefined,
+    search: q.search || undefined,
+    group: q.group || undefined,
+    kind: q.kind || undefined,
+  };
 }
 
 /**
@@ -124,6 +136,7 @@ export function studioAdminRoutes(deps: InteractDeps & { usage: UsageLog }) {
         body: ApproveBody,
         detail: adminDetail("Bulk approve: commit every extraction matching the filter (as POST /v1/scanner/commit)"),
       }),
+    groupReviewRoutes(ctx),
     new Elysia({ name: "admin-studio-packs" })
       .post("/projects/:projectId/packs/import", ({ params, body }) => importPackText(ctx, projectParam(ctx, params.projectId), body), {
         params: pid,

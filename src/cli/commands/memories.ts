@@ -1,5 +1,6 @@
 import { dataPaths } from "../../config/config.ts";
 import { forgetPlayerKv } from "../../llm/kv/forgetPlayer.ts";
+import { requestKvForget } from "../../llm/kv/forgetLog.ts";
 import { resolveProject } from "../../projects/projectService.ts";
 import type { ServiceContext } from "../../core/context.ts";
 import { erasePlayerRows, exportPlayerData, listMemories } from "../../npc/memory/memoryAdmin.ts";
@@ -53,8 +54,9 @@ const memoriesEraseCommand: Command = {
     const project = resolveProject(ctx, projectArg);
     // Only the server writes LanceDB: the rows go now, the vectors at the server's next memory purge.
     const r = erasePlayerRows(ctx, project.id, playerId);
-    // KV snapshots on disk go too; a running server's in-memory copy is reached only by the admin API's erase.
+    // KV snapshots on disk go too; a running server drops its in-memory copy at its next kv-forget tick (llm/kv/forgetLog.ts).
     forgetPlayerKv({ kvDir: dataPaths(c.config).kv }, project.id, playerId);
+    requestKvForget(ctx.db, project.id, playerId, new Date().toISOString());
     return {
       json: { playerId, memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted },
       text:

@@ -1,4 +1,5 @@
 import { Inflate } from "fflate";
+import { inflateRawSync } from "node:zlib";
 import { ArchiveError } from "./ArchiveError.ts";
 import { EntryRejected } from "./EntryRejected.ts";
 import type { CentralEntry } from "./centralDirectory.ts";
@@ -54,7 +55,11 @@ export async function readEntryData(
       const length = Math.min(READ_CHUNK_BYTES, declared - done);
       await reader.readInto(out, done, length, dataOffset + done);
     }
+  } else if (entry.compressedSize <= maxDeflatedSize(declared)) {
+    return inflateWhole(reader, entry, dataOffset, signal);
   } else {
+    // More compressed bytes than any encoder needs for the declared size: a liar or trailing junk.
+    // Streamed, so inflation stops at the first push past the cap (the rest is never read).
     let written = 0;
     let silentPushes = 0;
     let pushBytes = SMALL_PUSH_BYTES;
@@ -95,6 +100,51 @@ export async function readEntryData(
     }
   }
 
+  if ((Bun.hash.crc32(out) >>> 0) !== entry.crc32) throw new EntryRejected("corrupt entry: CRC-32 mismatch");
+  return out;
+}
+
+/**
+ * The most compressed bytes an honest deflate stream of `size` bytes needs: fixed-Huffman literals
+ * cost at most 9 bits for 8, stored blocks 5 bytes per 64 KiB, plus headers.
+ */
+function maxDeflatedSize(size: number): number {
+  return size + Math.ceil(size / 8) + 5 * Math.ceil(size / 65535) + 1024;
+}
+
+/** Compressed bytes read from disk per call when an entry is read whole. */
+const WHOLE_READ_BYTES = 1024 * 1024;
+
+/**
+ * Issue 12 (speed): an entry whose compressed size is plausible for its declared size is read whole
+ * and inflated by the runtime's native zlib (~8× fflate). Memory stays bounded as before: the
+ * compressed bytes are at most ~1.13× the declared size (already within the entry limit), and zlib
+ * stops at `maxOutputLength` = the declared size, so a liar fails as a decompression bomb without
+ * inflating further. zlib reports how much input the stream used: bytes past its end are refused.
+ */
+async function inflateWhole(reader: PositionedReader, entry: CentralEntry, dataOffset: number, signal?: AbortSignal): Promise<Uint8Array> {
+  const declared = entry.uncompressedSize;
+  const total = entry.compressedSize;
+  const compressed = new Uint8Array(total);
+  for (let done = 0; done < total; done += WHOLE_READ_BYTES) {
+    signal?.throwIfAborted();
+    await reader.readInto(compressed, done, Math.min(WHOLE_READ_BYTES, total - done), dataOffset + done);
+  }
+  signal?.throwIfAborted();
+  let out: Uint8Array;
+  let used: number;
+  try {
+    const r = inflateRawSync(compressed, { maxOutputLength: Math.max(1, declared), info: true } as never) as unknown as { buffer: Uint8Array; engine: { bytesWritten: number } };
+    out = r.buffer;
+    used = r.engine.bytesWritten;
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    if (err.code === "ERR_BUFFER_TOO_LARGE") throw new EntryRejected(`decompression bomb: inflates past its declared size of ${declared} bytes`);
+    throw new EntryRejected(`corrupt entry: invalid deflate data (${err.message ?? String(e)})`);
+  }
+  if (out.length > declared) throw new EntryRejected(`decompression bomb: inflates past its declared size of ${declared} bytes`);
+  if (used < total) throw new EntryRejected("corrupt entry: compressed data continues past the end of the deflate stream");
+  if (out.length !== declared) throw new EntryRejected(`corrupt entry: inflated to ${out.length} bytes, central directory says ${declared}`);
   if ((Bun.hash.crc32(out) >>> 0) !== entry.crc32) throw new EntryRejected("corrupt entry: CRC-32 mismatch");
   return out;
 }

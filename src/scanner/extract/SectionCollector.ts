@@ -1,6 +1,7 @@
 import type { FileExtraction, Section, Skipped } from "./types.ts";
 import { skipReason } from "./skipReason.ts";
 import { isNameFacet, keyFacet, stemTitle } from "./keyGroups.ts";
+import { UI_KEY_RE, isStatText, isTechnicalText } from "./techText.ts";
 import { MIN_LETTERS, SKIP, baseName, countLetters, fileStem, oneLine, stripGameMarkup, tidy } from "./text.ts";
 
 /** Most skipped sections listed one by one per file; the rest are summarised per reason. */
@@ -25,6 +26,11 @@ export interface SectionInput {
    * Entries of a record with the same name (a speaker's rows) pass the name itself.
    */
   groupKey?: string;
+  /**
+   * A screen's or a control's text (a Godot scene's labels): short entries are UI and only counted,
+   * never listed as names.
+   */
+  ui?: boolean;
 }
 
 interface KeyGroup {
@@ -59,8 +65,11 @@ export function isUiText(entry: string): boolean {
   return !words || words.every((w) => UI_WORDS.has(w));
 }
 
-/** A list of short entries is cut into sections of about this many characters. */
-const SHORT_LIST_CHARS = 4000;
+/**
+ * Issue 12: one list of short entries per file (a location table's 2,000 names are one thing to
+ * accept or reject); only a list past this many characters is cut into parts.
+ */
+const SHORT_LIST_CHARS = 100_000;
 
 /**
  * Applies the shared skip rules and title fallback to what a format extractor finds, so
@@ -74,6 +83,9 @@ export class SectionCollector {
   readonly stem: string;
   private added = 0;
   private quietShort = 0;
+  /** Fine-grained entries that read as UI/developer text, and stat templates (issue 12): counted, not kept. */
+  private uiText = 0;
+  private statText = 0;
   /** Short untitled entries (names, labels) gathered into "<file> — short entries" sections. */
   private readonly shortList: string[] = [];
   private readonly shortSeen = new Set<string>();
@@ -142,10 +154,22 @@ export class SectionCollector {
       else this.skip(title, reason);
       return;
     }
+    // Issue 12: fine-grained entries (strings, labels, table values) whose key does not name lore are
+    // dropped when they read as a settings screen or a developer message; stat templates anywhere short.
+    const fine = input.quiet || input.keyed || input.ui;
+    // A scene node's name ("Description") is not a data key: it earns no exemption.
+    if (fine && !(givenTitle && !input.ui && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text))) {
+      this.uiText++;
+      return;
+    }
+    if (text.length < 2000 && input.kind !== "markdown-heading" && input.kind !== "prose" && isStatText(text)) {
+      this.statText++;
+      return;
+    }
     if (countLetters(text, MIN_LETTERS) < MIN_LETTERS && (input.quiet || !givenTitle || (input.keyed && !LORE_KEY_RE.test(givenTitle)))) {
       // Short and nothing says what it is: one list per file, not one candidate per label.
       const entry = oneLine(text, 120);
-      if (LISTABLE_RE.test(entry) && !isUiText(entry) && !this.shortSeen.has(entry)) {
+      if (!input.ui && LISTABLE_RE.test(entry) && !isUiText(entry) && !this.shortSeen.has(entry)) {
         this.shortSeen.add(entry);
         this.shortList.push(entry);
       } else this.quietShort++;
@@ -210,6 +234,8 @@ export class SectionCollector {
       const noun = this.quietShort === 1 ? "entry" : "entries";
       this.skipped.push({ section: `${this.quietShort} short ${noun}`, reason: SKIP.shortUi, sourceFile: this.sourceFile });
     }
+    if (this.uiText > 0) this.skipped.push({ section: `${this.uiText} ${this.uiText === 1 ? "entry" : "entries"}`, reason: SKIP.uiText, sourceFile: this.sourceFile });
+    if (this.statText > 0) this.skipped.push({ section: `${this.statText} ${this.statText === 1 ? "entry" : "entries"}`, reason: SKIP.statText, sourceFile: this.sourceFile });
     for (const [reason, count] of this.overflow) {
       this.skipped.push({ section: `${count} more sections`, reason, sourceFile: this.sourceFile });
     }

@@ -20,15 +20,31 @@ const TEXT_SUFFIXES = ["description", "desc", "text", "lore", "bio", "story", "d
 
 const TITLE_RANK = new Map<string, number>(TITLE_KEYS.map((k, i) => [k, i]));
 
+/** Verdicts per raw key: a structured file repeats the same few keys thousands of times (a 2 MB YAML, ~60 ms). */
+const textKeyCache = new Map<string, boolean>();
+const titleRankCache = new Map<string, number>();
+const CACHE_MAX = 10_000;
+
 export function isTextKey(key: string): boolean {
-  const k = normalizeKey(key);
-  if (TEXT_KEYS.has(k)) return true;
-  return TEXT_SUFFIXES.some((s) => k.length > s.length && k.endsWith(s));
+  let v = textKeyCache.get(key);
+  if (v === undefined) {
+    const k = normalizeKey(key);
+    v = TEXT_KEYS.has(k) || TEXT_SUFFIXES.some((s) => k.length > s.length && k.endsWith(s));
+    if (textKeyCache.size >= CACHE_MAX) textKeyCache.clear();
+    textKeyCache.set(key, v);
+  }
+  return v;
 }
 
 /** Rank of a title-like key (lower is better), or -1. */
 export function titleRank(key: string): number {
-  return TITLE_RANK.get(normalizeKey(key)) ?? -1;
+  let v = titleRankCache.get(key);
+  if (v === undefined) {
+    v = TITLE_RANK.get(normalizeKey(key)) ?? -1;
+    if (titleRankCache.size >= CACHE_MAX) titleRankCache.clear();
+    titleRankCache.set(key, v);
+  }
+  return v;
 }
 
 /** A title value must read as a name: not empty, not a bare number, GUID or long hex. */

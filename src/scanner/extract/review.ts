@@ -96,6 +96,14 @@ function sentenceInitial(text: string, i: number): boolean {
   return j < 0 || text[j] === "\n" || text[j] === "." || text[j] === "!" || text[j] === "?" || text[j] === ":" || text[j] === "…" || text[j] === "#";
 }
 
+/** An upper-case letter then a lower-case one; ASCII decided without a regex (most words of most texts). */
+function capitalised(w: string): boolean {
+  const a = w.charCodeAt(0);
+  const b = w.charCodeAt(1);
+  if (a < 128 && b < 128) return a >= 65 && a <= 90 && b >= 97 && b <= 122;
+  return /^\p{Lu}\p{Ll}/u.test(w);
+}
+
 /** Capitalised words not at a sentence start: how much a text names things (proper nouns are what lore is about). */
 export function properNounDensity(text: string): number {
   const sample = text.length > 3000 ? text.slice(0, 3000) : text;
@@ -103,7 +111,7 @@ export function properNounDensity(text: string): number {
   let words = 0;
   for (const m of sample.matchAll(/[\p{L}][\p{L}'’-]*/gu)) {
     words++;
-    if (/^\p{Lu}\p{Ll}/u.test(m[0]) && !sentenceInitial(sample, m.index!)) names++;
+    if (capitalised(m[0]) && !sentenceInitial(sample, m.index!)) names++;
   }
   return words ? names / words : 0;
 }

@@ -109,7 +109,7 @@ const LANGUAGE_NAMES: Record<string, string> = {
   hungarian: "hu", romanian: "ro", arabic: "ar", hebrew: "he", vietnamese: "vi", thai: "th", piglatin: "x-pig", brazilian: "pt-BR",
 };
 const LANG_CODE = /^(?:[a-z]{2,3})(?:[-_](?:[A-Z]{2}|[a-z]{2}|Hans|Hant|Latn|\d{3}))?$/;
-const COMMON_CODES = new Set("en fr de es it pt ru ja ko zh cs da nl fi pl sv nb tr uk ms el hu ro ar he vi th ca eo et lt lv sk sl sr bg hr fa hi bn gl eu".split(" "));
+const COMMON_CODES = new Set("en fr de es it pt ru ja ko zh cs da nl fi pl sv nb tr uk ms el hu ro ar he vi th ca eo et lt lv sk sl sr bg hr fa hi bn gl eu id af".split(" "));
 
 /** The language a path is written in, judged from its folders and name (tl/french/…, locale/fr/…, x_fr.po, fr.po), or null. */
 export function languageOfPath(relativePath: string): string | null {
@@ -123,6 +123,10 @@ export function languageOfPath(relativePath: string): string | null {
   }
   const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
   const ext = extensionOf(base);
+  const parent = parts[parts.length - 1];
+  // A .po is a translation by definition, so any language-code name counts (zu.po, ga.po), not only common ones.
+  const PO_CODE = /^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?(?:@\w+)?$/;
+  if (ext === ".po" && PO_CODE.test(stem)) return stem.replace("_", "-");
   const suffix = /(?:^|[-_. ])([a-z]{2,3}(?:[-_][A-Za-z]{2,4})?)$/.exec(stem)?.[1] ?? /\(([a-z]{2,3}(?:-[A-Za-z]{2,4})?)\)$/.exec(stem)?.[1];
   if (suffix && COMMON_CODES.has(suffix.slice(0, 2).toLowerCase()) && (suffix.length === 2 || /[-_]/.test(suffix))) {
     // "x_fr.po", "fr.po", "Table_en.asset", "strings.de.json": a code at the end of the name.
@@ -130,6 +134,8 @@ export function languageOfPath(relativePath: string): string | null {
       return suffix.replace("_", "-");
     }
   }
+  // gettext catalogues kept one folder per language (po/scenarios/de/tutorial.po), checked last: po/game_fr.po is fr.
+  if (ext === ".po" && parent && PO_CODE.test(parent) && !/^(?:po|tl|ui|db|js|io)$/i.test(parent)) return parent.replace("_", "-");
   return null;
 }
 
@@ -176,7 +182,9 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     const l = languageOfPath(p);
     if (l) {
       langOf.set(p, l);
-      counts.set(l, (counts.get(l) ?? 0) + 1);
+      // A PO catalogue's language is its translation's: its msgids are the source whatever it is,
+      // so 47 catalogues (and no English one: that is the .pot) say nothing of the source language.
+      if (extensionOf(p) !== ".po") counts.set(l, (counts.get(l) ?? 0) + 1);
     }
   }
   const configured = userContext ? /^\s*(?:source\s+)?language\s*:\s*([A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?)\s*$/im.exec(userContext)?.[1] : undefined;

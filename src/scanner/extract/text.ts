@@ -13,6 +13,10 @@ export const SKIP = {
   tooShort: "Too short (no words)",
   /** Fine-grained entries (table values, strings) that are UI words or unnamed fragments, counted in one line per file. */
   shortUi: "Short UI text or label (not lore)",
+  /** Entries of settings screens, controls and developer messages (issue 12), counted in one line per file. */
+  uiText: "UI, settings or developer text (not lore)",
+  /** Templates of game-rule figures (Duration: %bdr, Chance: 25 …), counted in one line per file. */
+  statText: "Game mechanics (stat template, not lore)",
   license: "Boilerplate (license header)",
   generated: "Boilerplate (auto-generated)",
   metadata: "Boilerplate (file metadata)",

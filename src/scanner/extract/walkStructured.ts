@@ -37,8 +37,15 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
     if (!value || typeof value !== "object") continue;
     const children: Frame[] = [];
     if (Array.isArray(value)) {
-      // Array items inherit the array's key only when they are strings (a list of rumours under "rumors").
-      for (const item of value) children.push({ value: item, key: typeof item === "string" ? key : null, isRoot: false });
+      const page = pageOf(value);
+      if (page) {
+        // Issue 12: a page of prose (a logbook entry: [Headline, "…"], paragraphs, [Image, …]) is one section.
+        out.add({ title: page.title ?? key, text: page.paragraphs.map(clean).join("\n\n"), kind: opts.stringKind, quiet: true });
+        for (const item of value) if (typeof item !== "string" && !page.headings.has(item)) children.push({ value: item, key: null, isRoot: false });
+      } else {
+        // Array items inherit the array's key only when they are strings (a list of rumours under "rumors").
+        for (const item of value) children.push({ value: item, key: typeof item === "string" ? key : null, isRoot: false });
+      }
     } else {
       const entries = Object.entries(value as Record<string, unknown>);
       let title: string | null = null;
@@ -103,4 +110,26 @@ function textOf(v: unknown): string | null {
 /** Rich-text tags (<b>, <color=…>, [b]) are markup, not lore. */
 function clean(s: string): string {
   return stripAngleTags(s).replace(/\[\/?(?:b|i|u|s|color|size|url|center|font)(?:=[^\]\n]{0,100})?\]/gi, "");
+}
+
+const HEADING_TAG_RE = /^(?:headline|heading|header|title|caption)$/i;
+
+/**
+ * An array holding two or more prose paragraphs (strings of 4+ words), and perhaps a
+ * `[Headline, "20th November 1740"]` pair naming it: the page's title and paragraphs, else null.
+ * A list of short strings (names, rumours of one line) stays a list.
+ */
+function pageOf(items: unknown[]): { title: string | null; paragraphs: string[]; headings: Set<unknown> } | null {
+  const paragraphs: string[] = [];
+  let title: string | null = null;
+  const headings = new Set<unknown>();
+  for (const item of items) {
+    if (typeof item === "string") {
+      if (item.trim().split(/\s+/).length >= 4 && looksLikeWords(item)) paragraphs.push(item.trim());
+    } else if (Array.isArray(item) && item.length === 2 && typeof item[0] === "string" && typeof item[1] === "string" && HEADING_TAG_RE.test(item[0])) {
+      title ??= usableTitle(item[1]);
+      headings.add(item);
+    }
+  }
+  return paragraphs.length >= 2 ? { title, paragraphs, headings } : null;
 }

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { Db } from "../../db/openDatabase.ts";
 import type { Candidate, ReviewInfo } from "../extract/index.ts";
 import { normalizeWords } from "../extract/text.ts";
@@ -80,7 +79,7 @@ export class ExtractionStore {
   /** Adds one classified candidate (from one file); returns true when it merged into an earlier extraction. */
   add(c: Candidate): boolean {
     const words = c.words ?? normalizeWords(c.text);
-    const textHash = createHash("sha256").update(c.distinctBy ? `${words}\u0000${c.distinctBy}` : words).digest("hex").slice(0, 32);
+    const textHash = textHashOf(c.distinctBy ? `${words}\u0000${c.distinctBy}` : words);
     const titleKey = normalizeWords(c.title);
     const mine = new Set(words.split(" "));
     const titleHash = fnv1a(titleKey);
@@ -155,4 +154,12 @@ function mergeReview(stored: ReviewInfo | null, incoming: ReviewInfo, incomingLe
 
 function hashKey(textHash: string): number {
   return parseInt(textHash.slice(0, 12), 16);
+}
+
+/**
+ * 128 bits of two seeded wyhashes (Bun's native hash), as 32 hex digits: an equality key within one
+ * job, not a security hash — a SHA-256 per candidate was a measurable part of storing (issue 12, speed).
+ */
+function textHashOf(s: string): string {
+  return Bun.hash.wyhash(s, 0x51_7cc1b7n).toString(16).padStart(16, "0") + Bun.hash.wyhash(s, 0x2545_f491n).toString(16).padStart(16, "0");
 }

@@ -6,6 +6,8 @@ import type { ScannerContext } from "../../core/context.ts";
 import { loadJob } from "../../scanner/scanJobRow.ts";
 import { editExtractionRow, extractionsForReview, type ExtractionReviewRow } from "../../scanner/scanExtractionStore.ts";
 import { documentExists } from "../../lore/documents/documentStore.ts";
+import { extractionsOfGroup } from "../studioReadStore.ts";
+import { REVIEW_KINDS, reviewFieldsOf, type ReviewFields } from "./reviewFields.ts";
 
 type Row = ExtractionReviewRow;
 
@@ -16,9 +18,12 @@ export interface ReviewFilter {
   format?: string;
   sourceFile?: string;
   search?: string;
+  /** one review group (issue 12's `group`) */
+  group?: string;
+  kind?: string;
 }
 
-export interface ReviewExtraction {
+export interface ReviewExtraction extends ReviewFields {
   id: string;
   title: string;
   tags: string[];
@@ -45,6 +50,7 @@ const view = (r: Row): ReviewExtraction => {
     formats: [...new Set(sourceFiles.map((f) => extname(f).slice(1).toLowerCase()).filter(Boolean))],
     documentId: r.document_id,
     review: r.review ? (JSON.parse(r.review) as Record<string, unknown>) : null,
+    ...reviewFieldsOf(r.review, r.id),
   };
 };
 
@@ -53,6 +59,8 @@ function matches(e: ReviewExtraction, f: ReviewFilter): boolean {
   if (f.tag && !e.tags.includes(f.tag)) return false;
   if (f.format && !e.formats.includes(f.format.toLowerCase())) return false;
   if (f.sourceFile && !e.sourceFiles.includes(f.sourceFile)) return false;
+  if (f.group !== undefined && e.group !== f.group) return false;
+  if (f.kind !== undefined && e.kind !== f.kind) return false;
   if (f.search) {
     const q = f.search.toLowerCase();
     if (!e.title.toLowerCase().includes(q) && !e.content.toLowerCase().includes(q)) return false;
@@ -75,9 +83,15 @@ const countBy = (items: string[]) => {
  * time, with the groups a reviewer sorts by (source file, title: the same
  * title from several files is usually one piece of lore) and the facets.
  */
+const checkKind = (kind: string | undefined) => {
+  if (kind !== undefined && !REVIEW_KINDS.includes(kind as never)) throw invalidRequest(`kind: unknown kind '${kind}' (${REVIEW_KINDS.join(", ")})`);
+};
+
 export function reviewExtractions(ctx: ScannerContext, projectId: string, jobId: string, filter: ReviewFilter, page: { limit: number; offset: number }) {
+  checkKind(filter.kind);
   const job = loadJob(ctx, projectId, jobId);
-  const all = allOf(ctx, job.id);
+  // Opening one group reads only its rows (its facets are the group's too).
+  const all = filter.group !== undefined ? extractionsOfGroup(ctx.db, job.id, filter.group).map(view) : allOf(ctx, job.id);
   const hits = all.filter((e) => matches(e, filter));
   return {
     jobId: job.id,
@@ -89,7 +103,7 @@ export function reviewExtractions(ctx: ScannerContext, projectId: string, jobId:
       bySourceFile: countBy(hits.flatMap((e) => e.sourceFiles)),
       byTitle: countBy(hits.map((e) => e.title)).filter((g) => g.count > 1),
     },
-    facets: { tags: countBy(all.flatMap((e) => e.tags)), formats: countBy(all.flatMap((e) => e.formats)) },
+    facets: { tags: countBy(all.flatMap((e) => e.tags)), formats: countBy(all.flatMap((e) => e.formats)), kinds: countBy(all.map((e) => e.kind)) },
     skippedContent: JSON.parse(job.skipped) as unknown[],
   };
 }
@@ -127,6 +141,7 @@ export function editExtraction(ctx: ScannerContext, projectId: string, jobId: st
 
 /** Bulk approve: commits every extraction the filter matches (the same commit as POST /v1/scanner/commit). */
 export function approveMatching(ctx: ScannerContext, projectId: string, jobId: string, filter: ReviewFilter) {
+  checkKind(filter.kind);
   const job = loadJob(ctx, projectId, jobId);
   const ids = allOf(ctx, job.id)
     .filter((e) => matches(e, filter))

@@ -1,4 +1,5 @@
 import type { SectionCollector } from "../SectionCollector.ts";
+import { isStatText } from "../techText.ts";
 import { isTextKey, titleRank, usableTitle } from "../fieldNames.ts";
 import { SKIP, countDigits, countLetters } from "../text.ts";
 
@@ -133,7 +134,7 @@ export function extractDelimited(content: string, delimiter: string, out: Sectio
       .filter(Boolean)
       .join("\n\n");
     const title = titleCol >= 0 ? usableTitle(r[titleCol]) : null;
-    if (title || countLetters(text) < 40) out.add({ title, text, kind: "csv-row", keyed: keyedTitles, groupKey: title ?? undefined });
+    if (title || countLetters(text) < 40 || isStatText(text)) out.add({ title, text, kind: "csv-row", keyed: keyedTitles, groupKey: title ?? undefined });
     else {
       if (size + text.length > CHUNK_CHARS) flush();
       chunk.push(text);

@@ -97,8 +97,14 @@ export function extractGodotResource(content: string, out: SectionCollector): vo
     out.skipFile(SKIP.parse("no [gd_resource] or [gd_scene] header"));
     return;
   }
+  let controls = 0;
   for (const b of blocks) {
     if (b.header !== "resource" && b.header !== "sub_resource" && b.header !== "node") continue;
+    // Issue 12: a button, a field or a list of a scene holds UI words, never the world's writing.
+    if (b.header === "node" && UI_CONTROL_TYPES.has(b.attrs.type ?? "") && b.props.some((p) => p.strings.length)) {
+      controls++;
+      continue;
+    }
     let title: string | null = usableTitle(b.attrs.name);
     let bestRank = title ? titleRank("name") : Infinity;
     const parts: string[] = [];
@@ -118,6 +124,15 @@ export function extractGodotResource(content: string, out: SectionCollector): vo
         if (isTextKey(p.key) || (looksLikeWords(str) && countLetters(str) >= MIN_LETTERS)) parts.push(stripAngleTags(str).replace(/\[\/?[\w]+(?:=[^\]]*)?\]/g, ""));
       }
     }
-    if (parts.length) out.add({ title, text: parts.join("\n\n"), kind: "godot-text", quiet: true }); // UI labels are mostly short
+    // A scene node's short text is a label of its screen (counted, not listed); a resource's may be a name.
+    if (parts.length) out.add({ title, text: parts.join("\n\n"), kind: "godot-text", quiet: true, ui: b.header === "node" });
   }
+  if (controls) out.skip(`${controls} controls (buttons, fields, lists)`, SKIP.uiText);
 }
+
+/** Godot Control nodes whose text is a control's caption or content, not a narrative label. */
+const UI_CONTROL_TYPES = new Set([
+  "Button", "CheckBox", "CheckButton", "OptionButton", "MenuButton", "LinkButton", "ColorPickerButton", "TextureButton",
+  "LineEdit", "TextEdit", "CodeEdit", "SpinBox", "ItemList", "Tree", "TabBar", "TabContainer", "MenuBar", "PopupMenu",
+  "FileDialog", "AcceptDialog", "ConfirmationDialog", "HSlider", "VSlider", "ProgressBar", "FoldableContainer",
+]);

@@ -1,5 +1,6 @@
 import type { SectionCollector } from "../SectionCollector.ts";
-import { SKIP, unescapeBackslashes } from "../text.ts";
+import { MIN_LETTERS, SKIP, countLetters, unescapeBackslashes } from "../text.ts";
+import { headline } from "./csv.ts";
 
 interface PoEntry {
   msgctxt?: string;
@@ -80,6 +81,18 @@ export function extractPo(content: string, out: SectionCollector): void {
     out.skipFile(SKIP.parse((e as Error).message));
     return;
   }
+  // Issue 12: a catalogue lists a source file's strings in order, so consecutive prose entries with no
+  // key are one passage (a logbook page's heading and its paragraphs), cut at PASSAGE_CHARS and titled
+  // by the heading-like entry that opened it, not one "<file> #n" candidate per paragraph.
+  let passage: string[] = [];
+  let passageTitle: string | null = null;
+  let size = 0;
+  const flush = () => {
+    if (passage.length) out.add({ title: passageTitle ?? headline(passage[0]), text: passage.join("\n\n"), kind: "po-entry", quiet: true });
+    passage = [];
+    passageTitle = null;
+    size = 0;
+  };
   for (const e of entries) {
     if (e.obsolete) continue;
     const msgid = unescapeBackslashes(e.msgid ?? "");
@@ -91,8 +104,29 @@ export function extractPo(content: string, out: SectionCollector): void {
     const keyLike = isKeyLike(msgid);
     const text = keyLike ? msgstr : msgid;
     const title = e.msgctxt ? unescapeBackslashes(e.msgctxt) : keyLike ? msgid : null;
+    if (title === null && countLetters(text, MIN_LETTERS) >= MIN_LETTERS) {
+      if (size + text.length > PASSAGE_CHARS) flush();
+      passage.push(text);
+      size += text.length;
+      continue;
+    }
+    if (title === null && isHeading(text)) {
+      flush();
+      passageTitle = text.trim();
+      passage.push(text.trim());
+      continue;
+    }
     out.add({ title, text, kind: "po-entry", quiet: true, groupKey: title && isKeyLike(title) ? title : undefined });
   }
+  flush();
+}
+
+const PASSAGE_CHARS = 4000;
+
+/** "20th November 1740", "The Black Hand": a short line with no sentence punctuation reads as a heading. */
+function isHeading(text: string): boolean {
+  const t = text.trim();
+  return t.length >= 3 && t.length <= 60 && !t.includes("\n") && !/[.!?:;,…]$/.test(t) && /^[\p{Lu}\d]/u.test(t) && /\p{L}/u.test(t);
 }
 
 /** "npc.garrick.bio", "GREETING_1": an identifier, not words. */

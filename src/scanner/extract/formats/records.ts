@@ -10,7 +10,7 @@ const TEXT_FIELDS = new Set(["desc", "description", "text", "lore", "msg", "mess
  * UI and generator profiles (angband's activation.txt, blow_effects.txt, player_timed.txt …).
  */
 const MECHANICS_FILE =
-  /^(?:activations?|blow[-_]\w+|effects?|projections?|player[-_]\w+|object[-_](?:property|base)|monster[-_](?:spell|base)s?|propert(?:y|ies)|timed|summons?|traps?|chest[-_]traps?|pain|pits?|brands?|slays?|shapes?|body|constants|dungeon[-_]profiles?|realms?|ui[-_]\w+|visuals|world|room[-_]templates?|names|mechanics|stats?|formulas?|balance)$/i;
+  /^(?:activations?|blow[-_]\w+|effects?|projections?|player[-_]\w+|object[-_](?:property|base)|monster[-_](?:spell|base)s?|propert(?:y|ies)|timed|summons?|traps?|chest[-_]traps?|pain|pits?|brands?|slays?|shapes?|body|constants|dungeon[-_]profiles?|realms?|ui[-_]\w+|visuals|world|room[-_]templates?|names|mechanics|stats?|formulas?|balance|curses?|terrain|flavou?rs?|ego[-_]items?)$/i;
 export const MECHANICS = 'Skipped: game mechanics records (effects, properties, generator data; scan them with "include: mechanics" in userContext)';
 /** Section length at which a book or long record is cut on paragraph boundaries. */
 const MAX_SECTION_CHARS = 4000;

@@ -53,7 +53,8 @@ export function extractSourceCode(content: string, language: Language, out: Sect
   for (const it of merged) {
     if (it.kind === "code-comment") {
       const doc = s.startsWith("///", it.start) || s.startsWith("/**", it.start) || (language === "gdscript" && s.startsWith("##", it.start));
-      if (!dataFile || !doc || API_DOC_RE.test(cleanComment(it.text).trim())) {
+      // Only a data class's own doc comment describes content; its members' docs describe the code.
+      if (!dataFile || !doc || !documentsContent(s, it.start, it.end, language) || API_DOC_RE.test(cleanComment(it.text).trim())) {
         dropped++;
         continue;
       }
@@ -67,7 +68,8 @@ export function extractSourceCode(content: string, language: Language, out: Sect
       continue;
     }
     // Under a dialogue-like name a short line is still a line (a bark): its own candidate.
-    out.add({ title, text: stripAngleTags(it.text), kind: it.kind, quiet: !(title && LORE_NAME_RE.test(title)) });
+    // keyed: the name it is assigned to says whether a UI/developer-sounding string may still be lore.
+    out.add({ title, text: stripAngleTags(it.text), kind: it.kind, quiet: !(title && LORE_NAME_RE.test(title)), keyed: title !== null });
   }
   if (dropped) out.skip(`${dropped} comments and code strings`, CODE_NOT_LORE);
 }
@@ -76,7 +78,7 @@ export const CODE_NOT_LORE = "Source code: only dialogue/description strings and
 // Content classes: a ScriptableObject / Godot Resource describes game content; a [Serializable] helper does not.
 const DATA_CLASS_RE = /\[CreateAssetMenu\b|:\s*ScriptableObject\b|\bclass\s+\w*(?:Definition|Template)\s*(?::\s*ScriptableObject)?\b|^extends\s+Resource\b|^class_name\s+\w*(?:Data|Definition|Info|Entry|Record)\b/m;
 /** A doc comment about the code itself ("Gets a value indicating…", "Called by…", "True when…"). */
-const API_DOC_RE = /^(?:gets?|sets?|returns?|called|invoked|true|false|if|when|the (?:name|id|index|number|type|list|value)|contains|stores|used|creates?|initiali[sz]es|handles?|checks?|determines|indicates|represents|helper|utility|an? (?:\w+ )?(?:class|method|function|event|delegate|interface|enum|struct|component|object|token|value|reference|callback)|this (?:class|method|function|component|field|property|is)|override|implements|todo|fixme|note)\b/i;
+const API_DOC_RE = /^(?:gets?|sets?|returns?|called|invoked|true|false|if|when|the (?:name|id|index|number|type|list|value)|the \w+(?: \w+)? (?:to use|that will|used)|an? list|adds?|finds?|provides?|contains|stores|used|creates?|initiali[sz]es|handles?|checks?|determines|indicates|represents|helper|utility|an? (?:\w+ )?(?:class|method|function|event|delegate|interface|enum|struct|component|object|token|value|reference|callback)|this (?:class|method|function|component|field|property|is)|override|implements|todo|fixme|note)\b/i;
 const LORE_NAME_RE = /dialog|line|say|speak|bark|text|desc|lore|message|greeting|quote|story|tooltip|flavou?r|bio|rumou?r|journal|subtitle|caption|intro|outro|taunt|hint/i;
 
 /** A player-facing sentence (capital start, 4+ words, sentence end) or prose under a dialogue-like name. */
@@ -247,10 +249,25 @@ function assignedName(s: string, start: number): string | null {
   return name;
 }
 
+/**
+ * Does a doc comment describe content: the class itself or one of its fields? GDScript's class doc
+ * follows `extends`/`class_name`; a C# member with parentheses or an accessor is code (a method, a property).
+ */
+function documentsContent(s: string, start: number, end: number, lang: Language): boolean {
+  const next = /\S[^\n]*/.exec(s.slice(end, end + 400))?.[0] ?? "";
+  if (lang === "gdscript") {
+    const prev = s.slice(Math.max(0, start - 400), start).trimEnd().split("\n").pop()?.trim() ?? "";
+    return /^(?:class_name|extends|class)\b/.test(next) || /^(?:class_name|extends)\b/.test(prev) || /^(?:@export\S*\s+)?var\s/.test(next);
+  }
+  if (/^(?:\[[^\]]*\]\s*)*(?:(?:public|internal|private|protected|sealed|abstract|static|partial)\s+)*(?:class|struct|record)\s/.test(next)) return true;
+  return !next.includes("(") && !/\{\s*(?:get|set)\b|=>/.test(next) && /;\s*$/.test(next);
+}
+
 /** Log and exception messages are for developers, not players. */
 function isDiagnostic(s: string, start: number): boolean {
   const before = s.slice(Math.max(0, start - 80), start);
-  return /(?:Debug\.Log\w*|Console\.Write\w*|GD\.Print\w*|GD\.PushError|GD\.PushWarning|print\w*|push_error|push_warning|printerr|assert|Exception|Error)\s*\(\s*[$@]*$/.test(before);
+  // Editor attributes ([Tooltip("…")], [Header("…")]) speak to whoever edits the component, not to players.
+  return /(?:Debug\.Log\w*|Console\.Write\w*|GD\.Print\w*|GD\.PushError|GD\.PushWarning|print\w*|push_error|push_warning|printerr|assert|Exception|Error|\[\s*(?:Tooltip|Header|HelpBox|Obsolete|InspectorName|ContextMenu|MenuItem|CreateAssetMenu|Description|DisplayName|Category))\s*\(\s*(?:(?:string|String)\.Format\s*\(\s*)?[$@]*$/.test(before);
 }
 
 function cleanComment(text: string): string {

@@ -2,6 +2,7 @@ import type { SectionCollector } from "../SectionCollector.ts";
 import { usableTitle } from "../fieldNames.ts";
 import { countLetters } from "../text.ts";
 import { headline } from "./csv.ts";
+import { isStatText } from "../techText.ts";
 
 /**
  * Unity Localization string tables (issue 12): a locale table (`m_TableData: - m_Id / m_Localized`)
@@ -63,7 +64,8 @@ export function extractUnityStringTable(content: string, out: SectionCollector, 
       continue;
     }
     // As a CSV string table keyed by number reads (formats/csv.ts), so the two copies of one table merge.
-    if (countLetters(text) < 40) out.add({ title: null, text, kind: "keyed-entry", quiet: true });
+    // A stat template (a spell effect's Duration/Chance/Magnitude) goes alone, where it is counted as mechanics.
+    if (countLetters(text) < 40 || isStatText(text)) out.add({ title: null, text, kind: "keyed-entry", quiet: true });
     else {
       if (size + text.length > CHUNK_CHARS) flush();
       chunk.push(text);

@@ -1,0 +1,121 @@
+import type { AppContext } from "../../core/context.ts";
+import { nowIso } from "../../core/context.ts";
+import { parseJsonColumn } from "../../core/json.ts";
+import type { MindProfile } from "../mindProfile.ts";
+import { systemPrompt } from "../prompt/systemPrompt.ts";
+import { LORE_NOTE_OVERHEAD, promptBudget, tokenCounter } from "../tokenBudget.ts";
+import { readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
+
+/**
+ * The shared-lore level of a mind's static prompt (issue 14). A mind's system prompt is the same for
+ * every player, so its KV state is snapshotted once (the mind prefix). The lore a first turn brings
+ * in was not: it depended on the player's question and was evaluated anew for every newcomer. This
+ * level puts lore every player of the mind shares into the static part, after the system text:
+ * all the mind's visible lore when it fits the budget, else its most retrieved chunks (counted per
+ * mind). A turn's retrieval then adds only chunks not already there.
+ *
+ * The selection is kept (mind_shared_lore) so the prompt stays the same from turn to turn and across
+ * restarts; it is made again when lore or the mind change (warmMinds.ts) — and whenever a turn finds
+ * one of its chunks gone or no longer visible to the mind, so scoping stays exact whatever the timing.
+ */
+
+export interface SharedNote {
+  chunkId: string;
+  documentId: string;
+  documentName: string;
+  chunkIndex: number;
+  text: string;
+  tags: string[];
+}
+
+/** Candidates looked at when selecting (the most retrieved first): enough to fill any sane budget. */
+const CANDIDATES = 256;
+/** The shared level never takes more than this share of the prompt budget (the turn, its lore and history need the rest). */
+const MAX_SHARE = 1 / 3;
+/** A selection is made again once the mind's recorded retrievals doubled since (and at least this many): rare, and settles. */
+const REFRESH_MIN_HITS = 20;
+
+/** Tokens the shared level may take: `sharedLoreTokens`, at most a third of the prompt budget. 0: off. */
+export function sharedLoreBudget(config: AppContext["config"]): number {
+  const cap = Math.floor(promptBudget(config.contextSize, config.maxReplyTokens) * MAX_SHARE);
+  return Math.max(0, Math.min(config.sharedLoreTokens, cap));
+}
+
+type Ctx = Pick<AppContext, "db" | "clock" | "config" | "llm" | "generation">;
+
+/**
+ * Selects and stores the mind's shared lore from the current lore and retrieval counts: the most
+ * retrieved chunks the mind may see (by its own tags), greedily while they fit the budget, then put
+ * in document order so the prompt reads (and renders) the same whatever the counts' order.
+ */
+export function selectSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">): string[] {
+  const budget = sharedLoreBudget(ctx.config);
+  const count = tokenCounter(ctx);
+  const picked: SharedChunkRow[] = [];
+  if (budget > 0) {
+    let used = 0;
+    for (const r of sharedCandidates(ctx.db, { projectId, mindId: mind.id, tags: mind.knowledgeTags, limit: CANDIDATES })) {
+      const cost = count(r.content) + count(r.document_name) + LORE_NOTE_OVERHEAD;
+      if (used + cost > budget) continue;
+      picked.push(r);
+      used += cost;
+    }
+  }
+  picked.sort(documentOrder);
+  const chunkIds = picked.map((r) => r.id);
+  writeSelection(ctx.db, projectId, mind.id, { chunkIds, hitsAt: totalHits(ctx.db, projectId, mind.id) }, nowIso(ctx));
+  return chunkIds;
+}
+
+/** True when the mind's retrievals doubled since its selection was made: worth selecting again (in the background). */
+export function selectionStale(ctx: Pick<AppContext, "db">, projectId: string, mindId: string): boolean {
+  const sel = readSelection(ctx.db, projectId, mindId);
+  if (!sel) return true;
+  const now = totalHits(ctx.db, projectId, mindId);
+  return now >= Math.max(REFRESH_MIN_HITS, 2 * sel.hitsAt);
+}
+
+/**
+ * The mind's shared lore for a turn that sees `visible` tags, or null (off, or nothing to share).
+ * The stored selection is checked against SQLite: a chunk gone, not COMPLETED or no longer within
+ * the mind's tags means the lore changed, and the selection is made again now. A turn narrowed by
+ * activeKnowledgeTags gets the level only when every shared chunk is within its visible tags;
+ * otherwise it goes without (its prompt then starts with the plain system text): a chunk outside
+ * the turn's active tags never reaches its prompt.
+ */
+export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, visible: string[]): SharedNote[] {
+  if (sharedLoreBudget(ctx.config) === 0 || mind.knowledgeTags.length === 0) return [];
+  const load = (ids: string[]) => {
+    const rows = new Map(sharedChunksById(ctx.db, projectId, ids).map((r) => [r.id, r]));
+    const out: SharedNote[] = [];
+    for (const id of ids) {
+      const r = rows.get(id);
+      if (!r) return null;
+      const tags = parseJsonColumn<string[]>(r.tags, []);
+      if (!tags.some((t) => mind.knowledgeTags.includes(t))) return null;
+      out.push({ chunkId: r.id, documentId: r.document_id, documentName: r.document_name, chunkIndex: r.chunk_index, text: r.content, tags });
+    }
+    return out;
+  };
+  const sel = readSelection(ctx.db, projectId, mind.id);
+  let notes = sel ? load(sel.chunkIds) : null;
+  if (!notes) notes = load(selectSharedLore(ctx, projectId, mind)) ?? [];
+  const open = new Set(visible);
+  if (!notes.every((n) => n.tags.some((t) => open.has(t)))) return [];
+  return notes;
+}
+
+/** The shared lore as the static prompt carries it, after the system text (the [Lore] notes' own form). */
+export function renderSharedLore(notes: SharedNote[]): string {
+  return notes.length ? `[Lore]\n${notes.map((l) => `(${l.documentName}) ${l.text}`).join("\n\n")}` : "";
+}
+
+/** The mind's static prompt: its system text and the lore its players share. Every conversation with the mind starts with it. */
+export function staticPrompt(mind: MindProfile, shared: SharedNote[]): string {
+  const lore = renderSharedLore(shared);
+  return lore ? `${systemPrompt(mind)}\n\n${lore}` : systemPrompt(mind);
+}
+
+function documentOrder(a: SharedChunkRow, b: SharedChunkRow): number {
+  return a.document_name < b.document_name ? -1 : a.document_name > b.document_name ? 1 : a.document_id < b.document_id ? -1 : a.document_id > b.document_id ? 1 : a.chunk_index - b.chunk_index;
+}

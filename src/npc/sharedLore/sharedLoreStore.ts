@@ -1,0 +1,121 @@
+import type { Db } from "../../db/openDatabase.ts";
+import { placeholders } from "../../lore/sqlList.ts";
+
+/** SQL of the shared-lore level (tables mind_lore_hits and mind_shared_lore, migration 014). */
+
+export interface SharedChunkRow {
+  id: string;
+  document_id: string;
+  document_name: string;
+  chunk_index: number;
+  content: string;
+  tags: string;
+  hits: number;
+}
+
+/**
+ * The chunks a mind may see (COMPLETED documents of its project whose chunk tags meet `tags`), the most
+ * retrieved for this mind first, then in document order: the candidates of its shared lore.
+ */
+export function sharedCandidates(db: Db, q: { projectId: string; mindId: string; tags: string[]; limit: number }): SharedChunkRow[] {
+  if (q.tags.length === 0) return [];
+  return db
+    .query<SharedChunkRow, (string | number)[]>(
+      `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, COALESCE(h.hits, 0) AS hits
+       FROM chunks c JOIN documents d ON d.id = c.document_id
+       LEFT JOIN mind_lore_hits h ON h.mind_id = ? AND h.chunk_id = c.id
+       WHERE c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED'
+         AND EXISTS (SELECT 1 FROM json_each(c.tags) WHERE json_each.value IN (${placeholders(q.tags.length)}))
+       ORDER BY hits DESC, d.name, c.document_id, c.chunk_index
+       LIMIT ?`,
+    )
+    .all(q.mindId, q.projectId, ...q.tags, q.limit);
+}
+
+/** Those chunks (by id) that belong to a COMPLETED document of the project, with their current text and tags. */
+export function sharedChunksById(db: Db, projectId: string, ids: string[]): SharedChunkRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .query<SharedChunkRow, string[]>(
+      `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, 0 AS hits
+       FROM chunks c CROSS JOIN documents d ON d.id = c.document_id
+       WHERE c.id IN (${placeholders(ids.length)}) AND c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED'`,
+    )
+    .all(...ids, projectId);
+}
+
+export interface SharedSelection {
+  chunkIds: string[];
+  /** the mind's retrieval count when the selection was made */
+  hitsAt: number;
+}
+
+export function readSelection(db: Db, projectId: string, mindId: string): SharedSelection | null {
+  const r = db
+    .query<{ chunk_ids: string; hits_at: number }, [string, string]>("SELECT chunk_ids, hits_at FROM mind_shared_lore WHERE mind_id = ? AND project_id = ?")
+    .get(mindId, projectId);
+  if (!r) return null;
+  try {
+    const ids = JSON.parse(r.chunk_ids) as unknown;
+    return Array.isArray(ids) && ids.every((x) => typeof x === "string") ? { chunkIds: ids, hitsAt: r.hits_at } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the selection, only while the mind exists in this project (a mind deleted meanwhile: nothing). */
+export function writeSelection(db: Db, projectId: string, mindId: string, sel: SharedSelection, now: string): void {
+  db.query(
+    `INSERT INTO mind_shared_lore (mind_id, project_id, chunk_ids, hits_at, computed_at)
+     SELECT id, project_id, ?, ?, ? FROM entity_minds WHERE id = ? AND project_id = ?
+     ON CONFLICT(mind_id) DO UPDATE SET chunk_ids = excluded.chunk_ids, hits_at = excluded.hits_at, computed_at = excluded.computed_at`,
+  ).run(JSON.stringify(sel.chunkIds), sel.hitsAt, now, mindId, projectId);
+}
+
+/** Forgets the selections of a project's minds (they are made again from the current lore). */
+export function deleteSelections(db: Db, projectId: string, mindId?: string): number {
+  if (mindId) return db.query("DELETE FROM mind_shared_lore WHERE project_id = ? AND mind_id = ?").run(projectId, mindId).changes;
+  return db.query("DELETE FROM mind_shared_lore WHERE project_id = ?").run(projectId).changes;
+}
+
+/** One more retrieval of each chunk for this mind (only while the mind exists in this project). */
+export function recordHits(db: Db, projectId: string, mindId: string, chunkIds: string[]): void {
+  const ins = db.query(
+    `INSERT INTO mind_lore_hits (mind_id, chunk_id, project_id, hits)
+     SELECT id, ?, project_id, 1 FROM entity_minds WHERE id = ? AND project_id = ?
+     ON CONFLICT(mind_id, chunk_id) DO UPDATE SET hits = hits + 1`,
+  );
+  for (const id of new Set(chunkIds)) ins.run(id, mindId, projectId);
+}
+
+/** How many retrievals were recorded for this mind, all chunks together. */
+export function totalHits(db: Db, projectId: string, mindId: string): number {
+  return (
+    db.query<{ n: number | null }, [string, string]>("SELECT SUM(hits) AS n FROM mind_lore_hits WHERE mind_id = ? AND project_id = ?").get(mindId, projectId)?.n ?? 0
+  );
+}
+
+/**
+ * A cheap stamp of a project's indexed lore: any edit re-queues a document (index_version), any
+ * indexing completes it again (processed_at), a deletion changes the count.
+ */
+export function loreStamp(db: Db, projectId: string): string {
+  const d = db
+    .query<{ n: number; done: number | null; v: number | null; at: string | null }, [string]>(
+      "SELECT COUNT(*) AS n, SUM(status = 'COMPLETED') AS done, SUM(index_version) AS v, MAX(processed_at) AS at FROM documents WHERE project_id = ?",
+    )
+    .get(projectId)!;
+  return `${d.n}:${d.done ?? 0}:${d.v ?? 0}:${d.at ?? ""}`;
+}
+
+/** The most talked-to minds that have knowledge tags (those worth keeping warm), all projects. */
+export function mostUsedMinds(db: Db, limit: number): { projectId: string; id: string }[] {
+  return db
+    .query<{ project_id: string; id: string }, [number]>(
+      `SELECT m.project_id, m.id FROM entity_minds m
+       WHERE EXISTS (SELECT 1 FROM mind_knowledge_tags k WHERE k.mind_id = m.id)
+       ORDER BY m.interaction_count DESC, m.created_at, m.id LIMIT ?`,
+    )
+    .all(limit)
+    .map((r) => ({ projectId: r.project_id, id: r.id }));
+}
