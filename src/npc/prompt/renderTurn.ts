@@ -39,10 +39,12 @@ export function renderScene(ctx: SceneContext | undefined): string | undefined {
  * on SmolLM2-135M and on Gemma 3 270M); the name as the start of a sentence keeps what it tells without that.
  */
 export function renderLore(lore: NonNullable<TurnNotes["lore"]>): string {
-  return [...lore]
-    .reverse()
-    .map((l) => `About ${l.documentName}: ${l.text.trim()}`)
-    .join("\n\n");
+  return [...lore].reverse().map(loreNote).join("\n\n");
+}
+
+/** One lore note as a paragraph (also the form of a mind's shared lore, src/npc/sharedLore). */
+export function loreNote(l: { documentName: string; text: string }): string {
+  return `About ${l.documentName}: ${l.text.trim()}`;
 }
 
 /** A user turn as the model sees it: the notes the server added, then what the player said. */
