@@ -32,6 +32,20 @@ export const SUMMARY_CASES: SummaryCase[] = [
     facts: { name: /\bMara\b/, debt: /\b30\b|thirty/i },
   },
   {
+    // What a session with a 135M model looks like: the NPC's replies ramble and invent (taken from SmolLM2 replies).
+    name: "mara-rambling",
+    mindName: "Garrick Thorne",
+    messages: [
+      u("Hello! My name is Mara."),
+      a("Lady Ama, you're welcome at the Red Lion Parlor, the only name that comes across everyone's mind. What is your family's crest? The Great Flood was fought in the year of the bridge, when a river overflowed the Wend and it is said that a single day"),
+      u("I owe you 30 gold for the room; I'll pay next week."),
+      a("You're going to pay me 20 golds for the room, but I'm going to pay you the Gold in 2 minutes. The bartender of the far-right tail is the best in the corner of the corner, and the rest of the story is in the abbey."),
+      u("Goodbye for now."),
+      a("Farewell, traveller. Mind the ford after dark; the lamps there burn whale oil and the keeper sets them every ten seconds."),
+    ],
+    facts: { name: /\bMara\b/, debt: /\b30\b|thirty/i },
+  },
+  {
     name: "tobin-sister",
     mindName: "Captain Hesk",
     messages: [

@@ -49,7 +49,7 @@ describe("what the shared level holds", () => {
     expect(new Set(names)).toEqual(new Set(["History of Thornhaven", "The Rusty Tankard Menu"]));
     const system = p.messages[0].content;
     expect(system.startsWith(systemPrompt(loadMindProfile(t.app.ctx, w.projectId, w.minds.garrick)))).toBe(true);
-    expect(system).toContain("[Lore]\n(History of Thornhaven) Thornhaven was founded by river traders.");
+    expect(system).toContain("[Lore]\nAbout History of Thornhaven: Thornhaven was founded by river traders.");
     expect(system).not.toContain("tunnel runs from the cellar");
     expect(system).not.toContain("weather in spring");
     // The turn's own retrieval adds nothing the static part already carries.

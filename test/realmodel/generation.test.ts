@@ -14,7 +14,7 @@ const MESSAGES: ChatMessage[] = [
     content:
       "You are Garrick Thorne, Innkeeper of the Rusty Tankard, a character in a game. Stay in character at all times and answer as Garrick Thorne would, in the first person, in a few sentences.",
   },
-  { role: "user", content: "[Lore]\n(The Rusty Tankard) The house porter, Wend Water, is dark, bitter and strong.\n\n[Player]\nWhat should I drink tonight?" },
+  { role: "user", content: "[Lore]\nAbout The Rusty Tankard: The house porter, Wend Water, is dark, bitter and strong.\n\n[Player]\nWhat should I drink tonight?" },
 ];
 
 describe.skipIf(!fx)("streaming on real weights (SmolLM2-135M-Instruct)", () => {

@@ -1,8 +1,13 @@
 import type { ChatMessage } from "../../llm/types.ts";
 import { MAX_MEMORIES_PER_SUMMARY } from "./types.ts";
 
-/** A message longer than this (characters) is cut in the transcript. */
+/** A player's message longer than this (characters) is cut in the transcript. */
 const MAX_MESSAGE_CHARS = 2_000;
+/**
+ * The NPC's replies are cut shorter: the memories are about the player, and a small model's long, inventive
+ * replies ("you're going to pay me 20 golds") otherwise turn into memories in place of what the player said.
+ */
+const MAX_REPLY_CHARS = 160;
 /** Longest memory the grammar lets a model write: one short sentence ("The player owes Garrick 30 gold for the room."). */
 export const SUMMARY_TEXT_MAX = 120;
 const TOPICS_MAX = 3;
@@ -81,7 +86,8 @@ export const EXAMPLE_MARKERS = /\bDoran\b|spider|hill farms/i;
 export function transcript(mindName: string, messages: Turn[]): string {
   return messages
     .map((m) => {
-      const text = m.content.length > MAX_MESSAGE_CHARS ? `${m.content.slice(0, MAX_MESSAGE_CHARS)}…` : m.content;
+      const max = m.role === "user" ? MAX_MESSAGE_CHARS : MAX_REPLY_CHARS;
+      const text = m.content.length > max ? `${m.content.slice(0, max).trimEnd()}…` : m.content;
       return `${m.role === "user" ? "Player" : mindName}: ${text.trim()}`;
     })
     .join("\n");

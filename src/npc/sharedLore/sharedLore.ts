@@ -3,6 +3,7 @@ import { nowIso } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import type { MindProfile } from "../mindProfile.ts";
 import { systemPrompt } from "../prompt/systemPrompt.ts";
+import { loreNote } from "../prompt/renderTurn.ts";
 import { LORE_NOTE_OVERHEAD, promptBudget, tokenCounter } from "../tokenBudget.ts";
 import { readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
 
@@ -107,7 +108,7 @@ export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfil
 
 /** The shared lore as the static prompt carries it, after the system text (the [Lore] notes' own form). */
 export function renderSharedLore(notes: SharedNote[]): string {
-  return notes.length ? `[Lore]\n${notes.map((l) => `(${l.documentName}) ${l.text}`).join("\n\n")}` : "";
+  return notes.length ? `[Lore]\n${notes.map(loreNote).join("\n\n")}` : "";
 }
 
 /** The mind's static prompt: its system text and the lore its players share. Every conversation with the mind starts with it. */
