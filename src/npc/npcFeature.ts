@@ -2,7 +2,7 @@ import type { Feature } from "../core/feature.ts";
 import { npcRoutes } from "./npcRoutes.ts";
 import { purgeErasedMemories } from "./memory/tombstones.ts";
 import { MindWarmer } from "./warmMinds.ts";
-import { applyKvForgetRequests } from "../llm/kv/forgetLog.ts";
+import { applyKvForgetRequests } from "../llm/kv/forgetRequestStore.ts";
 
 /** POST /v1/npc/interact, the purge of erased players' memory vectors, and minds kept warm. */
 export const npcFeature: Feature = {

@@ -41,7 +41,8 @@ export interface PreparedTurn {
 
 
 /**
- * Everything up to the model call, with no side effects: the mind, the
+ * Everything up to the model call, with no side effects (beyond keeping the
+ * mind's shared-lore choice, sharedLore/, when it has none yet): the mind, the
  * visible tags, the conversation (merged, re-checked against visibility,
  * trimmed) and this turn's notes (new lore, new memories, changed scene).
  * Used by /v1/npc/interact and by the admin preview.

@@ -26,17 +26,38 @@ export function isEmptySelection(s: Selection | undefined): boolean {
   return !s || !(s.groups?.length || s.files?.length || s.folders?.length || s.kinds?.length);
 }
 
+interface CompiledSelection {
+  groups: Set<string>;
+  kinds: Set<string>;
+  files: Set<string>;
+  folders: string[];
+}
+
+// A commit or a review may carry thousands of rejected groups and files, checked against every extraction
+// of the job: the lists become sets once per selection object, not a linear scan per extraction.
+const compiled = new WeakMap<Selection, CompiledSelection>();
+
+function compile(s: Selection): CompiledSelection {
+  let c = compiled.get(s);
+  if (!c) {
+    c = {
+      groups: new Set(s.groups ?? []),
+      kinds: new Set(s.kinds ?? []),
+      files: new Set(s.files ?? []),
+      folders: (s.folders ?? []).map((f) => (f.endsWith("/") ? f : `${f}/`)),
+    };
+    compiled.set(s, c);
+  }
+  return c;
+}
+
 /** Does an extraction fall in the selection (any of its source files counts for files and folders)? */
 export function selects(s: Selection | undefined, e: Selectable): boolean {
   if (!s) return false;
-  if (s.groups?.includes(e.group) || s.kinds?.includes(e.kind)) return true;
-  if (s.files?.length && e.sourceFiles.some((f) => s.files!.includes(f))) return true;
-  if (s.folders?.length) {
-    for (const folder of s.folders) {
-      const prefix = folder.endsWith("/") ? folder : `${folder}/`;
-      if (e.sourceFiles.some((f) => f.startsWith(prefix))) return true;
-    }
-  }
+  const c = compile(s);
+  if (c.groups.has(e.group) || c.kinds.has(e.kind)) return true;
+  if (c.files.size && e.sourceFiles.some((f) => c.files.has(f))) return true;
+  for (const prefix of c.folders) if (e.sourceFiles.some((f) => f.startsWith(prefix))) return true;
   return false;
 }
 

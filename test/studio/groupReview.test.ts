@@ -184,4 +184,15 @@ describe("translations", () => {
     const x = await call("GET", `/projects/${f.w.projectId}/scan-jobs/${tl}/extractions?group=${encodeURIComponent("scene:game/script.rpy#quay")}`);
     expect(x.body.extractions.map((e: any) => e.variants)).toEqual([[{ language: "fr", sourceFile: "game/tl/french/script.rpy" }]]);
   });
+
+  test("a row written before the scanner's v2 (no review fields) is kind other and a group of its own, named by its id", async () => {
+    const { jobId: old } = await submitAndUpload(f, [{ path: "lore/bridge.md", data: "# The Old Bridge\n\nThe old bridge of Thornhaven burned in the year of ash and was never rebuilt.\n" }]);
+    await runWorker(f);
+    const [row] = (await call("GET", `/projects/${f.w.projectId}/scan-jobs/${old}/extractions`)).body.extractions;
+    f.t.app.db.query("UPDATE scan_extractions SET review = NULL WHERE id = ?").run(row.id);
+    const r = await review({}, f.w.projectId, old);
+    expect(r.body.groups.map((g: any) => [g.group, g.kind, g.title])).toEqual([[row.id, "other", "The Old Bridge"]]);
+    const x = await call("GET", `/projects/${f.w.projectId}/scan-jobs/${old}/extractions?group=${row.id}`);
+    expect(x.body.extractions.map((e: any) => [e.id, e.kind, e.group, e.reasons, e.speakers, e.variants])).toEqual([[row.id, "other", row.id, {}, [], []]]);
+  });
 });

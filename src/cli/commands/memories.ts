@@ -1,6 +1,6 @@
 import { dataPaths } from "../../config/config.ts";
 import { forgetPlayerKv } from "../../llm/kv/forgetPlayer.ts";
-import { requestKvForget } from "../../llm/kv/forgetLog.ts";
+import { requestKvForget } from "../../llm/kv/forgetRequestStore.ts";
 import { resolveProject } from "../../projects/projectService.ts";
 import type { ServiceContext } from "../../core/context.ts";
 import { erasePlayerRows, exportPlayerData, listMemories } from "../../npc/memory/memoryAdmin.ts";
@@ -54,7 +54,7 @@ const memoriesEraseCommand: Command = {
     const project = resolveProject(ctx, projectArg);
     // Only the server writes LanceDB: the rows go now, the vectors at the server's next memory purge.
     const r = erasePlayerRows(ctx, project.id, playerId);
-    // KV snapshots on disk go too; a running server drops its in-memory copy at its next kv-forget tick (llm/kv/forgetLog.ts).
+    // KV snapshots on disk go too; a running server drops its in-memory copy at its next kv-forget tick (llm/kv/forgetRequestStore.ts).
     forgetPlayerKv({ kvDir: dataPaths(c.config).kv }, project.id, playerId);
     requestKvForget(ctx.db, project.id, playerId, new Date().toISOString());
     return {

@@ -27,7 +27,7 @@ CREATE TABLE mind_shared_lore (
   computed_at TEXT NOT NULL
 );
 CREATE INDEX mind_shared_lore_project ON mind_shared_lore(project_id);
--- Players erased by the CLI while a server may run: the server drops their resident KV state (llm/kv/forgetLog.ts).
+-- Players erased by the CLI while a server may run: the server drops their resident KV state (llm/kv/forgetRequestStore.ts).
 -- A hash of project and player, never the player id; the server deletes each row once done.
 CREATE TABLE kv_forget (
   hash TEXT PRIMARY KEY,

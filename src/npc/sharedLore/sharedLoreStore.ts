@@ -85,7 +85,9 @@ export function recordHits(db: Db, projectId: string, mindId: string, chunkIds: 
      SELECT id, ?, project_id, 1 FROM entity_minds WHERE id = ? AND project_id = ?
      ON CONFLICT(mind_id, chunk_id) DO UPDATE SET hits = hits + 1`,
   );
-  for (const id of new Set(chunkIds)) ins.run(id, mindId, projectId);
+  db.transaction(() => {
+    for (const id of new Set(chunkIds)) ins.run(id, mindId, projectId);
+  })();
 }
 
 /** How many retrievals were recorded for this mind, all chunks together. */
