@@ -15,9 +15,11 @@ const MIN_SESSION_TOKENS = 128;
 
 /**
  * Summarises a finished session into memories about the player, under a JSON
- * grammar. The transcript keeps its newest messages when the whole does not fit
- * the context beside `maxTokens`. Whatever the model writes is validated
- * (sanitiseDrafts): junk, cut-off JSON or an empty reply give `memories: []`,
+ * grammar (summaryPrompt.ts: instructions, a worked example, the transcript).
+ * The transcript keeps its newest messages when the whole does not fit the
+ * context beside the answer's reserve. Whatever the model writes is validated
+ * (sanitiseDrafts), and memories not taken from the session are dropped
+ * (groundedDrafts): junk, cut-off JSON or an empty reply give `memories: []`,
  * never an error. Errors of the engine itself (e.g. disposed) are thrown.
  *
  * `conversationKey`: which sequence to use. Passing the ending session's own key
