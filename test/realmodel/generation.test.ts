@@ -59,27 +59,35 @@ describe.skipIf(!fx)("SSE over HTTP on real weights", () => {
   }, 120_000);
   afterAll(() => w?.t.close());
 
+  // Unseeded (the interact body has no seed): a small model's reply is empty about one time in fifty when its
+  // first text is one of our stop triggers (BENCHMARKS "Quality on real models"). Every reply must match its
+  // token events; at least one of three players must get a non-empty one.
   test("token events add up to the done event's reply, which is clean and non-empty", async () => {
-    const res = await w.t.app.handle(
-      new Request("http://localhost/v1/npc/interact", {
-        method: "POST",
-        headers: { authorization: `Bearer ${w.serverKey}`, "content-type": "application/json", accept: "text/event-stream" },
-        body: JSON.stringify({ text: "What do you brew here?", entityMindId: w.minds.garrick, playerId: "sse-1" }),
-      }),
-    );
-    expect(res.status).toBe(200);
-    const raw = await res.text();
-    const events = raw.split("\n\n").filter(Boolean).map((block) => {
-      const ev = /^event: (.*)$/m.exec(block)?.[1];
-      const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
-      return { ev, data };
-    });
-    const done = events.find((e) => e.ev === "done");
-    expect(done).toBeDefined();
-    const reply = JSON.parse(done!.data).response as string;
-    const tokens = events.filter((e) => e.ev === "token").map((e) => JSON.parse(e.data).text ?? JSON.parse(e.data));
-    expect(reply.length).toBeGreaterThan(0);
-    expect(tokens.join("").trim()).toBe(reply);
-    expect(reply).not.toMatch(/<\|im_(start|end)\|>|\[Player\]|\[Lore\]/);
+    const replies: string[] = [];
+    for (let attempt = 1; attempt <= 3 && !replies.some((r) => r.length > 0); attempt++) {
+      const res = await w.t.app.handle(
+        new Request("http://localhost/v1/npc/interact", {
+          method: "POST",
+          headers: { authorization: `Bearer ${w.serverKey}`, "content-type": "application/json", accept: "text/event-stream" },
+          body: JSON.stringify({ text: "What do you brew here?", entityMindId: w.minds.garrick, playerId: `sse-${attempt}` }),
+        }),
+      );
+      expect(res.status).toBe(200);
+      const raw = await res.text();
+      const events = raw.split("\n\n").filter(Boolean).map((block) => {
+        const ev = /^event: (.*)$/m.exec(block)?.[1];
+        const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+        return { ev, data };
+      });
+      const done = events.find((e) => e.ev === "done");
+      expect(done).toBeDefined();
+      const reply = JSON.parse(done!.data).response as string;
+      const tokens = events.filter((e) => e.ev === "token").map((e) => JSON.parse(e.data).text ?? JSON.parse(e.data));
+      expect(tokens.join("").trim()).toBe(reply);
+      expect(reply).not.toMatch(/<\|im_(start|end)\|>|\[Player\]|\[Lore\]/);
+      replies.push(reply);
+    }
+    if (replies.length > 1) console.warn(`[realmodel] SSE: ${replies.length - 1} empty repl${replies.length > 2 ? "ies" : "y"} before a non-empty one`);
+    expect(replies.some((r) => r.length > 0)).toBe(true);
   }, 1_800_000);
 });
