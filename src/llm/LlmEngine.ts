@@ -21,12 +21,12 @@ import { SequencePool, type PoolSlot } from "./SequencePool.ts";
 import { TokenCountCache } from "./TokenCountCache.ts";
 import { StaticPrefixes } from "./staticPrefix.ts";
 import { toChatHistory } from "./toChatHistory.ts";
+import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
 import { modelFingerprint } from "./kv/fingerprint.ts";
 import { SnapshotStore } from "./kv/SnapshotStore.ts";
 import { WarmStarts, type WarmSlot } from "./kv/WarmStarts.ts";
 import type {
   ChatMessage,
-  FinishReason,
   GenerateRequest,
   GenerateResult,
   GenerateTimings,
@@ -301,14 +301,17 @@ export class LlmEngine {
     // until the first visible character (at most SILENT_TOKENS more). Small real models otherwise end their
     // turn after a lone newline, and the trimmed reply is empty (BENCHMARKS "Quality on real models").
     let visible = false;
+    let attempts = 1;
+    let sampledThisAttempt = 0;
     const tokenBias = () => {
       if (sampled++ === 0) firstTokenAt = performance.now();
-      const holdEnd = eogBias !== null && (sampled <= minTokens || (!visible && sampled <= minTokens + SILENT_TOKENS));
+      const n = ++sampledThisAttempt;
+      const holdEnd = eogBias !== null && (n <= minTokens || (!visible && n <= minTokens + SILENT_TOKENS));
       return holdEnd ? eogBias : this.sampling.noBias;
     };
     const counts = (stopReason?: string) => {
-      // The last sampled token is never fed back: it ended the generation.
-      const evaluatedPromptTokens = Math.max(0, metered() - meteredBefore - Math.max(0, sampled - 1));
+      // The last sampled token of each attempt is never fed back: it ended that generation.
+      const evaluatedPromptTokens = Math.max(0, metered() - meteredBefore - Math.max(0, sampled - attempts));
       const completionTokens = Math.max(0, sampled - (stopReason === "eogToken" ? 1 : 0));
       this.tokensGenerated += completionTokens;
       const end = performance.now();
@@ -329,12 +332,14 @@ export class LlmEngine {
       }
       evalStartedAt = performance.now();
       this.batcher.begin(sequence);
-      const response = await chat.generateResponse(history, {
+      const temperature = req.temperature ?? 0.7;
+      const seed = req.seed ?? randomSeed();
+      const generate = (attemptSeed: number) => chat.generateResponse(history, {
         signal: run.signal,
         stopOnAbortSignal: true,
         maxTokens: Math.max(1, Math.floor(req.maxTokens)),
-        temperature: req.temperature ?? 0.7,
-        seed: req.seed ?? randomSeed(),
+        temperature,
+        seed: attemptSeed,
         grammar,
         customStopTriggers: grammar ? undefined : this.sampling.stopTriggers,
         tokenBias,
@@ -353,10 +358,18 @@ export class LlmEngine {
           req.onToken(text);
         },
       });
+      let response = await generate(seed);
+      const again = { streamed: streamedText, grammar: !!grammar, temperature, aborted: !!run.reason };
+      if (resampleEmptyReply({ ...again, text: cleanReply(response.response), stopReason: response.metadata.stopReason })) {
+        attempts++;
+        sampledThisAttempt = 0;
+        visible = false;
+        response = await generate(seed + 1);
+      }
       const stopReason = response.metadata.stopReason;
       const c = counts(stopReason);
       evaluated = c.evaluatedPromptTokens;
-      return { text: cleanReply(response.response), promptTokens, ...c, finishReason: this.finishReason(stopReason, run) };
+      return { text: cleanReply(response.response), promptTokens, ...c, finishReason: finishReasonOf(stopReason, run.reason) };
     } catch (err) {
       // Aborted before the first token (LlamaChat throws then): a result, not an error.
       if (!run.reason) throw err;
@@ -369,17 +382,6 @@ export class LlmEngine {
     }
   }
 
-  private finishReason(stopReason: string, run: RequestSignal): FinishReason {
-    switch (stopReason) {
-      case "maxTokens":
-        return "length";
-      case "abort":
-        return run.reason ?? "abort";
-      default:
-        return "stop";
-    }
-  }
-
   private countHistoryTokens(history: ChatHistoryItem[]): number {
     return this.historyTokens(history).length;
   }
@@ -388,12 +390,4 @@ export class LlmEngine {
     const { contextText } = this.chatWrapper.generateContextState({ chatHistory: history });
     return contextText.tokenize(this.model.tokenizer);
   }
-}
-
-/** How many tokens of whitespace a reply may open with before its turn may end (see tokenBias in run()). */
-const SILENT_TOKENS = 16;
-
-// node-llama-cpp's default seed is the current time, which would give identical replies to identical prompts within a tick.
-function randomSeed(): number {
-  return Math.floor(Math.random() * 0x7fffffff);
 }
