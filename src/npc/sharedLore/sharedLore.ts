@@ -4,6 +4,7 @@ import { parseJsonColumn } from "../../core/json.ts";
 import type { MindProfile } from "../mindProfile.ts";
 import { systemPrompt } from "../prompt/systemPrompt.ts";
 import { loreNote } from "../prompt/renderTurn.ts";
+import type { LoreNote } from "../../retrieval/hybridSearch.ts";
 import { LORE_NOTE_OVERHEAD, promptBudget, tokenCounter } from "../tokenBudget.ts";
 import { readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
 
@@ -20,14 +21,8 @@ import { readSelection, sharedCandidates, sharedChunksById, totalHits, writeSele
  * one of its chunks gone or no longer visible to the mind, so scoping stays exact whatever the timing.
  */
 
-export interface SharedNote {
-  chunkId: string;
-  documentId: string;
-  documentName: string;
-  chunkIndex: number;
-  text: string;
-  tags: string[];
-}
+/** A chunk of the shared level: a turn's lore note without a retrieval score (it was chosen, not retrieved). */
+export type SharedNote = Omit<LoreNote, "score">;
 
 /** Candidates looked at when selecting (the most retrieved first): enough to fill any sane budget. */
 const CANDIDATES = 256;

@@ -1,7 +1,7 @@
 import type { ScannerContext } from "../../core/context.ts";
 import { invalidRequest } from "../../core/errors.ts";
 import { readMinds } from "../../lore/minds/readMinds.ts";
-import { GroupTally, selects, type Selection } from "../../scanner/reviewGroups.ts";
+import { GroupTally, selects, type ReviewGroupView, type Selection } from "../../scanner/reviewGroups.ts";
 import { loadJob } from "../../scanner/scanJobRow.ts";
 import { extractionGroupRows, tagNames } from "../studioReadStore.ts";
 import { checkSelectionKinds, foldersOf, REVIEW_KINDS, reviewFieldsOf } from "./reviewFields.ts";
@@ -27,21 +27,12 @@ export interface GroupReviewQuery {
   offset?: number;
 }
 
-export interface GroupView {
-  group: string;
-  kind: string;
-  title: string;
-  count: number;
-  hiddenCount: number;
-  hidden: boolean;
+/** The scanner's review group, plus what the Studio shows beside it. */
+export interface GroupView extends ReviewGroupView {
   committedCount: number;
-  confidence: number;
-  sourceFiles: string[];
   speakers: string[];
   /** languages of the translation variants attached to the group's extractions */
   languages: string[];
-  /** the visible extractions' ids (absent when the group is hidden) */
-  extractionIds?: string[];
 }
 
 export interface Facet {
