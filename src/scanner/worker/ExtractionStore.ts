@@ -1,8 +1,9 @@
 import type { Db } from "../../db/openDatabase.ts";
-import type { Candidate, ReviewInfo } from "../extract/index.ts";
+import type { ReviewInfo } from "../extract/index.ts";
 import { normalizeWords } from "../extract/text.ts";
 import { NumberTable } from "./NumberTable.ts";
-import { fnv1a, sketchSimilarity, wordSketch } from "./wordSketch.ts";
+import { sketchSimilarity, wordSketch } from "./wordSketch.ts";
+import { type StorableCandidate, uniqueWordsOf } from "./storableCandidate.ts";
 
 /** Same-title extractions of a compatible size compared for near-identical text (classify compares 50 within a file). */
 const MAX_NEAR_COMPARISONS = 50;
@@ -77,37 +78,32 @@ export class ExtractionStore {
   }
 
   /** Adds one classified candidate (from one file); returns true when it merged into an earlier extraction. */
-  add(c: Candidate): boolean {
-    const words = c.words ?? normalizeWords(c.text);
-    const textHash = textHashOf(c.distinctBy ? `${words}\u0000${c.distinctBy}` : words);
-    const titleKey = normalizeWords(c.title);
-    const mine = new Set(words.split(" "));
-    const titleHash = fnv1a(titleKey);
+  add(c: StorableCandidate): boolean {
+    const { textHash, titleKey, titleHash } = c;
     const titleSeen = this.titles.has(titleHash);
     // Sketches only matter among same-title extractions: the first of a title gets one when a second arrives.
-    const sketch = titleSeen ? wordSketch(mine) : null;
-    const same = this.sameText(textHash) ?? (sketch ? this.nearIdentical(titleKey, mine, sketch) : null);
+    const same = this.sameText(textHash) ?? (titleSeen ? this.nearIdentical(c) : null);
     if (!same) {
       this.titles.set(titleHash, 1);
       const key = hashKey(textHash);
       if (!this.byText.has(key)) this.byText.set(key, this.ordinal);
       const ordinal = this.ordinal++;
       this.insert.run(
-        this.idPrefix + ordinal.toString(36).padStart(6, "0"), this.jobId, ordinal, c.title, JSON.stringify(c.tags), c.location, c.confidence, c.text,
-        JSON.stringify(c.sourceFiles), textHash, titleKey, mine.size, c.confidence, sketch, JSON.stringify(c.review),
+        this.idPrefix + ordinal.toString(36).padStart(6, "0"), this.jobId, ordinal, c.title, c.tagsJson, c.location, c.confidence, c.text,
+        c.sourceFilesJson, textHash, titleKey, c.uniqueWords, c.confidence, titleSeen ? c.sketch : null, c.reviewJson,
       );
       return false;
     }
     const sourceFiles = JSON.parse(same.source_files) as string[];
-    for (const f of c.sourceFiles) if (!sourceFiles.includes(f)) sourceFiles.push(f);
-    const tags = [...new Set([...(JSON.parse(same.tags) as string[]), ...c.tags])].sort(
+    for (const f of JSON.parse(c.sourceFilesJson) as string[]) if (!sourceFiles.includes(f)) sourceFiles.push(f);
+    const tags = [...new Set([...(JSON.parse(same.tags) as string[]), ...(JSON.parse(c.tagsJson) as string[])])].sort(
       (a, b) => (this.tagOrder.get(a) ?? 0) - (this.tagOrder.get(b) ?? 0),
     );
     const leads = c.confidence > same.base_confidence;
     const base = leads ? c.confidence : same.base_confidence;
     const location = leads ? (c.location ?? same.location) : (same.location ?? c.location);
     const confidence = Math.round(Math.min(1, Math.max(0, base + 0.05 * (sourceFiles.length - 1))) * 1000) / 1000;
-    const review = mergeReview(same.review ? (JSON.parse(same.review) as ReviewInfo) : null, c.review, leads);
+    const review = mergeReview(same.review ? (JSON.parse(same.review) as ReviewInfo) : null, JSON.parse(c.reviewJson) as ReviewInfo, leads);
     this.update.run(leads ? c.title : null, leads ? c.text : null, base, JSON.stringify(tags), location, JSON.stringify(sourceFiles), confidence, JSON.stringify(review), same.id);
     return true;
   }
@@ -119,16 +115,19 @@ export class ExtractionStore {
     return row && row.text_hash === textHash ? row : null;
   }
 
-  private nearIdentical(titleKey: string, mine: Set<string>, sketch: Uint8Array): StoredRow | null {
-    const lo = Math.ceil(mine.size * NEAR_IDENTICAL);
-    const hi = Math.floor(mine.size / NEAR_IDENTICAL);
-    for (const row of this.byTitle.all(this.jobId, titleKey, lo, hi, MAX_NEAR_COMPARISONS)) {
+  private nearIdentical(c: StorableCandidate): StoredRow | null {
+    const size = c.uniqueWords;
+    const lo = Math.ceil(size * NEAR_IDENTICAL);
+    const hi = Math.floor(size / NEAR_IDENTICAL);
+    let mine: Set<string> | null = null;
+    for (const row of this.byTitle.all(this.jobId, c.titleKey, lo, hi, MAX_NEAR_COMPARISONS)) {
       // Cheap checks before loading the text: Jaccard ≥ 0.9 needs sizes within 10% and a close sketch.
-      const small = Math.min(mine.size, row.unique_words);
-      const large = Math.max(mine.size, row.unique_words);
+      const small = Math.min(size, row.unique_words);
+      const large = Math.max(size, row.unique_words);
       if (large === 0 || small / large < NEAR_IDENTICAL) continue;
-      if (row.sketch && sketchSimilarity(sketch, row.sketch) < SKETCH_CUTOFF) continue;
-      const other = new Set(normalizeWords(this.contentOf.get(row.id)!.content).split(" "));
+      if (row.sketch && sketchSimilarity(c.sketch, row.sketch) < SKETCH_CUTOFF) continue;
+      mine ??= uniqueWordsOf(normalizeWords(c.text));
+      const other = uniqueWordsOf(normalizeWords(this.contentOf.get(row.id)!.content));
       if (!row.sketch) this.setSketch.run(wordSketch(other), row.id);
       let shared = 0;
       for (const w of mine) if (other.has(w)) shared++;
@@ -154,12 +153,4 @@ function mergeReview(stored: ReviewInfo | null, incoming: ReviewInfo, incomingLe
 
 function hashKey(textHash: string): number {
   return parseInt(textHash.slice(0, 12), 16);
-}
-
-/**
- * 128 bits of two seeded wyhashes (Bun's native hash), as 32 hex digits: an equality key within one
- * job, not a security hash — a SHA-256 per candidate was a measurable part of storing (issue 12, speed).
- */
-function textHashOf(s: string): string {
-  return Bun.hash.wyhash(s, 0x51_7cc1b7n).toString(16).padStart(16, "0") + Bun.hash.wyhash(s, 0x2545_f491n).toString(16).padStart(16, "0");
 }

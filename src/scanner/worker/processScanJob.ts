@@ -1,8 +1,7 @@
 import { ArchiveError, readArchive, type RejectedFile } from "../archive/index.ts";
 import { normalizeEntryName } from "../archive/entryName.ts";
-import { type Candidate, classify, decodeText, extractFile, planScan, type ProjectVocabulary } from "../extract/index.ts";
-import type { ExtractOptions } from "../extract/extractFile.ts";
-import { StringTableJoin } from "./StringTableJoin.ts";
+import { planScan, type ProjectVocabulary } from "../extract/index.ts";
+import type { StorableCandidate } from "./storableCandidate.ts";
 import { baseName } from "../extract/text.ts";
 import { nowIso } from "../../core/context.ts";
 import { writeTx } from "../../db/openDatabase.ts";
@@ -21,17 +20,18 @@ import { locationNamesByCreation } from "../../lore/locations/locationStore.ts";
 import { refineWithModel } from "./refineWithModel.ts";
 import { SkipList } from "./SkipList.ts";
 import { SkipTally } from "./SkipTally.ts";
-import { forEachTextPiece } from "./entryPieces.ts";
+import { CLASSIFY_SLICE } from "./FileExtractor.ts";
+import { ExtractionThread } from "./ExtractionThread.ts";
 
 const GC_EVERY_BYTES = 8 * 1024 * 1024;
+/** How far (bytes of files) the archive reader may run ahead of the extraction thread. */
+const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
 /**
  * Issue 12 (speed): candidates and progress are committed together at most this often (and when
  * CLASSIFY_SLICE candidates wait), not once per file: a commit per file of a 1,700-file archive was a
  * fifth of the scan. The first file commits at once, so a poller sees the job move from the start.
  */
 const COMMIT_EVERY_MS = 50;
-/** Sections classified (and candidates stored) per slice of one file. */
-const CLASSIFY_SLICE = 2_000;
 
 /** The job left PROCESSING under the worker's feet (the 24 h sweep failed it): stop quietly. */
 class JobGone extends Error {}
@@ -106,70 +106,61 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     committedAt = now;
   };
 
-  const tables = new StringTableJoin(manifest.map((f) => f.relativePath));
-  const extractOpts: ExtractOptions = {
-    hasInkSource: plan.hasInkSource,
-    hasTweeSource: plan.hasTweeSource,
-    includeMechanics: plan.includeMechanics,
-    stringTableKeys: (c) => tables.keysOf(c),
-  };
-  // Candidates wait here until the file's transaction; a file with thousands of sections (an 8 MB
-  // dialogue database) is classified and stored a slice at a time, so they are never all in memory.
-  let pending: Candidate[] = [];
+  // Issue 12 (speed): decoding, extracting and classifying run on a second thread while this one
+  // reads and inflates the archive and stores candidates; `pending` waits for the next transaction.
+  let pending: StorableCandidate[] = [];
   const storePending = () => {
     const batch = pending;
     pending = [];
     for (const c of batch) store.add(c);
   };
-  const extractOne = (relativePath: string, content: string): void => {
-    const extraction = extractFile(relativePath, content, extractOpts);
-    const variants = plan.variantsOf(relativePath);
-    for (const s of extraction.skipped) skipped.add(s);
-    const sections = extraction.sections;
-    for (let i = 0; i < sections.length; i += CLASSIFY_SLICE) {
-      const out = classify(i === 0 && sections.length <= CLASSIFY_SLICE ? sections : sections.slice(i, i + CLASSIFY_SLICE), vocab);
-      if (variants.length) for (const c of out) c.review.variants = variants;
-      for (const c of out) pending.push(c);
-      if (pending.length >= CLASSIFY_SLICE) writeTx(ctx.db, storePending);
+  const finishFile = (relativePath: string, size: number) => {
+    completed++;
+    bytes += size;
+    counted.add(normalizeEntryName(relativePath));
+    const e = (costByExt[extensionOf(relativePath)] ??= { bytes: 0, micro: 0 });
+    e.bytes += size;
+    e.micro += scanCostMicro(ctx.config.prices, size);
+    const now = performance.now();
+    if (completed === 1 || now - committedAt >= COMMIT_EVERY_MS || pending.length >= CLASSIFY_SLICE) commit(now);
+    // What is left on this thread (candidates received, rows bound) is garbage too: collected every GC_EVERY_BYTES.
+    if (bytes - collectedAt >= GC_EVERY_BYTES) {
+      collectedAt = bytes;
+      Bun.gc(true);
     }
   };
+  const sent = new Map<number, { relativePath: string; size: number }>();
+  const thread = new ExtractionThread(
+    { paths: manifest.map((f) => f.relativePath), userContext: job.user_context, vocab },
+    {
+      batch: (candidates, skippedSections) => {
+        for (const s of skippedSections) skipped.add(s);
+        for (const c of candidates) pending.push(c);
+        if (pending.length >= CLASSIFY_SLICE) writeTx(ctx.db, storePending);
+      },
+      fileDone: (id) => {
+        const f = sent.get(id)!;
+        sent.delete(id);
+        finishFile(f.relativePath, f.size);
+      },
+    },
+    signal,
+  );
 
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
     // Issue 12: what a file is decides before decoding: skipped kinds and translations are only counted.
     const skipKind = plan.skipKind(f.relativePath);
     const translation = skipKind ? null : plan.translationOf(f.relativePath);
-    if (skipKind) tally.addKind(f.relativePath, skipKind);
-    else if (translation) tally.addTranslation(f.relativePath, translation.language);
-    else {
-      // Issue 17: a big text entry is extracted a piece at a time (bounded memory); each piece's
-      // candidates are stored before the next piece is read, the last piece's below with the progress.
-      forEachTextPiece(f.relativePath, f.bytes, (piece, last) => {
-        const content = decodeText(piece);
-        if (!last) {
-          extractOne(f.relativePath, content);
-          writeTx(ctx.db, storePending);
-          return;
-        }
-        // Issue 12: a Unity string table may wait for its collection's Shared Data keys.
-        const join = tables.offer(f.relativePath, content, piece.byteLength);
-        if (join.action !== "wait") extractOne(f.relativePath, content);
-        if (join.action === "shared") for (const t of join.ready) extractOne(t.relativePath, t.content);
-      });
+    const size = f.bytes.byteLength;
+    if (skipKind || translation) {
+      if (skipKind) tally.addKind(f.relativePath, skipKind);
+      else tally.addTranslation(f.relativePath, translation!.language);
+      finishFile(f.relativePath, size);
+    } else {
+      sent.set(thread.send(f.relativePath, f.bytes), { relativePath: f.relativePath, size });
     }
-    completed++;
-    bytes += f.bytes.byteLength;
-    counted.add(normalizeEntryName(f.relativePath));
-    const e = (costByExt[extensionOf(f.relativePath)] ??= { bytes: 0, micro: 0 });
-    e.bytes += f.bytes.byteLength;
-    e.micro += scanCostMicro(ctx.config.prices, f.bytes.byteLength);
-    const now = performance.now();
-    if (completed === 1 || now - committedAt >= COMMIT_EVERY_MS || pending.length >= CLASSIFY_SLICE) commit(now);
-    // A scan makes garbage fast (every file's text, sections and rows); collecting every
-    // GC_EVERY_BYTES keeps the process's RSS flat on a 200 MB archive (bench/scanner.ts).
-    if (bytes - collectedAt >= GC_EVERY_BYTES) {
-      collectedAt = bytes;
-      Bun.gc(true);
-    }
+    // The reader stays at most IN_FLIGHT_BYTES ahead of extraction: the archive is never queued in memory.
+    await thread.drainTo(IN_FLIGHT_BYTES);
     // Yield between files so HTTP requests (progress polls) are served during a long scan.
     await new Promise((r) => setImmediate(r));
   };
@@ -190,6 +181,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     } else {
       try {
         const result = await readArchive(uploadPath(ctx.config, job.id), manifest, onFile, { signal, onReject });
+        await thread.drainTo(0);
         for (const path of result.missing) {
           if (counted.has(normalizeEntryName(path))) continue;
           counted.add(normalizeEntryName(path));
@@ -202,8 +194,9 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
       }
     }
 
-    // String tables whose shared keys never came: extracted without keys. Then what the last files left pending.
-    for (const t of tables.drain()) extractOne(t.relativePath, t.content);
+    // What the thread still holds (and string tables whose shared keys never came), then what is left pending.
+    await thread.end();
+    thread.close();
     commit();
 
     let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
@@ -253,6 +246,8 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     const aborted = signal?.aborted === true;
     if (!aborted) ctx.log.error("scan job failed", { jobId: job.id, attempt, err: e instanceof Error ? (e.stack ?? e.message) : String(e) });
     return requeueOrFail(ctx, job, attempt, aborted);
+  } finally {
+    thread.close();
   }
 }
 

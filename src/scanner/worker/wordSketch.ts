@@ -26,9 +26,42 @@ export function fnv1a(word: string): number {
 
 /** A MinHash sketch of a word set: the share of equal slots of two sketches estimates their Jaccard similarity. */
 export function wordSketch(words: Set<string>): Uint8Array {
+  const hashes = new Uint32Array(words.size);
+  let k = 0;
+  for (const w of words) hashes[k++] = fnv1a(w);
+  return sketchOfHashes(hashes, hashes.length);
+}
+
+/**
+ * A normalised text's (single-space separated words) count of distinct words and its MinHash
+ * sketch, equal to `new Set(words.split(" ")).size` and `wordSketch` of that set, from one
+ * typed array of word hashes: no substring or Set per word (a big text has tens of thousands).
+ * Distinct words are counted by distinct 32-bit hashes; a collision only shifts a size filter.
+ */
+export function wordStats(words: string): { unique: number; sketch: Uint8Array } {
+  let n = 1;
+  for (let i = 0; i < words.length; i++) if (words.charCodeAt(i) === 32) n++;
+  const hashes = new Uint32Array(n);
+  let k = 0;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < words.length; i++) {
+    const c = words.charCodeAt(i);
+    if (c === 32) {
+      hashes[k++] = h >>> 0;
+      h = 0x811c9dc5;
+    } else h = Math.imul(h ^ c, 0x01000193);
+  }
+  hashes[k] = h >>> 0;
+  hashes.sort();
+  let unique = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || hashes[i] !== hashes[i - 1]) hashes[unique++] = hashes[i];
+  return { unique, sketch: sketchOfHashes(hashes, unique) };
+}
+
+function sketchOfHashes(hashes: Uint32Array, count: number): Uint8Array {
   const mins = new Uint32Array(PERMUTATIONS).fill(0xffffffff);
-  for (const w of words) {
-    const h = fnv1a(w);
+  for (let j = 0; j < count; j++) {
+    const h = hashes[j];
     for (let i = 0; i < PERMUTATIONS; i++) {
       let x = (Math.imul(h, MUL[i]) + ADD[i]) >>> 0;
       x ^= x >>> 15;

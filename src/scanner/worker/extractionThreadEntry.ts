@@ -1,0 +1,31 @@
+/**
+ * The scan's extraction thread (a Bun Worker; issue 12, speed): decoding,
+ * extracting and classifying a file is most of a scan's CPU, so it runs here
+ * while the main thread reads and inflates the next entries and stores the
+ * candidates. Messages: ExtractionThread.ts. The built executable embeds this
+ * file as a second entry point (scripts/build/buildExecutable.ts).
+ */
+import { FileExtractor } from "./FileExtractor.ts";
+import type { FromThread, ToThread } from "./threadMessages.ts";
+
+declare const self: Worker;
+
+let extractor: FileExtractor | null = null;
+const post = (m: FromThread) => self.postMessage(m);
+
+self.onmessage = (e: MessageEvent<ToThread>) => {
+  const m = e.data;
+  try {
+    if (m.type === "setup") {
+      extractor = new FileExtractor(m.setup, { batch: (candidates, skipped) => post({ type: "batch", candidates, skipped }) });
+    } else if (m.type === "file") {
+      extractor!.file(m.relativePath, m.bytes);
+      post({ type: "done", id: m.id });
+    } else {
+      extractor!.end();
+      post({ type: "ended" });
+    }
+  } catch (err) {
+    post({ type: "failed", message: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
+  }
+};
