@@ -13,6 +13,9 @@ import { stubSharp } from "./patches/stubSharp.ts";
 import { writeNativeFolder } from "./writeNativeFolder.ts";
 import { studioModule } from "./studioModule.ts";
 
+/** The scan's extraction thread (src/scanner/worker/ExtractionThread.ts starts it as a Worker). */
+export const EXTRACTION_THREAD_ENTRY = "src/scanner/worker/extractionThreadEntry.ts";
+
 export interface BuildExecutableOptions {
   /** Project root (holds package.json and node_modules). */
   root: string;
@@ -65,7 +68,9 @@ export async function buildExecutable(options: BuildExecutableOptions): Promise<
 
   fs.mkdirSync(path.dirname(outfile), { recursive: true });
   const result = await Bun.build({
-    entrypoints: [path.resolve(root, options.entry)],
+    // The scanner's extraction thread (a Worker) is bundled as a second entry point: Bun embeds it
+    // in the executable, and `new Worker(new URL("./extractionThreadEntry.ts", import.meta.url))` finds it there.
+    entrypoints: [path.resolve(root, options.entry), path.resolve(root, EXTRACTION_THREAD_ENTRY)],
     target: "bun",
     compile: {
       target: target.bunTarget,

@@ -15,6 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Subprocess } from "bun";
+import { strToU8, zipSync } from "fflate";
 import { buildExecutable } from "../../scripts/build/buildExecutable.ts";
 import { writeTinyGguf } from "../support/tinyGguf.ts";
 import { startFileServer } from "../models/fileServer.ts";
@@ -200,6 +201,34 @@ describe.skipIf(skip)("the lorehold executable, end to end from an empty folder"
       const asset = await fetch(`${base}${script}`);
       expect(asset.status).toBe(200);
       expect((await asset.text()).length).toBeGreaterThan(10_000);
+
+      // a scan: the extraction thread is the executable's second entry point (scripts/build/buildExecutable.ts)
+      const scannedAt = performance.now();
+      const md = strToU8("# Wren the Ferrywoman\n\nWren ferries travellers across the Black River for two copper coins and a story she has not heard before.\n");
+      const zip = zipSync({ "lore/wren.md": md });
+      const json = { ...editor, "content-type": "application/json" };
+      const submitted = (await (
+        await fetch(`${base}/v1/scanner/submit-archive`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({
+            files: [{ filename: "wren.md", relativePath: "lore/wren.md", sizeBytes: md.length, contentHash: new Bun.CryptoHasher("sha256").update(md).digest("hex") }],
+            totalSizeBytes: zip.length,
+          }),
+        })
+      ).json()) as any;
+      const upload = new URL(submitted.uploadUrl);
+      const put = await fetch(`${base}${upload.pathname}${upload.search}`, { method: "PUT", headers: { "content-type": "application/zip" }, body: zip });
+      expect(put.status).toBe(200);
+      const confirmed = await fetch(`${base}/v1/scanner/submit-archive/confirm`, { method: "POST", headers: json, body: JSON.stringify({ jobId: submitted.jobId }) });
+      expect(confirmed.status).toBe(200);
+      const scanned = await until("the scan COMPLETED", 60_000, async () => {
+        const j = (await (await fetch(`${base}/v1/scanner/jobs/${submitted.jobId}`, { headers: editor })).json()) as any;
+        if (j.status === "FAILED") throw new Error(`the scan failed: ${JSON.stringify(j)}`);
+        return j.status === "COMPLETED" ? j : null;
+      });
+      figures.scanMs = Math.round(performance.now() - scannedAt);
+      expect(scanned.extractions.map((e: any) => e.title)).toContain("Wren the Ferrywoman");
     } finally {
       // --- graceful shutdown ---
       const killedAt = performance.now();

@@ -37,7 +37,7 @@ export class ExtractionThread {
     this.onAbort = () => this.fail(signal!.reason instanceof Error ? signal!.reason : new Error("aborted"));
     this.signal = signal;
     signal?.addEventListener("abort", this.onAbort, { once: true });
-    this.worker = new Worker(new URL("./extractionThreadEntry.ts", import.meta.url).href);
+    this.worker = new Worker(threadEntryUrl());
     this.worker.onmessage = (e: MessageEvent<FromThread>) => this.receive(e.data);
     this.worker.onerror = (e) => this.fail(new ExtractionThreadError(`The extraction thread failed: ${e.message}`));
     this.post({ type: "setup", setup });
@@ -115,4 +115,15 @@ export class ExtractionThread {
     this.check();
     return new Promise((resolve) => (this.wake = () => ((this.wake = null), resolve())));
   }
+}
+
+/**
+ * The thread's code: beside this file when run from source. In the executable every module's
+ * import.meta.url is the bundle's root (file:///$bunfs/root/<name>, B:/~BUN/root on Windows) and
+ * the build embeds the entry under its path from src/, the entry points' common folder
+ * (scripts/build/buildExecutable.ts; test/exe/e2e.test.ts runs a scan inside the executable).
+ */
+function threadEntryUrl(): string {
+  const embedded = import.meta.url.includes("/$bunfs/") || import.meta.url.includes("~BUN");
+  return new URL(embedded ? "./scanner/worker/extractionThreadEntry.ts" : "./extractionThreadEntry.ts", import.meta.url).href;
 }
