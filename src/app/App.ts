@@ -13,7 +13,7 @@ import { createEmbedder } from "../vectors/createEmbedder.ts";
 import { VectorStore } from "../vectors/VectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
 import { requeueInterrupted } from "../lore/documents/documentStore.ts";
-import { LlmEngine } from "../llm/LlmEngine.ts";
+import type { LlmEngine } from "../llm/LlmEngine.ts";
 import type { GenerationBackend } from "../generation/types.ts";
 import { createGeneration } from "../generation/createGeneration.ts";
 import { safeUrl } from "../generation/backendsConfig.ts";
@@ -56,6 +56,9 @@ async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine 
   }
   try {
     const t0 = performance.now();
+    // Imported only when there is a model to load: node-llama-cpp's modules alone are ~27 MB of
+    // memory that a server generating remotely (or not at all) never needs.
+    const { LlmEngine } = await import("../llm/LlmEngine.ts");
     const llm = await LlmEngine.load({
       modelPath: path,
       threads: config.threads,

@@ -1,4 +1,5 @@
 import { microToCredits } from "../credits/prices.ts";
+import { GarbageBudget } from "./GarbageBudget.ts";
 import { firstChars } from "./extract/text.ts";
 import { creditsText } from "./estimate.ts";
 import { SCANNER_LIMITS, type ScanStatus } from "./limits.ts";
@@ -99,6 +100,9 @@ function detailHead(j: ScanJobRow): JobDetailHead {
   };
 }
 
+/** The streamed detail collects after every so many characters sent (a small job's detail never reaches it). */
+const DETAIL_GC_EVERY = 8 * 1024 * 1024;
+
 /** Extractions read per query: bounds what one page of a large job holds in memory. */
 const EXTRACTION_PAGE = 1_000;
 
@@ -154,6 +158,8 @@ export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: s
   const head = JSON.stringify(detailHead(j));
   const skipped = JSON.stringify(JSON.parse(j.skipped) as SkippedView[]);
   const pages = extractionPages(ctx, j.id);
+  // Every page's rows, strings and bytes are garbage once sent: a 290 MB detail peaked ~45 MB higher without this.
+  const garbage = new GarbageBudget(DETAIL_GC_EVERY);
   let first = true;
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -177,6 +183,7 @@ export function jobDetailStream(ctx: ScannerContext, projectId: string, jobId: s
       const body = shown.join(",");
       controller.enqueue(encoder.encode(first ? body : `,${body}`));
       first = false;
+      garbage.spend(body.length);
     },
     cancel() {
       pages.return(undefined);

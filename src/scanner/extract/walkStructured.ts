@@ -3,7 +3,8 @@ import type { Section } from "./types.ts";
 import { isTextKey, titleRank, usableTitle } from "./fieldNames.ts";
 import { toStringList } from "./frontMatter.ts";
 import { keyFacet } from "./keyGroups.ts";
-import { looksLikeWords, normalizeKey, stripAngleTags } from "./text.ts";
+import { looksLikeWords, normalizeKey, SKIP, stripAngleTags } from "./text.ts";
+import { LazyJson, opened } from "./lazyJson.ts";
 
 export interface WalkOptions {
   /** Kind of a section made from an object with text fields ("json-object", "unity-text" …). */
@@ -29,7 +30,18 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
   type Frame = { value: unknown; key: string | null; isRoot: boolean };
   const stack: Frame[] = [{ value: root, key: null, isRoot: true }];
   while (stack.length) {
-    const { value, key, isRoot } = stack.pop()!;
+    const frame = stack.pop()!;
+    const { key, isRoot } = frame;
+    let value = frame.value;
+    if (value instanceof LazyJson) {
+      // A big JSON file's container, parsed only now (lazyJson.ts); a broken one is skipped, the rest read on.
+      try {
+        value = value.open();
+      } catch (e) {
+        out.skip(key ?? "(a JSON value)", SKIP.parse((e as Error).message));
+        continue;
+      }
+    }
     if (typeof value === "string") {
       if (looksLikeWords(value)) out.add({ title: key, text: clean(value), kind: opts.stringKind, quiet: true, groupKey: key && keyFacet(key).facet ? key : undefined });
       continue;
@@ -67,7 +79,7 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
       const catalog = title === null && entries.some(([k, v]) => typeof v === "string" && keyFacet(k).facet !== null);
       for (const [k, v] of entries) {
         if (catalog || consumed.has(k) || !isTextKey(k)) continue;
-        const text = textOf(v);
+        const text = textOf(openedSafely(v));
         if (text !== null) {
           if (text.trim()) textParts.push(text);
           consumed.add(k);
@@ -77,7 +89,7 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
         const hints: Section["hints"] = {};
         for (const [k, v] of entries) {
           const nk = normalizeKey(k);
-          if (nk === "tags" || nk === "knowledgetags") hints.tags = toStringList(v);
+          if (nk === "tags" || nk === "knowledgetags") hints.tags = toStringList(openedSafely(v));
           else if (nk === "location" && typeof v === "string") hints.location = v;
         }
         out.add({
@@ -97,6 +109,15 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
     }
     // Reverse so the stack yields children in document order.
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+}
+
+/** A lazily read value a field's meaning depends on (a text or tag list), opened; null when it cannot be read. */
+function openedSafely(v: unknown): unknown {
+  try {
+    return opened(v);
+  } catch {
+    return null;
   }
 }
 
@@ -123,12 +144,14 @@ function pageOf(items: unknown[]): { title: string | null; paragraphs: string[];
   const paragraphs: string[] = [];
   let title: string | null = null;
   const headings = new Set<unknown>();
-  for (const item of items) {
+  for (const raw of items) {
+    // A heading pair of a lazily read file is a small unparsed array: opened to be recognised.
+    const item = raw instanceof LazyJson && raw.isArray && raw.chars <= 512 ? openedSafely(raw) : raw;
     if (typeof item === "string") {
       if (item.trim().split(/\s+/).length >= 4 && looksLikeWords(item)) paragraphs.push(item.trim());
     } else if (Array.isArray(item) && item.length === 2 && typeof item[0] === "string" && typeof item[1] === "string" && HEADING_TAG_RE.test(item[0])) {
       title ??= usableTitle(item[1]);
-      headings.add(item);
+      headings.add(raw);
     }
   }
   return paragraphs.length >= 2 ? { title, paragraphs, headings } : null;

@@ -4,6 +4,7 @@ import type { SectionCollector } from "../SectionCollector.ts";
 import { SKIP } from "../text.ts";
 import { walkStructured } from "../walkStructured.ts";
 import { relaxJson } from "../relaxedJson.ts";
+import { LazyJson } from "../lazyJson.ts";
 
 /** Structured files above this size are sniffed before parsing whole (a 4 MB JSON of numbers costs ~50 MB of heap). */
 const SNIFF_ABOVE = 1024 * 1024;
@@ -56,6 +57,11 @@ export function extractJson(content: string, out: SectionCollector): void {
   }
   let data: unknown;
   const text = content.replace(/^\uFEFF/, "");
+  if (text.length > SNIFF_ABOVE) {
+    // Issue 12 (memory): a big file is read a container at a time (lazyJson.ts), never parsed whole.
+    walkStructured(LazyJson.of(relaxJson(text)), out, { objectKind: "json-object", stringKind: "json-string" });
+    return;
+  }
   try {
     data = JSON.parse(text);
   } catch (e) {
