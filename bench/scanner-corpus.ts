@@ -38,6 +38,8 @@ export const PROJECTS: CorpusProject[] = [
   { name: "eadras-wiki", repo: "SilverCheetah/Eadras-Worldbuilding-Wiki", paths: ["."], what: "Markdown worldbuilding wiki (Obsidian vault)" },
   // v2.1: the issue's corpus was PO-heavy; this one is gettext in ~47 languages beside YAML scenarios in ~30.
   { name: "unknown-horizons", repo: "unknown-horizons/unknown-horizons", paths: ["content", "po", "README.md"], what: "PO catalogues in ~47 languages (one folder per language), YAML scenarios with translations, building YAML, GUI XML", added: "v2.1" },
+  // v2.2: the issue lists Twine; an original SugarCube city sandbox in Twee 3 (one file per location, districts, guilds, a quest), its published build beside it (absent from the snapshot).
+  { name: "twine-ordson", repo: "danielbarnes175/SonsOfOrdson", paths: ["src", "dist", "README.md"], what: "Twine (SugarCube 2, Twee 3 source per location, twee-config YAML, published HTML)", added: "v2.2" },
 ];
 
 /** The v2 corpus (25.2 MB): the figures before v2.1 are on these projects only. */
