@@ -1,7 +1,7 @@
 /**
  * Scanner on real game projects (issue 12): each project of bench/scanner-corpus.ts,
  * and all of them in one archive, goes through the real path (upload, confirm, the
- * scan worker) in a fresh server process sampling its RSS every 50 ms. Then, from
+ * scan worker) in a fresh server process, its RSS sampled from a second process. Then, from
  * the job's extractions: candidates per MB, usable-as-is recall of the facts in
  * bench/scanner-facts.json, share of meaningful titles, and a seeded random sample
  * of 60 candidates written out for judging by hand.
@@ -19,12 +19,13 @@ import { join, relative } from "node:path";
 import { zipSync } from "fflate";
 import { PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
 import { prng } from "../test/support/prng.ts";
+import { OutsideRss } from "./support/outsideRss.ts";
 
 const MB = 1024 * 1024;
 const root = corpusRoot();
 
 interface Fact { id: string; project: string; title: string; needle: string; foreign: string[] }
-interface Row { title: string; content: string; source_files: string; extra?: string | null }
+interface Row { title: string; content: string; source_files: string; extra?: string | null; review?: string | null }
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -113,18 +114,28 @@ async function runOne(name: string): Promise<void> {
     Bun.gc(true);
     let peak = process.memoryUsage().rss;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+    // The in-process sampler is starved while the scan keeps the event loop busy: a second process samples too.
+    const outside = OutsideRss.start();
+    await outside?.phase();
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     await app.scheduler.trigger("scan-worker");
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     clearInterval(sampler);
-    peak = Math.max(peak, process.memoryUsage().rss);
+    peak = Math.max(peak, process.memoryUsage().rss, (await outside?.phase()) ?? 0);
+    outside?.stop();
 
     const jobId = submit.body.jobId as string;
     const job = ctx.db.query<{ status: string; bytes_processed: number; skipped: string }, [string]>("SELECT status, bytes_processed, skipped FROM scan_jobs WHERE id = ?").get(jobId)!;
-    const hasExtra = ctx.db.query<{ name: string }, []>("SELECT name FROM pragma_table_info('scan_extractions')").all().some((c) => c.name === "extra");
-    const rows = ctx.db.query<Row, [string]>(`SELECT title, content, source_files${hasExtra ? ", extra" : ""} FROM scan_extractions WHERE job_id = ? ORDER BY ordinal`).all(jobId);
+    const columns = ctx.db.query<{ name: string }, []>("SELECT name FROM pragma_table_info('scan_extractions')").all().map((c) => c.name);
+    const hasExtra = columns.includes("extra");
+    const hasReview = columns.includes("review");
+    const rows = ctx.db
+      .query<Row, [string]>(`SELECT title, content, source_files${hasExtra ? ", extra" : ""}${hasReview ? ", review" : ""} FROM scan_extractions WHERE job_id = ? ORDER BY ordinal`)
+      .all(jobId);
+    // What a reviewer works through in the Studio: review groups (an entity or scene across its candidates and files).
+    const groups = hasReview ? new Set(rows.map((r) => (r.review ? (JSON.parse(r.review) as { group: string }).group : r.title))).size : rows.length;
     const facts = (JSON.parse(readFileSync(join(import.meta.dir, "scanner-facts.json"), "utf8")).facts as Fact[]).filter((f) => dirs.includes(f.project));
     const candidates = rows.map((r) => ({ title: r.title, text: norm(r.content), files: JSON.parse(r.source_files) as string[], raw: r }));
     const recall = facts.map((f) => {
@@ -150,6 +161,8 @@ async function runOne(name: string): Promise<void> {
       mbPerSecond: Number((mbIn / seconds).toFixed(1)),
       peakRssMb: Number((peak / MB).toFixed(0)),
       candidates: rows.length,
+      groups,
+      groupsPerMb: Number((groups / (job.bytes_processed / MB)).toFixed(1)),
       candidatesPerMb: Number((rows.length / mbIn).toFixed(1)),
       meaningfulTitles: Number((titled / Math.max(1, rows.length)).toFixed(3)),
       facts: facts.length,
@@ -186,6 +199,6 @@ for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.nam
   }
   const r = JSON.parse(out);
   results.push(r);
-  console.log(`${name.padEnd(18)} ${String(r.files).padStart(5)} files ${r.mb.toFixed(1).padStart(5)} MB  ${String(r.mbPerSecond).padStart(6)} MB/s  RSS ${r.peakRssMb} MB  ${String(r.candidates).padStart(6)} cand  ${String(r.candidatesPerMb).padStart(6)}/MB  titles ${(r.meaningfulTitles * 100).toFixed(0)}%  recall ${r.usable}/${r.facts} usable (${r.found} found)`);
+  console.log(`${name.padEnd(18)} ${String(r.files).padStart(5)} files ${r.mb.toFixed(1).padStart(5)} MB  ${String(r.mbPerSecond).padStart(6)} MB/s  RSS ${r.peakRssMb} MB  ${String(r.candidates).padStart(6)} cand  ${String(r.candidatesPerMb).padStart(6)}/MB  groups ${String(r.groupsPerMb).padStart(5)}/MB  titles ${(r.meaningfulTitles * 100).toFixed(0)}%  recall ${r.usable}/${r.facts} usable (${r.found} found)`);
 }
 writeFileSync(join(root, `results-${label}.json`), JSON.stringify(results, null, 2));

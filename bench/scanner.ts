@@ -6,6 +6,7 @@
  *
  *   bun bench/scanner.ts            # ~200 MB archive (about 1–3 min on 2 cores)
  *   bun bench/scanner.ts 50         # a smaller archive, in MB
+ *   BENCH_WITH_LLAMA=1 bun bench/scanner.ts   # as a server with a local model (node-llama-cpp loaded)
  *
  * The archive is written by a child process (fflate's streaming Zip straight
  * to disk, never holding the archive) so the RSS measured is the server's
@@ -117,6 +118,8 @@ if (process.argv[2] === "--generate") {
 
 // ---------------------------------------------------------------- the server side (this process)
 
+// A server with a local model has node-llama-cpp's modules loaded (~12 MB more at rest): BENCH_WITH_LLAMA=1 measures that server.
+if (process.env.BENCH_WITH_LLAMA === "1") await import("node-llama-cpp");
 const { App } = await import("../src/app/App.ts");
 const { loadConfig } = await import("../src/config/config.ts");
 const { silentLogger } = await import("../src/ops/logger.ts");
