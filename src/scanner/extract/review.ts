@@ -45,7 +45,9 @@ export function speakersOf(text: string): string[] {
 
 /** Group key: entities by kind and normalised title (merging the same entity across files), scenes by file and title. */
 export function groupOf(kind: ReviewKind, section: Section): string {
-  const name = normalizeWords(section.title).replace(/ /g, "-") || "untitled";
+  let name = normalizeWords(section.title).replace(/ /g, "-") || "untitled";
+  // Twine writes a scene's continuation as numbered passages ("Thieves' Guild 2" … "13"): one scene to review.
+  if (section.kind === "twee-passage") name = name.replace(/(?<=.)-\d+$/, "");
   if (kind === "dialogue" || kind === "other" || section.titled === false) return `${kind === "dialogue" ? "scene" : kind}:${section.sourceFile}#${name}`;
   return `${kind}:${name}`;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ALLOWED_EXTENSIONS, decodeText, extractFile } from "../../../src/scanner/extract/index.ts";
+import { ALLOWED_EXTENSIONS, classify, decodeText, extractFile } from "../../../src/scanner/extract/index.ts";
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", name), "utf8");
 /** Issue 12: no fixed letter minimum; short fine-grained entries that are UI words are counted in one line. */
@@ -435,5 +435,28 @@ describe("extensions and decoding", () => {
     const md = decodeText(new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("---\ntitle: Saltmere\n---\nThe harbour of Saltmere is older than the kingdom itself.")]));
     expect(extractFile("s.md", md).sections[0].title).toBe("Saltmere");
     expect(extractFile("s.md", "\ufeff---\ntitle: Saltmere\n---\nThe harbour of Saltmere is older than the kingdom itself.").sections[0].title).toBe("Saltmere");
+  });
+});
+
+describe("Twee (SugarCube) markup: what the reader sees, not the code", () => {
+  // Issue 12, found on a real SugarCube story (bench corpus twine-ordson): macros holding `>`, property reads of variables,
+  // line continuations and backquoted link text had left code in the candidates.
+  const cases: [string, string, string][] = [
+    ["a macro whose condition holds < and >=", "<<if $intoxication < 4 && $gold >= 3>>You drink the green brew.<</if>>", "You drink the green brew."],
+    ["a print macro", "The guildmaster nods. <<= $player.name>>", "The guildmaster nods."],
+    ["a variable's property read", "\"Hello $player.name, welcome back.\"", "\"Hello, welcome back.\""],
+    ["an indexed variable", "The $enemies[_i].name has $enemies[_i].health health left.", "The has health left."],
+    ["line continuations after macros", "You wait thirty minutes.\n<<incrementTime 0 30>>\\\n<<set $waited to true>>\\\nNobody comes.", "You wait thirty minutes.\nNobody comes."],
+    ["backquoted link text", '[[`"Oh thank you so much! Here you go!"`|Thieves\' Guild 5]]', '"Oh thank you so much! Here you go!"'],
+  ];
+  test.each(cases)("%s", (_, source, text) => {
+    const [s] = extractFile("story/guild.twee", `:: Guild\n${source}\n`).sections;
+    expect(s.text).toBe(text);
+  });
+
+  test("numbered continuation passages of a scene are one review group", () => {
+    const story = ":: Thieves' Guild\nA narrow door in the Gray District.\n\n:: Thieves' Guild 2\nThe bearded man counts your gold.\n\n:: Thieves' Guild 13\nYou are one of them now.\n\n:: Guild Hall\nThe hall is empty.\n";
+    const groups = classify(extractFile("story/guild.twee", story).sections, { tags: [], locations: [] }).map((c) => c.review.group);
+    expect(groups).toEqual(["scene:story/guild.twee#thieves-guild", "scene:story/guild.twee#thieves-guild", "scene:story/guild.twee#thieves-guild", "scene:story/guild.twee#guild-hall"]);
   });
 });

@@ -14,6 +14,8 @@ describe("scanner v2: what a file is, by path", () => {
     [".github/workflows/test.yml", "ci"],
     ["game/.obsidian/app.json", "ci"],
     ["package.json", "ci"],
+    ["src/twee-configs/chapel.twee-config.yaml", "ci"], // a Twee editor extension's macro documentation
+    ["src/twee-configs/numberpool.twee-config.json", "ci"],
     ["CHANGELOG.md", "changelog"],
     ["wiki/log.md", "changelog"],
     ["LICENSE.md", "licence"],

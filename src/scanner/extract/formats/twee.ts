@@ -68,7 +68,10 @@ export function cleanTwee(s: string): string {
     ["<<style>>", "<</style>>"],
   ].reduce((acc, [open, close]) => stripBlocks(acc, open, close), s);
   t = t
-    .replace(/<<[^>]*>>/g, "") // SugarCube macros
+    // A backslash ending a line joins it to the next (SugarCube, mostly after a macro line): the break goes too.
+    .replace(/\\[ \t]*(?:\r?\n|$)/g, "")
+    // SugarCube macros, up to the first `>>`: their arguments may hold `<`, `>` and `>=` (<<if $gold >= 3>>).
+    .replace(/<<[\s\S]{0,1000}?>>/g, "")
     .replace(/\[\[([^\]|]{0,500}?)(?:\||->)[^\]]{0,500}\]\]/g, "$1") // [[text|target]] [[text->target]]
     .replace(/\[\[[^\]]{0,500}?<-([^\]]{0,500})\]\]/g, "$1") // [[target<-text]]
     .replace(/\[\[([^\]]{0,500})\]\]/g, "$1")
@@ -76,6 +79,8 @@ export function cleanTwee(s: string): string {
   t = decodeBasicEntities(stripAngleTags(t))
     .replace(/''|\/\/|~~|\^\^|==/g, "") // SugarCube/Harlowe inline style markers
     .replace(/[[\]]/g, "") // Harlowe hooks
-    .replace(/(?<!\w)[$_][A-Za-z]\w*/g, ""); // story/temp variables
+    .replace(/`/g, "") // backquoted expressions in link text (`"Thank you!"`)
+    // story/temp variables with their property and index reads ($player.name, $enemies[_i].health)
+    .replace(/(?<!\w)[$_][A-Za-z]\w*(?:\.[A-Za-z_]\w*|\[[^\]\n]{0,40}\])*/g, "");
   return closeGaps(t);
 }
