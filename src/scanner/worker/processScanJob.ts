@@ -25,9 +25,10 @@ import { ExtractionThread } from "./ExtractionThread.ts";
 import { GarbageBudget, textChars } from "../GarbageBudget.ts";
 
 /**
- * This thread collects after every so many characters of candidate text received (and bytes of
- * files only counted): GarbageBudget.ts. On the 200 MB archive, 1 MB against 8 MB of files lowered
- * the steady RSS ~50 MB for ~5% more CPU (bench/scanner.ts).
+ * This thread collects after every so many characters of candidate text received: storing them is
+ * what makes its garbage (GarbageBudget.ts). A file only counted (a translation, a skipped kind) is
+ * one buffer, not worth a collection of this thread's whole heap. On the 200 MB archive, 1 MB of
+ * text against 8 MB of files lowered the steady RSS ~50 MB for ~5% more CPU (bench/scanner.ts).
  */
 const GC_EVERY = 1024 * 1024;
 /** How far (bytes of files) the archive reader may run ahead of the extraction thread. */
@@ -158,7 +159,6 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
       if (skipKind) tally.addKind(f.relativePath, skipKind);
       else tally.addTranslation(f.relativePath, translation!.language);
       finishFile(f.relativePath, size);
-      garbage.spend(size);
     } else {
       sent.set(thread.send(f.relativePath, f.bytes), { relativePath: f.relativePath, size });
     }
