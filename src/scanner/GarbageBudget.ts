@@ -6,21 +6,25 @@ import { edenGC } from "bun:jsc";
  * heap grows to several times what is live, and the allocator keeps those pages after collection,
  * so the peak RSS is set by how much garbage piles up between collections (bench/scanner.ts).
  * Counting work rather than files also collects inside one big file (an 8 MB dialogue database
- * yields 15,000 candidates). Every other collection is of young objects only (JSC's eden
- * collection): a full one each time held the 200 MB archive ~20 MB lower but cost a fifth of
- * the real corpus's speed, eden ones alone let its peak climb ~90 MB.
+ * yields 15,000 candidates). Collections may alternate with ones of young objects only (JSC's
+ * eden collection): on the extraction thread, the scan's bottleneck, a full one each time cost a
+ * fifth of the real corpus's speed, eden ones alone let the 200 MB archive's peak climb ~90 MB.
  */
 export class GarbageBudget {
   private since = 0;
   private collections = 0;
 
-  constructor(private readonly every: number) {}
+  /** `fullEvery`: one collection in that many is of the whole heap, the others of young objects only. */
+  constructor(
+    private readonly every: number,
+    private readonly fullEvery = 1,
+  ) {}
 
   spend(units: number): void {
     this.since += units;
     if (this.since < this.every) return;
     this.since = 0;
-    if (++this.collections % 2 === 1) edenGC();
+    if (++this.collections % this.fullEvery !== 0) edenGC();
     else Bun.gc(true);
   }
 }
