@@ -96,8 +96,16 @@ export class SectionCollector {
   private seq = 0;
 
   /** Issue 12: markup stripped, no fixed letter minimum, short entries listed. */
-  constructor(readonly sourceFile: string) {
+  constructor(
+    readonly sourceFile: string,
+    private readonly onWork?: (units: number) => void,
+  ) {
     this.stem = fileStem(sourceFile) || baseName(sourceFile) || sourceFile;
+  }
+
+  /** Characters of a big file parsed so far (a YAML slice, a JSON container): the caller may collect garbage. */
+  work(units: number): void {
+    this.onWork?.(units);
   }
 
   /** Title used when a format has nothing better: "<file stem> #<n>". */

@@ -106,6 +106,11 @@ export interface ExtractOptions {
   includeMechanics?: boolean;
   /** A Unity string table collection's shared keys (id → key), when the worker has read them (StringTableJoin). */
   stringTableKeys?: (collection: string) => Map<string, string> | undefined;
+  /**
+   * Told the characters parsed as a big file is worked through a part at a time (YAML slices, JSON
+   * containers): the scan's extraction thread collects garbage mid-file (its parsers' garbage).
+   */
+  onWork?: (units: number) => void;
 }
 
 export const STRING_TABLE_KEYS = "String table keys: joined with the texts of the collection's locale tables";
@@ -130,7 +135,7 @@ function compiledReason(relativePath: string, content: string, opts: ExtractOpti
  * be read or parsed yields a Skipped entry with the reason instead.
  */
 export function extractFile(relativePath: string, rawContent: string, opts: ExtractOptions = {}): FileExtraction {
-  const out = new SectionCollector(relativePath);
+  const out = new SectionCollector(relativePath, opts.onWork);
   const content = rawContent.charCodeAt(0) === 0xfeff ? rawContent.slice(1) : rawContent;
   const extractor = EXTRACTORS[extensionOf(relativePath)];
   if (!extractor) {

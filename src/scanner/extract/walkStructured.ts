@@ -36,7 +36,9 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
     if (value instanceof LazyJson) {
       // A big JSON file's container, parsed only now (lazyJson.ts); a broken one is skipped, the rest read on.
       try {
+        const chars = value.chars;
         value = value.open();
+        out.work(chars);
       } catch (e) {
         out.skip(key ?? "(a JSON value)", SKIP.parse((e as Error).message));
         continue;

@@ -57,6 +57,7 @@ export class FileExtractor {
       hasTweeSource: this.plan.hasTweeSource,
       includeMechanics: this.plan.includeMechanics,
       stringTableKeys: (c) => this.tables.keysOf(c),
+      onWork: (units) => this.garbage.spend(units),
     };
   }
 

@@ -91,6 +91,7 @@ export function extractYaml(content: string, out: SectionCollector): void {
         continue;
       }
       walkStructured(doc.toJS({ maxAliasCount: 1000 }), out, { objectKind: "yaml-object", stringKind: "yaml-string" });
+      out.work(slice.length);
     }
     return;
   }
