@@ -118,7 +118,7 @@ if (process.argv[2] === "--generate") {
 
 // ---------------------------------------------------------------- the server side (this process)
 
-// A server with a local model has node-llama-cpp's modules loaded (~12 MB more at rest): BENCH_WITH_LLAMA=1 measures that server.
+// A server with a local model has node-llama-cpp's modules loaded (~16 MB more at rest): BENCH_WITH_LLAMA=1 measures that server.
 if (process.env.BENCH_WITH_LLAMA === "1") await import("node-llama-cpp");
 const { App } = await import("../src/app/App.ts");
 const { loadConfig } = await import("../src/config/config.ts");

@@ -56,7 +56,7 @@ async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine 
   }
   try {
     const t0 = performance.now();
-    // Imported only when there is a model to load: node-llama-cpp's modules alone are ~27 MB of
+    // Imported only when there is a model to load: node-llama-cpp's modules are ~16 MB of resident
     // memory that a server generating remotely (or not at all) never needs.
     const { LlmEngine } = await import("../llm/LlmEngine.ts");
     const llm = await LlmEngine.load({
