@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import { asStudio, signIn } from "./studioSupport.ts";
-import { job, runWorker, scanFixture, submitAndUpload, type ScanFixture } from "../scanner/service/scanSupport.ts";
+import { completedScan, runWorker, submitAndUpload, TAVERN_FILES, type ScanFixture } from "../scanner/service/scanSupport.ts";
 
 let f: ScanFixture;
 let token: string;
 let jobId: string;
 const files = [
-  { path: "lore/characters/garrick.md", data: "# Garrick\n\nGarrick has kept the Rusty Tankard for thirty years and knows every traveller by name.\n" },
-  { path: "data/characters.json", data: JSON.stringify([{ name: "Garrick", description: "Innkeeper of the Rusty Tankard; once a soldier of the river wars." }]) },
-  { path: "dialogue/tavern.yarn", data: "title: Tavern\n---\nGarrick: Welcome to the Rusty Tankard, traveller!\nMira: A pint, and what the Smugglers say at the Docks.\nGarrick: Keep your voice down.\n===\n" },
-  { path: "lore/places/docks.md", data: "# The Docks\n\nAt the Docks the smugglers unload their crates after midnight, when the river fog hides the lanterns.\n" },
+  ...TAVERN_FILES,
   { path: "CHANGELOG.md", data: "# Changelog\n\n## 1.0\n- Fixed the tavern door.\n" },
   { path: "addons/dialogue_tool/plugin.md", data: "# Plugin\n\nThe dialogue tool's editor plugin documentation for the engine.\n" },
 ];
@@ -18,11 +15,8 @@ const call = (method: string, path: string, body?: unknown) => f.t.call(method, 
 const review = (body: unknown = {}, project = f.w.projectId, id = jobId) => call("POST", `/projects/${project}/scan-jobs/${id}/review-groups`, body);
 
 beforeAll(async () => {
-  f = await scanFixture();
+  ({ f, jobId } = await completedScan(files));
   token = ensureAdminToken(f.t.app.db).adminToken;
-  jobId = (await submitAndUpload(f, files)).jobId;
-  await runWorker(f);
-  expect((await job(f, jobId)).body.status).toBe("COMPLETED");
 });
 afterAll(() => f.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import { indexPendingInSqlite } from "../support/world.ts";
-import { job, runWorker, scanFixture, submitAndUpload, type ScanFixture } from "../scanner/service/scanSupport.ts";
+import { completedScan, type ScanFixture } from "../scanner/service/scanSupport.ts";
 
 let f: ScanFixture;
 let token: string;
@@ -16,11 +16,8 @@ const files = [
 ];
 
 beforeAll(async () => {
-  f = await scanFixture();
+  ({ f, jobId } = await completedScan(files));
   token = ensureAdminToken(f.t.app.db).adminToken;
-  jobId = (await submitAndUpload(f, files)).jobId;
-  await runWorker(f);
-  expect((await job(f, jobId)).body.status).toBe("COMPLETED");
 });
 afterAll(() => f.close());
 

@@ -6,8 +6,8 @@ import type { FromThread, ToThread } from "./threadMessages.ts";
 /** What the main thread does with the extraction thread's output, in the order the thread produced it. */
 export interface ThreadSink {
   batch(candidates: StorableCandidate[], skipped: Skipped[]): void;
-  /** The file `send` returned this id for is fully extracted (its batches came before). */
-  fileDone(id: number): void;
+  /** A file `send` handed over is fully extracted (its batches came before); `size` is its byte count. */
+  fileDone(relativePath: string, size: number): void;
 }
 
 /** A failure inside the extraction thread (an extractor bug): the scan's attempt fails as if it had thrown here. */
@@ -22,7 +22,8 @@ export class ExtractionThreadError extends Error {}
  */
 export class ExtractionThread {
   private readonly worker: Worker;
-  private readonly sizes = new Map<number, number>();
+  /** Files handed over and not finished, by id. */
+  private readonly inThread = new Map<number, { relativePath: string; size: number }>();
   private nextId = 0;
   private inFlight = 0;
   private failure: Error | null = null;
@@ -47,16 +48,15 @@ export class ExtractionThread {
     return this.inFlight;
   }
 
-  /** Hands a file to the thread (its bytes move there: the caller must not touch them again); returns its id. */
-  send(relativePath: string, bytes: Uint8Array): number {
+  /** Hands a file to the thread (its bytes move there: the caller must not touch them again). */
+  send(relativePath: string, bytes: Uint8Array): void {
     this.check();
     const id = this.nextId++;
     // Transferable only as a whole buffer: a view into a larger one is copied first.
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-    this.sizes.set(id, own.byteLength);
+    this.inThread.set(id, { relativePath, size: own.byteLength });
     this.inFlight += own.byteLength;
     this.post({ type: "file", id, relativePath, bytes: own }, [own.buffer as ArrayBuffer]);
-    return id;
   }
 
   /** Resolves once at most `limit` bytes are still being extracted (rejects if the thread failed). */
@@ -90,9 +90,10 @@ export class ExtractionThread {
     try {
       if (m.type === "batch") this.sink.batch(m.candidates, m.skipped);
       else if (m.type === "done") {
-        this.inFlight -= this.sizes.get(m.id) ?? 0;
-        this.sizes.delete(m.id);
-        this.sink.fileDone(m.id);
+        const f = this.inThread.get(m.id)!;
+        this.inThread.delete(m.id);
+        this.inFlight -= f.size;
+        this.sink.fileDone(f.relativePath, f.size);
       } else if (m.type === "ended") this.ended = true;
       else this.fail(new ExtractionThreadError(m.stack ?? m.message));
     } catch (err) {

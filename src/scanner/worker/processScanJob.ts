@@ -89,6 +89,8 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   const tagOrder = new Map(vocab.tags.map((t, i) => [t, i]));
   const store = new ExtractionStore(ctx.db, job.id, tagOrder);
   const skipped = new SkipList(SCANNER_LIMITS.listedSkips);
+  // What each file is, decided here before it is read; the extraction thread plans the same paths for itself
+  // (variants, Ink/Twee sources): a plan holds functions and cannot cross threads, and planning is cheap.
   const plan = planScan(manifest.map((f) => f.relativePath), job.user_context);
   const tally = new SkipTally();
   const listed = new Map(manifest.map((f) => [normalizeEntryName(f.relativePath), f]));
@@ -131,7 +133,6 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     const now = performance.now();
     if (completed === 1 || now - committedAt >= COMMIT_EVERY_MS || pending.length >= CLASSIFY_SLICE) commit(now);
   };
-  const sent = new Map<number, { relativePath: string; size: number }>();
   const thread = new ExtractionThread(
     { paths: manifest.map((f) => f.relativePath), userContext: job.user_context, vocab },
     {
@@ -141,11 +142,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
         for (const c of candidates) pending.push(c);
         if (pending.length >= CLASSIFY_SLICE) writeTx(ctx.db, storePending);
       },
-      fileDone: (id) => {
-        const f = sent.get(id)!;
-        sent.delete(id);
-        finishFile(f.relativePath, f.size);
-      },
+      fileDone: finishFile,
     },
     signal,
   );
@@ -154,13 +151,12 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     // Issue 12: what a file is decides before decoding: skipped kinds and translations are only counted.
     const skipKind = plan.skipKind(f.relativePath);
     const translation = skipKind ? null : plan.translationOf(f.relativePath);
-    const size = f.bytes.byteLength;
     if (skipKind || translation) {
       if (skipKind) tally.addKind(f.relativePath, skipKind);
       else tally.addTranslation(f.relativePath, translation!.language);
-      finishFile(f.relativePath, size);
+      finishFile(f.relativePath, f.bytes.byteLength);
     } else {
-      sent.set(thread.send(f.relativePath, f.bytes), { relativePath: f.relativePath, size });
+      thread.send(f.relativePath, f.bytes);
     }
     // The reader stays at most IN_FLIGHT_BYTES ahead of extraction: the archive is never queued in memory.
     await thread.drainTo(IN_FLIGHT_BYTES);

@@ -1,21 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { JobDetailResponse } from "../../../src/scanner/scannerSchemas.ts";
-import { job, runWorker, scanFixture, submitAndUpload, type ScanFixture } from "./scanSupport.ts";
+import { completedScan, TAVERN_FILES, type ScanFixture } from "./scanSupport.ts";
 
 let f: ScanFixture;
 let jobId: string;
-const files = [
-  { path: "lore/characters/garrick.md", data: "# Garrick\n\nGarrick has kept the Rusty Tankard for thirty years and knows every traveller by name.\n" },
-  { path: "data/characters.json", data: JSON.stringify([{ name: "Garrick", description: "Innkeeper of the Rusty Tankard; once a soldier of the river wars." }]) },
-  { path: "dialogue/tavern.yarn", data: "title: Tavern\n---\nGarrick: Welcome to the Rusty Tankard, traveller!\nMira: A pint, and what the Smugglers say at the Docks.\nGarrick: Keep your voice down.\n===\n" },
-  { path: "lore/places/docks.md", data: "# The Docks\n\nAt the Docks the smugglers unload their crates after midnight, when the river fog hides the lanterns.\n" },
-];
-
 beforeAll(async () => {
-  f = await scanFixture();
-  jobId = (await submitAndUpload(f, files)).jobId;
-  await runWorker(f);
+  ({ f, jobId } = await completedScan(TAVERN_FILES));
 });
 afterAll(() => f.close());
 

@@ -74,6 +74,24 @@ export async function runWorker(f: ScanFixture) {
   return (await f.t.app.scheduler.trigger("scan-worker"))!;
 }
 
+/** A fresh fixture with one archive of `files` scanned to COMPLETED (the setup of the review tests). */
+export async function completedScan(files: FileSpec[]): Promise<{ f: ScanFixture; jobId: string }> {
+  const f = await scanFixture();
+  const { jobId } = await submitAndUpload(f, files);
+  await runWorker(f);
+  const status = (await job(f, jobId)).body.status;
+  if (status !== "COMPLETED") throw new Error(`the scan ended ${status}`);
+  return { f, jobId };
+}
+
+/** A small project to review by group: a character across two files, a place, and a scene with two speakers. */
+export const TAVERN_FILES: FileSpec[] = [
+  { path: "lore/characters/garrick.md", data: "# Garrick\n\nGarrick has kept the Rusty Tankard for thirty years and knows every traveller by name.\n" },
+  { path: "data/characters.json", data: JSON.stringify([{ name: "Garrick", description: "Innkeeper of the Rusty Tankard; once a soldier of the river wars." }]) },
+  { path: "dialogue/tavern.yarn", data: "title: Tavern\n---\nGarrick: Welcome to the Rusty Tankard, traveller!\nMira: A pint, and what the Smugglers say at the Docks.\nGarrick: Keep your voice down.\n===\n" },
+  { path: "lore/places/docks.md", data: "# The Docks\n\nAt the Docks the smugglers unload their crates after midnight, when the river fog hides the lanterns.\n" },
+];
+
 export async function job(f: ScanFixture, jobId: string, key = f.w.keys.editor) {
   return f.t.call("GET", `/v1/scanner/jobs/${jobId}`, { key });
 }
