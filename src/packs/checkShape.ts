@@ -6,8 +6,9 @@ import { closestName } from "./closestName.ts";
  * Checks a value against a TypeBox schema and says what is wrong in the
  * pack author's words ("minds[2].hints[0]: must be a non-empty string")
  * rather than JSON Schema's. Covers the subset the pack schema uses:
- * closed objects, arrays, strings, numbers, booleans, literal unions and
- * nullable unions. Reports every problem, one per path.
+ * closed objects and maps (Record), arrays, strings, numbers, booleans,
+ * literal unions, nullable unions and unions of objects (the closest one
+ * reports). Reports every problem, one per path.
  */
 export function checkShape(schema: TSchema, value: unknown, path: string, add: (path: string, reason: string) => void): void {
   const kind = schema[Kind] as string;
@@ -34,9 +35,23 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
       }
       return;
     }
+    case "Record": {
+      // A closed map whose keys follow one pattern (e.g. an action's parameters by name).
+      if (!isPlainObject(value)) return add(path, "must be an object (a mapping of fields)");
+      const [pattern, sub] = Object.entries(schema.patternProperties as Record<string, TSchema>)[0];
+      const keys = Object.keys(value);
+      if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) add(path, `at most ${schema.maxProperties} fields`);
+      const re = new RegExp(pattern);
+      for (const k of keys) {
+        if (re.test(k)) checkShape(sub, value[k], join(path, k), add);
+        else add(join(path, k), schema.keyProblem ?? "is not an allowed name");
+      }
+      return;
+    }
     case "Array": {
       if (!Array.isArray(value)) return add(path, "must be a list");
       if (schema.maxItems !== undefined && value.length > schema.maxItems) add(path, `at most ${schema.maxItems} items`);
+      if (schema.minItems !== undefined && value.length < schema.minItems) add(path, `at least ${schema.minItems} item${schema.minItems === 1 ? "" : "s"}`);
       value.forEach((item, i) => checkShape(schema.items as TSchema, item, `${path}[${i}]`, add));
       return;
     }
@@ -52,7 +67,8 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
     case "Number": {
       const isInt = kind === "Integer";
       const what = isInt ? "an integer" : "a number";
-      const range = schema.minimum !== undefined && schema.maximum !== undefined ? ` from ${schema.minimum} to ${schema.maximum}` : "";
+      const [lo, hi] = [schema.minimum, schema.maximum];
+      const range = lo !== undefined && hi !== undefined ? ` from ${lo} to ${hi}` : lo !== undefined ? ` of at least ${lo}` : hi !== undefined ? ` of at most ${hi}` : "";
       const ok =
         typeof value === "number" && Number.isFinite(value) && (!isInt || Number.isInteger(value)) &&
         (schema.minimum === undefined || value >= schema.minimum) && (schema.maximum === undefined || value <= schema.maximum);
@@ -78,12 +94,17 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
       }
       // Nullable X: report X's problems.
       if (branches.length === 1) return checkShape(branches[0], value, path, add);
-      const fits = (b: TSchema) => {
-        let ok = true;
-        checkShape(b, value, path, () => (ok = false));
-        return ok;
-      };
-      if (!branches.some(fits)) add(path, schema.problem ?? "has the wrong type");
+      // No branch fits: the one branch closest to the value (fewest problems) says what is wrong with it.
+      const problems = branches.map((b) => {
+        const found: [string, string][] = [];
+        checkShape(b, value, path, (p, r) => found.push([p, r]));
+        return found;
+      });
+      if (problems.some((p) => p.length === 0)) return;
+      const fewest = Math.min(...problems.map((p) => p.length));
+      const closest = problems.filter((p) => p.length === fewest);
+      if (closest.length === 1 && isPlainObject(value)) for (const [p, r] of closest[0]) add(p, r);
+      else add(path, schema.problem ?? "has the wrong type");
       return;
     }
     case "Unknown":
