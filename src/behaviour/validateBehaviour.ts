@@ -20,7 +20,12 @@ export function validateBehaviour(value: unknown, path: string, add: Add): Behav
   };
   checkShape(BehaviourModel, value, path, report);
   if (!ok || !isPlainObject(value)) return undefined;
-  const b = value as BehaviourInput;
+  checkBehaviourRules(value as BehaviourInput, path, report);
+  return ok ? (value as BehaviourInput) : undefined;
+}
+
+/** The rules beyond the shape (which must already hold): unique names, consistent ranges. */
+export function checkBehaviourRules(b: BehaviourInput, path: string, report: Add): void {
   duplicates(b.emotions ?? [], `${path}.emotions`, "emotion", report);
   duplicates((b.actions ?? []).map((a) => a.name), `${path}.actions`, "action name", report, ".name");
   (b.actions ?? []).forEach((a, i) => {
@@ -31,7 +36,6 @@ export function validateBehaviour(value: unknown, path: string, add: Add): Behav
     }
   });
   if (b.trust) checkTrust(b.trust, `${path}.trust`, report);
-  return ok ? b : undefined;
 }
 
 function checkTrust(t: NonNullable<BehaviourInput["trust"]>, path: string, add: Add): void {

@@ -4,6 +4,7 @@ import { parseJsonColumn } from "../core/json.ts";
 import { getProject } from "../projects/projectService.ts";
 import { readSettings } from "../projects/settings.ts";
 import { loadSnapshot } from "./projectSnapshot.ts";
+import { projectBehaviours } from "../behaviour/behaviourStore.ts";
 import type { Pack, PackDocument, PackFormat, PackLocation, PackMind, PackRelationship, PackRelationshipType, PackTag } from "./types.ts";
 
 const byKey = <T extends { key: string }>(a: T, b: T) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
@@ -54,6 +55,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
     )
     .sort(byKey);
 
+  const behaviours = projectBehaviours(ctx.db, projectId);
   const minds: PackMind[] = [...snap.minds.byKey]
     .map(([key, m]) => {
       const rc = parseJsonColumn<Record<string, unknown>>(m.responseConfig, {});
@@ -71,6 +73,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
         knowledgeTags: tagNames(m.tagIds),
         knowledgeDescription: m.knowledgeDescription,
         responseConfig: Object.keys(rc).length ? (compact(rc) as PackMind["responseConfig"]) : undefined,
+        behaviour: behaviours.get(m.id),
       });
     })
     .sort(byKey);

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import { BUILT_IN_TYPES } from "../lore/relationships/builtInTypes.ts";
 import { LIMITS } from "../lore/validate/fields.ts";
+import { BehaviourModel } from "../behaviour/behaviourModel.ts";
 
 /**
  * The lore pack format (DESIGN.md "Lore pack format"), in one place: the
@@ -108,6 +109,8 @@ export const MindSchema = Type.Object(
     knowledgeTags: Opt(TagList),
     knowledgeDescription: Opt(Type.String({ maxLength: LIMITS.text })),
     responseConfig: Opt(ResponseConfigSchema),
+    /** emotions, actions and trust (src/behaviour/behaviourModel.ts) */
+    behaviour: Opt(BehaviourModel),
   },
   closed,
 );

@@ -4,6 +4,8 @@ import { validateSettingsPatch } from "../projects/settings.ts";
 import { KeySchema } from "./packSchema.ts";
 import { relationshipIdentity, type DocumentRow, type LocationRow, type MindRow, type ProjectSnapshot, type RelationshipRow, type TagRow, type TypeRow } from "./projectSnapshot.ts";
 import type { Persona } from "../lore/minds/personaFields.ts";
+import type { BehaviourInput } from "../behaviour/behaviourModel.ts";
+import { checkBehaviourRules } from "../behaviour/validateBehaviour.ts";
 
 /**
  * The second half of pack validation (the first is checkShape): duplicate
@@ -64,6 +66,7 @@ export interface MindPlan extends Item<MindRow>, Persona {
   knowledgeDescription: string | null;
   responseConfig: Record<string, unknown>;
   tagIds: string[];
+  behaviour: BehaviourInput | null;
 }
 export interface RelationshipPlan extends Item<RelationshipRow> {
   key: string | null;
@@ -222,11 +225,19 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     knowledgeDescription: nullableText(v.knowledgeDescription),
     responseConfig: responseConfig(v.responseConfig),
     tagIds: tagList(`minds[${index}].knowledgeTags`, v.knowledgeTags),
+    behaviour: behaviourOf(v.behaviour, `minds[${index}].behaviour`, p),
   }));
 
   const relationships = resolveRelationships(relEntries, packRels, snap, mindRef, typeRef, p);
 
   return { settings, tags, types, locations, documents, minds, relationships };
+}
+
+/** A mind's behaviour once its shape held (checkShape reported otherwise): the rules a schema cannot say. */
+function behaviourOf(v: unknown, path: string, p: Problems): BehaviourInput | null {
+  if (!isPlainObject(v) || p.list.some((x) => x.startsWith(path))) return null;
+  checkBehaviourRules(v as BehaviourInput, path, (at, reason) => p.add(at, reason));
+  return v as BehaviourInput;
 }
 
 /** Stored form of responseConfig: only the fields given, in a fixed order (so equal configs compare equal). */

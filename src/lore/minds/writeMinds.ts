@@ -9,6 +9,9 @@ import { isPlainObject, LIMITS, Problems } from "../validate/fields.ts";
 import { VERBOSITY_TOKENS, type StoredResponseConfig } from "./responseConfig.ts";
 import { deleteMindRow, insertMindRow, mindRecord, setMindTags, updateMindRow } from "./mindStore.ts";
 import { locationExists } from "../locations/locationStore.ts";
+import type { BehaviourInput } from "../../behaviour/behaviourModel.ts";
+import { validateBehaviour } from "../../behaviour/validateBehaviour.ts";
+import { saveMindBehaviour } from "../../behaviour/mindBehaviour.ts";
 
 export interface MindInput {
   key?: unknown;
@@ -24,11 +27,12 @@ export interface MindInput {
   knowledgeTags?: unknown;
   knowledgeDescription?: unknown;
   responseConfig?: unknown;
+  behaviour?: unknown;
 }
 
 export const MIND_FIELDS = [
   "key", "entityName", "personality", "backstory", "backstorySummary", "role", "speakingStyle", "hints",
-  "restrictions", "locationId", "knowledgeTags", "knowledgeDescription", "responseConfig",
+  "restrictions", "locationId", "knowledgeTags", "knowledgeDescription", "responseConfig", "behaviour",
 ] as const;
 
 /** Validates responseConfig (DESIGN.md): verbosity, maxTokens, temperature. */
@@ -64,11 +68,14 @@ export interface MindValues extends Persona {
   responseConfig: StoredResponseConfig;
 }
 
-function normalise(ctx: ServiceContext, projectId: string, input: MindInput, base?: MindValues): MindValues {
+/** A mind's values, and its behaviour when the input sets it (undefined: left as it is; null: removed). */
+type Normalised = MindValues & { behaviour?: BehaviourInput | null };
+
+function normalise(ctx: ServiceContext, projectId: string, input: MindInput, base?: MindValues): Normalised {
   const p = new Problems();
   p.unknownKeys("", input as Record<string, unknown>, MIND_FIELDS);
   const pick = <T>(field: keyof MindInput, read: () => T, fallback: T): T => (input[field] === undefined && base ? fallback : read());
-  const n: MindValues = {
+  const n: Normalised = {
     key: pick("key", () => p.optionalString("key", input.key, LIMITS.key) ?? null, base?.key ?? null),
     entityName: pick("entityName", () => p.requiredString("entityName", input.entityName, LIMITS.name) ?? "", base?.entityName ?? ""),
     personality: pick("personality", () => p.requiredString("personality", input.personality, LIMITS.text) ?? "", base?.personality ?? ""),
@@ -95,6 +102,7 @@ function normalise(ctx: ServiceContext, projectId: string, input: MindInput, bas
     for (const m of missing) p.add(`knowledgeTags[${names.indexOf(m)}]`, `unknown tag '${m}'`);
     n.tagIds = ids;
   }
+  if (input.behaviour !== undefined) n.behaviour = validateBehaviour(input.behaviour, "behaviour", (path, reason) => p.add(path, reason));
   p.throwIfAny();
   return n;
 }
@@ -127,14 +135,20 @@ export function saveMind(ctx: ServiceContext, projectId: string, id: string, n: 
 export function createMind(ctx: ServiceContext, projectId: string, input: MindInput): { id: string } {
   const n = normalise(ctx, projectId, input);
   const id = newId("mind");
-  writeTx(ctx.db, () => saveMind(ctx, projectId, id, n, null));
+  writeTx(ctx.db, () => {
+    saveMind(ctx, projectId, id, n, null);
+    if (n.behaviour) saveMindBehaviour(ctx, projectId, id, n.behaviour);
+  });
   return { id };
 }
 
 export function updateMind(ctx: ServiceContext, projectId: string, id: string, input: MindInput): { id: string } {
   const base = loadMindValues(ctx, projectId, id);
   const n = normalise(ctx, projectId, input, base);
-  writeTx(ctx.db, () => saveMind(ctx, projectId, id, n, base));
+  writeTx(ctx.db, () => {
+    saveMind(ctx, projectId, id, n, base);
+    if (n.behaviour !== undefined) saveMindBehaviour(ctx, projectId, id, n.behaviour);
+  });
   return { id };
 }
 

@@ -8,6 +8,8 @@ import { deletePlayerMemories, playerMemories, playerMemoryIds } from "./memoryR
 import { deletePlayerSessions, playerSessionRows } from "../session/sessionStore.ts";
 import { addTombstones, ensureTombstoneTable, purgeErasedMemories } from "./tombstones.ts";
 import type { Memory } from "./types.ts";
+import { deletePlayerTrust, playerTrustRows } from "../../behaviour/trustStore.ts";
+import { deletePlayerCooldowns } from "../../behaviour/cooldownStore.ts";
 
 // A player's data per project: list, export, erase (DESIGN.md "Sessions and memory":
 // a player's right to be forgotten). Plain services: the admin routes and the CLI call them.
@@ -17,11 +19,15 @@ export interface PlayerExport {
   exportedAt: string;
   memories: Memory[];
   sessions: { entityMindId: string; messages: unknown[]; updatedAt: string }[];
+  /** the player's trust in each mind that keeps it (src/behaviour/) */
+  trust: { entityMindId: string; value: number; updatedAt: string }[];
 }
 
 export interface EraseResult {
   memoriesDeleted: number;
   sessionsDeleted: number;
+  /** minds whose trust in the player was erased */
+  trustDeleted: number;
 }
 
 /** A player's memories in a project (optionally with one mind), oldest first, ties by id. */
@@ -29,16 +35,17 @@ export function listMemories(ctx: ServiceContext, projectId: string, playerId: s
   return playerMemories(ctx.db, projectId, playerId, opts.mindId);
 }
 
-/** Everything the server keeps about a player in a project: memories and live sessions. */
+/** Everything the server keeps about a player in a project: memories, live sessions and trust. */
 export function exportPlayerData(ctx: ServiceContext, projectId: string, playerId: string): PlayerExport {
   return ctx.db.transaction(() => {
     const sessions = playerSessionRows(ctx.db, projectId, playerId).map((r) => ({ entityMindId: r.mind_id, messages: parseJsonColumn<unknown[]>(r.messages, []), updatedAt: r.updated_at }));
-    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions };
+    const trust = playerTrustRows(ctx.db, projectId, playerId).map((r) => ({ entityMindId: r.mind_id, value: r.value, updatedAt: r.updated_at }));
+    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions, trust };
   })();
 }
 
 /**
- * Deletes a player's memories and sessions from SQLite and leaves a tombstone
+ * Deletes a player's memories, sessions, trust and action cooldowns from SQLite and leaves a tombstone
  * per memory for the vector purge. This is all the CLI may do (only the server
  * writes LanceDB); the server's purgeErasedMemories job removes the vectors.
  */
@@ -49,7 +56,9 @@ export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId
     addTombstones(ctx.db, projectId, ids, nowIso(ctx));
     deletePlayerMemories(ctx.db, projectId, playerId);
     const sessionsDeleted = deletePlayerSessions(ctx.db, projectId, playerId);
-    return { memoriesDeleted: ids.length, sessionsDeleted, memoryIds: ids };
+    const trustDeleted = deletePlayerTrust(ctx.db, projectId, playerId);
+    deletePlayerCooldowns(ctx.db, projectId, playerId);
+    return { memoriesDeleted: ids.length, sessionsDeleted, trustDeleted, memoryIds: ids };
   });
 }
 
@@ -67,5 +76,5 @@ export async function erasePlayer(
   // KV state too: resident sequences and snapshots on disk (src/llm/kv/forgetPlayer.ts).
   forgetPlayerKv({ llm: ctx.llm, kvDir: ctx.config && dataPaths(ctx.config).kv }, projectId, playerId);
   if (r.memoryIds.length) await purgeErasedMemories(ctx, { only: { projectId, ids: r.memoryIds } });
-  return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted };
+  return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted, trustDeleted: r.trustDeleted };
 }
