@@ -25,8 +25,8 @@ export function neutralTail(b: Behaviour, why: string): ParsedTail {
 }
 
 /**
- * The tail's text → the turn's behaviour: parsed, its integers made integers (the grammar's integer syntax
- * allows an exponent), validated against the turn's tail schema (Ajv), then held to what the server
+ * The tail's text → the turn's behaviour: parsed, its integers made integers and its texts held to their
+ * length (normaliseParams), validated against the turn's tail schema (Ajv), then held to what the server
  * enforces whatever the model wrote: integer parameters clamped to their bounds, at most maxPerTurn uses of
  * an action and maxActionsPerTurn in all, the trust step within ±maxStep. Each action gets an id unique in
  * the conversation (`a<turn>-<n>`), for the caller's actionResults.
@@ -40,7 +40,7 @@ export function parseTail(text: string, schema: object, b: Behaviour, offered: A
   }
   const defs = new Map(offered.map((a) => [a.name, a]));
   const raw = value as { emotion: string; intensity: number; actions: RawAction[]; trust?: number };
-  if (raw && Array.isArray(raw.actions)) for (const a of raw.actions) if (a && defs.has(a.name)) integersOf(a.params, defs.get(a.name)!);
+  if (raw && Array.isArray(raw.actions)) for (const a of raw.actions) if (a && defs.has(a.name)) normaliseParams(a.params, defs.get(a.name)!);
   const validate = validatorFor(schema);
   if (!validate(value)) {
     const e = validate.errors?.[0];
@@ -64,14 +64,20 @@ export function parseTail(text: string, schema: object, b: Behaviour, offered: A
   return { emotion: { name: raw.emotion, intensity: raw.intensity }, actions, trustDelta, valid: true, notes };
 }
 
-/** Integer parameters as integers: an exponent may make one fractional or infinite. */
-function integersOf(params: unknown, def: ActionDef): void {
+/**
+ * What the grammar's syntax allows but the schema does not: an integer written with an exponent (fractional
+ * or infinite once parsed) becomes the nearest integer; a text longer than its maxLength is cut to it. The
+ * grammar counts a character per code point it decodes, and llama.cpp's decoder accepts byte sequences
+ * (past U+10FFFF, surrogates) that JavaScript decodes as one U+FFFD per byte: a sampled text can come out
+ * longer than the grammar let it be.
+ */
+function normaliseParams(params: unknown, def: ActionDef): void {
   if (!params || typeof params !== "object") return;
   const p = params as Record<string, unknown>;
   for (const [name, schema] of def.params) {
     const v = p[name];
-    if (schema.type !== "integer" || typeof v !== "number") continue;
-    p[name] = Number.isFinite(v) ? Math.round(v) : Math.sign(v) * Number.MAX_SAFE_INTEGER;
+    if (schema.type === "integer" && typeof v === "number") p[name] = Number.isFinite(v) ? Math.round(v) : Math.sign(v) * Number.MAX_SAFE_INTEGER;
+    if ("maxLength" in schema && typeof v === "string") p[name] = [...v].slice(0, schema.maxLength).join("");
   }
 }
 

@@ -24,6 +24,12 @@ export class SamplingControls {
     this.noBias = new TokenBias(model.tokenizer);
   }
 
+  /** The stop triggers, and a typed turn's delimiter (a model that writes it itself ends its words there). */
+  stopTriggersWith(delimiter: string | undefined): LlamaText[] {
+    const marker = delimiter?.trim();
+    return marker ? [...this.stopTriggers, LlamaText(marker)] : this.stopTriggers;
+  }
+
   /** One grammar per schema, the most recently used kept (behaviour tails vary with each turn's offered actions). */
   grammarFor(schema: object): Promise<LlamaGrammar> {
     const key = JSON.stringify(schema);
