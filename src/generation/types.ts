@@ -58,6 +58,11 @@ export interface GenerationBackend {
   countTokens(text: string): number;
   /** Tokens of a rendered chat prompt (for fitting a prompt to the context; never below the truth locally). */
   countChatTokens(messages: ChatMessage[]): number;
+  /**
+   * Makes countTokens exact for these texts where it is not already (a remote pool asks a server's
+   * /tokenize, cached): what a prompt is fitted with must count the same on every turn.
+   */
+  prepareCounts(texts: string[]): Promise<void>;
   /** An upper bound of the prompt's tokens, for a credit reservation made before the call. */
   reserveTokens(messages: ChatMessage[]): Promise<number>;
   generate(req: GenerateRequest): Promise<GenerateResult>;

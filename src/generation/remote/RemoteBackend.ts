@@ -18,6 +18,39 @@ export class AttemptError extends Error {
   }
 }
 
+/**
+ * The server refused the prompt as longer than its context (llama-server: HTTP 400
+ * `exceed_context_size_error`, "request (N tokens) exceeds the available context size (M tokens)";
+ * vLLM and OpenAI: "maximum context length"). Sending the same prompt again, there or elsewhere, fails
+ * the same way: it is never retried. `contextSize`: the context the server said it has, when it did.
+ */
+export class ContextOverflowError extends AttemptError {
+  constructor(
+    message: string,
+    readonly contextSize: number | null,
+    status: number | null,
+  ) {
+    super(message, false, status);
+  }
+}
+
+const OVERFLOW = /exceed_context_size|exceeds the available context size|larger than the max context size|maximum context length|context_length_exceeded/i;
+
+/** A refusal's body read as a context overflow (with the server's context when it gives one), else null. */
+export function contextOverflow(body: string): { contextSize: number | null } | null {
+  if (!OVERFLOW.test(body)) return null;
+  let n: unknown = null;
+  try {
+    const parsed = JSON.parse(body) as { error?: { n_ctx?: unknown }; n_ctx?: unknown };
+    n = parsed?.error?.n_ctx ?? parsed?.n_ctx ?? null;
+  } catch {}
+  if (typeof n !== "number") {
+    const m = /context size \((\d+) tokens\)|maximum context length is (\d+)/i.exec(body);
+    n = m ? Number(m[1] ?? m[2]) : null;
+  }
+  return { contextSize: typeof n === "number" && Number.isInteger(n) && n > 0 ? n : null };
+}
+
 export interface AttemptRequest {
   key: string;
   messages: ChatMessage[];
@@ -247,7 +280,13 @@ export class RemoteBackend {
       const status = e instanceof AttemptError ? e.status : null;
       // A request the server refused (4xx other than timeouts/limits) says nothing about its health.
       const refused = status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429;
-      if (refused) {
+      if (e instanceof ContextOverflowError) {
+        // The server's context is smaller than the one we fitted to (restarted with another -c / -np, or
+        // never described): take the one it reports now, or read its /props again at the next probe.
+        if (e.contextSize !== null) this.contextSize = e.contextSize;
+        else this.probed = false;
+        if (trial.trial) this.breaker.success();
+      } else if (refused) {
         if (req.jsonSchema && status === 400) this.schemaUnsupported = true;
         if (trial.trial) this.breaker.success();
       } else {
@@ -278,6 +317,8 @@ export class RemoteBackend {
     }
     if (!res.ok) {
       const text = await res.text().catch(() => "");
+      const overflow = contextOverflow(text);
+      if (overflow) throw new ContextOverflowError(`HTTP ${res.status} ${text.slice(0, 300)}`.trim(), overflow.contextSize, res.status);
       throw new AttemptError(`HTTP ${res.status} ${text.slice(0, 200)}`.trim(), false, res.status);
     }
     return res;
@@ -302,7 +343,12 @@ export class RemoteBackend {
         throw new AttemptError(`malformed stream chunk: ${data.slice(0, 80)}`, out.streamed);
       }
       if (chunk === null || typeof chunk !== "object") throw new AttemptError("malformed stream chunk", out.streamed);
-      if (chunk.error) throw new AttemptError(`server error in stream: ${JSON.stringify(chunk.error).slice(0, 200)}`, out.streamed);
+      if (chunk.error) {
+        const text = JSON.stringify(chunk.error);
+        const overflow = out.streamed ? null : contextOverflow(text);
+        if (overflow) throw new ContextOverflowError(`server error in stream: ${text.slice(0, 300)}`, overflow.contextSize, null);
+        throw new AttemptError(`server error in stream: ${text.slice(0, 200)}`, out.streamed);
+      }
       const choice = chunk.choices?.[0];
       const delta = choice?.delta?.content;
       if (typeof delta === "string" && delta !== "") {

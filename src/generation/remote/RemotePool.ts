@@ -3,7 +3,7 @@ import { generateStructured } from "../structured.ts";
 import type { BackendConfig, BackendStatus, ChatMessage, GenerateRequest, GenerateResult, GenerationBackend } from "../types.ts";
 import { CountCache } from "./CountCache.ts";
 import { HashRing } from "./HashRing.ts";
-import { AttemptError, RemoteBackend, type RemoteResult } from "./RemoteBackend.ts";
+import { AttemptError, ContextOverflowError, RemoteBackend, type RemoteResult } from "./RemoteBackend.ts";
 
 export interface RemotePoolOptions {
   backends: BackendConfig[];
@@ -86,22 +86,25 @@ export class RemotePool implements GenerationBackend {
    * message; a message no server could count is bounded by its UTF-8 bytes.
    */
   async reserveTokens(messages: ChatMessage[]): Promise<number> {
-    const missing = [...new Set(messages.map((m) => m.content).filter((c) => this.counts.peek(c) === undefined))];
-    if (missing.length) {
-      const tokenizer = this.backends.find((b) => (b.config.kind === "llama-server" || b.config.kind === "vllm") && b.breaker.allows());
-      if (tokenizer) {
-        await Promise.all(
-          missing.map(async (text) => {
-            const n = await tokenizer.tokenize(text).catch(() => null);
-            if (n === null) return;
-            this.counts.set(text, n);
-            this.tokenSum += n;
-            this.byteSum += byteBound(text);
-          }),
-        );
-      }
-    }
+    await this.prepareCounts(messages.map((m) => m.content));
     return chatBound(messages, (t) => this.counts.peek(t) ?? byteBound(t));
+  }
+
+  /** Counts these texts by a server's /tokenize (cached): countTokens is then exact for them, the same on every turn. */
+  async prepareCounts(texts: string[]): Promise<void> {
+    const missing = [...new Set(texts.filter((c) => this.counts.peek(c) === undefined))];
+    if (missing.length === 0) return;
+    const tokenizer = this.backends.find((b) => (b.config.kind === "llama-server" || b.config.kind === "vllm") && b.breaker.allows());
+    if (!tokenizer) return;
+    await Promise.all(
+      missing.map(async (text) => {
+        const n = await tokenizer.tokenize(text).catch(() => null);
+        if (n === null) return;
+        this.counts.set(text, n);
+        this.tokenSum += n;
+        this.byteSum += byteBound(text);
+      }),
+    );
   }
 
   generate(req: GenerateRequest): Promise<GenerateResult> {
@@ -146,6 +149,8 @@ export class RemotePool implements GenerationBackend {
         // the time to first token includes any failed attempt and the wait for a free backend
         return { ...r, timeToFirstTokenMs: r.timeToFirstTokenMs + (attemptStart - startedAt) };
       } catch (e) {
+        // The same prompt overflows anywhere it is sent again: one clear error for the caller to log, no retry.
+        if (e instanceof ContextOverflowError) throw new ContextOverflowError(`${backend.name} refused the prompt as longer than its context: ${e.message}`, e.contextSize, e.status);
         lastError = e;
         this.opts.log?.warn("generation backend failed", { backend: backend.name, url: backend.config.url, err: message(e), attempt });
         if (e instanceof AttemptError && e.streamed) throw e;
