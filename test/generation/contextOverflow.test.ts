@@ -4,7 +4,7 @@
 // llama-server does not produce; the real one is in remoteBudget.test.ts.
 import { afterAll, describe, expect, test } from "bun:test";
 import { RemotePool } from "../../src/generation/remote/RemotePool.ts";
-import { ContextOverflowError, contextOverflow } from "../../src/generation/remote/RemoteBackend.ts";
+import { ContextOverflowError, contextOverflow } from "../../src/generation/remote/attemptErrors.ts";
 import type { BackendConfig } from "../../src/generation/types.ts";
 
 const LLAMA_400 = JSON.stringify({

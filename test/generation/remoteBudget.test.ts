@@ -14,7 +14,7 @@ import { getProjectBalance } from "../../src/credits/ledger.ts";
 import { createLogger } from "../../src/ops/logger.ts";
 import type { RemotePool } from "../../src/generation/remote/RemotePool.ts";
 import type { RemoteResult } from "../../src/generation/remote/RemoteBackend.ts";
-import { ContextOverflowError } from "../../src/generation/remote/RemoteBackend.ts";
+import { ContextOverflowError } from "../../src/generation/remote/attemptErrors.ts";
 
 setDefaultTimeout(120_000);
 

@@ -3,7 +3,8 @@ import { generateStructured } from "../structured.ts";
 import type { BackendConfig, BackendStatus, ChatMessage, GenerateRequest, GenerateResult, GenerationBackend } from "../types.ts";
 import { CountCache } from "./CountCache.ts";
 import { HashRing } from "./HashRing.ts";
-import { AttemptError, ContextOverflowError, RemoteBackend, type RemoteResult } from "./RemoteBackend.ts";
+import { AttemptError, ContextOverflowError } from "./attemptErrors.ts";
+import { RemoteBackend, type RemoteResult } from "./RemoteBackend.ts";
 
 export interface RemotePoolOptions {
   backends: BackendConfig[];
