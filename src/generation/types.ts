@@ -52,7 +52,10 @@ export interface BackendStatus {
  */
 export interface GenerationBackend {
   readonly mode: GenerationMode;
-  /** Tokens a generation's prompt and reply may take together (per conversation). */
+  /**
+   * Tokens a generation's prompt and reply may take together (per conversation): the local engine's
+   * context; for a remote pool the smallest any server reported (a slot's, not the server's -c).
+   */
   readonly contextSize: number;
   /** Tokens of plain text: exact locally, an estimate (or a cached exact count) for a remote pool. */
   countTokens(text: string): number;
