@@ -15,6 +15,9 @@ import { createLogger } from "../../src/ops/logger.ts";
 import type { RemotePool } from "../../src/generation/remote/RemotePool.ts";
 import type { RemoteResult } from "../../src/generation/remote/RemoteBackend.ts";
 import { ContextOverflowError } from "../../src/generation/remote/attemptErrors.ts";
+import { staticPromptPieces } from "../../src/npc/prompt/fitStaticPrompt.ts";
+import { loadMindProfile } from "../../src/npc/mindProfile.ts";
+import { sharedLoreFor } from "../../src/npc/sharedLore/sharedLore.ts";
 
 setDefaultTimeout(120_000);
 
@@ -99,10 +102,18 @@ suite("a llama-server with 512 tokens a slot behind a Lorehold configured for 2,
     expect(exact! + r.body.replyTokens).toBeLessThanOrEqual(SLOT);
   });
 
-  test("the static prompt is the same for every player of the mind (one KV prefix on the server)", async () => {
+  test("the static prompt is the same for every player of the mind (one KV prefix on the server), fitted by exact counts", async () => {
     const a = await t.call("POST", `/admin/v1/projects/${w.projectId}/interact-preview`, { key: admin, body: body("p-a", "Hello.") });
     const c = await t.call("POST", `/admin/v1/projects/${w.projectId}/interact-preview`, { key: admin, body: body("p-c", "Tell me everything about the ropes and the tolls?") });
     expect(c.body.prompt[0]).toEqual(a.body.prompt[0]);
+    // Every piece the fit counted, and the text it chose, counted by the server's tokenizer (not the pool's running
+    // estimate, which moves): what makes the choice the same on every turn and in every Lorehold process.
+    const mind = loadMindProfile(t.app.ctx, w.projectId, minds.bram);
+    const pieces = [...staticPromptPieces(mind, sharedLoreFor(t.app.ctx, w.projectId, mind, mind.knowledgeTags)), a.body.prompt[0].content];
+    const exact: (number | null)[] = [];
+    for (const p of pieces) exact.push(await pool.backends[0].tokenize(p)); // one at a time: llama-server's HTTP threads are few
+    expect(pieces.map((p): number | null => pool.countTokens(p))).toEqual(exact);
+    expect(a.body.budget.staticTokens).toBe(exact.at(-1));
   });
 
   test("a prompt the server refuses as longer than its context is sent once, not retried; the server's context is learnt", async () => {

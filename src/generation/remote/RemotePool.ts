@@ -19,6 +19,9 @@ export interface RemotePoolOptions {
   log?: { warn(msg: string, fields?: Record<string, unknown>): void };
 }
 
+/** /tokenize calls a pool has in flight at once (see tokenizeLimited). */
+const TOKENIZE_CONCURRENCY = 4;
+
 /** No backend could take the request (all down, or none freed up before the deadline). */
 export class NoBackendError extends Error {}
 
@@ -40,6 +43,8 @@ export class RemotePool implements GenerationBackend {
   private tokenSum = 0;
   private byteSum = 0;
   private disposed = false;
+  private tokenizing = 0;
+  private readonly tokenizeWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: RemotePoolOptions) {
     if (opts.backends.length === 0) throw new Error("generation = \"remote\" needs at least one [[backends]] entry");
@@ -99,13 +104,30 @@ export class RemotePool implements GenerationBackend {
     if (!tokenizer) return;
     await Promise.all(
       missing.map(async (text) => {
-        const n = await tokenizer.tokenize(text).catch(() => null);
+        const n = await this.tokenizeLimited(() => tokenizer.tokenize(text)).catch(() => null);
         if (n === null) return;
         this.counts.set(text, n);
         this.tokenSum += n;
         this.byteSum += byteBound(text);
       }),
     );
+  }
+
+  /**
+   * At most TOKENIZE_CONCURRENCY /tokenize calls in flight, pool-wide. llama-server serves HTTP from a
+   * small fixed thread pool (max(-np + 4, cores - 1) threads): on a 2-core machine with -np 2, bursts of
+   * 8 parallel calls (a mind's static prompt is counted piece by piece) now and then left two of them
+   * waiting out the 2 s timeout, while bursts of up to 6 never did; and chat requests need threads too.
+   */
+  private async tokenizeLimited<T>(call: () => Promise<T>): Promise<T> {
+    while (this.tokenizing >= TOKENIZE_CONCURRENCY) await new Promise<void>((resolve) => this.tokenizeWaiters.push(resolve));
+    this.tokenizing++;
+    try {
+      return await call();
+    } finally {
+      this.tokenizing--;
+      this.tokenizeWaiters.shift()?.();
+    }
   }
 
   generate(req: GenerateRequest): Promise<GenerateResult> {
