@@ -2,6 +2,8 @@
 // turn fits (counted by the engine's own tokenizer and chat template), what was dropped is in the preview,
 // the mind warmer evaluates the very static prompt turns send, and a mind whose core cannot fit is one clear
 // 503 with nothing charged. Real llama.cpp on the suite's tiny random-weight GGUF (trained for 512 tokens).
+// Nothing asserted depends on what the random model samples: the bounds are token counts (the prompt by the
+// tokenizer, the reply by its cap) and statuses, the same on any x86-64 CPU.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { buildWorld, type World } from "../support/world.ts";
