@@ -3,6 +3,8 @@
 // generation = "remote" with Lorehold's contextSize at 2,048. Every turn is fitted to the server's 512
 // (its /props), through the production path (POST /v1/npc/interact); the preview shows the fit; a prompt the
 // server still refuses as too long is tried once, not twice, and the server's own context is learnt from it.
+// Nothing asserted depends on what the random model samples: the bounds are token counts (the prompt by the
+// server's tokenizer, the reply by its cap) and statuses, the same on any x86-64 CPU.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { buildWorld, type World } from "../support/world.ts";
