@@ -25,6 +25,9 @@ export class LocalBackend implements GenerationBackend {
     return this.engine.estimateChatTokens(messages);
   }
 
+  /** Local counts are exact already (and cached by the engine). */
+  async prepareCounts(_texts: string[]): Promise<void> {}
+
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     this.requests++;
     try {

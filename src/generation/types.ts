@@ -52,12 +52,20 @@ export interface BackendStatus {
  */
 export interface GenerationBackend {
   readonly mode: GenerationMode;
-  /** Tokens a generation's prompt and reply may take together (per conversation). */
+  /**
+   * Tokens a generation's prompt and reply may take together (per conversation): the local engine's
+   * context; for a remote pool the smallest any server reported (a slot's, not the server's -c).
+   */
   readonly contextSize: number;
   /** Tokens of plain text: exact locally, an estimate (or a cached exact count) for a remote pool. */
   countTokens(text: string): number;
   /** Tokens of a rendered chat prompt (for fitting a prompt to the context; never below the truth locally). */
   countChatTokens(messages: ChatMessage[]): number;
+  /**
+   * Makes countTokens exact for these texts where it is not already (a remote pool asks a server's
+   * /tokenize, cached): what a prompt is fitted with must count the same on every turn.
+   */
+  prepareCounts(texts: string[]): Promise<void>;
   /** An upper bound of the prompt's tokens, for a credit reservation made before the call. */
   reserveTokens(messages: ChatMessage[]): Promise<number>;
   generate(req: GenerateRequest): Promise<GenerateResult>;

@@ -62,6 +62,17 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
 
   const llm = deps.generation;
   if (!llm) throw generationFailed();
+  if (!prepared.budget.fits) {
+    // Nothing to send: the server would refuse it (or llama.cpp cut it). Said once, with the sizes to fix it by.
+    const { contextSize, staticTokens, minReply } = prepared.budget;
+    deps.log.error("prompt does not fit the generation context: raise the context per slot (llama-server -c / -np, contextSize) or shorten the mind's core prompt", {
+      mindId: prepared.mind.id,
+      contextSize,
+      staticTokens,
+      minReply,
+    });
+    throw generationFailed();
+  }
   let promptTokens: number;
   try {
     // An upper bound (cached per message; a remote pool asks its server's /tokenize): the exact count comes back for settlement.

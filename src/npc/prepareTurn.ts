@@ -9,10 +9,11 @@ import { loadSession } from "./session/sessionStore.ts";
 import { mergeHistory } from "./session/mergeHistory.ts";
 import type { SessionMessage, TurnNotes } from "./session/sessionTypes.ts";
 import { renderMessage, renderScene } from "./prompt/renderTurn.ts";
-import { sharedLoreFor, staticPrompt, type SharedNote } from "./sharedLore/sharedLore.ts";
+import { sharedLoreFor, type SharedNote } from "./sharedLore/sharedLore.ts";
+import { fitMindPromptForTurn, fitOptions, type DroppedPart } from "./prompt/fitStaticPrompt.ts";
 import { retrieveMemories } from "./memory/retrieveMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
-import { LORE_NOTE_OVERHEAD, MESSAGE_OVERHEAD, TURN_OVERHEAD, promptBudget, tokenCounter } from "./tokenBudget.ts";
+import { LORE_NOTE_OVERHEAD, MESSAGE_OVERHEAD, TEMPLATE_SLACK, TURN_OVERHEAD, promptBudget, tokenCounter } from "./tokenBudget.ts";
 
 /** Lore chunks retrieved per turn (before dropping those already in the conversation). */
 export const LORE_PER_TURN = 4;
@@ -37,6 +38,23 @@ export interface PreparedTurn {
   messages: ChatMessage[];
   replyTokens: number;
   temperature: number;
+  budget: TurnBudget;
+}
+
+/** How the turn was fitted to the generation context (the admin preview shows it). */
+export interface TurnBudget {
+  /** the context the prompt and reply must fit: the generation backend's (tokenBudget.ts generationContext) */
+  contextSize: number;
+  /** the mind's reply cap before fitting (replyTokens is what this turn may generate) */
+  replyCap: number;
+  /** the least the reply may be cut to */
+  minReply: number;
+  /** tokens of the static prompt (the system message) */
+  staticTokens: number;
+  /** false: even the mind's core prompt, this turn's line and the shortest reply exceed the context (interact answers 503) */
+  fits: boolean;
+  /** what the static prompt left out to fit, in the order it went */
+  dropped: DroppedPart[];
 }
 
 
@@ -63,8 +81,12 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const query = lastUser ? `${req.text}\n${lastUser.content}` : req.text;
   const inHistory = new Set(history.flatMap((m) => m.notes?.lore?.map((l) => l.chunkId) ?? []));
   // Lore all the mind's players share sits in the static prompt (its KV prefix is snapshotted once);
-  // empty when off, or when this turn's activeKnowledgeTags do not open every shared chunk.
-  const sharedLore = sharedLoreFor(ctx, projectId, mind, visible);
+  // empty when off, or when this turn's activeKnowledgeTags do not open every shared chunk. The static
+  // prompt is fitted to the generation backend's context: what it leaves out of the shared lore may come
+  // back through this turn's retrieval.
+  const fitting = fitOptions(ctx, mind);
+  const fit = await fitMindPromptForTurn(ctx, mind, sharedLoreFor(ctx, projectId, mind, visible), fitting);
+  const sharedLore = fit.shared;
   const known = new Set([...inHistory, ...sharedLore.map((l) => l.chunkId)]);
   const hits = await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN });
   // The first turn brings the lore in; a follow-up adds a chunk only when this turn's best hit is not yet in
@@ -93,13 +115,16 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   if (scene && scene !== lastScene) notes.scene = scene;
   if (newMemories.length) notes.memories = newMemories;
 
-  const replyTokens = Math.max(1, Math.min(mind.responseConfig.maxTokens, ctx.config.maxReplyTokens));
-  const system: ChatMessage = { role: "system", content: staticPrompt(mind, sharedLore) };
-  // The model's context holds the system prompt, this turn (with its lore) and the reply before any history:
-  // lore is taken in rank order while it fits, so a prompt never overflows (llama.cpp would then cut it).
-  const budget = promptBudget(ctx.config.contextSize, replyTokens);
+  const { contextSize, replyCap, minReply } = fitting;
+  const system: ChatMessage = { role: "system", content: fit.text };
   const count = tokenCounter(ctx);
-  let used = count(system.content) + count(renderMessage({ role: "user", content: req.text, notes }).content) + TURN_OVERHEAD;
+  // The context holds the static prompt, this turn and the reply before any lore or history: the reply
+  // gives way (down to minReply) when the player's line and scene leave it less room than its cap.
+  let used = fit.tokens + count(renderMessage({ role: "user", content: req.text, notes }).content) + TURN_OVERHEAD;
+  const room = contextSize - TEMPLATE_SLACK - used;
+  const replyTokens = Math.max(minReply, Math.min(fit.replyCap, room));
+  // Lore is taken in rank order while it fits, so a prompt never overflows (llama.cpp would then cut it or refuse it).
+  const budget = promptBudget(contextSize, replyTokens);
   const newLore: LoreNote[] = [];
   for (const l of candidates) {
     const cost = count(l.text) + count(l.documentName) + LORE_NOTE_OVERHEAD;
@@ -131,6 +156,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     messages,
     replyTokens,
     temperature: mind.responseConfig.temperature,
+    budget: { contextSize, replyCap, minReply, staticTokens: fit.tokens, fits: room >= minReply, dropped: fit.dropped },
   };
 }
 

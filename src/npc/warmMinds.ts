@@ -1,7 +1,8 @@
 import type { AppContext } from "../core/context.ts";
 import type { LlmEngine } from "../llm/LlmEngine.ts";
 import { loadMindProfile } from "./mindProfile.ts";
-import { selectSharedLore, selectionStale, sharedLoreFor, staticPrompt } from "./sharedLore/sharedLore.ts";
+import { selectSharedLore, selectionStale, sharedLoreFor } from "./sharedLore/sharedLore.ts";
+import { fitMindPrompt } from "./prompt/fitStaticPrompt.ts";
 import { deleteSelections, loreStamp, mostUsedMinds } from "./sharedLore/sharedLoreStore.ts";
 
 /** Minds kept warm: the most talked-to first (each prefix snapshot costs one evaluation of its prompt). */
@@ -17,7 +18,8 @@ export function mindStaticPrompt(ctx: Ctx, projectId: string, mindId: string): s
   try {
     const mind = loadMindProfile(ctx, projectId, mindId);
     if (mind.knowledgeTags.length === 0) return null;
-    return staticPrompt(mind, sharedLoreFor(ctx, projectId, mind, mind.knowledgeTags));
+    // fitted to the context as a turn fits it (prepareTurn.ts), else the snapshot would never match a turn's prefix
+    return fitMindPrompt(ctx, mind, sharedLoreFor(ctx, projectId, mind, mind.knowledgeTags)).text;
   } catch {
     return null; // deleted meanwhile: nothing to warm
   }

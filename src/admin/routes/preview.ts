@@ -37,6 +37,8 @@ export function previewRoutes(ctx: AppContext) {
         visibleTags: p.visible,
         promptTokens,
         replyTokens: p.replyTokens,
+        // how the prompt was fitted to the generation context, and what the static prompt left out for it
+        budget: p.budget,
         estimatedCredits: microToCredits(interactionCostMicro(ctx.config.prices, promptTokens, p.replyTokens)),
       };
     },

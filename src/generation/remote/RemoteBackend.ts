@@ -6,17 +6,9 @@ import { LatencyWindow } from "./LatencyWindow.ts";
 import { SlotMap } from "./SlotMap.ts";
 import { sseData } from "./sseEvents.ts";
 import { StreamCleaner } from "./StreamCleaner.ts";
+import { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
 
-/** One failed attempt; `streamed`: tokens had already reached the caller (so it cannot be retried). */
-export class AttemptError extends Error {
-  constructor(
-    message: string,
-    readonly streamed: boolean,
-    readonly status: number | null = null,
-  ) {
-    super(message);
-  }
-}
+export { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
 
 export interface AttemptRequest {
   key: string;
@@ -247,7 +239,13 @@ export class RemoteBackend {
       const status = e instanceof AttemptError ? e.status : null;
       // A request the server refused (4xx other than timeouts/limits) says nothing about its health.
       const refused = status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429;
-      if (refused) {
+      if (e instanceof ContextOverflowError) {
+        // The server's context is smaller than the one we fitted to (restarted with another -c / -np, or
+        // never described): take the one it reports now, or read its /props again at the next probe.
+        if (e.contextSize !== null) this.contextSize = e.contextSize;
+        else this.probed = false;
+        if (trial.trial) this.breaker.success();
+      } else if (refused) {
         if (req.jsonSchema && status === 400) this.schemaUnsupported = true;
         if (trial.trial) this.breaker.success();
       } else {
@@ -278,6 +276,8 @@ export class RemoteBackend {
     }
     if (!res.ok) {
       const text = await res.text().catch(() => "");
+      const overflow = contextOverflow(text);
+      if (overflow) throw new ContextOverflowError(`HTTP ${res.status} ${text.slice(0, 300)}`.trim(), overflow.contextSize, res.status);
       throw new AttemptError(`HTTP ${res.status} ${text.slice(0, 200)}`.trim(), false, res.status);
     }
     return res;
@@ -302,7 +302,12 @@ export class RemoteBackend {
         throw new AttemptError(`malformed stream chunk: ${data.slice(0, 80)}`, out.streamed);
       }
       if (chunk === null || typeof chunk !== "object") throw new AttemptError("malformed stream chunk", out.streamed);
-      if (chunk.error) throw new AttemptError(`server error in stream: ${JSON.stringify(chunk.error).slice(0, 200)}`, out.streamed);
+      if (chunk.error) {
+        const text = JSON.stringify(chunk.error);
+        const overflow = out.streamed ? null : contextOverflow(text);
+        if (overflow) throw new ContextOverflowError(`server error in stream: ${text.slice(0, 300)}`, overflow.contextSize, null);
+        throw new AttemptError(`server error in stream: ${text.slice(0, 200)}`, out.streamed);
+      }
       const choice = chunk.choices?.[0];
       const delta = choice?.delta?.content;
       if (typeof delta === "string" && delta !== "") {

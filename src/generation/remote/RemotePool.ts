@@ -3,7 +3,8 @@ import { generateStructured } from "../structured.ts";
 import type { BackendConfig, BackendStatus, ChatMessage, GenerateRequest, GenerateResult, GenerationBackend } from "../types.ts";
 import { CountCache } from "./CountCache.ts";
 import { HashRing } from "./HashRing.ts";
-import { AttemptError, RemoteBackend, type RemoteResult } from "./RemoteBackend.ts";
+import { AttemptError, ContextOverflowError } from "./attemptErrors.ts";
+import { RemoteBackend, type RemoteResult } from "./RemoteBackend.ts";
 
 export interface RemotePoolOptions {
   backends: BackendConfig[];
@@ -17,6 +18,9 @@ export interface RemotePoolOptions {
   routing?: "sticky" | "round-robin";
   log?: { warn(msg: string, fields?: Record<string, unknown>): void };
 }
+
+/** /tokenize calls a pool has in flight at once (see tokenizeLimited). */
+const TOKENIZE_CONCURRENCY = 4;
 
 /** No backend could take the request (all down, or none freed up before the deadline). */
 export class NoBackendError extends Error {}
@@ -39,6 +43,8 @@ export class RemotePool implements GenerationBackend {
   private tokenSum = 0;
   private byteSum = 0;
   private disposed = false;
+  private tokenizing = 0;
+  private readonly tokenizeWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: RemotePoolOptions) {
     if (opts.backends.length === 0) throw new Error("generation = \"remote\" needs at least one [[backends]] entry");
@@ -86,22 +92,42 @@ export class RemotePool implements GenerationBackend {
    * message; a message no server could count is bounded by its UTF-8 bytes.
    */
   async reserveTokens(messages: ChatMessage[]): Promise<number> {
-    const missing = [...new Set(messages.map((m) => m.content).filter((c) => this.counts.peek(c) === undefined))];
-    if (missing.length) {
-      const tokenizer = this.backends.find((b) => (b.config.kind === "llama-server" || b.config.kind === "vllm") && b.breaker.allows());
-      if (tokenizer) {
-        await Promise.all(
-          missing.map(async (text) => {
-            const n = await tokenizer.tokenize(text).catch(() => null);
-            if (n === null) return;
-            this.counts.set(text, n);
-            this.tokenSum += n;
-            this.byteSum += byteBound(text);
-          }),
-        );
-      }
-    }
+    await this.prepareCounts(messages.map((m) => m.content));
     return chatBound(messages, (t) => this.counts.peek(t) ?? byteBound(t));
+  }
+
+  /** Counts these texts by a server's /tokenize (cached): countTokens is then exact for them, the same on every turn. */
+  async prepareCounts(texts: string[]): Promise<void> {
+    const missing = [...new Set(texts.filter((c) => this.counts.peek(c) === undefined))];
+    if (missing.length === 0) return;
+    const tokenizer = this.backends.find((b) => (b.config.kind === "llama-server" || b.config.kind === "vllm") && b.breaker.allows());
+    if (!tokenizer) return;
+    await Promise.all(
+      missing.map(async (text) => {
+        const n = await this.tokenizeLimited(() => tokenizer.tokenize(text)).catch(() => null);
+        if (n === null) return;
+        this.counts.set(text, n);
+        this.tokenSum += n;
+        this.byteSum += byteBound(text);
+      }),
+    );
+  }
+
+  /**
+   * At most TOKENIZE_CONCURRENCY /tokenize calls in flight, pool-wide. llama-server serves HTTP from a
+   * small fixed thread pool (max(-np + 4, cores - 1) threads): on a 2-core machine with -np 2, bursts of
+   * 8 parallel calls (a mind's static prompt is counted piece by piece) now and then left two of them
+   * waiting out the 2 s timeout, while bursts of up to 6 never did; and chat requests need threads too.
+   */
+  private async tokenizeLimited<T>(call: () => Promise<T>): Promise<T> {
+    while (this.tokenizing >= TOKENIZE_CONCURRENCY) await new Promise<void>((resolve) => this.tokenizeWaiters.push(resolve));
+    this.tokenizing++;
+    try {
+      return await call();
+    } finally {
+      this.tokenizing--;
+      this.tokenizeWaiters.shift()?.();
+    }
   }
 
   generate(req: GenerateRequest): Promise<GenerateResult> {
@@ -146,6 +172,8 @@ export class RemotePool implements GenerationBackend {
         // the time to first token includes any failed attempt and the wait for a free backend
         return { ...r, timeToFirstTokenMs: r.timeToFirstTokenMs + (attemptStart - startedAt) };
       } catch (e) {
+        // The same prompt overflows anywhere it is sent again: one clear error for the caller to log, no retry.
+        if (e instanceof ContextOverflowError) throw new ContextOverflowError(`${backend.name} refused the prompt as longer than its context: ${e.message}`, e.contextSize, e.status);
         lastError = e;
         this.opts.log?.warn("generation backend failed", { backend: backend.name, url: backend.config.url, err: message(e), attempt });
         if (e instanceof AttemptError && e.streamed) throw e;

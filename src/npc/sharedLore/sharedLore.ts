@@ -5,7 +5,7 @@ import type { MindProfile } from "../mindProfile.ts";
 import { systemPrompt } from "../prompt/systemPrompt.ts";
 import { loreNote } from "../prompt/renderTurn.ts";
 import type { LoreNote } from "../../retrieval/hybridSearch.ts";
-import { LORE_NOTE_OVERHEAD, promptBudget, tokenCounter } from "../tokenBudget.ts";
+import { LORE_NOTE_OVERHEAD, generationContext, promptBudget, tokenCounter } from "../tokenBudget.ts";
 import { readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
 
 /**
@@ -31,9 +31,9 @@ const MAX_SHARE = 1 / 3;
 /** A selection is made again once the mind's recorded retrievals doubled since (and at least this many): rare, and settles. */
 const REFRESH_MIN_HITS = 20;
 
-/** Tokens the shared level may take: `sharedLoreTokens`, at most a third of the prompt budget. 0: off. */
-export function sharedLoreBudget(config: AppContext["config"]): number {
-  const cap = Math.floor(promptBudget(config.contextSize, config.maxReplyTokens) * MAX_SHARE);
+/** Tokens the shared level may take: `sharedLoreTokens`, at most a third of the prompt budget (of the generation backend's context). 0: off. */
+export function sharedLoreBudget(config: AppContext["config"], contextSize = config.contextSize): number {
+  const cap = Math.floor(promptBudget(contextSize, config.maxReplyTokens) * MAX_SHARE);
   return Math.max(0, Math.min(config.sharedLoreTokens, cap));
 }
 
@@ -45,7 +45,7 @@ type Ctx = Pick<AppContext, "db" | "clock" | "config" | "llm" | "generation">;
  * in document order so the prompt reads (and renders) the same whatever the counts' order.
  */
 export function selectSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">): string[] {
-  const budget = sharedLoreBudget(ctx.config);
+  const budget = sharedLoreBudget(ctx.config, generationContext(ctx));
   const count = tokenCounter(ctx);
   const picked: SharedChunkRow[] = [];
   if (budget > 0) {
@@ -80,7 +80,7 @@ export function selectionStale(ctx: Pick<AppContext, "db">, projectId: string, m
  * the turn's active tags never reaches its prompt.
  */
 export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, visible: string[]): SharedNote[] {
-  if (sharedLoreBudget(ctx.config) === 0 || mind.knowledgeTags.length === 0) return [];
+  if (sharedLoreBudget(ctx.config, generationContext(ctx)) === 0 || mind.knowledgeTags.length === 0) return [];
   const load = (ids: string[]) => {
     const rows = new Map(sharedChunksById(ctx.db, projectId, ids).map((r) => [r.id, r]));
     const out: SharedNote[] = [];
