@@ -88,23 +88,27 @@ function exampleParams(a: ActionDef): Record<string, unknown> {
 
 function exampleTail(b: Behaviour): string {
   const emotion = b.emotions.includes("happy") ? "happy" : b.emotions[0];
-  return renderTail(b, { emotion: { name: emotion, intensity: 0.6 }, actions: [], trust: b.trust ? { value: 0, delta: 1, label: null } : undefined });
+  return renderTail({ emotion: { name: emotion, intensity: 0.6 }, actions: [], ...(b.trust ? { trust: { value: 0, delta: 1, label: null } } : {}) });
 }
 
-/** The tail of a settled turn as text, in the order and form the grammar writes it (actions without ids). */
-export function renderTail(b: Pick<Behaviour, "trust">, t: TurnBehaviour): string {
+/**
+ * The tail of a settled turn as text, in the order and form the grammar writes it: actions without ids, the
+ * trust step (a mind with trust always settles one). What the server settled, not what the model wrote:
+ * the model sees its clamped parameters and dropped actions as they happened.
+ */
+export function renderTail(t: TurnBehaviour): string {
   const tail: Record<string, unknown> = {
     emotion: t.emotion.name,
     intensity: t.emotion.intensity,
     actions: t.actions.map((a) => ({ name: a.name, params: a.params })),
   };
-  if (b.trust) tail.trust = t.trust?.delta ?? 0;
+  if (t.trust) tail.trust = t.trust.delta;
   return JSON.stringify(tail);
 }
 
 /** A past reply as the model sees it again: its words, then the delimiter and its tail. */
-export function renderReplyWithTail(words: string, b: Pick<Behaviour, "trust">, t: TurnBehaviour): string {
-  return `${words}${BEHAVIOUR_DELIMITER}${renderTail(b, t)}`;
+export function renderReplyWithTail(words: string, t: TurnBehaviour): string {
+  return `${words}${BEHAVIOUR_DELIMITER}${renderTail(t)}`;
 }
 
 /**

@@ -8,8 +8,11 @@ export type RefNames = Record<"mind" | "location" | "item", string[]>;
 export const INTENSITIES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] as const;
 /** An integer parameter whose whole range has at most this many values is an enum in the grammar (bounded by it). */
 const ENUM_INTEGER_SPAN = 64;
-/** The most tokens a tail may take: the bound computed from the schema, at most this (a reservation must stay sane). */
-export const TAIL_TOKEN_CAP = 1024;
+/**
+ * The most tokens a tail may take: the bound computed from the schema, at most this. The budget is set aside
+ * in the context and reserved in credits on every turn; a real tail with a few actions takes ~30–150 tokens.
+ */
+export const TAIL_TOKEN_CAP = 256;
 
 type Json = Record<string, unknown>;
 

@@ -17,6 +17,9 @@ import { storeMemories } from "./memory/storeMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { emptyTimings, type InteractTiming } from "../llm/serverTiming.ts";
 import { recordHits } from "./sharedLore/sharedLoreStore.ts";
+import { BEHAVIOUR_DELIMITER, type TurnBehaviour } from "../behaviour/behaviourPrompt.ts";
+import { settleBehaviour } from "../behaviour/settleBehaviour.ts";
+import type { SessionMessage } from "./session/sessionTypes.ts";
 
 export type { InteractDeps };
 
@@ -28,6 +31,8 @@ export interface InteractResponse {
     memoryCheckpoint?: boolean;
     warnings?: string[];
     creditsUsed?: number;
+    /** a mind with behaviour: what it did with its words (src/behaviour) */
+    behaviour?: TurnBehaviour;
   };
 }
 
@@ -36,6 +41,8 @@ export interface InteractOptions {
   signal?: AbortSignal;
   /** streamed reply pieces (SSE) */
   onToken?: (text: string) => void;
+  /** a typed turn's settled behaviour, after the last token and before the reply (SSE `emotion` and `action` events) */
+  onBehaviour?: (behaviour: TurnBehaviour) => void;
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
   timing?: InteractTiming & Partial<Pick<GenerateResult, "promptTokens" | "evaluatedPromptTokens" | "completionTokens" | "timeToFirstTokenMs">>;
 }
@@ -82,10 +89,14 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
     throw generationFailed();
   }
   const prices = deps.config.prices;
+  // A typed turn's tail (the delimiter and the JSON) is generated too: reserved and charged like the words.
+  const bt = prepared.behaviour;
+  const tail = bt ? { delimiter: BEHAVIOUR_DELIMITER, jsonSchema: bt.schema, maxTokens: bt.maxTokens } : undefined;
+  const tailReserve = tail ? tail.maxTokens + tokenCounter(deps)(BEHAVIOUR_DELIMITER) : 0;
   const hold = reserve(deps, {
     teamId: project.teamId,
     projectId: project.id,
-    amount: interactionCostMicro(prices, promptTokens, prepared.replyTokens),
+    amount: interactionCostMicro(prices, promptTokens, prepared.replyTokens + tailReserve),
     purpose: "interaction",
   });
 
@@ -109,6 +120,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       onToken,
       minTokens: 1,
       timings: opts.timing ? (opts.timing.llm = emptyTimings()) : undefined,
+      tail,
     });
   } catch (e) {
     releaseQuietly(deps, hold.reservationId);
@@ -116,7 +128,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
     throw generationFailed();
   }
   const generateMs = performance.now() - g0;
-  const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens);
+  const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens + (result.tail?.tokens ?? 0));
   const charge = Math.min(actual, hold.amount);
   deps.metrics?.recordGeneration(result);
   const { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs } = result;
@@ -141,11 +153,23 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   if (prepared.warnings.length) metadata.warnings = prepared.warnings;
 
   const key = { projectId: project.id, mindId: prepared.mind.id, playerId: req.playerId };
-  const messages = [...prepared.history, prepared.turn, { role: "assistant" as const, content: result.text }];
+  const reply: SessionMessage = { role: "assistant", content: result.text };
+  const messages = [...prepared.history, prepared.turn, reply];
   const count = tokenCounter(deps);
-  const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0);
-  // Settle, session and interaction count in one transaction, only if the mind still exists (else 404, released).
-  settleTurn(deps, hold, charge, key, { messages, tokenCount });
+  let tokenCount = 0;
+  // Settle, session, interaction count (and a typed turn's trust and cooldowns) in one transaction, only if
+  // the mind still exists (else 404, released).
+  settleTurn(deps, hold, charge, key, () => {
+    if (bt) {
+      const settled = settleBehaviour(deps, key, bt, result.tail);
+      reply.behaviour = metadata.behaviour = settled.behaviour;
+      if (!settled.valid) (metadata.warnings ??= []).push("The reply's behaviour could not be read: neutral emotion, no actions, trust unchanged");
+      if (settled.notes.length) deps.log.info("behaviour settled with changes", { mindId: key.mindId, notes: settled.notes });
+    }
+    tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0);
+    return { messages, tokenCount };
+  });
+  if (metadata.behaviour) opts.onBehaviour?.(metadata.behaviour);
   // What retrieval found for this mind: its most retrieved chunks are the ones its players share (sharedLore/).
   recordHits(deps.db, project.id, prepared.mind.id, prepared.retrieved);
 

@@ -6,6 +6,8 @@ import { knowledgeTagNames, mindProfileRow } from "../lore/minds/mindStore.ts";
 import { relationshipsOfMind } from "../lore/relationships/relationshipStore.ts";
 import { effectiveResponseConfig, type ResponseConfig, type StoredResponseConfig } from "../lore/minds/responseConfig.ts";
 import { inverseOf, isBuiltInType } from "../lore/relationships/builtInTypes.ts";
+import { readBehaviour } from "../behaviour/behaviourStore.ts";
+import { resolveBehaviour, type Behaviour } from "../behaviour/resolveBehaviour.ts";
 
 export interface MindProfile extends Persona {
   id: string;
@@ -16,6 +18,8 @@ export interface MindProfile extends Persona {
   responseConfig: ResponseConfig;
   /** this mind's relationships, each seen from this mind's side */
   relationships: { otherName: string; kind: string; description: string | null }[];
+  /** emotions, actions and trust with defaults applied; null or absent: the mind answers with words only */
+  behaviour?: Behaviour | null;
 }
 
 /**
@@ -44,5 +48,6 @@ export function loadMindProfile(ctx: ServiceContext, projectId: string, mindId: 
     knowledgeTags,
     responseConfig: effectiveResponseConfig(parseJsonColumn<StoredResponseConfig>(r.response_config, {})),
     relationships,
+    behaviour: resolveBehaviour(readBehaviour(ctx.db, projectId, mindId)),
   };
 }

@@ -14,6 +14,8 @@ import { fitMindPromptForTurn, fitOptions, type DroppedPart } from "./prompt/fit
 import { retrieveMemories } from "./memory/retrieveMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { LORE_NOTE_OVERHEAD, MESSAGE_OVERHEAD, TEMPLATE_SLACK, TURN_OVERHEAD, promptBudget, tokenCounter } from "./tokenBudget.ts";
+import { behaviourFieldsIgnored, prepareBehaviour, type BehaviourTurn } from "../behaviour/prepareBehaviour.ts";
+import { BEHAVIOUR_DELIMITER } from "../behaviour/behaviourPrompt.ts";
 
 /** Lore chunks retrieved per turn (before dropping those already in the conversation). */
 export const LORE_PER_TURN = 4;
@@ -39,6 +41,8 @@ export interface PreparedTurn {
   replyTokens: number;
   temperature: number;
   budget: TurnBudget;
+  /** a mind with behaviour: this turn's offered actions, its tail's schema and budget (null: words only) */
+  behaviour: BehaviourTurn | null;
 }
 
 /** How the turn was fitted to the generation context (the admin preview shows it). */
@@ -75,7 +79,12 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
 
   const memoryOn = settings.longTermMemoryEnabled;
   const session = loadSession(ctx, projectId, mind.id, req.playerId);
-  let history = sanitiseHistory(ctx, projectId, mergeHistory(session.messages, req.conversationHistory), visible, memoryOn);
+  let history = sanitiseHistory(ctx, projectId, mergeHistory(session.messages, req.conversationHistory), visible, memoryOn, !!mind.behaviour);
+  const key = { projectId, mindId: mind.id, playerId: req.playerId };
+  const behaviour = mind.behaviour
+    ? prepareBehaviour(ctx, mind.behaviour, { key, history, visible, availableActions: req.availableActions, actionResults: req.actionResults })
+    : null;
+  warnings.push(...(behaviour ? behaviour.warnings : behaviourFieldsIgnored(req)));
 
   const lastUser = [...history].reverse().find((m) => m.role === "user");
   const query = lastUser ? `${req.text}\n${lastUser.content}` : req.text;
@@ -114,17 +123,21 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const notes: TurnNotes = {};
   if (scene && scene !== lastScene) notes.scene = scene;
   if (newMemories.length) notes.memories = newMemories;
+  if (behaviour?.actionResults.length) notes.actionResults = behaviour.actionResults;
+  if (behaviour?.note) notes.behaviour = behaviour.note;
 
   const { contextSize, replyCap, minReply } = fitting;
   const system: ChatMessage = { role: "system", content: fit.text };
   const count = tokenCounter(ctx);
   // The context holds the static prompt, this turn and the reply before any lore or history: the reply
   // gives way (down to minReply) when the player's line and scene leave it less room than its cap.
+  // A typed turn's tail follows the reply in the same context: its budget is set aside with the turn.
+  const tailTokens = behaviour ? behaviour.maxTokens + count(BEHAVIOUR_DELIMITER) : 0;
   let used = fit.tokens + count(renderMessage({ role: "user", content: req.text, notes }).content) + TURN_OVERHEAD;
-  const room = contextSize - TEMPLATE_SLACK - used;
+  const room = contextSize - TEMPLATE_SLACK - used - tailTokens;
   const replyTokens = Math.max(minReply, Math.min(fit.replyCap, room));
   // Lore is taken in rank order while it fits, so a prompt never overflows (llama.cpp would then cut it or refuse it).
-  const budget = promptBudget(contextSize, replyTokens);
+  const budget = promptBudget(contextSize, replyTokens + tailTokens);
   const newLore: LoreNote[] = [];
   for (const l of candidates) {
     const cost = count(l.text) + count(l.documentName) + LORE_NOTE_OVERHEAD;
@@ -157,6 +170,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     replyTokens,
     temperature: mind.responseConfig.temperature,
     budget: { contextSize, replyCap, minReply, staticTokens: fit.tokens, fits: room >= minReply, dropped: fit.dropped },
+    behaviour,
   };
 }
 
@@ -165,17 +179,21 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
  * whose chunk is gone or whose tags no longer meet the visible set (authors
  * change tags; activeKnowledgeTags narrows per request), and memories when
  * long-term memory is off. Knowledge scoping holds across turns this way.
+ * A mind that no longer has behaviour shows its past replies as words only.
  */
-function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMessage[], visible: string[], memoryOn: boolean): SessionMessage[] {
+function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMessage[], visible: string[], memoryOn: boolean, typed: boolean): SessionMessage[] {
   const ids = history.flatMap((m) => m.notes?.lore?.map((l) => l.chunkId) ?? []);
   const ok = stillVisible(ctx, projectId, ids, visible);
   return history.map((m) => {
+    if (m.behaviour && !typed) return { role: m.role, content: m.content };
     if (!m.notes) return m;
     const notes: TurnNotes = {};
     const lore = m.notes.lore?.filter((l) => ok.has(l.chunkId));
     if (lore?.length) notes.lore = lore;
     if (memoryOn && m.notes.memories?.length) notes.memories = m.notes.memories;
     if (m.notes.scene) notes.scene = m.notes.scene;
+    if (typed && m.notes.behaviour) notes.behaviour = m.notes.behaviour;
+    if (typed && m.notes.actionResults?.length) notes.actionResults = m.notes.actionResults;
     return Object.keys(notes).length ? { ...m, notes } : { role: m.role, content: m.content };
   });
 }

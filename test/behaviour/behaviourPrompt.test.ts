@@ -56,9 +56,9 @@ describe("a past turn rendered back", () => {
   test("words, the delimiter, the tail; the tail parses under the schema it came from", () => {
     const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs: REFS }).offered;
     const t = { emotion: { name: "happy", intensity: 0.6 }, actions: [{ id: "a1-1", name: "give_item", params: { item: "Iron key", count: 2 } }], trust: { value: 1, delta: 1, label: "neutral" } };
-    const text = renderReplyWithTail("Take it.", b, t);
+    const text = renderReplyWithTail("Take it.", t);
     expect(text).toBe('Take it.\n\n[Behaviour]\n{"emotion":"happy","intensity":0.6,"actions":[{"name":"give_item","params":{"item":"Iron key","count":2}}],"trust":1}');
-    const parsed = parseTail(renderTail(b, t), tailSchema(b, offered, REFS), b, offered, 1);
+    const parsed = parseTail(renderTail(t), tailSchema(b, offered, REFS), b, offered, 1);
     expect(parsed.valid).toBe(true);
     expect(parsed.actions).toEqual(t.actions);
   });

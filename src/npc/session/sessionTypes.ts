@@ -1,4 +1,5 @@
 import type { LoreNote } from "../../retrieval/hybridSearch.ts";
+import type { ActionResultNote, TurnBehaviour } from "../../behaviour/behaviourPrompt.ts";
 
 /**
  * What the server adds to a player's turn before the model sees it. Kept in
@@ -9,6 +10,10 @@ export interface TurnNotes {
   lore?: Omit<LoreNote, "score">[];
   memories?: string[];
   scene?: string;
+  /** a mind with behaviour: the player's trust and the actions offered now (src/behaviour) */
+  behaviour?: string;
+  /** what became of earlier actions, as the caller reported */
+  actionResults?: ActionResultNote[];
 }
 
 export interface SessionMessage {
@@ -16,6 +21,8 @@ export interface SessionMessage {
   /** the player's text or the NPC's reply, as said */
   content: string;
   notes?: TurnNotes;
+  /** a reply's emotion, actions and trust, rendered back after its words (src/behaviour) */
+  behaviour?: TurnBehaviour;
 }
 
 export interface Session {
