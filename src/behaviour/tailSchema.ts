@@ -9,10 +9,11 @@ export const INTENSITIES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] a
 /** An integer parameter whose whole range has at most this many values is an enum in the grammar (bounded by it). */
 const ENUM_INTEGER_SPAN = 64;
 /**
- * The most tokens a tail may take: the bound computed from the schema, at most this. The budget is set aside
- * in the context and reserved in credits on every turn; a real tail with a few actions takes ~30–150 tokens.
+ * The most tokens a tail may take: the bound computed from the schema, at most this (one or two short actions a
+ * turn have their worst case within it). The budget is set aside in the context and reserved in credits on
+ * every turn; a real model's tail with an action or two takes ~30–100 tokens.
  */
-export const TAIL_TOKEN_CAP = 256;
+export const TAIL_TOKEN_CAP = 384;
 
 type Json = Record<string, unknown>;
 

@@ -132,7 +132,9 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const charge = Math.min(actual, hold.amount);
   deps.metrics?.recordGeneration(result);
   const { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs } = result;
-  deps.usage?.record({ at: deps.clock.now().getTime(), projectId: project.id, promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs, totalMs: generateMs, creditsMicro: Math.min(actual, hold.amount) });
+  // Generated tokens as charged: the words and a typed turn's tail.
+  const generated = completionTokens + (result.tail?.tokens ?? 0);
+  deps.usage?.record({ at: deps.clock.now().getTime(), projectId: project.id, promptTokens: pt, evaluatedPromptTokens, completionTokens: generated, timeToFirstTokenMs, totalMs: generateMs, creditsMicro: Math.min(actual, hold.amount) });
   if (opts.timing) Object.assign(opts.timing, { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs });
 
   // The charging rule (chargeTurn.ts): no 200 and no streamed token → the hold goes back whole.
