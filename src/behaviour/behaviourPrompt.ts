@@ -106,9 +106,9 @@ export function renderTail(t: TurnBehaviour): string {
   return JSON.stringify(tail);
 }
 
-/** A past reply as the model sees it again: its words, then the delimiter and its tail. */
-export function renderReplyWithTail(words: string, t: TurnBehaviour): string {
-  return `${words}${BEHAVIOUR_DELIMITER}${renderTail(t)}`;
+/** A past reply as the model sees it again: its words, then the delimiter and its tail (as sampled, when kept). */
+export function renderReplyWithTail(words: string, t: TurnBehaviour, sampled?: string): string {
+  return `${words}${BEHAVIOUR_DELIMITER}${sampled ?? renderTail(t)}`;
 }
 
 /**

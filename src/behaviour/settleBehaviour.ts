@@ -1,6 +1,6 @@
 import { nowIso, type ServiceContext } from "../core/context.ts";
 import type { TailResult } from "../llm/types.ts";
-import type { TurnBehaviour } from "./behaviourPrompt.ts";
+import { renderTail, type TurnBehaviour } from "./behaviourPrompt.ts";
 import { readCooldowns, writeCooldowns } from "./cooldownStore.ts";
 import { neutralTail, parseTail, type ParsedTail } from "./parseTail.ts";
 import type { BehaviourTurn } from "./prepareBehaviour.ts";
@@ -14,6 +14,11 @@ export interface SettledBehaviour {
   valid: boolean;
   /** what the server changed or dropped (logs) */
   notes: string[];
+  /**
+   * The tail exactly as sampled, when it says what was settled (nothing clamped, dropped or bounded): the
+   * session renders it back as is, so the next prompt matches the sequence's cache token for token.
+   */
+  sampledTail?: string;
 }
 
 /**
@@ -52,5 +57,15 @@ export function settleBehaviour(ctx: ServiceContext, key: TrustKey, bt: Behaviou
     writeTrustValue(ctx.db, key, value, nowIso(ctx));
     behaviour.trust = { value, delta: value - before, label: trustLabel(b.trust, value) };
   }
-  return { behaviour, valid: parsed.valid, notes };
+  const same = parsed.valid && tail !== undefined && canonical(tail.text) === renderTail(behaviour);
+  return { behaviour, valid: parsed.valid, notes, ...(same ? { sampledTail: tail.text } : {}) };
+}
+
+/** The tail's JSON in renderTail's form: its values, in the order written, without the grammar's whitespace. */
+function canonical(text: string): string | null {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return null;
+  }
 }

@@ -165,6 +165,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
     if (bt) {
       const settled = settleBehaviour(deps, key, bt, result.tail);
       reply.behaviour = metadata.behaviour = settled.behaviour;
+      if (settled.sampledTail) reply.tail = settled.sampledTail;
       if (!settled.valid) (metadata.warnings ??= []).push("The reply's behaviour could not be read: neutral emotion, no actions, trust unchanged");
       if (settled.notes.length) deps.log.info("behaviour settled with changes", { mindId: key.mindId, notes: settled.notes });
     }

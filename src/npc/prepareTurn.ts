@@ -71,10 +71,16 @@ export interface TurnBudget {
  */
 export async function prepareTurn(ctx: AppContext, projectId: string, req: InteractRequest, loaded?: MindProfile): Promise<PreparedTurn> {
   const settings = readSettings(ctx, projectId);
-  const mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
+  let mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
   if (mind.knowledgeTags.length === 0) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
   const { tags: visible, ignored } = visibleTags(mind.knowledgeTags, req.activeKnowledgeTags);
   const warnings = ignored.length ? [ignoredTagsWarning(ignored)] : [];
+  // The tail needs the local engine's grammar on the words' sequence: a remote pool answers with words only
+  // (its prompt without the catalogue, so its model never writes a tail into the words).
+  if (mind.behaviour && ctx.generation?.mode === "remote") {
+    mind = { ...mind, behaviour: null };
+    warnings.push("This Entity Mind's behaviour needs local generation: the reply has words only");
+  }
   if (req.activeKnowledgeTags && visible.length === 0) warnings.push("No knowledge tags remain visible: the reply uses no lore");
 
   const memoryOn = settings.longTermMemoryEnabled;

@@ -7,6 +7,8 @@ import { getProjectBalance } from "../../src/credits/ledger.ts";
 import { interactionCostMicro } from "../../src/credits/prices.ts";
 import { loadSession } from "../../src/npc/session/sessionStore.ts";
 import type { BehaviourInput } from "../../src/behaviour/behaviourModel.ts";
+import { prepareTurn } from "../../src/npc/prepareTurn.ts";
+import { validateInteract } from "../../src/npc/validateInteract.ts";
 
 // Real llama.cpp on the random-weight tiny model: every turn's tail is an arbitrary choice among what the
 // grammar allows, so each property below is asserted of every turn (it holds by construction, not by luck);
@@ -106,6 +108,20 @@ describe("a mind with behaviour", () => {
     expect(p.body.behaviour.tailMaxTokens).toBeGreaterThan(0);
     // Per-player things stay out of the shared prefix.
     expect(system).not.toContain("Your trust in this player");
+  });
+});
+
+describe("generation = remote", () => {
+  test("a mind with behaviour answers with words only: no catalogue in its prompt, no tail asked for, a warning", async () => {
+    // The local backend seen as a remote pool: prepareTurn reads only the mode and counts tokens with it.
+    const local = t.app.ctx.generation!;
+    const remote = Object.assign(Object.create(Object.getPrototypeOf(local)), local, { mode: "remote" });
+    const p = await prepareTurn({ ...t.app.ctx, generation: remote } as any, w.projectId, validateInteract({ text: "Hi", entityMindId: w.minds.garrick, playerId: "p-remote" }));
+    expect(p.behaviour).toBeNull();
+    expect(p.messages[0].content).not.toContain("[Behaviour]");
+    expect(p.warnings).toEqual(["This Entity Mind's behaviour needs local generation: the reply has words only"]);
+    const local_ = await prepareTurn(t.app.ctx as any, w.projectId, validateInteract({ text: "Hi", entityMindId: w.minds.garrick, playerId: "p-remote" }));
+    expect(local_.messages[0].content).toContain("[Behaviour]");
   });
 });
 
@@ -212,7 +228,11 @@ describe("the session", () => {
     expect(last.behaviour!.actions[0].id).toBe(id!);
     const p = await preview("p-session", { actionResults: [{ id, status: "failed", detail: "the door is stuck" }, { id: "a999-1", status: "completed" }] });
     const rendered = p.body.prompt.find((m: any) => m.role === "assistant" && m.content.includes('"name":"open_door"'));
-    expect(rendered.content).toBe(`${last.content}\n\n[Behaviour]\n${JSON.stringify({ emotion: last.behaviour!.emotion.name, intensity: last.behaviour!.emotion.intensity, actions: last.behaviour!.actions.map((a) => ({ name: a.name, params: a.params })), trust: last.behaviour!.trust!.delta })}`);
+    // Rendered back after the words: as sampled when that says what was settled (the cache then matches it
+    // token for token), else in the settled form.
+    const settled = JSON.stringify({ emotion: last.behaviour!.emotion.name, intensity: last.behaviour!.emotion.intensity, actions: last.behaviour!.actions.map((a) => ({ name: a.name, params: a.params })), trust: last.behaviour!.trust!.delta });
+    expect(rendered.content).toBe(`${last.content}\n\n[Behaviour]\n${last.tail ?? settled}`);
+    if (last.tail) expect(JSON.stringify(JSON.parse(last.tail))).toBe(settled);
     expect(p.body.prompt.at(-1).content).toContain(`[Your earlier actions]\n- open_door (${id}): failed (the door is stuck)`);
     expect(p.body.warnings).toEqual(["Ignored actionResults for unknown action ids: a999-1"]);
     // The caller's own copy of the conversation keeps the server's behaviour where it matches.
@@ -254,7 +274,7 @@ describe("trust", () => {
     const again = await App.create(testConfig(t.dir, { model: MODEL, parallel: 2, contextSize: 4096, maxReplyTokens: 8, threads: 1 }), { clock: t.clock, logger: silentLogger });
     try {
       const call = async (method: string, path: string, body?: unknown) => {
-        const res = await again.handle(new Request(`http://localhost${path}`, { method, headers: { authorization: `Bearer ${w.keys.server}`, "content-type": "application/json" }, body: body && JSON.stringify(body) }));
+        const res = await again.handle(new Request(`http://localhost${path}`, { method, headers: { authorization: `Bearer ${w.keys.server}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }));
         return { status: res.status, body: (await res.json()) as any };
       };
       expect((await call("GET", `/v1/npc/${w.minds.garrick}/trust/p-keep`)).body).toMatchObject({ value: afterCheckpoint, stored: true });

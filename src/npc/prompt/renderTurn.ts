@@ -63,5 +63,5 @@ export function renderUserTurn(content: string, notes: TurnNotes | undefined): s
 
 export function renderMessage(m: SessionMessage): { role: "user" | "assistant"; content: string } {
   if (m.role === "user") return { role: "user", content: renderUserTurn(m.content, m.notes) };
-  return { role: "assistant", content: m.behaviour ? renderReplyWithTail(m.content, m.behaviour) : m.content };
+  return { role: "assistant", content: m.behaviour ? renderReplyWithTail(m.content, m.behaviour, m.tail) : m.content };
 }

@@ -27,7 +27,8 @@ export function mergeHistory(session: SessionMessage[], caller: HistoryMessage[]
     const match = tail[i];
     if (!match || !same(match, m)) return { role: m.role, content: m.content };
     // The server's notes and a reply's behaviour stay with the message the caller's copy matches.
-    return { role: m.role, content: m.content, ...(match.notes ? { notes: match.notes } : {}), ...(match.behaviour ? { behaviour: match.behaviour } : {}) };
+    const { notes, behaviour, tail: sampled } = match;
+    return { role: m.role, content: m.content, ...(notes ? { notes } : {}), ...(behaviour ? { behaviour } : {}), ...(sampled ? { tail: sampled } : {}) };
   });
   return [...kept, ...merged];
 }

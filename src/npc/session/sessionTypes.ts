@@ -23,6 +23,8 @@ export interface SessionMessage {
   notes?: TurnNotes;
   /** a reply's emotion, actions and trust, rendered back after its words (src/behaviour) */
   behaviour?: TurnBehaviour;
+  /** the reply's tail as sampled, when it says exactly what was settled: rendered back as is (KV reuse) */
+  tail?: string;
 }
 
 export interface Session {
