@@ -57,10 +57,12 @@ describe("the behaviour tail on the local engine", () => {
       expect(r.tail!.tokens).toBeGreaterThan(0);
       expect(r.tail!.tokens).toBeLessThanOrEqual(tail.maxTokens + engine.countTokens(BEHAVIOUR_DELIMITER));
       expect(r.text).not.toContain("[Behaviour]");
-      // Only the delimiter (and words that re-tokenize differently) was evaluated for the tail, never the prompt.
-      // Slack: whitespace the reply opened with (trimmed from the words) and tokens merging across the joins.
+      // Only the delimiter (and words that re-tokenize differently) was evaluated for the tail, never the prompt
+      // (~200 tokens here). Slack of 16: a random model's words often re-tokenize differently from how they were
+      // sampled (byte pieces, whitespace trimmed from the reply, a piece merging across the joins), and the text
+      // counted alone may tokenize a piece apart from the same text after the template's markup.
       expect(r.tail!.evaluatedTokens).toBeGreaterThan(0);
-      expect(r.tail!.evaluatedTokens).toBeLessThanOrEqual(engine.countTokens(r.text + BEHAVIOUR_DELIMITER) + 8);
+      expect(r.tail!.evaluatedTokens).toBeLessThanOrEqual(engine.countTokens(r.text + BEHAVIOUR_DELIMITER) + 16);
       expect(r.tail!.evaluatedTokens).toBeLessThan(r.promptTokens / 2);
     }
     // The random model takes actions too: the grammar's variants are reached, not only the empty list.
