@@ -1,4 +1,5 @@
 import type { TextModel } from "../../generation/types.ts";
+import type { FinishReason } from "../../llm/types.ts";
 import { groundedDrafts } from "./groundedDrafts.ts";
 import { sanitiseDrafts } from "./sanitiseDrafts.ts";
 import { DEFAULT_SUMMARY_MAX_TOKENS, SUMMARY_SCHEMA, summaryPrompt } from "./summaryPrompt.ts";
@@ -20,17 +21,16 @@ const MIN_SESSION_TOKENS = 128;
  * context beside the answer's reserve. Whatever the model writes is validated
  * (sanitiseDrafts), and memories not taken from the session are dropped
  * (groundedDrafts): junk, cut-off JSON or an empty reply give `memories: []`,
- * never an error. Errors of the engine itself (e.g. disposed) are thrown.
+ * never an error. Errors of the engine itself (e.g. disposed) are thrown. `finishReason` is the generation's
+ * (absent when nothing was generated); "abort": the summary was cut before its end (e.g. shutdown).
  *
- * `conversationKey`: which sequence to use. Passing the ending session's own key
- * (project:mind:player) reuses its sequence, whose cache is useless after the
- * checkpoint, instead of evicting another player's conversation.
+ * `conversationKey`: which sequence to use (the memory-summary job's own key per player: summarisePending.ts).
  */
 export async function summariseSession(
   llm: TextModel,
   input: { mindName: string; playerId: string; messages: { role: "user" | "assistant"; content: string }[] },
   opts: { signal?: AbortSignal; timeoutMs?: number; maxTokens?: number; conversationKey?: string; seed?: number } = {},
-): Promise<{ memories: MemoryDraft[]; promptTokens: number; completionTokens: number }> {
+): Promise<{ memories: MemoryDraft[]; promptTokens: number; completionTokens: number; finishReason?: FinishReason }> {
   const messages = input.messages.filter((m) => typeof m.content === "string" && m.content.trim() !== "");
   if (!messages.some((m) => m.role === "user")) return { memories: [], promptTokens: 0, completionTokens: 0 };
 
@@ -76,7 +76,7 @@ export async function summariseSession(
     seed: opts.seed,
   });
   const memories = groundedDrafts(sanitiseDrafts(parseModelJson(r.text)), input.mindName, kept, { example });
-  return { memories, promptTokens: r.promptTokens, completionTokens: r.completionTokens };
+  return { memories, promptTokens: r.promptTokens, completionTokens: r.completionTokens, finishReason: r.finishReason };
 }
 
 /**
