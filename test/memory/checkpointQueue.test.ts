@@ -53,7 +53,12 @@ describe("a memory checkpoint answers first and summarises after (the app's sche
   afterAll(() => t.close());
 
   test("the checkpoint turn answers with memoryCheckpoint while its session waits, whole, for the summary", async () => {
-    const r = await fillSession(t, w, "p-order");
+    expect((await say(t, w, "p-order", "My name is Tamsin Orrick.")).body.metadata.memoryCheckpoint).toBeUndefined();
+    // Every token the engine generated before the reply arrived was the reply's (the metric counts replies only).
+    const replyTokens = async () => ((await (t.app.metrics.registry.getSingleMetric("lorehold_tokens_generated_total") as any).get()).values[0]?.value ?? 0) as number;
+    const [engine0, replies0] = [t.app.ctx.llm!.stats().tokensGenerated, await replyTokens()];
+    const r = await say(t, w, "p-order", "I came up the north road with my sword.");
+    expect(t.app.ctx.llm!.stats().tokensGenerated - engine0).toBe((await replyTokens()) - replies0);
     expect(r.status).toBe(200);
     expect(r.body.metadata.memoryCheckpoint).toBe(true);
     // The reply is out and no summary has run: the session's messages wait in a pending row, none is a memory yet.
