@@ -184,7 +184,7 @@ describe("durability: pending summaries outlive the process", () => {
       const deadline = Date.now() + 60_000;
       while (pending(t, w, "p-kick").length && Date.now() < deadline) await Bun.sleep(20);
       expect(pending(t, w, "p-kick")).toEqual([]);
-      expect(nextPendingSummary(t.app.db, 0)).toBeNull();
+      expect(nextPendingSummary(t.app.db, 0, t.clock.now().toISOString())).toBeNull();
     } finally {
       await t.close();
     }

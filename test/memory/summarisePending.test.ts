@@ -3,7 +3,7 @@ import { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import { createLogger } from "../../src/ops/logger.ts";
 import { erasePlayerRows, listMemories } from "../../src/npc/memory/memoryAdmin.ts";
 import { addPendingSummary, deletePendingSummary, nextPendingSummary, playerPendingSummaries, savePendingDrafts } from "../../src/npc/memory/pendingSummaryStore.ts";
-import { MAX_SUMMARY_ATTEMPTS, summarisePendingSession, summarisePendingSessions, type SummaryDeps } from "../../src/npc/memory/summarisePending.ts";
+import { MAX_SUMMARY_ATTEMPTS, SUMMARY_RETRY_MS, summarisePendingSession, summarisePendingSessions, type SummaryDeps } from "../../src/npc/memory/summarisePending.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { memoryWorld, vectorIds } from "./memoryWorld.ts";
@@ -27,7 +27,7 @@ function queue(playerId: string): number {
   const id = addPendingSummary(t.app.db, { projectId: w.p1, mindId: w.garrick, playerId, mindName: "Garrick", messages: SESSION, createdAt: at });
   return id;
 }
-const rowOf = (id: number) => nextPendingSummary(t.app.db, id - 1)!;
+const rowOf = (id: number) => nextPendingSummary(t.app.db, id - 1, t.clock.now().toISOString())!;
 const rows = (playerId: string) => playerPendingSummaries(t.app.db, w.p1, playerId);
 
 beforeAll(async () => {
@@ -94,11 +94,16 @@ describe("shutdown and failures", () => {
     const lines: string[] = [];
     const log = createLogger("warn", {}, (l) => lines.push(l));
     const id = queue("failing");
+    const runJob = () => summarisePendingSessions({ ...deps, generation: broken, log }, live());
     for (let run = 1; run < MAX_SUMMARY_ATTEMPTS; run++) {
-      expect(await summarisePendingSessions({ ...deps, generation: broken, log }, live())).toMatchObject({ failed: 1, abandoned: 0 });
+      expect(await runJob()).toMatchObject({ failed: 1, abandoned: 0 });
       expect(rows("failing")).toMatchObject([{ id, attempts: run }]);
+      // Kicks before the row's retry time leave it alone: a burst of checkpoints does not use up its attempts.
+      t.clock.advance(SUMMARY_RETRY_MS * 2 ** (run - 1) - 1);
+      expect(await runJob()).toMatchObject({ failed: 0, abandoned: 0, summarised: 0 });
+      t.clock.advance(1);
     }
-    expect(await summarisePendingSessions({ ...deps, generation: broken, log }, live())).toMatchObject({ failed: 0, abandoned: 1 });
+    expect(await runJob()).toMatchObject({ failed: 0, abandoned: 1 });
     expect(rows("failing")).toEqual([]);
     const last = JSON.parse(lines.at(-1)!);
     expect(last).toMatchObject({ level: "warn", msg: expect.stringContaining("given up"), attempts: MAX_SUMMARY_ATTEMPTS, err: expect.stringContaining("disposed") });

@@ -6,7 +6,8 @@ import type { Migration } from "./migration.ts";
  * without waiting for the summary; the `memory-summary` job summarises each row and deletes it in the
  * transaction that stores its memories. A row outlives a crash: the next start summarises it.
  * `drafts`: the summary's memories once written, so a store cut short is replayed as it was, not summarised again.
- * `id` is the order of arrival (a player's sessions are summarised oldest first).
+ * `id` is the order of arrival (a player's sessions are summarised oldest first). A failed summary is retried
+ * from `retry_after` on (backing off), so a backend that is down does not use up a row's attempts at once.
  */
 export const pendingSummaries: Migration = {
   version: 15,
@@ -22,6 +23,7 @@ CREATE TABLE pending_summaries (
   drafts TEXT,
   attempts INTEGER NOT NULL DEFAULT 0,
   last_error TEXT,
+  retry_after TEXT,
   created_at TEXT NOT NULL
 );
 CREATE INDEX pending_summaries_player ON pending_summaries(project_id, player_id);

@@ -57,9 +57,11 @@ export function addPendingSummary(db: Db, p: Omit<PendingSummary, "id" | "drafts
   return Number(r.lastInsertRowid);
 }
 
-/** The oldest row after `afterId` (0: the oldest of all), or null. */
-export function nextPendingSummary(db: Db, afterId: number): PendingSummary | null {
-  const r = db.query<Row, [number]>(`SELECT ${COLUMNS} FROM pending_summaries WHERE id > ? ORDER BY id LIMIT 1`).get(afterId);
+/** The oldest row after `afterId` (0: the oldest of all) that is due at `now` (a failed one waits), or null. */
+export function nextPendingSummary(db: Db, afterId: number, now: string): PendingSummary | null {
+  const r = db
+    .query<Row, [number, string]>(`SELECT ${COLUMNS} FROM pending_summaries WHERE id > ? AND (retry_after IS NULL OR retry_after <= ?) ORDER BY id LIMIT 1`)
+    .get(afterId, now);
   return r ? toPending(r) : null;
 }
 
@@ -72,9 +74,9 @@ export function savePendingDrafts(db: Db, id: number, drafts: MemoryDraft[]): bo
   return db.query("UPDATE pending_summaries SET drafts = ? WHERE id = ?").run(JSON.stringify(drafts), id).changes > 0;
 }
 
-/** Counts a failed attempt; returns the attempts so far (0 when the row is gone). */
-export function failPendingSummary(db: Db, id: number, error: string): number {
-  db.query("UPDATE pending_summaries SET attempts = attempts + 1, last_error = ? WHERE id = ?").run(error.slice(0, 500), id);
+/** Counts a failed attempt, to be retried from `retryAfter` on; returns the attempts so far (0 when the row is gone). */
+export function failPendingSummary(db: Db, id: number, error: string, retryAfter: string): number {
+  db.query("UPDATE pending_summaries SET attempts = attempts + 1, last_error = ?, retry_after = ? WHERE id = ?").run(error.slice(0, 500), retryAfter, id);
   return db.query<{ attempts: number }, [number]>("SELECT attempts FROM pending_summaries WHERE id = ?").get(id)?.attempts ?? 0;
 }
 

@@ -15,8 +15,13 @@ import {
 /** The job's name (the scheduler's and `/admin/v1/jobs/{name}/run`'s); a checkpoint kicks it. */
 export const MEMORY_SUMMARY_JOB = "memory-summary";
 
-/** Failed attempts after which a session's summary is given up (logged): a backend down for minutes is retried. */
+/** Failed attempts after which a session's summary is given up (logged). */
 export const MAX_SUMMARY_ATTEMPTS = 5;
+/**
+ * Wait before the first retry, doubled at each failure (1, 2, 4, 8 minutes): a backend down for a quarter of
+ * an hour loses no session, however many checkpoints kick the job meanwhile.
+ */
+export const SUMMARY_RETRY_MS = 60_000;
 
 export type SummaryDeps = Pick<AppContext, "db" | "clock" | "vectors" | "log"> & {
   generation: TextModel | null;
@@ -49,13 +54,14 @@ export function summaryConversationKey(projectId: string, playerId: string): str
 /**
  * The memory-summary job: summarises the sessions that reached their limit, oldest first, one at a time.
  * Each row is deleted only when its memories are stored (storeMemories' `done`), or after MAX_SUMMARY_ATTEMPTS
- * failures. A row whose player was erased meanwhile stores nothing. A shutdown lets the running summary finish
+ * failures (each retried later, backing off). A row whose player was erased meanwhile stores nothing. A shutdown lets the running summary finish
  * (its generation is not tied to the job's signal); one cut by the model's disposal stays for the next start.
  */
 export async function summarisePendingSessions(deps: SummaryDeps, signal: AbortSignal): Promise<SummaryRun> {
   const run: SummaryRun = { summarised: 0, memories: 0, failed: 0, abandoned: 0, waiting: 0 };
   let after = 0;
-  for (let row = nextPendingSummary(deps.db, after); row; row = nextPendingSummary(deps.db, after)) {
+  const due = () => nextPendingSummary(deps.db, after, deps.clock.now().toISOString());
+  for (let row = due(); row; row = due()) {
     after = row.id;
     if (signal.aborted || !deps.generation) {
       run.waiting++;
@@ -108,7 +114,10 @@ export async function summarisePendingSession(deps: SummaryDeps, row: PendingSum
   } catch (e) {
     if (signal.aborted) return { kind: "stopped" };
     const err = e instanceof Error ? e.message : String(e);
-    const attempts = failPendingSummary(deps.db, row.id, err);
+    const retryAfter = new Date(deps.clock.now().getTime() + SUMMARY_RETRY_MS * 2 ** row.attempts).toISOString();
+    const attempts = failPendingSummary(deps.db, row.id, err, retryAfter);
+    // The row went meanwhile (its player erased, its mind or project deleted): nothing is left to retry.
+    if (attempts === 0) return { kind: "erased" };
     const abandoned = attempts >= MAX_SUMMARY_ATTEMPTS;
     if (abandoned) writeTx(deps.db, () => deletePendingSummary(deps.db, row.id));
     deps.log.warn(abandoned ? "memory summary given up: the session's memories are lost" : "memory summary failed; retried at the next run", {

@@ -71,8 +71,11 @@ export const EXAMPLE_TRANSCRIPT: Turn[] = [
   { role: "user", content: "Give me fifty feet. I owe you 5 silver then, I'll pay on Monday. I hate spiders, by the way." },
   { role: "assistant", content: "Don't we all. Monday it is." },
 ];
-/** The NPC of the example: its name is shown to the model as the speaker of the example's replies. */
-const EXAMPLE_MIND = "Shopkeeper";
+/**
+ * The NPC of the example: the speaker of its replies and "the shopkeeper" of its answer. Small models then call
+ * any NPC "the shopkeeper" ("The player owes the shopkeeper 30 gold.": SmolLM2-135M, 4 of 6 seeds).
+ */
+export const EXAMPLE_MIND = "Shopkeeper";
 export const EXAMPLE_MEMORIES = [
   { text: "The player's name is Doran.", importance: 6, topics: ["name"] },
   { text: "The player comes from the hill farms.", importance: 4, topics: ["origin"] },
@@ -81,11 +84,11 @@ export const EXAMPLE_MEMORIES = [
 ];
 const EXAMPLE_ANSWER = JSON.stringify({ memories: EXAMPLE_MEMORIES });
 /**
- * The example's facts: its names, places, things, amounts and days. A memory that holds one the session never
- * said was copied from the example (groundedDrafts.ts); the rest of the example's words ("name", "owes",
- * "comes from", "hates", "pay") are the shape every answer shares. Every example memory holds one of these.
+ * The example's facts about its player: names, places, things, amounts and days. A memory that holds one the
+ * session never said was copied from the example (groundedDrafts.ts); the rest of the example's words ("name",
+ * "owes", "comes from", "hates", "pay") are the shape every answer shares. Every example memory holds one.
  */
-export const EXAMPLE_FACTS = ["Doran", "hill farms", "rope", "ten feet", "silver", "fifty feet", "Monday", "spiders", EXAMPLE_MIND];
+export const EXAMPLE_FACTS = ["Doran", "hill farms", "rope", "ten feet", "silver", "fifty feet", "Monday", "spiders"];
 /** Words of the example that a real summary must not contain (bench: "copied the example"). */
 export const EXAMPLE_MARKERS = /\bDoran\b|spider|hill farms/i;
 
