@@ -143,7 +143,7 @@ describe("durability: pending summaries outlive the process", () => {
     const dir = tempDir();
     const clock = new ManualClock(new Date());
     const open = () => App.create(testConfig(dir, FLAGS), { clock, logger: silentLogger });
-    const t1 = wrap(await open(), dir);
+    const t1 = wrap(await open(), dir, clock);
     let t2: TestApp | null = null;
     try {
       const w = await setup(t1);
@@ -155,7 +155,7 @@ describe("durability: pending summaries outlive the process", () => {
       const crashed = pending(t1, w, "p-crash")[0].messages;
       await t1.app.stop(); // nothing ran the job (the scheduler was never started)
 
-      t2 = wrap(await open(), dir);
+      t2 = wrap(await open(), dir, clock);
       expect(pending(t2, w, "p-crash").map((p) => p.messages)).toEqual([crashed]);
       t2.app.scheduler.start(); // the job runs at start
       const status = await t2.app.scheduler.trigger(MEMORY_SUMMARY_JOB);
@@ -191,11 +191,12 @@ describe("durability: pending summaries outlive the process", () => {
   });
 });
 
-function wrap(app: App, dir: string): TestApp {
+/** An App on a data dir of the test's choosing (two processes' lives on one dir), called like a TestApp. */
+function wrap(app: App, dir: string, clock: ManualClock): TestApp {
   return {
     app,
     dir,
-    clock: new ManualClock(new Date()),
+    clock,
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       if (opts.key) headers.authorization = `Bearer ${opts.key}`;
