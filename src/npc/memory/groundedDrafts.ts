@@ -35,7 +35,7 @@ export function groundedDrafts(drafts: MemoryDraft[], mindName: string, messages
   const text = messages.map((m) => m.content).join("\n");
   const said = keywords(text);
   const standIn = opts.example && mindName.trim() !== "" && !new RegExp(EXAMPLE_MIND_NAMED.source, "i").test(text);
-  const named = standIn ? drafts.map((d) => ({ ...d, text: d.text.replace(EXAMPLE_MIND_NAMED, mindName.trim()) })) : drafts;
+  const named = standIn ? drafts.map((d) => ({ ...d, text: d.text.replace(EXAMPLE_MIND_NAMED, () => mindName.trim()) })) : drafts;
   return named.filter((d) => {
     const words = [...keywords(d.text)].filter((w) => !mind.has(w));
     if (opts.example && words.some((w) => FACT_WORDS.has(w) && !said.has(w))) return false;
