@@ -18,6 +18,7 @@ import type { SessionMessage } from "./session/sessionTypes.ts";
  * Ends a successful turn in one transaction: the mind must still exist (a mind deleted while it
  * generated is 404 `Entity Mind not found`, with the hold released and nothing saved), then the
  * reservation is settled, the session saved and the mind's interaction count raised — all or nothing.
+ * `alsoInTx` joins the same transaction (a memory checkpoint queues the session's summary there).
  */
 export function settleTurn(
   ctx: ServiceContext,
@@ -25,6 +26,7 @@ export function settleTurn(
   charge: number,
   key: { projectId: string; mindId: string; playerId: string },
   session: { messages: SessionMessage[]; tokenCount: number },
+  alsoInTx?: () => void,
 ): void {
   try {
     writeTx(ctx.db, () => {
@@ -32,6 +34,7 @@ export function settleTurn(
       settle(ctx, hold.reservationId, charge);
       saveSession(ctx, key, session);
       countInteraction(ctx.db, key.mindId);
+      alsoInTx?.();
     });
   } catch (e) {
     releaseQuietly(ctx, hold.reservationId);

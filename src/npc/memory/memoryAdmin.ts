@@ -7,6 +7,7 @@ import { writeTx } from "../../db/openDatabase.ts";
 import { deletePlayerMemories, playerMemories, playerMemoryIds } from "./memoryRows.ts";
 import { deletePlayerSessions, playerSessionRows } from "../session/sessionStore.ts";
 import { addTombstones, ensureTombstoneTable, purgeErasedMemories } from "./tombstones.ts";
+import { deletePlayerPendingSummaries, playerPendingSummaries } from "./pendingSummaryStore.ts";
 import type { Memory } from "./types.ts";
 
 // A player's data per project: list, export, erase (DESIGN.md "Sessions and memory":
@@ -29,18 +30,19 @@ export function listMemories(ctx: ServiceContext, projectId: string, playerId: s
   return playerMemories(ctx.db, projectId, playerId, opts.mindId);
 }
 
-/** Everything the server keeps about a player in a project: memories and live sessions. */
+/** Everything the server keeps about a player in a project: memories, live sessions and sessions awaiting their summary. */
 export function exportPlayerData(ctx: ServiceContext, projectId: string, playerId: string): PlayerExport {
   return ctx.db.transaction(() => {
     const sessions = playerSessionRows(ctx.db, projectId, playerId).map((r) => ({ entityMindId: r.mind_id, messages: parseJsonColumn<unknown[]>(r.messages, []), updatedAt: r.updated_at }));
-    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions };
+    const pending = playerPendingSummaries(ctx.db, projectId, playerId).map((p) => ({ entityMindId: p.mindId, messages: p.messages as unknown[], updatedAt: p.createdAt }));
+    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions: [...sessions, ...pending] };
   })();
 }
 
 /**
- * Deletes a player's memories and sessions from SQLite and leaves a tombstone
- * per memory for the vector purge. This is all the CLI may do (only the server
- * writes LanceDB); the server's purgeErasedMemories job removes the vectors.
+ * Deletes a player's memories and sessions from SQLite (a session awaiting its summary too: a summary
+ * running for it then stores nothing) and leaves a tombstone per memory for the vector purge. This is all
+ * the CLI may do (only the server writes LanceDB); the server's purgeErasedMemories job removes the vectors.
  */
 export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId: string): EraseResult & { memoryIds: string[] } {
   ensureTombstoneTable(ctx.db);
@@ -48,7 +50,7 @@ export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId
     const ids = playerMemoryIds(ctx.db, projectId, playerId);
     addTombstones(ctx.db, projectId, ids, nowIso(ctx));
     deletePlayerMemories(ctx.db, projectId, playerId);
-    const sessionsDeleted = deletePlayerSessions(ctx.db, projectId, playerId);
+    const sessionsDeleted = deletePlayerSessions(ctx.db, projectId, playerId) + deletePlayerPendingSummaries(ctx.db, projectId, playerId);
     return { memoriesDeleted: ids.length, sessionsDeleted, memoryIds: ids };
   });
 }
