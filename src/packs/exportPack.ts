@@ -3,6 +3,7 @@ import type { ServiceContext } from "../core/context.ts";
 import { parseJsonColumn } from "../core/json.ts";
 import { getProject } from "../projects/projectService.ts";
 import { readSettings } from "../projects/settings.ts";
+import { readStateSchema } from "../state/stateService.ts";
 import { loadSnapshot } from "./projectSnapshot.ts";
 import type { Pack, PackDocument, PackFormat, PackLocation, PackMind, PackRelationship, PackRelationshipType, PackTag } from "./types.ts";
 
@@ -97,6 +98,9 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
     .map(([key, d]) => compact({ key, name: d.name, tags: tagNames(d.tagIds), location: locKey(d.locationId), content: d.content }))
     .sort(byKey);
 
+  const state = readStateSchema(ctx, projectId);
+  const hasState = Object.keys(state.stateKeys).length > 0 || state.exclusiveGroups.length > 0;
+
   return {
     project: { name: project.name },
     settings: {
@@ -105,6 +109,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
       maxSessionTokens: s.maxSessionTokens,
       enhancedMemoryRetrieval: s.enhancedMemoryRetrieval,
     },
+    ...(hasState ? { state: compact({ stateKeys: Object.keys(state.stateKeys).length ? state.stateKeys : undefined, exclusiveGroups: state.exclusiveGroups }) } : {}),
     tags,
     locations,
     relationshipTypes,

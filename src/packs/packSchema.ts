@@ -1,6 +1,7 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import { BUILT_IN_TYPES } from "../lore/relationships/builtInTypes.ts";
 import { LIMITS } from "../lore/validate/fields.ts";
+import { STATE_KEY_PATTERN, STATE_LIMITS } from "../state/stateKeys.ts";
 
 /**
  * The lore pack format (DESIGN.md "Lore pack format"), in one place: the
@@ -137,10 +138,40 @@ export const DocumentSchema = Type.Object(
   closed,
 );
 
+const StateKey = Type.String({ pattern: STATE_KEY_PATTERN, problem: "must be a state key such as quest.flood.stage" });
+const StateValueSchema = Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: STATE_LIMITS.stringChars })], {
+  problem: `must be true or false, a number or a string of at most ${STATE_LIMITS.stringChars} characters`,
+});
+
+/** The project's state declarations (src/state/stateSchema.ts applies the rest of the rules on import). */
+export const StateSectionSchema = Type.Object(
+  {
+    /** key → {type, default (what the world reads until it sets the key), enum} */
+    stateKeys: Opt(
+      Type.Record(
+        StateKey,
+        Type.Object(
+          {
+            type: Type.Union([Type.Literal("boolean"), Type.Literal("number"), Type.Literal("string")]),
+            default: Opt(StateValueSchema),
+            enum: Opt(Type.Array(StateValueSchema, { maxItems: STATE_LIMITS.enumValues })),
+          },
+          closed,
+        ),
+        { maxProperties: STATE_LIMITS.declaredKeys, keyProblem: "is not a state key: lower-case dotted names such as quest.flood.stage" },
+      ),
+    ),
+    /** key prefixes: setting pose.sitting clears the other pose.* keys */
+    exclusiveGroups: Opt(Type.Array(StateKey, { maxItems: STATE_LIMITS.exclusiveGroups })),
+  },
+  closed,
+);
+
 export const PackSchema = Type.Object(
   {
     project: Opt(Type.Object({ name: Text(LIMITS.name) }, closed)),
     settings: Opt(SettingsSchema),
+    state: Opt(StateSectionSchema),
     tags: Opt(Type.Array(TagSchema)),
     locations: Opt(Type.Array(LocationSchema)),
     relationshipTypes: Opt(Type.Array(RelationshipTypeSchema)),

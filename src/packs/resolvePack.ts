@@ -4,6 +4,8 @@ import { validateSettingsPatch } from "../projects/settings.ts";
 import { KeySchema } from "./packSchema.ts";
 import { relationshipIdentity, type DocumentRow, type LocationRow, type MindRow, type ProjectSnapshot, type RelationshipRow, type TagRow, type TypeRow } from "./projectSnapshot.ts";
 import type { Persona } from "../lore/minds/personaFields.ts";
+import type { StateSchema } from "../state/stateSchema.ts";
+import { resolveState } from "./resolveState.ts";
 
 /**
  * The second half of pack validation (the first is checkShape): duplicate
@@ -17,6 +19,8 @@ import type { Persona } from "../lore/minds/personaFields.ts";
  */
 export interface Plan {
   settings: Record<string, unknown> | null;
+  /** the project's state declarations, when the pack has a `state:` section */
+  state: StateSchema | null;
   tags: TagPlan[];
   types: TypePlan[];
   locations: LocationPlan[];
@@ -110,6 +114,8 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     for (const problem of validateSettingsPatch(pack.settings)) p.add("settings", problem);
     settings = pack.settings;
   }
+
+  const state = resolveState(pack, p);
 
   // 1. Every entry gets its id first, so references between entries can resolve in any order.
   const tagEntries = entries(pack, "tags");
@@ -226,7 +232,7 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
 
   const relationships = resolveRelationships(relEntries, packRels, snap, mindRef, typeRef, p);
 
-  return { settings, tags, types, locations, documents, minds, relationships };
+  return { settings, state, tags, types, locations, documents, minds, relationships };
 }
 
 /** Stored form of responseConfig: only the fields given, in a fixed order (so equal configs compare equal). */

@@ -10,6 +10,7 @@ import type { Plan } from "./resolvePack.ts";
 import { insertTag, setTagColor } from "../lore/tags/tagStore.ts";
 import { insertType, parkTypeName, updateTypeRow, insertRelationship, updateRelationshipRow } from "../lore/relationships/relationshipStore.ts";
 import { insertLocation, updateLocationRow } from "../lore/locations/locationStore.ts";
+import { saveStateSchema } from "../state/stateService.ts";
 
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -37,6 +38,8 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
     const cur = readSettings(ctx, projectId) as unknown as Record<string, unknown>;
     if (Object.entries(plan.settings).some(([k, v]) => cur[k] !== v)) updateSettings(ctx, projectId, plan.settings);
   }
+
+  if (plan.state) saveStateSchema(ctx, projectId, plan.state); // an unchanged schema is not rewritten
 
   for (const t of plan.tags) {
     if (!t.existing) {

@@ -8,6 +8,8 @@ import { deletePlayerMemories, playerMemories, playerMemoryIds } from "./memoryR
 import { deletePlayerSessions, playerSessionRows } from "../session/sessionStore.ts";
 import { addTombstones, ensureTombstoneTable, purgeErasedMemories } from "./tombstones.ts";
 import type { Memory } from "./types.ts";
+import { erasePlayerState, exportPlayerState } from "../../state/stateService.ts";
+import type { StateValue } from "../../state/stateKeys.ts";
 
 // A player's data per project: list, export, erase (DESIGN.md "Sessions and memory":
 // a player's right to be forgotten). Plain services: the admin routes and the CLI call them.
@@ -17,11 +19,14 @@ export interface PlayerExport {
   exportedAt: string;
   memories: Memory[];
   sessions: { entityMindId: string; messages: unknown[]; updatedAt: string }[];
+  /** the player's world-state keys (src/state) */
+  state: Record<string, StateValue>;
 }
 
 export interface EraseResult {
   memoriesDeleted: number;
   sessionsDeleted: number;
+  stateKeysDeleted: number;
 }
 
 /** A player's memories in a project (optionally with one mind), oldest first, ties by id. */
@@ -29,16 +34,16 @@ export function listMemories(ctx: ServiceContext, projectId: string, playerId: s
   return playerMemories(ctx.db, projectId, playerId, opts.mindId);
 }
 
-/** Everything the server keeps about a player in a project: memories and live sessions. */
+/** Everything the server keeps about a player in a project: memories, live sessions and their state. */
 export function exportPlayerData(ctx: ServiceContext, projectId: string, playerId: string): PlayerExport {
   return ctx.db.transaction(() => {
     const sessions = playerSessionRows(ctx.db, projectId, playerId).map((r) => ({ entityMindId: r.mind_id, messages: parseJsonColumn<unknown[]>(r.messages, []), updatedAt: r.updated_at }));
-    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions };
+    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions, state: exportPlayerState(ctx, projectId, playerId) };
   })();
 }
 
 /**
- * Deletes a player's memories and sessions from SQLite and leaves a tombstone
+ * Deletes a player's memories, sessions and state from SQLite and leaves a tombstone
  * per memory for the vector purge. This is all the CLI may do (only the server
  * writes LanceDB); the server's purgeErasedMemories job removes the vectors.
  */
@@ -49,7 +54,8 @@ export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId
     addTombstones(ctx.db, projectId, ids, nowIso(ctx));
     deletePlayerMemories(ctx.db, projectId, playerId);
     const sessionsDeleted = deletePlayerSessions(ctx.db, projectId, playerId);
-    return { memoriesDeleted: ids.length, sessionsDeleted, memoryIds: ids };
+    const stateKeysDeleted = erasePlayerState(ctx, projectId, playerId);
+    return { memoriesDeleted: ids.length, sessionsDeleted, stateKeysDeleted, memoryIds: ids };
   });
 }
 
@@ -67,5 +73,5 @@ export async function erasePlayer(
   // KV state too: resident sequences and snapshots on disk (src/llm/kv/forgetPlayer.ts).
   forgetPlayerKv({ llm: ctx.llm, kvDir: ctx.config && dataPaths(ctx.config).kv }, projectId, playerId);
   if (r.memoryIds.length) await purgeErasedMemories(ctx, { only: { projectId, ids: r.memoryIds } });
-  return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted };
+  return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted, stateKeysDeleted: r.stateKeysDeleted };
 }
