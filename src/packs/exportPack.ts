@@ -70,6 +70,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
         restrictions: parseJsonColumn<string[]>(m.restrictions, []),
         location: locKey(m.locationId),
         knowledgeTags: tagNames(m.tagIds),
+        knowledge: m.knowledge.map((k) => ({ tag: snap.tagNameOf.get(k.tagId)!, when: k.when })),
         knowledgeDescription: m.knowledgeDescription,
         responseConfig: Object.keys(rc).length ? (compact(rc) as PackMind["responseConfig"]) : undefined,
       });
@@ -95,7 +96,12 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
     });
 
   const documents: PackDocument[] = [...snap.documents.byKey]
-    .map(([key, d]) => compact({ key, name: d.name, tags: tagNames(d.tagIds), location: locKey(d.locationId), content: d.content }))
+    .map(([key, d]) =>
+      compact({
+        key, name: d.name, tags: tagNames(d.tagIds), location: locKey(d.locationId),
+        when: d.when, sticky: d.sticky, cooldown: d.cooldown, delay: d.delay, content: d.content,
+      }),
+    )
     .sort(byKey);
 
   const state = readStateSchema(ctx, projectId);

@@ -82,13 +82,15 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
 
   // Documents and minds go through the lore API's own row writers: one re-index rule, one tag rule.
   for (const d of plan.documents) {
-    saveDocument(ctx, projectId, d.id, { key: d.key, name: d.name, content: d.content, locationId: d.locationId, tagIds: d.tagIds }, d.existing);
+    const gate = { when: d.when, sticky: d.sticky, cooldown: d.cooldown, delay: d.delay };
+    saveDocument(ctx, projectId, d.id, { key: d.key, name: d.name, content: d.content, locationId: d.locationId, tagIds: d.tagIds, ...gate }, d.existing);
   }
   for (const m of plan.minds) {
     const values: MindValues = {
       key: m.key, entityName: m.entityName, personality: m.personality, backstory: m.backstory, backstorySummary: m.backstorySummary,
       role: m.role, speakingStyle: m.speakingStyle, hints: m.hints, restrictions: m.restrictions, locationId: m.locationId,
       knowledgeDescription: m.knowledgeDescription, responseConfig: m.responseConfig as StoredResponseConfig, tagIds: m.tagIds,
+      knowledge: m.knowledge,
     };
     saveMind(ctx, projectId, m.id, values, m.existing && storedMind(m.existing));
   }
