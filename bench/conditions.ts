@@ -6,6 +6,8 @@
  *   - @marcbachmann/cel-js's own evaluator on the same 10,000 texts (a reference for the cost of CEL's
  *     evaluation; its semantics differ — a missing key is an error — so every key is set for it).
  * Each turn gets a new scope (other values), so no result is reused across turns.
+ * Last, the whole condition part of a turn's gather step through SQLite (gatherConditions: the scope
+ * read from the state tables, every gated document read, each distinct condition evaluated once).
  *   bun bench/conditions.ts [--docs 10000] [--keys 200] [--turns 300] [--distinct 100]
  */
 import { availableParallelism, cpus, loadavg } from "node:os";
@@ -14,6 +16,12 @@ import { Environment } from "@marcbachmann/cel-js";
 import { compiledCondition, TurnConditions } from "../src/conditions/compileCondition.ts";
 import { emptyScope, type Scope } from "../src/conditions/scope.ts";
 import type { StateValue } from "../src/state/stateKeys.ts";
+import { ManualClock } from "../src/core/clock.ts";
+import { openDatabase, writeTx } from "../src/db/openDatabase.ts";
+import { createProject } from "../src/projects/projectService.ts";
+import { insertDocumentRow } from "../src/lore/documents/documentStore.ts";
+import { writeState } from "../src/state/stateService.ts";
+import { gatherConditions } from "../src/retrieval/turnGate.ts";
 
 const { values: args } = parseArgs({
   options: { docs: { type: "string", default: "10000" }, keys: { type: "string", default: "200" }, turns: { type: "string", default: "300" }, distinct: { type: "string", default: "100" } },
@@ -127,6 +135,30 @@ rows.push(
       } catch {}
     }
     return n;
+  }),
+);
+
+// The turn's gather step through SQLite: 10,000 documents with a condition (100 distinct texts),
+// 200 keys (world and player), a different player state each turn.
+const ctx = { db: openDatabase(":memory:"), clock: new ManualClock() };
+const projectId = createProject(ctx, { name: "Bench" }).id;
+writeTx(ctx.db, () => {
+  for (let i = 0; i < DOCS; i++) {
+    insertDocumentRow(ctx.db, projectId, `doc_${i}`, { key: null, name: `Doc ${i}`, content: "x", tagIds: [], locationId: null, when: sharedDocs[i] }, "2026-01-01T00:00:00Z");
+  }
+});
+const s0 = scopes[0];
+writeState(ctx, projectId, null, { set: Object.fromEntries([...s0.world].slice(0, KEYS / 2)) });
+const players = Array.from({ length: 20 }, (_, i) => `player-${i}`);
+players.forEach((id, i) => writeState(ctx, projectId, id, { set: Object.fromEntries([...scopes[i].player].slice(0, KEYS / 2)) }));
+const mind = { knowledgeTags: ["a"], knowledge: [{ tag: "b", when: shared[0] }] };
+let turnNo = 0;
+rows.push(
+  perTurn(`gather through SQLite (${DOCS} gated documents, ${DISTINCT} texts)`, Math.min(TURNS, 100), () => {
+    const g = gatherConditions(ctx, projectId, { mind, playerId: players[turnNo++ % players.length], history: [] });
+    let open = 0;
+    for (let i = 0; i < DISTINCT; i++) if (!g.lore.blocks(`doc_${i}`)) open++; // one document of each condition
+    return (open * DOCS) / DISTINCT;
   }),
 );
 

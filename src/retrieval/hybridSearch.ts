@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../core/context.ts";
 import { parseJsonColumn } from "../core/json.ts";
-import { bm25Chunks, countChunks, liveChunkTags, termChunkCounts } from "../lore/documents/chunkSearchStore.ts";
+import { bm25Chunks, countChunks, liveChunkTags, termChunkCounts, type GateExclusion } from "../lore/documents/chunkSearchStore.ts";
 import type { VectorStore } from "../vectors/VectorStore.ts";
 import type { ChunkRow } from "../vectors/rows.ts";
 import { reciprocalRankFusion } from "./rrf.ts";
@@ -41,7 +41,7 @@ export function stillVisible(ctx: ServiceContext, projectId: string, chunkIds: s
     const part = unique.slice(i, i + 500);
     const rows = liveChunkTags(ctx.db, projectId, part);
     for (const r of rows) {
-      if (!gate.blocked.has(r.document_id) && parseJsonColumn<string[]>(r.tags, []).some((t) => allowed.has(t))) ok.add(r.id);
+      if (!gate.blocks(r.document_id) && parseJsonColumn<string[]>(r.tags, []).some((t) => allowed.has(t))) ok.add(r.id);
     }
   }
   return ok;
@@ -102,12 +102,12 @@ function commonWords(ctx: ServiceContext, words: string[]): Set<string> {
  * indexed chunks (SQLite FTS5), only chunks of COMPLETED documents whose
  * tags meet the visible ones, best first.
  */
-export function chunkTextSearch(ctx: ServiceContext, q: { projectId: string; query: string; tags: string[]; n: number; exclude?: ReadonlySet<string> }): ChunkRow[] {
+export function chunkTextSearch(ctx: ServiceContext, q: { projectId: string; query: string; tags: string[]; n: number; exclude?: GateExclusion }): ChunkRow[] {
   if (q.tags.length === 0) return [];
   const common = commonWords(ctx, queryWords(q.query));
   const match = bm25Query(q.query, (w) => !common.has(w));
   if (!match) return [];
-  const rows = bm25Chunks(ctx.db, { match, projectId: q.projectId, tags: q.tags, n: q.n, exclude: q.exclude ? [...q.exclude] : undefined });
+  const rows = bm25Chunks(ctx.db, { match, projectId: q.projectId, tags: q.tags, n: q.n, exclude: q.exclude });
   return rows.map((r) => ({
     id: r.id,
     projectId: r.project_id,
@@ -138,9 +138,9 @@ export async function retrieveLore(
   if (q.tags.length === 0 || q.query.trim() === "") return [];
   const n = candidatesFor(q.k);
   const gate = q.gate ?? OPEN_GATE;
-  const exclude = gate.blocked.size ? gate.blocked : undefined;
-  const byVector = await ctx.vectors.searchVectors({ projectId: q.projectId, query: q.query, tags: q.tags, n, excludeDocuments: exclude });
-  const byText = chunkTextSearch(ctx, { projectId: q.projectId, query: q.query, tags: q.tags, n, exclude });
+  const held = gate.exclusion ? (documentId: string) => gate.blocks(documentId) : undefined;
+  const byVector = await ctx.vectors.searchVectors({ projectId: q.projectId, query: q.query, tags: q.tags, n, excludeDocument: held });
+  const byText = chunkTextSearch(ctx, { projectId: q.projectId, query: q.query, tags: q.tags, n, exclude: gate.exclusion ?? undefined });
   const fused = reciprocalRankFusion([byVector, byText], (r) => r.id);
   const ok = stillVisible(ctx, q.projectId, fused.map((f) => f.item.id), q.tags, gate);
   return fused

@@ -59,7 +59,7 @@ export class ProjectVectorCache {
   }
 
   /** The n rows most similar to `query` among those whose tags meet `tags` (and not of an `exclude`d document), best first. */
-  search(query: Float32Array, tags: ReadonlySet<string>, n: number, exclude?: ReadonlySet<string>): ChunkRow[] {
+  search(query: Float32Array, tags: ReadonlySet<string>, n: number, exclude?: (documentId: string) => boolean): ChunkRow[] {
     const q = normalised(query, this.dims);
     const dims = this.dims;
     let want = 0;
@@ -73,7 +73,7 @@ export class ProjectVectorCache {
     const bestScore: number[] = [];
     const bestRow: ChunkRow[] = [];
     for (const [documentId, doc] of this.docs) {
-      if (exclude?.has(documentId)) continue;
+      if (exclude?.(documentId)) continue;
       const { rows, vectors, tagBits, overflow } = doc;
       for (let r = 0; r < rows.length; r++) {
         if ((tagBits[r] & want) === 0 && !(overflow[r] && rows[r].tags.some((t) => tags.has(t)))) continue;

@@ -9,6 +9,9 @@ import { loadSession } from "../../src/npc/session/sessionStore.ts";
 import { readSelection, sharedCandidates } from "../../src/npc/sharedLore/sharedLoreStore.ts";
 import { writeStateSchema } from "../../src/state/stateService.ts";
 import type { ChatMessage } from "../../src/llm/types.ts";
+import { dataPaths } from "../../src/config/config.ts";
+import { openDatabase } from "../../src/db/openDatabase.ts";
+import { ManualClock } from "../../src/core/clock.ts";
 
 /**
  * The guarantee of world state, through the production path: a chunk whose document's condition is
@@ -110,6 +113,26 @@ describe("a document's condition, flipped between turns", () => {
     await setWorld({ "quest.flood.stage": 3 });
     expect(await interact("flip", ask)).toContain("CRYPTMARK");
     await setWorld({ "quest.flood.stage": 0 });
+  });
+});
+
+describe("conditions written by another process", () => {
+  test("a condition changed through another connection (the CLI) holds at the server's next turn", async () => {
+    const ask = "Tell me of the sealed crypt beneath the abbey and the flood bones.";
+    await setWorld({ "quest.flood.stage": 2 });
+    expect((await preview("cli-writer", ask)).text).toContain("CRYPTMARK");
+    const cli = { db: openDatabase(dataPaths(t.app.config).db), clock: new ManualClock() };
+    try {
+      updateDocument(cli, w.projectId, docs.crypt, { when: "quest.flood.stage >= 9" });
+      const p = await preview("cli-writer", ask);
+      expect(verdict(p, docs.crypt)).toMatchObject({ open: false, when: "quest.flood.stage >= 9" });
+      expect(p.text).not.toContain("CRYPTMARK");
+      updateDocument(cli, w.projectId, docs.crypt, { when: "quest.flood.stage >= 2" });
+      expect((await preview("cli-writer", ask)).text).toContain("CRYPTMARK");
+    } finally {
+      cli.db.close();
+      await setWorld({ "quest.flood.stage": 0 });
+    }
   });
 });
 

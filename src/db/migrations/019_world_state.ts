@@ -36,9 +36,32 @@ ALTER TABLE documents ADD COLUMN when_condition TEXT;
 ALTER TABLE documents ADD COLUMN sticky INTEGER;
 ALTER TABLE documents ADD COLUMN cooldown INTEGER;
 ALTER TABLE documents ADD COLUMN delay INTEGER;
--- Gated documents (a condition or a timer) are read every turn: few rows, found by this index.
+-- Gated documents (a condition or a timer) are what every turn's gate reads, found by this index.
 CREATE INDEX documents_gated ON documents(project_id)
   WHERE when_condition IS NOT NULL OR sticky IS NOT NULL OR cooldown IS NOT NULL OR delay IS NOT NULL;
+-- A project's gated documents change only when this version does: a server caches them by it, and any
+-- writer (the server, the CLI, a future path) bumps it, since the triggers do.
+CREATE TABLE document_gate_versions (
+  project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+  version INTEGER NOT NULL
+);
+CREATE TRIGGER documents_gate_insert AFTER INSERT ON documents
+  WHEN new.when_condition IS NOT NULL OR new.sticky IS NOT NULL OR new.cooldown IS NOT NULL OR new.delay IS NOT NULL
+BEGIN
+  INSERT INTO document_gate_versions (project_id, version) VALUES (new.project_id, 1) ON CONFLICT(project_id) DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER documents_gate_update AFTER UPDATE ON documents
+  WHEN old.when_condition IS NOT new.when_condition OR old.sticky IS NOT new.sticky OR old.cooldown IS NOT new.cooldown
+    OR old.delay IS NOT new.delay OR (old.name IS NOT new.name AND (new.when_condition IS NOT NULL OR new.sticky IS NOT NULL
+    OR new.cooldown IS NOT NULL OR new.delay IS NOT NULL))
+BEGIN
+  INSERT INTO document_gate_versions (project_id, version) VALUES (new.project_id, 1) ON CONFLICT(project_id) DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER documents_gate_delete AFTER DELETE ON documents
+  WHEN old.when_condition IS NOT NULL OR old.sticky IS NOT NULL OR old.cooldown IS NOT NULL OR old.delay IS NOT NULL
+BEGIN
+  UPDATE document_gate_versions SET version = version + 1 WHERE project_id = old.project_id;
+END;
 CREATE TABLE mind_conditional_knowledge (
   mind_id TEXT NOT NULL REFERENCES entity_minds(id) ON DELETE CASCADE,
   position INTEGER NOT NULL,

@@ -27,13 +27,26 @@ export function termChunkCounts(db: Db, words: string[]): { term: string; doc: n
 }
 
 /**
- * BM25 over the project's chunks of COMPLETED documents whose tags meet `tags`, best first, leaving
- * out the documents in `exclude` (this turn's conditions and timers keep them out).
+ * What a turn's gate keeps out, in SQL's terms: documents whose condition is one of `conditions`
+ * (false this turn), documents whose delay is past `turn`, and the documents `ids` (cooling down).
  */
-export function bm25Chunks(db: Db, q: { match: string; projectId: string; tags: string[]; n: number; exclude?: readonly string[] }): ChunkHitRow[] {
-  const without = q.exclude?.length ? "AND c.document_id NOT IN (SELECT value FROM json_each(?))" : "";
+export interface GateExclusion {
+  conditions: string[];
+  turn: number;
+  ids: string[];
+}
+
+/**
+ * BM25 over the project's chunks of COMPLETED documents whose tags meet `tags`, best first, leaving
+ * out what this turn's conditions and timers keep out (`exclude`).
+ */
+export function bm25Chunks(db: Db, q: { match: string; projectId: string; tags: string[]; n: number; exclude?: GateExclusion }): ChunkHitRow[] {
+  const without = q.exclude
+    ? `AND NOT (d.when_condition IS NOT NULL AND d.when_condition IN (SELECT value FROM json_each(?)))
+       AND NOT (d.delay IS NOT NULL AND d.delay > ?) AND c.document_id NOT IN (SELECT value FROM json_each(?))`
+    : "";
   const args: (string | number)[] = [q.match, q.projectId, ...q.tags];
-  if (without) args.push(JSON.stringify(q.exclude));
+  if (q.exclude) args.push(JSON.stringify(q.exclude.conditions), q.exclude.turn, JSON.stringify(q.exclude.ids));
   return db
     .query<ChunkHitRow, (string | number)[]>(
       `SELECT c.id, c.project_id, c.document_id, d.name AS document_name, d.location_id, c.chunk_index, c.content, c.tags
@@ -65,6 +78,11 @@ export interface GatedDocumentRow {
   sticky: number | null;
   cooldown: number | null;
   delay: number | null;
+}
+
+/** Changes whenever a gated document of the project is written or deleted (triggers of migration 019); 0: none ever. */
+export function gateVersion(db: Db, projectId: string): number {
+  return db.query<{ version: number }, [string]>("SELECT version FROM document_gate_versions WHERE project_id = ?").get(projectId)?.version ?? 0;
 }
 
 export function gatedDocuments(db: Db, projectId: string): GatedDocumentRow[] {
