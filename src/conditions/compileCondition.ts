@@ -213,12 +213,20 @@ export function conditionHolds(text: string, scope: Scope): boolean {
 /** One turn's evaluations: each distinct condition is evaluated once, however many documents share it. */
 export class TurnConditions {
   private readonly seen = new Map<string, boolean>();
-  constructor(readonly scope: Scope) {}
+  /** `compiled`: where compiled conditions come from (the project's own cache, else the shared one) */
+  constructor(
+    readonly scope: Scope,
+    private readonly compiled: (text: string) => CompiledCondition = compiledCondition,
+  ) {}
 
   holds(text: string): boolean {
     let v = this.seen.get(text);
     if (v === undefined) {
-      v = conditionHolds(text, this.scope);
+      try {
+        v = this.compiled(text).holds(this.scope);
+      } catch {
+        v = false; // a condition that no longer compiles does not hold
+      }
       this.seen.set(text, v);
     }
     return v;

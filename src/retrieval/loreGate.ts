@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../core/context.ts";
 import type { Db } from "../db/openDatabase.ts";
-import type { TurnConditions } from "../conditions/compileCondition.ts";
+import { compile, compiledCondition, type CompiledCondition, type TurnConditions } from "../conditions/compileCondition.ts";
 import { gatedDocuments, gateVersion, type GateExclusion, type GatedDocumentRow } from "../lore/documents/chunkSearchStore.ts";
 
 /**
@@ -52,7 +52,10 @@ interface Gated {
   byId: Map<string, GatedDocumentRow>;
   /** distinct condition texts */
   conditions: string[];
+  conditionSet: ReadonlySet<string>;
   timed: GatedDocumentRow[];
+  /** the compiled form of each condition, kept with the project (not in the shared cache, which a big project could churn) */
+  compiled: Map<string, CompiledCondition | Error>;
 }
 
 /**
@@ -73,13 +76,35 @@ function gatedOf(db: Db, projectId: string): Gated {
   const g: Gated = {
     version,
     byId: new Map(rows.map((r) => [r.id, r])),
-    conditions: [...new Set(rows.flatMap((r) => (r.when === null ? [] : [r.when])))],
+    conditions: [],
+    conditionSet: new Set(rows.flatMap((r) => (r.when === null ? [] : [r.when]))),
     timed: rows.filter(isTimed),
+    compiled: new Map(),
   };
+  g.conditions = [...g.conditionSet];
   perDb.delete(projectId);
   if (perDb.size >= PROJECTS) perDb.delete(perDb.keys().next().value!);
   perDb.set(projectId, g);
   return g;
+}
+
+/** Compiled conditions for a turn of this project: its documents' conditions from the project's own cache. */
+export function projectConditions(db: Db, projectId: string): (text: string) => CompiledCondition {
+  const g = gatedOf(db, projectId);
+  return (text) => {
+    if (!g.conditionSet.has(text)) return compiledCondition(text);
+    let c = g.compiled.get(text);
+    if (c === undefined) {
+      try {
+        c = compile(text);
+      } catch (e) {
+        c = e as Error;
+      }
+      g.compiled.set(text, c);
+    }
+    if (c instanceof Error) throw c;
+    return c;
+  };
 }
 
 /**

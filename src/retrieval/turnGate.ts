@@ -3,7 +3,7 @@ import { TurnConditions } from "../conditions/compileCondition.ts";
 import type { Scope } from "../conditions/scope.ts";
 import type { StateValue } from "../state/stateKeys.ts";
 import { turnScope } from "../state/turnScope.ts";
-import { loreGate, type LoreGate } from "./loreGate.ts";
+import { loreGate, projectConditions, type LoreGate } from "./loreGate.ts";
 
 /** What a turn's conditions need of the conversation: its turns and the notes kept with them. */
 interface HistoryTurn {
@@ -40,7 +40,7 @@ export function gatherConditions(
 ): TurnGate {
   const turn = q.history.filter((m) => m.role === "user").length;
   const { scope } = turnScope(ctx, projectId, { playerId: q.playerId, overrides: q.overrides, turn });
-  const conditions = new TurnConditions(scope);
+  const conditions = new TurnConditions(scope, projectConditions(ctx.db, projectId));
   const knowledge = q.mind.knowledge.map((k) => ({ ...k, open: conditions.holds(k.when) }));
   const open = new Set(q.mind.knowledgeTags);
   for (const k of knowledge) if (k.open) open.add(k.tag);
