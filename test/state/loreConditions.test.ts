@@ -79,10 +79,14 @@ describe("a mind's conditional knowledge through the admin API", () => {
     const spec = (await t.call("GET", "/v1/lore/minds", { key: w.keys.editor })).body.minds.find((m: any) => m.id === r.body.id);
     expect("knowledge" in spec).toBe(false);
   });
-  test("a mind with only conditional knowledge is listed by GET /lore/minds (it has knowledge tags configured)", async () => {
+  test("a mind with only conditional knowledge: GET /lore/minds keeps the spec's rule (knowledgeTags non-empty), interact accepts it", async () => {
     const r = await api("POST", "minds", { entityName: "Sometimes Sage", personality: "Moody.", knowledge: [{ tag: "tavern", when: "turn > 2" }] });
     const listed = (await t.call("GET", "/v1/lore/minds", { key: w.keys.editor })).body.minds.map((m: any) => m.id);
-    expect(listed).toContain(r.body.id);
+    expect(listed).not.toContain(r.body.id);
+    const p = await api("POST", "interact-preview", { text: "Hello", entityMindId: r.body.id, playerId: "sage-fan" });
+    expect(p.status).toBe(200);
+    expect(p.body.visibleTags).toEqual([]);
+    expect(p.body.conditions.knowledge).toEqual([{ tag: "tavern", when: "turn > 2", open: false }]);
   });
   test("bad entries: 400 with every path", async () => {
     const r = await api("POST", "minds", {

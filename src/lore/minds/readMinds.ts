@@ -27,9 +27,10 @@ export interface MindView extends Persona {
 
 /**
  * Entity Minds of a project in the spec's shape. With `onlyWithTags` (the
- * GET /lore/minds rule) minds without knowledge tags (always or conditionally
- * known) are left out. With `knowledge`, each mind's conditional knowledge too
- * (the admin API's view; the spec's shape has no such field).
+ * GET /lore/minds rule) minds without knowledge tags are left out (a mind known
+ * only conditionally has none in the spec's terms: its `knowledgeTags` would be
+ * empty). With `knowledge`, each mind's conditional knowledge too (the admin
+ * API's view; the spec's shape has no such field).
  */
 export function readMinds(
   ctx: ServiceContext,
@@ -46,7 +47,7 @@ export function readMinds(
   for (const r of rows) {
     const knowledgeTags = (tagsByMind.get(r.id) ?? []).map((t) => t.name);
     const knowledge = (conditionalByMind.get(r.id) ?? []).map((k) => ({ tag: k.tag, when: k.when }));
-    if (opts.onlyWithTags && knowledgeTags.length === 0 && knowledge.length === 0) continue;
+    if (opts.onlyWithTags && knowledgeTags.length === 0) continue;
     const filter = computeFilter(ctx, projectId, knowledgeTags);
     views.push({
       id: r.id,
