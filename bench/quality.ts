@@ -173,6 +173,8 @@ for (const mk of models) {
       updateSettings(w.t.app.ctx as any, m.projectId, { maxSessionLength: 3 });
       const player = `mem-${mk}-${e}`;
       for (const text of ["Hello! My name is Mara.", "I owe you 30 gold for the room; I'll pay next week.", "Goodbye for now."]) await interact(w, "garrick", player, text);
+      // The checkpoint's summary runs after the reply, in the memory-summary job (not started in this app): run it.
+      await w.t.app.scheduler.trigger("memory-summary");
       const mems = await retrieveMemories(w.t.app.ctx as any, { projectId: m.projectId, mindId: m.id, playerId: player, query: "What is my name? What do I owe?", enhanced: true });
       const all = mems.map((x) => x.text).join(" | ");
       memRecall = `${[/\bMara\b/.test(all), /\b30\b|thirty/i.test(all)].filter(Boolean).length}/2 facts in ${mems.length} memories`;

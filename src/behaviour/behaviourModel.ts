@@ -1,4 +1,5 @@
 import { Type as T, type Static } from "@sinclair/typebox";
+import { CONDITION_LIMITS } from "../conditions/parseCondition.ts";
 
 /**
  * A mind's behaviour as authored (the admin API's `behaviour` field, a lore pack's `behaviour:`): the emotions
@@ -21,7 +22,7 @@ export const BEHAVIOUR_LIMITS = {
   stringParamChars: 200,
   enumValues: 64,
   enumValueChars: 100,
-  whenChars: 500,
+  whenChars: CONDITION_LIMITS.chars,
   maxPerTurn: 8,
   cooldownTurns: 1000,
   trustBound: 1000,
@@ -99,7 +100,9 @@ export const ActionModel = T.Object(
     params: T.Optional(ParamsModel),
     cooldownTurns: T.Optional(T.Integer({ minimum: 1, maximum: L.cooldownTurns, description: "turns after a use before the action is offered again" })),
     maxPerTurn: T.Optional(T.Integer({ minimum: 1, maximum: L.maxPerTurn, description: "uses in one turn; extra ones are dropped" })),
-    when: T.Optional(Text(L.whenChars)),
+    when: T.Optional(
+      T.String({ maxLength: L.whenChars, pattern: "\\S", problem: "must be a non-empty string", description: "a condition on world and player state and trust: the action is offered only while it holds" }),
+    ),
   },
   closed,
 );

@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { MindSchema } from "../lore/loreSchemas.ts";
+import { AdminMindSchema } from "../lore/loreSchemas.ts";
 import { BehaviourModel } from "./behaviourModel.ts";
 
 /** Response shapes of the behaviour feature, for Swagger and Elysia's response checks. */
 
-/** A mind as the admin API shows it: the spec's fields and its authored behaviour. */
-export const AdminMindSchema = t.Composite([MindSchema, t.Object({ behaviour: t.Union([BehaviourModel, t.Null()]) })]);
+/** A mind as the admin API shows it: the spec's fields, its conditional knowledge and its authored behaviour. */
+export const AdminMindWithBehaviourSchema = t.Composite([AdminMindSchema, t.Object({ behaviour: t.Union([BehaviourModel, t.Null()]) })]);
 
 export const TurnBehaviourSchema = t.Object(
   {

@@ -5,10 +5,10 @@ import { missingRefs, type RefNames } from "./tailSchema.ts";
 export type ConditionCheck = (condition: string) => { value: boolean; reason?: string };
 
 /**
- * Until the condition language is wired in, an action with a `when` is never offered: a condition that
- * cannot be checked must not open an action the author meant to gate (the preview says why).
+ * For a caller with no condition scope: an action with a `when` is never offered (a condition that cannot
+ * be checked must not open an action the author meant to gate). A turn checks its own scope (prepareTurn).
  */
-export const conditionsUnavailable: ConditionCheck = () => ({ value: false, reason: "conditions are not evaluated by this server yet" });
+export const conditionsUnavailable: ConditionCheck = () => ({ value: false, reason: "no condition scope to check it against" });
 
 export interface OfferInput {
   /** the request's availableActions: only these may be offered (absent: all of the mind's) */

@@ -4,7 +4,7 @@ import { writeTx } from "../db/openDatabase.ts";
 import { mindProfileRow } from "../lore/minds/mindStore.ts";
 import { INTERACT_LIMITS } from "../npc/interactLimits.ts";
 import { readBehaviour } from "./behaviourStore.ts";
-import { resolveTrust, trustLabel, type TrustConfig } from "./resolveBehaviour.ts";
+import { resolveTrust, trustLabel, type Behaviour, type TrustConfig } from "./resolveBehaviour.ts";
 import { readTrustValue, writeTrustValue, type TrustKey } from "./trustStore.ts";
 
 /** A player's trust in a mind, as the trust routes answer it. */
@@ -39,6 +39,11 @@ function checkPlayerId(playerId: string): void {
 export function currentTrust(ctx: ServiceContext, key: TrustKey, trust: TrustConfig): { value: number; stored: boolean } {
   const v = readTrustValue(ctx.db, key);
   return v === null ? { value: trust.initial, stored: false } : { value: Math.min(trust.max, Math.max(trust.min, v)), stored: true };
+}
+
+/** The player's trust as a turn's condition scope reads it (`trust`); undefined when the mind keeps none (the scope reads 0). */
+export function trustForScope(ctx: ServiceContext, key: TrustKey, b: Behaviour | null | undefined): number | undefined {
+  return b?.trust ? currentTrust(ctx, key, b.trust).value : undefined;
 }
 
 export function getTrust(ctx: ServiceContext, projectId: string, mindId: string, playerId: string): TrustView {

@@ -1,4 +1,5 @@
 import { checkShape } from "../packs/checkShape.ts";
+import { conditionProblems, type Declarations } from "../conditions/checkCondition.ts";
 import { isPlainObject } from "../lore/validate/fields.ts";
 import { BehaviourModel, type BehaviourInput } from "./behaviourModel.ts";
 import { resolveTrust } from "./resolveBehaviour.ts";
@@ -8,10 +9,11 @@ type Add = (path: string, reason: string) => void;
 /**
  * Checks an authored behaviour: its shape against BehaviourModel (every problem with its path), then what a
  * schema cannot say — unique emotion, action and choice names, minimum ≤ maximum, a trust range that holds its
- * initial value and labels. Returns the behaviour to store (as authored, names trimmed by the model's own
- * patterns), null for "no behaviour", or undefined when there were problems.
+ * initial value and labels — and each action's `when` as a condition against the project's declared state
+ * keys (`declared`; lore packs check theirs with the pack's own declarations, packs/resolveState.ts).
+ * Returns the behaviour to store (as authored), null for "no behaviour", or undefined when there were problems.
  */
-export function validateBehaviour(value: unknown, path: string, add: Add): BehaviourInput | null | undefined {
+export function validateBehaviour(value: unknown, path: string, add: Add, declared?: Declarations): BehaviourInput | null | undefined {
   if (value === null) return null;
   let ok = true;
   const report: Add = (p, r) => {
@@ -21,7 +23,18 @@ export function validateBehaviour(value: unknown, path: string, add: Add): Behav
   checkShape(BehaviourModel, value, path, report);
   if (!ok || !isPlainObject(value)) return undefined;
   checkBehaviourRules(value as BehaviourInput, path, report);
+  if (declared) actionConditionProblems(value as BehaviourInput, path, declared).forEach((line) => report(...splitProblem(line)));
   return ok ? (value as BehaviourInput) : undefined;
+}
+
+/** Each action's `when` checked as a condition: "path: reason (at character N)" lines. */
+export function actionConditionProblems(b: BehaviourInput, path: string, declared: Declarations): string[] {
+  return (b.actions ?? []).flatMap((a, i) => (a.when ? conditionProblems(`${path}.actions[${i}].when`, a.when, declared) : []));
+}
+
+function splitProblem(line: string): [string, string] {
+  const at = line.indexOf(": ");
+  return [line.slice(0, at), line.slice(at + 2)];
 }
 
 /** The rules beyond the shape (which must already hold): unique names, consistent ranges. */

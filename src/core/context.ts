@@ -6,6 +6,7 @@ import type { Logger } from "../ops/logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import type { UsageLog } from "../ops/usageLog.ts";
 import type { RateLimiter } from "../ratelimit/RateLimiter.ts";
+import type { Scheduler } from "../jobs/Scheduler.ts";
 import type { VectorStore } from "../vectors/VectorStore.ts";
 import type { Clock } from "./clock.ts";
 
@@ -47,6 +48,8 @@ export interface InteractDeps extends AppContext {
   metrics?: Metrics;
   /** token and latency samples of served interactions (the Studio's usage charts) */
   usage?: UsageLog;
+  /** the background jobs: a memory checkpoint kicks the summary job */
+  scheduler?: Pick<Scheduler, "kick">;
 }
 
 /** What scanner services need (the App's context satisfies it). */

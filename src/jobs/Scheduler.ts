@@ -27,6 +27,8 @@ interface JobState extends JobStatus {
   def: JobDefinition;
   cron: Cron | null;
   current: Promise<unknown> | null;
+  /** kicked while running: run once more after this tick */
+  again: boolean;
 }
 
 /**
@@ -48,6 +50,7 @@ export class Scheduler {
       def,
       cron: null,
       current: null,
+      again: false,
       name: def.name,
       schedule: def.schedule,
       running: false,
@@ -81,6 +84,20 @@ export class Scheduler {
     return this.snapshot(job);
   }
 
+  /**
+   * Work for a job was just added (a session waiting for its summary): run it soon, outside the caller's turn
+   * so that no reply waits for it. A running tick may have looked for work before it was added, so a kick
+   * while it runs runs the job once more after it. Only in a started scheduler (tests trigger jobs by hand).
+   */
+  kick(name: string): void {
+    const job = this.jobs.get(name);
+    if (!job || !this.started || this.abort.signal.aborted) return;
+    job.again = true;
+    setTimeout(() => {
+      if (job.again && !job.current) void this.tick(job);
+    }, 0);
+  }
+
   list(): JobStatus[] {
     return [...this.jobs.values()].map((j) => this.snapshot(j));
   }
@@ -104,6 +121,7 @@ export class Scheduler {
   private tick(job: JobState): Promise<unknown> {
     if (job.current) return job.current;
     if (this.abort.signal.aborted) return Promise.resolve();
+    job.again = false;
     job.running = true;
     const t0 = performance.now();
     job.lastRunAt = new Date().toISOString();
@@ -120,6 +138,7 @@ export class Scheduler {
         job.running = false;
         job.lastDurationMs = Math.round(performance.now() - t0);
         job.current = null;
+        if (job.again) queueMicrotask(() => void this.tick(job));
       }
     })();
     return job.current;

@@ -20,6 +20,7 @@ import type { SessionMessage } from "./session/sessionTypes.ts";
  * reservation is settled, the session saved and the mind's interaction count raised — all or nothing.
  * A session given as a function is made inside the transaction (a typed turn settles its trust and
  * cooldowns there, and the session keeps what they settled).
+ * `alsoInTx` joins the same transaction (a memory checkpoint queues the session's summary there).
  */
 export function settleTurn(
   ctx: ServiceContext,
@@ -27,6 +28,7 @@ export function settleTurn(
   charge: number,
   key: { projectId: string; mindId: string; playerId: string },
   session: SessionWrite | (() => SessionWrite),
+  alsoInTx?: () => void,
 ): void {
   try {
     writeTx(ctx.db, () => {
@@ -34,6 +36,7 @@ export function settleTurn(
       settle(ctx, hold.reservationId, charge);
       saveSession(ctx, key, typeof session === "function" ? session() : session);
       countInteraction(ctx.db, key.mindId);
+      alsoInTx?.();
     });
   } catch (e) {
     releaseQuietly(ctx, hold.reservationId);

@@ -11,6 +11,8 @@ export const INTERACT_LIMITS = {
   contextArrayItems: 10,
   contextArrayItemChars: 100,
   contextTotalChars: 2000,
+  /** per-request `state` overrides (an addition to the spec's body): keys per request */
+  stateKeys: 50,
   /** beyond the spec: a typed turn's availableActions and actionResults (src/behaviour) */
   availableActions: 32,
   actionNameChars: 64,
@@ -27,5 +29,5 @@ export const CONTEXT_STRING_FIELDS = [
 ] as const;
 export const CONTEXT_ARRAY_FIELDS = ["playerVisibleItems", "nearbyCharacters", "nearbyObjects", "recentEvents"] as const;
 export const TOP_LEVEL_FIELDS = [
-  "text", "entityMindId", "playerId", "context", "memory", "activeKnowledgeTags", "conversationHistory", "availableActions", "actionResults",
+  "text", "entityMindId", "playerId", "context", "memory", "activeKnowledgeTags", "conversationHistory", "state", "availableActions", "actionResults",
 ] as const;

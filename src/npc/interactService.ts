@@ -6,14 +6,13 @@ import { reserve, settle } from "../credits/ledger.ts";
 import { interactionCostMicro, microToCredits } from "../credits/prices.ts";
 import { readRateLimits } from "../ratelimit/rateLimitSettings.ts";
 import type { GenerateResult } from "../llm/types.ts";
-import { prepareTurn, type PreparedTurn } from "./prepareTurn.ts";
+import { prepareTurn } from "./prepareTurn.ts";
 import { tokenCounter } from "./tokenBudget.ts";
-import { loadMindProfile } from "./mindProfile.ts";
-import { resetSession } from "./session/sessionStore.ts";
+import { hasKnowledge, loadMindProfile } from "./mindProfile.ts";
 import { releaseQuietly, settleTurn } from "./chargeTurn.ts";
 import { renderMessage } from "./prompt/renderTurn.ts";
-import { summariseSession } from "./memory/summariseSession.ts";
-import { storeMemories } from "./memory/storeMemories.ts";
+import { addPendingSummary } from "./memory/pendingSummaryStore.ts";
+import { MEMORY_SUMMARY_JOB } from "./memory/summarisePending.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { emptyTimings, type InteractTiming } from "../llm/serverTiming.ts";
 import { recordHits } from "./sharedLore/sharedLoreStore.ts";
@@ -53,7 +52,7 @@ const generationFailed = () => new ApiError(503, "Generation failed");
  * POST /v1/npc/interact after validation and authentication: project and
  * mind checks, rate limits, the turn's prompt, a credit reservation, the
  * generation, settlement, the session and — at the session's limit — a
- * memory checkpoint.
+ * memory checkpoint (the session's summary is queued; it runs after the reply).
  */
 export async function interact(deps: InteractDeps, principal: Principal, req: InteractRequest, opts: InteractOptions = {}): Promise<InteractResponse> {
   const project = findProject(deps, principal.projectId);
@@ -61,7 +60,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
 
   // Mind checks come before the rate limit (a bad id is not counted); retrieval after it (a limited caller costs little).
   const mind = loadMindProfile(deps, project.id, req.entityMindId);
-  if (mind.knowledgeTags.length === 0) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
+  if (!hasKnowledge(mind)) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
   deps.limiter.hit(project.id, req.playerId, readRateLimits(deps, project.id));
   const p0 = performance.now();
   const prepared = await prepareTurn(deps, project.id, req, mind);
@@ -158,10 +157,19 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const reply: SessionMessage = { role: "assistant", content: result.text };
   const messages = [...prepared.history, prepared.turn, reply];
   const count = tokenCounter(deps);
-  let tokenCount = 0;
-  // Settle, session, interaction count (and a typed turn's trust and cooldowns) in one transaction, only if
-  // the mind still exists (else 404, released).
-  settleTurn(deps, hold, charge, key, () => {
+  // A typed turn's tail counts as it will render: settled in the transaction below, its sampled text stands in here.
+  const tailCost = bt && result.tail ? count(BEHAVIOUR_DELIMITER + result.tail.text) : 0;
+  const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0) + tailCost;
+  const turns = messages.filter((m) => m.role === "user").length;
+  const settings = prepared.settings;
+  const checkpoint = settings.longTermMemoryEnabled && (turns >= settings.maxSessionLength || tokenCount >= settings.maxSessionTokens);
+  // Settle, session, interaction count (and a typed turn's trust and cooldowns) in one transaction, only if the
+  // mind still exists (else 404, released). At the session's limit the same transaction moves its messages to a
+  // pending summary and starts a fresh session: the reply never waits for the summary, and a crash before it
+  // runs loses nothing (memory/summarisePending.ts).
+  const queueSummary = () =>
+    addPendingSummary(deps.db, { ...key, mindName: prepared.mind.entityName, messages, createdAt: deps.clock.now().toISOString() });
+  const session = () => {
     if (bt) {
       const settled = settleBehaviour(deps, key, bt, result.tail);
       reply.behaviour = metadata.behaviour = settled.behaviour;
@@ -169,46 +177,19 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       if (!settled.valid) (metadata.warnings ??= []).push("The reply's behaviour could not be read: neutral emotion, no actions, trust unchanged");
       if (settled.notes.length) deps.log.info("behaviour settled with changes", { mindId: key.mindId, notes: settled.notes });
     }
-    tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0);
-    return { messages, tokenCount };
-  });
+    return checkpoint ? { messages: [], tokenCount: 0 } : { messages, tokenCount };
+  };
+  settleTurn(deps, hold, charge, key, session, checkpoint ? queueSummary : undefined);
   if (metadata.behaviour) opts.onBehaviour?.(metadata.behaviour);
   // What retrieval found for this mind: its most retrieved chunks are the ones its players share (sharedLore/).
   recordHits(deps.db, project.id, prepared.mind.id, prepared.retrieved);
 
-  const turns = messages.filter((m) => m.role === "user").length;
-  if (prepared.settings.longTermMemoryEnabled && (turns >= prepared.settings.maxSessionLength || tokenCount >= prepared.settings.maxSessionTokens)) {
-    await checkpoint(deps, prepared, key, messages, opts.signal);
+  if (checkpoint) {
     metadata.memoryCheckpoint = true;
+    deps.scheduler?.kick(MEMORY_SUMMARY_JOB);
   }
   if (opts.timing) opts.timing.generateMs = generateMs;
   return { success: true, response: result.text, character: prepared.mind.entityName, metadata };
-}
-
-/** The session reached its limit: summarise it into memories and start a fresh one. */
-async function checkpoint(
-  deps: InteractDeps,
-  prepared: PreparedTurn,
-  key: { projectId: string; mindId: string; playerId: string },
-  messages: { role: "user" | "assistant"; content: string }[],
-  signal?: AbortSignal,
-): Promise<void> {
-  try {
-    const summary = await summariseSession(
-      deps.generation!,
-      { mindName: prepared.mind.entityName, playerId: key.playerId, messages },
-      { signal, timeoutMs: deps.config.generationTimeoutMs, conversationKey: conversationKey(key.projectId, key.mindId, key.playerId) },
-    );
-    if (summary.memories.length) await storeMemories(deps, { ...key, drafts: summary.memories });
-  } catch (e) {
-    deps.log.warn("memory summary failed; the session is reset anyway", { err: e instanceof Error ? e.message : String(e) });
-  }
-  try {
-    resetSession(deps, key);
-  } catch (e) {
-    // The mind was deleted during the summary (its sessions went with it): the reply is still due.
-    deps.log.warn("session reset failed", { err: e instanceof Error ? e.message : String(e) });
-  }
 }
 
 export function conversationKey(projectId: string, mindId: string, playerId: string): string {

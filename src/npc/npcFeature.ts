@@ -1,16 +1,20 @@
 import type { Feature } from "../core/feature.ts";
 import { npcRoutes } from "./npcRoutes.ts";
 import { purgeErasedMemories } from "./memory/tombstones.ts";
+import { MEMORY_SUMMARY_JOB, summarisePendingSessions } from "./memory/summarisePending.ts";
 import { MindWarmer } from "./warmMinds.ts";
 import { applyKvForgetRequests } from "../llm/kv/forgetRequestStore.ts";
 
-/** POST /v1/npc/interact, the purge of erased players' memory vectors, and minds kept warm. */
+/** POST /v1/npc/interact, memory summaries after the reply, the purge of erased players' memory vectors, and minds kept warm. */
 export const npcFeature: Feature = {
   name: "npc",
   routes: (deps) => [{ mount: "v1", plugin: npcRoutes(deps) }],
   jobs: (deps) => {
     const warmer = new MindWarmer(deps);
     return [
+      // Sessions that reached their limit, summarised into memories after the reply; a checkpoint kicks it,
+      // the schedule retries failures and the start picks up what a crash left.
+      { name: MEMORY_SUMMARY_JOB, schedule: "20 * * * * *", runOnStart: true, run: (signal) => summarisePendingSessions(deps, signal) },
       // Vectors of players erased from the CLI (which never writes LanceDB) are purged here.
       { name: "memory-purge", schedule: "0 * * * * *", runOnStart: true, run: (signal) => purgeErasedMemories(deps, { signal }) },
       // Minds whose static prompt changed (mind, relationships, shared lore, model) are warmed again, debounced.

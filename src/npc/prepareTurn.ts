@@ -2,7 +2,7 @@ import type { AppContext } from "../core/context.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import { readSettings, type ProjectSettings } from "../projects/settings.ts";
 import { ApiError } from "../core/errors.ts";
-import { loadMindProfile, type MindProfile } from "./mindProfile.ts";
+import { hasKnowledge, loadMindProfile, type MindProfile } from "./mindProfile.ts";
 import { ignoredTagsWarning, visibleTags } from "./visibleTags.ts";
 import { retrieveLore, stillVisible, type LoreNote } from "../retrieval/hybridSearch.ts";
 import { loadSession } from "./session/sessionStore.ts";
@@ -14,8 +14,12 @@ import { fitMindPromptForTurn, fitOptions, type DroppedPart } from "./prompt/fit
 import { retrieveMemories } from "./memory/retrieveMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { LORE_NOTE_OVERHEAD, MESSAGE_OVERHEAD, TEMPLATE_SLACK, TURN_OVERHEAD, promptBudget, tokenCounter } from "./tokenBudget.ts";
+import { gatherConditions, turnsAgo, type TurnGate } from "../retrieval/turnGate.ts";
+import type { LoreGate } from "../retrieval/loreGate.ts";
 import { behaviourFieldsIgnored, prepareBehaviour, type BehaviourTurn } from "../behaviour/prepareBehaviour.ts";
 import { BEHAVIOUR_DELIMITER } from "../behaviour/behaviourPrompt.ts";
+import { trustForScope } from "../behaviour/trust.ts";
+import { conditionHolds } from "../conditions/compileCondition.ts";
 
 /** Lore chunks retrieved per turn (before dropping those already in the conversation). */
 export const LORE_PER_TURN = 4;
@@ -41,6 +45,8 @@ export interface PreparedTurn {
   replyTokens: number;
   temperature: number;
   budget: TurnBudget;
+  /** the turn's condition scope, conditional knowledge and lore gate (the preview shows them) */
+  conditions: TurnGate;
   /** a mind with behaviour: this turn's offered actions, its tail's schema and budget (null: words only) */
   behaviour: BehaviourTurn | null;
 }
@@ -72,23 +78,34 @@ export interface TurnBudget {
 export async function prepareTurn(ctx: AppContext, projectId: string, req: InteractRequest, loaded?: MindProfile): Promise<PreparedTurn> {
   const settings = readSettings(ctx, projectId);
   let mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
-  if (mind.knowledgeTags.length === 0) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
-  const { tags: visible, ignored } = visibleTags(mind.knowledgeTags, req.activeKnowledgeTags);
-  const warnings = ignored.length ? [ignoredTagsWarning(ignored)] : [];
+  if (!hasKnowledge(mind)) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
   // The tail needs the local engine's grammar on the words' sequence: a remote pool answers with words only
   // (its prompt without the catalogue, so its model never writes a tail into the words).
-  if (mind.behaviour && ctx.generation?.mode === "remote") {
-    mind = { ...mind, behaviour: null };
-    warnings.push("This Entity Mind's behaviour needs local generation: the reply has words only");
-  }
+  const wordsOnly = !!mind.behaviour && ctx.generation?.mode === "remote";
+  if (wordsOnly) mind = { ...mind, behaviour: null };
+  const key = { projectId, mindId: mind.id, playerId: req.playerId };
+  const session = loadSession(ctx, projectId, mind.id, req.playerId);
+  const merged = mergeHistory(session.messages, req.conversationHistory);
+  // World state: the scope (with the player's trust in this mind), the mind's conditional knowledge and the lore gate (src/retrieval/turnGate.ts).
+  const trust = trustForScope(ctx, key, mind.behaviour);
+  const conditions = gatherConditions(ctx, projectId, { mind, playerId: req.playerId, overrides: req.state, history: merged, trust });
+  const { tags: visible } = visibleTags(conditions.openTags, req.activeKnowledgeTags);
+  const { ignored } = visibleTags(conditions.configuredTags, req.activeKnowledgeTags);
+  const warnings = ignored.length ? [ignoredTagsWarning(ignored)] : [];
+  if (wordsOnly) warnings.push("This Entity Mind's behaviour needs local generation: the reply has words only");
   if (req.activeKnowledgeTags && visible.length === 0) warnings.push("No knowledge tags remain visible: the reply uses no lore");
 
   const memoryOn = settings.longTermMemoryEnabled;
-  const session = loadSession(ctx, projectId, mind.id, req.playerId);
-  let history = sanitiseHistory(ctx, projectId, mergeHistory(session.messages, req.conversationHistory), visible, memoryOn, !!mind.behaviour);
-  const key = { projectId, mindId: mind.id, playerId: req.playerId };
+  let history = sanitiseHistory(ctx, projectId, merged, visible, memoryOn, conditions.lore, !!mind.behaviour);
   const behaviour = mind.behaviour
-    ? prepareBehaviour(ctx, mind.behaviour, { key, history, visible, availableActions: req.availableActions, actionResults: req.actionResults })
+    ? prepareBehaviour(ctx, mind.behaviour, {
+        key,
+        history,
+        visible,
+        availableActions: req.availableActions,
+        actionResults: req.actionResults,
+        when: (c) => ({ value: conditionHolds(c, conditions.scope) }),
+      })
     : null;
   warnings.push(...(behaviour ? behaviour.warnings : behaviourFieldsIgnored(req)));
 
@@ -103,7 +120,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const fit = await fitMindPromptForTurn(ctx, mind, sharedLoreFor(ctx, projectId, mind, visible), fitting);
   const sharedLore = fit.shared;
   const known = new Set([...inHistory, ...sharedLore.map((l) => l.chunkId)]);
-  const hits = await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN });
+  const hits = await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN, gate: conditions.lore });
   // The first turn brings the lore in; a follow-up adds a chunk only when this turn's best hit is not yet in
   // the conversation (then that one chunk). Lore already in the conversation stays there, so a follow-up
   // evaluates little more than the player's new line: this is what keeps KV-cache reuse worth having.
@@ -152,6 +169,8 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     used += cost;
   }
   if (newLore.length) notes.lore = newLore.map(({ score: _s, ...l }) => l);
+  const timed = conditions.lore.timedOf(newLore.map((l) => l.documentId));
+  if (timed.length) notes.timed = timed;
   const turn: SessionMessage = Object.keys(notes).length ? { role: "user", content: req.text, notes } : { role: "user", content: req.text };
 
   history = trimHistory(ctx, history, {
@@ -177,27 +196,31 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     temperature: mind.responseConfig.temperature,
     budget: { contextSize, replyCap, minReply, staticTokens: fit.tokens, fits: room >= minReply, dropped: fit.dropped },
     behaviour,
+    conditions,
   };
 }
 
 /**
  * Drops from the conversation whatever the mind may no longer see: lore
  * whose chunk is gone or whose tags no longer meet the visible set (authors
- * change tags; activeKnowledgeTags narrows per request), and memories when
+ * change tags; activeKnowledgeTags narrows per request), lore whose document's
+ * condition is false or whose timer ran out (`gate`), and memories when
  * long-term memory is off. Knowledge scoping holds across turns this way.
  * A mind that no longer has behaviour shows its past replies as words only.
  */
-function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMessage[], visible: string[], memoryOn: boolean, typed: boolean): SessionMessage[] {
+function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMessage[], visible: string[], memoryOn: boolean, gate: LoreGate, typed: boolean): SessionMessage[] {
   const ids = history.flatMap((m) => m.notes?.lore?.map((l) => l.chunkId) ?? []);
-  const ok = stillVisible(ctx, projectId, ids, visible);
-  return history.map((m) => {
+  const ok = stillVisible(ctx, projectId, ids, visible, gate);
+  const ago = turnsAgo(history);
+  return history.map((m, i) => {
     if (m.behaviour && !typed) return { role: m.role, content: m.content };
     if (!m.notes) return m;
     const notes: TurnNotes = {};
-    const lore = m.notes.lore?.filter((l) => ok.has(l.chunkId));
+    const lore = m.notes.lore?.filter((l) => ok.has(l.chunkId) && gate.keeps(l.documentId, ago[i]));
     if (lore?.length) notes.lore = lore;
     if (memoryOn && m.notes.memories?.length) notes.memories = m.notes.memories;
     if (m.notes.scene) notes.scene = m.notes.scene;
+    if (m.notes.timed?.length) notes.timed = m.notes.timed;
     if (typed && m.notes.behaviour) notes.behaviour = m.notes.behaviour;
     if (typed && m.notes.actionResults?.length) notes.actionResults = m.notes.actionResults;
     return Object.keys(notes).length ? { ...m, notes } : { role: m.role, content: m.content };

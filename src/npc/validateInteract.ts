@@ -2,6 +2,7 @@ import { ApiError } from "../core/errors.ts";
 import { isPlainObject } from "../lore/validate/fields.ts";
 import { ACTION_STATUSES, CONTEXT_ARRAY_FIELDS, CONTEXT_STRING_FIELDS, INTERACT_LIMITS as L, TOP_LEVEL_FIELDS } from "./interactLimits.ts";
 import type { ActionResult, HistoryMessage, InteractRequest, SceneContext } from "./interactModel.ts";
+import { keyProblem, valueProblem, type StateValue } from "../state/stateKeys.ts";
 
 export type { HistoryMessage, InteractRequest, SceneContext };
 
@@ -31,6 +32,7 @@ export const INTERACT_PRECEDENCE: readonly { rule: string; check: (b: Body) => A
   { rule: "conversationHistory", check: (b) => (b.conversationHistory === undefined ? undefined : historyError(b.conversationHistory)) },
   { rule: "context", check: (b) => (b.context === undefined ? undefined : contextError(b.context)) },
   { rule: "memory", check: (b) => (b.memory === undefined ? undefined : memoryError(b.memory)) },
+  { rule: "state", check: (b) => (b.state === undefined ? undefined : stateError(b.state)) },
   { rule: "availableActions", check: (b) => (b.availableActions === undefined ? undefined : availableActionsError(b.availableActions)) },
   { rule: "actionResults", check: (b) => (b.actionResults === undefined ? undefined : actionResultsError(b.actionResults)) },
 ];
@@ -53,6 +55,8 @@ export function validateInteract(body: unknown): InteractRequest {
     out.conversationHistory = (body.conversationHistory as HistoryMessage[]).map((m) => ({ role: m.role, content: m.content }));
   }
   if (body.context !== undefined) out.context = sceneContext(body.context as Body);
+  // A null-prototype copy: keys are data here, never properties looked up through a prototype.
+  if (body.state !== undefined) out.state = Object.assign(Object.create(null), body.state) as Record<string, StateValue>;
   if (body.availableActions !== undefined) out.availableActions = body.availableActions as string[];
   if (body.actionResults !== undefined) {
     out.actionResults = (body.actionResults as ActionResult[]).map((r) => ({ id: r.id, status: r.status, ...(r.detail !== undefined ? { detail: r.detail } : {}) }));
@@ -115,6 +119,19 @@ function contextError(ctx: unknown): ApiError | undefined {
 function memoryError(m: unknown): ApiError | undefined {
   if (!isPlainObject(m)) return bad("Invalid memory: must be an object {retrieve?: boolean}");
   if (m.retrieve !== undefined && typeof m.retrieve !== "boolean") return bad("Invalid memory.retrieve: must be a boolean");
+}
+
+/** Per-request state: {key: value}, keys in the state key syntax, values true/false, finite numbers or short strings. */
+function stateError(st: unknown): ApiError | undefined {
+  if (!isPlainObject(st)) return bad("Invalid state: must be an object of state keys and values");
+  const entries = Object.entries(st);
+  if (entries.length > L.stateKeys) return bad(`Too many state keys (max ${L.stateKeys})`);
+  for (const [k, v] of entries) {
+    const kp = keyProblem(k);
+    if (kp) return bad(`Invalid state key '${k.slice(0, 120)}': ${kp}`);
+    const vp = valueProblem(v);
+    if (vp) return bad(`Invalid state.${k}: ${vp}`);
+  }
 }
 
 function availableActionsError(v: unknown): ApiError | undefined {

@@ -6,9 +6,9 @@ import { closestName } from "./closestName.ts";
  * Checks a value against a TypeBox schema and says what is wrong in the
  * pack author's words ("minds[2].hints[0]: must be a non-empty string")
  * rather than JSON Schema's. Covers the subset the pack schema uses:
- * closed objects and maps (Record), arrays, strings, numbers, booleans,
- * literal unions, nullable unions and unions of objects (the closest one
- * reports). Reports every problem, one per path.
+ * closed objects, records (an object of keys matching a pattern), arrays,
+ * strings, numbers, booleans, literal unions, nullable unions and unions of
+ * objects (the closest one reports). Reports every problem, one per path.
  */
 export function checkShape(schema: TSchema, value: unknown, path: string, add: (path: string, reason: string) => void): void {
   const kind = schema[Kind] as string;
@@ -36,15 +36,14 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
       return;
     }
     case "Record": {
-      // A closed map whose keys follow one pattern (e.g. an action's parameters by name).
-      if (!isPlainObject(value)) return add(path, "must be an object (a mapping of fields)");
+      if (!isPlainObject(value)) return add(path, "must be an object (a mapping of keys)");
       const [pattern, sub] = Object.entries(schema.patternProperties as Record<string, TSchema>)[0];
-      const keys = Object.keys(value);
-      if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) add(path, `at most ${schema.maxProperties} fields`);
-      const re = new RegExp(pattern);
-      for (const k of keys) {
-        if (re.test(k)) checkShape(sub, value[k], join(path, k), add);
-        else add(join(path, k), schema.keyProblem ?? "is not an allowed name");
+      const keyRe = new RegExp(pattern);
+      const entries = Object.entries(value);
+      if (schema.maxProperties !== undefined && entries.length > schema.maxProperties) add(path, `at most ${schema.maxProperties} entries`);
+      for (const [k, v] of entries) {
+        if (!keyRe.test(k)) add(join(path, k), schema.keyProblem ?? "is not an allowed key");
+        else checkShape(sub, v, join(path, k), add);
       }
       return;
     }

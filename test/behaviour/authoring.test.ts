@@ -196,7 +196,7 @@ describe("trust: admin routes, export and erase", () => {
     const exp = await admin("GET", `/projects/${w.projectId}/players/p-erase/export`);
     expect(exp.body.trust).toEqual([{ entityMindId: w.minds.garrick, value: 4, updatedAt: expect.any(String) }]);
     const erased = await admin("DELETE", `/projects/${w.projectId}/players/p-erase/memories`);
-    expect(erased.body).toEqual({ playerId: "p-erase", memoriesDeleted: 0, sessionsDeleted: 0, trustDeleted: 1 });
+    expect(erased.body).toEqual({ playerId: "p-erase", memoriesDeleted: 0, sessionsDeleted: 0, stateKeysDeleted: 0, trustDeleted: 1 });
     expect((await admin("GET", adminPath("p-erase"))).body).toMatchObject({ value: 0, stored: false });
     await admin("PUT", adminPath("p-cli"), { value: 2 });
     expect(erasePlayerRows(t.app.ctx, w.projectId, "p-cli").trustDeleted).toBe(1);
@@ -210,5 +210,49 @@ describe("trust: admin routes, export and erase", () => {
     expect(exportPlayerData(t.app.ctx, w.projectId, "p-gone").trust).toHaveLength(1);
     await admin("DELETE", `/projects/${w.projectId}/minds/${m}`);
     expect(exportPlayerData(t.app.ctx, w.projectId, "p-gone").trust).toEqual([]);
+  });
+});
+
+describe("an action's `when`: a condition on state and trust", () => {
+  const gated = {
+    actions: [
+      { name: "open_vault", description: "Open the vault.", when: "quest.vault.open == true" },
+      { name: "hug", description: "Hug the player.", when: "trust >= 5" },
+      { name: "wave", description: "Wave." },
+    ],
+    trust: {},
+  };
+  const preview = (playerId: string, extra: Record<string, unknown> = {}) =>
+    admin("POST", `/projects/${w.projectId}/interact-preview`, { text: "Hi", entityMindId: w.minds.garrick, playerId, ...extra });
+
+  test("checked when authored: a condition that does not parse, or compares a declared key with the wrong type", async () => {
+    const bad = await admin("PATCH", mindPath(), { behaviour: { actions: [{ name: "x", description: "d", when: "quest.vault.open ==" }] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual([expect.stringMatching(/^behaviour\.actions\[0\]\.when: .+ \(at character \d+\)$/)]);
+    const pack = { project: { name: "Vaults" }, state: { stateKeys: { "vault.level": { type: "number" } } }, tags: [{ name: "v" }], minds: [{ key: "m", entityName: "M", personality: "P.", knowledgeTags: ["v"], behaviour: { actions: [{ name: "x", description: "d", when: 'vault.level == "high"' }] } }] };
+    let err: any;
+    try {
+      importPack(t.app.ctx, pack);
+    } catch (e) {
+      err = e;
+    }
+    expect(err?.extra.details).toEqual([expect.stringMatching(/^minds\[0\]\.behaviour\.actions\[0\]\.when: .*number.* \(at character \d+\)$/)]);
+  });
+
+  test("offered only while it holds: the player's state, the request's state, the player's trust", async () => {
+    expect((await admin("PATCH", mindPath(), { behaviour: gated })).status).toBe(200);
+    const offered = async (playerId: string, extra: Record<string, unknown> = {}) => (await preview(playerId, extra)).body.behaviour.offered;
+    expect(await offered("p-when")).toEqual(["wave"]);
+    expect((await preview("p-when")).body.behaviour.withheld).toContainEqual({ name: "open_vault", reason: "when is false (quest.vault.open == true)" });
+    // The request's own state, this turn only.
+    expect(await offered("p-when", { state: { "quest.vault.open": true } })).toEqual(["open_vault", "wave"]);
+    expect(await offered("p-when")).toEqual(["wave"]);
+    // The player's stored state.
+    expect((await t.call("PUT", "/v1/state/players/p-when", { key: w.keys.server, body: { set: { "quest.vault.open": true } } })).status).toBe(200);
+    expect(await offered("p-when")).toEqual(["open_vault", "wave"]);
+    // Trust, as the scope's `trust`.
+    await t.call("PUT", `/v1/npc/${w.minds.garrick}/trust/p-when`, { key: w.keys.server, body: { value: 5 } });
+    expect(await offered("p-when")).toEqual(["open_vault", "hug", "wave"]);
+    await admin("PATCH", mindPath(), { behaviour: SHOPKEEPER });
   });
 });

@@ -35,7 +35,7 @@ describe("which actions a turn offers", () => {
     expect(o.withheld).toEqual([
       { name: "give_item", reason: "not in availableActions" },
       { name: "give_gold", reason: "cooldown: offered again in 2 turns" },
-      { name: "close_shop", reason: "when is false (quest.flood.stage > 2): conditions are not evaluated by this server yet" },
+      { name: "close_shop", reason: "when is false (quest.flood.stage > 2): no condition scope to check it against" },
     ]);
   });
 });

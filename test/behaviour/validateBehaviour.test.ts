@@ -29,7 +29,7 @@ describe("authoring a behaviour: every problem with its path", () => {
     [
       "17 params",
       { actions: [action({ params: params(Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`p${i}`, { type: "boolean" }]))) })] },
-      ["behaviour.actions[0].params.properties: at most 16 fields"],
+      ["behaviour.actions[0].params.properties: at most 16 entries"],
     ],
     ["param name not an identifier", { actions: [action({ params: params({ "the item": { type: "boolean" } }) })] }, [expect.stringContaining("behaviour.actions[0].params.properties.the item: must be an identifier")]],
     ["string without maxLength", { actions: [action({ params: params({ line: { type: "string" } }) })] }, [expect.stringContaining("behaviour.actions[0].params.properties.line: must be a parameter schema")]],

@@ -2,10 +2,10 @@ import type { ServiceContext } from "../../core/context.ts";
 import { notFound } from "../../core/errors.ts";
 import { crudRoutes } from "./crud.ts";
 import { DocumentBody, LocationBody, MindBody, RelationshipBody, RelationshipTypeBody, TagBody } from "../adminSchemas.ts";
-import { DocumentFullSchema, LocationSchema, RelationshipSchema, RelationshipTypeSchema, TagSchema } from "../../lore/loreSchemas.ts";
+import { AdminDocumentSchema, LocationSchema, RelationshipSchema, RelationshipTypeSchema, TagSchema } from "../../lore/loreSchemas.ts";
 import { readMinds } from "../../lore/minds/readMinds.ts";
 import { withBehaviour } from "../../behaviour/mindBehaviour.ts";
-import { AdminMindSchema } from "../../behaviour/behaviourSchemas.ts";
+import { AdminMindWithBehaviourSchema } from "../../behaviour/behaviourSchemas.ts";
 import { createMind, deleteMind, updateMind } from "../../lore/minds/writeMinds.ts";
 import { readTags } from "../../lore/tags/readTags.ts";
 import { createTag, deleteTag, updateTag } from "../../lore/tags/writeTags.ts";
@@ -14,7 +14,7 @@ import { createLocation, deleteLocation, updateLocation } from "../../lore/locat
 import { readRelationships, readRelationshipTypes } from "../../lore/relationships/readRelationships.ts";
 import { createRelationshipType, deleteRelationshipType, updateRelationshipType } from "../../lore/relationships/writeRelationshipTypes.ts";
 import { createRelationship, deleteRelationship, updateRelationship } from "../../lore/relationships/writeRelationships.ts";
-import { exportDocuments, getDocument } from "../../lore/documents/readDocuments.ts";
+import { adminDocument, adminDocuments } from "../../lore/documents/readDocuments.ts";
 import { createDocument, deleteDocument, updateDocument } from "../../lore/documents/writeDocuments.ts";
 
 /** CRUD of every lore resource under /admin/v1/projects/:projectId/... */
@@ -23,12 +23,12 @@ export function loreResourceRoutes(ctx: ServiceContext) {
     crudRoutes(ctx, {
       path: "minds",
       name: "Entity Mind",
-      // The spec's mind and, for authoring, its behaviour (GET /v1/lore/minds stays the spec's shape).
-      view: AdminMindSchema,
+      // The admin API's mind (the spec's fields, its conditional knowledge) and its behaviour; GET /v1/lore/minds keeps the spec's shape.
+      view: AdminMindWithBehaviourSchema,
       createBody: MindBody,
-      list: (c, p) => withBehaviour(c, p, readMinds(c, p)),
+      list: (c, p) => withBehaviour(c, p, readMinds(c, p, { knowledge: true })),
       get: (c, p, id) => {
-        const m = withBehaviour(c, p, readMinds(c, p, { ids: [id] }))[0];
+        const m = withBehaviour(c, p, readMinds(c, p, { ids: [id], knowledge: true }))[0];
         if (!m) throw notFound("Entity Mind");
         return m;
       },
@@ -79,10 +79,10 @@ export function loreResourceRoutes(ctx: ServiceContext) {
     crudRoutes(ctx, {
       path: "documents",
       name: "Document",
-      view: DocumentFullSchema,
+      view: AdminDocumentSchema,
       createBody: DocumentBody,
-      list: (c, p) => exportDocuments(c, p, { limit: 100_000, offset: 0 }).documents,
-      get: getDocument,
+      list: adminDocuments,
+      get: adminDocument,
       create: createDocument,
       update: updateDocument,
       remove: deleteDocument,

@@ -46,19 +46,35 @@ async function withScopeLock<T>(s: MemoryScope, fn: () => Promise<T>): Promise<T
  * once, in the order first touched. A LanceDB failure is thrown after the
  * SQLite rows are written (the memory then exists without a vector: default
  * retrieval still finds it).
+ *
+ * `opts.stillWanted` is asked inside each write transaction: false (the summary's player was erased meanwhile)
+ * writes nothing more and returns []. `opts.done` runs inside the transaction of the last write, or alone
+ * when no draft is left: a pending summary is deleted there, so it is gone exactly when its memories are stored.
  */
 export async function storeMemories(
   ctx: MemoryContext,
   input: { projectId: string; mindId: string; playerId: string; drafts: MemoryDraft[] },
+  opts: { stillWanted?: () => boolean; done?: () => void } = {},
 ): Promise<Memory[]> {
   const drafts = sanitiseDrafts(input.drafts, Number.POSITIVE_INFINITY);
-  if (!drafts.length) return [];
+  const wanted = opts.stillWanted ?? (() => true);
+  if (!drafts.length) {
+    if (opts.done) writeTx(ctx.db, () => wanted() && opts.done!());
+    return [];
+  }
   const scope: MemoryScope = { projectId: input.projectId, mindId: input.mindId, playerId: input.playerId };
   return withScopeLock(scope, async () => {
     const touched = new Map<string, Memory>();
-    for (const draft of drafts) {
+    for (const [i, draft] of drafts.entries()) {
       const targetId = await findDuplicate(ctx, scope, draft);
-      const stored = writeTx(ctx.db, () => writeDraft(ctx, scope, draft, targetId));
+      const stored = writeTx(ctx.db, () => {
+        if (!wanted()) return null;
+        const m = writeDraft(ctx, scope, draft, targetId);
+        if (i === drafts.length - 1) opts.done?.();
+        return m;
+      });
+      // Erased while this store ran: the erase took the memories written so far with it.
+      if (!stored) return [];
       await ctx.vectors.upsertMemories([toVectorRow(scope.projectId, stored)]);
       // An erase may have deleted the row while the vector was being written (its
       // purge may already have run): never leave a vector without its row.

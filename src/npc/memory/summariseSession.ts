@@ -1,7 +1,8 @@
 import type { TextModel } from "../../generation/types.ts";
-import { keywords } from "./memoryText.ts";
+import type { FinishReason } from "../../llm/types.ts";
+import { groundedDrafts } from "./groundedDrafts.ts";
 import { sanitiseDrafts } from "./sanitiseDrafts.ts";
-import { DEFAULT_SUMMARY_MAX_TOKENS, EXAMPLE_TRANSCRIPT, SUMMARY_SCHEMA, summaryPrompt } from "./summaryPrompt.ts";
+import { DEFAULT_SUMMARY_MAX_TOKENS, SUMMARY_SCHEMA, summaryPrompt } from "./summaryPrompt.ts";
 import type { MemoryDraft } from "./types.ts";
 
 export { DEFAULT_SUMMARY_MAX_TOKENS, SUMMARY_SCHEMA } from "./summaryPrompt.ts";
@@ -20,17 +21,16 @@ const MIN_SESSION_TOKENS = 128;
  * context beside the answer's reserve. Whatever the model writes is validated
  * (sanitiseDrafts), and memories not taken from the session are dropped
  * (groundedDrafts): junk, cut-off JSON or an empty reply give `memories: []`,
- * never an error. Errors of the engine itself (e.g. disposed) are thrown.
+ * never an error. Errors of the engine itself (e.g. disposed) are thrown. `finishReason` is the generation's
+ * (absent when nothing was generated); "abort": the summary was cut before its end (e.g. shutdown).
  *
- * `conversationKey`: which sequence to use. Passing the ending session's own key
- * (project:mind:player) reuses its sequence, whose cache is useless after the
- * checkpoint, instead of evicting another player's conversation.
+ * `conversationKey`: which sequence to use (the memory-summary job's own key per player: summarisePending.ts).
  */
 export async function summariseSession(
   llm: TextModel,
   input: { mindName: string; playerId: string; messages: { role: "user" | "assistant"; content: string }[] },
   opts: { signal?: AbortSignal; timeoutMs?: number; maxTokens?: number; conversationKey?: string; seed?: number } = {},
-): Promise<{ memories: MemoryDraft[]; promptTokens: number; completionTokens: number }> {
+): Promise<{ memories: MemoryDraft[]; promptTokens: number; completionTokens: number; finishReason?: FinishReason }> {
   const messages = input.messages.filter((m) => typeof m.content === "string" && m.content.trim() !== "");
   if (!messages.some((m) => m.role === "user")) return { memories: [], promptTokens: 0, completionTokens: 0 };
 
@@ -75,26 +75,8 @@ export async function summariseSession(
     timeoutMs: opts.timeoutMs,
     seed: opts.seed,
   });
-  const memories = groundedDrafts(sanitiseDrafts(parseModelJson(r.text)), input.mindName, kept, example ? EXAMPLE_TRANSCRIPT : []);
-  return { memories, promptTokens: r.promptTokens, completionTokens: r.completionTokens };
-}
-
-/**
- * Keeps the memories taken from this session: at least one content word in common with the conversation
- * (the mind's own name aside), and no more with the prompt's worked example than with the conversation.
- * Small models write free inventions ("I'm a dragon.") and the example's facts ("The player comes from the
- * hill farms.") into a summary: measured, 4 of 12 Gemma 3 270M summaries held one. A paraphrase by a capable
- * model keeps a name, a thing or a number of what was said.
- */
-export function groundedDrafts(drafts: MemoryDraft[], mindName: string, messages: { content: string }[], example: { content: string }[] = []): MemoryDraft[] {
-  const mind = keywords(mindName);
-  const said = keywords(messages.map((m) => m.content).join("\n"));
-  const shown = keywords(example.map((m) => m.content).join("\n"));
-  return drafts.filter((d) => {
-    const words = [...keywords(d.text)].filter((w) => !mind.has(w));
-    const fromSession = words.filter((w) => said.has(w)).length;
-    return fromSession > 0 && fromSession >= words.filter((w) => shown.has(w)).length;
-  });
+  const memories = groundedDrafts(sanitiseDrafts(parseModelJson(r.text)), input.mindName, kept, { example });
+  return { memories, promptTokens: r.promptTokens, completionTokens: r.completionTokens, finishReason: r.finishReason };
 }
 
 /**

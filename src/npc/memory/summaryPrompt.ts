@@ -63,8 +63,7 @@ function instructions(mindName: string): string {
 
 /**
  * One worked example (a different NPC, player and facts than any real session): small models copy the shape
- * of an answer far better than they follow a description of it. Its facts (Doran, rope, spiders) are checked
- * for in the bench: a summary that copies them is counted.
+ * of an answer far better than they follow a description of it.
  */
 export const EXAMPLE_TRANSCRIPT: Turn[] = [
   { role: "user", content: "Hi, I'm Doran from the hill farms. Do you sell rope?" },
@@ -72,14 +71,24 @@ export const EXAMPLE_TRANSCRIPT: Turn[] = [
   { role: "user", content: "Give me fifty feet. I owe you 5 silver then, I'll pay on Monday. I hate spiders, by the way." },
   { role: "assistant", content: "Don't we all. Monday it is." },
 ];
-const EXAMPLE_ANSWER = JSON.stringify({
-  memories: [
-    { text: "The player's name is Doran.", importance: 6, topics: ["name"] },
-    { text: "The player comes from the hill farms.", importance: 4, topics: ["origin"] },
-    { text: "The player owes the shopkeeper 5 silver for rope and will pay on Monday.", importance: 7, topics: ["debt", "rope"] },
-    { text: "The player hates spiders.", importance: 3, topics: ["dislikes"] },
-  ],
-});
+/**
+ * The NPC of the example: the speaker of its replies and "the shopkeeper" of its answer. Small models then call
+ * any NPC "the shopkeeper" ("The player owes the shopkeeper 30 gold.": SmolLM2-135M, 4 of 6 seeds).
+ */
+export const EXAMPLE_MIND = "Shopkeeper";
+export const EXAMPLE_MEMORIES = [
+  { text: "The player's name is Doran.", importance: 6, topics: ["name"] },
+  { text: "The player comes from the hill farms.", importance: 4, topics: ["origin"] },
+  { text: "The player owes the shopkeeper 5 silver for rope and will pay on Monday.", importance: 7, topics: ["debt", "rope"] },
+  { text: "The player hates spiders.", importance: 3, topics: ["dislikes"] },
+];
+const EXAMPLE_ANSWER = JSON.stringify({ memories: EXAMPLE_MEMORIES });
+/**
+ * The example's facts about its player: names, places, things, amounts and days. A memory that holds one the
+ * session never said was copied from the example (groundedDrafts.ts); the rest of the example's words ("name",
+ * "owes", "comes from", "hates", "pay") are the shape every answer shares. Every example memory holds one.
+ */
+export const EXAMPLE_FACTS = ["Doran", "hill farms", "rope", "ten feet", "silver", "fifty feet", "Monday", "spiders"];
 /** Words of the example that a real summary must not contain (bench: "copied the example"). */
 export const EXAMPLE_MARKERS = /\bDoran\b|spider|hill farms/i;
 
@@ -104,7 +113,7 @@ export function summaryPrompt(mindName: string, messages: Turn[], example = true
     { role: "system", content: instructions(mindName) },
     ...(example
       ? [
-          { role: "user" as const, content: ask("Shopkeeper", EXAMPLE_TRANSCRIPT) },
+          { role: "user" as const, content: ask(EXAMPLE_MIND, EXAMPLE_TRANSCRIPT) },
           { role: "assistant" as const, content: EXAMPLE_ANSWER },
         ]
       : []),

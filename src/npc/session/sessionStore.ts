@@ -32,11 +32,6 @@ export function saveSession(
     .run(newId("sess"), key.projectId, key.mindId, key.playerId, JSON.stringify(s.messages), turns, s.tokenCount, now, now);
 }
 
-/** A fresh session after a memory checkpoint. */
-export function resetSession(ctx: ServiceContext, key: { projectId: string; mindId: string; playerId: string }): void {
-  saveSession(ctx, key, { messages: [], tokenCount: 0 });
-}
-
 /** A player's sessions in a project, by mind. */
 export function playerSessionRows(db: Db, projectId: string, playerId: string): { mind_id: string; messages: string; updated_at: string }[] {
   return db

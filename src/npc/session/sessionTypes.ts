@@ -10,6 +10,8 @@ export interface TurnNotes {
   lore?: Omit<LoreNote, "score">[];
   memories?: string[];
   scene?: string;
+  /** timed documents whose lore came in with this turn (never rendered: their timers count from it) */
+  timed?: string[];
   /** a mind with behaviour: the player's trust and the actions offered now (src/behaviour) */
   behaviour?: string;
   /** what became of earlier actions, as the caller reported */

@@ -32,15 +32,17 @@ export interface Studio {
   close(): Promise<void>;
 }
 
-/** A real server (listening on a free port, the tiny model loaded unless `model: false`, jobs running) and a fresh headless Chromium. */
-export async function startStudio(opts: { model?: boolean } = {}): Promise<Studio> {
+export interface Chromium {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** console errors and page errors seen so far */
+  errors: string[];
+}
+
+/** A fresh headless Chromium on one page, its relative URLs resolved against `base`, its console errors collected. */
+export async function openChromium(base: string, viewport = { width: 1280, height: 800 }): Promise<Chromium> {
   const { chromium } = await import("playwright-core");
-  const dir = tempDir("lorehold-studio-e2e-");
-  const model = ensureTinyModel(undefined, { nCtx: 2048 });
-  const config = testConfig(dir, { port: 0, host: "127.0.0.1", model, parallel: 2, contextSize: 2048, maxReplyTokens: 16 });
-  const app = await App.start(config, { logger: silentLogger, loadModel: opts.model !== false });
-  const base = `http://127.0.0.1:${app.port}`;
-  const token = ensureAdminToken(app.db).adminToken;
   // launch() gives every run a fresh temporary profile (and removes it on close).
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -48,12 +50,24 @@ export async function startStudio(opts: { model?: boolean } = {}): Promise<Studi
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
   });
   // A new context is a fresh profile: no cookies, no storage.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, baseURL: base });
+  const context = await browser.newContext({ viewport, acceptDownloads: true, baseURL: base });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("console", (m) => m.type() === "error" && errors.push(`${m.text()} (at ${m.location().url}:${m.location().lineNumber})`));
   page.on("pageerror", (e) => errors.push(String(e)));
+  return { browser, context, page, errors };
+}
+
+/** A real server (listening on a free port, the tiny model loaded unless `model: false`, jobs running) and a fresh headless Chromium. */
+export async function startStudio(opts: { model?: boolean } = {}): Promise<Studio> {
+  const dir = tempDir("lorehold-studio-e2e-");
+  const model = ensureTinyModel(undefined, { nCtx: 2048 });
+  const config = testConfig(dir, { port: 0, host: "127.0.0.1", model, parallel: 2, contextSize: 2048, maxReplyTokens: 16 });
+  const app = await App.start(config, { logger: silentLogger, loadModel: opts.model !== false });
+  const base = `http://127.0.0.1:${app.port}`;
+  const token = ensureAdminToken(app.db).adminToken;
+  const { browser, context, page, errors } = await openChromium(base);
   mkdirSync(SCREENSHOTS, { recursive: true });
   return {
     app,
@@ -77,7 +91,7 @@ export async function startStudio(opts: { model?: boolean } = {}): Promise<Studi
 }
 
 /** Signs in through the page as a person would. */
-export async function signInThroughPage(s: Studio): Promise<void> {
+export async function signInThroughPage(s: { page: Page; token: string }): Promise<void> {
   await s.page.goto("/");
   await s.page.getByLabel("Admin token").fill(s.token);
   await s.page.getByRole("button", { name: "Sign in" }).click();
@@ -85,4 +99,4 @@ export async function signInThroughPage(s: Studio): Promise<void> {
 }
 
 /** A click in the project's side navigation. */
-export const nav = (s: Studio, name: string) => s.page.getByRole("navigation", { name: "Project sections" }).getByRole("link", { name, exact: true }).click();
+export const nav = (s: { page: Page }, name: string) => s.page.getByRole("navigation", { name: "Project sections" }).getByRole("link", { name, exact: true }).click();
