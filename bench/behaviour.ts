@@ -10,8 +10,7 @@ import { BEHAVIOUR_DELIMITER, behaviourBlock } from "../src/behaviour/behaviourP
 import { conditionsUnavailable, offerActions } from "../src/behaviour/offerActions.ts";
 import { tailSchema, tailTokenBound } from "../src/behaviour/tailSchema.ts";
 import { parseTail } from "../src/behaviour/parseTail.ts";
-import { realFixtures } from "../test/realmodel/realFixtures.ts";
-import { join } from "node:path";
+import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -23,7 +22,9 @@ const { values: args } = parseArgs({
 });
 const fx = realFixtures();
 if (!fx) throw new Error("real fixtures missing: sh scripts/fetch-fixtures.sh");
-const modelPath = args.model === "qwen" ? join(fx.modelsDir, "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") : fx.smol;
+const qwen = args.model === "qwen" ? qwenFixture() : null;
+if (args.model === "qwen" && !qwen) throw new Error("the Qwen2.5-Coder-0.5B fixture is missing: sh scripts/fetch-fixtures.sh");
+const modelPath = qwen ?? fx.smol;
 
 const b = resolveBehaviour({
   emotions: ["neutral", "happy", "angry", "afraid"],
