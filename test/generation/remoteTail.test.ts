@@ -12,7 +12,8 @@ import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import { getProjectBalance } from "../../src/credits/ledger.ts";
 import { interactionCostMicro } from "../../src/credits/prices.ts";
 import type { BehaviourInput } from "../../src/behaviour/behaviourModel.ts";
-import type { BackendKind } from "../../src/generation/types.ts";
+import type { BackendKind, GenerateResult } from "../../src/generation/types.ts";
+import type { RemotePool } from "../../src/generation/remote/RemotePool.ts";
 
 setDefaultTimeout(600_000);
 
@@ -90,6 +91,14 @@ suite("llama-server: the tail under json_schema", () => {
     const { t, w } = ls;
     const before = getProjectBalance(t.app.ctx, w.projectId).available;
     const since = Date.now();
+    const pool = t.app.ctx.generation as RemotePool;
+    const results: GenerateResult[] = [];
+    const generate = pool.generate.bind(pool);
+    pool.generate = async (req) => {
+      const r = await generate(req);
+      results.push(r);
+      return r;
+    };
     let withAction = 0;
     for (let i = 0; i < 30; i++) {
       const r = await ask(ls, `p-valid-${i % 5}`);
@@ -99,6 +108,11 @@ suite("llama-server: the tail under json_schema", () => {
       checkBehaviour(r.body.metadata.behaviour, ["give_gold", "give_item", "wave", "open_door"]);
       if (r.body.metadata.behaviour.actions.length) withAction++;
     }
+    pool.generate = generate;
+    // The tail continued the words in the server's prompt cache: it read the delimiter (and any re-tokenized
+    // word tokens) again, never the prompt, whose catalogue alone is hundreds of tokens.
+    expect(results).toHaveLength(30);
+    for (const r of results) expect(r.tail!.evaluatedTokens).toBeLessThan(r.promptTokens / 4);
     // The grammar lets the list open with "]" or "{": about even odds a turn on random weights; none in 30 is below 1e-9.
     expect(withAction).toBeGreaterThan(0);
     const samples = t.app.usage.since(w.projectId, since);
