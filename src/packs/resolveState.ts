@@ -17,7 +17,7 @@ export function resolveState(pack: Record<string, unknown>, p: Problems): StateS
 }
 
 /**
- * Every condition of the pack (documents' `when`, minds' `knowledge[].when`) checked as the admin API
+ * Every condition of the pack (documents' `when`, minds' `knowledge[].when` and conditional hints and restrictions) checked as the admin API
  * checks them: parse, known functions, types against the declared keys. Also a tag named twice in one
  * mind's knowledge.
  */
@@ -28,7 +28,14 @@ export function checkPackConditions(pack: Record<string, unknown>, schema: State
     if (isPlainObject(d) && typeof d.when === "string" && d.when.trim()) p.list.push(...conditionProblems(`documents[${i}].when`, d.when, declared));
   });
   entries("minds").forEach((m, i) => {
-    if (!isPlainObject(m) || !Array.isArray(m.knowledge)) return;
+    if (!isPlainObject(m)) return;
+    for (const field of ["hints", "restrictions"]) {
+      const lines = Array.isArray(m[field]) ? (m[field] as unknown[]) : [];
+      lines.forEach((l, j) => {
+        if (isPlainObject(l) && typeof l.when === "string" && l.when.trim()) p.list.push(...conditionProblems(`minds[${i}].${field}[${j}].when`, l.when, declared));
+      });
+    }
+    if (!Array.isArray(m.knowledge)) return;
     const seen = new Set<string>();
     m.knowledge.forEach((k, j) => {
       if (!isPlainObject(k)) return;

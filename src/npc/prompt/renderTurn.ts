@@ -1,5 +1,6 @@
 import type { SceneContext } from "../validateInteract.ts";
 import type { SessionMessage, TurnNotes } from "../session/sessionTypes.ts";
+import { renderNow } from "./conditionalLines.ts";
 
 const LABELS: Record<string, string> = {
   location: "Location",
@@ -49,11 +50,12 @@ export function loreNote(l: { documentName: string; text: string }): string {
 
 /** A user turn as the model sees it: the notes the server added, then what the player said. */
 export function renderUserTurn(content: string, notes: TurnNotes | undefined): string {
-  if (!notes || (!notes.lore?.length && !notes.memories?.length && !notes.scene)) return content;
+  if (!notes || (!notes.lore?.length && !notes.memories?.length && !notes.scene && !notes.now?.length)) return content;
   const parts: string[] = [];
   if (notes.scene) parts.push(`[Scene]\n${notes.scene}`);
   if (notes.lore?.length) parts.push(`[Lore]\n${renderLore(notes.lore)}`);
   if (notes.memories?.length) parts.push(`[You remember about this player]\n${notes.memories.map((m) => `- ${m}`).join("\n")}`);
+  if (notes.now?.length) parts.push(renderNow(notes.now));
   parts.push(`[Player]\n${content}`);
   return parts.join("\n\n");
 }
