@@ -6,11 +6,11 @@ const strict = { additionalProperties: false } as const;
 /** A document timer: turns of a conversation (src/lore/documents/documentGate.ts), or null. */
 const Timer = t.Union([t.Number({ minimum: 0, maximum: 1000, multipleOf: 1 }), t.Null()]);
 
-/** Request bodies of the admin API (authoring). The services re-check every rule for the CLI and packs. */
 /** Hints or restrictions: a plain line (always in the static prompt) or {text, when} (in the turn's part while true). */
 const MindLines = (what: string) =>
   t.Array(t.Union([S(1000), t.Object({ text: S(1000), when: S(1000) }, strict)]), { maxItems: 100, description: `${what}: a line, or {text, when} that applies only while the condition holds` });
 
+/** Request bodies of the admin API (authoring). The services re-check every rule for the CLI and packs. */
 export const MindBody = t.Object(
   {
     key: t.Optional(NS(200)),
