@@ -32,7 +32,7 @@ export function StateSimulator({ projectId }: { projectId: string }) {
   useEffect(() => {
     run();
   }, [projectId]);
-  const gatedMinds = (result?.minds ?? []).map((m) => ({ ...m, documents: m.documents.filter((d) => d.reasons.length > 1 || d.reasons.some((r) => !r.endsWith("(always known)"))) }));
+  const gatedMinds = (result?.minds ?? []).map((m) => ({ ...m, documents: m.documents.filter((d) => d.reasons.some((r) => !r.endsWith("(always known)"))) }));
   // (documents a mind always knows by an unconditional tag, with no condition or timer, are the matrix above)
   return (
     <section aria-labelledby="sim-title" data-testid="state-simulator">
