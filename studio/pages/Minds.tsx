@@ -191,8 +191,8 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
           <Field label="Restrictions" hint="one per line">
             <textarea rows={3} value={f.restrictions} onInput={set("restrictions")} />
           </Field>
-          <WhenRows projectId={projectId} label="Conditional hints" textLabel="hint" rows={f.whenHints} onChange={(v) => setF({ ...f, whenHints: v })} />
-          <WhenRows projectId={projectId} label="Conditional restrictions" textLabel="restriction" rows={f.whenRestrictions} onChange={(v) => setF({ ...f, whenRestrictions: v })} />
+          <WhenRows projectId={projectId} label="Conditional hint lines" textLabel="hint" rows={f.whenHints} onChange={(v) => setF({ ...f, whenHints: v })} />
+          <WhenRows projectId={projectId} label="Conditional restriction lines" textLabel="restriction" rows={f.whenRestrictions} onChange={(v) => setF({ ...f, whenRestrictions: v })} />
           <p class="muted">A conditional line is never in the mind's shared prompt: it joins a player's turn while its condition holds.</p>
           <Field label="Location">
             <select value={f.locationId} onChange={set("locationId")}>

@@ -80,12 +80,31 @@ describe.skipIf(!enabled)("world state in the Studio (Chromium)", () => {
     const aldous = (await s.app.ctx.db.query("SELECT id FROM entity_minds WHERE key = 'brother-aldous'").get()) as { id: string };
     await page.goto(`/#/p/${projectId}/minds/${aldous.id}`);
     const form = page.getByRole("form", { name: "Mind editor" });
-    const when = form.getByLabel("Conditional restrictions condition 1");
+    const when = form.getByLabel("Conditional restriction lines condition 1");
     expect(await valueOf(when, "!(quest.flood.stage >= 2)")).toBe("!(quest.flood.stage >= 2)");
     const saved = page.waitForResponse((r) => r.request().method() === "PATCH" && r.url().includes(`/minds/${aldous.id}`));
     await form.getByRole("button", { name: "Save mind" }).click();
     expect((await saved).status()).toBe(200);
     const r = await s.app.ctx.db.query("SELECT restrictions FROM entity_minds WHERE id = ?").get(aldous.id) as { restrictions: string };
     expect(JSON.parse(r.restrictions).at(-1)).toEqual({ text: "Does not speak of what lies below the abbey; the crypt stair is sealed until the river wall holds.", when: "!(quest.flood.stage >= 2)" });
+  });
+
+  test("the playground sends this request's state: the conditional hint applies, the restriction goes off, in the trace and the prompt", async () => {
+    const { page } = s;
+    const aldous = (await s.app.ctx.db.query("SELECT id FROM entity_minds WHERE key = 'brother-aldous'").get()) as { id: string };
+    await page.goto(`/#/p/${projectId}/playground?mind=${aldous.id}`);
+    await page.getByLabel("Mind").selectOption(aldous.id);
+    await page.getByText("State (this request)").click();
+    await page.getByRole("button", { name: "Add key" }).click();
+    await page.getByLabel("Request state key 1").fill("quest.flood.stage");
+    await page.getByLabel("Request state value 1").fill("2");
+    await page.getByLabel("Your line").fill("Good morning, Brother.");
+    await page.getByRole("button", { name: "Send" }).click();
+    const lines = page.getByTestId("lines-0");
+    await lines.waitFor();
+    expect(await lines.locator("li", { hasText: "river wall, and mentions" }).locator(".verdict").textContent()).toBe("applies");
+    expect(await lines.locator("li", { hasText: "crypt stair is sealed" }).locator(".verdict").textContent()).toBe("off");
+    const prompt = await page.getByTestId("trace-0").locator("details pre").allTextContents();
+    expect(prompt.join("\n")).toContain("[Now]\nThings you tend to do:\n- Thanks the player for their work on the river wall");
   });
 });
