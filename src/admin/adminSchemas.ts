@@ -8,7 +8,11 @@ const Timer = t.Union([t.Number({ minimum: 0, maximum: 1000, multipleOf: 1 }), t
 
 /** Hints or restrictions: a plain line (always in the static prompt) or {text, when} (in the turn's part while true). */
 const MindLines = (what: string) =>
-  t.Array(t.Union([S(1000), t.Object({ text: S(1000), when: S(1000) }, strict)]), { maxItems: 100, description: `${what}: a line, or {text, when} that applies only while the condition holds` });
+  t.Array(
+    // text and when are both required; the service names a missing one by its path (hints[1].when: required …)
+    t.Union([S(1000), t.Object({ text: t.Optional(S(1000)), when: t.Optional(S(1000)) }, strict)]),
+    { maxItems: 100, description: `${what}: a line, or {text, when} (both required) that applies only while the condition holds` },
+  );
 
 /** Request bodies of the admin API (authoring). The services re-check every rule for the CLI and packs. */
 export const MindBody = t.Object(

@@ -152,6 +152,9 @@ describe("authoring", () => {
     expect(details).toContain("restrictions[1].when: ");
     expect(details).toContain("restrictions[2].when: ");
     expect((await t.call("GET", `/admin/v1/projects/${w.projectId}/minds/${mind}`, { key: admin })).body.restrictions).toEqual([{ text: RULE, when: "abbey.sealed" }]);
+    const shape = await t.call("PATCH", `/admin/v1/projects/${w.projectId}/minds/${mind}`, { key: admin, body: { hints: ["ok", { text: "no condition" }] } });
+    expect(shape.status).toBe(400);
+    expect(shape.body.details).toEqual(["hints[1].when: required: the condition under which the line applies (a plain line needs no object)"]);
   });
   test("the spec's GET /lore/minds lists only the plain lines (its shape is string[])", async () => {
     const r = await t.call("GET", "/v1/lore/minds", { key: w.keys.editor });
