@@ -7,6 +7,7 @@ import { loreResourceRoutes } from "./routes/loreResources.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { memoryRoutes } from "./routes/memories.ts";
+import { trustAdminRoutes } from "./routes/trust.ts";
 import { previewRoutes } from "./routes/preview.ts";
 import { cardRoutes } from "./routes/cards.ts";
 import { studioAdminRoutes } from "./routes/studioAdmin.ts";
@@ -24,6 +25,6 @@ export function adminRoutes(deps: FeatureDeps) {
     .use(projectRoutes(deps, deps.config))
     .use(operationsRoutes(deps));
   for (const r of loreResourceRoutes(deps)) app = app.use(r);
-  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), previewRoutes(deps), stateAdminRoutes(deps), cardRoutes(deps), ...studioAdminRoutes(deps)]) app = app.use(r);
+  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), trustAdminRoutes(deps), previewRoutes(deps), stateAdminRoutes(deps), cardRoutes(deps), ...studioAdminRoutes(deps)]) app = app.use(r);
   return app;
 }

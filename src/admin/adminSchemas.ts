@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { BehaviourModel } from "../behaviour/behaviourModel.ts";
 
 const S = (max: number) => t.String({ maxLength: max });
 const NS = (max: number) => t.Union([t.String({ maxLength: max }), t.Null()]);
@@ -45,6 +46,7 @@ export const MindBody = t.Object(
         strict,
       ),
     ),
+    behaviour: t.Optional(t.Union([BehaviourModel, t.Null()], { description: "emotions, actions and trust (null removes them)" })),
   },
   strict,
 );

@@ -29,6 +29,7 @@ import { warmKnownMinds } from "../npc/warmMinds.ts";
 import { guardRequest } from "../http/requestGuard.ts";
 import { releaseInteractionReservations } from "../credits/releaseInteractionReservations.ts";
 import { npcFeature } from "../npc/npcFeature.ts";
+import { behaviourFeature } from "../behaviour/behaviourFeature.ts";
 import { loreFeature } from "../lore/loreFeature.ts";
 import { scannerFeature } from "../scanner/scannerFeature.ts";
 import { vectorsFeature } from "../vectors/vectorsFeature.ts";
@@ -46,7 +47,7 @@ export type { AppContext, ModelStatus };
  * Every feature of the server, in mount order: its routes (the whole HTTP
  * surface) and its background jobs (registered in this order too).
  */
-export const FEATURES: readonly Feature[] = [npcFeature, stateFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
+export const FEATURES: readonly Feature[] = [npcFeature, stateFeature, behaviourFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
 
 async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
   const path = resolveModelPath(config.modelsDir, config.model ?? undefined);

@@ -4,17 +4,26 @@ import type { ChatMessage, GenerateRequest, GenerateResult } from "./types.ts";
 /** Repairs asked for after an invalid structured reply (bounded: the whole call costs at most 1 + this many generations). */
 export const MAX_REPAIRS = 1;
 
-// One validator per schema: the summary and refinement schemas are few and reused.
+// One validator per schema: the summary and refinement schemas are few and reused; behaviour tails vary with
+// each turn's offered actions, so the cache is bounded (least recently used out).
 const ajv = new Ajv({ allErrors: false, strict: false });
 const validators = new Map<string, ValidateFunction>();
+const MAX_VALIDATORS = 256;
 
 export function validatorFor(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
   let v = validators.get(key);
-  if (!v) {
+  if (v) validators.delete(key);
+  else {
     v = ajv.compile(schema);
-    validators.set(key, v);
+    // Ajv keeps every compiled schema unless told to forget it.
+    if (validators.size >= MAX_VALIDATORS) {
+      const [oldKey, old] = validators.entries().next().value!;
+      validators.delete(oldKey);
+      ajv.removeSchema(old.schema as object);
+    }
   }
+  validators.set(key, v);
   return v;
 }
 

@@ -15,7 +15,7 @@ export function validationDetails(error: ValidationError): string[] {
   if (typeof error.customError === "string") return [error.customError];
   // One line per field: TypeBox reports a missing field twice (required, then wrong type).
   const byPath = new Map<string, string>();
-  for (const e of error.all) {
+  for (const e of closestBranches(error.all as UnionError[])) {
     const path = "path" in e && e.path ? String(e.path).replace(/^\//, "").replaceAll("/", ".") : "";
     let message = "message" in e ? String(e.message) : "invalid";
     // Coercing schemas (numbers in query strings) fail as "Expected union value": say what was wanted.
@@ -26,6 +26,31 @@ export function validationDetails(error: ValidationError): string[] {
     if (!byPath.has(path)) byPath.set(path, path ? `${path}: ${message}` : message);
   }
   return [...byPath.values()];
+}
+
+interface UnionError {
+  path?: string;
+  message?: string;
+  schema?: unknown;
+  /** a union's failure: each branch's own errors */
+  errors?: Iterable<UnionError>[];
+}
+
+/**
+ * A value that fits no branch of a union is reported by the branch it comes closest to: one whose type it has
+ * (no error at the union's own path), with the fewest errors, expanded the same way. "params.line.maxLength:
+ * required" says more than "params.line: must be an object". Without such a branch the union's error stays.
+ */
+function closestBranches(errors: UnionError[]): UnionError[] {
+  return errors.flatMap((e) => {
+    if (!e.errors?.length) return [e];
+    const branches = e.errors.map((it) => [...it]).filter((b) => b.length > 0 && b.every((x) => x.path !== e.path));
+    if (branches.length === 0) return [e];
+    // Fewest fields wrong (TypeBox may report one field twice); the first branch of equals.
+    const fields = (b: UnionError[]) => new Set(b.map((x) => x.path)).size;
+    const best = branches.reduce((a, b) => (fields(b) < fields(a) ? b : a));
+    return closestBranches(best);
+  });
 }
 
 /** "an integer from 1 to 1000", "one of a, b", "a string of at most 200 characters" … for a TypeBox schema. */

@@ -1,3 +1,6 @@
+/** The segments a player id follows: `…/players/{playerId}/…`, `…/trust/{playerId}`. */
+const PLAYER_ID_AFTER = new Set(["players", "trust"]);
+
 /**
  * Paths are matched as sent, never normalised into another route. Bun resolves dot segments
  * (`..`, `.`, `%2e%2e`, `%2E%2E`) before the server sees the URL, so `DELETE …/documents/..` arrives
@@ -30,7 +33,7 @@ export function refusedPath(pathname: string): string | null {
     if (seg === "." || seg === "..") return "encoded slash or dot segment";
     // A player id is the caller's own string (the spec allows any, `/` included): the router matches the
     // encoded form as one segment, so `%2F` there cannot reach another route. Everywhere else ids are ours.
-    if (/[/\\]/.test(seg) && segments[i - 1] !== "players") return "encoded slash or dot segment";
+    if (/[/\\]/.test(seg) && !PLAYER_ID_AFTER.has(segments[i - 1])) return "encoded slash or dot segment";
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(seg)) return "control character";
   }

@@ -21,19 +21,12 @@ import { SequencePool, type PoolSlot } from "./SequencePool.ts";
 import { TokenCountCache } from "./TokenCountCache.ts";
 import { StaticPrefixes } from "./staticPrefix.ts";
 import { toChatHistory } from "./toChatHistory.ts";
+import { generateTail } from "./generateTail.ts";
 import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
 import { modelFingerprint } from "./kv/fingerprint.ts";
 import { SnapshotStore } from "./kv/SnapshotStore.ts";
 import { WarmStarts, type WarmSlot } from "./kv/WarmStarts.ts";
-import type {
-  ChatMessage,
-  GenerateRequest,
-  GenerateResult,
-  GenerateTimings,
-  KvStats,
-  LlmEngineOptions,
-  LlmEngineStats,
-} from "./types.ts";
+import type { ChatMessage, GenerateRequest, GenerateResult, GenerateTimings, KvStats, LlmEngineOptions, LlmEngineStats } from "./types.ts";
 
 /** Markup a chat template adds around one message (ChatML: `<|im_start|>role\n…<|im_end|>\n` ≈ 5 tokens), rounded up. */
 const TEMPLATE_TOKENS_PER_MESSAGE = 16;
@@ -261,6 +254,8 @@ export class LlmEngine {
     const promptTokens = prompt.length;
     const prefix = this.warm ? this.prefixes.get(req.messages, (h) => this.historyTokens(h)) : null;
     const grammar = req.jsonSchema ? await this.sampling.grammarFor(req.jsonSchema) : undefined;
+    // Made while the words are sampled (cached per schema): the first word never waits for the tail's grammar.
+    const tailGrammar = req.tail ? this.sampling.grammarFor(req.tail.jsonSchema) : null;
     const timings: GenerateTimings = Object.assign(req.timings ?? emptyTimings(), emptyTimings(), { tokenizeMs: performance.now() - startedAt });
     const stopped = (): GenerateResult => ({
       text: "",
@@ -341,7 +336,7 @@ export class LlmEngine {
         temperature,
         seed: attemptSeed,
         grammar,
-        customStopTriggers: grammar ? undefined : this.sampling.stopTriggers,
+        customStopTriggers: grammar ? undefined : this.sampling.stopTriggersWith(req.tail?.delimiter),
         tokenBias,
         onTextChunk: (chunk) => {
           if (!visible && chunk.trim() !== "") visible = true;
@@ -369,7 +364,12 @@ export class LlmEngine {
       const stopReason = response.metadata.stopReason;
       const c = counts(stopReason);
       evaluated = c.evaluatedPromptTokens;
-      return { text: cleanReply(response.response), promptTokens, ...c, finishReason: finishReasonOf(stopReason, run.reason) };
+      const [text, finishReason] = [cleanReply(response.response), finishReasonOf(stopReason, run.reason)];
+      const tail = tailGrammar && finishReason !== "abort" && finishReason !== "timeout"
+        ? await generateTail(chat, { history, words: text, tail: req.tail!, grammar: tailGrammar, signal: run.signal, runReason: () => run.reason, temperature, seed: seed + 1, noBias: this.sampling.noBias, countTokens: (t) => this.countTokens(t), metered })
+        : undefined;
+      this.tokensGenerated += tail?.tokens ?? 0;
+      return { text, promptTokens, ...c, finishReason, ...(tail ? { tail } : {}) };
     } catch (err) {
       // Aborted before the first token (LlamaChat throws then): a result, not an error.
       if (!run.reason) throw err;

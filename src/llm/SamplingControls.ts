@@ -2,6 +2,8 @@ import { LlamaText, SpecialTokensText, TokenBias, type Llama, type LlamaGrammar,
 import { PROMPT_SECTION_MARKERS, ROLE_LABEL_STOPS, ROLE_MARKERS } from "./cleanReply.ts";
 import { biasMapOf } from "./internals.ts";
 
+const MAX_GRAMMARS = 256;
+
 /** What steers sampling: stop triggers, token biases, JSON grammars (one set per model). */
 export class SamplingControls {
   /** Turn markers this model knows as special tokens, as the token and as plain text. */
@@ -22,14 +24,23 @@ export class SamplingControls {
     this.noBias = new TokenBias(model.tokenizer);
   }
 
+  /** The stop triggers, and a typed turn's delimiter (a model that writes it itself ends its words there). */
+  stopTriggersWith(delimiter: string | undefined): LlamaText[] {
+    const marker = delimiter?.trim();
+    return marker ? [...this.stopTriggers, LlamaText(marker)] : this.stopTriggers;
+  }
+
+  /** One grammar per schema, the most recently used kept (behaviour tails vary with each turn's offered actions). */
   grammarFor(schema: object): Promise<LlamaGrammar> {
     const key = JSON.stringify(schema);
     let grammar = this.grammars.get(key);
-    if (!grammar) {
+    if (grammar) this.grammars.delete(key);
+    else {
       grammar = this.llama.createGrammarForJsonSchema(schema as never) as Promise<LlamaGrammar>;
       grammar.catch(() => this.grammars.delete(key));
-      this.grammars.set(key, grammar);
+      if (this.grammars.size >= MAX_GRAMMARS) this.grammars.delete(this.grammars.keys().next().value!);
     }
+    this.grammars.set(key, grammar);
     return grammar;
   }
 

@@ -31,6 +31,31 @@ export interface GenerateRequest {
   seed?: number;
   /** Filled in as the generation proceeds: its first-token parts are final when `onToken` first fires. */
   timings?: GenerateTimings;
+  /**
+   * After the words, continue the same response on the same sequence: append `delimiter` and sample up to
+   * `maxTokens` more under `jsonSchema`'s grammar. The words end at the end of turn, the cap, or the delimiter
+   * if the model writes it itself; they stream as without a tail, and the tail never streams.
+   */
+  tail?: TailRequest;
+}
+
+export interface TailRequest {
+  delimiter: string;
+  jsonSchema: object;
+  maxTokens: number;
+}
+
+/** The tail of a generation (GenerateRequest.tail): its text (JSON under the schema unless cut short), cost and time. */
+export interface TailResult {
+  text: string;
+  /** tokens the tail added to the response: the delimiter's and the sampled ones */
+  tokens: number;
+  /** tokens evaluated before its first sample: the delimiter and any word tokens that re-tokenized differently, never the prompt */
+  evaluatedTokens: number;
+  ms: number;
+  finishReason: FinishReason;
+  /** why there is no text (the grammar could not be made); absent when the tail was sampled */
+  error?: string;
 }
 
 export type FinishReason = "stop" | "length" | "abort" | "timeout";
@@ -48,6 +73,8 @@ export interface GenerateResult {
   timeToFirstTokenMs: number;
   /** Where the time to the first token went (Server-Timing). */
   timings?: GenerateTimings;
+  /** Present when the request asked for a tail and the words ended normally (not aborted or timed out). */
+  tail?: TailResult;
 }
 
 /** The parts of a generation's time to its first token, in ms. */

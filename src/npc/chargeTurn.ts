@@ -18,6 +18,8 @@ import type { SessionMessage } from "./session/sessionTypes.ts";
  * Ends a successful turn in one transaction: the mind must still exist (a mind deleted while it
  * generated is 404 `Entity Mind not found`, with the hold released and nothing saved), then the
  * reservation is settled, the session saved and the mind's interaction count raised — all or nothing.
+ * A session given as a function is made inside the transaction (a typed turn settles its trust and
+ * cooldowns there, and the session keeps what they settled).
  * `alsoInTx` joins the same transaction (a memory checkpoint queues the session's summary there).
  */
 export function settleTurn(
@@ -25,14 +27,14 @@ export function settleTurn(
   hold: { reservationId: string },
   charge: number,
   key: { projectId: string; mindId: string; playerId: string },
-  session: { messages: SessionMessage[]; tokenCount: number },
+  session: SessionWrite | (() => SessionWrite),
   alsoInTx?: () => void,
 ): void {
   try {
     writeTx(ctx.db, () => {
       if (!mindProfileRow(ctx.db, key.projectId, key.mindId)) throw new ApiError(404, "Entity Mind not found");
       settle(ctx, hold.reservationId, charge);
-      saveSession(ctx, key, session);
+      saveSession(ctx, key, typeof session === "function" ? session() : session);
       countInteraction(ctx.db, key.mindId);
       alsoInTx?.();
     });
@@ -41,6 +43,8 @@ export function settleTurn(
     throw e;
   }
 }
+
+type SessionWrite = { messages: SessionMessage[]; tokenCount: number };
 
 /** Gives the hold back; a reservation already closed (e.g. by a sweep) stays as it is. */
 export function releaseQuietly(ctx: ServiceContext, reservationId: string): void {

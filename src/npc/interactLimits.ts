@@ -13,11 +13,21 @@ export const INTERACT_LIMITS = {
   contextTotalChars: 2000,
   /** per-request `state` overrides (an addition to the spec's body): keys per request */
   stateKeys: 50,
+  /** beyond the spec: a typed turn's availableActions and actionResults (src/behaviour) */
+  availableActions: 32,
+  actionNameChars: 64,
+  actionResults: 32,
+  actionIdChars: 64,
+  actionDetailChars: 500,
 } as const;
+
+export const ACTION_STATUSES = ["completed", "failed", "aborted"] as const;
 
 export const CONTEXT_STRING_FIELDS = [
   "location", "locationDetails", "timeOfDay", "weather", "atmosphere", "situation", "npcMood", "npcActivity",
   "playerAppearance", "playerReputation", "custom",
 ] as const;
 export const CONTEXT_ARRAY_FIELDS = ["playerVisibleItems", "nearbyCharacters", "nearbyObjects", "recentEvents"] as const;
-export const TOP_LEVEL_FIELDS = ["text", "entityMindId", "playerId", "context", "memory", "activeKnowledgeTags", "conversationHistory", "state"] as const;
+export const TOP_LEVEL_FIELDS = [
+  "text", "entityMindId", "playerId", "context", "memory", "activeKnowledgeTags", "conversationHistory", "state", "availableActions", "actionResults",
+] as const;

@@ -1,5 +1,5 @@
 import { Type as T, type Static, type TSchema } from "@sinclair/typebox";
-import { CONTEXT_ARRAY_FIELDS, CONTEXT_STRING_FIELDS, INTERACT_LIMITS as L } from "./interactLimits.ts";
+import { ACTION_STATUSES, CONTEXT_ARRAY_FIELDS, CONTEXT_STRING_FIELDS, INTERACT_LIMITS as L } from "./interactLimits.ts";
 import { STATE_KEY_PATTERN, STATE_LIMITS, type StateValue } from "../state/stateKeys.ts";
 
 /**
@@ -29,6 +29,15 @@ export const HistoryMessageModel = T.Object(
   { additionalProperties: false },
 );
 
+export const ActionResultModel = T.Object(
+  {
+    id: T.String({ minLength: 1, maxLength: L.actionIdChars, description: "an action's id from metadata.behaviour.actions" }),
+    status: T.Union(ACTION_STATUSES.map((s) => T.Literal(s))),
+    detail: T.Optional(T.String({ maxLength: L.actionDetailChars })),
+  },
+  { additionalProperties: false },
+);
+
 export const InteractBody = T.Object(
   {
     text: T.String({ minLength: 1, maxLength: L.textChars, pattern: "\\S", description: "the player's line (not only whitespace)" }),
@@ -50,6 +59,13 @@ export const InteractBody = T.Object(
         description: "state for this turn only, laid over the player's stored state (never stored): key → true/false, a number or a string",
       }),
     ),
+    availableActions: T.Optional(
+      T.Array(T.String({ maxLength: L.actionNameChars }), {
+        maxItems: L.availableActions,
+        description: "a mind with behaviour: only these of its actions may be taken this turn (unknown names are ignored with a warning)",
+      }),
+    ),
+    actionResults: T.Optional(T.Array(ActionResultModel, { maxItems: L.actionResults, description: "what became of earlier actions (the next reply knows)" })),
   },
   { additionalProperties: false },
 );
@@ -58,6 +74,7 @@ export type SceneContext = Partial<Record<(typeof CONTEXT_STRING_FIELDS)[number]
   Partial<Record<(typeof CONTEXT_ARRAY_FIELDS)[number], string[]>>;
 
 export type HistoryMessage = Static<typeof HistoryMessageModel>;
+export type ActionResult = Static<typeof ActionResultModel>;
 
 /** The body after validation: nulls in context dropped, memory.retrieve defaulted. */
 export interface InteractRequest {
@@ -70,4 +87,6 @@ export interface InteractRequest {
   conversationHistory?: HistoryMessage[];
   /** this turn's state overrides (validated keys and values; declared types are checked when the turn is prepared) */
   state?: Record<string, StateValue>;
+  availableActions?: string[];
+  actionResults?: ActionResult[];
 }

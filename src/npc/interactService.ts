@@ -16,6 +16,9 @@ import { MEMORY_SUMMARY_JOB } from "./memory/summarisePending.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { emptyTimings, type InteractTiming } from "../llm/serverTiming.ts";
 import { recordHits } from "./sharedLore/sharedLoreStore.ts";
+import { BEHAVIOUR_DELIMITER, type TurnBehaviour } from "../behaviour/behaviourPrompt.ts";
+import { settleBehaviour } from "../behaviour/settleBehaviour.ts";
+import type { SessionMessage } from "./session/sessionTypes.ts";
 
 export type { InteractDeps };
 
@@ -27,6 +30,8 @@ export interface InteractResponse {
     memoryCheckpoint?: boolean;
     warnings?: string[];
     creditsUsed?: number;
+    /** a mind with behaviour: what it did with its words (src/behaviour) */
+    behaviour?: TurnBehaviour;
   };
 }
 
@@ -35,6 +40,8 @@ export interface InteractOptions {
   signal?: AbortSignal;
   /** streamed reply pieces (SSE) */
   onToken?: (text: string) => void;
+  /** a typed turn's settled behaviour, after the last token and before the reply (SSE `emotion` and `action` events) */
+  onBehaviour?: (behaviour: TurnBehaviour) => void;
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
   timing?: InteractTiming & Partial<Pick<GenerateResult, "promptTokens" | "evaluatedPromptTokens" | "completionTokens" | "timeToFirstTokenMs">>;
 }
@@ -81,10 +88,14 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
     throw generationFailed();
   }
   const prices = deps.config.prices;
+  // A typed turn's tail (the delimiter and the JSON) is generated too: reserved and charged like the words.
+  const bt = prepared.behaviour;
+  const tail = bt ? { delimiter: BEHAVIOUR_DELIMITER, jsonSchema: bt.schema, maxTokens: bt.maxTokens } : undefined;
+  const tailReserve = tail ? tail.maxTokens + tokenCounter(deps)(BEHAVIOUR_DELIMITER) : 0;
   const hold = reserve(deps, {
     teamId: project.teamId,
     projectId: project.id,
-    amount: interactionCostMicro(prices, promptTokens, prepared.replyTokens),
+    amount: interactionCostMicro(prices, promptTokens, prepared.replyTokens + tailReserve),
     purpose: "interaction",
   });
 
@@ -108,6 +119,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       onToken,
       minTokens: 1,
       timings: opts.timing ? (opts.timing.llm = emptyTimings()) : undefined,
+      tail,
     });
   } catch (e) {
     releaseQuietly(deps, hold.reservationId);
@@ -115,11 +127,13 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
     throw generationFailed();
   }
   const generateMs = performance.now() - g0;
-  const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens);
+  const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens + (result.tail?.tokens ?? 0));
   const charge = Math.min(actual, hold.amount);
   deps.metrics?.recordGeneration(result);
   const { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs } = result;
-  deps.usage?.record({ at: deps.clock.now().getTime(), projectId: project.id, promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs, totalMs: generateMs, creditsMicro: Math.min(actual, hold.amount) });
+  // Generated tokens as charged: the words and a typed turn's tail.
+  const generated = completionTokens + (result.tail?.tokens ?? 0);
+  deps.usage?.record({ at: deps.clock.now().getTime(), projectId: project.id, promptTokens: pt, evaluatedPromptTokens, completionTokens: generated, timeToFirstTokenMs, totalMs: generateMs, creditsMicro: Math.min(actual, hold.amount) });
   if (opts.timing) Object.assign(opts.timing, { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs });
 
   // The charging rule (chargeTurn.ts): no 200 and no streamed token → the hold goes back whole.
@@ -140,18 +154,33 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   if (prepared.warnings.length) metadata.warnings = prepared.warnings;
 
   const key = { projectId: project.id, mindId: prepared.mind.id, playerId: req.playerId };
-  const messages = [...prepared.history, prepared.turn, { role: "assistant" as const, content: result.text }];
+  const reply: SessionMessage = { role: "assistant", content: result.text };
+  const messages = [...prepared.history, prepared.turn, reply];
   const count = tokenCounter(deps);
-  const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0);
+  // A typed turn's tail counts as it will render: settled in the transaction below, its sampled text stands in here.
+  const tailCost = bt && result.tail ? count(BEHAVIOUR_DELIMITER + result.tail.text) : 0;
+  const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0) + tailCost;
   const turns = messages.filter((m) => m.role === "user").length;
   const settings = prepared.settings;
   const checkpoint = settings.longTermMemoryEnabled && (turns >= settings.maxSessionLength || tokenCount >= settings.maxSessionTokens);
-  // Settle, session and interaction count in one transaction, only if the mind still exists (else 404, released).
-  // At the session's limit the same transaction moves its messages to a pending summary and starts a fresh
-  // session: the reply never waits for the summary, and a crash before it runs loses nothing (memory/summarisePending.ts).
+  // Settle, session, interaction count (and a typed turn's trust and cooldowns) in one transaction, only if the
+  // mind still exists (else 404, released). At the session's limit the same transaction moves its messages to a
+  // pending summary and starts a fresh session: the reply never waits for the summary, and a crash before it
+  // runs loses nothing (memory/summarisePending.ts).
   const queueSummary = () =>
     addPendingSummary(deps.db, { ...key, mindName: prepared.mind.entityName, messages, createdAt: deps.clock.now().toISOString() });
-  settleTurn(deps, hold, charge, key, checkpoint ? { messages: [], tokenCount: 0 } : { messages, tokenCount }, checkpoint ? queueSummary : undefined);
+  const session = () => {
+    if (bt) {
+      const settled = settleBehaviour(deps, key, bt, result.tail);
+      reply.behaviour = metadata.behaviour = settled.behaviour;
+      if (settled.sampledTail) reply.tail = settled.sampledTail;
+      if (!settled.valid) (metadata.warnings ??= []).push("The reply's behaviour could not be read: neutral emotion, no actions, trust unchanged");
+      if (settled.notes.length) deps.log.info("behaviour settled with changes", { mindId: key.mindId, notes: settled.notes });
+    }
+    return checkpoint ? { messages: [], tokenCount: 0 } : { messages, tokenCount };
+  };
+  settleTurn(deps, hold, charge, key, session, checkpoint ? queueSummary : undefined);
+  if (metadata.behaviour) opts.onBehaviour?.(metadata.behaviour);
   // What retrieval found for this mind: its most retrieved chunks are the ones its players share (sharedLore/).
   recordHits(deps.db, project.id, prepared.mind.id, prepared.retrieved);
 

@@ -6,6 +6,8 @@ import { conditionalKnowledge, knowledgeTagNames, mindProfileRow } from "../lore
 import { relationshipsOfMind } from "../lore/relationships/relationshipStore.ts";
 import { effectiveResponseConfig, type ResponseConfig, type StoredResponseConfig } from "../lore/minds/responseConfig.ts";
 import { inverseOf, isBuiltInType } from "../lore/relationships/builtInTypes.ts";
+import { readBehaviour } from "../behaviour/behaviourStore.ts";
+import { resolveBehaviour, type Behaviour } from "../behaviour/resolveBehaviour.ts";
 
 export interface MindProfile extends Omit<Persona, "hints" | "restrictions"> {
   /** the hints every player sees (the static prompt's) */
@@ -25,6 +27,8 @@ export interface MindProfile extends Omit<Persona, "hints" | "restrictions"> {
   responseConfig: ResponseConfig;
   /** this mind's relationships, each seen from this mind's side */
   relationships: { otherName: string; kind: string; description: string | null }[];
+  /** emotions, actions and trust with defaults applied; null or absent: the mind answers with words only */
+  behaviour?: Behaviour | null;
 }
 
 /**
@@ -64,5 +68,6 @@ export function loadMindProfile(ctx: ServiceContext, projectId: string, mindId: 
     knowledge: conditionalKnowledge(ctx.db, mindId),
     responseConfig: effectiveResponseConfig(parseJsonColumn<StoredResponseConfig>(r.response_config, {})),
     relationships,
+    behaviour: resolveBehaviour(readBehaviour(ctx.db, projectId, mindId)),
   };
 }

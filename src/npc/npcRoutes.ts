@@ -41,7 +41,7 @@ export function npcRoutes(deps: InteractDeps) {
         tags: ["Runtime (Server Key)"],
         summary: "An NPC's in-character reply to a player's line",
         description:
-          "With `Accept: text/event-stream` the reply streams as SSE `token` events and ends with one `done` event whose data is exactly the JSON reply. Errors before the first token are ordinary JSON error responses.",
+          "With `Accept: text/event-stream` the reply streams as SSE `token` events and ends with one `done` event whose data is exactly the JSON reply. A mind with behaviour sends, after the last `token` and before `done`, one `emotion` event ({name, intensity}) and one `action` event per action ({id, name, params}). Errors before the first token are ordinary JSON error responses.",
         security: [{ bearer: [] }],
         requestBody: { required: true, content: { "application/json": { schema: InteractBodyDoc as any } } },
         responses: {
@@ -72,15 +72,19 @@ async function streamInteract(deps: InteractDeps, principal: Parameters<typeof i
   const t0 = performance.now();
   const timing: InteractTiming = { generateMs: 0 };
   let firstAt = 0;
+  const send = (ev: string) => (push ? push(ev) : buffered.push(ev));
   const job = interact(deps, principal, body, {
     signal: abort.signal,
     timing,
     onToken: (text) => {
-      const ev = sseEvent("token", { text });
-      if (push) push(ev);
-      else buffered.push(ev);
+      send(sseEvent("token", { text }));
       firstAt ||= performance.now();
       firstToken();
+    },
+    // A typed turn: what the mind does, after its last word and before `done` (which repeats it in metadata).
+    onBehaviour: (b) => {
+      send(sseEvent("emotion", b.emotion));
+      for (const a of b.actions) send(sseEvent("action", a));
     },
   });
   await Promise.race([first, job]); // a failure before the first token rejects here: a JSON error

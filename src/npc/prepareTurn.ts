@@ -17,6 +17,10 @@ import type { InteractRequest } from "./validateInteract.ts";
 import { LORE_NOTE_OVERHEAD, MESSAGE_OVERHEAD, TEMPLATE_SLACK, TURN_OVERHEAD, promptBudget, tokenCounter } from "./tokenBudget.ts";
 import { gatherConditions, turnsAgo, type TurnGate } from "../retrieval/turnGate.ts";
 import type { LoreGate } from "../retrieval/loreGate.ts";
+import { behaviourFieldsIgnored, prepareBehaviour, type BehaviourTurn } from "../behaviour/prepareBehaviour.ts";
+import { BEHAVIOUR_DELIMITER } from "../behaviour/behaviourPrompt.ts";
+import { trustForScope } from "../behaviour/trust.ts";
+import { conditionHolds } from "../conditions/compileCondition.ts";
 
 /** Lore chunks retrieved per turn (before dropping those already in the conversation). */
 export const LORE_PER_TURN = 4;
@@ -44,6 +48,8 @@ export interface PreparedTurn {
   budget: TurnBudget;
   /** the turn's condition scope, conditional knowledge and lore gate (the preview shows them) */
   conditions: TurnGate;
+  /** a mind with behaviour: this turn's offered actions, its tail's schema and budget (null: words only) */
+  behaviour: BehaviourTurn | null;
 }
 
 /** How the turn was fitted to the generation context (the admin preview shows it). */
@@ -72,20 +78,38 @@ export interface TurnBudget {
  */
 export async function prepareTurn(ctx: AppContext, projectId: string, req: InteractRequest, loaded?: MindProfile): Promise<PreparedTurn> {
   const settings = readSettings(ctx, projectId);
-  const mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
+  let mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
   if (!hasKnowledge(mind)) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
+  // The tail needs the local engine's grammar on the words' sequence: a remote pool answers with words only
+  // (its prompt without the catalogue, so its model never writes a tail into the words).
+  const wordsOnly = !!mind.behaviour && ctx.generation?.mode === "remote";
+  if (wordsOnly) mind = { ...mind, behaviour: null };
+  const key = { projectId, mindId: mind.id, playerId: req.playerId };
   const session = loadSession(ctx, projectId, mind.id, req.playerId);
   const merged = mergeHistory(session.messages, req.conversationHistory);
-  // World state: the scope, the mind's conditional knowledge and the lore gate (src/retrieval/turnGate.ts).
-  const conditions = gatherConditions(ctx, projectId, { mind, playerId: req.playerId, overrides: req.state, history: merged });
+  // World state: the scope (with the player's trust in this mind), the mind's conditional knowledge and the lore gate (src/retrieval/turnGate.ts).
+  const trust = trustForScope(ctx, key, mind.behaviour);
+  const conditions = gatherConditions(ctx, projectId, { mind, playerId: req.playerId, overrides: req.state, history: merged, trust });
   const { tags: visible } = visibleTags(conditions.openTags, req.activeKnowledgeTags);
   const { ignored } = visibleTags(conditions.configuredTags, req.activeKnowledgeTags);
   const warnings = ignored.length ? [ignoredTagsWarning(ignored)] : [];
+  if (wordsOnly) warnings.push("This Entity Mind's behaviour needs local generation: the reply has words only");
   if (req.activeKnowledgeTags && visible.length === 0) warnings.push("No knowledge tags remain visible: the reply uses no lore");
 
   const memoryOn = settings.longTermMemoryEnabled;
   const inForce = conditions.lines.filter((l) => l.applies);
-  let history = keepCurrentNow(sanitiseHistory(ctx, projectId, merged, visible, memoryOn, conditions.lore), inForce);
+  let history = keepCurrentNow(sanitiseHistory(ctx, projectId, merged, visible, memoryOn, conditions.lore, !!mind.behaviour), inForce);
+  const behaviour = mind.behaviour
+    ? prepareBehaviour(ctx, mind.behaviour, {
+        key,
+        history,
+        visible,
+        availableActions: req.availableActions,
+        actionResults: req.actionResults,
+        when: (c) => ({ value: conditionHolds(c, conditions.scope) }),
+      })
+    : null;
+  warnings.push(...(behaviour ? behaviour.warnings : behaviourFieldsIgnored(req)));
 
   const lastUser = [...history].reverse().find((m) => m.role === "user");
   const query = lastUser ? `${req.text}\n${lastUser.content}` : req.text;
@@ -126,17 +150,21 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const now = nowNote(history, inForce);
   if (now) notes.now = now;
   if (newMemories.length) notes.memories = newMemories;
+  if (behaviour?.actionResults.length) notes.actionResults = behaviour.actionResults;
+  if (behaviour?.note) notes.behaviour = behaviour.note;
 
   const { contextSize, replyCap, minReply } = fitting;
   const system: ChatMessage = { role: "system", content: fit.text };
   const count = tokenCounter(ctx);
   // The context holds the static prompt, this turn and the reply before any lore or history: the reply
   // gives way (down to minReply) when the player's line and scene leave it less room than its cap.
+  // A typed turn's tail follows the reply in the same context: its budget is set aside with the turn.
+  const tailTokens = behaviour ? behaviour.maxTokens + count(BEHAVIOUR_DELIMITER) : 0;
   let used = fit.tokens + count(renderMessage({ role: "user", content: req.text, notes }).content) + TURN_OVERHEAD;
-  const room = contextSize - TEMPLATE_SLACK - used;
+  const room = contextSize - TEMPLATE_SLACK - used - tailTokens;
   const replyTokens = Math.max(minReply, Math.min(fit.replyCap, room));
   // Lore is taken in rank order while it fits, so a prompt never overflows (llama.cpp would then cut it or refuse it).
-  const budget = promptBudget(contextSize, replyTokens);
+  const budget = promptBudget(contextSize, replyTokens + tailTokens);
   const newLore: LoreNote[] = [];
   for (const l of candidates) {
     const cost = count(l.text) + count(l.documentName) + LORE_NOTE_OVERHEAD;
@@ -171,6 +199,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     replyTokens,
     temperature: mind.responseConfig.temperature,
     budget: { contextSize, replyCap, minReply, staticTokens: fit.tokens, fits: room >= minReply, dropped: fit.dropped },
+    behaviour,
     conditions,
   };
 }
@@ -181,12 +210,14 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
  * change tags; activeKnowledgeTags narrows per request), lore whose document's
  * condition is false or whose timer ran out (`gate`), and memories when
  * long-term memory is off. Knowledge scoping holds across turns this way.
+ * A mind that no longer has behaviour shows its past replies as words only.
  */
-function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMessage[], visible: string[], memoryOn: boolean, gate: LoreGate): SessionMessage[] {
+function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMessage[], visible: string[], memoryOn: boolean, gate: LoreGate, typed: boolean): SessionMessage[] {
   const ids = history.flatMap((m) => m.notes?.lore?.map((l) => l.chunkId) ?? []);
   const ok = stillVisible(ctx, projectId, ids, visible, gate);
   const ago = turnsAgo(history);
   return history.map((m, i) => {
+    if (m.behaviour && !typed) return { role: m.role, content: m.content };
     if (!m.notes) return m;
     const notes: TurnNotes = {};
     const lore = m.notes.lore?.filter((l) => ok.has(l.chunkId) && gate.keeps(l.documentId, ago[i]));
@@ -195,6 +226,8 @@ function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMes
     if (m.notes.scene) notes.scene = m.notes.scene;
     if (m.notes.now?.length) notes.now = m.notes.now;
     if (m.notes.timed?.length) notes.timed = m.notes.timed;
+    if (typed && m.notes.behaviour) notes.behaviour = m.notes.behaviour;
+    if (typed && m.notes.actionResults?.length) notes.actionResults = m.notes.actionResults;
     return Object.keys(notes).length ? { ...m, notes } : { role: m.role, content: m.content };
   });
 }

@@ -1,7 +1,7 @@
 import { ApiError } from "../core/errors.ts";
 import { isPlainObject } from "../lore/validate/fields.ts";
-import { CONTEXT_ARRAY_FIELDS, CONTEXT_STRING_FIELDS, INTERACT_LIMITS as L, TOP_LEVEL_FIELDS } from "./interactLimits.ts";
-import type { HistoryMessage, InteractRequest, SceneContext } from "./interactModel.ts";
+import { ACTION_STATUSES, CONTEXT_ARRAY_FIELDS, CONTEXT_STRING_FIELDS, INTERACT_LIMITS as L, TOP_LEVEL_FIELDS } from "./interactLimits.ts";
+import type { ActionResult, HistoryMessage, InteractRequest, SceneContext } from "./interactModel.ts";
 import { keyProblem, valueProblem, type StateValue } from "../state/stateKeys.ts";
 
 export type { HistoryMessage, InteractRequest, SceneContext };
@@ -33,6 +33,8 @@ export const INTERACT_PRECEDENCE: readonly { rule: string; check: (b: Body) => A
   { rule: "context", check: (b) => (b.context === undefined ? undefined : contextError(b.context)) },
   { rule: "memory", check: (b) => (b.memory === undefined ? undefined : memoryError(b.memory)) },
   { rule: "state", check: (b) => (b.state === undefined ? undefined : stateError(b.state)) },
+  { rule: "availableActions", check: (b) => (b.availableActions === undefined ? undefined : availableActionsError(b.availableActions)) },
+  { rule: "actionResults", check: (b) => (b.actionResults === undefined ? undefined : actionResultsError(b.actionResults)) },
 ];
 
 /** Strict validation of the interact body: the first failing rule of INTERACT_PRECEDENCE is thrown. */
@@ -55,6 +57,10 @@ export function validateInteract(body: unknown): InteractRequest {
   if (body.context !== undefined) out.context = sceneContext(body.context as Body);
   // A null-prototype copy: keys are data here, never properties looked up through a prototype.
   if (body.state !== undefined) out.state = Object.assign(Object.create(null), body.state) as Record<string, StateValue>;
+  if (body.availableActions !== undefined) out.availableActions = body.availableActions as string[];
+  if (body.actionResults !== undefined) {
+    out.actionResults = (body.actionResults as ActionResult[]).map((r) => ({ id: r.id, status: r.status, ...(r.detail !== undefined ? { detail: r.detail } : {}) }));
+  }
   return out;
 }
 
@@ -125,6 +131,27 @@ function stateError(st: unknown): ApiError | undefined {
     if (kp) return bad(`Invalid state key '${k.slice(0, 120)}': ${kp}`);
     const vp = valueProblem(v);
     if (vp) return bad(`Invalid state.${k}: ${vp}`);
+  }
+}
+
+function availableActionsError(v: unknown): ApiError | undefined {
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) return bad("Invalid availableActions: must be an array of action names");
+  if (v.length > L.availableActions) return bad(`Too many availableActions (max ${L.availableActions})`);
+  if (v.some((x: string) => x.length > L.actionNameChars)) return bad(`availableActions entry too long (max ${L.actionNameChars} characters)`);
+}
+
+function actionResultsError(v: unknown): ApiError | undefined {
+  if (!Array.isArray(v)) return bad("Invalid actionResults: must be an array of {id, status, detail?}");
+  if (v.length > L.actionResults) return bad(`Too many actionResults (max ${L.actionResults})`);
+  for (const [i, r] of v.entries()) {
+    if (!isPlainObject(r)) return bad(`Invalid actionResults[${i}]: must be an object {id, status, detail?}`);
+    const extra = Object.keys(r).filter((k) => k !== "id" && k !== "status" && k !== "detail");
+    if (extra.length) return bad("Unknown field(s)", { fields: extra.map((k) => `actionResults[${i}].${k}`) });
+    if (typeof r.id !== "string" || r.id === "" || r.id.length > L.actionIdChars) return bad(`Invalid actionResults[${i}].id: a string of 1 to ${L.actionIdChars} characters`);
+    if (!(ACTION_STATUSES as readonly unknown[]).includes(r.status)) return bad(`Invalid actionResults[${i}].status: must be ${ACTION_STATUSES.join(", ")}`);
+    if (r.detail !== undefined && (typeof r.detail !== "string" || r.detail.length > L.actionDetailChars)) {
+      return bad(`Invalid actionResults[${i}].detail: a string of at most ${L.actionDetailChars} characters`);
+    }
   }
 }
 

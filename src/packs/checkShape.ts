@@ -7,7 +7,8 @@ import { closestName } from "./closestName.ts";
  * pack author's words ("minds[2].hints[0]: must be a non-empty string")
  * rather than JSON Schema's. Covers the subset the pack schema uses:
  * closed objects, records (an object of keys matching a pattern), arrays,
- * strings, numbers, booleans, literal unions and nullable unions. Reports every problem, one per path.
+ * strings, numbers, booleans, literal unions, nullable unions and unions of
+ * objects (the closest one reports). Reports every problem, one per path.
  */
 export function checkShape(schema: TSchema, value: unknown, path: string, add: (path: string, reason: string) => void): void {
   const kind = schema[Kind] as string;
@@ -49,6 +50,7 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
     case "Array": {
       if (!Array.isArray(value)) return add(path, "must be a list");
       if (schema.maxItems !== undefined && value.length > schema.maxItems) add(path, `at most ${schema.maxItems} items`);
+      if (schema.minItems !== undefined && value.length < schema.minItems) add(path, `at least ${schema.minItems} item${schema.minItems === 1 ? "" : "s"}`);
       value.forEach((item, i) => checkShape(schema.items as TSchema, item, `${path}[${i}]`, add));
       return;
     }
@@ -64,7 +66,8 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
     case "Number": {
       const isInt = kind === "Integer";
       const what = isInt ? "an integer" : "a number";
-      const range = schema.minimum !== undefined && schema.maximum !== undefined ? ` from ${schema.minimum} to ${schema.maximum}` : "";
+      const [lo, hi] = [schema.minimum, schema.maximum];
+      const range = lo !== undefined && hi !== undefined ? ` from ${lo} to ${hi}` : lo !== undefined ? ` of at least ${lo}` : hi !== undefined ? ` of at most ${hi}` : "";
       const ok =
         typeof value === "number" && Number.isFinite(value) && (!isInt || Number.isInteger(value)) &&
         (schema.minimum === undefined || value >= schema.minimum) && (schema.maximum === undefined || value <= schema.maximum);
@@ -93,12 +96,17 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
       // A line or {text, when}: the value's own kind picks the branch whose problems say what is wrong.
       const ofKind = branches.filter((b) => sameKind(b, value));
       if (ofKind.length === 1) return checkShape(ofKind[0], value, path, add);
-      const fits = (b: TSchema) => {
-        let ok = true;
-        checkShape(b, value, path, () => (ok = false));
-        return ok;
-      };
-      if (!branches.some(fits)) add(path, schema.problem ?? "has the wrong type");
+      // No branch fits: the one branch closest to the value (fewest problems) says what is wrong with it.
+      const problems = branches.map((b) => {
+        const found: [string, string][] = [];
+        checkShape(b, value, path, (p, r) => found.push([p, r]));
+        return found;
+      });
+      if (problems.some((p) => p.length === 0)) return;
+      const fewest = Math.min(...problems.map((p) => p.length));
+      const closest = problems.filter((p) => p.length === fewest);
+      if (closest.length === 1 && isPlainObject(value)) for (const [p, r] of closest[0]) add(p, r);
+      else add(path, schema.problem ?? "has the wrong type");
       return;
     }
     case "Unknown":

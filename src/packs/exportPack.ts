@@ -6,6 +6,7 @@ import { getProject } from "../projects/projectService.ts";
 import { readSettings } from "../projects/settings.ts";
 import { readStateSchema } from "../state/stateService.ts";
 import { loadSnapshot } from "./projectSnapshot.ts";
+import { projectBehaviours } from "../behaviour/behaviourStore.ts";
 import type { Pack, PackDocument, PackFormat, PackLocation, PackMind, PackRelationship, PackRelationshipType, PackTag } from "./types.ts";
 
 const byKey = <T extends { key: string }>(a: T, b: T) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
@@ -56,6 +57,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
     )
     .sort(byKey);
 
+  const behaviours = projectBehaviours(ctx.db, projectId);
   const minds: PackMind[] = [...snap.minds.byKey]
     .map(([key, m]) => {
       const rc = parseJsonColumn<Record<string, unknown>>(m.responseConfig, {});
@@ -74,6 +76,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
         knowledge: m.knowledge.map((k) => ({ tag: snap.tagNameOf.get(k.tagId)!, when: k.when })),
         knowledgeDescription: m.knowledgeDescription,
         responseConfig: Object.keys(rc).length ? (compact(rc) as PackMind["responseConfig"]) : undefined,
+        behaviour: behaviours.get(m.id),
       });
     })
     .sort(byKey);

@@ -4,6 +4,7 @@ import { LIMITS } from "../lore/validate/fields.ts";
 import { STATE_KEY_PATTERN, STATE_LIMITS } from "../state/stateKeys.ts";
 import { CONDITION_LIMITS } from "../conditions/parseCondition.ts";
 import { TIMER_MAX } from "../lore/documents/documentGate.ts";
+import { BehaviourModel } from "../behaviour/behaviourModel.ts";
 
 /**
  * The lore pack format (DESIGN.md "Lore pack format"), in one place: the
@@ -122,6 +123,8 @@ export const MindSchema = Type.Object(
     knowledge: Opt(Type.Array(Type.Object({ tag: TagName, when: Condition }, closed), { maxItems: 100 })),
     knowledgeDescription: Opt(Type.String({ maxLength: LIMITS.text })),
     responseConfig: Opt(ResponseConfigSchema),
+    /** emotions, actions and trust (src/behaviour/behaviourModel.ts) */
+    behaviour: Opt(BehaviourModel),
   },
   closed,
 );

@@ -7,6 +7,8 @@ import type { MindLine, Persona } from "../lore/minds/personaFields.ts";
 import type { StateSchema } from "../state/stateSchema.ts";
 import { checkPackConditions, resolveState } from "./resolveState.ts";
 import type { KnowledgeEntry } from "../lore/minds/mindStore.ts";
+import type { BehaviourInput } from "../behaviour/behaviourModel.ts";
+import { checkBehaviourRules } from "../behaviour/validateBehaviour.ts";
 
 /**
  * The second half of pack validation (the first is checkShape): duplicate
@@ -74,6 +76,7 @@ export interface MindPlan extends Item<MindRow>, Persona {
   responseConfig: Record<string, unknown>;
   tagIds: string[];
   knowledge: KnowledgeEntry[];
+  behaviour: BehaviourInput | null;
 }
 export interface RelationshipPlan extends Item<RelationshipRow> {
   key: string | null;
@@ -251,11 +254,19 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
       const tagId = tagRef(`minds[${index}].knowledge[${j}].tag`, e.tag);
       return tagId ? [{ tagId, when: e.when }] : [];
     }),
+    behaviour: behaviourOf(v.behaviour, `minds[${index}].behaviour`, p),
   }));
 
   const relationships = resolveRelationships(relEntries, packRels, snap, mindRef, typeRef, p);
 
   return { settings, state, tags, types, locations, documents, minds, relationships };
+}
+
+/** A mind's behaviour once its shape held (checkShape reported otherwise): the rules a schema cannot say. */
+function behaviourOf(v: unknown, path: string, p: Problems): BehaviourInput | null {
+  if (!isPlainObject(v) || p.list.some((x) => x.startsWith(path))) return null;
+  checkBehaviourRules(v as BehaviourInput, path, (at, reason) => p.add(at, reason));
+  return v as BehaviourInput;
 }
 
 /** Stored form of responseConfig: only the fields given, in a fixed order (so equal configs compare equal). */

@@ -1,6 +1,8 @@
 import { conditionProblems } from "../conditions/checkCondition.ts";
 import { isPlainObject, type Problems } from "../lore/validate/fields.ts";
 import { checkStateSchema, declarationsOf, type StateSchema } from "../state/stateSchema.ts";
+import { actionConditionProblems } from "../behaviour/validateBehaviour.ts";
+import type { BehaviourInput } from "../behaviour/behaviourModel.ts";
 
 /**
  * A pack's `state:` section (the project's state declarations: typed keys with their defaults, and
@@ -17,9 +19,9 @@ export function resolveState(pack: Record<string, unknown>, p: Problems): StateS
 }
 
 /**
- * Every condition of the pack (documents' `when`, minds' `knowledge[].when` and conditional hints and restrictions) checked as the admin API
- * checks them: parse, known functions, types against the declared keys. Also a tag named twice in one
- * mind's knowledge.
+ * Every condition of the pack (documents' `when`, minds' `knowledge[].when`, conditional hints and
+ * restrictions, and `behaviour.actions[].when`) checked as the admin API checks them: parse, known
+ * functions, types against the declared keys. Also a tag named twice in one mind's knowledge.
  */
 export function checkPackConditions(pack: Record<string, unknown>, schema: StateSchema, p: Problems): void {
   const declared = declarationsOf(schema);
@@ -34,6 +36,9 @@ export function checkPackConditions(pack: Record<string, unknown>, schema: State
       lines.forEach((l, j) => {
         if (isPlainObject(l) && typeof l.when === "string" && l.when.trim()) p.list.push(...conditionProblems(`minds[${i}].${field}[${j}].when`, l.when, declared));
       });
+    }
+    if (isPlainObject(m.behaviour) && !p.list.some((x) => x.startsWith(`minds[${i}].behaviour`))) {
+      p.list.push(...actionConditionProblems(m.behaviour as BehaviourInput, `minds[${i}].behaviour`, declared));
     }
     if (!Array.isArray(m.knowledge)) return;
     const seen = new Set<string>();

@@ -6,6 +6,7 @@ import { parseJsonColumn } from "../core/json.ts";
 import { saveDocument } from "../lore/documents/writeDocuments.ts";
 import type { StoredResponseConfig } from "../lore/minds/responseConfig.ts";
 import { saveMind, type MindValues } from "../lore/minds/writeMinds.ts";
+import { saveMindBehaviour } from "../behaviour/mindBehaviour.ts";
 import type { MindRow } from "./projectSnapshot.ts";
 import type { Plan } from "./resolvePack.ts";
 import { insertTag, setTagColor } from "../lore/tags/tagStore.ts";
@@ -94,6 +95,7 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
       knowledge: m.knowledge,
     };
     saveMind(ctx, projectId, m.id, values, m.existing && storedMind(m.existing));
+    saveMindBehaviour(ctx, projectId, m.id, m.behaviour);
   }
 
   for (const r of plan.relationships) {

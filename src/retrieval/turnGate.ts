@@ -38,10 +38,12 @@ export function gatherConditions(
     playerId: string;
     overrides?: Record<string, StateValue>;
     history: readonly HistoryTurn[];
+    /** the player's trust in the mind (src/behaviour), absent when it keeps none */
+    trust?: number;
   },
 ): TurnGate {
   const turn = q.history.filter((m) => m.role === "user").length;
-  const { scope } = turnScope(ctx, projectId, { playerId: q.playerId, overrides: q.overrides, turn });
+  const { scope } = turnScope(ctx, projectId, { playerId: q.playerId, overrides: q.overrides, turn, trust: q.trust });
   const conditions = new TurnConditions(scope, projectConditions(ctx.db, projectId));
   const knowledge = q.mind.knowledge.map((k) => ({ ...k, open: conditions.holds(k.when) }));
   const open = new Set(q.mind.knowledgeTags);

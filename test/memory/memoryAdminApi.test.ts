@@ -47,7 +47,7 @@ describe("admin memory routes", () => {
   test("export", async () => {
     const r = await admin("GET", `${p()}/export`);
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(["exportedAt", "memories", "playerId", "sessions", "state"]);
+    expect(Object.keys(r.body).sort()).toEqual(["exportedAt", "memories", "playerId", "sessions", "state", "trust"]);
     expect(r.body.playerId).toBe("api-player");
     expect(r.body.memories).toHaveLength(2);
     expect(r.body.sessions).toEqual([{ entityMindId: w.garrick, messages: [{ role: "user", content: "Hello!" }], updatedAt: expect.any(String) }]);
@@ -63,7 +63,7 @@ describe("admin memory routes", () => {
   test("delete erases memories (SQLite and LanceDB) and sessions; export is empty after", async () => {
     const r = await admin("DELETE", `${p()}/memories`);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ playerId: "api-player", memoriesDeleted: 2, sessionsDeleted: 1, stateKeysDeleted: 0 });
+    expect(r.body).toEqual({ playerId: "api-player", memoriesDeleted: 2, sessionsDeleted: 1, stateKeysDeleted: 0, trustDeleted: 0 });
     const ex = await admin("GET", `${p()}/export`);
     expect(ex.body).toMatchObject({ playerId: "api-player", memories: [], sessions: [] });
     expect(await vectorIds(t.app.ctx, w.p1, w.garrick, "api-player")).toEqual([]);
@@ -131,7 +131,7 @@ describe("CLI memories commands (--json prints exactly one JSON object)", () => 
     const r = await cli("memories", "export", "--project", w.p1, "--player", "cli-player", "--json");
     expect(r.code).toBe(0);
     expect(r.out).toHaveLength(1);
-    expect(Object.keys(r.json).sort()).toEqual(["exportedAt", "memories", "playerId", "sessions", "state"]);
+    expect(Object.keys(r.json).sort()).toEqual(["exportedAt", "memories", "playerId", "sessions", "state", "trust"]);
     expect(r.json.memories).toHaveLength(2);
     expect(r.json.sessions).toHaveLength(1);
   });
@@ -140,7 +140,7 @@ describe("CLI memories commands (--json prints exactly one JSON object)", () => 
     expect(await vectorIds(t.app.ctx, w.p1, w.garrick, "cli-player")).toHaveLength(1);
     const r = await cli("memories", "erase", "--project", w.p1, "--player", "cli-player", "--json");
     expect(r.code).toBe(0);
-    expect(r.json).toEqual({ playerId: "cli-player", memoriesDeleted: 2, sessionsDeleted: 1, stateKeysDeleted: 0 });
+    expect(r.json).toEqual({ playerId: "cli-player", memoriesDeleted: 2, sessionsDeleted: 1, stateKeysDeleted: 0, trustDeleted: 0 });
     const after = await cli("memories", "export", "--project", w.p1, "--player", "cli-player", "--json");
     expect(after.json).toMatchObject({ memories: [], sessions: [] });
     expect(pendingTombstones(t.app.db)).toBe(2);

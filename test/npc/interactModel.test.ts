@@ -55,6 +55,19 @@ const BODIES: Array<[string, unknown]> = [
   ["state value list", { ...ok, state: { x: [1] } }],
   ["state not an object", { ...ok, state: [["x", 1]] }],
   ["array body", [ok]],
+  ["availableActions at limit", { ...ok, availableActions: Array.from({ length: L.availableActions }, () => s(L.actionNameChars)) }],
+  ["availableActions empty", { ...ok, availableActions: [] }],
+  ["availableActions past count", { ...ok, availableActions: Array.from({ length: L.availableActions + 1 }, () => "a") }],
+  ["availableActions entry past length", { ...ok, availableActions: [s(L.actionNameChars + 1)] }],
+  ["availableActions not strings", { ...ok, availableActions: [1] }],
+  ["actionResults valid", { ...ok, actionResults: [{ id: "a1-1", status: "completed" }, { id: "a1-2", status: "failed", detail: s(L.actionDetailChars) }] }],
+  ["actionResults past count", { ...ok, actionResults: Array.from({ length: L.actionResults + 1 }, () => ({ id: "a", status: "aborted" })) }],
+  ["actionResults bad status", { ...ok, actionResults: [{ id: "a1-1", status: "done" }] }],
+  ["actionResults extra field", { ...ok, actionResults: [{ id: "a1-1", status: "completed", at: 1 }] }],
+  ["actionResults empty id", { ...ok, actionResults: [{ id: "", status: "completed" }] }],
+  ["actionResults id past length", { ...ok, actionResults: [{ id: s(L.actionIdChars + 1), status: "completed" }] }],
+  ["actionResults detail past length", { ...ok, actionResults: [{ id: "a", status: "completed", detail: s(L.actionDetailChars + 1) }] }],
+  ["actionResults not objects", { ...ok, actionResults: ["a1-1"] }],
 ];
 
 describe("the interact body's one model", () => {
@@ -73,7 +86,7 @@ describe("the interact body's one model", () => {
   test("the precedence is one ordered table", () => {
     expect(INTERACT_PRECEDENCE.map((r) => r.rule)).toEqual([
       "unknown fields", "text", "text length", "entityMindId", "entityMindId type", "playerId", "playerId type", "playerId length",
-      "activeKnowledgeTags", "conversationHistory", "context", "memory", "state",
+      "activeKnowledgeTags", "conversationHistory", "context", "memory", "state", "availableActions", "actionResults",
     ]);
   });
 });

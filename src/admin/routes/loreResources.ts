@@ -2,8 +2,10 @@ import type { ServiceContext } from "../../core/context.ts";
 import { notFound } from "../../core/errors.ts";
 import { crudRoutes } from "./crud.ts";
 import { DocumentBody, LocationBody, MindBody, RelationshipBody, RelationshipTypeBody, TagBody } from "../adminSchemas.ts";
-import { AdminDocumentSchema, AdminMindSchema, LocationSchema, RelationshipSchema, RelationshipTypeSchema, TagSchema } from "../../lore/loreSchemas.ts";
+import { AdminDocumentSchema, LocationSchema, RelationshipSchema, RelationshipTypeSchema, TagSchema } from "../../lore/loreSchemas.ts";
 import { readMinds } from "../../lore/minds/readMinds.ts";
+import { withBehaviour } from "../../behaviour/mindBehaviour.ts";
+import { AdminMindWithBehaviourSchema } from "../../behaviour/behaviourSchemas.ts";
 import { createMind, deleteMind, updateMind } from "../../lore/minds/writeMinds.ts";
 import { readTags } from "../../lore/tags/readTags.ts";
 import { createTag, deleteTag, updateTag } from "../../lore/tags/writeTags.ts";
@@ -21,11 +23,12 @@ export function loreResourceRoutes(ctx: ServiceContext) {
     crudRoutes(ctx, {
       path: "minds",
       name: "Entity Mind",
-      view: AdminMindSchema,
+      // The admin API's mind (the spec's fields, its conditional knowledge) and its behaviour; GET /v1/lore/minds keeps the spec's shape.
+      view: AdminMindWithBehaviourSchema,
       createBody: MindBody,
-      list: (c, p) => readMinds(c, p, { knowledge: true }),
+      list: (c, p) => withBehaviour(c, p, readMinds(c, p, { knowledge: true })),
       get: (c, p, id) => {
-        const m = readMinds(c, p, { ids: [id], knowledge: true })[0];
+        const m = withBehaviour(c, p, readMinds(c, p, { ids: [id], knowledge: true }))[0];
         if (!m) throw notFound("Entity Mind");
         return m;
       },

@@ -23,9 +23,10 @@ const ExportView = t.Object({
   memories: t.Array(MemoryView),
   sessions: t.Array(t.Object({ entityMindId: t.String(), messages: t.Array(t.Unknown()), updatedAt: t.String() })),
   state: StateMapModel,
+  trust: t.Array(t.Object({ entityMindId: t.String(), value: t.Integer(), updatedAt: t.String() })),
 });
 
-const EraseView = t.Object({ playerId: t.String(), memoriesDeleted: t.Integer(), sessionsDeleted: t.Integer(), stateKeysDeleted: t.Integer() });
+const EraseView = t.Object({ playerId: t.String(), memoriesDeleted: t.Integer(), sessionsDeleted: t.Integer(), stateKeysDeleted: t.Integer(), trustDeleted: t.Integer() });
 
 const params = t.Object({ projectId: t.String(), playerId: t.String() });
 const errors = { 401: ErrorBody, 404: ErrorBody } as const;
@@ -49,7 +50,7 @@ export function memoryRoutes(ctx: AppContext) {
     .get(`${base}/export`, ({ params: p }) => exportPlayerData(ctx, projectParam(ctx, p.projectId), p.playerId), {
       params,
       response: { 200: ExportView, ...errors },
-      detail: adminDetail("Export everything kept about a player (memories, sessions and state)"),
+      detail: adminDetail("Export everything kept about a player (memories, sessions, state and trust)"),
     })
     .delete(
       `${base}/memories`,
@@ -57,7 +58,7 @@ export function memoryRoutes(ctx: AppContext) {
       {
         params,
         response: { 200: EraseView, ...errors },
-        detail: adminDetail("Erase a player's memories, sessions and state (right to be forgotten)"),
+        detail: adminDetail("Erase a player's memories, sessions, state and trust (right to be forgotten)"),
       },
     );
 }

@@ -8,6 +8,7 @@ import { validateInteract } from "../../npc/validateInteract.ts";
 import { projectParam } from "../adminGuard.ts";
 import { adminDetail } from "./crud.ts";
 import { readJsonBody } from "../../http/readJsonBody.ts";
+import { previewBehaviour } from "../../behaviour/prepareBehaviour.ts";
 
 /**
  * The retrieval trace: what the model would see for this request and why,
@@ -54,7 +55,9 @@ export function previewRoutes(ctx: AppContext) {
         replyTokens: p.replyTokens,
         // how the prompt was fitted to the generation context, and what the static prompt left out for it
         budget: p.budget,
-        estimatedCredits: microToCredits(interactionCostMicro(ctx.config.prices, promptTokens, p.replyTokens)),
+        estimatedCredits: microToCredits(interactionCostMicro(ctx.config.prices, promptTokens, p.replyTokens + (p.behaviour?.maxTokens ?? 0))),
+        // a mind with behaviour: the actions this turn offers (and why not the others) and its tail's grammar
+        ...(p.behaviour ? { behaviour: previewBehaviour(p.behaviour) } : {}),
       };
     },
     {

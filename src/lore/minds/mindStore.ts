@@ -145,6 +145,11 @@ export function mindRecord(db: Db, projectId: string, id: string): { row: Record
   return { row, tagIds, knowledge };
 }
 
+/** A change kept outside entity_minds (its behaviour, src/behaviour/) still dates the mind. */
+export function touchMind(db: Db, id: string, at: string): void {
+  db.query("UPDATE entity_minds SET updated_at = ? WHERE id = ?").run(at, id);
+}
+
 /** One more completed interaction (the spec's interactionCount). */
 export function countInteraction(db: Db, mindId: string): void {
   db.query("UPDATE entity_minds SET interaction_count = interaction_count + 1 WHERE id = ?").run(mindId);

@@ -14,6 +14,9 @@ import type { Declarations } from "../../conditions/checkCondition.ts";
 import { declarationsOf } from "../../state/stateSchema.ts";
 import { readStateSchema } from "../../state/stateService.ts";
 import { locationExists } from "../locations/locationStore.ts";
+import type { BehaviourInput } from "../../behaviour/behaviourModel.ts";
+import { validateBehaviour } from "../../behaviour/validateBehaviour.ts";
+import { saveMindBehaviour } from "../../behaviour/mindBehaviour.ts";
 
 export interface MindInput {
   key?: unknown;
@@ -30,11 +33,12 @@ export interface MindInput {
   knowledge?: unknown;
   knowledgeDescription?: unknown;
   responseConfig?: unknown;
+  behaviour?: unknown;
 }
 
 export const MIND_FIELDS = [
   "key", "entityName", "personality", "backstory", "backstorySummary", "role", "speakingStyle", "hints",
-  "restrictions", "locationId", "knowledgeTags", "knowledge", "knowledgeDescription", "responseConfig",
+  "restrictions", "locationId", "knowledgeTags", "knowledge", "knowledgeDescription", "responseConfig", "behaviour",
 ] as const;
 
 /** Validates responseConfig (DESIGN.md): verbosity, maxTokens, temperature. */
@@ -72,13 +76,16 @@ export interface MindValues extends Persona {
   responseConfig: StoredResponseConfig;
 }
 
-function normalise(ctx: ServiceContext, projectId: string, input: MindInput, base?: MindValues): MindValues {
+/** A mind's values, and its behaviour when the input sets it (undefined: left as it is; null: removed). */
+type Normalised = MindValues & { behaviour?: BehaviourInput | null };
+
+function normalise(ctx: ServiceContext, projectId: string, input: MindInput, base?: MindValues): Normalised {
   const p = new Problems();
   p.unknownKeys("", input as Record<string, unknown>, MIND_FIELDS);
   let decl: Declarations | undefined;
   const declared = () => (decl ??= declarationsOf(readStateSchema(ctx, projectId)));
   const pick = <T>(field: keyof MindInput, read: () => T, fallback: T): T => (input[field] === undefined && base ? fallback : read());
-  const n: MindValues = {
+  const n: Normalised = {
     key: pick("key", () => p.optionalString("key", input.key, LIMITS.key) ?? null, base?.key ?? null),
     entityName: pick("entityName", () => p.requiredString("entityName", input.entityName, LIMITS.name) ?? "", base?.entityName ?? ""),
     personality: pick("personality", () => p.requiredString("personality", input.personality, LIMITS.text) ?? "", base?.personality ?? ""),
@@ -106,6 +113,9 @@ function normalise(ctx: ServiceContext, projectId: string, input: MindInput, bas
     n.tagIds = ids;
   }
   n.knowledge = input.knowledge !== undefined ? checkKnowledge(ctx, projectId, input.knowledge, p) : (base?.knowledge ?? []);
+  if (input.behaviour !== undefined) {
+    n.behaviour = validateBehaviour(input.behaviour, "behaviour", (path, reason) => p.add(path, reason), declared());
+  }
   p.throwIfAny();
   return n;
 }
@@ -140,14 +150,20 @@ export function saveMind(ctx: ServiceContext, projectId: string, id: string, n: 
 export function createMind(ctx: ServiceContext, projectId: string, input: MindInput): { id: string } {
   const n = normalise(ctx, projectId, input);
   const id = newId("mind");
-  writeTx(ctx.db, () => saveMind(ctx, projectId, id, n, null));
+  writeTx(ctx.db, () => {
+    saveMind(ctx, projectId, id, n, null);
+    if (n.behaviour) saveMindBehaviour(ctx, projectId, id, n.behaviour);
+  });
   return { id };
 }
 
 export function updateMind(ctx: ServiceContext, projectId: string, id: string, input: MindInput): { id: string } {
   const base = loadMindValues(ctx, projectId, id);
   const n = normalise(ctx, projectId, input, base);
-  writeTx(ctx.db, () => saveMind(ctx, projectId, id, n, base));
+  writeTx(ctx.db, () => {
+    saveMind(ctx, projectId, id, n, base);
+    if (n.behaviour !== undefined) saveMindBehaviour(ctx, projectId, id, n.behaviour);
+  });
   return { id };
 }
 

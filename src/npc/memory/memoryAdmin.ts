@@ -11,6 +11,8 @@ import { deletePlayerPendingSummaries, playerPendingSummaries } from "./pendingS
 import type { Memory } from "./types.ts";
 import { erasePlayerState, exportPlayerState } from "../../state/stateService.ts";
 import type { StateValue } from "../../state/stateKeys.ts";
+import { deletePlayerTrust, playerTrustRows } from "../../behaviour/trustStore.ts";
+import { deletePlayerCooldowns } from "../../behaviour/cooldownStore.ts";
 
 // A player's data per project: list, export, erase (DESIGN.md "Sessions and memory":
 // a player's right to be forgotten). Plain services: the admin routes and the CLI call them.
@@ -22,12 +24,16 @@ export interface PlayerExport {
   sessions: { entityMindId: string; messages: unknown[]; updatedAt: string }[];
   /** the player's world-state keys (src/state) */
   state: Record<string, StateValue>;
+  /** the player's trust in each mind that keeps it (src/behaviour/) */
+  trust: { entityMindId: string; value: number; updatedAt: string }[];
 }
 
 export interface EraseResult {
   memoriesDeleted: number;
   sessionsDeleted: number;
   stateKeysDeleted: number;
+  /** minds whose trust in the player was erased */
+  trustDeleted: number;
 }
 
 /** A player's memories in a project (optionally with one mind), oldest first, ties by id. */
@@ -35,19 +41,21 @@ export function listMemories(ctx: ServiceContext, projectId: string, playerId: s
   return playerMemories(ctx.db, projectId, playerId, opts.mindId);
 }
 
-/** Everything the server keeps about a player in a project: memories, live sessions, sessions awaiting their summary, and state. */
+/** Everything the server keeps about a player in a project: memories, live sessions, sessions awaiting their summary, state and trust. */
 export function exportPlayerData(ctx: ServiceContext, projectId: string, playerId: string): PlayerExport {
   return ctx.db.transaction(() => {
     const sessions = playerSessionRows(ctx.db, projectId, playerId).map((r) => ({ entityMindId: r.mind_id, messages: parseJsonColumn<unknown[]>(r.messages, []), updatedAt: r.updated_at }));
     const pending = playerPendingSummaries(ctx.db, projectId, playerId).map((p) => ({ entityMindId: p.mindId, messages: p.messages as unknown[], updatedAt: p.createdAt }));
-    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions: [...sessions, ...pending], state: exportPlayerState(ctx, projectId, playerId) };
+    const trust = playerTrustRows(ctx.db, projectId, playerId).map((r) => ({ entityMindId: r.mind_id, value: r.value, updatedAt: r.updated_at }));
+    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions: [...sessions, ...pending], state: exportPlayerState(ctx, projectId, playerId), trust };
   })();
 }
 
 /**
  * Deletes a player's memories, sessions (a session awaiting its summary too: a summary running for it then
- * stores nothing) and state from SQLite, and leaves a tombstone per memory for the vector purge. This is all
- * the CLI may do (only the server writes LanceDB); the server's purgeErasedMemories job removes the vectors.
+ * stores nothing), state, trust and action cooldowns from SQLite, and leaves a tombstone per memory for the
+ * vector purge. This is all the CLI may do (only the server writes LanceDB); the server's purgeErasedMemories
+ * job removes the vectors.
  */
 export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId: string): EraseResult & { memoryIds: string[] } {
   ensureTombstoneTable(ctx.db);
@@ -57,7 +65,9 @@ export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId
     deletePlayerMemories(ctx.db, projectId, playerId);
     const sessionsDeleted = deletePlayerSessions(ctx.db, projectId, playerId) + deletePlayerPendingSummaries(ctx.db, projectId, playerId);
     const stateKeysDeleted = erasePlayerState(ctx, projectId, playerId);
-    return { memoriesDeleted: ids.length, sessionsDeleted, stateKeysDeleted, memoryIds: ids };
+    const trustDeleted = deletePlayerTrust(ctx.db, projectId, playerId);
+    deletePlayerCooldowns(ctx.db, projectId, playerId);
+    return { memoriesDeleted: ids.length, sessionsDeleted, stateKeysDeleted, trustDeleted, memoryIds: ids };
   });
 }
 
@@ -75,5 +85,5 @@ export async function erasePlayer(
   // KV state too: resident sequences and snapshots on disk (src/llm/kv/forgetPlayer.ts).
   forgetPlayerKv({ llm: ctx.llm, kvDir: ctx.config && dataPaths(ctx.config).kv }, projectId, playerId);
   if (r.memoryIds.length) await purgeErasedMemories(ctx, { only: { projectId, ids: r.memoryIds } });
-  return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted, stateKeysDeleted: r.stateKeysDeleted };
+  return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted, stateKeysDeleted: r.stateKeysDeleted, trustDeleted: r.trustDeleted };
 }

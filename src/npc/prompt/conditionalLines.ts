@@ -15,7 +15,8 @@ export function keepCurrentNow(history: SessionMessage[], applying: readonly Now
   return history.map((m) => {
     if (!m.notes?.now || m.notes.now.every((l) => applying.some((a) => sameLine(a, l)))) return m;
     const { now: _dropped, ...rest } = m.notes;
-    return Object.keys(rest).length ? { ...m, notes: rest } : { role: m.role, content: m.content };
+    const { notes: _notes, ...message } = m;
+    return Object.keys(rest).length ? { ...message, notes: rest } : message;
   });
 }
 
@@ -27,12 +28,12 @@ export function nowNote(history: readonly SessionMessage[], applying: readonly N
   return same ? undefined : applying.map(({ kind, text }) => ({ kind, text }));
 }
 
-/** The `[Now]` block's text: hints and restrictions under the static prompt's own headings. */
+/** The conditional lines of a `[Now]` block: hints and restrictions under the static prompt's own headings. */
 export function renderNow(now: readonly NowLine[]): string {
   const hints = now.filter((l) => l.kind === "hint").map((l) => `- ${l.text}`);
   const rules = now.filter((l) => l.kind === "restriction").map((l) => `- ${l.text}`);
   const lines: string[] = [];
   if (hints.length) lines.push("Things you tend to do:", ...hints);
   if (rules.length) lines.push("Rules you never break:", ...rules);
-  return `[Now]\n${lines.join("\n")}`;
+  return lines.join("\n");
 }

@@ -120,7 +120,8 @@ function costModel(p: PersonaParts, shared: SharedNote[], count: (text: string) 
   const relHeader = line("People you know:");
   const hintHeader = line("Things you tend to do:");
   const loreHeader = line("[Lore]") + 1;
-  const core = line(p.identity) + line(p.personality) + (p.restrictions.length ? line("Rules you never break:") + prefix(p.restrictions).at(-1)! : 0) + line(p.rules);
+  const core =
+    line(p.identity) + line(p.personality) + (p.restrictions.length ? line("Rules you never break:") + prefix(p.restrictions).at(-1)! : 0) + line(p.rules) + line(p.behaviour);
   const optional = { knowledgeDescription: line(p.knowledgeDescription), location: line(p.location), speakingStyle: line(p.speakingStyle) };
   const backstory = { full: line(p.backstory), summary: line(p.backstorySummary ?? p.backstory), none: 0 };
   return (s) => {
@@ -152,7 +153,7 @@ function dropped(p: PersonaParts, loreCount: number, s: State): DroppedPart[] {
 /** Every text the fit counts, so a remote pool can count them by its server's tokenizer first (exact and the same each time). */
 export function staticPromptPieces(mind: MindProfile, shared: SharedNote[]): string[] {
   const p = personaParts(mind);
-  const single = [p.identity, p.personality, p.backstory, p.backstorySummary, p.speakingStyle, p.location, p.knowledgeDescription, p.rules];
+  const single = [p.identity, p.personality, p.backstory, p.backstorySummary, p.speakingStyle, p.location, p.knowledgeDescription, p.rules, p.behaviour];
   return [
     ...single.filter((x): x is string => x !== null),
     ...p.relationships, ...p.hints, ...p.restrictions,

@@ -9,7 +9,7 @@ const same = (a: { role: string; content: string }, b: { role: string; content: 
  * caller's copy wins where they overlap. The overlap is found by aligning the
  * start of the caller's copy with the session: everything the session has
  * from that point on is replaced by the caller's messages (keeping the
- * server's notes on the messages that match exactly). With no alignment the
+ * server's notes and behaviour on the messages that match exactly). With no alignment the
  * caller's messages follow the session's.
  */
 export function mergeHistory(session: SessionMessage[], caller: HistoryMessage[] | undefined): SessionMessage[] {
@@ -25,7 +25,10 @@ export function mergeHistory(session: SessionMessage[], caller: HistoryMessage[]
   const tail = start >= 0 ? session.slice(start) : [];
   const merged = caller.map((m, i): SessionMessage => {
     const match = tail[i];
-    return match && same(match, m) && match.notes ? { role: m.role, content: m.content, notes: match.notes } : { role: m.role, content: m.content };
+    if (!match || !same(match, m)) return { role: m.role, content: m.content };
+    // The server's notes and a reply's behaviour stay with the message the caller's copy matches.
+    const { notes, behaviour, tail: sampled } = match;
+    return { role: m.role, content: m.content, ...(notes ? { notes } : {}), ...(behaviour ? { behaviour } : {}), ...(sampled ? { tail: sampled } : {}) };
   });
   return [...kept, ...merged];
 }

@@ -1,4 +1,5 @@
 import type { LoreNote } from "../../retrieval/hybridSearch.ts";
+import type { ActionResultNote, TurnBehaviour } from "../../behaviour/behaviourPrompt.ts";
 
 /**
  * What the server adds to a player's turn before the model sees it. Kept in
@@ -13,6 +14,10 @@ export interface TurnNotes {
   now?: { kind: "hint" | "restriction"; text: string }[];
   /** timed documents whose lore came in with this turn (never rendered: their timers count from it) */
   timed?: string[];
+  /** a mind with behaviour: the player's trust and the actions offered now (src/behaviour) */
+  behaviour?: string;
+  /** what became of earlier actions, as the caller reported */
+  actionResults?: ActionResultNote[];
 }
 
 export interface SessionMessage {
@@ -20,6 +25,10 @@ export interface SessionMessage {
   /** the player's text or the NPC's reply, as said */
   content: string;
   notes?: TurnNotes;
+  /** a reply's emotion, actions and trust, rendered back after its words (src/behaviour) */
+  behaviour?: TurnBehaviour;
+  /** the reply's tail as sampled, when it says exactly what was settled: rendered back as is (KV reuse) */
+  tail?: string;
 }
 
 export interface Session {

@@ -302,6 +302,15 @@ export type PostV1NpcInteractBody = {
   }>;
   /** state for this turn only, laid over the player's stored state (never stored): key → true/false, a number or a string */
   state?: Record<string, unknown>;
+  /** a mind with behaviour: only these of its actions may be taken this turn (unknown names are ignored with a warning) */
+  availableActions?: string[];
+  /** what became of earlier actions (the next reply knows) */
+  actionResults?: Array<{
+    /** an action's id from metadata.behaviour.actions */
+    id: string;
+    status: "completed" | "failed" | "aborted";
+    detail?: string;
+  }>;
 };
 
 /** 200 response of POST /v1/npc/interact — An NPC's in-character reply to a player's line */
@@ -313,7 +322,55 @@ export type PostV1NpcInteractResponse = {
     memoryCheckpoint?: boolean;
     warnings?: string[];
     creditsUsed?: number;
+    /** what the mind did with its words (minds with behaviour only) */
+    behaviour?: {
+      emotion: {
+        name: string;
+        intensity: number;
+      };
+      actions: Array<{
+        /** unique in the conversation: report its result with actionResults */
+        id: string;
+        name: string;
+        params: Record<string, unknown>;
+      }>;
+      trust?: {
+        value: number;
+        delta: number;
+        label: string | null;
+      };
+    };
   };
+};
+
+/** 200 response of GET /v1/npc/{mindId}/trust/{playerId} — A player's trust in an Entity Mind */
+export type GetV1NpcByMindIdTrustByPlayerIdResponse = {
+  entityMindId: string;
+  playerId: string;
+  value: number;
+  label: string | null;
+  min: number;
+  max: number;
+  /** false: no value stored yet for this player (value is the mind's initial trust) */
+  stored: boolean;
+};
+
+/** Body of PUT /v1/npc/{mindId}/trust/{playerId} — Set a player's trust in an Entity Mind (within the mind's range) */
+export type PutV1NpcByMindIdTrustByPlayerIdBody = {
+  /** within the mind's trust range */
+  value: number;
+};
+
+/** 200 response of PUT /v1/npc/{mindId}/trust/{playerId} — Set a player's trust in an Entity Mind (within the mind's range) */
+export type PutV1NpcByMindIdTrustByPlayerIdResponse = {
+  entityMindId: string;
+  playerId: string;
+  value: number;
+  label: string | null;
+  min: number;
+  max: number;
+  /** false: no value stored yet for this player (value is the mind's initial trust) */
+  stored: boolean;
 };
 
 /** Body of POST /v1/scanner/commit — Turn approved extractions into Lore Documents (indexed in the background) */

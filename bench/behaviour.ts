@@ -1,0 +1,108 @@
+// The typed turn's cost on a real model: the words alone, the words with the behaviour tail on the same
+// sequence, and the words followed by a second structured call (what a peer's separate "action" call costs).
+// Usage: bun bench/behaviour.ts [--model smol|qwen] [--runs 2] [--threads 1] [--words 60]
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { LlmEngine } from "../src/llm/LlmEngine.ts";
+import type { ChatMessage, GenerateResult } from "../src/llm/types.ts";
+import { resolveBehaviour } from "../src/behaviour/resolveBehaviour.ts";
+import { BEHAVIOUR_DELIMITER, behaviourBlock } from "../src/behaviour/behaviourPrompt.ts";
+import { conditionsUnavailable, offerActions } from "../src/behaviour/offerActions.ts";
+import { tailSchema, tailTokenBound } from "../src/behaviour/tailSchema.ts";
+import { parseTail } from "../src/behaviour/parseTail.ts";
+import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    model: { type: "string", default: "smol" },
+    runs: { type: "string", default: "2" },
+    threads: { type: "string", default: "1" },
+    words: { type: "string", default: "60" },
+  },
+});
+const fx = realFixtures();
+if (!fx) throw new Error("real fixtures missing: sh scripts/fetch-fixtures.sh");
+const qwen = args.model === "qwen" ? qwenFixture() : null;
+if (args.model === "qwen" && !qwen) throw new Error("the Qwen2.5-Coder-0.5B fixture is missing: sh scripts/fetch-fixtures.sh");
+const modelPath = qwen ?? fx.smol;
+
+const b = resolveBehaviour({
+  emotions: ["neutral", "happy", "angry", "afraid"],
+  maxActionsPerTurn: 2,
+  actions: [
+    { name: "give_item", description: "Hand an item to the player.", params: { type: "object", properties: { item: { type: "string", "x-ref": "item" }, count: { type: "integer", minimum: 1, maximum: 5 } } } },
+    { name: "give_gold", description: "Pay the player.", params: { type: "object", properties: { amount: { type: "integer", minimum: 1, maximum: 100 } } } },
+    { name: "call_guard", description: "Shout for the town guard when threatened." },
+    { name: "close_shop", description: "Close the shop and send the player away." },
+  ],
+  trust: { maxStep: 2 },
+})!;
+const refs = { mind: [], location: [], item: ["Iron key", "Map of the tunnels", "Healing draught"] };
+const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs }).offered;
+const schema = tailSchema(b, offered, refs);
+const tail = { delimiter: BEHAVIOUR_DELIMITER, jsonSchema: schema, maxTokens: tailTokenBound(schema) };
+const system =
+  "You are Bram, the shopkeeper of the north gate market, a character in a game. Stay in character and answer in a few sentences.\n" +
+  "Personality: gruff but fair; loves a good bargain; hates thieves.\n" +
+  behaviourBlock(b);
+const lines = [
+  "Good morning! Do you have the iron key I ordered?",
+  "I'll pay you fifty gold for the map of the tunnels.",
+  "Hand over your gold or I'll burn this shop down!",
+  "Thank you for your help yesterday, friend.",
+  "What do you know about the smugglers?",
+  "Can I get a healing draught? I'm hurt.",
+];
+
+const median = (xs: number[]) => (xs.length ? [...xs].sort((a, c) => a - c)[Math.floor(xs.length / 2)] : NaN);
+const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
+
+const engine = await LlmEngine.load({ modelPath, threads: Number(args.threads), parallel: 2, contextSize: 2048 });
+const wordsCap = Number(args.words);
+type Row = { ttft: number; total: number; tailMs?: number; tailTokens?: number; valid?: boolean; actions?: number; secondMs?: number; secondValid?: boolean; secondTokens?: number };
+const rows: Record<"words" | "tail" | "second", Row[]> = { words: [], tail: [], second: [] };
+let key = 0;
+// Each turn's prompt opens with its own number, so no sequence reuses another turn's prompt: every mode's
+// first token pays for the whole prompt, and first tokens compare like for like.
+let nonce = 0;
+const messages = (line: string): ChatMessage[] => [{ role: "system", content: `(${nonce++ % 1000})\n${system}` }, { role: "user", content: line }];
+const gen = async (msgs: ChatMessage[], extra: Partial<Parameters<LlmEngine["generate"]>[0]> = {}, k = `bench:${key++}`) => {
+  const t0 = performance.now();
+  const r: GenerateResult = await engine.generate({ conversationKey: k, messages: msgs, maxTokens: wordsCap, temperature: 0.7, minTokens: 1, ...extra });
+  return { r, ms: performance.now() - t0, key: k };
+};
+
+for (let run = 0; run < Number(args.runs); run++) {
+  for (const line of lines) {
+    const w = await gen(messages(line));
+    rows.words.push({ ttft: w.r.timeToFirstTokenMs, total: w.ms });
+    const t = await gen(messages(line), { tail });
+    const parsed = t.r.tail ? parseTail(t.r.tail.text, schema, b, offered, 1) : null;
+    rows.tail.push({ ttft: t.r.timeToFirstTokenMs, total: t.ms, tailMs: t.r.tail?.ms, tailTokens: t.r.tail?.tokens, valid: parsed?.valid, actions: parsed?.actions.length });
+    // A peer's way: the words, then a second call on the same conversation asking for the actions as JSON.
+    const opening = messages(line);
+    const s1 = await gen(opening);
+    const follow: ChatMessage[] = [...opening, { role: "assistant", content: s1.r.text }, { role: "user", content: "Now give what you feel and do as JSON only." }];
+    const s2 = await gen(follow, { jsonSchema: schema, maxTokens: tail.maxTokens, minTokens: 0 }, s1.key);
+    let secondValid = false;
+    try {
+      secondValid = parseTail(s2.r.text, schema, b, offered, 1).valid;
+    } catch {}
+    rows.second.push({ ttft: s1.r.timeToFirstTokenMs, total: s1.ms + s2.ms, secondMs: s2.ms, secondValid, secondTokens: s2.r.evaluatedPromptTokens + s2.r.completionTokens });
+  }
+}
+await engine.dispose();
+
+const m = (rs: Row[], f: (r: Row) => number | undefined) => median(rs.map(f).filter((x): x is number => typeof x === "number"));
+const rate = (rs: Row[], f: (r: Row) => boolean | undefined) => `${rs.filter((r) => f(r)).length}/${rs.length}`;
+const base = m(rows.words, (r) => r.ttft);
+console.log(`machine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; model ${args.model}; threads ${args.threads}; ${rows.words.length} turns a mode; words ≤ ${wordsCap} tokens`);
+console.log("| | first token (median ms) | vs words only | whole turn (median ms) | behaviour: ms / tokens (median) | behaviour valid | with an action |");
+console.log("|---|---|---|---|---|---|---|");
+console.log(`| words only | ${fmt(base)} | 1.00× | ${fmt(m(rows.words, (r) => r.total))} | – | – | – |`);
+console.log(
+  `| words + tail (same sequence) | ${fmt(m(rows.tail, (r) => r.ttft))} | ${fmt(m(rows.tail, (r) => r.ttft) / base, 2)}× | ${fmt(m(rows.tail, (r) => r.total))} | ${fmt(m(rows.tail, (r) => r.tailMs))} / ${fmt(m(rows.tail, (r) => r.tailTokens))} | ${rate(rows.tail, (r) => r.valid)} | ${rate(rows.tail, (r) => (r.actions ?? 0) > 0)} |`,
+);
+console.log(
+  `| words, then a second JSON call | ${fmt(m(rows.second, (r) => r.ttft))} | ${fmt(m(rows.second, (r) => r.ttft) / base, 2)}× | ${fmt(m(rows.second, (r) => r.total))} | ${fmt(m(rows.second, (r) => r.secondMs))} / ${fmt(m(rows.second, (r) => r.secondTokens))} (evaluated + generated) | ${rate(rows.second, (r) => r.secondValid)} | – |`,
+);

@@ -1,0 +1,98 @@
+import { validatorFor } from "../generation/structured.ts";
+import type { ActionDef, Behaviour } from "./resolveBehaviour.ts";
+
+/** What the tail said, as the server settled it (before trust is applied to the stored value). */
+export interface ParsedTail {
+  emotion: { name: string; intensity: number };
+  actions: { id: string; name: string; params: Record<string, unknown> }[];
+  /** the trust step the model chose, within ±maxStep (0 without trust) */
+  trustDelta: number;
+  /** false: the tail was not usable (cut short, or no tail at all) and the turn takes the neutral default */
+  valid: boolean;
+  /** what the server changed or dropped, for logs and the preview */
+  notes: string[];
+}
+
+interface RawAction {
+  name: string;
+  params: Record<string, unknown>;
+}
+
+/** The turn's behaviour when the tail is unusable: the first of neutral / the mind's first emotion, nothing done. */
+export function neutralTail(b: Behaviour, why: string): ParsedTail {
+  const name = b.emotions.includes("neutral") ? "neutral" : b.emotions[0];
+  return { emotion: { name, intensity: 0 }, actions: [], trustDelta: 0, valid: false, notes: [why] };
+}
+
+/**
+ * The tail's text → the turn's behaviour: parsed, its integers made integers and its texts held to their
+ * length (normaliseParams), validated against the turn's tail schema (Ajv), then held to what the server
+ * enforces whatever the model wrote: integer parameters clamped to their bounds, at most maxPerTurn uses of
+ * an action and maxActionsPerTurn in all, the trust step within ±maxStep. Each action gets an id unique in
+ * the conversation (`a<turn>-<n>`), for the caller's actionResults.
+ */
+export function parseTail(text: string, schema: object, b: Behaviour, offered: ActionDef[], turn: number): ParsedTail {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return neutralTail(b, "the tail is not JSON (cut short?)");
+  }
+  const defs = new Map(offered.map((a) => [a.name, a]));
+  const raw = value as { emotion: string; intensity: number; actions: RawAction[]; trust?: number };
+  if (raw && Array.isArray(raw.actions)) for (const a of raw.actions) if (a && defs.has(a.name)) normaliseParams(a.params, defs.get(a.name)!);
+  const validate = validatorFor(schema);
+  if (!validate(value)) {
+    const e = validate.errors?.[0];
+    return neutralTail(b, `the tail does not match its schema: ${e ? `${e.instancePath || "/"} ${e.message}` : "invalid"}`);
+  }
+  const notes: string[] = [];
+  const uses = new Map<string, number>();
+  const actions: ParsedTail["actions"] = [];
+  for (const a of raw.actions) {
+    const def = defs.get(a.name)!;
+    const n = (uses.get(a.name) ?? 0) + 1;
+    if (n > def.maxPerTurn || actions.length >= b.maxActionsPerTurn) {
+      notes.push(`dropped a use of ${a.name}: over its limit per turn`);
+      continue;
+    }
+    uses.set(a.name, n);
+    actions.push({ id: `a${turn}-${actions.length + 1}`, name: a.name, params: clampParams(a.params, def, notes) });
+  }
+  const step = b.trust?.maxStep ?? 0;
+  const trustDelta = Math.max(-step, Math.min(step, raw.trust ?? 0));
+  return { emotion: { name: raw.emotion, intensity: raw.intensity }, actions, trustDelta, valid: true, notes };
+}
+
+/**
+ * What the grammar's syntax allows but the schema does not: an integer written with an exponent (fractional
+ * or infinite once parsed) becomes the nearest integer; a text longer than its maxLength is cut to it. The
+ * grammar counts a character per code point it decodes, and llama.cpp's decoder accepts byte sequences
+ * (past U+10FFFF, surrogates) that JavaScript decodes as one U+FFFD per byte: a sampled text can come out
+ * longer than the grammar let it be.
+ */
+function normaliseParams(params: unknown, def: ActionDef): void {
+  if (!params || typeof params !== "object") return;
+  const p = params as Record<string, unknown>;
+  for (const [name, schema] of def.params) {
+    const v = p[name];
+    if (schema.type === "integer" && typeof v === "number") p[name] = Number.isFinite(v) ? Math.round(v) : Math.sign(v) * Number.MAX_SAFE_INTEGER;
+    if ("maxLength" in schema && typeof v === "string") p[name] = [...v].slice(0, schema.maxLength).join("");
+  }
+}
+
+function clampParams(params: Record<string, unknown>, def: ActionDef, notes: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of def.params) {
+    let v = params[name];
+    if (schema.type === "integer" && typeof v === "number") {
+      const lo = schema.minimum ?? Number.MIN_SAFE_INTEGER;
+      const hi = schema.maximum ?? Number.MAX_SAFE_INTEGER;
+      const clamped = Math.min(hi, Math.max(lo, v));
+      if (clamped !== v) notes.push(`${def.name}.${name}: ${v} clamped to ${clamped}`);
+      v = clamped;
+    }
+    out[name] = v;
+  }
+  return out;
+}

@@ -1,0 +1,125 @@
+import type { ParamInput } from "./behaviourModel.ts";
+import type { ActionDef, Behaviour } from "./resolveBehaviour.ts";
+
+/** Names a reference parameter may take, by kind (the project's minds, locations, items), resolved per turn. */
+export type RefNames = Record<"mind" | "location" | "item", string[]>;
+
+/** The intensities the tail may name: 0 to 1 in tenths (a grammar cannot bound a free number, an enum it can). */
+export const INTENSITIES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] as const;
+/** An integer parameter whose whole range has at most this many values is an enum in the grammar (bounded by it). */
+const ENUM_INTEGER_SPAN = 64;
+/**
+ * The most tokens a tail may take: the bound computed from the schema, at most this (one or two short actions a
+ * turn have their worst case within it). The budget is set aside in the context and reserved in credits on
+ * every turn; a real model's tail with an action or two takes ~30–100 tokens.
+ */
+export const TAIL_TOKEN_CAP = 384;
+
+type Json = Record<string, unknown>;
+
+/**
+ * The JSON schema of the tail — what the grammar allows and what Ajv checks afterwards — for this turn's
+ * offered actions: `{"emotion", "intensity", "actions": [{"name", "params"}], "trust"?}`. Everything the grammar
+ * can enforce is an enum or a const (emotion, intensity, trust step, action names, choices, references); a
+ * wide integer is only typed, and the server clamps it (parseTail.ts). The empty action list is always valid.
+ * Properties are listed in the order the model writes them, with `required` and closed objects for Ajv.
+ */
+export function tailSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
+  const properties: Json = {
+    emotion: { type: "string", enum: b.emotions },
+    intensity: { type: "number", enum: [...INTENSITIES] },
+    actions: actionsSchema(b, offered, refs),
+  };
+  if (b.trust) properties.trust = { type: "integer", enum: range(-b.trust.maxStep, b.trust.maxStep) };
+  return closedObject(properties);
+}
+
+/** How many actions one tail may list: the mind's cap, and no more than the offered actions' own caps allow. */
+export function maxActionsOf(b: Behaviour, offered: ActionDef[]): number {
+  const room = offered.reduce((n, a) => n + Math.min(a.maxPerTurn, b.maxActionsPerTurn), 0);
+  return Math.min(b.maxActionsPerTurn, room);
+}
+
+function actionsSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
+  const maxItems = maxActionsOf(b, offered);
+  if (maxItems === 0) return { type: "array", maxItems: 0 };
+  const variants = offered.map((a) =>
+    closedObject({
+      name: { const: a.name },
+      params: closedObject(Object.fromEntries(a.params.map(([name, p]) => [name, paramSchema(p, refs)]))),
+    }),
+  );
+  return { type: "array", items: variants.length === 1 ? variants[0] : { oneOf: variants }, maxItems };
+}
+
+function paramSchema(p: ParamInput, refs: RefNames): Json {
+  if ("x-ref" in p) return { type: "string", enum: refs[p["x-ref"]] };
+  if ("enum" in p) return { type: "string", enum: [...p.enum] };
+  switch (p.type) {
+    case "string":
+      return { type: "string", maxLength: p.maxLength };
+    case "boolean":
+      return { type: "boolean" };
+    case "integer":
+      return p.minimum !== undefined && p.maximum !== undefined && p.maximum - p.minimum < ENUM_INTEGER_SPAN
+        ? { type: "integer", enum: range(p.minimum, p.maximum) }
+        : { type: "integer" };
+  }
+}
+
+/** An action can be offered only if every reference parameter has something to refer to. */
+export function missingRefs(a: ActionDef, refs: RefNames): string | null {
+  const empty = a.params.find(([, p]) => "x-ref" in p && refs[p["x-ref"]].length === 0);
+  return empty ? `no ${(empty[1] as { "x-ref": string })["x-ref"]} to name for ${empty[0]}` : null;
+}
+
+function closedObject(properties: Json): Json {
+  return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+function range(lo: number, hi: number): number[] {
+  return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+}
+
+/**
+ * An upper bound of the tail's tokens under this schema: its longest JSON text in bytes (no token is shorter
+ * than a byte), with the grammar's whitespace and its closing newlines.
+ */
+export function tailLengthBound(schema: Json): number {
+  return longest(schema, 1) + 8;
+}
+
+/**
+ * The tail's token budget: the bound, at most TAIL_TOKEN_CAP. Under the cap the grammar alone guarantees a
+ * complete tail; a catalogue whose worst case passes it (long text parameters, many actions a turn) may be
+ * cut in that worst case, and the turn then takes the neutral default (parseTail.ts).
+ */
+export function tailTokenBound(schema: Json): number {
+  return Math.min(TAIL_TOKEN_CAP, tailLengthBound(schema));
+}
+
+const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+
+function longest(s: Json, depth: number): number {
+  const pad = 1 + 4 * depth; // a newline and the indentation the grammar allows before an element
+  if (Array.isArray(s.enum)) return Math.max(...s.enum.map(bytes));
+  if ("const" in s) return bytes(s.const);
+  if (Array.isArray(s.oneOf)) return Math.max(...(s.oneOf as Json[]).map((v) => longest(v, depth)));
+  switch (s.type) {
+    case "string":
+      return 2 + 6 * Number(s.maxLength ?? 0); // `\uXXXX` is the longest form of one character
+    case "integer":
+      return 36; // sign, 16 digits, exponent sign and 16 digits
+    case "number":
+      return 54;
+    case "boolean":
+      return 5;
+    case "array":
+      return 2 + pad + Number(s.maxItems ?? 0) * (longest((s.items as Json) ?? {}, depth + 1) + pad + 1);
+    case "object": {
+      const props = Object.entries((s.properties as Record<string, Json>) ?? {});
+      return 2 + pad + props.reduce((n, [k, v]) => n + bytes(k) + 2 + longest(v, depth + 1) + pad + 1, 0);
+    }
+  }
+  return 64;
+}
