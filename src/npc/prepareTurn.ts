@@ -78,12 +78,8 @@ export interface TurnBudget {
  */
 export async function prepareTurn(ctx: AppContext, projectId: string, req: InteractRequest, loaded?: MindProfile): Promise<PreparedTurn> {
   const settings = readSettings(ctx, projectId);
-  let mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
+  const mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
   if (!hasKnowledge(mind)) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
-  // The tail needs the local engine's grammar on the words' sequence: a remote pool answers with words only
-  // (its prompt without the catalogue, so its model never writes a tail into the words).
-  const wordsOnly = !!mind.behaviour && ctx.generation?.mode === "remote";
-  if (wordsOnly) mind = { ...mind, behaviour: null };
   const key = { projectId, mindId: mind.id, playerId: req.playerId };
   const session = loadSession(ctx, projectId, mind.id, req.playerId);
   const merged = mergeHistory(session.messages, req.conversationHistory);
@@ -93,7 +89,6 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const { tags: visible } = visibleTags(conditions.openTags, req.activeKnowledgeTags);
   const { ignored } = visibleTags(conditions.configuredTags, req.activeKnowledgeTags);
   const warnings = ignored.length ? [ignoredTagsWarning(ignored)] : [];
-  if (wordsOnly) warnings.push("This Entity Mind's behaviour needs local generation: the reply has words only");
   if (req.activeKnowledgeTags && visible.length === 0) warnings.push("No knowledge tags remain visible: the reply uses no lore");
 
   const memoryOn = settings.longTermMemoryEnabled;

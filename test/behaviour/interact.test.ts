@@ -112,16 +112,14 @@ describe("a mind with behaviour", () => {
 });
 
 describe("generation = remote", () => {
-  test("a mind with behaviour answers with words only: no catalogue in its prompt, no tail asked for, a warning", async () => {
+  test("a mind with behaviour keeps its catalogue and its tail on a remote pool (test/generation/remoteTail.test.ts runs it)", async () => {
     // The local backend seen as a remote pool: prepareTurn reads only the mode and counts tokens with it.
     const local = t.app.ctx.generation!;
     const remote = Object.assign(Object.create(Object.getPrototypeOf(local)), local, { mode: "remote" });
     const p = await prepareTurn({ ...t.app.ctx, generation: remote } as any, w.projectId, validateInteract({ text: "Hi", entityMindId: w.minds.garrick, playerId: "p-remote" }));
-    expect(p.behaviour).toBeNull();
-    expect(p.messages[0].content).not.toContain("[Behaviour]");
-    expect(p.warnings).toEqual(["This Entity Mind's behaviour needs local generation: the reply has words only"]);
-    const local_ = await prepareTurn(t.app.ctx as any, w.projectId, validateInteract({ text: "Hi", entityMindId: w.minds.garrick, playerId: "p-remote" }));
-    expect(local_.messages[0].content).toContain("[Behaviour]");
+    expect(p.behaviour).not.toBeNull();
+    expect(p.messages[0].content).toContain("[Behaviour]");
+    expect(p.warnings).toEqual([]);
   });
 });
 

@@ -7,6 +7,7 @@ import { SlotMap } from "./SlotMap.ts";
 import { sseData } from "./sseEvents.ts";
 import { StreamCleaner } from "./StreamCleaner.ts";
 import { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
+import { continueChatBody } from "./continueBody.ts";
 
 export { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
 
@@ -19,6 +20,10 @@ export interface AttemptRequest {
   minTokens?: number;
   /** null: no constraint (also when this backend refused one before) */
   jsonSchema: object | null;
+  /** the model's reply so far, continued rather than answered anew (a typed turn's tail: remoteTail.ts) */
+  continuation?: string;
+  /** stop strings besides the role markers */
+  stop?: string[];
   signal?: AbortSignal;
   timeoutMs: number;
   onToken?: (text: string) => void;
@@ -167,7 +172,7 @@ export class RemoteBackend {
     };
     if (req.seed !== undefined) body.seed = req.seed;
     // OpenAI itself takes at most 4 stop strings; the others take our role markers (as the local engine's stop triggers).
-    if (!req.jsonSchema && kind !== "openai") body.stop = ROLE_MARKERS;
+    if (!req.jsonSchema && kind !== "openai") body.stop = [...ROLE_MARKERS, ...(req.stop ?? [])];
     if (kind === "llama-server") {
       body.cache_prompt = true;
       if (slot >= 0) body.id_slot = slot;
@@ -176,6 +181,7 @@ export class RemoteBackend {
       body.response_format = { type: "json_schema", json_schema: { name: "output", schema: req.jsonSchema } };
     }
     if (kind === "vllm" && req.minTokens && !req.jsonSchema) body.min_tokens = req.minTokens;
+    if (req.continuation !== undefined) continueChatBody(body, req.messages, req.continuation, req.jsonSchema);
     return body;
   }
 
@@ -329,7 +335,7 @@ export class RemoteBackend {
     const { prompt } = (await (await this.post("/apply-template", { messages: req.messages }, signal)).json()) as { prompt?: string };
     if (typeof prompt !== "string") throw new AttemptError("apply-template returned no prompt", false);
     const body: Record<string, unknown> = {
-      prompt,
+      prompt: prompt + (req.continuation ?? ""),
       n_predict: Math.max(1, Math.floor(req.maxTokens)),
       temperature: req.temperature,
       json_schema: req.jsonSchema,

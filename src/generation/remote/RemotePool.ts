@@ -5,6 +5,7 @@ import { CountCache } from "./CountCache.ts";
 import { HashRing } from "./HashRing.ts";
 import { AttemptError, ContextOverflowError } from "./attemptErrors.ts";
 import { RemoteBackend, type RemoteResult } from "./RemoteBackend.ts";
+import { remoteTail } from "./remoteTail.ts";
 
 export interface RemotePoolOptions {
   backends: BackendConfig[];
@@ -132,7 +133,18 @@ export class RemotePool implements GenerationBackend {
 
   generate(req: GenerateRequest): Promise<GenerateResult> {
     if (req.jsonSchema) return generateStructured((r) => this.generateOnce(r), { ...req, jsonSchema: req.jsonSchema });
+    if (req.tail) return this.generateWithTail(req);
     return this.generateOnce(req);
+  }
+
+  /** A typed turn: the words streamed as any reply (ending at the delimiter if the model writes it), then the tail on the same backend. */
+  private async generateWithTail(req: GenerateRequest): Promise<GenerateResult> {
+    const startedAt = performance.now();
+    const words = await this.generateOnce(req);
+    if (words.finishReason === "abort" || words.finishReason === "timeout") return words;
+    const backend = this.backends.find((b) => b.name === words.backend)!;
+    const timeoutMs = (req.timeoutMs ?? this.opts.defaultTimeoutMs) - (performance.now() - startedAt);
+    return { ...words, tail: await remoteTail(backend, req, words, { timeoutMs, countTokens: (t) => this.countTokens(t) }) };
   }
 
   /** One generation: routed, retried once on another backend if nothing reached the caller. */
@@ -167,6 +179,7 @@ export class RemotePool implements GenerationBackend {
           signal: req.signal,
           timeoutMs: Math.max(1, Math.min(backend.config.timeoutMs, deadline - performance.now())),
           onToken: req.onToken,
+          stop: req.tail ? [req.tail.delimiter.trim()] : undefined,
           promptEstimate,
         });
         // the time to first token includes any failed attempt and the wait for a free backend
