@@ -70,7 +70,10 @@ export async function playgroundStream(deps: InteractDeps, projectId: string, re
               },
             }),
           );
-          controller.close();
+          // the reader may have gone (a closed tab): nothing is left to close then
+          try {
+            controller.close();
+          } catch {}
         },
         (e: unknown) => {
           push!(sseEvent("error", e instanceof ApiError ? e.toBody() : { error: "Generation failed" }));
