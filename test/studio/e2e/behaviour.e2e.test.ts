@@ -13,7 +13,7 @@ const api = async (method: string, path: string, body?: unknown) => {
     headers: { authorization: `Bearer ${s.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: r.status, body: await r.json() };
+  return { status: r.status, body: (await r.json()) as any };
 };
 
 beforeAll(async () => {
@@ -96,7 +96,10 @@ describe.skipIf(!enabled)("typed turns in the Studio (Chromium)", () => {
       playerId = await page.getByLabel("Player id").inputValue();
       await page.getByLabel("Your line").fill(`Any work on the quay today? (${i})`);
       await page.getByRole("button", { name: "Send" }).click();
-      await page.getByTestId("stats-0").waitFor({ timeout: 90_000 });
+      await page.getByTestId("stats-0").waitFor({ timeout: 240_000 }).catch(async (e) => {
+        await s.shot("b-failed-turn");
+        throw e;
+      });
       await page.getByTestId("behaviour-0").waitFor();
       await expect(page.getByTestId("emotion-0").textContent()).resolves.toMatch(/^Emotion (calm|happy|wary) \(\d+%\) · Trust -?\d+ \([+-]?\d+, (wary|friendly)\)$/);
       if ((await page.getByTestId("actions-0").count()) > 0) withAction = 0;
