@@ -7,6 +7,14 @@ const strict = { additionalProperties: false } as const;
 /** A document timer: turns of a conversation (src/lore/documents/documentGate.ts), or null. */
 const Timer = t.Union([t.Number({ minimum: 0, maximum: 1000, multipleOf: 1 }), t.Null()]);
 
+/** Hints or restrictions: a plain line (always in the static prompt) or {text, when} (in the turn's part while true). */
+const MindLines = (what: string) =>
+  t.Array(
+    // text and when are both required; the service names a missing one by its path (hints[1].when: required …)
+    t.Union([S(1000), t.Object({ text: t.Optional(S(1000)), when: t.Optional(S(1000)) }, strict)]),
+    { maxItems: 100, description: `${what}: a line, or {text, when} (both required) that applies only while the condition holds` },
+  );
+
 /** Request bodies of the admin API (authoring). The services re-check every rule for the CLI and packs. */
 export const MindBody = t.Object(
   {
@@ -17,8 +25,8 @@ export const MindBody = t.Object(
     backstorySummary: t.Optional(NS(20000)),
     role: t.Optional(NS(200)),
     speakingStyle: t.Optional(NS(20000)),
-    hints: t.Optional(t.Array(S(1000), { maxItems: 100 })),
-    restrictions: t.Optional(t.Array(S(1000), { maxItems: 100 })),
+    hints: t.Optional(MindLines("things the mind tends to do")),
+    restrictions: t.Optional(MindLines("rules the mind never breaks")),
     locationId: t.Optional(NS(100)),
     knowledgeTags: t.Optional(t.Array(S(100), { maxItems: 200, description: "tag names" })),
     knowledge: t.Optional(

@@ -15,7 +15,32 @@ export interface BookEntry {
   enabled: boolean;
   constant: boolean;
   selective: boolean;
+  /** how secondary keys combine with the primary ones (SillyTavern's selectiveLogic) */
+  selectiveLogic: SelectiveLogic;
+  /** SillyTavern's timed effects (null: off), in its own units */
+  sticky: number | null;
+  cooldown: number | null;
+  delay: number | null;
   insertionOrder: number;
+  /** settings of the entry Lorehold has no equivalent for, each named with its value ("probability: 40") */
+  unmapped: string[];
+}
+
+/** SillyTavern's selectiveLogic values: 0 AND ANY, 1 NOT ALL, 2 NOT ANY, 3 AND ALL. */
+export const SELECTIVE_LOGIC = ["AND ANY", "NOT ALL", "NOT ANY", "AND ALL"] as const;
+export type SelectiveLogic = (typeof SELECTIVE_LOGIC)[number];
+
+/** What one lorebook entry became, and what of it could not come along (the import's answer lists each). */
+export interface EntryReport {
+  /** where the entry is in the file ("data.character_book.entries[3]") */
+  entry: string;
+  name: string;
+  /** the document's key, or null when the entry became the mind's always-known text */
+  documentKey: string | null;
+  /** how its settings were carried over */
+  mapped: string[];
+  /** settings with no Lorehold equivalent, left out */
+  notMapped: string[];
 }
 
 export interface Book {

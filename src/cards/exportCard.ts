@@ -121,8 +121,9 @@ export function exportCard(ctx: ServiceContext, projectId: string, mindId: strin
       first_mes: extra.get("First message") ?? "",
       mes_example: style.startsWith("Example dialogue:\n") ? style.slice("Example dialogue:\n".length) : style,
       creator_notes: extra.get("Creator notes") ?? "Exported from Lorehold.",
-      system_prompt: (mind.hints ?? []).join("\n"),
-      post_history_instructions: (mind.restrictions ?? []).join("\n"),
+      // A card has no conditions: only the lines every player sees go out.
+      system_prompt: (mind.hints ?? []).filter((l) => typeof l === "string").join("\n"),
+      post_history_instructions: (mind.restrictions ?? []).filter((l) => typeof l === "string").join("\n"),
       alternate_greetings: greetings,
       tags: [...tags].sort(),
       creator: extra.get("Creator") ?? "",

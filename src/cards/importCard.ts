@@ -8,7 +8,7 @@ import { loadSnapshot } from "../packs/projectSnapshot.ts";
 import { INVALID_PACK, type ImportOptions, type ImportResult } from "../packs/types.ts";
 import { getProject } from "../projects/projectService.ts";
 import { bookToPack, cardToPack } from "./cardToPack.ts";
-import { INVALID_CARD, INVALID_LOREBOOK } from "./cardTypes.ts";
+import { INVALID_CARD, INVALID_LOREBOOK, type EntryReport } from "./cardTypes.ts";
 import { readCardBytes, type CardFormat } from "./readCardBytes.ts";
 import { PNG_LIMITS } from "./png/readPngText.ts";
 
@@ -28,7 +28,13 @@ export interface CardImportResult extends ImportResult {
   mindId: string | null;
   /** lorebook entries imported as documents, and as the mind's always-known text (a card's constant entries) */
   entries: { documents: number; constant: number; disabled: number };
+  /** per lorebook entry, in the file's order: what it became (`mapped`) and what had no equivalent (`notMapped`) */
+  mapping: EntryReport[];
+  /** every `notMapped` item as one line, "entry path: what was left out and why" (empty when all came along) */
+  warnings: string[];
 }
+
+const warningsOf = (mapping: EntryReport[]) => mapping.flatMap((m) => m.notMapped.map((n) => `${m.entry}: ${n}`));
 
 /**
  * Imports a Character Card (V1/V2/V3, JSON or PNG) or a lorebook through
@@ -56,6 +62,8 @@ export function importCardBytes(ctx: ServiceContext, bytes: Uint8Array, opts: Ca
         constant: entries.filter((e) => e.constant && e.enabled).length,
         disabled: entries.filter((e) => !e.enabled).length,
       },
+      mapping: plan.entries,
+      warnings: warningsOf(plan.entries),
     };
   }
   const book = parsed.book;
@@ -76,6 +84,8 @@ export function importCardBytes(ctx: ServiceContext, bytes: Uint8Array, opts: Ca
     tag: plan.tag,
     mindId: opts.mindId ?? null,
     entries: { documents: book.entries.length, constant: 0, disabled: book.entries.filter((e) => !e.enabled).length },
+    mapping: plan.entries,
+    warnings: warningsOf(plan.entries),
   };
 }
 

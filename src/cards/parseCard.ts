@@ -1,6 +1,7 @@
 import { ApiError } from "../core/errors.ts";
 import { isPlainObject, Problems } from "../lore/validate/fields.ts";
 import { INVALID_CARD, INVALID_LOREBOOK, type Book, type BookEntry, type Card, type Parsed } from "./cardTypes.ts";
+import { stSettings } from "./entrySettings.ts";
 
 /** Largest card or lorebook JSON read (real ones are kilobytes; V3 may embed assets as data URIs). */
 export const MAX_CARD_JSON_CHARS = 16 * 1024 * 1024;
@@ -188,6 +189,7 @@ function readEntry(e: unknown, path: string, index: number, p: Problems): BookEn
   const rawId = e.id ?? e.uid;
   if (rawId !== undefined && rawId !== null && typeof rawId !== "number" && typeof rawId !== "string") p.add(`${path}.id`, "must be a number or a string");
   const enabled = e.disable !== undefined ? !bool("disable", false) : bool("enabled", true);
+  const st = stSettings(e, path, p);
   const entry: BookEntry = {
     id: rawId === undefined || rawId === null || rawId === "" ? `#${index + 1}` : String(rawId),
     path,
@@ -198,6 +200,7 @@ function readEntry(e: unknown, path: string, index: number, p: Problems): BookEn
     enabled,
     constant: bool("constant", false),
     selective: bool("selective", false),
+    ...st,
     insertionOrder: typeof order === "number" ? order : 100,
   };
   return p.list.length === before ? entry : null;

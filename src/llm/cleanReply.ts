@@ -30,7 +30,7 @@ export const ROLE_MARKERS: readonly string[] = [...TURN_START_MARKERS, ...TURN_E
  * `[Player]` / `[Lore]` section of the next user turn (src/npc/prompt/renderTurn.ts) or a script-style
  * "Player:" line. Those start another turn, so the reply ends there.
  */
-export const PROMPT_SECTION_MARKERS = ["[Player]", "[Lore]", "[Scene]", "[You remember about this player]"] as const;
+export const PROMPT_SECTION_MARKERS = ["[Player]", "[Lore]", "[Scene]", "[You remember about this player]", "[Now]"] as const;
 /** The common spellings of a role-label line, as generation stop triggers (cleanReply catches any other). */
 export const ROLE_LABEL_STOPS = ["Player", "User", "Assistant", "System", "player", "user", "PLAYER", "USER"].flatMap((r) => [`\n${r}:`, `\n${r} :`]);
 const ROLE_LABEL_LINE = /(^|\n)[ \t]*(player|user|assistant|system|model)[ \t]*:/i;

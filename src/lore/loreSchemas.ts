@@ -98,9 +98,15 @@ export const DocumentFullSchema = t.Object({
 });
 
 /** The admin API's mind: the spec's fields and its conditional knowledge. */
+const AdminMindLines = t.Array(t.Union([t.String(), t.Object({ text: t.String(), when: t.String() })]), {
+  description: "a line every player's prompt holds, or {text, when}: a line that applies only while its condition holds",
+});
+
 export const AdminMindSchema = t.Composite([
-  MindSchema,
+  t.Omit(MindSchema, ["hints", "restrictions"]),
   t.Object({
+    hints: AdminMindLines,
+    restrictions: AdminMindLines,
     knowledge: t.Array(t.Object({ tag: t.String(), when: t.String() }), {
       description: "conditional knowledge: each tag opens only while its condition on world and player state holds (knowledgeTags are always known)",
     }),

@@ -1,7 +1,7 @@
 import type { ServiceContext } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import { parseJsonColumn } from "../core/json.ts";
-import { personaFields, type Persona } from "../lore/minds/personaFields.ts";
+import { personaFields, splitLines, type ConditionalLine, type Persona } from "../lore/minds/personaFields.ts";
 import { conditionalKnowledge, knowledgeTagNames, mindProfileRow } from "../lore/minds/mindStore.ts";
 import { relationshipsOfMind } from "../lore/relationships/relationshipStore.ts";
 import { effectiveResponseConfig, type ResponseConfig, type StoredResponseConfig } from "../lore/minds/responseConfig.ts";
@@ -9,7 +9,13 @@ import { inverseOf, isBuiltInType } from "../lore/relationships/builtInTypes.ts"
 import { readBehaviour } from "../behaviour/behaviourStore.ts";
 import { resolveBehaviour, type Behaviour } from "../behaviour/resolveBehaviour.ts";
 
-export interface MindProfile extends Persona {
+export interface MindProfile extends Omit<Persona, "hints" | "restrictions"> {
+  /** the hints every player sees (the static prompt's) */
+  hints: string[];
+  /** the restrictions every player sees (the static prompt's) */
+  restrictions: string[];
+  /** hints and restrictions with a `when`: never in the static prompt, in the turn's part while true */
+  conditionalLines?: ConditionalLine[];
   id: string;
   projectId: string;
   knowledgeDescription: string | null;
@@ -47,10 +53,15 @@ export function loadMindProfile(ctx: ServiceContext, projectId: string, mindId: 
     else kind = outgoing || x.ct_symmetric ? (x.ct_name ?? "related") : x.inv_name ? x.inv_name : `${x.ct_name} (as seen by them)`;
     return { otherName: outgoing ? x.to_name : x.from_name, kind, description: x.description };
   });
+  const persona = personaFields(r);
+  const lines = splitLines(persona);
   return {
     id: r.id,
     projectId: r.project_id,
-    ...personaFields(r),
+    ...persona,
+    hints: lines.hints,
+    restrictions: lines.restrictions,
+    conditionalLines: lines.conditional,
     knowledgeDescription: r.knowledge_description,
     location: r.location_name ? { name: r.location_name, description: r.location_description } : null,
     knowledgeTags,

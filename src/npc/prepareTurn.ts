@@ -9,6 +9,7 @@ import { loadSession } from "./session/sessionStore.ts";
 import { mergeHistory } from "./session/mergeHistory.ts";
 import type { SessionMessage, TurnNotes } from "./session/sessionTypes.ts";
 import { renderMessage, renderScene } from "./prompt/renderTurn.ts";
+import { keepCurrentNow, nowNote } from "./prompt/conditionalLines.ts";
 import { sharedLoreFor, type SharedNote } from "./sharedLore/sharedLore.ts";
 import { fitMindPromptForTurn, fitOptions, type DroppedPart } from "./prompt/fitStaticPrompt.ts";
 import { retrieveMemories } from "./memory/retrieveMemories.ts";
@@ -96,7 +97,8 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   if (req.activeKnowledgeTags && visible.length === 0) warnings.push("No knowledge tags remain visible: the reply uses no lore");
 
   const memoryOn = settings.longTermMemoryEnabled;
-  let history = sanitiseHistory(ctx, projectId, merged, visible, memoryOn, conditions.lore, !!mind.behaviour);
+  const inForce = conditions.lines.filter((l) => l.applies);
+  let history = keepCurrentNow(sanitiseHistory(ctx, projectId, merged, visible, memoryOn, conditions.lore, !!mind.behaviour), inForce);
   const behaviour = mind.behaviour
     ? prepareBehaviour(ctx, mind.behaviour, {
         key,
@@ -145,6 +147,8 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const lastScene = [...history].reverse().find((m) => m.notes?.scene)?.notes?.scene;
   const notes: TurnNotes = {};
   if (scene && scene !== lastScene) notes.scene = scene;
+  const now = nowNote(history, inForce);
+  if (now) notes.now = now;
   if (newMemories.length) notes.memories = newMemories;
   if (behaviour?.actionResults.length) notes.actionResults = behaviour.actionResults;
   if (behaviour?.note) notes.behaviour = behaviour.note;
@@ -220,6 +224,7 @@ function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMes
     if (lore?.length) notes.lore = lore;
     if (memoryOn && m.notes.memories?.length) notes.memories = m.notes.memories;
     if (m.notes.scene) notes.scene = m.notes.scene;
+    if (m.notes.now?.length) notes.now = m.notes.now;
     if (m.notes.timed?.length) notes.timed = m.notes.timed;
     if (typed && m.notes.behaviour) notes.behaviour = m.notes.behaviour;
     if (typed && m.notes.actionResults?.length) notes.actionResults = m.notes.actionResults;

@@ -93,6 +93,9 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
       }
       // Nullable X: report X's problems.
       if (branches.length === 1) return checkShape(branches[0], value, path, add);
+      // A line or {text, when}: the value's own kind picks the branch whose problems say what is wrong.
+      const ofKind = branches.filter((b) => sameKind(b, value));
+      if (ofKind.length === 1) return checkShape(ofKind[0], value, path, add);
       // No branch fits: the one branch closest to the value (fewest problems) says what is wrong with it.
       const problems = branches.map((b) => {
         const found: [string, string][] = [];
@@ -111,6 +114,19 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
       return;
     default:
       throw new Error(`checkShape: unsupported schema kind ${kind}`);
+  }
+}
+
+function sameKind(schema: TSchema, value: unknown): boolean {
+  switch (schema[Kind] as string) {
+    case "String":
+      return typeof value === "string";
+    case "Object":
+      return isPlainObject(value);
+    case "Array":
+      return Array.isArray(value);
+    default:
+      return false;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { MindLine } from "../lore/minds/personaFields.ts";
 import { stringify } from "yaml";
 import type { ServiceContext } from "../core/context.ts";
 import { parseJsonColumn } from "../core/json.ts";
@@ -68,8 +69,8 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
         backstorySummary: m.backstorySummary,
         role: m.role,
         speakingStyle: m.speakingStyle,
-        hints: parseJsonColumn<string[]>(m.hints, []),
-        restrictions: parseJsonColumn<string[]>(m.restrictions, []),
+        hints: parseJsonColumn<MindLine[]>(m.hints, []),
+        restrictions: parseJsonColumn<MindLine[]>(m.restrictions, []),
         location: locKey(m.locationId),
         knowledgeTags: tagNames(m.tagIds),
         knowledge: m.knowledge.map((k) => ({ tag: snap.tagNameOf.get(k.tagId)!, when: k.when })),

@@ -39,9 +39,15 @@ const TagName = Type.String({
 
 export const ColorSchema = Type.String({ pattern: "^#[0-9a-fA-F]{6}$", problem: "must be a colour like #aa5500" });
 
-const TextList = Type.Array(Text(LIMITS.listItemLength), { maxItems: LIMITS.listItems });
 /** A condition (src/conditions): CEL syntax over state keys, trust and turn; checked in full on import. */
 const Condition = Type.String({ maxLength: CONDITION_LIMITS.chars, pattern: "\\S", problem: "must be a condition such as quest.flood.stage >= 2" });
+/** A hint or restriction: a plain line, or `{text, when}` that applies only while the condition holds. */
+const MindLines = Type.Array(
+  Type.Union([Text(LIMITS.listItemLength), Type.Object({ text: Text(LIMITS.listItemLength), when: Condition }, closed)], {
+    problem: "must be a non-empty line or {text, when}",
+  }),
+  { maxItems: LIMITS.listItems },
+);
 const Timer = Type.Integer({ minimum: 0, maximum: TIMER_MAX });
 const KeyList = (maxItems: number) => Type.Array(KeySchema, { maxItems });
 const TagList = Type.Array(TagName, { maxItems: 200 });
@@ -107,8 +113,8 @@ export const MindSchema = Type.Object(
     backstorySummary: Opt(Type.String({ maxLength: LIMITS.text })),
     role: Opt(Type.String({ maxLength: LIMITS.name })),
     speakingStyle: Opt(Type.String({ maxLength: LIMITS.text })),
-    hints: Opt(TextList),
-    restrictions: Opt(TextList),
+    hints: Opt(MindLines),
+    restrictions: Opt(MindLines),
     /** location key */
     location: Opt(KeySchema),
     /** tag names */

@@ -3,7 +3,7 @@ import { isPlainObject, type Problems } from "../lore/validate/fields.ts";
 import { validateSettingsPatch } from "../projects/settings.ts";
 import { KeySchema } from "./packSchema.ts";
 import { relationshipIdentity, type DocumentRow, type LocationRow, type MindRow, type ProjectSnapshot, type RelationshipRow, type TagRow, type TypeRow } from "./projectSnapshot.ts";
-import type { Persona } from "../lore/minds/personaFields.ts";
+import type { MindLine, Persona } from "../lore/minds/personaFields.ts";
 import type { StateSchema } from "../state/stateSchema.ts";
 import { checkPackConditions, resolveState } from "./resolveState.ts";
 import type { KnowledgeEntry } from "../lore/minds/mindStore.ts";
@@ -94,6 +94,11 @@ const isKey = (v: unknown): v is string => typeof v === "string" && v.length <= 
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
 const nullableText = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** Hints or restrictions of a checked pack: plain lines and `{text, when}`, trimmed. */
+const mindLines = (v: unknown): MindLine[] =>
+  list(v).flatMap((l): MindLine[] =>
+    typeof l === "string" ? [l.trim()] : isPlainObject(l) && typeof l.text === "string" && typeof l.when === "string" ? [{ text: l.text.trim(), when: l.when.trim() }] : [],
+  );
 const strings = (v: unknown): string[] => list(v).filter((s): s is string => typeof s === "string");
 const timer = (v: unknown): number | null => (typeof v === "number" && Number.isInteger(v) ? v : null);
 
@@ -238,8 +243,8 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     backstorySummary: nullableText(v.backstorySummary),
     role: nullableText(v.role),
     speakingStyle: nullableText(v.speakingStyle),
-    hints: strings(v.hints).map((s) => s.trim()),
-    restrictions: strings(v.restrictions).map((s) => s.trim()),
+    hints: mindLines(v.hints),
+    restrictions: mindLines(v.restrictions),
     locationId: locRef(`minds[${index}].location`, v.location),
     knowledgeDescription: nullableText(v.knowledgeDescription),
     responseConfig: responseConfig(v.responseConfig),

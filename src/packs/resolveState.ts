@@ -19,9 +19,9 @@ export function resolveState(pack: Record<string, unknown>, p: Problems): StateS
 }
 
 /**
- * Every condition of the pack (documents' `when`, minds' `knowledge[].when` and `behaviour.actions[].when`)
- * checked as the admin API checks them: parse, known functions, types against the declared keys. Also a
- * tag named twice in one mind's knowledge.
+ * Every condition of the pack (documents' `when`, minds' `knowledge[].when`, conditional hints and
+ * restrictions, and `behaviour.actions[].when`) checked as the admin API checks them: parse, known
+ * functions, types against the declared keys. Also a tag named twice in one mind's knowledge.
  */
 export function checkPackConditions(pack: Record<string, unknown>, schema: StateSchema, p: Problems): void {
   const declared = declarationsOf(schema);
@@ -30,10 +30,17 @@ export function checkPackConditions(pack: Record<string, unknown>, schema: State
     if (isPlainObject(d) && typeof d.when === "string" && d.when.trim()) p.list.push(...conditionProblems(`documents[${i}].when`, d.when, declared));
   });
   entries("minds").forEach((m, i) => {
-    if (isPlainObject(m) && isPlainObject(m.behaviour) && !p.list.some((x) => x.startsWith(`minds[${i}].behaviour`))) {
+    if (!isPlainObject(m)) return;
+    for (const field of ["hints", "restrictions"]) {
+      const lines = Array.isArray(m[field]) ? (m[field] as unknown[]) : [];
+      lines.forEach((l, j) => {
+        if (isPlainObject(l) && typeof l.when === "string" && l.when.trim()) p.list.push(...conditionProblems(`minds[${i}].${field}[${j}].when`, l.when, declared));
+      });
+    }
+    if (isPlainObject(m.behaviour) && !p.list.some((x) => x.startsWith(`minds[${i}].behaviour`))) {
       p.list.push(...actionConditionProblems(m.behaviour as BehaviourInput, `minds[${i}].behaviour`, declared));
     }
-    if (!isPlainObject(m) || !Array.isArray(m.knowledge)) return;
+    if (!Array.isArray(m.knowledge)) return;
     const seen = new Set<string>();
     m.knowledge.forEach((k, j) => {
       if (!isPlainObject(k)) return;

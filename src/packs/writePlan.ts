@@ -1,3 +1,4 @@
+import type { MindLine } from "../lore/minds/personaFields.ts";
 import { nowIso, type ServiceContext } from "../core/context.ts";
 import { deferForeignKeys } from "../db/openDatabase.ts";
 import { readSettings, updateSettings } from "../projects/settings.ts";
@@ -18,8 +19,8 @@ const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, 
 /** A mind as the snapshot read it (JSON columns as text), in the row writer's terms. */
 const storedMind = (r: MindRow): MindValues => ({
   ...r,
-  hints: parseJsonColumn<string[]>(r.hints, []),
-  restrictions: parseJsonColumn<string[]>(r.restrictions, []),
+  hints: parseJsonColumn<MindLine[]>(r.hints, []),
+  restrictions: parseJsonColumn<MindLine[]>(r.restrictions, []),
   responseConfig: parseJsonColumn<StoredResponseConfig>(r.responseConfig, {}),
 });
 

@@ -20,19 +20,21 @@ export interface TurnGate {
   configuredTags: string[];
   /** each conditional knowledge entry and whether it holds */
   knowledge: { tag: string; when: string; open: boolean }[];
+  /** each conditional hint and restriction and whether it applies this turn */
+  lines: { kind: "hint" | "restriction"; text: string; when: string; applies: boolean }[];
   lore: LoreGate;
 }
 
 /**
  * The condition part of a turn's gather step (docs/internals/turn-pipeline.md): the scope, built
  * once; the mind's conditional knowledge evaluated against it; and the lore gate of the project's
- * documents with conditions or timers. Every distinct condition is evaluated once per turn.
+ * documents with conditions or timers, and the mind's conditional hints and restrictions. Every distinct condition is evaluated once per turn.
  */
 export function gatherConditions(
   ctx: ServiceContext,
   projectId: string,
   q: {
-    mind: { knowledgeTags: string[]; knowledge: { tag: string; when: string }[] };
+    mind: { knowledgeTags: string[]; knowledge: { tag: string; when: string }[]; conditionalLines?: { kind: "hint" | "restriction"; text: string; when: string }[] };
     playerId: string;
     overrides?: Record<string, StateValue>;
     history: readonly HistoryTurn[];
@@ -52,6 +54,7 @@ export function gatherConditions(
     openTags: configuredTags.filter((t) => open.has(t)),
     configuredTags,
     knowledge,
+    lines: (q.mind.conditionalLines ?? []).map((l) => ({ ...l, applies: conditions.holds(l.when) })),
     lore: loreGate(ctx, projectId, { conditions, turn, arrivals: arrivals(q.history, turn) }),
   };
 }

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { admin } from "../api.ts";
 import { ErrorBox, Loading, StatusBadge, useAction, useAsync } from "../components/ui.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
+import { StateSimulator } from "./StateSimulator.tsx";
 
 interface Matrix {
   minds: { id: string; entityName: string; knowledgeTags: string[] }[];
@@ -86,6 +87,7 @@ export function Knowledge({ projectId }: SectionProps) {
           ))}
         </tbody>
       </table>
+      <StateSimulator projectId={projectId} />
       <h2>Try to leak</h2>
       <form class="card row wrap" onSubmit={tryLeak} aria-label="Try to leak a document">
         <label class="field">

@@ -3,6 +3,7 @@ import { Link, useLocation } from "wouter-preact";
 import { admin, v1 } from "../api.ts";
 import { Markdown } from "../components/Markdown.tsx";
 import { Confirm, ErrorBox, Field, fmtDate, Loading, StatusBadge, TagPicker, useAction, useAsync } from "../components/ui.tsx";
+import { ConditionInput } from "../components/conditions.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
 
 const PAGE = 20;
@@ -110,7 +111,7 @@ function DocumentList({ projectId }: { projectId: string }) {
 function DocumentEditor({ projectId, docId }: { projectId: string; docId: string }) {
   const isNew = docId === "new";
   const [, go] = useLocation();
-  const [f, setF] = useState({ name: "", content: "", tags: [] as string[], locationId: "" });
+  const [f, setF] = useState({ name: "", content: "", tags: [] as string[], locationId: "", when: "", sticky: "", cooldown: "", delay: "" });
   const [doc, setDoc] = useState<any>(null);
   const [tab, setTab] = useState<"write" | "preview">("write");
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -120,7 +121,20 @@ function DocumentEditor({ projectId, docId }: { projectId: string; docId: string
   const fetchDoc = async (fill: boolean) => {
     const r = await v1(projectId, "GET", `/lore/documents/${docId}`);
     setDoc(r.document);
-    if (fill) setF({ name: r.document.name, content: r.document.content, tags: r.document.tags.map((t: any) => t.name), locationId: r.document.location?.id ?? "" });
+    if (!fill) return;
+    // when and the timers are the admin API's (the spec's document has no such fields)
+    const g = await admin("GET", `/projects/${projectId}/documents/${docId}`);
+    const num = (v: number | null | undefined) => (v == null ? "" : String(v));
+    setF({
+      name: r.document.name,
+      content: r.document.content,
+      tags: r.document.tags.map((t: any) => t.name),
+      locationId: r.document.location?.id ?? "",
+      when: g.when ?? "",
+      sticky: num(g.sticky),
+      cooldown: num(g.cooldown),
+      delay: num(g.delay),
+    });
   };
   useEffect(() => {
     if (!isNew) act.run(() => fetchDoc(true));
@@ -138,7 +152,17 @@ function DocumentEditor({ projectId, docId }: { projectId: string; docId: string
   }, [doc]);
   const save = async (e: Event) => {
     e.preventDefault();
-    const body = { name: f.name, content: f.content, tags: f.tags, locationId: f.locationId || null };
+    const timer = (v: string) => (v.trim() === "" ? null : Number(v));
+    const body = {
+      name: f.name,
+      content: f.content,
+      tags: f.tags,
+      locationId: f.locationId || null,
+      when: f.when.trim() || null,
+      sticky: timer(f.sticky),
+      cooldown: timer(f.cooldown),
+      delay: timer(f.delay),
+    };
     const saved = await act.run(() => (isNew ? admin("POST", `/projects/${projectId}/documents`, body) : admin("PATCH", `/projects/${projectId}/documents/${docId}`, body)));
     if (saved) {
       setDoc(saved);
@@ -190,6 +214,19 @@ function DocumentEditor({ projectId, docId }: { projectId: string; docId: string
             ))}
           </select>
         </Field>
+        <fieldset>
+          <legend>When it may reach a prompt</legend>
+          <Field label="Condition" hint="world and player state, e.g. quest.flood.stage >= 2; empty: always">
+            <ConditionInput projectId={projectId} label="Condition" value={f.when} onInput={(v) => setF({ ...f, when: v })} />
+          </Field>
+          <div class="row">
+            {(["delay", "sticky", "cooldown"] as const).map((k) => (
+              <Field label={`${k[0].toUpperCase()}${k.slice(1)} (turns)`}>
+                <input type="number" min={0} max={1000} value={f[k]} onInput={(e) => setF({ ...f, [k]: (e.target as HTMLInputElement).value })} />
+              </Field>
+            ))}
+          </div>
+        </fieldset>
         <ErrorBox error={act.error} />
         <div class="row">
           <button type="submit" class="primary" disabled={act.busy}>

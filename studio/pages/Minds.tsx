@@ -5,8 +5,14 @@ import { BehaviourEditor } from "../components/behaviour/BehaviourEditor.tsx";
 import { toForm as behaviourForm, toJson as behaviourJson } from "../components/behaviour/behaviourForm.ts";
 import { Confirm, ErrorBox, Field, Loading, TagPicker, useAction, useAsync } from "../components/ui.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
+import { WhenRows, type WhenLine } from "../components/conditions.tsx";
 
 const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
+type Line = string | WhenLine;
+const plainLines = (l: Line[]) => l.filter((x): x is string => typeof x === "string");
+const whenLines = (l: Line[]) => l.filter((x): x is WhenLine => typeof x !== "string").map((x) => ({ text: x.text, when: x.when }));
+const filled = (r: WhenLine) => r.text.trim() !== "" || r.when.trim() !== "";
+const trimmed = (r: WhenLine) => ({ text: r.text.trim(), when: r.when.trim() });
 const blank = {
   entityName: "",
   personality: "",
@@ -18,6 +24,10 @@ const blank = {
   restrictions: "",
   locationId: "",
   knowledgeTags: [] as string[],
+  /** conditional lines and knowledge ({text, when}; for knowledge, text is the tag) */
+  whenHints: [] as WhenLine[],
+  whenRestrictions: [] as WhenLine[],
+  whenKnowledge: [] as WhenLine[],
   knowledgeDescription: "",
   verbosity: "balanced",
   maxTokens: "",
@@ -105,8 +115,11 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
       backstorySummary: m.backstorySummary ?? "",
       role: m.role ?? "",
       speakingStyle: m.speakingStyle ?? "",
-      hints: m.hints.join("\n"),
-      restrictions: m.restrictions.join("\n"),
+      hints: plainLines(m.hints).join("\n"),
+      restrictions: plainLines(m.restrictions).join("\n"),
+      whenHints: whenLines(m.hints),
+      whenRestrictions: whenLines(m.restrictions),
+      whenKnowledge: (m.knowledge ?? []).map((k: any) => ({ text: k.tag, when: k.when })),
       locationId: m.locationId ?? "",
       knowledgeTags: m.knowledgeTags,
       knowledgeDescription: m.knowledgeDescription ?? "",
@@ -118,7 +131,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
   useEffect(() => {
     act.run(load);
   }, [mindId]);
-  const set = (k: keyof typeof blank) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
+  const set = (k: "entityName" | "personality" | "backstory" | "backstorySummary" | "role" | "speakingStyle" | "hints" | "restrictions" | "locationId" | "knowledgeDescription" | "verbosity" | "maxTokens" | "temperature") => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
   const save = async (e: Event) => {
     e.preventDefault();
     const body = {
@@ -128,8 +141,9 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
       backstorySummary: f.backstorySummary || null,
       role: f.role || null,
       speakingStyle: f.speakingStyle || null,
-      hints: lines(f.hints),
-      restrictions: lines(f.restrictions),
+      hints: [...lines(f.hints), ...f.whenHints.filter(filled).map(trimmed)],
+      restrictions: [...lines(f.restrictions), ...f.whenRestrictions.filter(filled).map(trimmed)],
+      knowledge: f.whenKnowledge.filter(filled).map((k) => ({ tag: k.text.trim(), when: k.when.trim() })),
       locationId: f.locationId || null,
       knowledgeTags: f.knowledgeTags,
       ...(isNew || f.knowledgeDescription !== loadedDescription ? { knowledgeDescription: f.knowledgeDescription || null } : {}),
@@ -182,6 +196,9 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
           <Field label="Restrictions" hint="one per line">
             <textarea rows={3} value={f.restrictions} onInput={set("restrictions")} />
           </Field>
+          <WhenRows projectId={projectId} label="Conditional hint lines" textLabel="hint" rows={f.whenHints} onChange={(v) => setF({ ...f, whenHints: v })} />
+          <WhenRows projectId={projectId} label="Conditional restriction lines" textLabel="restriction" rows={f.whenRestrictions} onChange={(v) => setF({ ...f, whenRestrictions: v })} />
+          <p class="muted">A conditional line is never in the mind's shared prompt: it joins a player's turn while its condition holds.</p>
           <Field label="Location">
             <select value={f.locationId} onChange={set("locationId")}>
               <option value="">(none)</option>
@@ -191,6 +208,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
             </select>
           </Field>
           <TagPicker label="Knowledge tags" all={(tags.data?.tags ?? []).map((t) => t.name)} value={f.knowledgeTags} onChange={(v) => setF({ ...f, knowledgeTags: v })} />
+          <WhenRows projectId={projectId} label="Conditional knowledge" textLabel="tag" rows={f.whenKnowledge} onChange={(v) => setF({ ...f, whenKnowledge: v })} />
           <Field label="Knowledge description" hint="left empty, one is written from the tags">
             <textarea rows={2} value={f.knowledgeDescription} onInput={set("knowledgeDescription")} />
           </Field>

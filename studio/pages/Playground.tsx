@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { admin, HttpError, rawFetch, readSse } from "../api.ts";
 import { ErrorBox, Field, fmtNum, TagPicker, useAction, useAsync } from "../components/ui.tsx";
+import { rowsToState, StateRows, type StateRow } from "../components/conditions.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
 import { PendingResults, TurnBehaviour, useActionResults, type TurnBehaviourData } from "../components/behaviour/TurnBehaviour.tsx";
 
@@ -25,6 +26,8 @@ export function Playground({ projectId }: SectionProps) {
   const [mindId, setMindId] = useState(wanted);
   const [playerId, setPlayerId] = useState(newPlayer);
   const [ctx, setCtx] = useState<Record<string, string>>({});
+  // this request's state: laid over the player's stored state for the turn, never stored
+  const [state, setState] = useState<StateRow[]>([]);
   const [restrict, setRestrict] = useState(false);
   const [active, setActive] = useState<string[]>([]);
   const [retrieve, setRetrieve] = useState(true);
@@ -51,6 +54,8 @@ export function Playground({ projectId }: SectionProps) {
     if (restrict) body.activeKnowledgeTags = active;
     const reported = actionResults.take();
     if (reported.length) body.actionResults = reported;
+    const overrides = rowsToState(state);
+    if (Object.keys(overrides).length) body.state = overrides;
     const i = turns.length;
     setTurns((ts) => [...ts, { player: text, reply: "", streaming: true, preview: null, trace: null, error: null }]);
     setText("");
@@ -123,6 +128,11 @@ export function Playground({ projectId }: SectionProps) {
           </label>
           {restrict && mind && <TagPicker label="Active knowledge tags" all={mind.knowledgeTags} value={active} onChange={setActive} />}
           <details>
+            <summary>State (this request)</summary>
+            <p class="muted">Laid over the player's stored state for each turn sent, never stored.</p>
+            <StateRows label="Request state" rows={state} onChange={setState} />
+          </details>
+          <details>
             <summary>Scene context</summary>
             {CONTEXT_FIELDS.map((k) => (
               <Field label={k}>
@@ -192,6 +202,18 @@ function Trace({ turn, index }: { turn: Turn; index: number }) {
         ))}
         {p.memories.length === 0 && <li class="muted">none</li>}
       </ul>
+      {(p.conditions?.lines ?? []).length > 0 && (
+        <>
+          <strong>Conditional hints and restrictions</strong>
+          <ul data-testid={`lines-${index}`}>
+            {p.conditions.lines.map((l: any) => (
+              <li>
+                <span class={`verdict ${l.applies ? "in" : "out"}`}>{l.applies ? "applies" : "off"}</span> {l.kind}: {l.text} <span class="muted mono">when {l.when}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {p.warnings.length > 0 && (
         <ul class="warn">
           {p.warnings.map((w: string) => (

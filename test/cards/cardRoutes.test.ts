@@ -117,7 +117,12 @@ describe("CLI: lorehold import detects cards by content; export-card", () => {
     const b = await cli("import", join(dir, "bestiary.json"), "--project", p, "--mind", "Mira Ashgrove", "--json");
     expect(b.json).toMatchObject({ kind: "lorebook", mindId: a.json.mindId });
     const text = await cli("import", join(dir, "bestiary.json"), "--project", p, "--mind", "Mira Ashgrove");
-    expect(text.out.join("\n")).toBe(`Imported lorebook for mind ${a.json.mindId} into ${p}: 2 lorebook entries as documents tagged 'st:saltmere-bestiary' (1 disabled: kept, seen by no mind).\nDocuments are indexed by the running server.`);
+    expect(text.out.join("\n")).toBe(
+      `Imported lorebook for mind ${a.json.mindId} into ${p}: 2 lorebook entries as documents tagged 'st:saltmere-bestiary' (1 disabled: kept, seen by no mind).\n` +
+        "Not carried over (no Lorehold equivalent), 1:\n" +
+        "  entries.1: selectiveLogic AND ANY: the entry needed one of its secondary keys as well; retrieval has no keyword gate\n" +
+        "Documents are indexed by the running server.",
+    );
     const out = join(dir, "out.png");
     const e = await cli("export-card", "--project", p, "--mind", a.json.mindId, "--format", "png", "--out", out, "--json");
     expect(e.json).toEqual({ written: out, format: "png", name: "Mira Ashgrove", entries: 4 });

@@ -14,6 +14,7 @@ describe("cleanReply", () => {
     // prompt imitation by small real models (SmolLM2, Gemma 3 270M base)
     ["Welcome, friend!\n\n[Player]\nWhat are you doing?", "Welcome, friend!"],
     ["Three pennies.\n[Lore]\n(Wend Docks) more", "Three pennies."],
+    ["Bless you, child.\n\n[Now]\nRules you never break:\n- more", "Bless you, child."],
     ["Aye, the porter.\nPlayer: and the ale?\nGarrick: thin.", "Aye, the porter."],
     ["Hm.\n  User: hello", "Hm."],
     ["The player: a stranger, it seems.", "The player: a stranger, it seems."],

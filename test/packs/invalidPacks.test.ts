@@ -128,7 +128,7 @@ const scenarios: Scenario[] = [
       "relationshipTypes[0].conflictsWithCustom: must be a list",
       "minds[0].entityName: must be a non-empty string",
       "minds[0].hints: must be a list",
-      "minds[0].restrictions[1]: must be a non-empty string",
+      "minds[0].restrictions[1]: must be a non-empty line or {text, when}",
       "minds[0].restrictions[2]: must be a non-empty string",
       "minds[0].responseConfig.verbosity: must be one of terse, balanced, verbose",
       "minds[0].responseConfig.maxTokens: must be an integer from 1 to 2048",

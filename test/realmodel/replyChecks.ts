@@ -15,7 +15,7 @@ export const PROMPT_SENTENCES = [
   "Backstory:",
 ];
 /** The section headings the server puts into a user turn (src/npc/prompt/renderTurn.ts). */
-export const HEADINGS = ["[Lore]", "[Player]", "[Scene]", "[You remember about this player]"];
+export const HEADINGS = ["[Lore]", "[Player]", "[Scene]", "[You remember about this player]", "[Now]"];
 const ROLE_LABEL = /^\s*(player|user|assistant|system|model)\s*:/im;
 
 /** What the construction guarantees (stop triggers + cleanReply): must hold for every reply. */

@@ -47,6 +47,8 @@ export function previewRoutes(ctx: AppContext) {
             turn: p.conditions.scope.turn,
           },
           knowledge: p.conditions.knowledge,
+          // conditional hints and restrictions: which apply this turn (in the turn's [Now] block) and which do not
+          lines: p.conditions.lines,
           documents: p.conditions.lore.trace,
         },
         promptTokens,

@@ -8,6 +8,8 @@ import { adminDetail, adminErrors } from "./crud.ts";
 import { projectOverview } from "../../studio/services/overview.ts";
 import { ledgerMovements, usageSeries } from "../../studio/services/usage.ts";
 import { documentIndexStatus, knowledgeMatrix } from "../../studio/services/visibility.ts";
+import { checkProjectCondition, simulateKnowledge, type SimulatedState } from "../../studio/services/stateSimulator.ts";
+import { readJsonBody } from "../../http/readJsonBody.ts";
 import { approveMatching, editExtraction, reviewExtractions, type ReviewFilter } from "../../studio/services/scanReview.ts";
 import { exportPackText, importPackText } from "../../studio/services/packs.ts";
 import { playgroundStream } from "../../studio/services/playground.ts";
@@ -111,7 +113,27 @@ export function studioAdminRoutes(deps: InteractDeps & { usage: UsageLog }) {
       .get("/projects/:projectId/knowledge-matrix", ({ params }) => knowledgeMatrix(ctx, projectParam(ctx, params.projectId)), {
         params: pid,
         detail: adminDetail("Who knows what: minds × tags, and for each document the minds that can see it"),
-      }),
+      })
+      .post(
+        "/projects/:projectId/knowledge-simulate",
+        async ({ params, request }) => simulateKnowledge(ctx, projectParam(ctx, params.projectId), (await readJsonBody(request)) as SimulatedState),
+        {
+          parse: "none",
+          params: pid,
+          detail: adminDetail(
+            "Who knows what for a given world and player state ({world, player, trust?, turn?}; nothing stored or generated): per mind, each document it may know now and why (tag, condition, timer), its conditional knowledge and conditional hints and restrictions",
+          ),
+        },
+      )
+      .post(
+        "/projects/:projectId/conditions/check",
+        ({ params, body }) => checkProjectCondition(ctx, projectParam(ctx, params.projectId), body.condition),
+        {
+          params: pid,
+          body: t.Object({ condition: t.String({ maxLength: 1000 }) }),
+          detail: adminDetail("A condition's problems against the project's declared state keys (parse, functions, types), each with its character offset"),
+        },
+      ),
     new Elysia({ name: "admin-studio-scan-review" })
       .get(
         "/projects/:projectId/scan-jobs/:jobId/extractions",

@@ -57,6 +57,7 @@ function describe(r: CardImportResult): string {
     `Imported ${what} into ${r.projectId}: ${e.documents} lorebook entries as documents tagged '${r.tag}'` +
       (e.constant ? `, ${e.constant} constant entries as what the mind always knows` : "") +
       (e.disabled ? ` (${e.disabled} disabled: kept, seen by no mind)` : "") + ".",
+    ...(r.warnings.length ? [`Not carried over (no Lorehold equivalent), ${r.warnings.length}:`, ...r.warnings.map((w) => `  ${w}`)] : []),
     "Documents are indexed by the running server.",
   ].join("\n");
 }

@@ -12,6 +12,12 @@ export interface PersonaRow {
   restrictions: string;
 }
 
+/**
+ * A hint or restriction as authored: a plain line (always in the mind's static prompt) or `{text, when}`
+ * (only while the condition holds, in the turn's part: docs/internals/turn-pipeline.md).
+ */
+export type MindLine = string | { text: string; when: string };
+
 export interface Persona {
   entityName: string;
   personality: string;
@@ -19,8 +25,8 @@ export interface Persona {
   backstorySummary: string | null;
   role: string | null;
   speakingStyle: string | null;
-  hints: string[];
-  restrictions: string[];
+  hints: MindLine[];
+  restrictions: MindLine[];
 }
 
 /** Row → persona fields, shared by the lore API's view and the runtime's profile. */
@@ -32,7 +38,26 @@ export function personaFields(r: PersonaRow): Persona {
     backstorySummary: r.backstory_summary,
     role: r.role,
     speakingStyle: r.speaking_style,
-    hints: parseJsonColumn<string[]>(r.hints, []),
-    restrictions: parseJsonColumn<string[]>(r.restrictions, []),
+    hints: parseJsonColumn<MindLine[]>(r.hints, []),
+    restrictions: parseJsonColumn<MindLine[]>(r.restrictions, []),
   };
+}
+
+/** A conditional hint or restriction of a mind, as the turn evaluates it. */
+export interface ConditionalLine {
+  kind: "hint" | "restriction";
+  text: string;
+  when: string;
+}
+
+/** The lines every player sees (the static prompt's) and the conditional ones, in authored order. */
+export function splitLines(p: Pick<Persona, "hints" | "restrictions">): { hints: string[]; restrictions: string[]; conditional: ConditionalLine[] } {
+  const conditional: ConditionalLine[] = [];
+  const plain = (kind: ConditionalLine["kind"], list: MindLine[]) =>
+    list.flatMap((l) => {
+      if (typeof l === "string") return [l];
+      conditional.push({ kind, text: l.text, when: l.when });
+      return [];
+    });
+  return { hints: plain("hint", p.hints), restrictions: plain("restriction", p.restrictions), conditional };
 }

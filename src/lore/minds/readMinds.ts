@@ -5,7 +5,7 @@ import { knowledgeTagPairs, mindRows, projectConditionalKnowledge } from "./mind
 import { relationshipCountsByMind } from "../relationships/relationshipStore.ts";
 import { documentsTagged } from "../documents/documentListStore.ts";
 import { MICRO_PER_CREDIT } from "../../projects/defaults.ts";
-import { personaFields, type Persona } from "./personaFields.ts";
+import { personaFields, splitLines, type Persona } from "./personaFields.ts";
 import { effectiveResponseConfig, type ResponseConfig, type StoredResponseConfig } from "./responseConfig.ts";
 
 export interface MindView extends Persona {
@@ -30,7 +30,8 @@ export interface MindView extends Persona {
  * GET /lore/minds rule) minds without knowledge tags are left out (a mind known
  * only conditionally has none in the spec's terms: its `knowledgeTags` would be
  * empty). With `knowledge`, each mind's conditional knowledge too (the admin
- * API's view; the spec's shape has no such field).
+ * API's view; the spec's shape has no such field) and hints and restrictions as authored, conditional
+ * ones `{text, when}` included; without it only the plain lines, the spec's `string[]`.
  */
 export function readMinds(
   ctx: ServiceContext,
@@ -49,9 +50,12 @@ export function readMinds(
     const knowledge = (conditionalByMind.get(r.id) ?? []).map((k) => ({ tag: k.tag, when: k.when }));
     if (opts.onlyWithTags && knowledgeTags.length === 0) continue;
     const filter = computeFilter(ctx, projectId, knowledgeTags);
+    const persona = personaFields(r);
+    const plain = splitLines(persona);
     views.push({
       id: r.id,
-      ...personaFields(r),
+      ...persona,
+      ...(opts.knowledge ? {} : { hints: plain.hints, restrictions: plain.restrictions }),
       locationId: r.location_id,
       location: r.location_id ? { id: r.location_id, name: r.location_name ?? "" } : null,
       knowledgeTags,
@@ -67,6 +71,11 @@ export function readMinds(
     });
   }
   return views;
+}
+
+/** The spec's view of minds (GET /lore/minds): readMinds without `knowledge` lists only plain hints and restrictions. */
+export function specMinds(ctx: ServiceContext, projectId: string): (Omit<MindView, "hints" | "restrictions"> & { hints: string[]; restrictions: string[] })[] {
+  return readMinds(ctx, projectId, { onlyWithTags: true }) as (Omit<MindView, "hints" | "restrictions"> & { hints: string[]; restrictions: string[] })[];
 }
 
 /** The effective lore filter of a set of knowledge tags: how much lore it opens. */

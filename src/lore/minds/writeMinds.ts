@@ -9,12 +9,14 @@ import { isPlainObject, LIMITS, Problems } from "../validate/fields.ts";
 import { VERBOSITY_TOKENS, type StoredResponseConfig } from "./responseConfig.ts";
 import { deleteMindRow, insertMindRow, mindRecord, setMindKnowledge, setMindTags, updateMindRow, type KnowledgeEntry } from "./mindStore.ts";
 import { checkKnowledge } from "./mindKnowledge.ts";
+import { checkMindLines } from "./mindLines.ts";
+import type { Declarations } from "../../conditions/checkCondition.ts";
+import { declarationsOf } from "../../state/stateSchema.ts";
+import { readStateSchema } from "../../state/stateService.ts";
 import { locationExists } from "../locations/locationStore.ts";
 import type { BehaviourInput } from "../../behaviour/behaviourModel.ts";
 import { validateBehaviour } from "../../behaviour/validateBehaviour.ts";
 import { saveMindBehaviour } from "../../behaviour/mindBehaviour.ts";
-import { declarationsOf } from "../../state/stateSchema.ts";
-import { readStateSchema } from "../../state/stateService.ts";
 
 export interface MindInput {
   key?: unknown;
@@ -80,6 +82,8 @@ type Normalised = MindValues & { behaviour?: BehaviourInput | null };
 function normalise(ctx: ServiceContext, projectId: string, input: MindInput, base?: MindValues): Normalised {
   const p = new Problems();
   p.unknownKeys("", input as Record<string, unknown>, MIND_FIELDS);
+  let decl: Declarations | undefined;
+  const declared = () => (decl ??= declarationsOf(readStateSchema(ctx, projectId)));
   const pick = <T>(field: keyof MindInput, read: () => T, fallback: T): T => (input[field] === undefined && base ? fallback : read());
   const n: Normalised = {
     key: pick("key", () => p.optionalString("key", input.key, LIMITS.key) ?? null, base?.key ?? null),
@@ -89,8 +93,8 @@ function normalise(ctx: ServiceContext, projectId: string, input: MindInput, bas
     backstorySummary: pick("backstorySummary", () => p.optionalString("backstorySummary", input.backstorySummary, LIMITS.text) ?? null, base?.backstorySummary ?? null),
     role: pick("role", () => p.optionalString("role", input.role, LIMITS.name) ?? null, base?.role ?? null),
     speakingStyle: pick("speakingStyle", () => p.optionalString("speakingStyle", input.speakingStyle, LIMITS.text) ?? null, base?.speakingStyle ?? null),
-    hints: pick("hints", () => p.stringList("hints", input.hints, LIMITS.listItems, LIMITS.listItemLength) ?? [], base?.hints ?? []),
-    restrictions: pick("restrictions", () => p.stringList("restrictions", input.restrictions, LIMITS.listItems, LIMITS.listItemLength) ?? [], base?.restrictions ?? []),
+    hints: pick("hints", () => checkMindLines(p, "hints", input.hints, declared()) ?? [], base?.hints ?? []),
+    restrictions: pick("restrictions", () => checkMindLines(p, "restrictions", input.restrictions, declared()) ?? [], base?.restrictions ?? []),
     locationId: base?.locationId ?? null,
     tagIds: base?.tagIds ?? [],
     knowledgeDescription: pick("knowledgeDescription", () => p.optionalString("knowledgeDescription", input.knowledgeDescription, LIMITS.text) ?? null, base?.knowledgeDescription ?? null),
@@ -110,7 +114,7 @@ function normalise(ctx: ServiceContext, projectId: string, input: MindInput, bas
   }
   n.knowledge = input.knowledge !== undefined ? checkKnowledge(ctx, projectId, input.knowledge, p) : (base?.knowledge ?? []);
   if (input.behaviour !== undefined) {
-    n.behaviour = validateBehaviour(input.behaviour, "behaviour", (path, reason) => p.add(path, reason), declarationsOf(readStateSchema(ctx, projectId)));
+    n.behaviour = validateBehaviour(input.behaviour, "behaviour", (path, reason) => p.add(path, reason), declared());
   }
   p.throwIfAny();
   return n;

@@ -1,5 +1,6 @@
 import type { SceneContext } from "../validateInteract.ts";
 import type { SessionMessage, TurnNotes } from "../session/sessionTypes.ts";
+import { renderNow } from "./conditionalLines.ts";
 import { renderActionResults, renderReplyWithTail } from "../../behaviour/behaviourPrompt.ts";
 
 const LABELS: Record<string, string> = {
@@ -50,13 +51,15 @@ export function loreNote(l: { documentName: string; text: string }): string {
 
 /** A user turn as the model sees it: the notes the server added, then what the player said. */
 export function renderUserTurn(content: string, notes: TurnNotes | undefined): string {
-  if (!notes || (!notes.lore?.length && !notes.memories?.length && !notes.scene && !notes.behaviour && !notes.actionResults?.length)) return content;
+  if (!notes || (!notes.lore?.length && !notes.memories?.length && !notes.scene && !notes.now?.length && !notes.behaviour && !notes.actionResults?.length)) return content;
   const parts: string[] = [];
   if (notes.scene) parts.push(`[Scene]\n${notes.scene}`);
   if (notes.lore?.length) parts.push(`[Lore]\n${renderLore(notes.lore)}`);
   if (notes.memories?.length) parts.push(`[You remember about this player]\n${notes.memories.map((m) => `- ${m}`).join("\n")}`);
   if (notes.actionResults?.length) parts.push(`[Your earlier actions]\n${renderActionResults(notes.actionResults)}`);
-  if (notes.behaviour) parts.push(`[Now]\n${notes.behaviour}`);
+  // one [Now] section: the conditional lines in force (kept with the turn they came in), then the behaviour note
+  const now = [notes.now?.length ? renderNow(notes.now) : "", notes.behaviour ?? ""].filter(Boolean).join("\n");
+  if (now) parts.push(`[Now]\n${now}`);
   parts.push(`[Player]\n${content}`);
   return parts.join("\n\n");
 }

@@ -10,6 +10,8 @@ export interface TurnNotes {
   lore?: Omit<LoreNote, "score">[];
   memories?: string[];
   scene?: string;
+  /** the mind's conditional hints and restrictions in force from this turn (rendered as its `[Now]` block) */
+  now?: { kind: "hint" | "restriction"; text: string }[];
   /** timed documents whose lore came in with this turn (never rendered: their timers count from it) */
   timed?: string[];
   /** a mind with behaviour: the player's trust and the actions offered now (src/behaviour) */
