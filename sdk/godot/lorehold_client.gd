@@ -20,6 +20,9 @@ const REQUEST_FAILED := "REQUEST_FAILED"
 const TRANSPORT_ERROR := "TRANSPORT_ERROR"
 
 signal token(text: String)
+## A mind with behaviour (typed turns): after the last token, its emotion ({name, intensity}) and each action ({id, name, params}).
+signal emotion(value: Dictionary)
+signal action(value: Dictionary)
 
 var base_url: String
 var _key: String # never printed
@@ -130,6 +133,8 @@ func interact_stream(request: Dictionary) -> Dictionary:
 				elif line.begins_with("data:"): data += line.substr(5).strip_edges()
 			var parsed = JSON.parse_string(data)
 			if event == "token": token.emit(parsed.text)
+			elif event == "emotion": emotion.emit(parsed)
+			elif event == "action": action.emit(parsed)
 			elif event == "done": return {"ok": true, "reply": parsed}
 			elif event == "error": return _fail(SERVICE_UNAVAILABLE if parsed.get("error") == "Generation failed" else REQUEST_FAILED, 0, parsed)
 	if status != 200:

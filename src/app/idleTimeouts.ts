@@ -15,8 +15,12 @@ export function interactIdleSeconds(config: Pick<Config, "generationTimeoutMs" |
   return Math.min(MAX_IDLE_SECONDS, Math.max(config.idleTimeoutSeconds, budget));
 }
 
-/** `…/v1/npc/interact` (with or without a query), from a request URL. */
+/**
+ * `…/v1/npc/interact` or the Studio's playground (the same interaction, streamed), with or without a query, from a
+ * request URL. A typed turn sends nothing between its last token and its behaviour tail, so the playground needs
+ * the interaction's budget too.
+ */
 export function isInteractPath(url: string): boolean {
   const path = url.slice(url.indexOf("/", url.indexOf("//") + 2)).split("?", 1)[0];
-  return path === "/v1/npc/interact";
+  return path === "/v1/npc/interact" || /^\/admin\/v1\/projects\/[^/]+\/playground$/.test(path);
 }

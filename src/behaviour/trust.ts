@@ -3,7 +3,7 @@ import { nowIso, type ServiceContext } from "../core/context.ts";
 import { writeTx } from "../db/openDatabase.ts";
 import { mindProfileRow } from "../lore/minds/mindStore.ts";
 import { INTERACT_LIMITS } from "../npc/interactLimits.ts";
-import { readBehaviour } from "./behaviourStore.ts";
+import { projectBehaviours, readBehaviour } from "./behaviourStore.ts";
 import { resolveTrust, trustLabel, type Behaviour, type TrustConfig } from "./resolveBehaviour.ts";
 import { readTrustValue, writeTrustValue, type TrustKey } from "./trustStore.ts";
 
@@ -66,4 +66,21 @@ export function setTrust(ctx: ServiceContext, projectId: string, mindId: string,
   }
   writeTx(ctx.db, () => writeTrustValue(ctx.db, { projectId, mindId, playerId }, value, nowIso(ctx)));
   return { entityMindId: mindId, playerId, value, label: trustLabel(trust, value), min: trust.min, max: trust.max, stored: true };
+}
+
+/**
+ * A player's trust in every mind of the project that keeps trust (the Studio's Players page): one view per mind,
+ * the stored value or the mind's initial one. An unknown player is no error: every mind reads its initial trust.
+ */
+export function listPlayerTrust(ctx: ServiceContext, projectId: string, playerId: string): { playerId: string; trust: TrustView[] } {
+  checkPlayerId(playerId);
+  const out: TrustView[] = [];
+  for (const [mindId, stored] of projectBehaviours(ctx.db, projectId)) {
+    const trust = resolveTrust(stored.trust);
+    if (!trust) continue;
+    const { value, stored: has } = currentTrust(ctx, { projectId, mindId, playerId }, trust);
+    out.push({ entityMindId: mindId, playerId, value, label: trustLabel(trust, value), min: trust.min, max: trust.max, stored: has });
+  }
+  out.sort((a, b) => a.entityMindId.localeCompare(b.entityMindId));
+  return { playerId, trust: out };
 }

@@ -1,6 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
-import { admin } from "../api.ts";
+import { admin, HttpError } from "../api.ts";
+import { BehaviourEditor } from "../components/behaviour/BehaviourEditor.tsx";
+import { toForm as behaviourForm, toJson as behaviourJson } from "../components/behaviour/behaviourForm.ts";
 import { Confirm, ErrorBox, Field, Loading, TagPicker, useAction, useAsync } from "../components/ui.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
 import { WhenRows, type WhenLine } from "../components/conditions.tsx";
@@ -95,6 +97,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
   // The API fills an empty knowledge description with a generated one: send it back only when the author edited it.
   const [loadedDescription, setLoadedDescription] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [behaviour, setBehaviour] = useState(() => behaviourForm(null));
   const tags = useAsync(() => admin<{ tags: { name: string }[] }>("GET", `/projects/${projectId}/tags`), [projectId]);
   const locations = useAsync(() => admin<{ locations: { id: string; name: string }[] }>("GET", `/projects/${projectId}/locations`), [projectId]);
   const rels = useAsync(() => admin<{ relationships: any[] }>("GET", `/projects/${projectId}/relationships`), [projectId]);
@@ -104,6 +107,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
     const m = await admin("GET", `/projects/${projectId}/minds/${mindId}`);
     setMind(m);
     setLoadedDescription(m.knowledgeDescription ?? "");
+    setBehaviour(behaviourForm(m.behaviour));
     setF({
       entityName: m.entityName,
       personality: m.personality,
@@ -148,6 +152,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
         maxTokens: f.maxTokens === "" ? null : Number(f.maxTokens),
         temperature: f.temperature === "" ? null : Number(f.temperature),
       },
+      behaviour: behaviourJson(behaviour),
     };
     const saved = await act.run(() => (isNew ? admin("POST", `/projects/${projectId}/minds`, body) : admin("PATCH", `/projects/${projectId}/minds/${mindId}`, body)));
     if (saved) {
@@ -225,6 +230,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
               </Field>
             </div>
           </fieldset>
+          <BehaviourEditor value={behaviour} onChange={setBehaviour} problems={act.error instanceof HttpError && Array.isArray(act.error.body?.details) ? act.error.body.details : []} />
           <ErrorBox error={act.error} />
           <div class="row">
             <button class="primary" type="submit" disabled={act.busy}>

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { admin } from "../api.ts";
 import { Confirm, download, ErrorBox, fmtDate, useAction, useAsync } from "../components/ui.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
+import { PlayerTrust } from "../components/behaviour/PlayerTrust.tsx";
 
 /** A player's sessions and memories per mind; export (JSON) and erase (the right to be forgotten). */
 export function Players({ projectId }: SectionProps) {
@@ -51,6 +52,7 @@ export function Players({ projectId }: SectionProps) {
               Erase everything
             </button>
           </div>
+          <PlayerTrust projectId={projectId} playerId={data.playerId} mindName={mindName} version={data} />
           {mindIds.map((mindId) => (
             <div class="card">
               <h3>{mindName(mindId)}</h3>

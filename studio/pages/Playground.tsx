@@ -3,6 +3,7 @@ import { admin, HttpError, rawFetch, readSse } from "../api.ts";
 import { ErrorBox, Field, fmtNum, TagPicker, useAction, useAsync } from "../components/ui.tsx";
 import { rowsToState, StateRows, type StateRow } from "../components/conditions.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
+import { PendingResults, TurnBehaviour, useActionResults, type TurnBehaviourData } from "../components/behaviour/TurnBehaviour.tsx";
 
 interface Turn {
   player: string;
@@ -11,6 +12,7 @@ interface Turn {
   preview: any;
   trace: any;
   error: unknown;
+  behaviour?: TurnBehaviourData | null;
 }
 
 const CONTEXT_FIELDS = ["location", "timeOfDay", "weather", "atmosphere", "situation", "npcMood", "npcActivity", "playerReputation"] as const;
@@ -32,6 +34,7 @@ export function Playground({ projectId }: SectionProps) {
   const [text, setText] = useState("");
   const [turns, setTurns] = useState<Turn[]>([]);
   const act = useAction();
+  const actionResults = useActionResults();
   const endRef = useRef<HTMLDivElement>(null);
   const mind = minds.data?.minds.find((m) => m.id === mindId);
   // a remote generation pool answers as a loaded model does
@@ -49,6 +52,8 @@ export function Playground({ projectId }: SectionProps) {
     const body: any = { text, entityMindId: mind.id, playerId, memory: { retrieve } };
     if (Object.keys(context).length) body.context = context;
     if (restrict) body.activeKnowledgeTags = active;
+    const reported = actionResults.take();
+    if (reported.length) body.actionResults = reported;
     const overrides = rowsToState(state);
     if (Object.keys(overrides).length) body.state = overrides;
     const i = turns.length;
@@ -76,11 +81,14 @@ export function Playground({ projectId }: SectionProps) {
         return;
       }
       let reply = "";
+      const typed: TurnBehaviourData = { emotion: { name: "", intensity: 0 }, actions: [] };
       await readSse(res, (event, data) => {
         if (event === "token") {
           reply += data.text;
           update(i, { reply });
-        } else if (event === "done") update(i, { reply: data.reply.response, trace: data.trace, streaming: false });
+        } else if (event === "emotion") update(i, { behaviour: { ...typed, emotion: (typed.emotion = data) } });
+        else if (event === "action") update(i, { behaviour: { ...typed, actions: (typed.actions = [...typed.actions, data]) } });
+        else if (event === "done") update(i, { reply: data.reply.response, trace: data.trace, streaming: false, behaviour: data.reply.metadata?.behaviour ?? null });
         else if (event === "error") update(i, { error: new HttpError(503, data), streaming: false });
       });
       update(i, { streaming: false });
@@ -146,12 +154,14 @@ export function Playground({ projectId }: SectionProps) {
                   {t.reply || (t.streaming ? "…" : "")}
                   {t.streaming && <span class="cursor">▍</span>}
                 </p>
+                {t.behaviour && <TurnBehaviour b={t.behaviour} index={i} results={actionResults} />}
                 <ErrorBox error={t.error} />
               </div>
               <Trace turn={t} index={i} />
             </div>
           ))}
           <div ref={endRef} />
+          <PendingResults results={actionResults} />
           <form class="row say" onSubmit={send} aria-label="Say something">
             <input class="grow" aria-label="Your line" maxLength={2000} placeholder={mind ? `Say something to ${mind.entityName}` : "Create a mind first"} value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
             <button class="primary" type="submit" disabled={act.busy || !mind}>

@@ -204,6 +204,25 @@ describe("trust: admin routes, export and erase", () => {
     // Other players keep theirs.
     expect((await admin("GET", adminPath("p-admin"))).body.value).toBe(-3);
   });
+  test("a player's trust in every mind that keeps trust: stored or initial; 404 for an unknown project, 401 without the key", async () => {
+    await admin("PATCH", mindPath(), { behaviour: SHOPKEEPER });
+    const list = (player: string, projectId = w.projectId) => admin("GET", `/projects/${projectId}/players/${encodeURIComponent(player)}/trust`);
+    const fresh = await list("p-list");
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.playerId).toBe("p-list");
+    const garrick = () => fresh.body.trust.find((x: any) => x.entityMindId === w.minds.garrick);
+    expect(garrick()).toEqual({ entityMindId: w.minds.garrick, playerId: "p-list", value: 0, label: "neutral", min: -10, max: 10, stored: false });
+    // Minds without behaviour (or without trust) are not listed.
+    expect(fresh.body.trust.some((x: any) => x.entityMindId === w.minds.elena)).toBe(false);
+    await admin("PUT", adminPath("p-list"), { value: 6 });
+    expect((await list("p-list")).body.trust.find((x: any) => x.entityMindId === w.minds.garrick)).toMatchObject({ value: 6, label: "friendly", stored: true });
+    // Another project's list never shows this project's minds; an unknown project is 404; no key is 401.
+    expect((await list("p-list", other.projectId)).body.trust).toEqual([]);
+    expect((await list("p-list", "no-such-project")).status).toBe(404);
+    expect((await t.call("GET", `/admin/v1/projects/${w.projectId}/players/p-list/trust`, { key: null })).status).toBe(401);
+    expect((await t.call("GET", `/admin/v1/projects/${w.projectId}/players/p-list/trust`, { key: w.keys.server })).status).toBe(401);
+    expect((await list("x".repeat(300))).status).toBe(400);
+  });
   test("a mind's deletion takes its trust rows with it", async () => {
     const m = (await admin("POST", `/projects/${w.projectId}/minds`, { entityName: "Gone", personality: "x", behaviour: { trust: {} } })).body.id;
     await admin("PUT", `/projects/${w.projectId}/minds/${m}/trust/p-gone`, { value: 1 });

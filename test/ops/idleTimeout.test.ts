@@ -86,6 +86,10 @@ describe("the interaction's idle budget", () => {
     ["http://localhost/v1/npc/interact/", false],
     ["http://localhost/v1/npc/interaction", false],
     ["http://localhost/admin/v1/projects/p/interact-preview", false],
+    // the Studio's playground runs the same interaction (a typed turn's tail is silent after the last token)
+    ["http://127.0.0.1:8080/admin/v1/projects/proj_1/playground", true],
+    ["http://localhost/admin/v1/projects/proj_1/playground/x", false],
+    ["http://localhost/admin/v1/projects/a/b/playground", false],
   ])("%s is the interaction route: %p", (url, want) => {
     expect(isInteractPath(url)).toBe(want);
   });

@@ -47,7 +47,7 @@ describe("interact", () => {
       if (ev.type === "token") {
         expect(reply).toBeNull();
         tokens.push(ev.text);
-      } else reply = ev.reply;
+      } else if (ev.type === "reply") reply = ev.reply;
     }
     expect(tokens.length).toBeGreaterThan(0);
     expect(reply).toMatchObject({ success: true, character: "Garrick" });

@@ -109,3 +109,29 @@ describe("POST /projects/:id/playground", () => {
     expect(bad.res.status).toBe(400);
   });
 });
+
+describe("a typed turn in the playground", () => {
+  test("emotion and action events after the last token and before done, the same as metadata.behaviour", async () => {
+    const behaviour = {
+      emotions: ["calm", "happy"],
+      // A choice, not an integer: random weights write an integer's digits for as long as the tail's budget lets
+      // them, which on shared cores makes each turn tens of seconds; a choice keeps the tail a few tokens.
+      actions: [{ name: "give_coin", description: "Hand the player some coins.", params: { type: "object", properties: { purse: { type: "string", enum: ["small", "large"] } } } }],
+      trust: { min: -5, max: 5 },
+    };
+    expect((await t.call("PATCH", `/admin/v1/projects/${w.projectId}/minds/${w.minds.elena}`, { key: token, body: { behaviour } })).status).toBe(200);
+    // Random weights choose any tail the grammar allows (an action or none), so what is asserted holds of every
+    // turn by construction: the events' order and that they repeat metadata.behaviour. One turn a player: the
+    // tiny model spells words in bytes, so a 2,048-token context holds only a few turns with the catalogue.
+    for (let i = 0; i < 3; i++) {
+      const { events } = await playground({ text: `Any work today? (${i})`, entityMindId: w.minds.elena, playerId: `pg-typed-${i}` });
+      const kinds = events.map((e) => e.event);
+      const b = events.at(-1)!.data.reply.metadata.behaviour;
+      const tokens = kinds.filter((k) => k === "token").length;
+      expect(kinds).toEqual([...Array(tokens).fill("token"), "emotion", ...b.actions.map(() => "action"), "done"]);
+      expect(["calm", "happy"]).toContain(b.emotion.name);
+      expect(events[tokens].data).toEqual(b.emotion);
+      expect(events.slice(tokens + 1, -1).map((e) => e.data)).toEqual(b.actions);
+    }
+  }, 300_000);
+});

@@ -6,8 +6,22 @@ import type * as Api from "./generated/api.js";
 
 export type InteractRequest = Api.PostV1NpcInteractBody;
 export type InteractResponse = Api.PostV1NpcInteractResponse;
-/** What interactStream() yields: each token as it is generated, then the whole reply (the JSON interact() returns). */
-export type InteractStreamEvent = { type: "token"; text: string } | { type: "reply"; reply: InteractResponse };
+/** What a mind with behaviour did with its words (metadata.behaviour). */
+export type TurnBehaviour = NonNullable<InteractResponse["metadata"]["behaviour"]>;
+export type BehaviourEmotion = TurnBehaviour["emotion"];
+export type BehaviourAction = TurnBehaviour["actions"][number];
+/** What became of an earlier action, reported with the next interact (`actionResults`). */
+export type ActionResult = NonNullable<InteractRequest["actionResults"]>[number];
+export type TrustView = Api.GetV1NpcByMindIdTrustByPlayerIdResponse;
+/**
+ * What interactStream() yields: each token as it is generated; for a mind with behaviour, one `emotion` and one
+ * `action` per action after the last token; then the whole reply (the JSON interact() returns).
+ */
+export type InteractStreamEvent =
+  | { type: "token"; text: string }
+  | { type: "emotion"; emotion: BehaviourEmotion }
+  | { type: "action"; action: BehaviourAction }
+  | { type: "reply"; reply: InteractResponse };
 
 export type LoreholdClientOptions = TransportOptions;
 
@@ -28,6 +42,16 @@ export class LoreholdClient {
 
   toJSON(): Record<string, unknown> {
     return this.#t.toJSON();
+  }
+
+  /** GET /v1/npc/{mindId}/trust/{playerId} (Server Key): a player's trust in a mind with behaviour. */
+  getTrust(mindId: string, playerId: string, opts?: CallOptions): Promise<TrustView> {
+    return this.#t.json<TrustView>("GET", `/npc/${encodeURIComponent(mindId)}/trust/${encodeURIComponent(playerId)}`, undefined, opts);
+  }
+
+  /** PUT /v1/npc/{mindId}/trust/{playerId} (Server Key): set it when the game's own events move it (within the mind's range). */
+  setTrust(mindId: string, playerId: string, value: number, opts?: CallOptions): Promise<TrustView> {
+    return this.#t.json<TrustView>("PUT", `/npc/${encodeURIComponent(mindId)}/trust/${encodeURIComponent(playerId)}`, { value }, opts);
   }
 
   /** POST /v1/npc/interact (Server Key): an NPC's reply. */
@@ -55,6 +79,8 @@ export class LoreholdClient {
         for await (const ev of readSse(res.response.body)) {
           const data = JSON.parse(ev.data);
           if (ev.event === "token") yield { type: "token", text: String(data.text ?? "") };
+          else if (ev.event === "emotion") yield { type: "emotion", emotion: data as BehaviourEmotion };
+          else if (ev.event === "action") yield { type: "action", action: data as BehaviourAction };
           else if (ev.event === "done") {
             finished = true;
             yield { type: "reply", reply: data as InteractResponse };

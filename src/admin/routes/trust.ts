@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { ServiceContext } from "../../core/context.ts";
 import { ErrorBody } from "../../http/commonSchemas.ts";
 import { readJsonBody } from "../../http/readJsonBody.ts";
-import { getTrust, setTrust } from "../../behaviour/trust.ts";
+import { getTrust, listPlayerTrust, setTrust } from "../../behaviour/trust.ts";
 import { TrustBody, TrustViewSchema } from "../../behaviour/behaviourSchemas.ts";
 import { projectParam } from "../adminGuard.ts";
 import { adminDetail } from "./crud.ts";
@@ -18,6 +18,11 @@ export function trustAdminRoutes(ctx: ServiceContext) {
       params,
       response,
       detail: adminDetail("A player's trust in an Entity Mind"),
+    })
+    .get("/projects/:projectId/players/:playerId/trust", ({ params: p }) => listPlayerTrust(ctx, projectParam(ctx, p.projectId), p.playerId), {
+      params: t.Object({ projectId: t.String(), playerId: t.String() }),
+      response: { 200: t.Object({ playerId: t.String(), trust: t.Array(TrustViewSchema) }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+      detail: adminDetail("A player's trust in every mind of the project that keeps trust"),
     })
     .put(path, async ({ params: p, request }) => setTrust(ctx, projectParam(ctx, p.projectId), p.id, p.playerId, await readJsonBody(request)), {
       params,

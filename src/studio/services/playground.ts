@@ -31,6 +31,14 @@ export async function playgroundStream(deps: InteractDeps, projectId: string, re
       else pending.push(ev);
       firstToken();
     },
+    // A typed turn: the same `emotion` and `action` events as /v1/npc/interact, after the last token.
+    onBehaviour: (b) => {
+      const evs = [sseEvent("emotion", b.emotion), ...b.actions.map((a) => sseEvent("action", a))];
+      for (const ev of evs) {
+        if (push) push(ev);
+        else pending.push(ev);
+      }
+    },
   });
   await Promise.race([first, job]);
   const stream = new ReadableStream<Uint8Array>({
@@ -62,7 +70,10 @@ export async function playgroundStream(deps: InteractDeps, projectId: string, re
               },
             }),
           );
-          controller.close();
+          // the reader may have gone (a closed tab): nothing is left to close then
+          try {
+            controller.close();
+          } catch {}
         },
         (e: unknown) => {
           push!(sseEvent("error", e instanceof ApiError ? e.toBody() : { error: "Generation failed" }));
