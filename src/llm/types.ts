@@ -78,6 +78,8 @@ export interface KvSnapshotOptions {
   restore?: "auto" | "always";
   /** Fewest prompt tokens a restore must save (default 16). */
   minGainTokens?: number;
+  /** Tokens a background mind warm-up evaluates before it looks for turns again (default 64). */
+  warmChunkTokens?: number;
 }
 
 export interface LlmEngineOptions {
@@ -125,6 +127,7 @@ export interface KvStats {
   restores: number;
   prefixRestores: number;
   prefixRestoredTokens: number;
+  nearestPrefixRestores: number;
   restoredTokens: number;
   restoredBytes: number;
   restoreMsTotal: number;
@@ -133,6 +136,8 @@ export interface KvStats {
   saves: number;
   evictionSaves: number;
   prefixSaves: number;
+  prefixWarmedTokens: number;
+  prefixWarmYields: number;
   saveFailures: number;
   savedBytes: number;
   saveMsTotal: number;
