@@ -312,13 +312,16 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     const keep = commonPrefixLength(seq.contextTokens, tokens);
     if (keep < seq.contextTokens.length) await seq.eraseContextTokenRanges([{ start: keep, end: seq.contextTokens.length }]);
     const step = Math.max(1, this.options.chunkTokens ?? WARM_CHUNK_TOKENS);
-    for (let at = seq.contextTokens.length; at < tokens.length; at = seq.contextTokens.length) {
+    for (let at = keep; at < tokens.length; ) {
       if (this.closed || this.turns.busy) return false;
       const end = Math.min(tokens.length, at + step);
       const t0 = performance.now();
       await seq.evaluateWithoutGeneratingNewTokens(tokens.slice(at, end) as Token[]);
       this.cost.observeEval(end - at, performance.now() - t0);
       this.counters.prefixWarmedTokens += end - at;
+      at = end;
+      // A prompt the sequence cannot hold whole (the context shifted it): nothing worth saving.
+      if (seq.contextTokens.length !== end) return true;
     }
     const meta = await this.store.save("prefix", key, [...seq.contextTokens], async (path) => {
       await seq.saveStateToFile(path);
