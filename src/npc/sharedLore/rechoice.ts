@@ -40,12 +40,19 @@ export type RechoiceVerdict = "few-hits" | "too-soon" | "same" | "not-material" 
 
 /** Whether the counts justify replacing the current choice (see the module comment). */
 export function rechoiceVerdict(i: RechoiceInput): RechoiceVerdict {
-  if (i.totalHits < Math.max(REFRESH_MIN_HITS, 2 * i.hitsAt)) return "few-hits";
-  if (i.sinceMs < RECHOICE_MIN_INTERVAL_MS) return "too-soon";
+  const wait = rechoiceWait(i);
+  if (wait) return wait;
   const same = i.candidate.length === i.current.length && i.candidate.every((id) => i.current.includes(id));
   if (same) return "same";
   const served = (ids: readonly string[]) => ids.reduce((n, id) => n + (i.hits.get(id) ?? 0), 0);
   const dropped = served(i.current.filter((id) => !i.candidate.includes(id)));
   const added = served(i.candidate.filter((id) => !i.current.includes(id)));
   return added - dropped >= Math.max(RECHOICE_MIN_GAIN_HITS, RECHOICE_MIN_GAIN * dropped) ? "rechoose" : "not-material";
+}
+
+/** Rules (1) and (2): too early to look at what the counts would choose (null: look). */
+export function rechoiceWait(i: Pick<RechoiceInput, "totalHits" | "hitsAt" | "sinceMs">): "few-hits" | "too-soon" | null {
+  if (i.totalHits < Math.max(REFRESH_MIN_HITS, 2 * i.hitsAt)) return "few-hits";
+  if (i.sinceMs < RECHOICE_MIN_INTERVAL_MS) return "too-soon";
+  return null;
 }

@@ -7,7 +7,7 @@ import { loreNote } from "../prompt/renderTurn.ts";
 import type { LoreNote } from "../../retrieval/hybridSearch.ts";
 import { LORE_NOTE_OVERHEAD, promptBudget, tokenCounter } from "../tokenBudget.ts";
 import { hitsOf, loreStamp, readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
-import { rechoiceVerdict, type RechoiceVerdict } from "./rechoice.ts";
+import { rechoiceVerdict, rechoiceWait, type RechoiceVerdict } from "./rechoice.ts";
 
 /**
  * The shared-lore level of a mind's static prompt (issue 14). A mind's system prompt is the same for
@@ -94,8 +94,8 @@ export function rechooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindP
   if (!sel || sel.loreStamp !== loreInputs(ctx, projectId, mind)) return "outdated";
   const totalHitsNow = totalHits(ctx.db, projectId, mind.id);
   const sinceMs = ctx.clock.now().getTime() - Date.parse(sel.computedAt);
-  const early = rechoiceVerdict({ current: sel.chunkIds, candidate: sel.chunkIds, hits: new Map(), totalHits: totalHitsNow, hitsAt: sel.hitsAt, sinceMs });
-  if (early !== "same") return early; // too few hits or too soon: no need to choose anything
+  const wait = rechoiceWait({ totalHits: totalHitsNow, hitsAt: sel.hitsAt, sinceMs });
+  if (wait) return wait; // nothing to choose yet
   const candidate = chooseSharedLore(ctx, projectId, mind);
   const hits = hitsOf(ctx.db, projectId, mind.id, [...new Set([...sel.chunkIds, ...candidate])]);
   const verdict = rechoiceVerdict({ current: sel.chunkIds, candidate, hits, totalHits: totalHitsNow, hitsAt: sel.hitsAt, sinceMs });
@@ -107,10 +107,9 @@ export function rechooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindP
  * The mind's shared lore for a turn that sees `visible` tags, or null (off, or nothing to share).
  * The stored selection is checked against SQLite: made from other lore (loreInputs), or a chunk gone,
  * not COMPLETED or no longer within the mind's tags, means the lore changed, and the selection is made
- * again now. A turn narrowed by
- * activeKnowledgeTags gets the level only when every shared chunk is within its visible tags;
- * otherwise it goes without (its prompt then starts with the plain system text): a chunk outside
- * the turn's active tags never reaches its prompt.
+ * again now. A turn narrowed by activeKnowledgeTags gets the level only when every shared chunk is
+ * within its visible tags; otherwise it goes without (its prompt then starts with the plain system
+ * text): a chunk outside the turn's active tags never reaches its prompt.
  */
 export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, visible: string[]): SharedNote[] {
   if (sharedLoreBudget(ctx.config) === 0 || mind.knowledgeTags.length === 0) return [];
