@@ -180,13 +180,13 @@ const B = await boot("baseline", configFor("baseline", { parallel, kvSnapshots: 
 const W0 = newPhase ? await boot("warm-noshared", configFor("warm-noshared", { parallel, kvSnapshots: "on", sharedLoreTokens: 0 })) : null;
 const B0 = newPhase ? await boot("baseline-noshared", configFor("baseline-noshared", { parallel, kvSnapshots: "off", sharedLoreTokens: 0 })) : null;
 // Resident: a sequence for every player and every newcomer of the round robin, so nobody is ever evicted.
-const R = roundRobin ? await boot("resident", configFor("resident", { parallel: players.length + turns, kvSnapshots: "off" })) : null;
+const R = roundRobin ? await boot("resident", configFor("resident", { parallel: players.length + 2 * turns, kvSnapshots: "off" })) : null;
 
 // ---- 1. round robin: 3× more players than sequences, `turns` turns each (alternating servers per turn). After each
 // step every server's mind-warm job ticks (`--ticks` times) — in step on all three, so their shared-lore choices (made
 // from the same retrievals) stay the same and so do their prompts. After each round a newcomer joins the warm mind.
 const rows: { t: number; w: Turn; r: Turn; b: Turn }[] = [];
-const newcomers: { t: number; w: Turn; cold: Turn; r: Turn }[] = [];
+const newcomers: { t: number; w: Turn; cold: Turn; r: Turn; quiet: Turn }[] = [];
 const choices: { step: number; ids: string }[] = [];
 let steps = 0;
 const choiceOf = (s: Server) => JSON.stringify(readSelection(s.app.db, s.projectId, s.minds[0])?.chunkIds ?? null);
@@ -216,7 +216,11 @@ for (let t = 0; roundRobin && t < turns; t++) {
   await Bun.sleep(20); // the sequences' clearing runs under the context's lock
   const cold = await turn(B, who, line);
   const r = await turn(R!, who, line);
-  newcomers.push({ t, w, cold, r });
+  // Control: another newcomer with the same line on the warm server, no warm-up in the background.
+  const quiet = await turn(W, `${who}-quiet`, line);
+  await turn(B, `${who}-quiet`, line); // the same on the other two, so all three keep the same retrieval counts
+  await turn(R!, `${who}-quiet`, line);
+  newcomers.push({ t, w, cold, r, quiet });
   await tickAll();
 }
 const returning = rows.filter((x) => x.t > 0);
@@ -232,6 +236,8 @@ const breakdown = (pick: (x: (typeof rows)[number]) => Turn) => breakdownOf(retu
 const byRound = (t: number, pick: (x: (typeof rows)[number]) => Turn) => median(rows.filter((x) => x.t === t).map((x) => pick(x).evaluated));
 const rrNew = median(newcomers.map((x) => x.w.ttftMs / x.cold.ttftMs));
 const rrNewEval = median(newcomers.map((x) => x.w.evaluated / x.cold.evaluated));
+const rrQuiet = median(newcomers.map((x) => x.quiet.ttftMs / x.cold.ttftMs));
+const rrQuietEval = median(newcomers.map((x) => x.quiet.evaluated / x.cold.evaluated));
 
 // ---- 2. a new player's first turn on a known mind (prefix snapshot) ÷ fully cold (a mind nobody spoke to),
 // with the shared-lore level (W ÷ B) and without it (W0 ÷ B0, last session's design)
@@ -312,11 +318,12 @@ const params = tinyGgufParameterCount(shape);
 console.log(`\n### Warm conversations — ${shapeLabel} shape — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "unknown CPU"}), load at the end ${loadavg().map((x) => x.toFixed(1)).join(" ")} (at the start ${loadAtStart}); Bun ${Bun.version}; threads ${threads}, 2,048 context, replies ${replyTokens} tokens (greedy).`);
 console.log(`Model: random-weight llama with the shape of ${shapeLabel} (n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeadsKv} KV heads, vocab ${shape.vocabSize}), ${shape.weightType}, ${(params / 1e6).toFixed(0)}M parameters.`);
-if (roundRobin) console.log(`Servers side by side, one turn each in turn: **warm** (snapshots on, ${parallel} sequences), **resident** (${players.length + turns} sequences: nobody is ever evicted), **today** (snapshots off, ${parallel} sequences). ${players.length} players × ${turns} rounds, round robin, on one mind (tags ${ROUND_ROBIN_TAGS.join(", ")}: 8 documents); each server's mind-warm job ticked ${args.ticks}× after every step; after each round a newcomer's first turn on that mind, while another mind's changed prompt warms in the background, against the same line fully cold (today's server with its sequences cleared).\n`);
+if (roundRobin) console.log(`Servers side by side, one turn each in turn: **warm** (snapshots on, ${parallel} sequences), **resident** (${players.length + 2 * turns} sequences: nobody is ever evicted), **today** (snapshots off, ${parallel} sequences). ${players.length} players × ${turns} rounds, round robin, on one mind (tags ${ROUND_ROBIN_TAGS.join(", ")}: 8 documents); each server's mind-warm job ticked ${args.ticks}× after every step; after each round a newcomer's first turn on that mind, while another mind's changed prompt warms in the background, against the same line fully cold (today's server with its sequences cleared).\n`);
 else console.log(`Servers side by side: **warm** (snapshots on, ${parallel} sequences) and **today** (snapshots off); the new-player rows also run both without the shared-lore level.\n`);
 console.log("| measure | figure | target |");
 console.log("|---|---|---|");
 if (roundRobin) console.log(`| new player's first turn on the warm mind ÷ the same turn fully cold (median of ${newcomers.length} rounds): first token; prompt tokens | ${newcomers.map((x) => `${f(x.w.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrNew)}**; ${newcomers.map((x) => `${x.w.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrNewEval)}** | ≤ 0.5 |`);
+if (roundRobin) console.log(`| the same newcomer line again, no warm-up in the background (control) ÷ fully cold: first token; prompt tokens | ${newcomers.map((x) => `${f(x.quiet.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrQuiet)}**; ${newcomers.map((x) => `${x.quiet.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrQuietEval)}** | |`);
 if (roundRobin) console.log(`| shared-lore choices of the warm mind during the run (the first one included) | **${choices.length}**: at step${choices.length > 1 ? "s" : ""} ${choices.map((c) => c.step).join(", ")} of ${steps} (${Math.floor((steps * Number(args.ticks)) / 12)} retrieval-count checks) | 1 |`);
 if (roundRobin) console.log(`| prompt tokens evaluated by a returning player's turn ÷ by a resident follow-up (rounds 2–${turns}, sums) | ${sum(returning.map((x) => x.w.evaluated))} ÷ ${sum(returning.map((x) => x.r.evaluated))} = **${f(evalRatio)}** (today: ${f(baseRatio)}) | ≤ 1.3 |`);
 if (roundRobin) console.log(`| p50 first token, returning ÷ resident follow-up | ${f(ttftW, 0)} ÷ ${f(ttftR, 0)} ms = **${f(ttftW / ttftR)}** (today: ${f(ttftB, 0)} ms, ${f(ttftB / ttftR)}) | ≤ 1.5 |`);
@@ -332,6 +339,7 @@ if (roundRobin) console.log(`| where returning turns started from | ${Object.ent
 if (roundRobin) {
   console.log(`\nFirst token, p50 of each Server-Timing part (ms): ${parts.join(" / ")}`);
   console.log(`- newcomer on the warm mind: ${breakdownOf(newcomers.map((x) => x.w)).map((x) => f(x, 1)).join(" / ")}; first token ${f(median(newcomers.map((x) => x.w.ttftMs)), 0)} ms`);
+  console.log(`- the same line again, no warm-up in the background: ${breakdownOf(newcomers.map((x) => x.quiet)).map((x) => f(x, 1)).join(" / ")}; first token ${f(median(newcomers.map((x) => x.quiet.ttftMs)), 0)} ms`);
   console.log(`- the same fully cold: ${breakdownOf(newcomers.map((x) => x.cold)).map((x) => f(x, 1)).join(" / ")}; first token ${f(median(newcomers.map((x) => x.cold.ttftMs)), 0)} ms`);
   console.log(`- returning (warm): ${breakdown((x) => x.w).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftW, 0)} ms`);
   console.log(`- resident follow-up: ${breakdown((x) => x.r).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftR, 0)} ms`);
