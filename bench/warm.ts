@@ -2,7 +2,11 @@
 // against today's eviction, side by side in one run, through the server (in process, SSE).
 // Random-weight model with a real model's shape (speed only; the words are noise).
 // Usage: bun bench/warm.ts [--shape qwen0.5b|llama3.2-1b] [--type q8_0] [--threads 2] [--players 6] [--parallel 2] [--turns 5] [--new 3]
-//        [--phases all|new]   (new: only a new player's first turn on a known mind, with and without the shared-lore level)
+//        [--phases all|new|players]   (new: only a new player's first turn on a known mind, with and without the shared-lore level;
+//                                      players: only the round robin, its newcomers and the shared-lore re-choices)
+// The round robin ticks each server's mind-warm job once per step (a server ticks it every 5 s; a turn here takes seconds), so
+// the shared-lore level is re-chosen, and minds re-warmed, as a running server would; each round a new player joins the warm
+// mind while another mind's changed prompt is being warmed in the background, and the same line is run fully cold.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +25,7 @@ import { prepareTurn } from "../src/npc/prepareTurn.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { loadMindProfile } from "../src/npc/mindProfile.ts";
 import { selectSharedLore } from "../src/npc/sharedLore/sharedLore.ts";
-import { recordHits } from "../src/npc/sharedLore/sharedLoreStore.ts";
+import { readSelection, recordHits } from "../src/npc/sharedLore/sharedLoreStore.ts";
 import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
 
 const { values: args } = parseArgs({
@@ -36,9 +40,11 @@ const { values: args } = parseArgs({
     reply: { type: "string", default: "8" },
     phases: { type: "string", default: "all" },
     known: { type: "string", default: "20" },
+    ticks: { type: "string", default: "1" },
   },
 });
 const threads = Number(args.threads);
+const loadAtStart = loadavg().map((x) => x.toFixed(1)).join(" ");
 const players = Array.from({ length: Number(args.players) }, (_, i) => `player-${i}`);
 const parallel = Number(args.parallel);
 const turns = Number(args.turns);
@@ -49,6 +55,7 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const f = (x: number, d = 2) => x.toFixed(d);
 
 const pack = readFileSync(join(import.meta.dir, "../examples/thornhaven.yaml"), "utf8");
+const ROUND_ROBIN_TAGS = ["tavern", "town-history", "general", "quests", "river-trade"];
 const LINES = [
   "Tell me what you saw on the river road last night, and who was with you.",
   "And then? What happened after that?",
@@ -93,6 +100,9 @@ async function boot(name: string, config: Config, existing?: Omit<Server, "app" 
   const minds = readMinds(app.ctx, projectId, { onlyWithTags: true }).map((m) => m.id);
   // Greedy and a fixed reply cap: every server sees the same prompts turn after turn.
   for (const m of minds) updateMind(app.ctx, projectId, m, { responseConfig: { maxTokens: replyTokens, temperature: 0 } });
+  // The round robin's mind sees 8 of the pack's documents (more than a turn retrieves, more than the shared level
+  // holds), so which of its chunks are retrieved most varies with the questions, as on a mind with a real world.
+  updateMind(app.ctx, projectId, minds[0], { knowledgeTags: ROUND_ROBIN_TAGS });
   for (;;) {
     const r = (await app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
     if (!r || r.indexed === 0) break;
@@ -163,21 +173,55 @@ const lineOf = (player: string, t: number) => {
 // snapshots. B: today without snapshots, `parallel` sequences (evicted conversations re-evaluated).
 // W0 and B0: W and B without the shared-lore level (sharedLoreTokens 0: the mind prefix is the system text only).
 const all = args.phases === "all";
+const roundRobin = all || args.phases === "players";
+const newPhase = all || args.phases === "new";
 const W = await boot("warm", configFor("warm", { parallel, kvSnapshots: "on" }));
 const B = await boot("baseline", configFor("baseline", { parallel, kvSnapshots: "off" }));
-const W0 = await boot("warm-noshared", configFor("warm-noshared", { parallel, kvSnapshots: "on", sharedLoreTokens: 0 }));
-const B0 = await boot("baseline-noshared", configFor("baseline-noshared", { parallel, kvSnapshots: "off", sharedLoreTokens: 0 }));
-const R = all ? await boot("resident", configFor("resident", { parallel: players.length, kvSnapshots: "off" })) : null;
+const W0 = newPhase ? await boot("warm-noshared", configFor("warm-noshared", { parallel, kvSnapshots: "on", sharedLoreTokens: 0 })) : null;
+const B0 = newPhase ? await boot("baseline-noshared", configFor("baseline-noshared", { parallel, kvSnapshots: "off", sharedLoreTokens: 0 })) : null;
+// Resident: a sequence for every player and every newcomer of the round robin, so nobody is ever evicted.
+const R = roundRobin ? await boot("resident", configFor("resident", { parallel: players.length + 2 * turns, kvSnapshots: "off" })) : null;
 
-// ---- 1. round robin: 3× more players than sequences, `turns` turns each (alternating servers per turn)
+// ---- 1. round robin: 3× more players than sequences, `turns` turns each (alternating servers per turn). After each
+// step every server's mind-warm job ticks (`--ticks` times) — in step on all three, so their shared-lore choices (made
+// from the same retrievals) stay the same and so do their prompts. After each round a newcomer joins the warm mind.
 const rows: { t: number; w: Turn; r: Turn; b: Turn }[] = [];
-for (let t = 0; all && t < turns; t++) {
+const newcomers: { t: number; w: Turn; cold: Turn; r: Turn; quiet: Turn }[] = [];
+const choices: { step: number; ids: string }[] = [];
+let steps = 0;
+const choiceOf = (s: Server) => JSON.stringify(readSelection(s.app.db, s.projectId, s.minds[0])?.chunkIds ?? null);
+const tickAll = async () => {
+  for (let k = 0; k < Number(args.ticks); k++) for (const s of [W, R!, B]) await s.app.scheduler.trigger("mind-warm");
+  steps++;
+  const ids = choiceOf(W);
+  if (choices.at(-1)?.ids !== ids) choices.push({ step: steps, ids });
+};
+choices.push({ step: 0, ids: choiceOf(W) });
+// Another mind's prompt, changed (as by an author's edit), so that its warm-up runs in the background while the newcomer speaks.
+const editedPrompt = (t: number) => `${mindStaticPrompt(W.app.ctx, W.projectId, W.minds[1 + (t % (W.minds.length - 1))])}\n\n(Revised ${t + 1}.)`;
+for (let t = 0; roundRobin && t < turns; t++) {
   for (const p of players) {
     const w = await turn(W, p, lineOf(p, t));
     const r = await turn(R!, p, lineOf(p, t));
     const b = await turn(B, p, lineOf(p, t));
     rows.push({ t, w, r, b });
+    await tickAll();
   }
+  const who = `newcomer-rr-${t}`;
+  const line = lineOf(who, t);
+  W.app.ctx.llm!.warmMind(editedPrompt(t)); // in the background; the newcomer's turn must not wait for it
+  const w = await turn(W, who, line);
+  // Fully cold: the same line, prompt and shared lore (B made the same choices), nothing cached in any sequence.
+  B.app.ctx.llm!.forgetConversations(() => true);
+  await Bun.sleep(20); // the sequences' clearing runs under the context's lock
+  const cold = await turn(B, who, line);
+  const r = await turn(R!, who, line);
+  // Control: another newcomer with the same line on the warm server, no warm-up in the background.
+  const quiet = await turn(W, `${who}-quiet`, line);
+  await turn(B, `${who}-quiet`, line); // the same on the other two, so all three keep the same retrieval counts
+  await turn(R!, `${who}-quiet`, line);
+  newcomers.push({ t, w, cold, r, quiet });
+  await tickAll();
 }
 const returning = rows.filter((x) => x.t > 0);
 const evalRatio = sum(returning.map((x) => x.w.evaluated)) / sum(returning.map((x) => x.r.evaluated));
@@ -187,26 +231,32 @@ const ttftR = median(returning.map((x) => x.r.ttftMs));
 const ttftB = median(returning.map((x) => x.b.ttftMs));
 const sources = returning.reduce<Record<string, number>>((acc, x) => ((acc[x.w.source] = (acc[x.w.source] ?? 0) + 1), acc), {});
 const parts = ["retrieval", "tokenize", "queue", "kv-save", "kv-restore", "eval", "sample", "flush"];
-const breakdown = (pick: (x: (typeof rows)[number]) => Turn) => parts.map((k) => median(returning.map((x) => pick(x).timing[k] ?? 0)));
+const breakdownOf = (turns: Turn[]) => parts.map((k) => median(turns.map((x) => x.timing[k] ?? 0)));
+const breakdown = (pick: (x: (typeof rows)[number]) => Turn) => breakdownOf(returning.map(pick));
+const byRound = (t: number, pick: (x: (typeof rows)[number]) => Turn) => median(rows.filter((x) => x.t === t).map((x) => pick(x).evaluated));
+const rrNew = median(newcomers.map((x) => x.w.ttftMs / x.cold.ttftMs));
+const rrNewEval = median(newcomers.map((x) => x.w.evaluated / x.cold.evaluated));
+const rrQuiet = median(newcomers.map((x) => x.quiet.ttftMs / x.cold.ttftMs));
+const rrQuietEval = median(newcomers.map((x) => x.quiet.evaluated / x.cold.evaluated));
 
 // ---- 2. a new player's first turn on a known mind (prefix snapshot) ÷ fully cold (a mind nobody spoke to),
 // with the shared-lore level (W ÷ B) and without it (W0 ÷ B0, last session's design)
 const newPairs: { w: Turn; b: Turn; w0: Turn; b0: Turn }[] = [];
-for (let i = 0; i < Number(args.new); i++) {
+for (let i = 0; newPhase && i < Number(args.new); i++) {
   const mind = (i + 1) % W.minds.length;
   const who = `newcomer-${i}`;
   const line = lineOf(who, 0);
-  newPairs.push({ w: await turn(W, who, line, W.minds[mind]), b: await turn(B, who, line, B.minds[mind]), w0: await turn(W0, who, line, W0.minds[mind]), b0: await turn(B0, who, line, B0.minds[mind]) });
+  newPairs.push({ w: await turn(W, who, line, W.minds[mind]), b: await turn(B, who, line, B.minds[mind]), w0: await turn(W0!, who, line, W0!.minds[mind]), b0: await turn(B0!, who, line, B0!.minds[mind]) });
 }
-await W0.app.stop();
-await B0.app.stop();
+await W0?.app.stop();
+await B0?.app.stop();
 
 // ---- 2b. the same on minds with a history: `--known` earlier players asked other things (LINES[1..]) of each
 // mind; their retrievals are what the mind's "most retrieved" counts hold (recorded by the same path a turn
 // takes: prepareTurn's retrieval, then recordHits; generation adds nothing to the counts). The warm job then
 // selects the shared lore again and warms the new prefix (done here directly, as its hits check would).
 const historyPairs: { w: Turn; b: Turn }[] = [];
-for (let i = 0; i < Number(args.new); i++) {
+for (let i = 0; newPhase && i < Number(args.new); i++) {
   const mind = (i + 1 + Number(args.new)) % W.minds.length;
   for (const s of [W, B]) {
     for (let k = 0; k < Number(args.known); k++) {
@@ -239,25 +289,26 @@ const staticTokens = (s: Server, mindId: string) => {
 const kvBefore = W.app.ctx.llm!.kvStats()!;
 const staticW = newPairs.map((_, i) => staticTokens(W, W.minds[(i + 1) % W.minds.length]));
 await W.app.stop();
-const W2 = await boot("warm-restarted", W.config, { key: W.key, projectId: W.projectId, minds: W.minds });
-await W2.app.ctx.llm!.kvIdle();
+const W2 = all ? await boot("warm-restarted", W.config, { key: W.key, projectId: W.projectId, minds: W.minds }) : null;
+await W2?.app.ctx.llm!.kvIdle();
 const after: { w: Turn; r: Turn }[] = [];
-for (const p of all ? players : []) after.push({ w: await turn(W2, p, lineOf(p, turns)), r: await turn(R!, p, lineOf(p, turns)) });
+for (const p of all ? players : []) after.push({ w: await turn(W2!, p, lineOf(p, turns)), r: await turn(R!, p, lineOf(p, turns)) });
 const restartEval = sum(after.map((x) => x.w.evaluated)) / sum(after.map((x) => x.r.evaluated));
 const restartTtft = median(after.map((x) => x.w.ttftMs)) / median(after.map((x) => x.r.ttftMs));
-const kv2 = W2.app.ctx.llm!.kvStats()!;
+const kv2 = W2?.app.ctx.llm!.kvStats() ?? null;
+const plus = (k: "saves" | "savedBytes" | "saveMsTotal" | "restores" | "restoredBytes" | "restoreMsTotal" | "evictionSaves") => kvBefore[k] + (kv2?.[k] ?? 0);
 const kvAll = {
-  saves: kvBefore.saves + kv2.saves,
-  savedBytes: kvBefore.savedBytes + kv2.savedBytes,
-  saveMs: kvBefore.saveMsTotal + kv2.saveMsTotal,
-  restores: kvBefore.restores + kv2.restores,
-  restoredBytes: kvBefore.restoredBytes + kv2.restoredBytes,
-  restoreMs: kvBefore.restoreMsTotal + kv2.restoreMsTotal,
-  evictionSaves: kvBefore.evictionSaves + kv2.evictionSaves,
+  saves: plus("saves"),
+  savedBytes: plus("savedBytes"),
+  saveMs: plus("saveMsTotal"),
+  restores: plus("restores"),
+  restoredBytes: plus("restoredBytes"),
+  restoreMs: plus("restoreMsTotal"),
+  evictionSaves: plus("evictionSaves"),
 };
-const store = kv2.store;
+const store = (kv2 ?? kvBefore).store;
 const convTokens = median(after.map((x) => x.w.promptTokens));
-await W2.app.stop();
+await W2?.app.stop();
 await R?.app.stop();
 await B.app.stop();
 rmSync(dir, { recursive: true, force: true });
@@ -265,25 +316,35 @@ rmSync(dir, { recursive: true, force: true });
 const MB = 1024 * 1024;
 const params = tinyGgufParameterCount(shape);
 console.log(`\n### Warm conversations — ${shapeLabel} shape — ${new Date().toISOString().slice(0, 10)}\n`);
-console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "unknown CPU"}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}; threads ${threads}, 2,048 context, replies ${replyTokens} tokens (greedy).`);
+console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "unknown CPU"}), load at the end ${loadavg().map((x) => x.toFixed(1)).join(" ")} (at the start ${loadAtStart}); Bun ${Bun.version}; threads ${threads}, 2,048 context, replies ${replyTokens} tokens (greedy).`);
 console.log(`Model: random-weight llama with the shape of ${shapeLabel} (n_embd ${shape.nEmbd}, ${shape.nLayers} layers, ${shape.nHeadsKv} KV heads, vocab ${shape.vocabSize}), ${shape.weightType}, ${(params / 1e6).toFixed(0)}M parameters.`);
-console.log(`Servers side by side, one turn each in turn: **warm** (snapshots on, ${parallel} sequences), **resident** (${players.length} sequences: nobody is ever evicted), **today** (snapshots off, ${parallel} sequences); the new-player rows also run both without the shared-lore level. ${players.length} players × ${turns} turns, round robin, on one mind.\n`);
+if (roundRobin) console.log(`Servers side by side, one turn each in turn: **warm** (snapshots on, ${parallel} sequences), **resident** (${players.length + 2 * turns} sequences: nobody is ever evicted), **today** (snapshots off, ${parallel} sequences). ${players.length} players × ${turns} rounds, round robin, on one mind (tags ${ROUND_ROBIN_TAGS.join(", ")}: 8 documents); each server's mind-warm job ticked ${args.ticks}× after every step; after each round a newcomer's first turn on that mind, while another mind's changed prompt warms in the background, against the same line fully cold (today's server with its sequences cleared).\n`);
+else console.log(`Servers side by side: **warm** (snapshots on, ${parallel} sequences) and **today** (snapshots off); the new-player rows also run both without the shared-lore level.\n`);
 console.log("| measure | figure | target |");
 console.log("|---|---|---|");
-if (all) console.log(`| prompt tokens evaluated by a returning player's turn ÷ by a resident follow-up (turns 2–${turns}, sums) | ${sum(returning.map((x) => x.w.evaluated))} ÷ ${sum(returning.map((x) => x.r.evaluated))} = **${f(evalRatio)}** (today: ${f(baseRatio)}) | ≤ 1.3 |`);
-if (all) console.log(`| p50 first token, returning ÷ resident follow-up | ${f(ttftW, 0)} ÷ ${f(ttftR, 0)} ms = **${f(ttftW / ttftR)}** (today: ${f(ttftB, 0)} ms, ${f(ttftB / ttftR)}) | ≤ 1.5 |`);
-console.log(`| new player's first turn on a known mind ÷ fully cold (median of ${newPairs.length} minds), shared-lore level on: prompt tokens evaluated; first token | ${newPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(newEval)}**; ${newPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft)}** | ≤ 0.5 |`);
-console.log(`| the same on minds with a history (${args.known} earlier players' retrievals counted, other questions than the newcomer's) | ${historyPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(histEval)}**; ${historyPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(histTtft)}** | ≤ 0.5 |`);
-console.log(`| the same without the shared-lore level (sharedLoreTokens 0: last session's design) | ${newPairs.map((p) => `${p.w0.evaluated}÷${p.b0.evaluated}`).join(", ")} = **${f(newEval0)}**; ${newPairs.map((p) => `${f(p.w0.ttftMs, 0)}÷${f(p.b0.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft0)}** | |`);
-console.log(`| shared level on ÷ the cold turn without it (the old denominator): prompt tokens; first token | **${f(newEvalVsOld)}**; **${f(newTtftVsOld)}** | |`);
-console.log(`| static prompt (system text + shared lore) of those minds, tokens; their newcomer prompts | ${staticW.join(", ")}; ${newPairs.map((p) => p.w.promptTokens).join(", ")} (without the level: ${newPairs.map((p) => p.w0.promptTokens).join(", ")}) | |`);
+if (roundRobin) console.log(`| new player's first turn on the warm mind ÷ the same turn fully cold (median of ${newcomers.length} rounds): first token; prompt tokens | ${newcomers.map((x) => `${f(x.w.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrNew)}**; ${newcomers.map((x) => `${x.w.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrNewEval)}** | ≤ 0.5 |`);
+if (roundRobin) console.log(`| the same newcomer line again, no warm-up in the background (control) ÷ fully cold: first token; prompt tokens | ${newcomers.map((x) => `${f(x.quiet.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrQuiet)}**; ${newcomers.map((x) => `${x.quiet.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrQuietEval)}** | |`);
+if (roundRobin) console.log(`| shared-lore choices of the warm mind during the run (the first one included) | **${choices.length}**: at step${choices.length > 1 ? "s" : ""} ${choices.map((c) => c.step).join(", ")} of ${steps} (${Math.floor((steps * Number(args.ticks)) / 12)} retrieval-count checks) | 1 |`);
+if (roundRobin) console.log(`| prompt tokens evaluated by a returning player's turn ÷ by a resident follow-up (rounds 2–${turns}, sums) | ${sum(returning.map((x) => x.w.evaluated))} ÷ ${sum(returning.map((x) => x.r.evaluated))} = **${f(evalRatio)}** (today: ${f(baseRatio)}) | ≤ 1.3 |`);
+if (roundRobin) console.log(`| p50 first token, returning ÷ resident follow-up | ${f(ttftW, 0)} ÷ ${f(ttftR, 0)} ms = **${f(ttftW / ttftR)}** (today: ${f(ttftB, 0)} ms, ${f(ttftB / ttftR)}) | ≤ 1.5 |`);
+if (newPhase) console.log(`| new player's first turn on a known mind ÷ fully cold (median of ${newPairs.length} minds), shared-lore level on: prompt tokens evaluated; first token | ${newPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(newEval)}**; ${newPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft)}** | ≤ 0.5 |`);
+if (newPhase) console.log(`| the same on minds with a history (${args.known} earlier players' retrievals counted, other questions than the newcomer's) | ${historyPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(histEval)}**; ${historyPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(histTtft)}** | ≤ 0.5 |`);
+if (newPhase) console.log(`| the same without the shared-lore level (sharedLoreTokens 0: last session's design) | ${newPairs.map((p) => `${p.w0.evaluated}÷${p.b0.evaluated}`).join(", ")} = **${f(newEval0)}**; ${newPairs.map((p) => `${f(p.w0.ttftMs, 0)}÷${f(p.b0.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft0)}** | |`);
+if (newPhase) console.log(`| shared level on ÷ the cold turn without it (the old denominator): prompt tokens; first token | **${f(newEvalVsOld)}**; **${f(newTtftVsOld)}** | |`);
+if (newPhase) console.log(`| static prompt (system text + shared lore) of those minds, tokens; their newcomer prompts | ${staticW.join(", ")}; ${newPairs.map((p) => p.w.promptTokens).join(", ")} (without the level: ${newPairs.map((p) => p.w0.promptTokens).join(", ")}) | |`);
 if (all) console.log(`| after a restart: returning ÷ resident follow-up: prompt tokens evaluated; p50 first token | **${f(restartEval)}**; **${f(restartTtft)}** | ≤ 1.5 |`);
-console.log(`| disk per ${all ? `conversation (${f(convTokens, 0)}-token prompts at the end)` : "snapshot (the minds' prefixes and the newcomers' turns)"} | ${f(store.bytes / Math.max(1, store.files) / MB)} MB per snapshot (${store.files} files, ${f(store.bytes / MB, 1)} MB) | |`);
+console.log(`| disk per ${all ? `conversation (${f(convTokens, 0)}-token prompts at the end)` : "snapshot"} | ${f(store.bytes / Math.max(1, store.files) / MB)} MB per snapshot (${store.files} files, ${f(store.bytes / MB, 1)} MB) | |`);
 console.log(`| restore speed; save speed | ${f(kvAll.restoreMs / Math.max(1e-9, kvAll.restoredBytes / MB))} ms per MB (${kvAll.restores} restores, ${f(kvAll.restoredBytes / MB, 1)} MB); ${f(kvAll.saveMs / Math.max(1e-9, kvAll.savedBytes / MB))} ms per MB (${kvAll.saves} saves, ${kvAll.evictionSaves} on the request path) | |`);
-if (all) console.log(`| where returning turns started from | ${Object.entries(sources).map(([k, v]) => `${k} ${v}`).join(", ")} | |`);
-if (all) console.log(`\nFirst token of a small turn, p50 of each Server-Timing part (ms): ${parts.join(" / ")}`);
-if (all) console.log(`- returning (warm): ${breakdown((x) => x.w).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftW, 0)} ms`);
-if (all) console.log(`- resident follow-up: ${breakdown((x) => x.r).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftR, 0)} ms`);
-if (all) console.log(`- today (evicted): ${breakdown((x) => x.b).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftB, 0)} ms`);
-if (all) console.log(`- prompt tokens per turn, p50: warm ${median(returning.map((x) => x.w.evaluated))} / resident ${median(returning.map((x) => x.r.evaluated))} / today ${median(returning.map((x) => x.b.evaluated))} of ${median(returning.map((x) => x.r.promptTokens))}`);
+if (roundRobin) console.log(`| where returning turns started from | ${Object.entries(sources).map(([k, v]) => `${k} ${v}`).join(", ")} | |`);
+if (roundRobin) {
+  console.log(`\nFirst token, p50 of each Server-Timing part (ms): ${parts.join(" / ")}`);
+  console.log(`- newcomer on the warm mind: ${breakdownOf(newcomers.map((x) => x.w)).map((x) => f(x, 1)).join(" / ")}; first token ${f(median(newcomers.map((x) => x.w.ttftMs)), 0)} ms`);
+  console.log(`- the same line again, no warm-up in the background: ${breakdownOf(newcomers.map((x) => x.quiet)).map((x) => f(x, 1)).join(" / ")}; first token ${f(median(newcomers.map((x) => x.quiet.ttftMs)), 0)} ms`);
+  console.log(`- the same fully cold: ${breakdownOf(newcomers.map((x) => x.cold)).map((x) => f(x, 1)).join(" / ")}; first token ${f(median(newcomers.map((x) => x.cold.ttftMs)), 0)} ms`);
+  console.log(`- returning (warm): ${breakdown((x) => x.w).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftW, 0)} ms`);
+  console.log(`- resident follow-up: ${breakdown((x) => x.r).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftR, 0)} ms`);
+  console.log(`- today (evicted): ${breakdown((x) => x.b).map((x) => f(x, 1)).join(" / ")}; first token ${f(ttftB, 0)} ms`);
+  console.log(`- prompt tokens per turn, p50: warm ${median(returning.map((x) => x.w.evaluated))} / resident ${median(returning.map((x) => x.r.evaluated))} / today ${median(returning.map((x) => x.b.evaluated))} of ${median(returning.map((x) => x.r.promptTokens))}`);
+  console.log(`- warm returning turns' prompt tokens evaluated, p50 by round: ${Array.from({ length: turns }, (_, t) => byRound(t, (x) => x.w)).join(" / ")} (resident: ${Array.from({ length: turns }, (_, t) => byRound(t, (x) => x.r)).join(" / ")})`);
+}
 process.exit(0);

@@ -25,6 +25,7 @@ import { generateTail } from "./generateTail.ts";
 import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
 import { modelFingerprint } from "./kv/fingerprint.ts";
 import { SnapshotStore } from "./kv/SnapshotStore.ts";
+import { TurnGate } from "./kv/TurnGate.ts";
 import { WarmStarts, type WarmSlot } from "./kv/WarmStarts.ts";
 import type { ChatMessage, GenerateRequest, GenerateResult, GenerateTimings, KvStats, LlmEngineOptions, LlmEngineStats } from "./types.ts";
 
@@ -58,6 +59,8 @@ export class LlmEngine {
   private readonly tokenCounts = new TokenCountCache();
   private readonly prefixes = new StaticPrefixes();
   private readonly inFlight = new Set<{ signal: RequestSignal; done: Promise<unknown> }>();
+  /** Turns in flight: background warm-ups stand aside for them. */
+  private readonly turns = new TurnGate();
   private tokensGenerated = 0;
   private activeSequences = 0;
   private disposed = false;
@@ -101,7 +104,8 @@ export class LlmEngine {
               kv.budgetBytes,
             ),
             this.pool,
-            { restore: kv.restore ?? "auto", minGainTokens: kv.minGainTokens ?? MIN_RESTORE_GAIN },
+            { restore: kv.restore ?? "auto", minGainTokens: kv.minGainTokens ?? MIN_RESTORE_GAIN, chunkTokens: kv.warmChunkTokens },
+            this.turns,
           )
         : null;
   }
@@ -193,8 +197,8 @@ export class LlmEngine {
   }
 
   /**
-   * Evaluates a mind's static prompt (its system message) in the background on an idle sequence
-   * and saves it, so the first turn of a new player with this mind starts from it.
+   * Evaluates a mind's static prompt (its system message) in the background on an idle sequence and
+   * saves it, so a new player's first turn with this mind starts from it. No turn waits for it (WarmStarts).
    */
   warmMind(systemPrompt: string): void {
     const prefix = this.warm ? this.prefixes.get([{ role: "system", content: systemPrompt }], (h) => this.historyTokens(h)) : null;
@@ -220,6 +224,7 @@ export class LlmEngine {
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     if (this.disposed || this.disposing) throw new Error("LlmEngine is disposed");
     const signal = new RequestSignal(req.signal, req.timeoutMs);
+    this.turns.enter(); // from the call on, before it asks for a sequence: a warm-up looking now already stands aside
     const entry = { signal, done: this.run(req, signal) };
     this.inFlight.add(entry);
     try {
@@ -227,6 +232,7 @@ export class LlmEngine {
     } finally {
       signal.dispose();
       this.inFlight.delete(entry);
+      this.turns.leave();
     }
   }
 

@@ -105,6 +105,8 @@ export interface KvSnapshotOptions {
   restore?: "auto" | "always";
   /** Fewest prompt tokens a restore must save (default 16). */
   minGainTokens?: number;
+  /** Tokens a background mind warm-up evaluates before it looks for turns again (default 64). */
+  warmChunkTokens?: number;
 }
 
 export interface LlmEngineOptions {
@@ -152,6 +154,7 @@ export interface KvStats {
   restores: number;
   prefixRestores: number;
   prefixRestoredTokens: number;
+  nearestPrefixRestores: number;
   restoredTokens: number;
   restoredBytes: number;
   restoreMsTotal: number;
@@ -160,6 +163,8 @@ export interface KvStats {
   saves: number;
   evictionSaves: number;
   prefixSaves: number;
+  prefixWarmedTokens: number;
+  prefixWarmYields: number;
   saveFailures: number;
   savedBytes: number;
   saveMsTotal: number;

@@ -1,13 +1,13 @@
 import type { AppContext } from "../core/context.ts";
 import type { LlmEngine } from "../llm/LlmEngine.ts";
-import { loadMindProfile } from "./mindProfile.ts";
-import { selectSharedLore, selectionStale, sharedLoreFor } from "./sharedLore/sharedLore.ts";
+import { loadMindProfile, type MindProfile } from "./mindProfile.ts";
+import { rechooseSharedLore, sharedLoreFor, sharedLoreOutdated } from "./sharedLore/sharedLore.ts";
 import { fitMindPrompt } from "./prompt/fitStaticPrompt.ts";
-import { deleteSelections, loreStamp, mostUsedMinds } from "./sharedLore/sharedLoreStore.ts";
+import { mostUsedMinds } from "./sharedLore/sharedLoreStore.ts";
 
 /** Minds kept warm: the most talked-to first (each prefix snapshot costs one evaluation of its prompt). */
 export const WARM_MINDS_AT_START = 32;
-/** Every this many ticks the warmer also asks whether a mind's most retrieved lore moved enough to select again. */
+/** Every this many ticks the warmer also asks whether a mind's most retrieved lore moved enough to choose again (rechoice.ts). */
 const HITS_CHECK_EVERY = 12;
 
 type Ctx = Pick<AppContext, "db" | "clock" | "config" | "llm" | "generation">;
@@ -15,11 +15,19 @@ type Warm = Pick<LlmEngine, "warmMind">;
 
 /** A mind's static prompt as its next turn will show it (system text and shared lore), or null when it is gone. */
 export function mindStaticPrompt(ctx: Ctx, projectId: string, mindId: string): string | null {
+  const mind = warmableMind(ctx, projectId, mindId);
+  return mind ? fittedPrompt(ctx, projectId, mind) : null;
+}
+
+/** Fitted to the context as a turn fits it (prepareTurn.ts), else the snapshot would never match a turn's prefix. */
+function fittedPrompt(ctx: Ctx, projectId: string, mind: MindProfile): string {
+  return fitMindPrompt(ctx, mind, sharedLoreFor(ctx, projectId, mind, mind.knowledgeTags)).text;
+}
+
+function warmableMind(ctx: Ctx, projectId: string, mindId: string): MindProfile | null {
   try {
     const mind = loadMindProfile(ctx, projectId, mindId);
-    if (mind.knowledgeTags.length === 0) return null;
-    // fitted to the context as a turn fits it (prepareTurn.ts), else the snapshot would never match a turn's prefix
-    return fitMindPrompt(ctx, mind, sharedLoreFor(ctx, projectId, mind, mind.knowledgeTags)).text;
+    return mind.knowledgeTags.length ? mind : null;
   } catch {
     return null; // deleted meanwhile: nothing to warm
   }
@@ -53,8 +61,11 @@ export function warmMind(ctx: Ctx, llm: Warm | null, projectId: string, mindId: 
  * relationships, location, and shared lore, i.e. exactly what a turn would send — with the last
  * tick's. A prompt is warmed once it stayed the same for one whole tick (debounced: an author's
  * burst of edits, or the indexer working through a pack, costs one evaluation, not one per edit).
- * Lore changes (a project's lore stamp) make the project's shared-lore selections again first;
- * a new engine (a model change) re-warms every kept-warm mind.
+ * A shared-lore choice made from other lore than the current (documents indexed since, at start or
+ * while running) is made again by reading the prompt (sharedLore.ts); at first sight such a mind is
+ * warmed too, as what was warmed at start predates it. Every HITS_CHECK_EVERY ticks the retrieval
+ * counts are asked whether a new choice is due (rarely: rechoice.ts). A new engine (a model change)
+ * re-warms every kept-warm mind.
  *
  * Change detection compares the prompts themselves, not timestamps: whatever path changed a mind
  * (HTTP, a pack import, the CLI in another process), the next tick sees it.
@@ -62,7 +73,6 @@ export function warmMind(ctx: Ctx, llm: Warm | null, projectId: string, mindId: 
 export class MindWarmer {
   private readonly prompts = new Map<string, string>();
   private readonly pending = new Set<string>();
-  private readonly lore = new Map<string, string>();
   private engine: unknown = undefined;
   private ticks = 0;
 
@@ -78,28 +88,17 @@ export class MindWarmer {
     const newEngine = !first && llm !== this.engine;
     this.engine = llm;
     if (!llm) return { warmed: 0, pending: 0 };
-    const minds = mostUsedMinds(this.ctx.db, this.limit);
-    for (const projectId of new Set(minds.map((m) => m.projectId))) {
-      const stamp = loreStamp(this.ctx.db, projectId);
-      const before = this.lore.get(projectId);
-      this.lore.set(projectId, stamp);
-      if (before !== undefined && before !== stamp) deleteSelections(this.ctx.db, projectId);
-    }
     const checkHits = ++this.ticks % HITS_CHECK_EVERY === 0;
     let warmed = 0;
     const seen = new Set<string>();
-    for (const m of minds) {
+    for (const m of mostUsedMinds(this.ctx.db, this.limit)) {
       const key = `${m.projectId}:${m.id}`;
       seen.add(key);
-      if (checkHits && selectionStale(this.ctx, m.projectId, m.id)) {
-        try {
-          selectSharedLore(this.ctx, m.projectId, loadMindProfile(this.ctx, m.projectId, m.id));
-        } catch {
-          continue; // deleted meanwhile
-        }
-      }
-      const text = mindStaticPrompt(this.ctx, m.projectId, m.id);
-      if (text === null) continue;
+      const mind = warmableMind(this.ctx, m.projectId, m.id);
+      if (!mind) continue;
+      const outdated = sharedLoreOutdated(this.ctx, m.projectId, mind);
+      if (checkHits && !outdated) rechooseSharedLore(this.ctx, m.projectId, mind);
+      const text = fittedPrompt(this.ctx, m.projectId, mind);
       const last = this.prompts.get(key);
       this.prompts.set(key, text);
       if (newEngine) {
@@ -107,8 +106,9 @@ export class MindWarmer {
         llm.warmMind(text);
         warmed++;
       } else if (last === undefined) {
-        // First sight: at start App.start warmed it already; later, a mind that became one of the most used.
-        if (!first) this.pending.add(key);
+        // First sight: at start App.start warmed it already, unless its shared lore was made again just now;
+        // later, a mind that became one of the most used.
+        if (!first || outdated) this.pending.add(key);
       } else if (last !== text) {
         this.pending.add(key);
       } else if (this.pending.delete(key)) {

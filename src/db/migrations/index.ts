@@ -4,6 +4,7 @@ import { chunkSearch } from "./003_chunk_search.ts";
 import { scanReview } from "./004_scan_review.ts";
 import { sharedLore } from "./014_shared_lore.ts";
 import { pendingSummaries } from "./015_pending_summaries.ts";
+import { sharedLoreStamp } from "./016_shared_lore_stamp.ts";
 import { worldState } from "./019_world_state.ts";
 import { behaviour } from "./020_behaviour.ts";
 
@@ -11,4 +12,4 @@ import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, worldState, behaviour];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour];

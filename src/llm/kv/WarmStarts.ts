@@ -4,6 +4,7 @@ import type { PoolSlot, SequencePool } from "../SequencePool.ts";
 import type { SnapshotMeta } from "./snapshotFile.ts";
 import type { SnapshotStore } from "./SnapshotStore.ts";
 import { KvCounters, RestoreCostModel } from "./kvCounters.ts";
+import { TurnGate } from "./TurnGate.ts";
 
 /** What the engine keeps per sequence for warm starts. */
 export interface WarmSlot {
@@ -19,7 +20,17 @@ export interface WarmStartOptions {
   restore: "auto" | "always";
   /** Fewest tokens a restore must save (a tiny prompt is cheaper to evaluate). */
   minGainTokens: number;
+  /**
+   * Prompt tokens a background warm-up evaluates at a time before it looks for turns again: the most a
+   * turn that arrives meanwhile can wait for it (one decode of this many tokens).
+   */
+  chunkTokens?: number;
 }
+
+/** Default step of a background warm-up: ~0.2 s of a 0.5B model's prompt processing on 2 cores. */
+const WARM_CHUNK_TOKENS = 64;
+/** Prefix snapshots remembered by their tokens, to find the nearest one when a prompt's own is missing. */
+const KNOWN_PREFIXES = 64;
 
 export interface WarmStartResult {
   /** Prompt tokens the sequence held before evaluation (its own cache or a restored snapshot). */
@@ -35,7 +46,10 @@ export interface WarmStartResult {
  *   nothing), on eviction if still unsaved, and at shutdown;
  * - a conversation that is not resident is restored from its snapshot, or from its mind's prefix
  *   snapshot, into the sequence it was given, when that beats evaluating the same tokens;
- * - a mind's static prompt is evaluated once on an idle sequence and saved as a prefix snapshot.
+ * - a mind's static prompt is evaluated once on an idle sequence and saved as a prefix snapshot, in small
+ *   steps, standing aside whenever a turn is in flight (TurnGate): a turn never waits for a warm-up. A
+ *   newcomer whose mind's prompt is still warming starts from the nearest prefix snapshot this engine
+ *   knows (the mind's previous prompt shares its system text) or cold, whichever is cheaper.
  */
 export class WarmStarts<S extends WarmSlot = WarmSlot> {
   readonly counters = new KvCounters();
@@ -45,13 +59,18 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   private readonly forgotten = new Set<string>();
   /** Prefix keys whose snapshot is being made. */
   private readonly warming = new Set<string>();
+  /** Prefix snapshots seen (saved or looked up) by their tokens, most recent last. */
+  private readonly knownPrefixes = new Map<string, readonly number[]>();
   private warmChain: Promise<void> = Promise.resolve();
   private closed = false;
+  private wakeOnClose: () => void = () => {};
+  private readonly closing = new Promise<void>((resolve) => (this.wakeOnClose = resolve));
 
   constructor(
     private readonly store: SnapshotStore,
     private readonly pool: SequencePool<S>,
     private readonly options: WarmStartOptions,
+    private readonly turns: TurnGate = new TurnGate(),
   ) {}
 
   get estimates(): RestoreCostModel {
@@ -103,8 +122,15 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     if (conversation) candidates.push(conversation);
     if (prefix) {
       const mind = await this.store.lookup("prefix", prefix.key);
-      if (mind) candidates.push(mind);
-      else this.warmPrefix(prefix.key, prefix.tokens);
+      if (mind) {
+        candidates.push(mind);
+        this.remember(mind);
+      } else {
+        this.warmPrefix(prefix.key, prefix.tokens);
+        // Not waiting for that warm-up (it stands aside for turns): the nearest prefix snapshot may cover part of it.
+        const near = await this.nearestPrefix(prompt, own);
+        if (near) candidates.push(near);
+      }
     }
     this.counters.lookups++;
     let best: { meta: SnapshotMeta; gain: number; reach: number } | null = null;
@@ -133,6 +159,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     if (best.meta.kind === "prefix") {
       this.counters.prefixRestores++;
       this.counters.prefixRestoredTokens += best.reach;
+      if (best.meta.key !== prefix?.key) this.counters.nearestPrefixRestores++;
     }
     if (best.meta.kind === "conversation") w.saved = { key, tokens: best.meta.tokens };
     return { reusedTokens: best.reach, restoreMs, saveMs, source: best.meta.kind };
@@ -155,7 +182,9 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
 
   /**
    * Evaluates a mind's static prompt on an idle sequence and saves it as a prefix snapshot, in the
-   * background, one mind at a time; a prompt already saved by this model is left as it is.
+   * background, one mind at a time; a prompt already saved by this model is left as it is. It only
+   * starts while no turn is in flight and stops between steps when one comes (giving up its sequence:
+   * a newcomer of this mind that gets it reuses what was evaluated), then resumes once turns are done.
    */
   warmPrefix(key: string, tokens: readonly Token[]): void {
     if (this.closed || !this.store.writable || tokens.length < this.options.minGainTokens || this.warming.has(key)) return;
@@ -163,19 +192,27 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     const job = this.warmChain.then(async () => {
       try {
         const saved = await this.store.lookup("prefix", key);
-        if (saved && saved.tokens.length === tokens.length && commonPrefixLength(saved.tokens, tokens) === tokens.length) return;
-        for (let attempt = 0; attempt < 20 && !this.closed; attempt++) {
+        if (saved && saved.tokens.length === tokens.length && commonPrefixLength(saved.tokens, tokens) === tokens.length) {
+          this.remember(saved);
+          return;
+        }
+        for (let noSequence = 0; noSequence < 20; ) {
+          await this.turnsDone();
+          if (this.closed) return;
           const slot = this.pool.takeIdle((s) => !this.dirty(s.value));
           if (!slot) {
-            await Bun.sleep(Math.min(500, 100 * (attempt + 1))); // short: shutdown waits for this loop
+            noSequence++;
+            await Promise.race([Bun.sleep(Math.min(500, 100 * noSequence)), this.closing]); // short: shutdown waits for this loop
             continue;
           }
+          let finished = false;
           try {
-            await this.evaluatePrefix(slot, key, tokens);
+            finished = await this.evaluatePrefix(slot, key, tokens);
           } finally {
             this.pool.unpin(slot);
           }
-          return;
+          if (finished) return;
+          this.counters.prefixWarmYields++;
         }
       } finally {
         this.warming.delete(key); // done, or no sequence came free: the next newcomer of this mind asks again
@@ -209,6 +246,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   /** Shutdown: background work finishes, then every unsaved conversation is saved. */
   async close(): Promise<void> {
     this.closed = true;
+    this.wakeOnClose();
     while (this.background.size) await Promise.allSettled([...this.background]);
     for (const slot of this.pool.slotsView()) {
       const w = slot.value;
@@ -259,26 +297,65 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     return false;
   }
 
-  private async evaluatePrefix(slot: PoolSlot<S>, key: string, tokens: readonly Token[]): Promise<void> {
+  /**
+   * Evaluates the prompt on this sequence a step at a time and saves it; false when it stopped for a
+   * turn (or shutdown) first. The sequence then holds the part evaluated so far, owned by nobody.
+   */
+  private async evaluatePrefix(slot: PoolSlot<S>, key: string, tokens: readonly Token[]): Promise<boolean> {
     const w = slot.value;
     const seq = w.sequence;
     if (w.holds !== null && this.dirty(w)) await this.save(w, w.holds);
-    const t0 = performance.now();
-    const keep = commonPrefixLength(seq.contextTokens, tokens);
-    if (keep < seq.contextTokens.length) await seq.eraseContextTokenRanges([{ start: keep, end: seq.contextTokens.length }]);
-    if (keep < tokens.length) await seq.evaluateWithoutGeneratingNewTokens(tokens.slice(keep) as Token[]);
-    this.cost.observeEval(tokens.length - keep, performance.now() - t0);
-    // The sequence now holds only the mind's prompt: the next newcomer gets it as it is.
+    // From here on the sequence holds (part of) the mind's prompt only: the next newcomer gets it as it is.
     w.holds = null;
     w.saved = null;
     this.pool.disown(slot);
+    const keep = commonPrefixLength(seq.contextTokens, tokens);
+    if (keep < seq.contextTokens.length) await seq.eraseContextTokenRanges([{ start: keep, end: seq.contextTokens.length }]);
+    const step = Math.max(1, this.options.chunkTokens ?? WARM_CHUNK_TOKENS);
+    for (let at = keep; at < tokens.length; ) {
+      if (this.closed || this.turns.busy) return false;
+      const end = Math.min(tokens.length, at + step);
+      const t0 = performance.now();
+      await seq.evaluateWithoutGeneratingNewTokens(tokens.slice(at, end) as Token[]);
+      this.cost.observeEval(end - at, performance.now() - t0);
+      this.counters.prefixWarmedTokens += end - at;
+      at = end;
+      // A prompt the sequence cannot hold whole (the context shifted it): nothing worth saving.
+      if (seq.contextTokens.length !== end) return true;
+    }
     const meta = await this.store.save("prefix", key, [...seq.contextTokens], async (path) => {
       await seq.saveStateToFile(path);
     });
     if (meta) {
       this.counters.prefixSaves++;
       this.counters.savedBytes += meta.stateBytes;
+      this.remember(meta);
     }
+    return true;
+  }
+
+  /** Waits while any turn is in flight (or until shutdown). */
+  private async turnsDone(): Promise<void> {
+    while (this.turns.busy && !this.closed) await Promise.race([this.turns.quiet(), this.closing]);
+  }
+
+  private remember(meta: SnapshotMeta): void {
+    this.knownPrefixes.delete(meta.key);
+    this.knownPrefixes.set(meta.key, meta.tokens);
+    if (this.knownPrefixes.size > KNOWN_PREFIXES) this.knownPrefixes.delete(this.knownPrefixes.keys().next().value!);
+  }
+
+  /** The known prefix snapshot sharing the longest start with the prompt, beyond what the sequence holds. */
+  private async nearestPrefix(prompt: readonly Token[], own: number): Promise<SnapshotMeta | null> {
+    let best: { key: string; reach: number } | null = null;
+    for (const [key, tokens] of this.knownPrefixes) {
+      const reach = Math.min(commonPrefixLength(tokens, prompt), prompt.length - 1);
+      if (reach - own >= this.options.minGainTokens && (!best || reach > best.reach)) best = { key, reach };
+    }
+    if (!best) return null;
+    const meta = await this.store.lookup("prefix", best.key);
+    if (!meta) this.knownPrefixes.delete(best.key);
+    return meta;
   }
 
   private spawn(task: () => Promise<void>): void {

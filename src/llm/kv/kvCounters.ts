@@ -6,6 +6,8 @@ export class KvCounters {
   restores = 0;
   prefixRestores = 0;
   prefixRestoredTokens = 0;
+  /** Of those, from another prefix sharing the prompt's start (the mind's own was still warming). */
+  nearestPrefixRestores = 0;
   restoredTokens = 0;
   restoredBytes = 0;
   restoreMsTotal = 0;
@@ -16,6 +18,10 @@ export class KvCounters {
   /** Saves on the request path: the evicted conversation's background save had not happened yet. */
   evictionSaves = 0;
   prefixSaves = 0;
+  /** Prompt tokens background warm-ups evaluated (mind prefixes). */
+  prefixWarmedTokens = 0;
+  /** Times a warm-up stood aside for a turn (gave up its sequence until turns were done). */
+  prefixWarmYields = 0;
   saveFailures = 0;
   savedBytes = 0;
   saveMsTotal = 0;

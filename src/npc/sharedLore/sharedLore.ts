@@ -6,7 +6,8 @@ import { systemPrompt } from "../prompt/systemPrompt.ts";
 import { loreNote } from "../prompt/renderTurn.ts";
 import type { LoreNote } from "../../retrieval/hybridSearch.ts";
 import { LORE_NOTE_OVERHEAD, generationContext, promptBudget, tokenCounter } from "../tokenBudget.ts";
-import { readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
+import { hitsOf, loreStamp, readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
+import { rechoiceVerdict, rechoiceWait, type RechoiceVerdict } from "./rechoice.ts";
 
 /**
  * The shared-lore level of a mind's static prompt (issue 14). A mind's system prompt is the same for
@@ -17,8 +18,11 @@ import { readSelection, sharedCandidates, sharedChunksById, totalHits, writeSele
  * mind). A turn's retrieval then adds only chunks not already there.
  *
  * The selection is kept (mind_shared_lore) so the prompt stays the same from turn to turn and across
- * restarts; it is made again when lore or the mind change (warmMinds.ts) — and whenever a turn finds
- * one of its chunks gone or no longer visible to the mind, so scoping stays exact whatever the timing.
+ * restarts. It records what it was made from (loreInputs: the project's lore stamp and the mind's tags)
+ * and is made again at its next read once that changed — a choice made while documents were still being
+ * indexed included, whenever and by whichever process they finish — and whenever a turn finds one of its
+ * chunks gone or no longer visible to the mind, so scoping stays exact whatever the timing. From counts
+ * alone it is made again rarely (rechoice.ts: the warm job asks, warmMinds.ts).
  */
 
 /** A chunk of the shared level: a turn's lore note without a retrieval score (it was chosen, not retrieved). */
@@ -28,8 +32,6 @@ export type SharedNote = Omit<LoreNote, "score">;
 const CANDIDATES = 256;
 /** The shared level never takes more than this share of the prompt budget (the turn, its lore and history need the rest). */
 const MAX_SHARE = 1 / 3;
-/** A selection is made again once the mind's recorded retrievals doubled since (and at least this many): rare, and settles. */
-const REFRESH_MIN_HITS = 20;
 
 /** Tokens the shared level may take: `sharedLoreTokens`, at most a third of the prompt budget (of the generation backend's context). 0: off. */
 export function sharedLoreBudget(config: AppContext["config"], contextSize = config.contextSize): number {
@@ -39,12 +41,20 @@ export function sharedLoreBudget(config: AppContext["config"], contextSize = con
 
 type Ctx = Pick<AppContext, "db" | "clock" | "config" | "llm" | "generation">;
 
-/**
- * Selects and stores the mind's shared lore from the current lore and retrieval counts: the most
- * retrieved chunks the mind may see (by its own tags), greedily while they fit the budget, then put
- * in document order so the prompt reads (and renders) the same whatever the counts' order.
- */
+/** Selects the mind's shared lore from the current lore and retrieval counts, and stores it (with what it was made from). */
 export function selectSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">): string[] {
+  const chunkIds = chooseSharedLore(ctx, projectId, mind);
+  const sel = { chunkIds, hitsAt: totalHits(ctx.db, projectId, mind.id), loreStamp: loreInputs(ctx, projectId, mind) };
+  writeSelection(ctx.db, projectId, mind.id, sel, nowIso(ctx));
+  return chunkIds;
+}
+
+/**
+ * The mind's shared lore as it would be chosen now (nothing stored): the most retrieved chunks the mind
+ * may see (by its own tags), greedily while they fit the budget, then put in document order so the
+ * prompt reads (and renders) the same whatever the counts' order.
+ */
+export function chooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">): string[] {
   const budget = sharedLoreBudget(ctx.config, generationContext(ctx));
   const count = tokenCounter(ctx);
   const picked: SharedChunkRow[] = [];
@@ -58,26 +68,48 @@ export function selectSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindPro
     }
   }
   picked.sort(documentOrder);
-  const chunkIds = picked.map((r) => r.id);
-  writeSelection(ctx.db, projectId, mind.id, { chunkIds, hitsAt: totalHits(ctx.db, projectId, mind.id) }, nowIso(ctx));
-  return chunkIds;
+  return picked.map((r) => r.id);
 }
 
-/** True when the mind's retrievals doubled since its selection was made: worth selecting again (in the background). */
-export function selectionStale(ctx: Pick<AppContext, "db">, projectId: string, mindId: string): boolean {
-  const sel = readSelection(ctx.db, projectId, mindId);
-  if (!sel) return true;
-  const now = totalHits(ctx.db, projectId, mindId);
-  return now >= Math.max(REFRESH_MIN_HITS, 2 * sel.hitsAt);
+/**
+ * What a mind's choice is made from, besides counts: the project's indexed lore (its stamp moves when a
+ * document is added, edited, deleted or finishes indexing) and the mind's knowledge tags.
+ */
+function loreInputs(ctx: Pick<AppContext, "db">, projectId: string, mind: Pick<MindProfile, "knowledgeTags">): string {
+  return `${loreStamp(ctx.db, projectId)}|${[...mind.knowledgeTags].sort().join(",")}`;
+}
+
+/** True when the mind's stored choice was made from other lore (or is missing): its next read makes it again. */
+export function sharedLoreOutdated(ctx: Pick<AppContext, "db">, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">): boolean {
+  return readSelection(ctx.db, projectId, mind.id)?.loreStamp !== loreInputs(ctx, projectId, mind);
+}
+
+/**
+ * The warm job's look at the counts (rechoice.ts): chooses the mind's shared lore again when the counts
+ * justify it. Returns the verdict ("rechoose": a new choice was stored); "outdated" when the stored choice
+ * no longer matches the lore (its next read makes it again, counts or not).
+ */
+export function rechooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">): RechoiceVerdict | "outdated" {
+  const sel = readSelection(ctx.db, projectId, mind.id);
+  if (!sel || sel.loreStamp !== loreInputs(ctx, projectId, mind)) return "outdated";
+  const totalHitsNow = totalHits(ctx.db, projectId, mind.id);
+  const sinceMs = ctx.clock.now().getTime() - Date.parse(sel.computedAt);
+  const wait = rechoiceWait({ totalHits: totalHitsNow, hitsAt: sel.hitsAt, sinceMs });
+  if (wait) return wait; // nothing to choose yet
+  const candidate = chooseSharedLore(ctx, projectId, mind);
+  const hits = hitsOf(ctx.db, projectId, mind.id, [...new Set([...sel.chunkIds, ...candidate])]);
+  const verdict = rechoiceVerdict({ current: sel.chunkIds, candidate, hits, totalHits: totalHitsNow, hitsAt: sel.hitsAt, sinceMs });
+  if (verdict === "rechoose") writeSelection(ctx.db, projectId, mind.id, { chunkIds: candidate, hitsAt: totalHitsNow, loreStamp: sel.loreStamp }, nowIso(ctx));
+  return verdict;
 }
 
 /**
  * The mind's shared lore for a turn that sees `visible` tags, or null (off, or nothing to share).
- * The stored selection is checked against SQLite: a chunk gone, not COMPLETED or no longer within
- * the mind's tags means the lore changed, and the selection is made again now. A turn narrowed by
- * activeKnowledgeTags gets the level only when every shared chunk is within its visible tags;
- * otherwise it goes without (its prompt then starts with the plain system text): a chunk outside
- * the turn's active tags never reaches its prompt.
+ * The stored selection is checked against SQLite: made from other lore (loreInputs), or a chunk gone,
+ * not COMPLETED or no longer within the mind's tags, means the lore changed, and the selection is made
+ * again now. A turn narrowed by activeKnowledgeTags gets the level only when every shared chunk is
+ * within its visible tags; otherwise it goes without (its prompt then starts with the plain system
+ * text): a chunk outside the turn's active tags never reaches its prompt.
  */
 export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, visible: string[]): SharedNote[] {
   if (sharedLoreBudget(ctx.config, generationContext(ctx)) === 0 || mind.knowledgeTags.length === 0) return [];
@@ -94,7 +126,7 @@ export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfil
     return out;
   };
   const sel = readSelection(ctx.db, projectId, mind.id);
-  let notes = sel ? load(sel.chunkIds) : null;
+  let notes = sel && sel.loreStamp === loreInputs(ctx, projectId, mind) ? load(sel.chunkIds) : null;
   if (!notes) notes = load(selectSharedLore(ctx, projectId, mind)) ?? [];
   const open = new Set(visible);
   if (!notes.every((n) => n.tags.some((t) => open.has(t)))) return [];

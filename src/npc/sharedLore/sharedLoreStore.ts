@@ -55,28 +55,33 @@ export interface SharedSelection {
   chunkIds: string[];
   /** the mind's retrieval count when the selection was made */
   hitsAt: number;
+  /** what the choice was made from (sharedLore.ts loreInputs); '' for a row older than the column */
+  loreStamp: string;
+  computedAt: string;
 }
 
 export function readSelection(db: Db, projectId: string, mindId: string): SharedSelection | null {
   const r = db
-    .query<{ chunk_ids: string; hits_at: number }, [string, string]>("SELECT chunk_ids, hits_at FROM mind_shared_lore WHERE mind_id = ? AND project_id = ?")
+    .query<{ chunk_ids: string; hits_at: number; lore_stamp: string; computed_at: string }, [string, string]>(
+      "SELECT chunk_ids, hits_at, lore_stamp, computed_at FROM mind_shared_lore WHERE mind_id = ? AND project_id = ?",
+    )
     .get(mindId, projectId);
   if (!r) return null;
   try {
     const ids = JSON.parse(r.chunk_ids) as unknown;
-    return Array.isArray(ids) && ids.every((x) => typeof x === "string") ? { chunkIds: ids, hitsAt: r.hits_at } : null;
+    return Array.isArray(ids) && ids.every((x) => typeof x === "string") ? { chunkIds: ids, hitsAt: r.hits_at, loreStamp: r.lore_stamp, computedAt: r.computed_at } : null;
   } catch {
     return null;
   }
 }
 
 /** Writes the selection, only while the mind exists in this project (a mind deleted meanwhile: nothing). */
-export function writeSelection(db: Db, projectId: string, mindId: string, sel: SharedSelection, now: string): void {
+export function writeSelection(db: Db, projectId: string, mindId: string, sel: Omit<SharedSelection, "computedAt">, now: string): void {
   db.query(
-    `INSERT INTO mind_shared_lore (mind_id, project_id, chunk_ids, hits_at, computed_at)
-     SELECT id, project_id, ?, ?, ? FROM entity_minds WHERE id = ? AND project_id = ?
-     ON CONFLICT(mind_id) DO UPDATE SET chunk_ids = excluded.chunk_ids, hits_at = excluded.hits_at, computed_at = excluded.computed_at`,
-  ).run(JSON.stringify(sel.chunkIds), sel.hitsAt, now, mindId, projectId);
+    `INSERT INTO mind_shared_lore (mind_id, project_id, chunk_ids, hits_at, lore_stamp, computed_at)
+     SELECT id, project_id, ?, ?, ?, ? FROM entity_minds WHERE id = ? AND project_id = ?
+     ON CONFLICT(mind_id) DO UPDATE SET chunk_ids = excluded.chunk_ids, hits_at = excluded.hits_at, lore_stamp = excluded.lore_stamp, computed_at = excluded.computed_at`,
+  ).run(JSON.stringify(sel.chunkIds), sel.hitsAt, sel.loreStamp, now, mindId, projectId);
 }
 
 /** Forgets the selections of a project's minds (they are made again from the current lore). */
@@ -97,6 +102,17 @@ export function recordHits(db: Db, projectId: string, mindId: string, chunkIds: 
   })();
 }
 
+/** The mind's recorded retrievals of each of these chunks (absent: never retrieved). */
+export function hitsOf(db: Db, projectId: string, mindId: string, chunkIds: string[]): Map<string, number> {
+  if (chunkIds.length === 0) return new Map();
+  const rows = db
+    .query<{ chunk_id: string; hits: number }, string[]>(
+      `SELECT chunk_id, hits FROM mind_lore_hits WHERE mind_id = ? AND project_id = ? AND chunk_id IN (${placeholders(chunkIds.length)})`,
+    )
+    .all(mindId, projectId, ...chunkIds);
+  return new Map(rows.map((r) => [r.chunk_id, r.hits]));
+}
+
 /** How many retrievals were recorded for this mind, all chunks together. */
 export function totalHits(db: Db, projectId: string, mindId: string): number {
   return (
@@ -106,7 +122,8 @@ export function totalHits(db: Db, projectId: string, mindId: string): number {
 
 /**
  * A cheap stamp of a project's indexed lore: any edit re-queues a document (index_version), any
- * indexing completes it again (processed_at), a deletion changes the count.
+ * indexing completes it (the COMPLETED count and processed_at: a pack's documents finishing one by one
+ * each change it), a deletion changes the count.
  */
 export function loreStamp(db: Db, projectId: string): string {
   const d = db
