@@ -98,7 +98,11 @@ describe("admin memory routes", () => {
     expect(r.status).toBe(200);
     const paths = r.body.paths;
     const keys = Object.keys(paths).filter((k) => k.includes("/projects/{projectId}/players/"));
-    expect(keys.sort()).toEqual(["/admin/v1/projects/{projectId}/players/{playerId}/export", "/admin/v1/projects/{projectId}/players/{playerId}/memories"]);
+    expect(keys.sort()).toEqual([
+      "/admin/v1/projects/{projectId}/players/{playerId}/export",
+      "/admin/v1/projects/{projectId}/players/{playerId}/memories",
+      "/admin/v1/projects/{projectId}/players/{playerId}/trust",
+    ]);
     const memories = paths["/admin/v1/projects/{projectId}/players/{playerId}/memories"];
     expect(memories.get.tags).toEqual(["Admin"]);
     expect(memories.delete.tags).toEqual(["Admin"]);
