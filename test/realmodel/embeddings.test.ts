@@ -38,6 +38,8 @@ describe.skipIf(!fx)("all-MiniLM-L6-v2 through transformers.js (real weights)", 
     expect(Math.sqrt(cos(v, v))).toBeCloseTo(1, 4);
   });
 
+  // The gaps measured here (int8 ONNX, Xeon with VNNI) are 0.28-0.48, against a bound of 0.1: onnxruntime's int8
+  // kernels differ between CPUs by a few thousandths of a cosine, far from closing that margin.
   for (const [a, near, far] of TRIPLES) {
     test(`"${a.slice(0, 40)}…" is closer to the paraphrase than to the unrelated line`, async () => {
       const [va, vn, vf] = await embedder.embed([a, near, far]);
@@ -70,9 +72,12 @@ describe.skipIf(!fx)("switching embedder re-embeds in the background (real MiniL
       while (second.health().embedder !== "onnx:all-MiniLM-L6-v2" && Date.now() - t0 < 90_000) await Bun.sleep(100);
       expect(second.health().embedder).toBe("onnx:all-MiniLM-L6-v2");
       expect(await second.ctx.vectors.countChunks(projectId)).toBe(chunks);
-      // A paraphrase that shares few words with the chunk: the semantic vectors find it.
-      const hits = await retrieveLore(second.ctx, { projectId, query: "which coloured lights do the night boats show at the chain?", tags: ["smugglers", "river-trade"], k: 4 });
-      expect(hits.map((h) => h.documentName)).toContain("Night Barges and Lantern Signals");
+      // A paraphrase that shares few words with the chunk: the semantic vectors alone rank it first among all the
+      // project's chunks (cosine 0.43 against 0.29 for the next, measured here), a margin no CPU's int8 kernels close.
+      // (Not the fused ranking: its scores differ in the fourth decimal, and the chunk's own two tags open only four.)
+      const everyTag = ["tavern", "town-history", "history", "river-trade", "smugglers", "abbey", "abbey-secrets", "town-watch", "quests", "herbalism", "general", "factions", "geography"];
+      const nearest = await second.ctx.vectors.searchVectors({ projectId, query: "which coloured lights do the night boats show at the chain?", tags: everyTag, n: 3 });
+      expect(nearest[0]?.documentName).toBe("Night Barges and Lantern Signals");
     } finally {
       await second.stop();
     }

@@ -6,9 +6,9 @@ import { REAL_THREADS, realFixtures } from "./realFixtures.ts";
 
 // A memory checkpoint's summary written by a real model under the JSON grammar, with the prompt's worked example,
 // the grammar's 120-character memories and the grounding filter (src/npc/memory/summaryPrompt.ts).
-// Measured on SmolLM2-135M-Instruct (bench/quality.ts --summary, 4 seeds × 3 sessions): names kept 12/12, "30 gold"
-// 2/4 (seeds 3 and 4), never degenerate; before this prompt: "Mara" 3/4, "30 gold" 1/4, degenerate repetition
-// up to the 300-character cap in 3 of 12 (BENCHMARKS.md, "Memory summaries").
+// Which seed keeps which fact differs per CPU (llama.cpp's kernels differ in the last bits), so recall is asserted
+// as a rate over seeds. Measured here (Xeon, AVX-512, 1 thread, temperature 0.2 as summariseSession samples):
+// "Mara" in 60 of 60 summaries (seeds 1-60), the debt's amount ("30") in 39 of 60, never an empty summary.
 const fx = realFixtures();
 
 const SESSION = [
@@ -25,35 +25,47 @@ describe.skipIf(!fx)("memory summary on real weights (SmolLM2-135M-Instruct)", (
   });
   afterAll(() => llm?.dispose());
 
-  test("seeds 3 and 4: schema-valid memories; the name kept each time, the debt at least once", async () => {
+  const checkShape = (memories: Awaited<ReturnType<typeof summariseSession>>["memories"]) => {
     const item = SUMMARY_SCHEMA.properties.memories.items.properties;
+    expect(memories.length).toBeLessThanOrEqual(MAX_MEMORIES_PER_SUMMARY);
+    for (const m of memories) {
+      expect(Object.keys(m).sort()).toEqual(["importance", "text", "topics"]);
+      expect(m.text.trim().length).toBeGreaterThan(0);
+      expect(m.text.length).toBeLessThanOrEqual(item.text.maxLength);
+      expect(item.importance.enum as readonly number[]).toContain(m.importance);
+      expect(m.topics.length).toBeLessThanOrEqual(item.topics.maxItems);
+    }
+  };
+
+  // Shape: every sample (grammar + sanitiseDrafts). Recall over seeds 1-10: at a name rate of 95% (60 of 60 measured),
+  // fewer than 6 of 10 is a 0.006% event; at an amount rate of 55% (39 of 60 measured), none of 10 is 0.03%. A prompt
+  // or filter that loses names or numbers fails both.
+  test("seeds 1-10: schema-valid memories every time; the name kept in at least 6, the debt's amount in at least 1", async () => {
     const texts: string[] = [];
-    for (const seed of [3, 4]) {
+    for (let seed = 1; seed <= 10; seed++) {
       const r = await summariseSession(llm, { mindName: "Garrick Thorne", playerId: "p", messages: SESSION }, { seed });
       expect(r.completionTokens).toBeGreaterThan(0);
-      expect(r.memories.length).toBeGreaterThan(0);
-      expect(r.memories.length).toBeLessThanOrEqual(MAX_MEMORIES_PER_SUMMARY);
-      for (const m of r.memories) {
-        expect(Object.keys(m).sort()).toEqual(["importance", "text", "topics"]);
-        expect(m.text.trim().length).toBeGreaterThan(0);
-        expect(m.text.length).toBeLessThanOrEqual(item.text.maxLength);
-        expect(item.importance.enum as readonly number[]).toContain(m.importance);
-        expect(m.topics.length).toBeLessThanOrEqual(item.topics.maxItems);
-      }
-      const all = r.memories.map((m) => m.text).join(" | ");
-      console.log(`[realmodel] memory summary (seed ${seed}): ${JSON.stringify(all)}`);
-      expect(all).toMatch(/\bMara\b/); // names: 16 of 16 summaries in the bench
-      texts.push(all);
+      checkShape(r.memories);
+      texts.push(r.memories.map((m) => m.text).join(" | "));
     }
-    // "30 gold": 2 of 4 seeds in the bench (3 and 4); asserted once of the two, so one flipped draw is not a failure.
-    expect(texts.some((t) => /\b30\b|thirty/i.test(t))).toBe(true);
+    const named = texts.filter((t) => /\bMara\b/.test(t)).length;
+    const amount = texts.filter((t) => /\b30\b|thirty/i.test(t)).length;
+    console.log(`[realmodel] memory summaries: name ${named}/10, amount ${amount}/10; seed 1: ${JSON.stringify(texts[0])}`);
+    expect(named).toBeGreaterThanOrEqual(6);
+    expect(amount).toBeGreaterThanOrEqual(1);
   }, 600_000);
 
-  test("a tight answer budget still yields whole memories (the grammar closes each string within ~40 tokens)", async () => {
-    // Before the 120-character cap, 160 tokens cut the model's one 300-character memory mid-string: 0 memories.
-    const r = await summariseSession(llm, { mindName: "Garrick Thorne", playerId: "p", messages: SESSION }, { seed: 3, maxTokens: 120 });
-    expect(r.completionTokens).toBeLessThanOrEqual(120);
-    expect(r.memories.length).toBeGreaterThan(0);
-    expect(r.memories.map((m) => m.text).join(" ")).toMatch(/\bMara\b/);
+  // Before the 120-character cap, 160 tokens cut the model's one 300-character memory mid-string: 0 memories. The
+  // budget holds for every sample; whole memories naming the player came in 60 of 60 seeds at this budget (1-60), so
+  // none of 3 is a 0.01% event at a 95% rate, while cutting strings mid-way gives none at all.
+  test("a tight answer budget still yields whole memories (the grammar closes each string within ~40 tokens): seeds 11-13", async () => {
+    let whole = 0;
+    for (let seed = 11; seed <= 13; seed++) {
+      const r = await summariseSession(llm, { mindName: "Garrick Thorne", playerId: "p", messages: SESSION }, { seed, maxTokens: 120 });
+      expect(r.completionTokens).toBeLessThanOrEqual(120);
+      checkShape(r.memories);
+      if (r.memories.length > 0 && /\bMara\b/.test(r.memories.map((m) => m.text).join(" "))) whole++;
+    }
+    expect(whole).toBeGreaterThanOrEqual(1);
   }, 600_000);
 });

