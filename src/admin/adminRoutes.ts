@@ -10,6 +10,7 @@ import { memoryRoutes } from "./routes/memories.ts";
 import { previewRoutes } from "./routes/preview.ts";
 import { cardRoutes } from "./routes/cards.ts";
 import { studioAdminRoutes } from "./routes/studioAdmin.ts";
+import { stateAdminRoutes } from "./routes/state.ts";
 
 /** /admin/v1: authoring and operations, guarded by the admin token. */
 export function adminRoutes(deps: FeatureDeps) {
@@ -23,6 +24,6 @@ export function adminRoutes(deps: FeatureDeps) {
     .use(projectRoutes(deps, deps.config))
     .use(operationsRoutes(deps));
   for (const r of loreResourceRoutes(deps)) app = app.use(r);
-  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), previewRoutes(deps), cardRoutes(deps), ...studioAdminRoutes(deps)]) app = app.use(r);
+  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), previewRoutes(deps), stateAdminRoutes(deps), cardRoutes(deps), ...studioAdminRoutes(deps)]) app = app.use(r);
   return app;
 }

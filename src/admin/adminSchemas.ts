@@ -3,6 +3,8 @@ import { t } from "elysia";
 const S = (max: number) => t.String({ maxLength: max });
 const NS = (max: number) => t.Union([t.String({ maxLength: max }), t.Null()]);
 const strict = { additionalProperties: false } as const;
+/** A document timer: turns of a conversation (src/lore/documents/documentGate.ts), or null. */
+const Timer = t.Union([t.Number({ minimum: 0, maximum: 1000, multipleOf: 1 }), t.Null()]);
 
 /** Request bodies of the admin API (authoring). The services re-check every rule for the CLI and packs. */
 export const MindBody = t.Object(
@@ -18,6 +20,12 @@ export const MindBody = t.Object(
     restrictions: t.Optional(t.Array(S(1000), { maxItems: 100 })),
     locationId: t.Optional(NS(100)),
     knowledgeTags: t.Optional(t.Array(S(100), { maxItems: 200, description: "tag names" })),
+    knowledge: t.Optional(
+      t.Array(t.Object({ tag: S(100), when: S(1000) }, strict), {
+        maxItems: 100,
+        description: "conditional knowledge: each tag opens only while its condition on world and player state holds",
+      }),
+    ),
     knowledgeDescription: t.Optional(NS(20000)),
     responseConfig: t.Optional(
       t.Object(
@@ -73,6 +81,10 @@ export const DocumentBody = t.Object(
     content: t.String({ maxLength: 2_000_000 }),
     tags: t.Optional(t.Array(S(100), { maxItems: 200, description: "tag names" })),
     locationId: t.Optional(NS(100)),
+    when: t.Optional(NS(1000)),
+    sticky: t.Optional(Timer),
+    cooldown: t.Optional(Timer),
+    delay: t.Optional(Timer),
   },
   strict,
 );

@@ -97,6 +97,27 @@ export const DocumentFullSchema = t.Object({
   processedAt: Nullable(t.String()),
 });
 
+/** The admin API's mind: the spec's fields and its conditional knowledge. */
+export const AdminMindSchema = t.Composite([
+  MindSchema,
+  t.Object({
+    knowledge: t.Array(t.Object({ tag: t.String(), when: t.String() }), {
+      description: "conditional knowledge: each tag opens only while its condition on world and player state holds (knowledgeTags are always known)",
+    }),
+  }),
+]);
+
+/** The admin API's document: the spec's full form and when it may reach a prompt. */
+export const AdminDocumentSchema = t.Composite([
+  DocumentFullSchema,
+  t.Object({
+    when: Nullable(t.String({ description: "the condition on world and player state under which the document may reach a prompt; null: always" })),
+    sticky: Nullable(t.Integer({ description: "turns the document stays in a conversation after it appeared" })),
+    cooldown: Nullable(t.Integer({ description: "turns after that before it may appear again" })),
+    delay: Nullable(t.Integer({ description: "turns a conversation must have had before it may appear" })),
+  }),
+]);
+
 export const SettingsSchema = t.Object({
   projectName: Nullable(t.String()),
   longTermMemoryEnabled: t.Boolean(),

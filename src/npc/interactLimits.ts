@@ -11,6 +11,8 @@ export const INTERACT_LIMITS = {
   contextArrayItems: 10,
   contextArrayItemChars: 100,
   contextTotalChars: 2000,
+  /** per-request `state` overrides (an addition to the spec's body): keys per request */
+  stateKeys: 50,
 } as const;
 
 export const CONTEXT_STRING_FIELDS = [
@@ -18,4 +20,4 @@ export const CONTEXT_STRING_FIELDS = [
   "playerAppearance", "playerReputation", "custom",
 ] as const;
 export const CONTEXT_ARRAY_FIELDS = ["playerVisibleItems", "nearbyCharacters", "nearbyObjects", "recentEvents"] as const;
-export const TOP_LEVEL_FIELDS = ["text", "entityMindId", "playerId", "context", "memory", "activeKnowledgeTags", "conversationHistory"] as const;
+export const TOP_LEVEL_FIELDS = ["text", "entityMindId", "playerId", "context", "memory", "activeKnowledgeTags", "conversationHistory", "state"] as const;

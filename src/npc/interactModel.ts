@@ -1,5 +1,6 @@
 import { Type as T, type Static, type TSchema } from "@sinclair/typebox";
 import { CONTEXT_ARRAY_FIELDS, CONTEXT_STRING_FIELDS, INTERACT_LIMITS as L } from "./interactLimits.ts";
+import { STATE_KEY_PATTERN, STATE_LIMITS, type StateValue } from "../state/stateKeys.ts";
 
 /**
  * The POST /v1/npc/interact body: one TypeBox model, built from the spec's
@@ -42,6 +43,13 @@ export const InteractBody = T.Object(
     memory: T.Optional(T.Object({ retrieve: T.Optional(T.Boolean({ default: false })) }, { additionalProperties: false })),
     activeKnowledgeTags: T.Optional(T.Array(T.String({ maxLength: L.activeTagChars }), { maxItems: L.activeTags })),
     conversationHistory: T.Optional(T.Array(HistoryMessageModel, { maxItems: L.historyMessages })),
+    state: T.Optional(
+      T.Record(T.String({ pattern: STATE_KEY_PATTERN }), T.Union([T.Boolean(), T.Number(), T.String({ maxLength: STATE_LIMITS.stringChars })]), {
+        maxProperties: L.stateKeys,
+        additionalProperties: false,
+        description: "state for this turn only, laid over the player's stored state (never stored): key → true/false, a number or a string",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -60,4 +68,6 @@ export interface InteractRequest {
   memory: { retrieve: boolean };
   activeKnowledgeTags?: string[];
   conversationHistory?: HistoryMessage[];
+  /** this turn's state overrides (validated keys and values; declared types are checked when the turn is prepared) */
+  state?: Record<string, StateValue>;
 }

@@ -8,7 +8,7 @@ import { readRateLimits } from "../ratelimit/rateLimitSettings.ts";
 import type { GenerateResult } from "../llm/types.ts";
 import { prepareTurn } from "./prepareTurn.ts";
 import { tokenCounter } from "./tokenBudget.ts";
-import { loadMindProfile } from "./mindProfile.ts";
+import { hasKnowledge, loadMindProfile } from "./mindProfile.ts";
 import { releaseQuietly, settleTurn } from "./chargeTurn.ts";
 import { renderMessage } from "./prompt/renderTurn.ts";
 import { addPendingSummary } from "./memory/pendingSummaryStore.ts";
@@ -53,7 +53,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
 
   // Mind checks come before the rate limit (a bad id is not counted); retrieval after it (a limited caller costs little).
   const mind = loadMindProfile(deps, project.id, req.entityMindId);
-  if (mind.knowledgeTags.length === 0) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
+  if (!hasKnowledge(mind)) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
   deps.limiter.hit(project.id, req.playerId, readRateLimits(deps, project.id));
   const p0 = performance.now();
   const prepared = await prepareTurn(deps, project.id, req, mind);

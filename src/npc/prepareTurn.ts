@@ -2,7 +2,7 @@ import type { AppContext } from "../core/context.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import { readSettings, type ProjectSettings } from "../projects/settings.ts";
 import { ApiError } from "../core/errors.ts";
-import { loadMindProfile, type MindProfile } from "./mindProfile.ts";
+import { hasKnowledge, loadMindProfile, type MindProfile } from "./mindProfile.ts";
 import { ignoredTagsWarning, visibleTags } from "./visibleTags.ts";
 import { retrieveLore, stillVisible, type LoreNote } from "../retrieval/hybridSearch.ts";
 import { loadSession } from "./session/sessionStore.ts";
@@ -14,6 +14,8 @@ import { fitMindPromptForTurn, fitOptions, type DroppedPart } from "./prompt/fit
 import { retrieveMemories } from "./memory/retrieveMemories.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { LORE_NOTE_OVERHEAD, MESSAGE_OVERHEAD, TEMPLATE_SLACK, TURN_OVERHEAD, promptBudget, tokenCounter } from "./tokenBudget.ts";
+import { gatherConditions, turnsAgo, type TurnGate } from "../retrieval/turnGate.ts";
+import type { LoreGate } from "../retrieval/loreGate.ts";
 
 /** Lore chunks retrieved per turn (before dropping those already in the conversation). */
 export const LORE_PER_TURN = 4;
@@ -39,6 +41,8 @@ export interface PreparedTurn {
   replyTokens: number;
   temperature: number;
   budget: TurnBudget;
+  /** the turn's condition scope, conditional knowledge and lore gate (the preview shows them) */
+  conditions: TurnGate;
 }
 
 /** How the turn was fitted to the generation context (the admin preview shows it). */
@@ -68,14 +72,18 @@ export interface TurnBudget {
 export async function prepareTurn(ctx: AppContext, projectId: string, req: InteractRequest, loaded?: MindProfile): Promise<PreparedTurn> {
   const settings = readSettings(ctx, projectId);
   const mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
-  if (mind.knowledgeTags.length === 0) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
-  const { tags: visible, ignored } = visibleTags(mind.knowledgeTags, req.activeKnowledgeTags);
+  if (!hasKnowledge(mind)) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
+  const session = loadSession(ctx, projectId, mind.id, req.playerId);
+  const merged = mergeHistory(session.messages, req.conversationHistory);
+  // World state: the scope, the mind's conditional knowledge and the lore gate (src/retrieval/turnGate.ts).
+  const conditions = gatherConditions(ctx, projectId, { mind, playerId: req.playerId, overrides: req.state, history: merged });
+  const { tags: visible } = visibleTags(conditions.openTags, req.activeKnowledgeTags);
+  const { ignored } = visibleTags(conditions.configuredTags, req.activeKnowledgeTags);
   const warnings = ignored.length ? [ignoredTagsWarning(ignored)] : [];
   if (req.activeKnowledgeTags && visible.length === 0) warnings.push("No knowledge tags remain visible: the reply uses no lore");
 
   const memoryOn = settings.longTermMemoryEnabled;
-  const session = loadSession(ctx, projectId, mind.id, req.playerId);
-  let history = sanitiseHistory(ctx, projectId, mergeHistory(session.messages, req.conversationHistory), visible, memoryOn);
+  let history = sanitiseHistory(ctx, projectId, merged, visible, memoryOn, conditions.lore);
 
   const lastUser = [...history].reverse().find((m) => m.role === "user");
   const query = lastUser ? `${req.text}\n${lastUser.content}` : req.text;
@@ -88,7 +96,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const fit = await fitMindPromptForTurn(ctx, mind, sharedLoreFor(ctx, projectId, mind, visible), fitting);
   const sharedLore = fit.shared;
   const known = new Set([...inHistory, ...sharedLore.map((l) => l.chunkId)]);
-  const hits = await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN });
+  const hits = await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN, gate: conditions.lore });
   // The first turn brings the lore in; a follow-up adds a chunk only when this turn's best hit is not yet in
   // the conversation (then that one chunk). Lore already in the conversation stays there, so a follow-up
   // evaluates little more than the player's new line: this is what keeps KV-cache reuse worth having.
@@ -133,6 +141,8 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     used += cost;
   }
   if (newLore.length) notes.lore = newLore.map(({ score: _s, ...l }) => l);
+  const timed = conditions.lore.timedOf(newLore.map((l) => l.documentId));
+  if (timed.length) notes.timed = timed;
   const turn: SessionMessage = Object.keys(notes).length ? { role: "user", content: req.text, notes } : { role: "user", content: req.text };
 
   history = trimHistory(ctx, history, {
@@ -157,25 +167,29 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     replyTokens,
     temperature: mind.responseConfig.temperature,
     budget: { contextSize, replyCap, minReply, staticTokens: fit.tokens, fits: room >= minReply, dropped: fit.dropped },
+    conditions,
   };
 }
 
 /**
  * Drops from the conversation whatever the mind may no longer see: lore
  * whose chunk is gone or whose tags no longer meet the visible set (authors
- * change tags; activeKnowledgeTags narrows per request), and memories when
+ * change tags; activeKnowledgeTags narrows per request), lore whose document's
+ * condition is false or whose timer ran out (`gate`), and memories when
  * long-term memory is off. Knowledge scoping holds across turns this way.
  */
-function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMessage[], visible: string[], memoryOn: boolean): SessionMessage[] {
+function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMessage[], visible: string[], memoryOn: boolean, gate: LoreGate): SessionMessage[] {
   const ids = history.flatMap((m) => m.notes?.lore?.map((l) => l.chunkId) ?? []);
-  const ok = stillVisible(ctx, projectId, ids, visible);
-  return history.map((m) => {
+  const ok = stillVisible(ctx, projectId, ids, visible, gate);
+  const ago = turnsAgo(history);
+  return history.map((m, i) => {
     if (!m.notes) return m;
     const notes: TurnNotes = {};
-    const lore = m.notes.lore?.filter((l) => ok.has(l.chunkId));
+    const lore = m.notes.lore?.filter((l) => ok.has(l.chunkId) && gate.keeps(l.documentId, ago[i]));
     if (lore?.length) notes.lore = lore;
     if (memoryOn && m.notes.memories?.length) notes.memories = m.notes.memories;
     if (m.notes.scene) notes.scene = m.notes.scene;
+    if (m.notes.timed?.length) notes.timed = m.notes.timed;
     return Object.keys(notes).length ? { ...m, notes } : { role: m.role, content: m.content };
   });
 }

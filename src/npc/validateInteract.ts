@@ -2,6 +2,7 @@ import { ApiError } from "../core/errors.ts";
 import { isPlainObject } from "../lore/validate/fields.ts";
 import { CONTEXT_ARRAY_FIELDS, CONTEXT_STRING_FIELDS, INTERACT_LIMITS as L, TOP_LEVEL_FIELDS } from "./interactLimits.ts";
 import type { HistoryMessage, InteractRequest, SceneContext } from "./interactModel.ts";
+import { keyProblem, valueProblem, type StateValue } from "../state/stateKeys.ts";
 
 export type { HistoryMessage, InteractRequest, SceneContext };
 
@@ -31,6 +32,7 @@ export const INTERACT_PRECEDENCE: readonly { rule: string; check: (b: Body) => A
   { rule: "conversationHistory", check: (b) => (b.conversationHistory === undefined ? undefined : historyError(b.conversationHistory)) },
   { rule: "context", check: (b) => (b.context === undefined ? undefined : contextError(b.context)) },
   { rule: "memory", check: (b) => (b.memory === undefined ? undefined : memoryError(b.memory)) },
+  { rule: "state", check: (b) => (b.state === undefined ? undefined : stateError(b.state)) },
 ];
 
 /** Strict validation of the interact body: the first failing rule of INTERACT_PRECEDENCE is thrown. */
@@ -51,6 +53,8 @@ export function validateInteract(body: unknown): InteractRequest {
     out.conversationHistory = (body.conversationHistory as HistoryMessage[]).map((m) => ({ role: m.role, content: m.content }));
   }
   if (body.context !== undefined) out.context = sceneContext(body.context as Body);
+  // A null-prototype copy: keys are data here, never properties looked up through a prototype.
+  if (body.state !== undefined) out.state = Object.assign(Object.create(null), body.state) as Record<string, StateValue>;
   return out;
 }
 
@@ -109,6 +113,19 @@ function contextError(ctx: unknown): ApiError | undefined {
 function memoryError(m: unknown): ApiError | undefined {
   if (!isPlainObject(m)) return bad("Invalid memory: must be an object {retrieve?: boolean}");
   if (m.retrieve !== undefined && typeof m.retrieve !== "boolean") return bad("Invalid memory.retrieve: must be a boolean");
+}
+
+/** Per-request state: {key: value}, keys in the state key syntax, values true/false, finite numbers or short strings. */
+function stateError(st: unknown): ApiError | undefined {
+  if (!isPlainObject(st)) return bad("Invalid state: must be an object of state keys and values");
+  const entries = Object.entries(st);
+  if (entries.length > L.stateKeys) return bad(`Too many state keys (max ${L.stateKeys})`);
+  for (const [k, v] of entries) {
+    const kp = keyProblem(k);
+    if (kp) return bad(`Invalid state key '${k.slice(0, 120)}': ${kp}`);
+    const vp = valueProblem(v);
+    if (vp) return bad(`Invalid state.${k}: ${vp}`);
+  }
 }
 
 /** The context's values, nulls dropped (validated already). */

@@ -6,8 +6,8 @@ import { closestName } from "./closestName.ts";
  * Checks a value against a TypeBox schema and says what is wrong in the
  * pack author's words ("minds[2].hints[0]: must be a non-empty string")
  * rather than JSON Schema's. Covers the subset the pack schema uses:
- * closed objects, arrays, strings, numbers, booleans, literal unions and
- * nullable unions. Reports every problem, one per path.
+ * closed objects, records (an object of keys matching a pattern), arrays,
+ * strings, numbers, booleans, literal unions and nullable unions. Reports every problem, one per path.
  */
 export function checkShape(schema: TSchema, value: unknown, path: string, add: (path: string, reason: string) => void): void {
   const kind = schema[Kind] as string;
@@ -31,6 +31,18 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
           const guess = closestName(name, Object.keys(props));
           add(join(path, name), guess ? `unknown field (did you mean '${guess}'?)` : `unknown field (known: ${Object.keys(props).join(", ")})`);
         }
+      }
+      return;
+    }
+    case "Record": {
+      if (!isPlainObject(value)) return add(path, "must be an object (a mapping of keys)");
+      const [pattern, sub] = Object.entries(schema.patternProperties as Record<string, TSchema>)[0];
+      const keyRe = new RegExp(pattern);
+      const entries = Object.entries(value);
+      if (schema.maxProperties !== undefined && entries.length > schema.maxProperties) add(path, `at most ${schema.maxProperties} entries`);
+      for (const [k, v] of entries) {
+        if (!keyRe.test(k)) add(join(path, k), schema.keyProblem ?? "is not an allowed key");
+        else checkShape(sub, v, join(path, k), add);
       }
       return;
     }

@@ -3,6 +3,7 @@ import type { ServiceContext } from "../core/context.ts";
 import { parseJsonColumn } from "../core/json.ts";
 import { getProject } from "../projects/projectService.ts";
 import { readSettings } from "../projects/settings.ts";
+import { readStateSchema } from "../state/stateService.ts";
 import { loadSnapshot } from "./projectSnapshot.ts";
 import type { Pack, PackDocument, PackFormat, PackLocation, PackMind, PackRelationship, PackRelationshipType, PackTag } from "./types.ts";
 
@@ -69,6 +70,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
         restrictions: parseJsonColumn<string[]>(m.restrictions, []),
         location: locKey(m.locationId),
         knowledgeTags: tagNames(m.tagIds),
+        knowledge: m.knowledge.map((k) => ({ tag: snap.tagNameOf.get(k.tagId)!, when: k.when })),
         knowledgeDescription: m.knowledgeDescription,
         responseConfig: Object.keys(rc).length ? (compact(rc) as PackMind["responseConfig"]) : undefined,
       });
@@ -94,8 +96,16 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
     });
 
   const documents: PackDocument[] = [...snap.documents.byKey]
-    .map(([key, d]) => compact({ key, name: d.name, tags: tagNames(d.tagIds), location: locKey(d.locationId), content: d.content }))
+    .map(([key, d]) =>
+      compact({
+        key, name: d.name, tags: tagNames(d.tagIds), location: locKey(d.locationId),
+        when: d.when, sticky: d.sticky, cooldown: d.cooldown, delay: d.delay, content: d.content,
+      }),
+    )
     .sort(byKey);
+
+  const state = readStateSchema(ctx, projectId);
+  const hasState = Object.keys(state.stateKeys).length > 0 || state.exclusiveGroups.length > 0;
 
   return {
     project: { name: project.name },
@@ -105,6 +115,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
       maxSessionTokens: s.maxSessionTokens,
       enhancedMemoryRetrieval: s.enhancedMemoryRetrieval,
     },
+    ...(hasState ? { state: compact({ stateKeys: Object.keys(state.stateKeys).length ? state.stateKeys : undefined, exclusiveGroups: state.exclusiveGroups }) } : {}),
     tags,
     locations,
     relationshipTypes,

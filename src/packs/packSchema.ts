@@ -1,6 +1,9 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import { BUILT_IN_TYPES } from "../lore/relationships/builtInTypes.ts";
 import { LIMITS } from "../lore/validate/fields.ts";
+import { STATE_KEY_PATTERN, STATE_LIMITS } from "../state/stateKeys.ts";
+import { CONDITION_LIMITS } from "../conditions/parseCondition.ts";
+import { TIMER_MAX } from "../lore/documents/documentGate.ts";
 
 /**
  * The lore pack format (DESIGN.md "Lore pack format"), in one place: the
@@ -36,6 +39,9 @@ const TagName = Type.String({
 export const ColorSchema = Type.String({ pattern: "^#[0-9a-fA-F]{6}$", problem: "must be a colour like #aa5500" });
 
 const TextList = Type.Array(Text(LIMITS.listItemLength), { maxItems: LIMITS.listItems });
+/** A condition (src/conditions): CEL syntax over state keys, trust and turn; checked in full on import. */
+const Condition = Type.String({ maxLength: CONDITION_LIMITS.chars, pattern: "\\S", problem: "must be a condition such as quest.flood.stage >= 2" });
+const Timer = Type.Integer({ minimum: 0, maximum: TIMER_MAX });
 const KeyList = (maxItems: number) => Type.Array(KeySchema, { maxItems });
 const TagList = Type.Array(TagName, { maxItems: 200 });
 
@@ -106,6 +112,8 @@ export const MindSchema = Type.Object(
     location: Opt(KeySchema),
     /** tag names */
     knowledgeTags: Opt(TagList),
+    /** tags known only while a condition on world and player state holds */
+    knowledge: Opt(Type.Array(Type.Object({ tag: TagName, when: Condition }, closed), { maxItems: 100 })),
     knowledgeDescription: Opt(Type.String({ maxLength: LIMITS.text })),
     responseConfig: Opt(ResponseConfigSchema),
   },
@@ -132,7 +140,42 @@ export const DocumentSchema = Type.Object(
     tags: Opt(TagList),
     /** location key */
     location: Opt(KeySchema),
+    /** the condition under which the document may reach a prompt */
+    when: Opt(Condition),
+    /** timed activation, in turns of a conversation */
+    sticky: Opt(Timer),
+    cooldown: Opt(Timer),
+    delay: Opt(Timer),
     content: Type.String({ maxLength: LIMITS.documentContent }),
+  },
+  closed,
+);
+
+const StateKey = Type.String({ pattern: STATE_KEY_PATTERN, problem: "must be a state key such as quest.flood.stage" });
+const StateValueSchema = Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: STATE_LIMITS.stringChars })], {
+  problem: `must be true or false, a number or a string of at most ${STATE_LIMITS.stringChars} characters`,
+});
+
+/** The project's state declarations (src/state/stateSchema.ts applies the rest of the rules on import). */
+export const StateSectionSchema = Type.Object(
+  {
+    /** key → {type, default (what the world reads until it sets the key), enum} */
+    stateKeys: Opt(
+      Type.Record(
+        StateKey,
+        Type.Object(
+          {
+            type: Type.Union([Type.Literal("boolean"), Type.Literal("number"), Type.Literal("string")]),
+            default: Opt(StateValueSchema),
+            enum: Opt(Type.Array(StateValueSchema, { maxItems: STATE_LIMITS.enumValues })),
+          },
+          closed,
+        ),
+        { maxProperties: STATE_LIMITS.declaredKeys, keyProblem: "is not a state key: lower-case dotted names such as quest.flood.stage" },
+      ),
+    ),
+    /** key prefixes: setting pose.sitting clears the other pose.* keys */
+    exclusiveGroups: Opt(Type.Array(StateKey, { maxItems: STATE_LIMITS.exclusiveGroups })),
   },
   closed,
 );
@@ -141,6 +184,7 @@ export const PackSchema = Type.Object(
   {
     project: Opt(Type.Object({ name: Text(LIMITS.name) }, closed)),
     settings: Opt(SettingsSchema),
+    state: Opt(StateSectionSchema),
     tags: Opt(Type.Array(TagSchema)),
     locations: Opt(Type.Array(LocationSchema)),
     relationshipTypes: Opt(Type.Array(RelationshipTypeSchema)),

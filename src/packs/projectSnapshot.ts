@@ -6,6 +6,8 @@ import { projectDocuments, type DocumentValues } from "../lore/documents/documen
 import { projectMinds, type StoredMind } from "../lore/minds/mindStore.ts";
 import { projectRelationships, projectTypes, type StoredRelationshipRow, type StoredType } from "../lore/relationships/relationshipStore.ts";
 import { assignKeys } from "./stableKeys.ts";
+import { EMPTY_SCHEMA, type StateSchema } from "../state/stateSchema.ts";
+import { readStateSchema } from "../state/stateService.ts";
 
 export interface TagRow {
   id: string;
@@ -41,6 +43,8 @@ export interface ProjectSnapshot {
   relationshipKeys: Keyed<RelationshipRow>;
   /** the other key-less relationships, by relationshipIdentity */
   keylessRelationships: Map<string, RelationshipRow>;
+  /** the project's state declarations (conditions are checked against them) */
+  stateSchema: StateSchema;
 }
 
 /** What identifies a key-less relationship: its minds and its type. */
@@ -54,7 +58,7 @@ export function newProjectSnapshot(): ProjectSnapshot {
   const none = () => new Keyed(new Map());
   return {
     tags, tagNameOf: new Map(), locations: none(), documents: none(), minds: none(), types: none(),
-    relationships: [], relationshipKeys: none(), keylessRelationships: new Map(),
+    relationships: [], relationshipKeys: none(), keylessRelationships: new Map(), stateSchema: EMPTY_SCHEMA,
   };
 }
 
@@ -95,5 +99,6 @@ export function loadSnapshot(ctx: ServiceContext, projectId: string): ProjectSna
     relationships,
     relationshipKeys: new Keyed(assignKeys(needKeys, relName, "relationship")),
     keylessRelationships,
+    stateSchema: readStateSchema(ctx, projectId),
   };
 }

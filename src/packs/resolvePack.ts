@@ -4,6 +4,9 @@ import { validateSettingsPatch } from "../projects/settings.ts";
 import { KeySchema } from "./packSchema.ts";
 import { relationshipIdentity, type DocumentRow, type LocationRow, type MindRow, type ProjectSnapshot, type RelationshipRow, type TagRow, type TypeRow } from "./projectSnapshot.ts";
 import type { Persona } from "../lore/minds/personaFields.ts";
+import type { StateSchema } from "../state/stateSchema.ts";
+import { checkPackConditions, resolveState } from "./resolveState.ts";
+import type { KnowledgeEntry } from "../lore/minds/mindStore.ts";
 
 /**
  * The second half of pack validation (the first is checkShape): duplicate
@@ -17,6 +20,8 @@ import type { Persona } from "../lore/minds/personaFields.ts";
  */
 export interface Plan {
   settings: Record<string, unknown> | null;
+  /** the project's state declarations, when the pack has a `state:` section */
+  state: StateSchema | null;
   tags: TagPlan[];
   types: TypePlan[];
   locations: LocationPlan[];
@@ -57,6 +62,10 @@ export interface DocumentPlan extends Item<DocumentRow> {
   content: string;
   locationId: string | null;
   tagIds: string[];
+  when: string | null;
+  sticky: number | null;
+  cooldown: number | null;
+  delay: number | null;
 }
 export interface MindPlan extends Item<MindRow>, Persona {
   key: string;
@@ -64,6 +73,7 @@ export interface MindPlan extends Item<MindRow>, Persona {
   knowledgeDescription: string | null;
   responseConfig: Record<string, unknown>;
   tagIds: string[];
+  knowledge: KnowledgeEntry[];
 }
 export interface RelationshipPlan extends Item<RelationshipRow> {
   key: string | null;
@@ -82,6 +92,7 @@ const text = (v: unknown): string => (typeof v === "string" ? v : "");
 const nullableText = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strings = (v: unknown): string[] => list(v).filter((s): s is string => typeof s === "string");
+const timer = (v: unknown): number | null => (typeof v === "number" && Number.isInteger(v) ? v : null);
 
 function entries(pack: Record<string, unknown>, section: string): Entry[] {
   return list(pack[section]).flatMap((v, index) => (isPlainObject(v) ? [{ index, v }] : []));
@@ -110,6 +121,10 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     for (const problem of validateSettingsPatch(pack.settings)) p.add("settings", problem);
     settings = pack.settings;
   }
+
+  const state = resolveState(pack, p);
+  // Conditions are checked against the declarations this import leaves the project with.
+  checkPackConditions(pack, state ?? snap.stateSchema, p);
 
   // 1. Every entry gets its id first, so references between entries can resolve in any order.
   const tagEntries = entries(pack, "tags");
@@ -203,6 +218,10 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     content: text(v.content),
     tagIds: tagList(`documents[${index}].tags`, v.tags),
     locationId: locRef(`documents[${index}].location`, v.location),
+    when: typeof v.when === "string" ? v.when : null,
+    sticky: timer(v.sticky),
+    cooldown: timer(v.cooldown),
+    delay: timer(v.delay),
   }));
 
   const minds: MindPlan[] = [...packMinds].map(([key, { index, v }]) => ({
@@ -222,11 +241,16 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     knowledgeDescription: nullableText(v.knowledgeDescription),
     responseConfig: responseConfig(v.responseConfig),
     tagIds: tagList(`minds[${index}].knowledgeTags`, v.knowledgeTags),
+    knowledge: list(v.knowledge).flatMap((e, j) => {
+      if (!isPlainObject(e) || typeof e.when !== "string") return [];
+      const tagId = tagRef(`minds[${index}].knowledge[${j}].tag`, e.tag);
+      return tagId ? [{ tagId, when: e.when }] : [];
+    }),
   }));
 
   const relationships = resolveRelationships(relEntries, packRels, snap, mindRef, typeRef, p);
 
-  return { settings, tags, types, locations, documents, minds, relationships };
+  return { settings, state, tags, types, locations, documents, minds, relationships };
 }
 
 /** Stored form of responseConfig: only the fields given, in a fixed order (so equal configs compare equal). */

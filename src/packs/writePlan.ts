@@ -10,6 +10,7 @@ import type { Plan } from "./resolvePack.ts";
 import { insertTag, setTagColor } from "../lore/tags/tagStore.ts";
 import { insertType, parkTypeName, updateTypeRow, insertRelationship, updateRelationshipRow } from "../lore/relationships/relationshipStore.ts";
 import { insertLocation, updateLocationRow } from "../lore/locations/locationStore.ts";
+import { saveStateSchema } from "../state/stateService.ts";
 
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -37,6 +38,8 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
     const cur = readSettings(ctx, projectId) as unknown as Record<string, unknown>;
     if (Object.entries(plan.settings).some(([k, v]) => cur[k] !== v)) updateSettings(ctx, projectId, plan.settings);
   }
+
+  if (plan.state) saveStateSchema(ctx, projectId, plan.state); // an unchanged schema is not rewritten
 
   for (const t of plan.tags) {
     if (!t.existing) {
@@ -79,13 +82,15 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
 
   // Documents and minds go through the lore API's own row writers: one re-index rule, one tag rule.
   for (const d of plan.documents) {
-    saveDocument(ctx, projectId, d.id, { key: d.key, name: d.name, content: d.content, locationId: d.locationId, tagIds: d.tagIds }, d.existing);
+    const gate = { when: d.when, sticky: d.sticky, cooldown: d.cooldown, delay: d.delay };
+    saveDocument(ctx, projectId, d.id, { key: d.key, name: d.name, content: d.content, locationId: d.locationId, tagIds: d.tagIds, ...gate }, d.existing);
   }
   for (const m of plan.minds) {
     const values: MindValues = {
       key: m.key, entityName: m.entityName, personality: m.personality, backstory: m.backstory, backstorySummary: m.backstorySummary,
       role: m.role, speakingStyle: m.speakingStyle, hints: m.hints, restrictions: m.restrictions, locationId: m.locationId,
       knowledgeDescription: m.knowledgeDescription, responseConfig: m.responseConfig as StoredResponseConfig, tagIds: m.tagIds,
+      knowledge: m.knowledge,
     };
     saveMind(ctx, projectId, m.id, values, m.existing && storedMind(m.existing));
   }

@@ -1,9 +1,10 @@
 import type { ServiceContext } from "../core/context.ts";
 import { parseJsonColumn } from "../core/json.ts";
-import { bm25Chunks, countChunks, liveChunkTags, termChunkCounts } from "../lore/documents/chunkSearchStore.ts";
+import { bm25Chunks, countChunks, liveChunkTags, termChunkCounts, type GateExclusion } from "../lore/documents/chunkSearchStore.ts";
 import type { VectorStore } from "../vectors/VectorStore.ts";
 import type { ChunkRow } from "../vectors/rows.ts";
 import { reciprocalRankFusion } from "./rrf.ts";
+import { OPEN_GATE, type LoreGate } from "./loreGate.ts";
 
 /**
  * The hybrid search the product runs, in one place: the vector half (the
@@ -26,11 +27,12 @@ export interface LoreNote {
 /**
  * The chunks among `chunkIds` that the visible tags still open, checked
  * against SQLite (the source of truth): the document exists in this project,
- * is COMPLETED, and the chunk's current tags intersect the visible set. This
- * guards both fresh LanceDB hits and lore kept in a session from earlier
- * turns (tags may have changed since).
+ * is COMPLETED, is not held back by this turn's conditions or timers (`gate`),
+ * and the chunk's current tags intersect the visible set. This guards both
+ * fresh hits and lore kept in a session from earlier turns (tags, conditions
+ * and state may have changed since).
  */
-export function stillVisible(ctx: ServiceContext, projectId: string, chunkIds: string[], visible: string[]): Set<string> {
+export function stillVisible(ctx: ServiceContext, projectId: string, chunkIds: string[], visible: string[], gate: LoreGate = OPEN_GATE): Set<string> {
   const ok = new Set<string>();
   if (chunkIds.length === 0 || visible.length === 0) return ok;
   const allowed = new Set(visible);
@@ -38,7 +40,9 @@ export function stillVisible(ctx: ServiceContext, projectId: string, chunkIds: s
   for (let i = 0; i < unique.length; i += 500) {
     const part = unique.slice(i, i + 500);
     const rows = liveChunkTags(ctx.db, projectId, part);
-    for (const r of rows) if (parseJsonColumn<string[]>(r.tags, []).some((t) => allowed.has(t))) ok.add(r.id);
+    for (const r of rows) {
+      if (!gate.blocks(r.document_id) && parseJsonColumn<string[]>(r.tags, []).some((t) => allowed.has(t))) ok.add(r.id);
+    }
   }
   return ok;
 }
@@ -98,12 +102,12 @@ function commonWords(ctx: ServiceContext, words: string[]): Set<string> {
  * indexed chunks (SQLite FTS5), only chunks of COMPLETED documents whose
  * tags meet the visible ones, best first.
  */
-export function chunkTextSearch(ctx: ServiceContext, q: { projectId: string; query: string; tags: string[]; n: number }): ChunkRow[] {
+export function chunkTextSearch(ctx: ServiceContext, q: { projectId: string; query: string; tags: string[]; n: number; exclude?: GateExclusion }): ChunkRow[] {
   if (q.tags.length === 0) return [];
   const common = commonWords(ctx, queryWords(q.query));
   const match = bm25Query(q.query, (w) => !common.has(w));
   if (!match) return [];
-  const rows = bm25Chunks(ctx.db, { match, projectId: q.projectId, tags: q.tags, n: q.n });
+  const rows = bm25Chunks(ctx.db, { match, projectId: q.projectId, tags: q.tags, n: q.n, exclude: q.exclude });
   return rows.map((r) => ({
     id: r.id,
     projectId: r.project_id,
@@ -123,18 +127,22 @@ export function chunkTextSearch(ctx: ServiceContext, q: { projectId: string; que
  * similarity (the chunk vectors LanceDB stores, searched in memory) and BM25
  * (SQLite FTS5 over the same chunks), fused by reciprocal rank — then every
  * hit verified against SQLite. Both halves answer in a few milliseconds at
- * 10k chunks, which keeps the interact overhead inside its budget.
+ * 10k chunks, which keeps the interact overhead inside its budget. Documents
+ * the turn's `gate` holds back (conditions, timers) are left out of both
+ * halves, so they take no place among the candidates, and checked again.
  */
 export async function retrieveLore(
   ctx: ServiceContext & { vectors: VectorStore },
-  q: { projectId: string; query: string; tags: string[]; k: number },
+  q: { projectId: string; query: string; tags: string[]; k: number; gate?: LoreGate },
 ): Promise<LoreNote[]> {
   if (q.tags.length === 0 || q.query.trim() === "") return [];
   const n = candidatesFor(q.k);
-  const byVector = await ctx.vectors.searchVectors({ projectId: q.projectId, query: q.query, tags: q.tags, n });
-  const byText = chunkTextSearch(ctx, { projectId: q.projectId, query: q.query, tags: q.tags, n });
+  const gate = q.gate ?? OPEN_GATE;
+  const held = gate.exclusion ? (documentId: string) => gate.blocks(documentId) : undefined;
+  const byVector = await ctx.vectors.searchVectors({ projectId: q.projectId, query: q.query, tags: q.tags, n, excludeDocument: held });
+  const byText = chunkTextSearch(ctx, { projectId: q.projectId, query: q.query, tags: q.tags, n, exclude: gate.exclusion ?? undefined });
   const fused = reciprocalRankFusion([byVector, byText], (r) => r.id);
-  const ok = stillVisible(ctx, q.projectId, fused.map((f) => f.item.id), q.tags);
+  const ok = stillVisible(ctx, q.projectId, fused.map((f) => f.item.id), q.tags, gate);
   return fused
     .filter((f) => ok.has(f.item.id))
     .slice(0, q.k)

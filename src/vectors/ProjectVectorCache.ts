@@ -58,8 +58,8 @@ export class ProjectVectorCache {
     this.docs.delete(documentId);
   }
 
-  /** The n rows most similar to `query` among those whose tags meet `tags`, best first. */
-  search(query: Float32Array, tags: ReadonlySet<string>, n: number): ChunkRow[] {
+  /** The n rows most similar to `query` among those whose tags meet `tags` (and not of an `exclude`d document), best first. */
+  search(query: Float32Array, tags: ReadonlySet<string>, n: number, exclude?: (documentId: string) => boolean): ChunkRow[] {
     const q = normalised(query, this.dims);
     const dims = this.dims;
     let want = 0;
@@ -72,7 +72,8 @@ export class ProjectVectorCache {
     const nzVal = Float32Array.from(nz, (d) => q[d]);
     const bestScore: number[] = [];
     const bestRow: ChunkRow[] = [];
-    for (const doc of this.docs.values()) {
+    for (const [documentId, doc] of this.docs) {
+      if (exclude?.(documentId)) continue;
       const { rows, vectors, tagBits, overflow } = doc;
       for (let r = 0; r < rows.length; r++) {
         if ((tagBits[r] & want) === 0 && !(overflow[r] && rows[r].tags.some((t) => tags.has(t)))) continue;

@@ -164,7 +164,7 @@ export class VectorStore implements VectorTables {
    * among those whose tags meet `tags`, best first (the runtime fuses it
    * with its own full-text search).
    */
-  async searchVectors(q: { projectId: string; query: string; tags: string[]; n: number }): Promise<ChunkRow[]> {
+  async searchVectors(q: { projectId: string; query: string; tags: string[]; n: number; excludeDocument?: (documentId: string) => boolean }): Promise<ChunkRow[]> {
     this.assertOpen();
     const tags = [...new Set(q.tags)];
     if (!tags.length || !(q.n > 0)) return [];
@@ -174,7 +174,7 @@ export class VectorStore implements VectorTables {
       const v = (await g.embedder.embed([q.query]))[0];
       const cache = await this.projectCache(g, q.projectId);
       const wanted = new Set(tags);
-      return cache.search(v, wanted, Math.floor(q.n)).filter((r) => r.projectId === q.projectId && r.tags.some((t) => wanted.has(t)));
+      return cache.search(v, wanted, Math.floor(q.n), q.excludeDocument).filter((r) => r.projectId === q.projectId && r.tags.some((t) => wanted.has(t)));
     } finally {
       g.readers--;
     }

@@ -114,7 +114,7 @@ describe("a memory checkpoint answers first and summarises after (the app's sche
     const admin = ensureAdminToken(t.app.db).adminToken;
     const r = await t.call("DELETE", `/admin/v1/projects/${w.projectId}/players/p-erase/memories`, { key: admin });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ playerId: "p-erase", memoriesDeleted: 0, sessionsDeleted: 2 }); // the fresh session and the pending one
+    expect(r.body).toEqual({ playerId: "p-erase", memoriesDeleted: 0, sessionsDeleted: 2, stateKeysDeleted: 0 }); // the fresh session and the pending one
     expect(pending(t, w, "p-erase")).toEqual([]);
     await t.app.scheduler.trigger(MEMORY_SUMMARY_JOB);
     expect(listMemories(t.app.ctx, w.projectId, "p-erase")).toEqual([]);

@@ -47,7 +47,7 @@ describe("admin memory routes", () => {
   test("export", async () => {
     const r = await admin("GET", `${p()}/export`);
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(["exportedAt", "memories", "playerId", "sessions"]);
+    expect(Object.keys(r.body).sort()).toEqual(["exportedAt", "memories", "playerId", "sessions", "state"]);
     expect(r.body.playerId).toBe("api-player");
     expect(r.body.memories).toHaveLength(2);
     expect(r.body.sessions).toEqual([{ entityMindId: w.garrick, messages: [{ role: "user", content: "Hello!" }], updatedAt: expect.any(String) }]);
@@ -63,7 +63,7 @@ describe("admin memory routes", () => {
   test("delete erases memories (SQLite and LanceDB) and sessions; export is empty after", async () => {
     const r = await admin("DELETE", `${p()}/memories`);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ playerId: "api-player", memoriesDeleted: 2, sessionsDeleted: 1 });
+    expect(r.body).toEqual({ playerId: "api-player", memoriesDeleted: 2, sessionsDeleted: 1, stateKeysDeleted: 0 });
     const ex = await admin("GET", `${p()}/export`);
     expect(ex.body).toMatchObject({ playerId: "api-player", memories: [], sessions: [] });
     expect(await vectorIds(t.app.ctx, w.p1, w.garrick, "api-player")).toEqual([]);
@@ -97,7 +97,7 @@ describe("admin memory routes", () => {
     const r = await t.call("GET", "/swagger/json");
     expect(r.status).toBe(200);
     const paths = r.body.paths;
-    const keys = Object.keys(paths).filter((k) => k.includes("/players/"));
+    const keys = Object.keys(paths).filter((k) => k.includes("/projects/{projectId}/players/"));
     expect(keys.sort()).toEqual(["/admin/v1/projects/{projectId}/players/{playerId}/export", "/admin/v1/projects/{projectId}/players/{playerId}/memories"]);
     const memories = paths["/admin/v1/projects/{projectId}/players/{playerId}/memories"];
     expect(memories.get.tags).toEqual(["Admin"]);
@@ -131,7 +131,7 @@ describe("CLI memories commands (--json prints exactly one JSON object)", () => 
     const r = await cli("memories", "export", "--project", w.p1, "--player", "cli-player", "--json");
     expect(r.code).toBe(0);
     expect(r.out).toHaveLength(1);
-    expect(Object.keys(r.json).sort()).toEqual(["exportedAt", "memories", "playerId", "sessions"]);
+    expect(Object.keys(r.json).sort()).toEqual(["exportedAt", "memories", "playerId", "sessions", "state"]);
     expect(r.json.memories).toHaveLength(2);
     expect(r.json.sessions).toHaveLength(1);
   });
@@ -140,7 +140,7 @@ describe("CLI memories commands (--json prints exactly one JSON object)", () => 
     expect(await vectorIds(t.app.ctx, w.p1, w.garrick, "cli-player")).toHaveLength(1);
     const r = await cli("memories", "erase", "--project", w.p1, "--player", "cli-player", "--json");
     expect(r.code).toBe(0);
-    expect(r.json).toEqual({ playerId: "cli-player", memoriesDeleted: 2, sessionsDeleted: 1 });
+    expect(r.json).toEqual({ playerId: "cli-player", memoriesDeleted: 2, sessionsDeleted: 1, stateKeysDeleted: 0 });
     const after = await cli("memories", "export", "--project", w.p1, "--player", "cli-player", "--json");
     expect(after.json).toMatchObject({ memories: [], sessions: [] });
     expect(pendingTombstones(t.app.db)).toBe(2);

@@ -243,7 +243,7 @@ describe("export and erase", () => {
       { entityMindId: w.garrick, messages: [{ role: "user", content: "Hello!" }, { role: "assistant", content: "Welcome." }], updatedAt: expect.any(String) },
     ]);
 
-    expect(await erasePlayer(ctx, w.p1, player)).toEqual({ memoriesDeleted: 2, sessionsDeleted: 1 });
+    expect(await erasePlayer(ctx, w.p1, player)).toEqual({ memoriesDeleted: 2, sessionsDeleted: 1, stateKeysDeleted: 0 });
     expect(exportPlayerData(ctx, w.p1, player)).toMatchObject({ memories: [], sessions: [] });
     expect(await vectorIds(ctx, w.p1, w.garrick, player)).toEqual([]);
     expect(await vectorIds(ctx, w.p1, w.elena, player)).toEqual([]);
@@ -254,7 +254,7 @@ describe("export and erase", () => {
     expect(listMemories(ctx, w.p2, player)).toHaveLength(1);
     expect(await vectorIds(ctx, w.p2, w.other, player)).toHaveLength(1);
     // Erasing again is a no-op.
-    expect(await erasePlayer(ctx, w.p1, player)).toEqual({ memoriesDeleted: 0, sessionsDeleted: 0 });
+    expect(await erasePlayer(ctx, w.p1, player)).toEqual({ memoriesDeleted: 0, sessionsDeleted: 0, stateKeysDeleted: 0 });
   });
 
   test("an erase of the rows alone (the CLI) leaves tombstones; the purge job removes the vectors", async () => {

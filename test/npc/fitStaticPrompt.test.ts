@@ -28,6 +28,7 @@ function mind(over: Partial<MindProfile> = {}): MindProfile {
     restrictions: ["Never reveals the smugglers' tunnel", "Never names the mayor's spy"],
     knowledgeDescription: "Knows the town's gossip and the price of ale.",
     location: { name: "Rusty Tankard", description: "A tavern by the river" },
+    knowledge: [],
     knowledgeTags: ["tavern"],
     responseConfig: { verbosity: "balanced", maxTokens: 200, temperature: 0.7 },
     relationships: Array.from({ length: 8 }, (_, i) => ({ otherName: `Villager ${i}`, kind: "FRIEND", description: words(10, `r${i}x`) })),

@@ -40,6 +40,20 @@ const BODIES: Array<[string, unknown]> = [
   ["context array past count", { ...ok, context: { recentEvents: Array.from({ length: L.contextArrayItems + 1 }, () => "e") } }],
   ["context array item past limit", { ...ok, context: { recentEvents: [s(L.contextArrayItemChars + 1)] } }],
   ["memory.retrieve not boolean", { ...ok, memory: { retrieve: "yes" } }],
+  ["state", { ...ok, state: { "quest.flood.stage": 2, "pose.sitting": true, weather: "rain", "a.b_2": -1.5 } }],
+  ["state empty", { ...ok, state: {} }],
+  ["state at key limit", { ...ok, state: Object.fromEntries(Array.from({ length: L.stateKeys }, (_, i) => [`k${i}`, i])) }],
+  ["state past key limit", { ...ok, state: Object.fromEntries(Array.from({ length: L.stateKeys + 1 }, (_, i) => [`k${i}`, i])) }],
+  ["state string at limit", { ...ok, state: { x: s(200) } }],
+  ["state string past limit", { ...ok, state: { x: s(201) } }],
+  ["state key with capitals", { ...ok, state: { Weather: "rain" } }],
+  ["state key with a reserved root", { ...ok, state: { "world.weather": "rain" } }],
+  ["state key too long", { ...ok, state: { [`${s(32)}.${s(32)}.${s(32)}.${s(5)}`]: 1 } }],
+  ["state key __proto__", { ...ok, state: JSON.parse('{"__proto__": 1}') }],
+  ["state value object", { ...ok, state: { x: { y: 1 } } }],
+  ["state value null", { ...ok, state: { x: null } }],
+  ["state value list", { ...ok, state: { x: [1] } }],
+  ["state not an object", { ...ok, state: [["x", 1]] }],
   ["array body", [ok]],
 ];
 
@@ -59,7 +73,7 @@ describe("the interact body's one model", () => {
   test("the precedence is one ordered table", () => {
     expect(INTERACT_PRECEDENCE.map((r) => r.rule)).toEqual([
       "unknown fields", "text", "text length", "entityMindId", "entityMindId type", "playerId", "playerId type", "playerId length",
-      "activeKnowledgeTags", "conversationHistory", "context", "memory",
+      "activeKnowledgeTags", "conversationHistory", "context", "memory", "state",
     ]);
   });
 });

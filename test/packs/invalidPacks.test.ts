@@ -161,8 +161,8 @@ const scenarios: Scenario[] = [
     },
     details: [
       "minds[0].knowledgetags: unknown field (did you mean 'knowledgeTags'?)",
-      "minds[0].mood: unknown field (known: key, entityName, personality, backstory, backstorySummary, role, speakingStyle, hints, restrictions, location, knowledgeTags, knowledgeDescription, responseConfig)",
-      "documents[0].status: unknown field (known: key, name, tags, location, content)",
+      "minds[0].mood: unknown field (known: key, entityName, personality, backstory, backstorySummary, role, speakingStyle, hints, restrictions, location, knowledgeTags, knowledge, knowledgeDescription, responseConfig)",
+      "documents[0].status: unknown field (known: key, name, tags, location, when, sticky, cooldown, delay, content)",
       "mind: unknown field (did you mean 'minds'?)",
     ],
   },
@@ -243,14 +243,14 @@ const scenarios: Scenario[] = [
     into: "world",
     text: "- key: a\n- key: b\n",
     file: "list.yaml",
-    details: ["pack: must be an object (a mapping with project, settings, tags, locations, relationshipTypes, minds, relationships, documents)"],
+    details: ["pack: must be an object (a mapping with project, settings, state, tags, locations, relationshipTypes, minds, relationships, documents)"],
   },
   {
     name: "an empty file",
     into: "world",
     text: "# nothing here\n",
     file: "empty.yaml",
-    details: ["pack: must be an object (a mapping with project, settings, tags, locations, relationshipTypes, minds, relationships, documents)"],
+    details: ["pack: must be an object (a mapping with project, settings, state, tags, locations, relationshipTypes, minds, relationships, documents)"],
   },
   {
     name: "no project name when the import creates the project",

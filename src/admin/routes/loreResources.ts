@@ -2,7 +2,7 @@ import type { ServiceContext } from "../../core/context.ts";
 import { notFound } from "../../core/errors.ts";
 import { crudRoutes } from "./crud.ts";
 import { DocumentBody, LocationBody, MindBody, RelationshipBody, RelationshipTypeBody, TagBody } from "../adminSchemas.ts";
-import { DocumentFullSchema, LocationSchema, MindSchema, RelationshipSchema, RelationshipTypeSchema, TagSchema } from "../../lore/loreSchemas.ts";
+import { AdminDocumentSchema, AdminMindSchema, LocationSchema, RelationshipSchema, RelationshipTypeSchema, TagSchema } from "../../lore/loreSchemas.ts";
 import { readMinds } from "../../lore/minds/readMinds.ts";
 import { createMind, deleteMind, updateMind } from "../../lore/minds/writeMinds.ts";
 import { readTags } from "../../lore/tags/readTags.ts";
@@ -12,7 +12,7 @@ import { createLocation, deleteLocation, updateLocation } from "../../lore/locat
 import { readRelationships, readRelationshipTypes } from "../../lore/relationships/readRelationships.ts";
 import { createRelationshipType, deleteRelationshipType, updateRelationshipType } from "../../lore/relationships/writeRelationshipTypes.ts";
 import { createRelationship, deleteRelationship, updateRelationship } from "../../lore/relationships/writeRelationships.ts";
-import { exportDocuments, getDocument } from "../../lore/documents/readDocuments.ts";
+import { adminDocument, adminDocuments } from "../../lore/documents/readDocuments.ts";
 import { createDocument, deleteDocument, updateDocument } from "../../lore/documents/writeDocuments.ts";
 
 /** CRUD of every lore resource under /admin/v1/projects/:projectId/... */
@@ -21,11 +21,11 @@ export function loreResourceRoutes(ctx: ServiceContext) {
     crudRoutes(ctx, {
       path: "minds",
       name: "Entity Mind",
-      view: MindSchema,
+      view: AdminMindSchema,
       createBody: MindBody,
-      list: (c, p) => readMinds(c, p),
+      list: (c, p) => readMinds(c, p, { knowledge: true }),
       get: (c, p, id) => {
-        const m = readMinds(c, p, { ids: [id] })[0];
+        const m = readMinds(c, p, { ids: [id], knowledge: true })[0];
         if (!m) throw notFound("Entity Mind");
         return m;
       },
@@ -76,10 +76,10 @@ export function loreResourceRoutes(ctx: ServiceContext) {
     crudRoutes(ctx, {
       path: "documents",
       name: "Document",
-      view: DocumentFullSchema,
+      view: AdminDocumentSchema,
       createBody: DocumentBody,
-      list: (c, p) => exportDocuments(c, p, { limit: 100_000, offset: 0 }).documents,
-      get: getDocument,
+      list: adminDocuments,
+      get: adminDocument,
       create: createDocument,
       update: updateDocument,
       remove: deleteDocument,

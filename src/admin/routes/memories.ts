@@ -4,6 +4,7 @@ import { ErrorBody } from "../../http/commonSchemas.ts";
 import { erasePlayer, exportPlayerData, listMemories } from "../../npc/memory/memoryAdmin.ts";
 import { projectParam } from "../adminGuard.ts";
 import { adminDetail } from "./crud.ts";
+import { StateMapModel } from "../../state/stateModels.ts";
 
 const MemoryView = t.Object({
   id: t.String(),
@@ -21,9 +22,10 @@ const ExportView = t.Object({
   exportedAt: t.String(),
   memories: t.Array(MemoryView),
   sessions: t.Array(t.Object({ entityMindId: t.String(), messages: t.Array(t.Unknown()), updatedAt: t.String() })),
+  state: StateMapModel,
 });
 
-const EraseView = t.Object({ playerId: t.String(), memoriesDeleted: t.Integer(), sessionsDeleted: t.Integer() });
+const EraseView = t.Object({ playerId: t.String(), memoriesDeleted: t.Integer(), sessionsDeleted: t.Integer(), stateKeysDeleted: t.Integer() });
 
 const params = t.Object({ projectId: t.String(), playerId: t.String() });
 const errors = { 401: ErrorBody, 404: ErrorBody } as const;
@@ -47,7 +49,7 @@ export function memoryRoutes(ctx: AppContext) {
     .get(`${base}/export`, ({ params: p }) => exportPlayerData(ctx, projectParam(ctx, p.projectId), p.playerId), {
       params,
       response: { 200: ExportView, ...errors },
-      detail: adminDetail("Export everything kept about a player (memories and sessions)"),
+      detail: adminDetail("Export everything kept about a player (memories, sessions and state)"),
     })
     .delete(
       `${base}/memories`,
@@ -55,7 +57,7 @@ export function memoryRoutes(ctx: AppContext) {
       {
         params,
         response: { 200: EraseView, ...errors },
-        detail: adminDetail("Erase a player's memories and sessions (right to be forgotten)"),
+        detail: adminDetail("Erase a player's memories, sessions and state (right to be forgotten)"),
       },
     );
 }

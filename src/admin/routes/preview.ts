@@ -35,6 +35,19 @@ export function previewRoutes(ctx: AppContext) {
         memories: p.history.flatMap((m) => m.notes?.memories ?? []).concat(p.newMemories),
         warnings: p.warnings,
         visibleTags: p.visible,
+        // World state (docs/internals/turn-pipeline.md): the scope the conditions read, the mind's conditional
+        // knowledge and every document with a condition or timer, in or out and why.
+        conditions: {
+          scope: {
+            player: Object.fromEntries(p.conditions.scope.player),
+            world: Object.fromEntries(p.conditions.scope.world),
+            defaults: Object.fromEntries(p.conditions.scope.defaults),
+            trust: p.conditions.scope.trust,
+            turn: p.conditions.scope.turn,
+          },
+          knowledge: p.conditions.knowledge,
+          documents: p.conditions.lore.trace,
+        },
         promptTokens,
         replyTokens: p.replyTokens,
         // how the prompt was fitted to the generation context, and what the static prompt left out for it
@@ -45,7 +58,9 @@ export function previewRoutes(ctx: AppContext) {
     {
       parse: "none",
       params: t.Object({ projectId: t.String() }),
-      detail: adminDetail("Preview an interaction: the prompt, the lore retrieved and why, memories, warnings and the cost estimate; nothing is generated or charged"),
+      detail: adminDetail(
+        "Preview an interaction: the prompt, the lore retrieved and why, memories, warnings, the condition scope (world and player state) with every conditional document in or out and why, and the cost estimate; nothing is generated or charged",
+      ),
     },
   );
 }

@@ -35,7 +35,7 @@ const memoriesListCommand: Command = {
 const memoriesExportCommand: Command = {
   name: "memories export",
   usage: "lorehold memories export --project P --player X [--data-dir DIR] [--json]",
-  summary: "export everything kept about a player (memories and sessions) as JSON",
+  summary: "export everything kept about a player (memories, sessions and state) as JSON",
   run(c) {
     const [projectArg, player] = [requireFlag(c.flags, "project", this.usage), requireFlag(c.flags, "player", this.usage)];
     const ctx = c.services();
@@ -47,7 +47,7 @@ const memoriesExportCommand: Command = {
 const memoriesEraseCommand: Command = {
   name: "memories erase",
   usage: "lorehold memories erase --project P --player X [--data-dir DIR] [--json]",
-  summary: "erase a player's memories and sessions (their vectors are purged by the server)",
+  summary: "erase a player's memories, sessions and state (their vectors are purged by the server)",
   run(c) {
     const [projectArg, playerId] = [requireFlag(c.flags, "project", this.usage), requireFlag(c.flags, "player", this.usage)];
     const ctx = c.services();
@@ -58,9 +58,10 @@ const memoriesEraseCommand: Command = {
     forgetPlayerKv({ kvDir: dataPaths(c.config).kv }, project.id, playerId);
     requestKvForget(ctx.db, project.id, playerId, new Date().toISOString());
     return {
-      json: { playerId, memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted },
+      json: { playerId, memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted, stateKeysDeleted: r.stateKeysDeleted },
       text:
-        `Erased ${r.memoriesDeleted} memor${r.memoriesDeleted === 1 ? "y" : "ies"} and ${r.sessionsDeleted} session${r.sessionsDeleted === 1 ? "" : "s"} ` +
+        `Erased ${r.memoriesDeleted} memor${r.memoriesDeleted === 1 ? "y" : "ies"}, ${r.sessionsDeleted} session${r.sessionsDeleted === 1 ? "" : "s"} ` +
+        `and ${r.stateKeysDeleted} state key${r.stateKeysDeleted === 1 ? "" : "s"} ` +
         `of player ${playerId} in ${project.name}.` +
         (r.memoriesDeleted ? "\nTheir search vectors are removed by the server's memory purge job." : ""),
     };

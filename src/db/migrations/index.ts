@@ -4,9 +4,10 @@ import { chunkSearch } from "./003_chunk_search.ts";
 import { scanReview } from "./004_scan_review.ts";
 import { sharedLore } from "./014_shared_lore.ts";
 import { pendingSummaries } from "./015_pending_summaries.ts";
+import { worldState } from "./019_world_state.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, worldState];

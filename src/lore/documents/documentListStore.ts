@@ -17,6 +17,10 @@ export interface DocRow {
   created_at: string;
   updated_at: string;
   processed_at: string | null;
+  when_condition: string | null;
+  sticky: number | null;
+  cooldown: number | null;
+  delay: number | null;
 }
 
 export interface DocTagRow {
@@ -38,7 +42,8 @@ export interface DocChunkRow {
 const ORDER = "ORDER BY d.created_at DESC, d.rowid DESC";
 
 const FULL_SELECT = `SELECT d.id, d.name, d.content, d.status, d.chunk_count, d.location_id, l.name AS location_name,
-  d.created_at, d.updated_at, d.processed_at FROM documents d LEFT JOIN locations l ON l.id = d.location_id`;
+  d.created_at, d.updated_at, d.processed_at, d.when_condition, d.sticky, d.cooldown, d.delay
+  FROM documents d LEFT JOIN locations l ON l.id = d.location_id`;
 
 /** The tags of these documents, by tag name. */
 export function tagsOfDocuments(db: Db, ids: string[]): DocTagRow[] {

@@ -109,8 +109,21 @@ export function documentExists(db: Db, projectId: string, id: string): boolean {
   return db.query("SELECT 1 FROM documents WHERE id = ? AND project_id = ?").get(id, projectId) !== null;
 }
 
-/** A document's values in database terms. */
-export interface DocumentValues {
+/**
+ * When a document may reach a prompt (docs/internals/turn-pipeline.md): a condition on the turn's
+ * state and timers counted in turns of a conversation. Null: not set.
+ */
+export interface DocumentGate {
+  when: string | null;
+  sticky: number | null;
+  cooldown: number | null;
+  delay: number | null;
+}
+
+export const NO_GATE: DocumentGate = { when: null, sticky: null, cooldown: null, delay: null };
+
+/** A document's values in database terms (a document written without a gate has none). */
+export interface DocumentValues extends Partial<DocumentGate> {
   key: string | null;
   name: string;
   content: string;
@@ -118,22 +131,29 @@ export interface DocumentValues {
   locationId: string | null;
 }
 
+/** The gate of a document's values, nulls for what is not set. */
+export function gateOf(v: Partial<DocumentGate>): DocumentGate {
+  return { when: v.when ?? null, sticky: v.sticky ?? null, cooldown: v.cooldown ?? null, delay: v.delay ?? null };
+}
+
 /** Inserted PENDING: the indexer chunks and embeds it. */
 export function insertDocumentRow(db: Db, projectId: string, id: string, n: DocumentValues, at: string): void {
+  const g = gateOf(n);
   db.query(
-    `INSERT INTO documents (id, project_id, key, name, content, status, location_id, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
-  ).run(id, projectId, n.key, n.name, n.content, n.locationId, at, at);
+    `INSERT INTO documents (id, project_id, key, name, content, status, location_id, when_condition, sticky, cooldown, delay, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, projectId, n.key, n.name, n.content, n.locationId, g.when, g.sticky, g.cooldown, g.delay, at, at);
   setDocumentTags(db, id, n.tagIds);
 }
 
 /** `reindex`: back to PENDING with a new index_version (an indexer busy with the old one discards its result). */
 export function updateDocumentRow(db: Db, id: string, n: Omit<DocumentValues, "tagIds">, reindex: boolean, at: string): void {
+  const g = gateOf(n);
   db.query(
-    `UPDATE documents SET key = ?, name = ?, content = ?, location_id = ?, updated_at = ?,
+    `UPDATE documents SET key = ?, name = ?, content = ?, location_id = ?, when_condition = ?, sticky = ?, cooldown = ?, delay = ?, updated_at = ?,
        status = CASE WHEN ? THEN 'PENDING' ELSE status END, index_version = index_version + ?
      WHERE id = ?`,
-  ).run(n.key, n.name, n.content, n.locationId, at, reindex ? 1 : 0, reindex ? 1 : 0, id);
+  ).run(n.key, n.name, n.content, n.locationId, g.when, g.sticky, g.cooldown, g.delay, at, reindex ? 1 : 0, reindex ? 1 : 0, id);
 }
 
 export function setDocumentTags(db: Db, id: string, tagIds: string[]): void {
@@ -149,13 +169,14 @@ export function deleteDocumentRow(db: Db, projectId: string, id: string): boolea
 
 export function documentValues(db: Db, projectId: string, id: string): DocumentValues | null {
   const r = db
-    .query<{ key: string | null; name: string; content: string; location_id: string | null }, [string, string]>(
-      "SELECT key, name, content, location_id FROM documents WHERE id = ? AND project_id = ?",
+    .query<Omit<DocumentValues, "tagIds">, [string, string]>(
+      `SELECT key, name, content, location_id AS locationId, when_condition AS "when", sticky, cooldown, delay
+       FROM documents WHERE id = ? AND project_id = ?`,
     )
     .get(id, projectId);
   if (!r) return null;
   const tagIds = firstColumn<string>(db, "SELECT tag_id FROM document_tags WHERE document_id = ?", id);
-  return { key: r.key, name: r.name, content: r.content, tagIds, locationId: r.location_id };
+  return { ...r, tagIds };
 }
 
 /** Chunks carry their tag names: documents using a renamed or deleted tag are re-indexed. */
@@ -171,7 +192,8 @@ export function projectDocuments(db: Db, projectId: string): (DocumentValues & {
   const tagsOf = linkedIds(db, "SELECT dt.document_id, dt.tag_id FROM document_tags dt JOIN documents d ON d.id = dt.document_id WHERE d.project_id = ?", projectId);
   return db
     .query<Omit<DocumentValues, "tagIds"> & { id: string }, [string]>(
-      "SELECT id, key, name, content, location_id AS locationId FROM documents WHERE project_id = ? ORDER BY created_at, id",
+      `SELECT id, key, name, content, location_id AS locationId, when_condition AS "when", sticky, cooldown, delay
+       FROM documents WHERE project_id = ? ORDER BY created_at, id`,
     )
     .all(projectId)
     .map((d) => ({ ...d, tagIds: tagsOf.get(d.id) ?? [] }));

@@ -5,6 +5,7 @@ import { pagination, type Page } from "../pagination.ts";
 import { groupBy } from "../sqlList.ts";
 import { chunksOfDocuments, documentPage, fullDocumentPage, fullDocumentRow, tagsOfDocuments, DOCUMENT_STATUSES, type DocRow, type DocTagRow, type DocumentStatus } from "./documentListStore.ts";
 import { ftsQuery } from "./ftsQuery.ts";
+import type { DocumentGate } from "./documentStore.ts";
 
 export { DOCUMENT_STATUSES, type DocumentStatus };
 
@@ -32,6 +33,9 @@ export interface DocumentFull {
   updatedAt: string;
   processedAt: string | null;
 }
+
+/** The admin API's document: the full form and when it may reach a prompt (the spec's shape has no such fields). */
+export type AdminDocument = DocumentFull & DocumentGate;
 
 export interface DocumentQuery extends Page {
   status?: DocumentStatus;
@@ -66,7 +70,7 @@ export function listDocuments(ctx: ServiceContext, projectId: string, q: Documen
   return { documents, pagination: pagination(total, q) };
 }
 
-function fullDocuments(ctx: ServiceContext, rows: DocRow[]): DocumentFull[] {
+function fullDocuments(ctx: ServiceContext, rows: DocRow[], withGate = false): DocumentFull[] {
   const ids = rows.map((r) => r.id);
   const tags = tagsOf(ctx, ids);
   const chunkRows = chunksOfDocuments(ctx.db, ids);
@@ -88,6 +92,7 @@ function fullDocuments(ctx: ServiceContext, rows: DocRow[]): DocumentFull[] {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     processedAt: r.processed_at,
+    ...(withGate ? { when: r.when_condition, sticky: r.sticky, cooldown: r.cooldown, delay: r.delay } : {}),
   }));
 }
 
@@ -96,6 +101,18 @@ export function getDocument(ctx: ServiceContext, projectId: string, documentId: 
   const row = fullDocumentRow(ctx.db, projectId, documentId);
   if (!row) throw notFound("Document");
   return fullDocuments(ctx, [row])[0];
+}
+
+/** A document as the admin API shows it: full form, condition and timers. */
+export function adminDocument(ctx: ServiceContext, projectId: string, documentId: string): AdminDocument {
+  const row = fullDocumentRow(ctx.db, projectId, documentId);
+  if (!row) throw notFound("Document");
+  return fullDocuments(ctx, [row], true)[0] as AdminDocument;
+}
+
+/** Every document of a project as the admin API lists them, newest first. */
+export function adminDocuments(ctx: ServiceContext, projectId: string): AdminDocument[] {
+  return fullDocuments(ctx, fullDocumentPage(ctx.db, projectId, { limit: 100_000, offset: 0 }).rows, true) as AdminDocument[];
 }
 
 /** GET /lore/documents/export: full form, newest first. */

@@ -6,7 +6,8 @@ import { writeTx } from "../../db/openDatabase.ts";
 import { resolveTagNames } from "../tags/writeTags.ts";
 import { LIMITS, Problems } from "../validate/fields.ts";
 import { locationExists } from "../locations/locationStore.ts";
-import { deleteDocumentRow, documentValues, insertDocumentRow, setDocumentTags, updateDocumentRow, type DocumentValues } from "./documentStore.ts";
+import { deleteDocumentRow, documentValues, gateOf, insertDocumentRow, setDocumentTags, updateDocumentRow, type DocumentValues } from "./documentStore.ts";
+import { checkGate } from "./documentGate.ts";
 
 export type { DocumentValues };
 
@@ -16,6 +17,10 @@ export interface DocumentInput {
   content?: unknown;
   tags?: unknown;
   locationId?: unknown;
+  when?: unknown;
+  sticky?: unknown;
+  cooldown?: unknown;
+  delay?: unknown;
 }
 
 function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput, base?: DocumentValues): DocumentValues {
@@ -40,6 +45,7 @@ function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput,
       p.add("locationId", "no such location in this project");
     } else n.locationId = input.locationId;
   }
+  Object.assign(n, checkGate(ctx, projectId, input, p));
   p.throwIfAny();
   return n;
 }
@@ -70,7 +76,10 @@ export function saveDocument(ctx: ServiceContext, projectId: string, id: string,
   }
   const tagsChanged = !sameMembers(n.tagIds, before.tagIds);
   const reindex = n.content !== before.content || n.name !== before.name || n.locationId !== before.locationId || tagsChanged;
-  if (!reindex && n.key === before.key) return false;
+  // A condition or timer is read at each turn, not indexed: changing it writes the row, no re-index.
+  const [g, old] = [gateOf(n), gateOf(before)];
+  const gateChanged = g.when !== old.when || g.sticky !== old.sticky || g.cooldown !== old.cooldown || g.delay !== old.delay;
+  if (!reindex && !gateChanged && n.key === before.key) return false;
   updateDocumentRow(ctx.db, id, n, reindex, nowIso(ctx));
   if (tagsChanged) setDocumentTags(ctx.db, id, n.tagIds);
   return true;

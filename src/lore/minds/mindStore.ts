@@ -2,7 +2,13 @@ import { firstColumn, linkedIds, type Db } from "../../db/openDatabase.ts";
 import type { Persona, PersonaRow } from "./personaFields.ts";
 import { placeholders } from "../sqlList.ts";
 
-/** entity_minds and mind_knowledge_tags: the lore feature owns these tables. */
+/** entity_minds, mind_knowledge_tags and mind_conditional_knowledge: the lore feature owns these tables. */
+
+/** A conditional knowledge entry as stored: a tag that opens only while the condition holds. */
+export interface KnowledgeEntry {
+  tagId: string;
+  when: string;
+}
 
 /** A mind as GET /lore/minds reads it. */
 export interface MindRow extends PersonaRow {
@@ -90,6 +96,33 @@ export function updateMindRow(db: Db, id: string, cols: MindColumns, at: string)
   ).run(...cols, at, id);
 }
 
+/** One mind's conditional knowledge, in authored order, with tag names. */
+export function conditionalKnowledge(db: Db, mindId: string): { tag: string; when: string }[] {
+  return db
+    .query<{ tag: string; when: string }, [string]>(
+      `SELECT t.name AS tag, k.when_condition AS "when" FROM mind_conditional_knowledge k JOIN tags t ON t.id = k.tag_id
+       WHERE k.mind_id = ? ORDER BY k.position`,
+    )
+    .all(mindId);
+}
+
+/** Every conditional knowledge entry of the project's minds, in authored order. */
+export function projectConditionalKnowledge(db: Db, projectId: string): { mind_id: string; tag_id: string; tag: string; when: string }[] {
+  return db
+    .query<{ mind_id: string; tag_id: string; tag: string; when: string }, [string]>(
+      `SELECT k.mind_id, k.tag_id, t.name AS tag, k.when_condition AS "when" FROM mind_conditional_knowledge k
+       JOIN entity_minds m ON m.id = k.mind_id JOIN tags t ON t.id = k.tag_id
+       WHERE m.project_id = ? ORDER BY k.mind_id, k.position`,
+    )
+    .all(projectId);
+}
+
+export function setMindKnowledge(db: Db, id: string, entries: KnowledgeEntry[]): void {
+  db.query("DELETE FROM mind_conditional_knowledge WHERE mind_id = ?").run(id);
+  const ins = db.query("INSERT INTO mind_conditional_knowledge (mind_id, position, tag_id, when_condition) VALUES (?, ?, ?, ?)");
+  entries.forEach((e, i) => ins.run(id, i, e.tagId, e.when));
+}
+
 export function setMindTags(db: Db, id: string, tagIds: string[]): void {
   db.query("DELETE FROM mind_knowledge_tags WHERE mind_id = ?").run(id);
   const ins = db.query("INSERT INTO mind_knowledge_tags (mind_id, tag_id) VALUES (?, ?)");
@@ -101,12 +134,15 @@ export function deleteMindRow(db: Db, projectId: string, id: string): boolean {
   return db.query("DELETE FROM entity_minds WHERE id = ? AND project_id = ?").run(id, projectId).changes > 0;
 }
 
-/** The raw row and knowledge tag ids of one mind. */
-export function mindRecord(db: Db, projectId: string, id: string): { row: Record<string, string | null>; tagIds: string[] } | null {
+/** The raw row, knowledge tag ids and conditional knowledge of one mind. */
+export function mindRecord(db: Db, projectId: string, id: string): { row: Record<string, string | null>; tagIds: string[]; knowledge: KnowledgeEntry[] } | null {
   const row = db.query<Record<string, string | null>, [string, string]>("SELECT * FROM entity_minds WHERE id = ? AND project_id = ?").get(id, projectId);
   if (!row) return null;
   const tagIds = firstColumn<string>(db, "SELECT tag_id FROM mind_knowledge_tags WHERE mind_id = ?", id);
-  return { row, tagIds };
+  const knowledge = db
+    .query<KnowledgeEntry, [string]>(`SELECT tag_id AS tagId, when_condition AS "when" FROM mind_conditional_knowledge WHERE mind_id = ? ORDER BY position`)
+    .all(id);
+  return { row, tagIds, knowledge };
 }
 
 /** One more completed interaction (the spec's interactionCount). */
@@ -135,18 +171,26 @@ export interface StoredMind extends Omit<Persona, "hints" | "restrictions"> {
   responseConfig: string;
   /** sorted */
   tagIds: string[];
+  /** conditional knowledge, in authored order */
+  knowledge: KnowledgeEntry[];
 }
 
 /** Every mind of the project in creation order (lore packs). */
 export function projectMinds(db: Db, projectId: string): StoredMind[] {
   const tagsOf = linkedIds(db, "SELECT mk.mind_id, mk.tag_id FROM mind_knowledge_tags mk JOIN entity_minds m ON m.id = mk.mind_id WHERE m.project_id = ?", projectId);
+  const knowledgeOf = new Map<string, KnowledgeEntry[]>();
+  for (const k of projectConditionalKnowledge(db, projectId)) {
+    const list = knowledgeOf.get(k.mind_id) ?? [];
+    list.push({ tagId: k.tag_id, when: k.when });
+    knowledgeOf.set(k.mind_id, list);
+  }
   return db
-    .query<Omit<StoredMind, "tagIds">, [string]>(
+    .query<Omit<StoredMind, "tagIds" | "knowledge">, [string]>(
       `SELECT id, key, entity_name AS entityName, personality, backstory, backstory_summary AS backstorySummary, role,
               speaking_style AS speakingStyle, hints, restrictions, location_id AS locationId,
               knowledge_description AS knowledgeDescription, response_config AS responseConfig
        FROM entity_minds WHERE project_id = ? ORDER BY created_at, id`,
     )
     .all(projectId)
-    .map((m) => ({ ...m, tagIds: tagsOf.get(m.id) ?? [] }));
+    .map((m) => ({ ...m, tagIds: tagsOf.get(m.id) ?? [], knowledge: knowledgeOf.get(m.id) ?? [] }));
 }

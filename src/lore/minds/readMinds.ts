@@ -1,7 +1,7 @@
 import type { ServiceContext } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import { groupBy } from "../sqlList.ts";
-import { knowledgeTagPairs, mindRows } from "./mindStore.ts";
+import { knowledgeTagPairs, mindRows, projectConditionalKnowledge } from "./mindStore.ts";
 import { relationshipCountsByMind } from "../relationships/relationshipStore.ts";
 import { documentsTagged } from "../documents/documentListStore.ts";
 import { MICRO_PER_CREDIT } from "../../projects/defaults.ts";
@@ -13,6 +13,8 @@ export interface MindView extends Persona {
   locationId: string | null;
   location: { id: string; name: string } | null;
   knowledgeTags: string[];
+  /** conditional knowledge: tags that open only while their condition holds (the admin API's view only) */
+  knowledge?: { tag: string; when: string }[];
   knowledgeDescription: string;
   computedFilter: { tags: string[]; documentCount: number; chunkCount: number };
   responseConfig: ResponseConfig;
@@ -25,21 +27,26 @@ export interface MindView extends Persona {
 
 /**
  * Entity Minds of a project in the spec's shape. With `onlyWithTags` (the
- * GET /lore/minds rule) minds without knowledge tags are left out.
+ * GET /lore/minds rule) minds without knowledge tags are left out (a mind known
+ * only conditionally has none in the spec's terms: its `knowledgeTags` would be
+ * empty). With `knowledge`, each mind's conditional knowledge too (the admin
+ * API's view; the spec's shape has no such field).
  */
 export function readMinds(
   ctx: ServiceContext,
   projectId: string,
-  opts: { onlyWithTags?: boolean; ids?: string[] } = {},
+  opts: { onlyWithTags?: boolean; ids?: string[]; knowledge?: boolean } = {},
 ): MindView[] {
   const rows = mindRows(ctx.db, projectId, opts.ids);
   if (rows.length === 0) return [];
   const tagsByMind = groupBy(knowledgeTagPairs(ctx.db, projectId), (r) => r.mind_id);
+  const conditionalByMind = groupBy(projectConditionalKnowledge(ctx.db, projectId), (r) => r.mind_id);
   const relCount = relationshipCountsByMind(ctx.db, projectId);
 
   const views: MindView[] = [];
   for (const r of rows) {
     const knowledgeTags = (tagsByMind.get(r.id) ?? []).map((t) => t.name);
+    const knowledge = (conditionalByMind.get(r.id) ?? []).map((k) => ({ tag: k.tag, when: k.when }));
     if (opts.onlyWithTags && knowledgeTags.length === 0) continue;
     const filter = computeFilter(ctx, projectId, knowledgeTags);
     views.push({
@@ -48,6 +55,7 @@ export function readMinds(
       locationId: r.location_id,
       location: r.location_id ? { id: r.location_id, name: r.location_name ?? "" } : null,
       knowledgeTags,
+      ...(opts.knowledge ? { knowledge } : {}),
       knowledgeDescription: r.knowledge_description?.trim() || describeKnowledge(knowledgeTags, filter.documentNames),
       computedFilter: { tags: knowledgeTags, documentCount: filter.documentCount, chunkCount: filter.chunkCount },
       responseConfig: effectiveResponseConfig(parseJsonColumn<StoredResponseConfig>(r.response_config, {})),

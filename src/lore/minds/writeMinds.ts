@@ -7,7 +7,8 @@ import { writeTx } from "../../db/openDatabase.ts";
 import { resolveTagNames } from "../tags/writeTags.ts";
 import { isPlainObject, LIMITS, Problems } from "../validate/fields.ts";
 import { VERBOSITY_TOKENS, type StoredResponseConfig } from "./responseConfig.ts";
-import { deleteMindRow, insertMindRow, mindRecord, setMindTags, updateMindRow } from "./mindStore.ts";
+import { deleteMindRow, insertMindRow, mindRecord, setMindKnowledge, setMindTags, updateMindRow, type KnowledgeEntry } from "./mindStore.ts";
+import { checkKnowledge } from "./mindKnowledge.ts";
 import { locationExists } from "../locations/locationStore.ts";
 
 export interface MindInput {
@@ -22,13 +23,14 @@ export interface MindInput {
   restrictions?: unknown;
   locationId?: unknown;
   knowledgeTags?: unknown;
+  knowledge?: unknown;
   knowledgeDescription?: unknown;
   responseConfig?: unknown;
 }
 
 export const MIND_FIELDS = [
   "key", "entityName", "personality", "backstory", "backstorySummary", "role", "speakingStyle", "hints",
-  "restrictions", "locationId", "knowledgeTags", "knowledgeDescription", "responseConfig",
+  "restrictions", "locationId", "knowledgeTags", "knowledge", "knowledgeDescription", "responseConfig",
 ] as const;
 
 /** Validates responseConfig (DESIGN.md): verbosity, maxTokens, temperature. */
@@ -60,6 +62,8 @@ export interface MindValues extends Persona {
   key: string | null;
   locationId: string | null;
   tagIds: string[];
+  /** conditional knowledge: tags that open only while their condition holds (absent: none) */
+  knowledge?: KnowledgeEntry[];
   knowledgeDescription: string | null;
   responseConfig: StoredResponseConfig;
 }
@@ -95,6 +99,7 @@ function normalise(ctx: ServiceContext, projectId: string, input: MindInput, bas
     for (const m of missing) p.add(`knowledgeTags[${names.indexOf(m)}]`, `unknown tag '${m}'`);
     n.tagIds = ids;
   }
+  n.knowledge = input.knowledge !== undefined ? checkKnowledge(ctx, projectId, input.knowledge, p) : (base?.knowledge ?? []);
   p.throwIfAny();
   return n;
 }
@@ -113,14 +118,16 @@ export function saveMind(ctx: ServiceContext, projectId: string, id: string, n: 
   const now = nowIso(ctx);
   const cols = columns(n);
   const tagsChanged = !before || !sameMembers(n.tagIds, before.tagIds);
+  const knowledgeChanged = JSON.stringify(n.knowledge ?? []) !== JSON.stringify(before?.knowledge ?? []);
   if (!before) {
     insertMindRow(ctx.db, projectId, id, cols, now);
   } else {
     const old = columns(before);
-    if (!tagsChanged && cols.every((c, i) => c === old[i])) return false;
+    if (!tagsChanged && !knowledgeChanged && cols.every((c, i) => c === old[i])) return false;
     updateMindRow(ctx.db, id, cols, now);
   }
   if (tagsChanged) setMindTags(ctx.db, id, n.tagIds);
+  if (knowledgeChanged) setMindKnowledge(ctx.db, id, n.knowledge ?? []);
   return true;
 }
 
@@ -145,7 +152,7 @@ export function deleteMind(ctx: ServiceContext, projectId: string, id: string): 
 function loadMindValues(ctx: ServiceContext, projectId: string, id: string): MindValues {
   const rec = mindRecord(ctx.db, projectId, id);
   if (!rec) throw notFound("Entity Mind");
-  const { row: r, tagIds } = rec;
+  const { row: r, tagIds, knowledge } = rec;
   return {
     key: r.key,
     entityName: r.entity_name!,
@@ -158,6 +165,7 @@ function loadMindValues(ctx: ServiceContext, projectId: string, id: string): Min
     restrictions: JSON.parse(r.restrictions ?? "[]"),
     locationId: r.location_id,
     tagIds,
+    knowledge,
     knowledgeDescription: r.knowledge_description,
     responseConfig: JSON.parse(r.response_config ?? "{}"),
   };

@@ -9,6 +9,8 @@ import { deletePlayerSessions, playerSessionRows } from "../session/sessionStore
 import { addTombstones, ensureTombstoneTable, purgeErasedMemories } from "./tombstones.ts";
 import { deletePlayerPendingSummaries, playerPendingSummaries } from "./pendingSummaryStore.ts";
 import type { Memory } from "./types.ts";
+import { erasePlayerState, exportPlayerState } from "../../state/stateService.ts";
+import type { StateValue } from "../../state/stateKeys.ts";
 
 // A player's data per project: list, export, erase (DESIGN.md "Sessions and memory":
 // a player's right to be forgotten). Plain services: the admin routes and the CLI call them.
@@ -18,11 +20,14 @@ export interface PlayerExport {
   exportedAt: string;
   memories: Memory[];
   sessions: { entityMindId: string; messages: unknown[]; updatedAt: string }[];
+  /** the player's world-state keys (src/state) */
+  state: Record<string, StateValue>;
 }
 
 export interface EraseResult {
   memoriesDeleted: number;
   sessionsDeleted: number;
+  stateKeysDeleted: number;
 }
 
 /** A player's memories in a project (optionally with one mind), oldest first, ties by id. */
@@ -30,18 +35,18 @@ export function listMemories(ctx: ServiceContext, projectId: string, playerId: s
   return playerMemories(ctx.db, projectId, playerId, opts.mindId);
 }
 
-/** Everything the server keeps about a player in a project: memories, live sessions and sessions awaiting their summary. */
+/** Everything the server keeps about a player in a project: memories, live sessions, sessions awaiting their summary, and state. */
 export function exportPlayerData(ctx: ServiceContext, projectId: string, playerId: string): PlayerExport {
   return ctx.db.transaction(() => {
     const sessions = playerSessionRows(ctx.db, projectId, playerId).map((r) => ({ entityMindId: r.mind_id, messages: parseJsonColumn<unknown[]>(r.messages, []), updatedAt: r.updated_at }));
     const pending = playerPendingSummaries(ctx.db, projectId, playerId).map((p) => ({ entityMindId: p.mindId, messages: p.messages as unknown[], updatedAt: p.createdAt }));
-    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions: [...sessions, ...pending] };
+    return { playerId, exportedAt: nowIso(ctx), memories: listMemories(ctx, projectId, playerId), sessions: [...sessions, ...pending], state: exportPlayerState(ctx, projectId, playerId) };
   })();
 }
 
 /**
- * Deletes a player's memories and sessions from SQLite (a session awaiting its summary too: a summary
- * running for it then stores nothing) and leaves a tombstone per memory for the vector purge. This is all
+ * Deletes a player's memories, sessions (a session awaiting its summary too: a summary running for it then
+ * stores nothing) and state from SQLite, and leaves a tombstone per memory for the vector purge. This is all
  * the CLI may do (only the server writes LanceDB); the server's purgeErasedMemories job removes the vectors.
  */
 export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId: string): EraseResult & { memoryIds: string[] } {
@@ -51,7 +56,8 @@ export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId
     addTombstones(ctx.db, projectId, ids, nowIso(ctx));
     deletePlayerMemories(ctx.db, projectId, playerId);
     const sessionsDeleted = deletePlayerSessions(ctx.db, projectId, playerId) + deletePlayerPendingSummaries(ctx.db, projectId, playerId);
-    return { memoriesDeleted: ids.length, sessionsDeleted, memoryIds: ids };
+    const stateKeysDeleted = erasePlayerState(ctx, projectId, playerId);
+    return { memoriesDeleted: ids.length, sessionsDeleted, stateKeysDeleted, memoryIds: ids };
   });
 }
 
@@ -69,5 +75,5 @@ export async function erasePlayer(
   // KV state too: resident sequences and snapshots on disk (src/llm/kv/forgetPlayer.ts).
   forgetPlayerKv({ llm: ctx.llm, kvDir: ctx.config && dataPaths(ctx.config).kv }, projectId, playerId);
   if (r.memoryIds.length) await purgeErasedMemories(ctx, { only: { projectId, ids: r.memoryIds } });
-  return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted };
+  return { memoriesDeleted: r.memoriesDeleted, sessionsDeleted: r.sessionsDeleted, stateKeysDeleted: r.stateKeysDeleted };
 }

@@ -9,6 +9,8 @@ export interface TurnNotes {
   lore?: Omit<LoreNote, "score">[];
   memories?: string[];
   scene?: string;
+  /** timed documents whose lore came in with this turn (never rendered: their timers count from it) */
+  timed?: string[];
 }
 
 export interface SessionMessage {

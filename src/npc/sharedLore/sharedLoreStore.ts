@@ -3,6 +3,13 @@ import { placeholders } from "../../lore/sqlList.ts";
 
 /** SQL of the shared-lore level (tables mind_lore_hits and mind_shared_lore, migration 014). */
 
+/**
+ * The shared level is the same for every player of a mind: a document with a condition or a timer
+ * (migration 019) never enters it, whatever this turn's state; such lore reaches a player only
+ * through retrieval, re-checked every turn.
+ */
+const UNGATED = "d.when_condition IS NULL AND d.sticky IS NULL AND d.cooldown IS NULL AND d.delay IS NULL";
+
 export interface SharedChunkRow {
   id: string;
   document_id: string;
@@ -24,7 +31,7 @@ export function sharedCandidates(db: Db, q: { projectId: string; mindId: string;
       `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, COALESCE(h.hits, 0) AS hits
        FROM chunks c JOIN documents d ON d.id = c.document_id
        LEFT JOIN mind_lore_hits h ON h.mind_id = ? AND h.chunk_id = c.id
-       WHERE c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED'
+       WHERE c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED' AND ${UNGATED}
          AND EXISTS (SELECT 1 FROM json_each(c.tags) WHERE json_each.value IN (${placeholders(q.tags.length)}))
        ORDER BY hits DESC, d.name, c.document_id, c.chunk_index
        LIMIT ?`,
@@ -39,7 +46,7 @@ export function sharedChunksById(db: Db, projectId: string, ids: string[]): Shar
     .query<SharedChunkRow, string[]>(
       `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, 0 AS hits
        FROM chunks c CROSS JOIN documents d ON d.id = c.document_id
-       WHERE c.id IN (${placeholders(ids.length)}) AND c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED'`,
+       WHERE c.id IN (${placeholders(ids.length)}) AND c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED' AND ${UNGATED}`,
     )
     .all(...ids, projectId);
 }

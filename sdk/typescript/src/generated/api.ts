@@ -300,6 +300,8 @@ export type PostV1NpcInteractBody = {
     role: "user" | "assistant";
     content: string;
   }>;
+  /** state for this turn only, laid over the player's stored state (never stored): key → true/false, a number or a string */
+  state?: Record<string, unknown>;
 };
 
 /** 200 response of POST /v1/npc/interact — An NPC's in-character reply to a player's line */
@@ -537,4 +539,42 @@ export type PutV1ScannerUploadsByJobIdResponse = {
   status: "PENDING_UPLOAD";
   sizeBytes: number;
   message: string;
+};
+
+/** 200 response of GET /v1/state/players/{playerId} — A player's state */
+export type GetV1StatePlayersByPlayerIdResponse = {
+  playerId: string;
+  /** key → value (true/false, a number or a string) */
+  state: Record<string, unknown>;
+};
+
+/** Body of PUT /v1/state/players/{playerId} — Change a player's state */
+export type PutV1StatePlayersByPlayerIdBody = {
+  set?: Record<string, unknown>;
+  unset?: string[];
+};
+
+/** 200 response of PUT /v1/state/players/{playerId} — Change a player's state */
+export type PutV1StatePlayersByPlayerIdResponse = {
+  playerId: string;
+  /** key → value (true/false, a number or a string) */
+  state: Record<string, unknown>;
+};
+
+/** 200 response of GET /v1/state/world — The world's state */
+export type GetV1StateWorldResponse = {
+  /** key → value (true/false, a number or a string) */
+  state: Record<string, unknown>;
+};
+
+/** Body of PUT /v1/state/world — Change the world's state */
+export type PutV1StateWorldBody = {
+  set?: Record<string, unknown>;
+  unset?: string[];
+};
+
+/** 200 response of PUT /v1/state/world — Change the world's state */
+export type PutV1StateWorldResponse = {
+  /** key → value (true/false, a number or a string) */
+  state: Record<string, unknown>;
 };
