@@ -85,6 +85,7 @@ export const DocumentBody = t.Object(
     sticky: t.Optional(Timer),
     cooldown: t.Optional(Timer),
     delay: t.Optional(Timer),
+    secret: t.Optional(t.Boolean({ description: "a secret of the minds that know it: used to stay consistent, never volunteered" })),
   },
   strict,
 );

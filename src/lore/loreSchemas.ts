@@ -115,6 +115,7 @@ export const AdminDocumentSchema = t.Composite([
     sticky: Nullable(t.Integer({ description: "turns the document stays in a conversation after it appeared" })),
     cooldown: Nullable(t.Integer({ description: "turns after that before it may appear again" })),
     delay: Nullable(t.Integer({ description: "turns a conversation must have had before it may appear" })),
+    secret: t.Boolean({ description: "a secret of the minds that know it: in their prompts as theirs to keep, never volunteered" }),
   }),
 ]);
 

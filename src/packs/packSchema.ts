@@ -146,6 +146,8 @@ export const DocumentSchema = Type.Object(
     sticky: Opt(Timer),
     cooldown: Opt(Timer),
     delay: Opt(Timer),
+    /** a secret of the minds that know it: known, used to stay consistent, never volunteered */
+    secret: Opt(Type.Boolean()),
     content: Type.String({ maxLength: LIMITS.documentContent }),
   },
   closed,

@@ -66,6 +66,7 @@ export interface DocumentPlan extends Item<DocumentRow> {
   sticky: number | null;
   cooldown: number | null;
   delay: number | null;
+  secret: boolean;
 }
 export interface MindPlan extends Item<MindRow>, Persona {
   key: string;
@@ -222,6 +223,7 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     sticky: timer(v.sticky),
     cooldown: timer(v.cooldown),
     delay: timer(v.delay),
+    secret: v.secret === true,
   }));
 
   const minds: MindPlan[] = [...packMinds].map(([key, { index, v }]) => ({

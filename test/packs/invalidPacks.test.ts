@@ -118,7 +118,7 @@ const scenarios: Scenario[] = [
       tags: "tavern",
       relationshipTypes: [{ key: "t", name: "T", color: "#000000", isSymmetric: "yes", conflictsWithCustom: "sworn" }],
       minds: [mind("m", { hints: "be nice", restrictions: ["ok", 7, "  "], entityName: 42, responseConfig: { maxTokens: 1.5, temperature: "hot", verbosity: "loud" } })],
-      documents: [{ key: 5, name: "D", content: ["x"] }],
+      documents: [{ key: 5, name: "D", secret: "yes", content: ["x"] }],
       relationships: {},
     },
     details: [
@@ -135,6 +135,7 @@ const scenarios: Scenario[] = [
       "minds[0].responseConfig.temperature: must be a number from 0 to 2",
       "relationships: must be a list",
       "documents[0].key: must be a key: a non-empty, one-line string without surrounding spaces",
+      "documents[0].secret: must be true or false",
       "documents[0].content: must be a string",
     ],
   },
@@ -162,7 +163,7 @@ const scenarios: Scenario[] = [
     details: [
       "minds[0].knowledgetags: unknown field (did you mean 'knowledgeTags'?)",
       "minds[0].mood: unknown field (known: key, entityName, personality, backstory, backstorySummary, role, speakingStyle, hints, restrictions, location, knowledgeTags, knowledge, knowledgeDescription, responseConfig)",
-      "documents[0].status: unknown field (known: key, name, tags, location, when, sticky, cooldown, delay, content)",
+      "documents[0].status: unknown field (known: key, name, tags, location, when, sticky, cooldown, delay, secret, content)",
       "mind: unknown field (did you mean 'minds'?)",
     ],
   },

@@ -5,9 +5,10 @@ import { scanReview } from "./004_scan_review.ts";
 import { sharedLore } from "./014_shared_lore.ts";
 import { pendingSummaries } from "./015_pending_summaries.ts";
 import { worldState } from "./019_world_state.ts";
+import { secretDocuments } from "./021_secret_documents.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, worldState];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, worldState, secretDocuments];
