@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { MAX_SENTENCES_LIMIT } from "../lore/minds/responseConfig.ts";
 
 const S = (max: number) => t.String({ maxLength: max });
 const NS = (max: number) => t.Union([t.String({ maxLength: max }), t.Null()]);
@@ -33,6 +34,7 @@ export const MindBody = t.Object(
           verbosity: t.Optional(t.Union([t.Literal("terse"), t.Literal("balanced"), t.Literal("verbose")])),
           maxTokens: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 2048 }), t.Null()])),
           temperature: t.Optional(t.Union([t.Number({ minimum: 0, maximum: 2 }), t.Null()])),
+          maxSentences: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: MAX_SENTENCES_LIMIT }), t.Null()])),
         },
         strict,
       ),

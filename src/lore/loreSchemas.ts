@@ -23,6 +23,7 @@ export const MindSchema = t.Object({
     verbosity: t.Union([t.Literal("terse"), t.Literal("balanced"), t.Literal("verbose")]),
     maxTokens: t.Integer(),
     temperature: t.Number(),
+    maxSentences: t.Integer({ description: "sentences a reply may have (terse 2, balanced 3, verbose 5 unless set)" }),
   }),
   buildCreditsUsed: t.Number(),
   interactionCount: t.Integer(),

@@ -259,7 +259,7 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
 function responseConfig(v: unknown): Record<string, unknown> {
   if (!isPlainObject(v)) return {};
   const out: Record<string, unknown> = {};
-  for (const k of ["verbosity", "maxTokens", "temperature"]) if (v[k] !== undefined && v[k] !== null) out[k] = v[k];
+  for (const k of ["verbosity", "maxTokens", "temperature", "maxSentences"]) if (v[k] !== undefined && v[k] !== null) out[k] = v[k];
   return out;
 }
 
