@@ -83,6 +83,8 @@ const worlds = arg("worlds", "tuning,heldout").split(",").filter(Boolean).map((k
 const seedArg = arg("seeds", "2");
 const seeds = seedArg.includes(",") ? seedArg.split(",").map(Number) : Array.from({ length: Number(seedArg) }, (_, i) => i + 1);
 const stream = process.argv.includes("--stream");
+/** `--no-naive`: the product alone (while iterating; the final table has both). */
+const withNaive = !process.argv.includes("--no-naive");
 
 async function appFor(model: string | null, embedder: string): Promise<TestApp> {
   return createTestApp(
@@ -147,7 +149,7 @@ for (const mk of models) {
     const out: Record<string, unknown> = {};
     for (const w of loaded) {
       console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
-      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, log: (s) => console.error(s) });
+      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, log: (s) => console.error(s) });
       out[w.world.name] = { memory, records };
       worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
     }

@@ -74,6 +74,8 @@ export interface RunOptions {
   maxReplyTokens: number;
   stream: boolean;
   skip: Set<string>;
+  /** false: the product alone (the naive baseline does not change with the product: one run of it is enough) */
+  naive: boolean;
   log: (s: string) => void;
 }
 
@@ -87,6 +89,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     return record(part, "lorehold", mind, text, seed, r, previousReply, extra);
   };
   const naive = async (part: Part, mind: string, text: string, seed: number, extra: Extra = {}) => {
+    if (!o.naive) return;
     const nm = w.naive.get(mind)!;
     const r = await turns.naive(seed, nm.system, text, { maxTokens: o.maxReplyTokens, temperature: nm.temperature, key: `naive:${mind}` });
     return record(part, "naive", mind, text, seed, r, null, extra);

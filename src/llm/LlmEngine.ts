@@ -22,6 +22,7 @@ import { TokenCountCache } from "./TokenCountCache.ts";
 import { StaticPrefixes } from "./staticPrefix.ts";
 import { toChatHistory } from "./toChatHistory.ts";
 import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
+import { repetitionOptions } from "./repetitionOptions.ts";
 import { modelFingerprint } from "./kv/fingerprint.ts";
 import { SnapshotStore } from "./kv/SnapshotStore.ts";
 import { WarmStarts, type WarmSlot } from "./kv/WarmStarts.ts";
@@ -335,7 +336,7 @@ export class LlmEngine {
       const temperature = req.temperature ?? 0.7;
       const seed = req.seed ?? randomSeed();
       const generate = (attemptSeed: number) => chat.generateResponse(history, {
-        signal: run.signal,
+        signal: req.stopSignal ? AbortSignal.any([run.signal, req.stopSignal]) : run.signal,
         stopOnAbortSignal: true,
         maxTokens: Math.max(1, Math.floor(req.maxTokens)),
         temperature,
@@ -343,6 +344,7 @@ export class LlmEngine {
         grammar,
         customStopTriggers: grammar ? undefined : this.sampling.stopTriggers,
         tokenBias,
+        ...repetitionOptions(req.repetition),
         onTextChunk: (chunk) => {
           if (!visible && chunk.trim() !== "") visible = true;
           if (firstTextAt === null) {
@@ -369,11 +371,11 @@ export class LlmEngine {
       const stopReason = response.metadata.stopReason;
       const c = counts(stopReason);
       evaluated = c.evaluatedPromptTokens;
-      return { text: cleanReply(response.response), promptTokens, ...c, finishReason: finishReasonOf(stopReason, run.reason) };
+      return { text: cleanReply(response.response), promptTokens, ...c, finishReason: finishReasonOf(stopReason, run.reason, req.stopSignal) };
     } catch (err) {
-      // Aborted before the first token (LlamaChat throws then): a result, not an error.
-      if (!run.reason) throw err;
-      return { ...stopped(), ...counts() };
+      // Aborted (or stopped) before the first token (LlamaChat throws then): a result, not an error.
+      if (!run.reason && !req.stopSignal?.aborted) throw err;
+      return { ...stopped(), ...counts(), finishReason: finishReasonOf("abort", run.reason, req.stopSignal) };
     } finally {
       this.batcher.end(sequence);
       this.activeSequences--;

@@ -16,6 +16,9 @@ import { MEMORY_SUMMARY_JOB } from "./memory/summarisePending.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { emptyTimings, type InteractTiming } from "../llm/serverTiming.ts";
 import { recordHits } from "./sharedLore/sharedLoreStore.ts";
+import { generateReply, type ReplyGuardReport } from "./replies/generateReply.ts";
+import { turnReplyContext } from "./replies/turnReplyContext.ts";
+import { NPC_REPETITION } from "./replies/repetition.ts";
 
 export type { InteractDeps };
 
@@ -35,6 +38,8 @@ export interface InteractOptions {
   signal?: AbortSignal;
   /** streamed reply pieces (SSE) */
   onToken?: (text: string) => void;
+  /** the reply guard's account of the turn (the playground's trace) */
+  onGuard?: (report: ReplyGuardReport) => void;
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
   timing?: InteractTiming & Partial<Pick<GenerateResult, "promptTokens" | "evaluatedPromptTokens" | "completionTokens" | "timeToFirstTokenMs">>;
 }
@@ -89,6 +94,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   });
 
   let result: GenerateResult;
+  let guard: ReplyGuardReport;
   let tokensDelivered = false;
   const onToken = opts.onToken
     ? (text: string) => {
@@ -98,7 +104,8 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
     : undefined;
   const g0 = performance.now();
   try {
-    result = await llm.generate({
+    // The reply guard (replies/): sentence limit, held opening, checks, one resample; it calls llm.generate.
+    ({ result, report: guard } = await generateReply(llm, {
       conversationKey: conversationKey(project.id, prepared.mind.id, req.playerId),
       messages: prepared.messages,
       maxTokens: prepared.replyTokens,
@@ -108,7 +115,8 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       onToken,
       minTokens: 1,
       timings: opts.timing ? (opts.timing.llm = emptyTimings()) : undefined,
-    });
+      repetition: NPC_REPETITION,
+    }, turnReplyContext(prepared, req.text)));
   } catch (e) {
     releaseQuietly(deps, hold.reservationId);
     deps.log.error("generation failed", { err: e instanceof Error ? e.message : String(e), mindId: prepared.mind.id });
@@ -118,6 +126,8 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens);
   const charge = Math.min(actual, hold.amount);
   deps.metrics?.recordGeneration(result);
+  deps.metrics?.recordReplyGuard(guard);
+  opts.onGuard?.(guard);
   const { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs } = result;
   deps.usage?.record({ at: deps.clock.now().getTime(), projectId: project.id, promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs, totalMs: generateMs, creditsMicro: Math.min(actual, hold.amount) });
   if (opts.timing) Object.assign(opts.timing, { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs });

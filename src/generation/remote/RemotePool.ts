@@ -167,6 +167,8 @@ export class RemotePool implements GenerationBackend {
           signal: req.signal,
           timeoutMs: Math.max(1, Math.min(backend.config.timeoutMs, deadline - performance.now())),
           onToken: req.onToken,
+          stopSignal: req.stopSignal,
+          repetition: req.repetition,
           promptEstimate,
         });
         // the time to first token includes any failed attempt and the wait for a free backend

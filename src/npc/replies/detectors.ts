@@ -61,7 +61,10 @@ export function echoOf(reply: string, playerLine: string): string | null {
 const META: RegExp[] = [
   /\baccording to (the|my|these|those|this)\b[^.!?\n]{0,60}\b(section|notes?|lore|document|text|passage|information|context|records?|entry|article|instructions?)\b/i,
   /\b(in|from) (the|my|these|your) (notes?|lore|documents?|passages?|context|instructions|system prompt|provided text)\b/i,
-  /\bthe (provided|given|above) (text|information|context|notes?|lore|passage)\b/i,
+  /\bthe (provided|given|above) (text|information|context|notes?|lore|passage|narrative|descriptions?)\b/i,
+  /\bbased on (the|my|these|this|your)\b[^.!?\n]{0,40}\b(narrative|descriptions?|information|text|notes?|lore|context|passages?|details|story|document)\b/i,
+  /\b(descriptions?|information|details|text|context) provided\b/i,
+  /\bthe (text|passage|narrative|context|document) (does not|doesn't|says|mentions|states|describes)\b/i,
   /\bas an ai\b/i,
   /\b(an?|the) (ai|artificial intelligence)( language)? (model|assistant)\b/i,
   /\blanguage model\b/i,
@@ -131,7 +134,8 @@ export function promptEcho(reply: string, c: Pick<ReplyContext, "mindName" | "st
   return null;
 }
 
-const SELF_VERBS = "is|was|has|had|runs|keeps|knows|says|said|will|would|can|does|did|lets|pays|tells|thinks|works|came|comes|lives|loves|hates|sells|makes";
+/** What follows a name used as a subject: a common verb, or any present-tense third-person one ("hears", "makes"). */
+const SELF_VERBS = "is|was|has|had|will|would|can|could|may|might|must|shall|should|does|did|said|told|came|went|knew|thought|kept|made|sold|lived|loved|hated|\\p{Ll}+s";
 
 /**
  * The reply speaks as someone else: claims another name ("My name is Corra Vell", "I'm Pip" from Idris) or tells
@@ -149,8 +153,9 @@ export function wrongPerson(reply: string, c: Pick<ReplyContext, "mindName" | "o
   }
   const forms = nameForms(c.mindName).map(escape).join("|");
   if (forms) {
-    const third = new RegExp(`(^|[.!?]\\s+)(${forms})\\s+(${SELF_VERBS})\\b`, "i").exec(reply);
-    if (third) return `"${third[2]} ${third[3]}"`;
+    // The mind's name as a subject ("Idris Vane is…", "…and Garrick makes sure…") or an owner ("Bram Fenwick's captain").
+    const third = new RegExp(`\\b(${forms})(?:'s\\b|\\s+(?:(?:also|never|always|just|only|often)\\s+)?(${SELF_VERBS})\\b)`, "u").exec(reply);
+    if (third && !/\b(I am|I'm|my name is|call me|name's|I,)\s*$/i.test(reply.slice(0, third.index))) return `"${third[0]}"`;
   }
   return null;
 }
