@@ -1,30 +1,33 @@
 /**
- * Quality on real models: grounding, scoping leaks, memory recall, retrieval recall@4 and speed, on the
- * real fixture models (sh scripts/fetch-fixtures.sh), over a fixed question set on two worlds
- * (examples/thornhaven.yaml and examples/saltmarsh-quality.yaml). Seeded where the API allows (the engine
- * calls); interact replies sample at each mind's temperature, so rates carry sampling noise: read them
- * with the question count beside them.
+ * Quality on real models, Lorehold beside a naive baseline on the same model and settings (the mind's persona and
+ * all its in-scope documents pasted into one system prompt, bench/support/naiveBaseline.ts), on two sets of worlds:
+ * the tuning worlds (examples/thornhaven.yaml + examples/saltmarsh-quality.yaml), where changes were tried, and the
+ * held-out world (bench/worlds/cindervale.yaml), written before any tuning and never tuned on: its figures are the
+ * result. Per world: grounding (several seeds per question, with the spread), secrets told, scoping leaks, parroting
+ * and every other reply problem (src/npc/replies/detectors.ts), length, first-token time, short conversations and a
+ * 3-fact memory script. Every reply goes to a JSON file under bench/results/ for a person to read.
  *
- *   bun bench/quality.ts                    # every model × embedder
- *   bun bench/quality.ts --models smol --embedders hashing,minilm --tokens 64
- *   bun bench/quality.ts --models smol --embedders hashing --reps 3 --skip retrieval,scoping,memory,speed
+ *   bun bench/quality.ts --models qwen --embedders minilm --seeds 2          # both world sets
+ *   bun bench/quality.ts --models qwen --embedders minilm --worlds tuning --seeds 1 --skip retrieval,speed,memory
+ *   bun bench/quality.ts --models qwen,smol,gemma --worlds heldout --stream  # replies over SSE (client first token)
  *   bun bench/quality.ts --summary --seeds 5  # memory summaries alone (bench/support/qualitySummary.ts)
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { createApiKey } from "../src/auth/apiKeys.ts";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import { createEmbedder } from "../src/vectors/createEmbedder.ts";
-import { retrieveMemories } from "../src/npc/memory/retrieveMemories.ts";
 import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
-import { importPack, parsePackText } from "../src/packs/importPack.ts";
-import { updateSettings } from "../src/projects/settings.ts";
+import { knowledgeTagNames } from "../src/lore/minds/mindStore.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
-import { realFixtures } from "../test/realmodel/realFixtures.ts";
-import { GROUNDING, SCOPING, type Question } from "./support/qualityQuestions.ts";
+import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
+import { TUNING } from "./support/qualityQuestions.ts";
+import { CINDERVALE } from "./worlds/cindervale.questions.ts";
 import { summaryBench } from "./support/qualitySummary.ts";
-import { hardProblems, inventedHeading } from "../test/realmodel/replyChecks.ts";
+import { SeededTurns } from "./support/benchTurns.ts";
+import { loadWorld, runWorld } from "./support/qualityWorldRun.ts";
+import { worldTable } from "./support/qualityTables.ts";
+import type { QualityWorld } from "./support/worldTypes.ts";
 
 const fx = realFixtures();
 if (!fx) {
@@ -35,22 +38,30 @@ const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : def;
 };
-const MODELS = { smol: { name: "SmolLM2-135M-Instruct Q4_1", path: fx.smol }, gemma: { name: "Gemma 3 270M (base) Q4_K_M", path: fx.gemma } } as const;
+const qwen = qwenFixture();
+const MODELS = {
+  qwen: { name: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M", path: qwen ?? "" },
+  smol: { name: "SmolLM2-135M-Instruct Q4_1", path: fx.smol },
+  gemma: { name: "Gemma 3 270M (base) Q4_K_M", path: fx.gemma },
+} as const;
 const EMBEDDERS = { hashing: "hashing", minilm: fx.minilm } as const;
-const models = arg("models", "smol,gemma").split(",") as (keyof typeof MODELS)[];
+const models = arg("models", qwen ? "qwen,smol,gemma" : "smol,gemma").split(",") as (keyof typeof MODELS)[];
+if (models.includes("qwen") && !qwen) {
+  console.error("bench/quality: Qwen2.5-Coder-0.5B-Instruct is missing; run `sh scripts/fetch-fixtures.sh` first.");
+  process.exit(2);
+}
 const embedders = arg("embedders", "hashing,minilm").split(",") as (keyof typeof EMBEDDERS)[];
 const maxReplyTokens = Number(arg("tokens", "64"));
-/** Each grounding question asked this many times (fresh players): interact samples, so more draws, less noise. */
-const reps = Number(arg("reps", "1"));
+/** Context per sequence, for both arms: 4096 so the naive baseline's pasted lore fits (Thornhaven's captain: ~2,500 tokens). */
+const contextSize = Number(arg("context", "4096"));
 /**
  * llama.cpp threads. 1 by default: its threads spin-wait for each other, so on a machine shared with other jobs
  * 2 threads on 2 cores ran 10-40× slower than 1 (measured: 60 tokens of SmolLM2 in 8.7-38.7 s vs 0.9 s, load 7-10).
  */
 const threads = Number(arg("threads", "1"));
-/** Parts to leave out: retrieval, scoping, memory, speed. */
+/** Parts to leave out: retrieval, grounding, secrets, parroting, scoping, conversation, memory, speed. */
 const skip = new Set(arg("skip", "").split(",").filter(Boolean));
 const root = join(import.meta.dir, "..");
-const WORLDS = ["examples/thornhaven.yaml", "examples/saltmarsh-quality.yaml"];
 const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}% (${n}/${d})` : "–");
 
 // ---------------------------------------------------------------- memory summaries alone (--summary [--seeds N])
@@ -66,34 +77,21 @@ if (process.argv.includes("--summary")) {
   process.exit(0);
 }
 
-interface Loaded {
-  t: TestApp;
-  key: Record<string, string>;
-  minds: Record<string, { id: string; projectId: string; tags: string[] }>;
-  docs: Record<string, string>;
-}
+const WORLDS: Record<string, QualityWorld> = { tuning: TUNING, heldout: CINDERVALE };
+const worlds = arg("worlds", "tuning,heldout").split(",").filter(Boolean).map((k) => WORLDS[k] ?? (console.error(`unknown world ${k}`), process.exit(2)));
+/** Seeds per question: `--seeds 2` is 1,2; `--seeds 3,7` those. Every generation of a turn is seeded from it (benchTurns.ts). */
+const seedArg = arg("seeds", "2");
+const seeds = seedArg.includes(",") ? seedArg.split(",").map(Number) : Array.from({ length: Number(seedArg) }, (_, i) => i + 1);
+const stream = process.argv.includes("--stream");
+/** `--no-naive`: the product alone (while iterating; the final table has both). */
+const withNaive = !process.argv.includes("--no-naive");
 
-async function world(model: string | null, embedder: string): Promise<Loaded> {
-  const t = await createTestApp(
-    { model: model ?? undefined, modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, parallel: 1, contextSize: 2048, maxReplyTokens, generationTimeoutMs: 600_000 },
+async function appFor(model: string | null, embedder: string): Promise<TestApp> {
+  return createTestApp(
+    { model: model ?? undefined, modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, parallel: 1, contextSize, maxReplyTokens, generationTimeoutMs: 600_000 },
     model ? {} : { loadModel: false },
   );
-  const out: Loaded = { t, key: {}, minds: {}, docs: {} };
-  for (const file of WORLDS) {
-    const pack = parsePackText(readFileSync(join(root, file), "utf8"), file);
-    const r = importPack(t.app.ctx as any, pack, { monthlyCredits: 1_000_000 });
-    out.key[r.projectId] = createApiKey(t.app.ctx as any, { projectId: r.projectId, type: "server" }).key;
-    const packMinds = (pack as any).minds as { key: string; knowledgeTags: string[] }[];
-    for (const m of packMinds) out.minds[m.key] = { id: r.ids.minds[m.key], projectId: r.projectId, tags: m.knowledgeTags };
-    Object.assign(out.docs, r.ids.documents);
-  }
-  await t.app.scheduler.trigger("indexer");
-  return out;
 }
-
-const interact = (w: Loaded, mind: string, player: string, text: string) =>
-  w.t.call("POST", "/v1/npc/interact", { key: w.key[w.minds[mind].projectId], body: { text, entityMindId: w.minds[mind].id, playerId: player } });
-
 
 // ---------------------------------------------------------------- retrieval recall@4 (no model)
 const recall: Record<string, string> = {};
@@ -101,25 +99,25 @@ const embedMs: Record<string, string> = {};
 const chunkRate: Record<string, string> = {};
 for (const e of skip.has("retrieval") ? [] : embedders) {
   const t0 = performance.now();
-  const w = await world(null, EMBEDDERS[e]);
+  const t = await appFor(null, EMBEDDERS[e]);
+  const ws = worlds.map((world) => loadWorld(t, world, root));
+  await t.app.scheduler.trigger("indexer");
   const indexMs = performance.now() - t0;
-  const chunks = (await w.t.app.ctx.vectors.countChunks()) as number;
-  let hit = 0;
-  let top1 = 0;
-  let wide = 0;
-  for (const q of GROUNDING) {
-    const m = w.minds[q.mind];
-    const hits = await retrieveLore(w.t.app.ctx, { projectId: m.projectId, query: q.text, tags: m.tags, k: 4 });
-    if (hits.some((h) => h.documentId === w.docs[q.doc!])) hit++;
-    if (hits[0]?.documentId === w.docs[q.doc!]) top1++;
-    // Harder: every tag of the project (the whole world's lore competes), top 1.
-    const allTags = [...new Set(Object.values(w.minds).filter((x) => x.projectId === m.projectId).flatMap((x) => x.tags))];
-    const any = await retrieveLore(w.t.app.ctx, { projectId: m.projectId, query: q.text, tags: [...allTags, "history", "quests", "general", "factions", "geography"], k: 1 });
-    if (any[0]?.documentId === w.docs[q.doc!]) wide++;
+  const chunks = (await t.app.ctx.vectors.countChunks()) as number;
+  let [hit, top1, total] = [0, 0, 0];
+  for (const w of ws) {
+    const docIds = await docIdsOf(t, w);
+    for (const q of w.world.grounding) {
+      const m = w.minds[q.mind];
+      const tags = knowledgeTagNames(t.app.ctx.db, m.id);
+      const hits = await retrieveLore(t.app.ctx, { projectId: m.projectId, query: q.text, tags, k: 4 });
+      total++;
+      if (hits.some((h) => h.documentId === docIds[q.doc!])) hit++;
+      if (hits[0]?.documentId === docIds[q.doc!]) top1++;
+    }
   }
-  recall[e] = `${pct(hit, GROUNDING.length)} | ${pct(top1, GROUNDING.length)} | ${pct(wide, GROUNDING.length)}`;
-  // Embedding speed alone (the model loaded): the worlds' chunk texts, three times over.
-  const texts = (await w.t.app.ctx.vectors.searchVectors({ projectId: Object.values(w.minds)[0].projectId, query: "the", tags: [...new Set(Object.values(w.minds).flatMap((x) => x.tags)), "history", "quests", "general", "factions", "geography"], n: 100 })).map((c) => c.text);
+  recall[e] = `${pct(hit, total)} | ${pct(top1, total)}`;
+  const texts = (await t.app.ctx.db.query<{ content: string }, []>("SELECT content FROM chunks LIMIT 100").all()).map((r) => r.content);
   const embedder = await createEmbedder(EMBEDDERS[e], fx.modelsDir, { threads });
   if (texts.length) {
     const e0 = performance.now();
@@ -129,63 +127,46 @@ for (const e of skip.has("retrieval") ? [] : embedders) {
   await embedder.dispose?.();
   console.error(`recall@4 ${e}: ${recall[e]}`);
   embedMs[e] = `${chunks} chunks, ${(chunks / (indexMs / 1000)).toFixed(1)} chunks/s incl. app start`;
-  await w.t.close();
+  await t.close();
 }
 
-// ---------------------------------------------------------------- grounding, scoping, memory per model × embedder
-const rows: string[][] = [];
+async function docIdsOf(t: TestApp, w: ReturnType<typeof loadWorld>): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const projectId of Object.keys(w.key))
+    for (const r of t.app.ctx.db.query<{ id: string; key: string }, [string]>("SELECT id, key FROM documents WHERE project_id = ?").all(projectId)) ids[r.key] = r.id;
+  return ids;
+}
+
+// ---------------------------------------------------------------- the worlds per model × embedder, Lorehold beside the naive baseline
+const worldTables: string[] = [];
 if (process.argv.includes("--retrieval-only")) models.length = 0;
-const samples: string[] = [];
-const contains = (q: Question, reply: string) => q.fact.test(reply);
 for (const mk of models) {
   for (const e of embedders) {
-    const w = await world(MODELS[mk].path, EMBEDDERS[e]);
-    let grounded = 0;
-    let empty = 0;
-    let headings = 0;
-    let hygiene = 0;
-    let asked = 0;
-    for (let rep = 0; rep < reps; rep++) {
-      for (const [i, q] of GROUNDING.entries()) {
-        const r = await interact(w, q.mind, `g-${rep}-${i}`, q.text);
-        const reply: string = r.body?.response ?? "";
-        asked++;
-        const ok = contains(q, reply);
-        if (ok) grounded++;
-        if (!reply.trim()) empty++;
-        if (inventedHeading(reply)) headings++;
-        if (hardProblems(reply).length) hygiene++;
-        console.error(`  ${mk}×${e} grounding ${rep + 1}.${i + 1}/${GROUNDING.length} ${ok ? "✓" : "✗"} ${JSON.stringify(reply.slice(0, 160))}`);
-        if (i < 2 && rep === 0) samples.push(`${MODELS[mk].name} / ${e}: "${q.text}" → ${JSON.stringify(reply.slice(0, 160))}`);
-      }
+    const t = await appFor(MODELS[mk].path, EMBEDDERS[e]);
+    const turns = new SeededTurns(t.app.ctx.generation!);
+    const loaded = worlds.map((world) => loadWorld(t, world, root));
+    await t.app.scheduler.trigger("indexer");
+    const out: Record<string, unknown> = {};
+    for (const w of loaded) {
+      console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
+      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, log: (s) => console.error(s) });
+      out[w.world.name] = { memory, records };
+      worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
     }
-    let leaks = 0;
-    for (const [i, q] of (skip.has("scoping") ? [] : SCOPING).entries()) {
-      const r = await interact(w, q.mind, `s-${i}`, q.text);
-      if (q.fact.test(r.body?.response ?? "")) leaks++;
-      console.error(`  ${mk}×${e} scoping ${i + 1}/${SCOPING.length} ${q.fact.test(r.body?.response ?? "") ? "LEAK" : "ok"}`);
-    }
-    // Memory: session 1 states two facts, a checkpoint summarises it; session 2 asks.
-    let memRecall = "–";
-    let memAnswer = "–";
-    if (e === embedders[embedders.length - 1] && !skip.has("memory")) {
-      const m = w.minds.garrick;
-      updateSettings(w.t.app.ctx as any, m.projectId, { maxSessionLength: 3 });
-      const player = `mem-${mk}-${e}`;
-      for (const text of ["Hello! My name is Mara.", "I owe you 30 gold for the room; I'll pay next week.", "Goodbye for now."]) await interact(w, "garrick", player, text);
-      // The checkpoint's summary runs after the reply, in the memory-summary job (not started in this app): run it.
-      await w.t.app.scheduler.trigger("memory-summary");
-      const mems = await retrieveMemories(w.t.app.ctx as any, { projectId: m.projectId, mindId: m.id, playerId: player, query: "What is my name? What do I owe?", enhanced: true });
-      const all = mems.map((x) => x.text).join(" | ");
-      memRecall = `${[/\bMara\b/.test(all), /\b30\b|thirty/i.test(all)].filter(Boolean).length}/2 facts in ${mems.length} memories`;
-      const r = await interact(w, "garrick", player, "Do you remember my name?");
-      memAnswer = /\bMara\b/.test(r.body?.response ?? "") ? "yes" : "no";
-      samples.push(`${MODELS[mk].name} memories: ${JSON.stringify(all.slice(0, 240))}`);
-      updateSettings(w.t.app.ctx as any, m.projectId, { maxSessionLength: 20 });
-    }
-    rows.push([MODELS[mk].name, e, pct(grounded, asked), skip.has("scoping") ? "–" : `${leaks} / ${SCOPING.length}`, String(empty), String(headings), String(hygiene), memRecall, memAnswer]);
-    console.error(`done ${mk} × ${e}: ${rows.at(-1)!.join(" | ")}`);
-    await w.t.close();
+    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: loadavg()[0], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream };
+    mkdirSync(join(root, "bench/results"), { recursive: true });
+    const file = join(root, "bench/results", `quality-${mk}-${e}-${meta.date.replace(/[:.]/g, "-")}.json`);
+    writeFileSync(file, JSON.stringify({ meta, worlds: out }, (_k, v) => (v instanceof RegExp ? String(v) : v), 2));
+    console.error(`replies written to ${file}`);
+    await t.close();
+  }
+}
+
+function gitCommit(): string {
+  try {
+    return Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: root }).stdout.toString().trim();
+  } catch {
+    return "unknown";
   }
 }
 
@@ -217,10 +198,9 @@ for (const mk of skip.has("speed") ? [] : models) {
 }
 
 const table = (head: string[], body: string[][]) => [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...body.map((r) => `| ${r.join(" | ")} |`)].join("\n");
-console.log(`\n### Quality on real models (${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "cpu"}, threads ${threads}, load average ${loadavg()[0].toFixed(1)}, maxReplyTokens ${maxReplyTokens})\n`);
-console.log(table(["model", "embedder", "grounding", "scoping leaks", "empty replies", "invented headings", "hygiene failures", "memory (retrieve)", "recalls name in session 2"], rows));
-console.log(`\nRetrieval recall@4 of the chunk holding the answer (${GROUNDING.length} questions, each mind's own tags):\n`);
-console.log(table(["embedder", "recall@4 (mind's tags)", "recall@1 (mind's tags)", "recall@1 (whole world)", "embedding speed", "indexing"], embedders.map((e) => [e, recall[e], chunkRate[e] ?? "–", embedMs[e]])));
+console.log(`\n### Quality on real models (${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "cpu"}, threads ${threads}, load average ${loadavg()[0].toFixed(1)}, maxReplyTokens ${maxReplyTokens}, context ${contextSize}, seeds ${seeds.join(",")}${stream ? ", SSE" : ""})\n`);
+console.log(worldTables.join("\n\n"));
+console.log(`\nRetrieval recall of the chunk holding the answer (the grounding questions, each mind's own tags):\n`);
+console.log(table(["embedder", "recall@4", "recall@1", "embedding speed", "indexing"], embedders.filter((e) => recall[e]).map((e) => [e, recall[e], chunkRate[e] ?? "–", embedMs[e]])));
 console.log(`\nSpeed on real weights (${threads} thread(s), one conversation):\n`);
 console.log(table(["model", "load", "first token cold", "first token warm (cached prefix)", "decode tok/s"], speed));
-console.log("\nSamples:\n" + samples.map((s) => `- ${s}`).join("\n"));

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { BehaviourModel } from "../behaviour/behaviourModel.ts";
+import { MAX_SENTENCES_LIMIT } from "../lore/minds/responseConfig.ts";
 
 const S = (max: number) => t.String({ maxLength: max });
 const NS = (max: number) => t.Union([t.String({ maxLength: max }), t.Null()]);
@@ -42,6 +43,7 @@ export const MindBody = t.Object(
           verbosity: t.Optional(t.Union([t.Literal("terse"), t.Literal("balanced"), t.Literal("verbose")])),
           maxTokens: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 2048 }), t.Null()])),
           temperature: t.Optional(t.Union([t.Number({ minimum: 0, maximum: 2 }), t.Null()])),
+          maxSentences: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: MAX_SENTENCES_LIMIT }), t.Null()])),
         },
         strict,
       ),
@@ -95,6 +97,7 @@ export const DocumentBody = t.Object(
     sticky: t.Optional(Timer),
     cooldown: t.Optional(Timer),
     delay: t.Optional(Timer),
+    secret: t.Optional(t.Boolean({ description: "a secret of the minds that know it: used to stay consistent, never volunteered" })),
   },
   strict,
 );

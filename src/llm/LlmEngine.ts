@@ -23,6 +23,7 @@ import { StaticPrefixes } from "./staticPrefix.ts";
 import { toChatHistory } from "./toChatHistory.ts";
 import { generateTail } from "./generateTail.ts";
 import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
+import { repetitionOptions } from "./repetitionOptions.ts";
 import { modelFingerprint } from "./kv/fingerprint.ts";
 import { SnapshotStore } from "./kv/SnapshotStore.ts";
 import { TurnGate } from "./kv/TurnGate.ts";
@@ -336,7 +337,7 @@ export class LlmEngine {
       const temperature = req.temperature ?? 0.7;
       const seed = req.seed ?? randomSeed();
       const generate = (attemptSeed: number) => chat.generateResponse(history, {
-        signal: run.signal,
+        signal: req.stopSignal ? AbortSignal.any([run.signal, req.stopSignal]) : run.signal,
         stopOnAbortSignal: true,
         maxTokens: Math.max(1, Math.floor(req.maxTokens)),
         temperature,
@@ -344,6 +345,7 @@ export class LlmEngine {
         grammar,
         customStopTriggers: grammar ? undefined : this.sampling.stopTriggersWith(req.tail?.delimiter),
         tokenBias,
+        ...repetitionOptions(req.repetition),
         onTextChunk: (chunk) => {
           if (!visible && chunk.trim() !== "") visible = true;
           if (firstTextAt === null) {
@@ -370,16 +372,16 @@ export class LlmEngine {
       const stopReason = response.metadata.stopReason;
       const c = counts(stopReason);
       evaluated = c.evaluatedPromptTokens;
-      const [text, finishReason] = [cleanReply(response.response), finishReasonOf(stopReason, run.reason)];
+      const [text, finishReason] = [cleanReply(response.response), finishReasonOf(stopReason, run.reason, req.stopSignal)];
       const tail = tailGrammar && finishReason !== "abort" && finishReason !== "timeout"
         ? await generateTail(chat, { history, words: text, tail: req.tail!, grammar: tailGrammar, signal: run.signal, runReason: () => run.reason, temperature, seed: seed + 1, noBias: this.sampling.noBias, countTokens: (t) => this.countTokens(t), metered })
         : undefined;
       this.tokensGenerated += tail?.tokens ?? 0;
       return { text, promptTokens, ...c, finishReason, ...(tail ? { tail } : {}) };
     } catch (err) {
-      // Aborted before the first token (LlamaChat throws then): a result, not an error.
-      if (!run.reason) throw err;
-      return { ...stopped(), ...counts() };
+      // Aborted (or stopped) before the first token (LlamaChat throws then): a result, not an error.
+      if (!run.reason && !req.stopSignal?.aborted) throw err;
+      return { ...stopped(), ...counts(), finishReason: finishReasonOf("abort", run.reason, req.stopSignal) };
     } finally {
       this.batcher.end(sequence);
       this.activeSequences--;

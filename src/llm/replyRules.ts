@@ -8,12 +8,13 @@ export function randomSeed(): number {
   return Math.floor(Math.random() * 0x7fffffff);
 }
 
-export function finishReasonOf(stopReason: string, runReason: "abort" | "timeout" | null): FinishReason {
+/** `stopped`: the request's stopSignal (the reply was ended on purpose; an abort nobody else caused is then a stop). */
+export function finishReasonOf(stopReason: string, runReason: "abort" | "timeout" | null, stopped?: AbortSignal): FinishReason {
   switch (stopReason) {
     case "maxTokens":
       return "length";
     case "abort":
-      return runReason ?? "abort";
+      return runReason ?? (stopped?.aborted ? "stop" : "abort");
     default:
       return "stop";
   }

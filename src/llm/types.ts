@@ -37,6 +37,13 @@ export interface GenerateRequest {
    * if the model writes it itself; they stream as without a tail, and the tail never streams.
    */
   tail?: TailRequest;
+  /**
+   * Ends the reply where it is, as if the model had ended its turn (finishReason "stop", the text so far): the
+   * sentence cap and the reply guard (src/npc/replies) stop a reply with it. Unlike `signal`, nobody left.
+   */
+  stopSignal?: AbortSignal;
+  /** Repetition control in sampling (src/npc/replies/repetition.ts chooses it for NPC replies); none when absent. */
+  repetition?: RepetitionControl;
 }
 
 export interface TailRequest {
@@ -56,6 +63,18 @@ export interface TailResult {
   finishReason: FinishReason;
   /** why there is no text (the grammar could not be made); absent when the tail was sampled */
   error?: string;
+}
+
+/** Penalties on repeating tokens: llama.cpp's repeat/frequency/presence penalties and DRY ("don't repeat yourself"). */
+export interface RepetitionControl {
+  /** multiplies down the logits of the last `lastTokens` tokens (1: off) */
+  penalty?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  /** tokens the three penalties look back over */
+  lastTokens?: number;
+  /** DRY: penalises continuing a sequence that already occurred, exponentially in its length */
+  dry?: { strength: number; base?: number; allowedLength?: number; lastTokens?: number | null };
 }
 
 export type FinishReason = "stop" | "length" | "abort" | "timeout";

@@ -23,6 +23,7 @@ export const MindSchema = t.Object({
     verbosity: t.Union([t.Literal("terse"), t.Literal("balanced"), t.Literal("verbose")]),
     maxTokens: t.Integer(),
     temperature: t.Number(),
+    maxSentences: t.Integer({ description: "sentences a reply may have (terse 2, balanced 3, verbose 5 unless set)" }),
   }),
   buildCreditsUsed: t.Number(),
   interactionCount: t.Integer(),
@@ -121,6 +122,7 @@ export const AdminDocumentSchema = t.Composite([
     sticky: Nullable(t.Integer({ description: "turns the document stays in a conversation after it appeared" })),
     cooldown: Nullable(t.Integer({ description: "turns after that before it may appear again" })),
     delay: Nullable(t.Integer({ description: "turns a conversation must have had before it may appear" })),
+    secret: t.Boolean({ description: "a secret of the minds that know it: in their prompts as theirs to keep, never volunteered" }),
   }),
 ]);
 

@@ -19,6 +19,9 @@ import { recordHits } from "./sharedLore/sharedLoreStore.ts";
 import { BEHAVIOUR_DELIMITER, type TurnBehaviour } from "../behaviour/behaviourPrompt.ts";
 import { settleBehaviour } from "../behaviour/settleBehaviour.ts";
 import type { SessionMessage } from "./session/sessionTypes.ts";
+import { generateReply, type ReplyGuardReport } from "./replies/generateReply.ts";
+import { turnReplyContext } from "./replies/turnReplyContext.ts";
+import { NPC_REPETITION } from "./replies/repetition.ts";
 
 export type { InteractDeps };
 
@@ -42,6 +45,8 @@ export interface InteractOptions {
   onToken?: (text: string) => void;
   /** a typed turn's settled behaviour, after the last token and before the reply (SSE `emotion` and `action` events) */
   onBehaviour?: (behaviour: TurnBehaviour) => void;
+  /** the reply guard's account of the turn (the playground's trace) */
+  onGuard?: (report: ReplyGuardReport) => void;
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
   timing?: InteractTiming & Partial<Pick<GenerateResult, "promptTokens" | "evaluatedPromptTokens" | "completionTokens" | "timeToFirstTokenMs">>;
 }
@@ -100,6 +105,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   });
 
   let result: GenerateResult;
+  let guard: ReplyGuardReport;
   let tokensDelivered = false;
   const onToken = opts.onToken
     ? (text: string) => {
@@ -109,7 +115,8 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
     : undefined;
   const g0 = performance.now();
   try {
-    result = await llm.generate({
+    // The reply guard (replies/): sentence limit, held opening, checks, one resample; it calls llm.generate.
+    ({ result, report: guard } = await generateReply(llm, {
       conversationKey: conversationKey(project.id, prepared.mind.id, req.playerId),
       messages: prepared.messages,
       maxTokens: prepared.replyTokens,
@@ -120,7 +127,8 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       minTokens: 1,
       timings: opts.timing ? (opts.timing.llm = emptyTimings()) : undefined,
       tail,
-    });
+      repetition: NPC_REPETITION,
+    }, turnReplyContext(prepared, req.text)));
   } catch (e) {
     releaseQuietly(deps, hold.reservationId);
     deps.log.error("generation failed", { err: e instanceof Error ? e.message : String(e), mindId: prepared.mind.id });
@@ -130,6 +138,8 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const actual = interactionCostMicro(prices, result.promptTokens, result.completionTokens + (result.tail?.tokens ?? 0));
   const charge = Math.min(actual, hold.amount);
   deps.metrics?.recordGeneration(result);
+  deps.metrics?.recordReplyGuard(guard);
+  opts.onGuard?.(guard);
   const { promptTokens: pt, evaluatedPromptTokens, completionTokens, timeToFirstTokenMs } = result;
   // Generated tokens as charged: the words and a typed turn's tail.
   const generated = completionTokens + (result.tail?.tokens ?? 0);

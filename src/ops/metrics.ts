@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { GenerateResult, LlmEngineStats } from "../llm/types.ts";
+import type { ReplyGuardReport } from "../npc/replies/generateReply.ts";
 import { registerKvMetrics } from "../llm/kv/kvMetrics.ts";
 import type { BackendStatus } from "../generation/types.ts";
 import { backendGauges } from "../generation/backendMetrics.ts";
@@ -16,6 +17,9 @@ export class Metrics {
   private readonly tokens: Counter;
   private readonly promptTokens: Counter;
   private readonly promptTokensTotal: Counter;
+  private readonly replyProblems: Counter<"kind" | "outcome">;
+  private readonly replyAttempts: Counter<"attempts">;
+  private readonly replyStops: Counter<"why">;
 
   constructor(sources: {
     llmStats: () => LlmEngineStats | null;
@@ -36,6 +40,19 @@ export class Metrics {
     this.tokens = new Counter({ name: "lorehold_tokens_generated_total", help: "Completion tokens generated", registers });
     this.promptTokens = new Counter({ name: "lorehold_prompt_tokens_evaluated_total", help: "Prompt tokens evaluated (after KV-cache reuse)", registers });
     this.promptTokensTotal = new Counter({ name: "lorehold_prompt_tokens_total", help: "Prompt tokens of every generation (before KV-cache reuse)", registers });
+    this.replyProblems = new Counter({
+      name: "lorehold_reply_problems_total",
+      help: "Problems the reply guard found in NPC replies, by kind (echo, meta, roleLabel, promptEcho, wrongPerson, repetition, repeatsPrevious, empty) and outcome (resampled: another sample was drawn; returned: the reply went out with it)",
+      labelNames: ["kind", "outcome"],
+      registers,
+    });
+    this.replyAttempts = new Counter({ name: "lorehold_reply_attempts_total", help: "NPC replies by how many samples the reply guard drew (1 or 2)", labelNames: ["attempts"], registers });
+    this.replyStops = new Counter({
+      name: "lorehold_reply_stops_total",
+      help: "NPC replies the server ended early, by why: its sentence limit, a loop, the token cap nearing",
+      labelNames: ["why"],
+      registers,
+    });
     new Gauge({
       name: "lorehold_llm_queue_depth",
       help: "Requests waiting for a free sequence",
@@ -102,6 +119,15 @@ export class Metrics {
     this.tokens.inc(r.completionTokens);
     this.promptTokens.inc(r.evaluatedPromptTokens);
     this.promptTokensTotal.inc(r.promptTokens);
+  }
+
+  recordReplyGuard(r: ReplyGuardReport): void {
+    this.replyAttempts.inc({ attempts: String(r.attempts.length) });
+    for (const a of r.attempts) {
+      const outcome = a.attempt === r.chosen ? "returned" : "resampled";
+      for (const p of a.problems) this.replyProblems.inc({ kind: p.kind, outcome });
+    }
+    if (r.stoppedBy && r.stoppedBy !== "fail") this.replyStops.inc({ why: r.stoppedBy });
   }
 
   text(): Promise<string> {

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import { BUILT_IN_TYPES } from "../lore/relationships/builtInTypes.ts";
 import { LIMITS } from "../lore/validate/fields.ts";
+import { MAX_SENTENCES_LIMIT } from "../lore/minds/responseConfig.ts";
 import { STATE_KEY_PATTERN, STATE_LIMITS } from "../state/stateKeys.ts";
 import { CONDITION_LIMITS } from "../conditions/parseCondition.ts";
 import { TIMER_MAX } from "../lore/documents/documentGate.ts";
@@ -100,6 +101,8 @@ export const ResponseConfigSchema = Type.Object(
     verbosity: Opt(Type.Union([Type.Literal("terse"), Type.Literal("balanced"), Type.Literal("verbose")])),
     maxTokens: Opt(Type.Integer({ minimum: 1, maximum: 2048 })),
     temperature: Opt(Type.Number({ minimum: 0, maximum: 2 })),
+    /** sentences a reply may have (default by verbosity: terse 2, balanced 3, verbose 5) */
+    maxSentences: Opt(Type.Integer({ minimum: 1, maximum: MAX_SENTENCES_LIMIT })),
   },
   closed,
 );
@@ -155,6 +158,8 @@ export const DocumentSchema = Type.Object(
     sticky: Opt(Timer),
     cooldown: Opt(Timer),
     delay: Opt(Timer),
+    /** a secret of the minds that know it: known, used to stay consistent, never volunteered */
+    secret: Opt(Type.Boolean()),
     content: Type.String({ maxLength: LIMITS.documentContent }),
   },
   closed,

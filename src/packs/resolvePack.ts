@@ -68,6 +68,7 @@ export interface DocumentPlan extends Item<DocumentRow> {
   sticky: number | null;
   cooldown: number | null;
   delay: number | null;
+  secret: boolean;
 }
 export interface MindPlan extends Item<MindRow>, Persona {
   key: string;
@@ -230,6 +231,7 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     sticky: timer(v.sticky),
     cooldown: timer(v.cooldown),
     delay: timer(v.delay),
+    secret: v.secret === true,
   }));
 
   const minds: MindPlan[] = [...packMinds].map(([key, { index, v }]) => ({
@@ -273,7 +275,7 @@ function behaviourOf(v: unknown, path: string, p: Problems): BehaviourInput | nu
 function responseConfig(v: unknown): Record<string, unknown> {
   if (!isPlainObject(v)) return {};
   const out: Record<string, unknown> = {};
-  for (const k of ["verbosity", "maxTokens", "temperature"]) if (v[k] !== undefined && v[k] !== null) out[k] = v[k];
+  for (const k of ["verbosity", "maxTokens", "temperature", "maxSentences"]) if (v[k] !== undefined && v[k] !== null) out[k] = v[k];
   return out;
 }
 

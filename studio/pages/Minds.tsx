@@ -32,7 +32,11 @@ const blank = {
   verbosity: "balanced",
   maxTokens: "",
   temperature: "",
+  maxSentences: "",
 };
+
+/** A reply's sentence limit when none is set, by verbosity (src/lore/minds/responseConfig.ts VERBOSITY_SENTENCES). */
+const DEFAULT_SENTENCES: Record<string, number> = { terse: 2, balanced: 3, verbose: 5 };
 
 /** A new mind prefilled from the page's query (`#/p/…/minds/new?name=Mira&tags=smugglers`: the scan review's suggestions). */
 function prefilled() {
@@ -126,6 +130,11 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
       verbosity: m.responseConfig?.verbosity ?? "balanced",
       maxTokens: m.responseConfig?.maxTokens == null ? "" : String(m.responseConfig.maxTokens),
       temperature: m.responseConfig?.temperature == null ? "" : String(m.responseConfig.temperature),
+      // The verbosity's own limit shows as the placeholder, so changing the verbosity still changes it.
+      maxSentences:
+        m.responseConfig?.maxSentences == null || m.responseConfig.maxSentences === DEFAULT_SENTENCES[m.responseConfig.verbosity ?? "balanced"]
+          ? ""
+          : String(m.responseConfig.maxSentences),
     });
   };
   useEffect(() => {
@@ -151,6 +160,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
         verbosity: f.verbosity,
         maxTokens: f.maxTokens === "" ? null : Number(f.maxTokens),
         temperature: f.temperature === "" ? null : Number(f.temperature),
+        maxSentences: f.maxSentences === "" ? null : Number(f.maxSentences),
       },
       behaviour: behaviourJson(behaviour),
     };
@@ -227,6 +237,9 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
               </Field>
               <Field label="Temperature">
                 <input type="number" min={0} max={2} step={0.05} value={f.temperature} onInput={set("temperature")} />
+              </Field>
+              <Field label="Max sentences" hint="a reply ends at the end of this sentence">
+                <input type="number" min={1} max={12} step={1} placeholder={String(DEFAULT_SENTENCES[f.verbosity] ?? 3)} value={f.maxSentences} onInput={set("maxSentences")} />
               </Field>
             </div>
           </fieldset>

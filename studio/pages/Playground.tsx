@@ -237,6 +237,12 @@ function Trace({ turn, index }: { turn: Turn; index: number }) {
           <dd>{tr.totalMs} ms</dd>
           <dt>Credits used</dt>
           <dd data-testid={`credits-${index}`}>{fmtNum(tr.creditsUsed, 6)}</dd>
+          {tr.guard && (
+            <>
+              <dt>Reply guard</dt>
+              <dd data-testid={`guard-${index}`}>{guardSummary(tr.guard)}</dd>
+            </>
+          )}
           {tr.memoryCheckpoint && (
             <>
               <dt>Memory</dt>
@@ -259,4 +265,12 @@ function Trace({ turn, index }: { turn: Turn; index: number }) {
       </details>
     </aside>
   );
+}
+
+/** The reply guard's account in words: samples drawn, what each had, why the reply ended early. */
+function guardSummary(g: { attempts: { attempt: number; problems: { kind: string; detail: string }[]; early: boolean }[]; chosen: number; stoppedBy: string | null }): string {
+  const found = g.attempts.filter((a) => a.problems.length).map((a) => `sample ${a.attempt}: ${a.problems.map((p) => `${p.kind} (${p.detail})`).join(", ")}${a.early ? ", stopped at its opening" : ""}`);
+  const samples = g.attempts.length === 1 ? "1 sample" : `${g.attempts.length} samples, sample ${g.chosen} kept`;
+  const ended = g.stoppedBy && g.stoppedBy !== "fail" ? `; ended early: ${{ sentences: "sentence limit", loop: "it began repeating itself", cap: "token cap near" }[g.stoppedBy] ?? g.stoppedBy}` : "";
+  return `${samples}${found.length ? `; ${found.join("; ")}` : "; nothing found"}${ended}`;
 }

@@ -36,7 +36,7 @@ describe("GET /v1/lore/minds", () => {
       knowledgeTags: ["tavern", "town-history"],
       knowledgeDescription: expect.stringContaining("Knows about tavern, town-history (2 documents"),
       computedFilter: { tags: ["tavern", "town-history"], documentCount: 2, chunkCount: 4 },
-      responseConfig: { verbosity: "terse", maxTokens: 80, temperature: 0.7 },
+      responseConfig: { verbosity: "terse", maxTokens: 80, temperature: 0.7, maxSentences: 2 },
       buildCreditsUsed: 0,
       interactionCount: 0,
       relationshipCount: 2,
@@ -45,7 +45,7 @@ describe("GET /v1/lore/minds", () => {
     });
     const e = r.body.minds.find((m: any) => m.entityName === "Elena");
     expect(e.knowledgeDescription).toBe("Knows the tunnels.");
-    expect(e.responseConfig).toEqual({ verbosity: "verbose", maxTokens: 123, temperature: 0.2 });
+    expect(e.responseConfig).toEqual({ verbosity: "verbose", maxTokens: 123, temperature: 0.2, maxSentences: 5 });
     expect(e.relationshipCount).toBe(2);
     expect(e.backstory).toBeNull();
     expect(new Date(e.createdAt).toISOString()).toBe(e.createdAt);

@@ -30,7 +30,7 @@ function mind(over: Partial<MindProfile> = {}): MindProfile {
     location: { name: "Rusty Tankard", description: "A tavern by the river" },
     knowledge: [],
     knowledgeTags: ["tavern"],
-    responseConfig: { verbosity: "balanced", maxTokens: 200, temperature: 0.7 },
+    responseConfig: { verbosity: "balanced", maxTokens: 200, temperature: 0.7, maxSentences: 3 },
     relationships: Array.from({ length: 8 }, (_, i) => ({ otherName: `Villager ${i}`, kind: "FRIEND", description: words(10, `r${i}x`) })),
     ...over,
   };

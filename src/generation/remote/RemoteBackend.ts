@@ -1,5 +1,6 @@
-import { cleanReply, ROLE_MARKERS } from "../../llm/cleanReply.ts";
-import type { FinishReason } from "../../llm/types.ts";
+import { cleanReply } from "../../llm/cleanReply.ts";
+import type { FinishReason, RepetitionControl } from "../../llm/types.ts";
+import { chatBody } from "./chatBody.ts";
 import type { BackendConfig, BackendStatus, ChatMessage, GenerateResult } from "../types.ts";
 import { CircuitBreaker } from "./CircuitBreaker.ts";
 import { LatencyWindow } from "./LatencyWindow.ts";
@@ -7,11 +8,13 @@ import { SlotMap } from "./SlotMap.ts";
 import { sseData } from "./sseEvents.ts";
 import { StreamCleaner } from "./StreamCleaner.ts";
 import { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
-import { continueChatBody } from "./continueBody.ts";
 
 export { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
 
 export interface AttemptRequest {
+  /** ends the reply where it is (finishReason "stop"): GenerateRequest.stopSignal */
+  stopSignal?: AbortSignal;
+  repetition?: RepetitionControl;
   key: string;
   messages: ChatMessage[];
   maxTokens: number;
@@ -160,31 +163,6 @@ export class RemoteBackend {
     return typeof out.count === "number" ? out.count : Array.isArray(out.tokens) ? out.tokens.length : null;
   }
 
-  private body(req: AttemptRequest, slot: number): Record<string, unknown> {
-    const kind = this.config.kind;
-    const body: Record<string, unknown> = {
-      model: this.config.model,
-      messages: req.messages,
-      max_tokens: Math.max(1, Math.floor(req.maxTokens)),
-      temperature: req.temperature,
-      stream: true,
-      stream_options: { include_usage: true },
-    };
-    if (req.seed !== undefined) body.seed = req.seed;
-    // OpenAI itself takes at most 4 stop strings; the others take our role markers (as the local engine's stop triggers).
-    if (!req.jsonSchema && kind !== "openai") body.stop = [...ROLE_MARKERS, ...(req.stop ?? [])];
-    if (kind === "llama-server") {
-      body.cache_prompt = true;
-      if (slot >= 0) body.id_slot = slot;
-      if (req.jsonSchema) body.json_schema = req.jsonSchema;
-    } else if (req.jsonSchema) {
-      body.response_format = { type: "json_schema", json_schema: { name: "output", schema: req.jsonSchema } };
-    }
-    if (kind === "vllm" && req.minTokens && !req.jsonSchema) body.min_tokens = req.minTokens;
-    if (req.continuation !== undefined) continueChatBody(body, req.messages, req.continuation, req.jsonSchema);
-    return body;
-  }
-
   /**
    * One generation. Returns a result for stop/length/abort/timeout-after-tokens; throws AttemptError otherwise.
    * Structured requests to llama-server go to its /completion endpoint (prompt rendered by /apply-template):
@@ -194,13 +172,18 @@ export class RemoteBackend {
   async chat(req: AttemptRequest): Promise<RemoteResult> {
     const startedAt = performance.now();
     const upstream = new AbortController();
-    let reason: "abort" | "timeout" | null = null;
+    let reason: "abort" | "timeout" | "stop" | null = null;
     const onAbort = () => {
       reason ??= "abort";
       upstream.abort();
     };
+    const onStop = () => {
+      reason ??= "stop";
+      upstream.abort();
+    };
     if (req.signal?.aborted) onAbort();
     req.signal?.addEventListener("abort", onAbort, { once: true });
+    req.stopSignal?.addEventListener("abort", onStop, { once: true });
     const timer = setTimeout(() => {
       reason ??= "timeout";
       upstream.abort();
@@ -237,10 +220,10 @@ export class RemoteBackend {
       this.cachedPromptTokens += out.usage?.prompt_tokens_details?.cached_tokens ?? out.timings?.cache_n ?? 0;
       return result(out.finish === "length" ? "length" : "stop");
     } catch (e) {
-      if (reason === "abort") {
-        // the caller left: not the backend's fault
+      if (reason === "abort" || reason === "stop") {
+        // the caller left, or ended the reply where it was (the sentence cap): not the backend's fault
         if (trial.trial) this.breaker.success();
-        return result("abort");
+        return result(reason);
       }
       const status = e instanceof AttemptError ? e.status : null;
       // A request the server refused (4xx other than timeouts/limits) says nothing about its health.
@@ -264,6 +247,7 @@ export class RemoteBackend {
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener("abort", onAbort);
+      req.stopSignal?.removeEventListener("abort", onStop);
       this.inFlight--;
       this.slots?.release(slot);
     }
@@ -291,7 +275,7 @@ export class RemoteBackend {
 
   /** OpenAI chat completions, streamed (SSE), pieces passed on cleaned. */
   private async streamChat(req: AttemptRequest, slot: number, signal: AbortSignal, out: Outcome): Promise<void> {
-    const res = await this.post("/v1/chat/completions", this.body(req, slot), signal);
+    const res = await this.post("/v1/chat/completions", chatBody(this.config, req, slot), signal);
     if (!res.body) throw new AttemptError("empty response body", false);
     const cleaner = new StreamCleaner();
     const emit = (text: string) => {

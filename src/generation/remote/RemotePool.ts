@@ -180,6 +180,8 @@ export class RemotePool implements GenerationBackend {
           timeoutMs: Math.max(1, Math.min(backend.config.timeoutMs, deadline - performance.now())),
           onToken: req.onToken,
           stop: req.tail ? [req.tail.delimiter.trim()] : undefined,
+          stopSignal: req.stopSignal,
+          repetition: req.repetition,
           promptEstimate,
         });
         // the time to first token includes any failed attempt and the wait for a free backend

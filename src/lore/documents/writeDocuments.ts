@@ -21,6 +21,7 @@ export interface DocumentInput {
   sticky?: unknown;
   cooldown?: unknown;
   delay?: unknown;
+  secret?: unknown;
 }
 
 function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput, base?: DocumentValues): DocumentValues {
@@ -46,6 +47,10 @@ function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput,
     } else n.locationId = input.locationId;
   }
   Object.assign(n, checkGate(ctx, projectId, input, p));
+  if (input.secret !== undefined) {
+    if (typeof input.secret !== "boolean") p.add("secret", "must be true or false");
+    else n.secret = input.secret;
+  }
   p.throwIfAny();
   return n;
 }
@@ -79,7 +84,9 @@ export function saveDocument(ctx: ServiceContext, projectId: string, id: string,
   // A condition or timer is read at each turn, not indexed: changing it writes the row, no re-index.
   const [g, old] = [gateOf(n), gateOf(before)];
   const gateChanged = g.when !== old.when || g.sticky !== old.sticky || g.cooldown !== old.cooldown || g.delay !== old.delay;
-  if (!reindex && !gateChanged && n.key === before.key) return false;
+  // Whether it is a secret is read at each turn too (src/npc/secrets), never indexed.
+  const secretChanged = !!n.secret !== !!before.secret;
+  if (!reindex && !gateChanged && !secretChanged && n.key === before.key) return false;
   updateDocumentRow(ctx.db, id, n, reindex, nowIso(ctx));
   if (tagsChanged) setDocumentTags(ctx.db, id, n.tagIds);
   return true;

@@ -6,7 +6,7 @@ import { sameMembers } from "../../core/sameMembers.ts";
 import { writeTx } from "../../db/openDatabase.ts";
 import { resolveTagNames } from "../tags/writeTags.ts";
 import { isPlainObject, LIMITS, Problems } from "../validate/fields.ts";
-import { VERBOSITY_TOKENS, type StoredResponseConfig } from "./responseConfig.ts";
+import { MAX_SENTENCES_LIMIT, VERBOSITY_TOKENS, type StoredResponseConfig } from "./responseConfig.ts";
 import { deleteMindRow, insertMindRow, mindRecord, setMindKnowledge, setMindTags, updateMindRow, type KnowledgeEntry } from "./mindStore.ts";
 import { checkKnowledge } from "./mindKnowledge.ts";
 import { checkMindLines } from "./mindLines.ts";
@@ -41,14 +41,14 @@ export const MIND_FIELDS = [
   "restrictions", "locationId", "knowledgeTags", "knowledge", "knowledgeDescription", "responseConfig", "behaviour",
 ] as const;
 
-/** Validates responseConfig (DESIGN.md): verbosity, maxTokens, temperature. */
+/** Validates responseConfig (DESIGN.md): verbosity, maxTokens, temperature, maxSentences. */
 export function checkResponseConfig(p: Problems, path: string, v: unknown): StoredResponseConfig | undefined {
   if (v === undefined || v === null) return v === null ? {} : undefined;
   if (!isPlainObject(v)) {
-    p.add(path, "must be an object {verbosity, maxTokens, temperature}");
+    p.add(path, "must be an object {verbosity, maxTokens, temperature, maxSentences}");
     return undefined;
   }
-  p.unknownKeys(path, v, ["verbosity", "maxTokens", "temperature"]);
+  p.unknownKeys(path, v, ["verbosity", "maxTokens", "temperature", "maxSentences"]);
   const out: StoredResponseConfig = {};
   if (v.verbosity !== undefined) {
     if (typeof v.verbosity !== "string" || !(v.verbosity in VERBOSITY_TOKENS)) p.add(`${path}.verbosity`, "must be terse, balanced or verbose");
@@ -61,6 +61,11 @@ export function checkResponseConfig(p: Problems, path: string, v: unknown): Stor
   if (v.temperature !== undefined && v.temperature !== null) {
     if (typeof v.temperature !== "number" || v.temperature < 0 || v.temperature > 2) p.add(`${path}.temperature`, "must be a number from 0 to 2");
     else out.temperature = v.temperature;
+  }
+  if (v.maxSentences !== undefined && v.maxSentences !== null) {
+    const n = v.maxSentences;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > MAX_SENTENCES_LIMIT) p.add(`${path}.maxSentences`, `must be an integer from 1 to ${MAX_SENTENCES_LIMIT}`);
+    else out.maxSentences = n;
   }
   return out;
 }

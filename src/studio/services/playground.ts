@@ -3,6 +3,7 @@ import { ApiError } from "../../core/errors.ts";
 import { interact, type InteractDeps, type InteractOptions } from "../../npc/interactService.ts";
 import { sseEvent } from "../../npc/sse.ts";
 import type { InteractRequest } from "../../npc/validateInteract.ts";
+import type { ReplyGuardReport } from "../../npc/replies/generateReply.ts";
 
 /**
  * The Studio's playground turn: the very interaction /v1/npc/interact runs
@@ -21,10 +22,12 @@ export async function playgroundStream(deps: InteractDeps, projectId: string, re
   let firstToken!: () => void;
   const first = new Promise<void>((r) => (firstToken = r));
   const timing: NonNullable<InteractOptions["timing"]> = { generateMs: 0 };
+  let guard: ReplyGuardReport | null = null;
   const t0 = performance.now();
   const job = interact(deps, principal, req, {
     signal: abort.signal,
     timing,
+    onGuard: (g) => (guard = g),
     onToken: (text) => {
       const ev = sseEvent("token", { text });
       if (push) push(ev);
@@ -67,6 +70,8 @@ export async function playgroundStream(deps: InteractDeps, projectId: string, re
                 tokensPerSecond: completion > 1 ? Math.round(((completion - 1) / decodeMs) * 1000 * 10) / 10 : null,
                 creditsUsed: reply.metadata.creditsUsed ?? 0,
                 memoryCheckpoint: reply.metadata.memoryCheckpoint ?? false,
+                // the reply guard: samples drawn, what each had, why the reply ended early (src/npc/replies)
+                guard,
               },
             }),
           );

@@ -1,0 +1,87 @@
+/** The tables of bench/quality.ts's world parts: each figure with its counts, the product and the naive baseline side by side. */
+import type { ProblemKind } from "../../src/npc/replies/detectors.ts";
+import type { Arm, ReplyRecord } from "./qualityWorldRun.ts";
+
+/** What counts as a hygiene failure (over-length is reported on its own: the sentence cap decides it). */
+export const HYGIENE: ProblemKind[] = ["empty", "echo", "meta", "roleLabel", "promptEcho", "wrongPerson", "repetition", "repeatsPrevious"];
+
+const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}% (${n}/${d})` : "–");
+const median = (xs: number[]) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : Number.NaN;
+};
+const p90 = (xs: number[]) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil(0.9 * s.length) - 1)] : Number.NaN;
+};
+
+export interface ArmFigures {
+  grounding: string;
+  spread: string;
+  secretsTopic: string;
+  secretsDirect: string;
+  scoping: string;
+  echo: string;
+  hygiene: string;
+  byKind: string;
+  overLength: string;
+  words: string;
+  ttft: string;
+  clientFirst: string;
+  resampled: string;
+}
+
+export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
+  const mine = records.filter((r) => r.arm === arm);
+  const g = mine.filter((r) => r.part === "grounding");
+  const seeds = [...new Set(g.map((r) => r.seed))].sort((a, b) => a - b);
+  const perSeed = seeds.map((s) => {
+    const x = g.filter((r) => r.seed === s);
+    return Math.round((100 * x.filter((r) => r.hit).length) / Math.max(1, x.length));
+  });
+  const sec = mine.filter((r) => r.part === "secrets");
+  const topic = sec.filter((r) => !r.direct);
+  const direct = sec.filter((r) => r.direct);
+  const scoping = mine.filter((r) => r.part === "scoping");
+  const bad = mine.filter((r) => r.problems.some((p) => HYGIENE.includes(p.kind)));
+  const kinds = new Map<string, number>();
+  for (const r of mine) for (const p of r.problems) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+  const client = mine.map((r) => r.clientFirstTokenMs).filter((x): x is number => x !== null);
+  return {
+    grounding: pct(g.filter((r) => r.hit).length, g.length),
+    spread: perSeed.length ? `${Math.min(...perSeed)}–${Math.max(...perSeed)}% over ${perSeed.length} seed(s)` : "–",
+    secretsTopic: pct(topic.filter((r) => r.hit).length, topic.length),
+    secretsDirect: pct(direct.filter((r) => r.hit).length, direct.length),
+    scoping: scoping.length ? `${scoping.filter((r) => r.hit).length} / ${scoping.length}` : "–",
+    echo: pct(mine.filter((r) => r.problems.some((p) => p.kind === "echo")).length, mine.length),
+    hygiene: pct(bad.length, mine.length),
+    byKind: [...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none",
+    overLength: pct(mine.filter((r) => r.problems.some((p) => p.kind === "overLength")).length, mine.length),
+    words: `${median(mine.map((r) => r.words))} / ${p90(mine.map((r) => r.words))}`,
+    ttft: `${median(mine.map((r) => r.ttftMs))} ms`,
+    clientFirst: client.length ? `${median(client)} ms` : "–",
+    resampled: arm === "naive" ? "–" : pct(mine.filter((r) => r.generations > 1).length, mine.length),
+  };
+}
+
+/** The world's table: one row per figure, a column per arm. */
+export function worldTable(records: ReplyRecord[]): string {
+  const l = figures(records, "lorehold");
+  const n = figures(records, "naive");
+  const rows: [string, keyof ArmFigures][] = [
+    ["grounding (fact in the reply)", "grounding"],
+    ["grounding per seed (min–max)", "spread"],
+    ["secrets told, question on the topic", "secretsTopic"],
+    ["secrets told, direct question", "secretsDirect"],
+    ["scoping leaks", "scoping"],
+    ["parroting (echo of the player's line)", "echo"],
+    ["hygiene failures (any)", "hygiene"],
+    ["problems by kind", "byKind"],
+    ["over maxSentences", "overLength"],
+    ["words per reply (median / p90)", "words"],
+    ["first token (engine, median)", "ttft"],
+    ["first token event (SSE client, median)", "clientFirst"],
+    ["replies resampled by the guard", "resampled"],
+  ];
+  return ["| | Lorehold | naive baseline |", "|---|---|---|", ...rows.map(([label, k]) => `| ${label} | ${l[k]} | ${n[k]} |`)].join("\n");
+}

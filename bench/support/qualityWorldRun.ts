@@ -1,0 +1,159 @@
+/**
+ * One world of bench/quality.ts on one loaded app: every part, the product (POST /v1/npc/interact) and, where the
+ * question is a single line, the naive baseline beside it on the same model, the same seed and the same reply cap.
+ * Every reply is kept with what the detectors found in it (src/npc/replies/detectors.ts), so a person can read them.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createApiKey } from "../../src/auth/apiKeys.ts";
+import { importPack, parsePackText } from "../../src/packs/importPack.ts";
+import { updateSettings } from "../../src/projects/settings.ts";
+import { loadMindProfile } from "../../src/npc/mindProfile.ts";
+import { retrieveMemories } from "../../src/npc/memory/retrieveMemories.ts";
+import { replyContextFor } from "../../src/npc/replies/replyContext.ts";
+import { replyProblems, type Problem } from "../../src/npc/replies/detectors.ts";
+import { splitSentences } from "../../src/npc/replies/sentences.ts";
+import { words } from "../../src/npc/replies/wordOverlap.ts";
+import type { TestApp } from "../../test/support/testApp.ts";
+import { interactJson, interactStream, type SeededTurns, type TurnResult } from "./benchTurns.ts";
+import { naivePrompts, type NaiveMind } from "./naiveBaseline.ts";
+import type { QualityWorld } from "./worldTypes.ts";
+
+export type Part = "grounding" | "scoping" | "secrets" | "parroting" | "conversation" | "memory";
+export type Arm = "lorehold" | "naive";
+
+export interface ReplyRecord {
+  part: Part;
+  arm: Arm;
+  mind: string;
+  text: string;
+  seed: number;
+  reply: string;
+  /** grounding: the fact is there; scoping and secrets: the fact leaked */
+  hit?: boolean;
+  direct?: boolean;
+  problems: Problem[];
+  words: number;
+  sentences: number;
+  maxSentences: number;
+  ttftMs: number;
+  clientFirstTokenMs: number | null;
+  ms: number;
+  generations: number;
+  status: number;
+}
+
+type Extra = { fact?: RegExp; direct?: boolean };
+
+export interface LoadedWorld {
+  world: QualityWorld;
+  key: Record<string, string>;
+  minds: Record<string, { id: string; projectId: string }>;
+  docNames: Record<string, string[]>;
+  naive: Map<string, NaiveMind>;
+}
+
+/** Imports the world's packs into `t` (a project each) with a server key per project. */
+export function loadWorld(t: TestApp, world: QualityWorld, root: string): LoadedWorld {
+  const out: LoadedWorld = { world, key: {}, minds: {}, docNames: {}, naive: naivePrompts(root, world.packs) };
+  for (const file of world.packs) {
+    const pack = parsePackText(readFileSync(join(root, file), "utf8"), file) as any;
+    const r = importPack(t.app.ctx as any, pack, { monthlyCredits: 1_000_000 });
+    out.key[r.projectId] = createApiKey(t.app.ctx as any, { projectId: r.projectId, type: "server" }).key;
+    for (const m of pack.minds as { key: string; knowledgeTags: string[] }[]) {
+      out.minds[m.key] = { id: r.ids.minds[m.key], projectId: r.projectId };
+      const tags = new Set(m.knowledgeTags);
+      out.docNames[m.key] = (pack.documents as { name: string; tags?: string[] }[]).filter((d) => (d.tags ?? []).some((x) => tags.has(x))).map((d) => d.name);
+    }
+  }
+  return out;
+}
+
+export interface RunOptions {
+  seeds: number[];
+  maxReplyTokens: number;
+  stream: boolean;
+  skip: Set<string>;
+  /** false: the product alone (the naive baseline does not change with the product: one run of it is enough) */
+  naive: boolean;
+  log: (s: string) => void;
+}
+
+export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o: RunOptions): Promise<{ records: ReplyRecord[]; memory: string | null }> {
+  const records: ReplyRecord[] = [];
+  let n = 0;
+  const product = async (part: Part, mind: string, text: string, seed: number, player: string, previousReply: string | null, extra: Extra = {}) => {
+    const m = w.minds[mind];
+    const body = { text, entityMindId: m.id, playerId: player };
+    const r = await turns.turn(seed, () => (o.stream ? interactStream(t, w.key[m.projectId], body) : interactJson(t, w.key[m.projectId], body)));
+    return record(part, "lorehold", mind, text, seed, r, previousReply, extra);
+  };
+  const naive = async (part: Part, mind: string, text: string, seed: number, extra: Extra = {}) => {
+    if (!o.naive) return;
+    const nm = w.naive.get(mind)!;
+    const r = await turns.naive(seed, nm.system, text, { maxTokens: o.maxReplyTokens, temperature: nm.temperature, key: `naive:${mind}` });
+    return record(part, "naive", mind, text, seed, r, null, extra);
+  };
+  const record = (part: Part, arm: Arm, mind: string, text: string, seed: number, r: TurnResult, previousReply: string | null, { fact, direct }: Extra) => {
+    const m = w.minds[mind];
+    const profile = loadMindProfile(t.app.ctx as any, m.projectId, m.id);
+    const ctx = replyContextFor(profile, { playerLine: text, noteNames: w.docNames[mind], previousReply });
+    const rec: ReplyRecord = {
+      part, arm, mind, text, seed, reply: r.reply, problems: replyProblems(r.reply, ctx), words: words(r.reply).length,
+      sentences: splitSentences(r.reply).length, maxSentences: ctx.maxSentences, ttftMs: Math.round(r.ttftMs),
+      clientFirstTokenMs: r.clientFirstTokenMs === null ? null : Math.round(r.clientFirstTokenMs), ms: Math.round(r.ms),
+      generations: r.generations, status: r.status,
+      ...(fact ? { hit: fact.test(r.reply) } : {}),
+      ...(direct === undefined ? {} : { direct }),
+    };
+    records.push(rec);
+    const flag = rec.hit === undefined ? "" : rec.hit ? (part === "grounding" ? "✓ " : "LEAK ") : part === "grounding" ? "✗ " : "";
+    o.log(`  ${++n} ${part} ${arm} s${seed} ${mind}: ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 200))}`);
+    return rec;
+  };
+
+  for (const seed of o.skip.has("grounding") ? [] : o.seeds) {
+    for (const [i, q] of w.world.grounding.entries()) {
+      await product("grounding", q.mind, q.text, seed, `g-${seed}-${i}`, null, { fact: q.fact });
+      await naive("grounding", q.mind, q.text, seed, { fact: q.fact });
+    }
+  }
+  for (const seed of o.skip.has("secrets") ? [] : o.seeds) {
+    for (const [i, q] of w.world.secrets.entries()) {
+      await product("secrets", q.mind, q.text, seed, `k-${seed}-${i}`, null, { fact: q.fact, direct: q.direct });
+      await naive("secrets", q.mind, q.text, seed, { fact: q.fact, direct: q.direct });
+    }
+  }
+  for (const seed of o.skip.has("parroting") ? [] : o.seeds) {
+    for (const [i, q] of w.world.parroting.entries()) {
+      await product("parroting", q.mind, q.text, seed, `p-${seed}-${i}`, null);
+      await naive("parroting", q.mind, q.text, seed);
+    }
+  }
+  // Scoping is a guarantee (the lore is never in the prompt), checked on the first seed.
+  for (const [i, q] of (o.skip.has("scoping") ? [] : w.world.scoping).entries()) {
+    await product("scoping", q.mind, q.text, o.seeds[0], `s-${i}`, null, { fact: q.fact });
+  }
+  for (const [i, c] of (o.skip.has("conversation") ? [] : w.world.conversations).entries()) {
+    let previous: string | null = null;
+    for (const line of c.lines) previous = (await product("conversation", c.mind, line, o.seeds[0] + 100 * i, `c-${i}`, previous)).reply;
+  }
+  let memory: string | null = null;
+  const ms = w.world.memory;
+  if (ms && !o.skip.has("memory")) {
+    const m = w.minds[ms.mind];
+    updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: ms.lines.length });
+    const player = "memory-player";
+    let previous: string | null = null;
+    for (const line of ms.lines) previous = (await product("memory", ms.mind, line, o.seeds[0], player, previous)).reply;
+    await t.app.scheduler.trigger("memory-summary");
+    const mems = await retrieveMemories(t.app.ctx as any, { projectId: m.projectId, mindId: m.id, playerId: player, query: ms.ask, enhanced: true });
+    const all = mems.map((x) => x.text).join(" | ");
+    const kept = Object.entries(ms.facts).filter(([, re]) => re.test(all)).map(([k]) => k);
+    const ask = await product("memory", ms.mind, ms.ask, o.seeds[0], player, null);
+    memory = `${kept.length}/${Object.keys(ms.facts).length} facts in ${mems.length} memories (${kept.join(", ") || "none"}); recalls in session 2: ${ms.recalls.test(ask.reply) ? "yes" : "no"}`;
+    o.log(`  memory: ${memory} ${JSON.stringify(all.slice(0, 240))}`);
+    updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: 20 });
+  }
+  return { records, memory };
+}

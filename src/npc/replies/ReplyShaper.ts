@@ -1,0 +1,146 @@
+import type { FinishReason } from "../../llm/types.ts";
+import type { Problem, ReplyContext } from "./detectors.ts";
+import { nameForms } from "./detectors.ts";
+import { earlyVerdict, HOLD_MAX_CHARS, riskyOpenings } from "./earlyVerdict.ts";
+import { words } from "./wordOverlap.ts";
+import { loopCut, mayRepeat } from "./loopCut.ts";
+import { capSentences, cutAtLastSentence, sentenceEnds } from "./sentences.ts";
+
+/** Tokens before the reply cap from which a reply ends at its next sentence end (and holds back what follows its last one). */
+export const NEAR_CAP_TOKENS = 12;
+
+export type StopWhy = "sentences" | "loop" | "cap" | "fail";
+
+export interface ShaperOptions {
+  context: ReplyContext;
+  maxTokens: number;
+  /** judge the opening before any of it is sent (a reply the guard may still resample) */
+  judgeOpening: boolean;
+  /** a client receives the pieces: what was sent can no longer be cut off */
+  streaming: boolean;
+}
+
+/**
+ * One attempt's text as it streams: what may be sent to the client now, and when the reply should end. It holds
+ * the opening until it is judged (earlyVerdict.ts), ends the reply at the end of the sentence that reaches the
+ * mind's sentence limit, at the next sentence end once the token cap nears, and where it starts repeating itself.
+ * The client is only ever sent a prefix of the final text, and never a trailing space.
+ */
+export class ReplyShaper {
+  stopWhy: StopWhy | null = null;
+  failure: Problem | null = null;
+  private raw = "";
+  private pieces = 0;
+  private sent = 0;
+  private cutAt: number | null = null;
+  private judged: boolean;
+  private nearFrom: number | null = null;
+  private readonly openings: string[][];
+  private readonly ownLabel: RegExp;
+
+  constructor(private readonly o: ShaperOptions) {
+    this.judged = false;
+    // An attempt that will not be resampled is not judged, but still holds what may be its own speaker label.
+    this.openings = o.judgeOpening ? riskyOpenings(o.context) : nameForms(o.context.mindName).map((n) => words(`${n}:`));
+    this.ownLabel = ownLabelPattern(o.context.mindName);
+  }
+
+  /** Characters the client was sent. */
+  get sentChars(): number {
+    return this.sent;
+  }
+
+  /** One piece from the backend: what to send now, and whether the reply should end here. */
+  push(piece: string): { emit: string; stop: boolean } {
+    if (this.stopWhy) return { emit: "", stop: true };
+    this.raw += piece;
+    this.pieces++;
+    const text = this.shaped(this.raw);
+    if (!this.judged) {
+      const v = this.o.judgeOpening ? earlyVerdict(text, this.o.context, this.openings) : labelVerdict(text, this.openings);
+      if (v.kind === "fail") {
+        this.failure = v.problem;
+        this.stopWhy = "fail";
+        return { emit: "", stop: true };
+      }
+      if (v.kind === "hold") return { emit: "", stop: false };
+      this.judged = true;
+    }
+    const ends = sentenceEnds(text, { final: false });
+    const max = this.o.context.maxSentences;
+    const loop = loopCut(text, ends);
+    const estTokens = Math.max(this.pieces, Math.ceil(text.length / 4));
+    if (this.nearFrom === null && this.o.maxTokens - estTokens <= NEAR_CAP_TOKENS) this.nearFrom = ends.length;
+    if (loop !== null) this.stop("loop", loop);
+    else if (ends.length >= max) this.stop("sentences", ends[max - 1]);
+    else if (this.nearFrom !== null && ends.length > this.nearFrom) this.stop("cap", ends.at(-1)!);
+    let limit = this.cutAt ?? text.length;
+    // Near the cap, or while the sentence being written may be an earlier one again, hold back after the last end.
+    if (this.cutAt === null && (this.nearFrom !== null || mayRepeat(text, ends))) limit = ends.at(-1) ?? 0;
+    return { emit: this.release(text, limit), stop: this.stopWhy !== null };
+  }
+
+  /**
+   * The attempt is over: `text` is the backend's cleaned reply (the stream's text, cleaned of markers). Returns the
+   * final reply (cut as decided, or at its last sentence end when the cap cut it) and what of it is still unsent.
+   */
+  finish(text: string, finishReason: FinishReason): { text: string; emit: string } {
+    if (this.stopWhy === "fail") return { text: "", emit: "" };
+    let out = this.shaped(text);
+    if (!this.judged && this.o.judgeOpening) {
+      const v = earlyVerdict(out, this.o.context, this.openings, true);
+      if (v.kind === "fail") {
+        this.failure = v.problem;
+        this.stopWhy = "fail";
+        return { text: "", emit: "" };
+      }
+      this.judged = true;
+    }
+    if (this.cutAt !== null) out = out.slice(0, Math.max(this.cutAt, this.sent)).trimEnd();
+    else {
+      const loop = loopCut(out, sentenceEnds(out));
+      if (loop !== null && loop >= this.sent) {
+        out = out.slice(0, loop).trimEnd();
+        this.stopWhy = "loop";
+      }
+      out = capSentences(out, this.o.context.maxSentences);
+      if (finishReason === "length") {
+        const cut = cutAtLastSentence(out);
+        out = cut.length >= this.sent ? cut : out.slice(0, this.sent);
+      }
+    }
+    const emit = this.o.streaming && out.length > this.sent ? out.slice(this.sent) : "";
+    if (this.o.streaming) this.sent = Math.max(this.sent, out.length);
+    return { text: out, emit };
+  }
+
+  private stop(why: StopWhy, at: number): void {
+    this.stopWhy = why;
+    this.cutAt = Math.max(at, this.sent);
+  }
+
+  private release(text: string, limit: number): string {
+    if (!this.o.streaming) return "";
+    const end = Math.min(limit, text.trimEnd().length);
+    if (end <= this.sent) return "";
+    const out = text.slice(this.sent, end);
+    this.sent = end;
+    return out;
+  }
+
+  /** A reply that opens with its own speaker label ("Idris Vane: Aye…") says the rest: the label goes. */
+  private shaped(text: string): string {
+    return text.replace(this.ownLabel, "");
+  }
+}
+
+function labelVerdict(text: string, labels: string[][]): { kind: "hold" | "pass" } {
+  const w = words(text);
+  const held = w.length === 0 || labels.some((l) => w.length <= l.length && w.every((x, i) => (i === w.length - 1 ? l[i].startsWith(x) : l[i] === x)));
+  return { kind: held && text.length < HOLD_MAX_CHARS ? "hold" : "pass" };
+}
+
+function ownLabelPattern(mindName: string): RegExp {
+  const names = nameForms(mindName).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^\\s*\\**\\s*(?:${names.join("|")})\\s*\\**\\s*:\\s*`, "i");
+}

@@ -1,0 +1,214 @@
+import { longestCommonRun, maxNgramCount, words } from "./wordOverlap.ts";
+import { splitSentences } from "./sentences.ts";
+
+/**
+ * What makes a reply out of character, one pure check each (the reply guard resamples on them; bench/quality.ts
+ * counts them). Each is measured on real small models' replies: parroting the player's line, talking about the
+ * notes, role labels, reciting the system prompt, speaking as someone else, saying the same thing twice.
+ */
+export type ProblemKind = "empty" | "echo" | "meta" | "roleLabel" | "promptEcho" | "wrongPerson" | "repetition" | "repeatsPrevious" | "overLength";
+
+export interface Problem {
+  kind: ProblemKind;
+  detail: string;
+}
+
+export interface ReplyContext {
+  /** what the player said this turn */
+  playerLine: string;
+  /** the mind's name as written (entityName) */
+  mindName: string;
+  /** other people's names the mind knows (relationships): claiming one is speaking as someone else */
+  otherNames: string[];
+  /** lines of the system prompt that only say how to behave or who is who (identity, location, relationships, rules, hints) */
+  structuralLines: string[];
+  /** lines that describe the mind in prose (personality, backstory, speaking style): only verbatim recitation counts */
+  narrativeLines: string[];
+  /** names of the lore notes' documents ("About <name>:" in a reply is the notes' heading) */
+  noteNames: string[];
+  /** the mind's own previous line in this conversation */
+  previousReply: string | null;
+  maxSentences: number;
+}
+
+/** Every problem of a reply, in a fixed order. */
+export function replyProblems(reply: string, c: ReplyContext): Problem[] {
+  const out: Problem[] = [];
+  const add = (kind: ProblemKind, detail: string | null) => detail !== null && out.push({ kind, detail });
+  if (reply.trim() === "") return [{ kind: "empty", detail: "nothing was said" }];
+  add("echo", echoOf(reply, c.playerLine));
+  add("meta", metaTalk(reply));
+  add("roleLabel", roleLabel(reply, c.mindName));
+  add("promptEcho", promptEcho(reply, c));
+  add("wrongPerson", wrongPerson(reply, c));
+  add("repetition", repetition(reply));
+  add("repeatsPrevious", repeatsPrevious(reply, c.previousReply));
+  add("overLength", overLength(reply, c.maxSentences));
+  return out;
+}
+
+/**
+ * The reply repeats the player's line as its own: most of the line's words in one run (≥ 70 % of a line of four
+ * words or more). A reply that agrees with a restated question ("the cars run every half hour") shares a shorter run.
+ */
+export function echoOf(reply: string, playerLine: string): string | null {
+  const p = words(playerLine);
+  if (p.length < 4) return null;
+  const run = longestCommonRun(words(reply), p);
+  return run >= 4 && run >= 0.7 * p.length ? `${run} of the player's ${p.length} words in a row` : null;
+}
+
+const META: RegExp[] = [
+  /\baccording to (the|my|these|those|this)\b[^.!?\n]{0,60}\b(section|notes?|lore|document|text|passage|information|context|records?|entry|article|instructions?)\b/i,
+  /\b(in|from) (the|my|these|your) (notes?|lore|documents?|passages?|context|instructions|system prompt|provided text)\b/i,
+  /\bthe (provided|given|above) (text|information|context|notes?|lore|passage|narrative|descriptions?)\b/i,
+  /\bbased on (the|my|these|this|your)\b[^.!?\n]{0,40}\b(narrative|descriptions?|information|text|notes?|lore|context|passages?|details|story|document)\b/i,
+  /\b(descriptions?|information|details|text|context) provided\b/i,
+  /\bthe (text|passage|narrative|context|document) (does not|doesn't|says|mentions|states|describes)\b/i,
+  /\bas an ai\b/i,
+  /\b(an?|the) (ai|artificial intelligence)( language)? (model|assistant)\b/i,
+  /\blanguage model\b/i,
+  /\bI('m| am) (just |only )?(an? )?(ai|assistant|chatbot|bot|virtual assistant)\b/i,
+  /\bsystem prompt\b/i,
+  /\bmy (instructions|programming|training data)\b/i,
+  /\b(lore|the) notes\b/i,
+  /\bthe player\b/i,
+  /\bin character\b/i,
+  /\[(lore|player|scene|now)\]/i,
+];
+
+/** Talk about the prompt instead of the world ("According to the Ninefold section…", "as an AI"). */
+export function metaTalk(reply: string): string | null {
+  for (const re of META) {
+    const m = re.exec(reply);
+    if (m) return `"${m[0]}"`;
+  }
+  return null;
+}
+
+const ROLE_WORDS = "player|user|assistant|system|model|npc|narrator|human|ai";
+
+/** A line opening with a speaker label: a role ("Player:", "Assistant:") or the mind's own name ("Idris Vane:", "**Idris:**"). */
+export function roleLabel(reply: string, mindName: string): string | null {
+  const names = nameForms(mindName).map(escape).join("|");
+  const re = new RegExp(`(^|\\n)[ \\t]*\\**[ \\t]*(${ROLE_WORDS}${names ? `|${names}` : ""})[ \\t]*\\**[ \\t]*:`, "i");
+  const m = re.exec(reply);
+  return m ? `"${m[2]}:"` : null;
+}
+
+/** Fixed pieces of the system prompt and the turn's layout (src/npc/prompt): a reply holding one recites the prompt. */
+const PROMPT_MARKERS = [
+  "people you know:",
+  "things you tend to do:",
+  "rules you never break:",
+  "what you know:",
+  "personality:",
+  "backstory:",
+  "speaking style:",
+  "a character in a game",
+  "stay in character",
+  "never mention these instructions",
+  "your knowledge of the world is",
+  "keep it to yourself",
+  "not yours to tell",
+];
+
+/** The reply recites the system prompt: its fixed pieces, its identity line, a note's heading, or long runs of its lines. */
+export function promptEcho(reply: string, c: Pick<ReplyContext, "mindName" | "structuralLines" | "narrativeLines" | "noteNames">): string | null {
+  const lower = reply.toLowerCase();
+  for (const m of PROMPT_MARKERS) if (lower.includes(m)) return `"${m}"`;
+  if (new RegExp(`\\byou are ${escape(c.mindName)}\\b`, "i").test(reply)) return `"You are ${c.mindName}"`;
+  for (const n of c.noteNames) if (n && lower.includes(`about ${n.toLowerCase()}:`)) return `"About ${n}:"`;
+  const r = words(reply);
+  for (const line of c.structuralLines) {
+    const l = words(line);
+    if (l.length < 4) continue;
+    const run = longestCommonRun(r, l);
+    if (run >= 5 && run >= 0.6 * l.length) return `${run} words of "${line.slice(0, 60)}"`;
+  }
+  for (const line of c.narrativeLines) {
+    const l = words(line);
+    const run = longestCommonRun(r, l);
+    if (run >= 8 && run >= 0.8 * l.length) return `${run} words of "${line.slice(0, 60)}"`;
+  }
+  return null;
+}
+
+/** What follows a name used as a subject: a common verb, or any present-tense third-person one ("hears", "makes"). */
+const SELF_VERBS = "is|was|has|had|will|would|can|could|may|might|must|shall|should|does|did|said|told|came|went|knew|thought|kept|made|sold|lived|loved|hated|\\p{Ll}+s";
+
+/**
+ * The reply speaks as someone else: claims another name ("My name is Corra Vell", "I'm Pip" from Idris) or tells
+ * of the mind in the third person at a sentence's start ("Idris Vane is the keeper…").
+ */
+export function wrongPerson(reply: string, c: Pick<ReplyContext, "mindName" | "otherNames" | "playerLine">): string | null {
+  const own = new Set(nameForms(c.mindName).flatMap((n) => n.toLowerCase().split(/\s+/)));
+  const claim = /\b(?:[Mm]y name is|[Mm]y name's|I am|I'm|[Cc]all me|[Tt]he name's|[Nn]ame's)\s+((?:\p{Lu}[\p{L}'-]+)(?:\s+\p{Lu}[\p{L}'-]+)?)/gu;
+  const others = new Set([...c.otherNames.flatMap((n) => n.toLowerCase().split(/\s+/)), ...playerNames(c.playerLine)]);
+  for (const m of reply.matchAll(claim)) {
+    const first = m[1].split(/\s+/)[0].toLowerCase();
+    if (own.has(first)) continue;
+    const sayingName = /name/i.test(m[0]) || /call me/i.test(m[0]);
+    if (sayingName || others.has(first)) return `"${m[0]}"`;
+  }
+  const forms = nameForms(c.mindName).map(escape).join("|");
+  if (forms) {
+    // The mind's name as a subject ("Idris Vane is…", "…and Garrick makes sure…") or an owner ("Bram Fenwick's captain").
+    const third = new RegExp(`\\b(${forms})(?:'s\\b|\\s+(?:(?:also|never|always|just|only|often)\\s+)?(${SELF_VERBS})\\b)`, "u").exec(reply);
+    if (third && !/\b(I am|I'm|my name is|call me|name's|I,)\s*$/i.test(reply.slice(0, third.index))) return `"${third[0]}"`;
+  }
+  return null;
+}
+
+/** Says the same thing twice within the reply: a repeated sentence, or a run of words over and over. */
+export function repetition(reply: string): string | null {
+  const seen = new Set<string>();
+  for (const s of splitSentences(reply)) {
+    const w = words(s);
+    if (w.length < 3) continue;
+    const key = w.join(" ");
+    if (seen.has(key)) return `"${s.slice(0, 60)}" twice`;
+    seen.add(key);
+  }
+  const w = words(reply);
+  if (maxNgramCount(w, 3) >= 3) return "three words three times";
+  if (maxNgramCount(w, 5) >= 2) return "five words twice";
+  return null;
+}
+
+/** The mind says (nearly) its previous line again. */
+export function repeatsPrevious(reply: string, previous: string | null): string | null {
+  if (!previous) return null;
+  const [a, b] = [words(reply), words(previous)];
+  if (a.length === 0 || b.length === 0) return null;
+  if (a.join(" ") === b.join(" ")) return "the same line as last time";
+  const run = longestCommonRun(a, b);
+  return run >= 6 && run >= 0.7 * Math.min(a.length, b.length) ? `${run} words of its previous line` : null;
+}
+
+export function overLength(reply: string, maxSentences: number): string | null {
+  const n = splitSentences(reply).length;
+  return n > maxSentences ? `${n} sentences (at most ${maxSentences})` : null;
+}
+
+/** Titles that are not part of how a person is called by name. */
+const TITLES = new Set(["sister", "brother", "captain", "warden", "old", "master", "mistress", "lady", "lord", "sir", "nan", "father", "mother", "the", "sergeant", "dame"]);
+
+/** The mind's full name and its first name without a title ("Sister Aveline Morrow" → Sister Aveline Morrow, Aveline Morrow, Aveline). */
+export function nameForms(name: string): string[] {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  const bare = parts.filter((p, i) => !(i < parts.length - 1 && TITLES.has(p.toLowerCase())));
+  const forms = new Set<string>([name.trim(), bare.join(" ")]);
+  if (bare.length > 1 && bare[0].length > 2) forms.add(bare[0]);
+  return [...forms].filter((f) => f.length > 1);
+}
+
+/** Names the player gave themself ("My name is Corra Vell", "I'm Hal Brisk"). */
+function playerNames(line: string): string[] {
+  const m = /\b(?:[Mm]y name is|I am|I'm|[Cc]all me|[Nn]ame's)\s+(\p{Lu}[\p{L}'-]+)/u.exec(line);
+  return m ? [m[1].toLowerCase()] : [];
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,124 @@
+import type { GenerateRequest, GenerateResult, GenerationBackend } from "../../generation/types.ts";
+import { randomSeed } from "../../llm/replyRules.ts";
+import { AttemptError } from "../../generation/remote/attemptErrors.ts";
+import { replyProblems, type Problem, type ProblemKind, type ReplyContext } from "./detectors.ts";
+import { ReplyShaper, type StopWhy } from "./ReplyShaper.ts";
+
+/** What sends a reply back for another sample, and how bad each is when choosing between two (lower is better). */
+const WEIGHT: Partial<Record<ProblemKind, number>> = {
+  empty: 10,
+  echo: 6,
+  promptEcho: 6,
+  meta: 5,
+  wrongPerson: 5,
+  roleLabel: 4,
+  repeatsPrevious: 3,
+  repetition: 2,
+};
+
+export interface AttemptReport {
+  attempt: number;
+  seed: number;
+  problems: Problem[];
+  /** judged on its opening and stopped before anything was sent */
+  early: boolean;
+  stoppedBy: StopWhy | null;
+}
+
+/** The reply guard's account of a turn (the playground's trace shows it; /metrics counts it). */
+export interface ReplyGuardReport {
+  attempts: AttemptReport[];
+  /** 1-based: the attempt whose text was returned */
+  chosen: number;
+  /** why the returned reply ended early, if it did: its sentence limit, a loop, the cap nearing */
+  stoppedBy: StopWhy | null;
+}
+
+export interface GuardedReply {
+  result: GenerateResult;
+  report: ReplyGuardReport;
+}
+
+/**
+ * One NPC reply with the reply guard: the words are shaped as they stream (ReplyShaper: the opening held until
+ * judged, the sentence limit, the cap, loops), checked when done (detectors.ts), and a reply that echoes the
+ * player, talks about its notes, carries a role label, recites the prompt, speaks as someone else, repeats itself
+ * or says nothing is sampled once more with the next seed when nothing of it reached the client; the better of
+ * the two is returned. Never for grammar-constrained generation or greedy sampling (a resample would repeat it).
+ */
+export async function generateReply(llm: Pick<GenerationBackend, "generate">, req: GenerateRequest, context: ReplyContext): Promise<GuardedReply> {
+  const streaming = !!req.onToken;
+  const guard = !req.jsonSchema && (req.temperature ?? 0.7) > 0;
+  const maxAttempts = guard ? 2 : 1;
+  const baseSeed = req.seed ?? randomSeed();
+  const startedAt = performance.now();
+  const done: { report: AttemptReport; result: GenerateResult; startMs: number }[] = [];
+  let evaluated = 0;
+  let completion = 0;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const last = attempt === maxAttempts;
+    const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming });
+    const stop = new AbortController();
+    const seed = baseSeed + attempt - 1;
+    const startMs = performance.now() - startedAt;
+    let result: GenerateResult;
+    try {
+      result = await llm.generate({
+        ...req,
+        seed,
+        stopSignal: stop.signal,
+        timings: attempt === 1 ? req.timings : undefined,
+        onToken: (piece) => {
+          const r = shaper.push(piece);
+          if (r.emit) req.onToken?.(r.emit);
+          if (r.stop) stop.abort();
+        },
+      });
+    } catch (e) {
+      // A remote backend that failed mid-reply is not retried once pieces reached its caller (here, the shaper):
+      // when none reached the client, the guard tries once more, as the pool would have.
+      if (!last && e instanceof AttemptError && e.streamed && shaper.sentChars === 0 && !req.signal?.aborted) continue;
+      throw e;
+    }
+    evaluated += result.evaluatedPromptTokens;
+    completion += result.completionTokens;
+    if (result.finishReason === "abort" || result.finishReason === "timeout") {
+      const { text, emit } = shaper.finish(result.text, "length");
+      if (emit && result.finishReason === "timeout") req.onToken?.(emit);
+      const report: AttemptReport = { attempt, seed, problems: [], early: false, stoppedBy: shaper.stopWhy };
+      done.push({ report, result: { ...result, text }, startMs });
+      break;
+    }
+    const sentBefore = shaper.sentChars;
+    const { text, emit } = shaper.finish(result.text, result.finishReason);
+    const problems = shaper.failure ? [shaper.failure] : replyProblems(text, context).filter((p) => WEIGHT[p.kind] !== undefined);
+    done.push({ report: { attempt, seed, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy }, result: { ...result, text }, startMs });
+    // Clean, the last try, or the client already has part of it: this is the reply (and the rest of it is sent).
+    if (problems.length === 0 || last || (streaming && sentBefore > 0)) {
+      if (emit) req.onToken?.(emit);
+      break;
+    }
+  }
+  const chosen = choose(done.map((d) => d.report), streaming);
+  const pick = done[chosen];
+  const result: GenerateResult = {
+    ...pick.result,
+    evaluatedPromptTokens: evaluated,
+    completionTokens: completion,
+    // What a waiting client sees: the chosen attempt's first token, after the attempts before it.
+    timeToFirstTokenMs: pick.startMs + pick.result.timeToFirstTokenMs,
+  };
+  return { result, report: { attempts: done.map((d) => d.report), chosen: pick.report.attempt, stoppedBy: pick.report.stoppedBy } };
+}
+
+/** The index of the attempt to return: the one a streaming client was sent, else the least bad (an early stop has no text). */
+function choose(reports: AttemptReport[], streaming: boolean): number {
+  if (streaming) return reports.length - 1;
+  let best = 0;
+  let bestScore = Number.POSITIVE_INFINITY;
+  reports.forEach((r, i) => {
+    const score = r.early ? 1000 : r.problems.reduce((n, p) => n + (WEIGHT[p.kind] ?? 0), 0);
+    if (score < bestScore) [best, bestScore] = [i, score];
+  });
+  return best;
+}

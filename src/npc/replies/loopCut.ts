@@ -1,0 +1,50 @@
+import { words } from "./wordOverlap.ts";
+
+/**
+ * Where a reply starts repeating itself, as a character offset to cut at, or null: the start of a sentence that says
+ * an earlier one again (three words or more), or the third time a run of four words comes round. `ends` are the
+ * reply's confirmed sentence ends (sentences.ts).
+ */
+export function loopCut(text: string, ends: number[]): number | null {
+  const seen = new Set<string>();
+  let from = 0;
+  for (const end of ends) {
+    const w = words(text.slice(from, end));
+    if (w.length >= 3) {
+      const key = w.join(" ");
+      if (seen.has(key)) return from;
+      seen.add(key);
+    }
+    from = end;
+  }
+  return phraseLoop(text);
+}
+
+/** The offset of the third occurrence of a four-word run, or null. */
+function phraseLoop(text: string): number | null {
+  const re = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+  const tokens: { w: string; at: number }[] = [];
+  for (const m of text.matchAll(re)) tokens.push({ w: m[0].toLowerCase(), at: m.index! });
+  const counts = new Map<string, number>();
+  for (let i = 0; i + 4 <= tokens.length; i++) {
+    const key = tokens.slice(i, i + 4).map((t) => t.w).join(" ");
+    const c = (counts.get(key) ?? 0) + 1;
+    counts.set(key, c);
+    if (c === 3) return tokens[i].at;
+  }
+  return null;
+}
+
+/** The words of the sentence being written are (so far) an earlier sentence's start: it may be a repeat. */
+export function mayRepeat(text: string, ends: number[]): boolean {
+  const last = ends.at(-1) ?? 0;
+  const tail = words(text.slice(last));
+  if (tail.length === 0) return false;
+  let from = 0;
+  for (const end of ends) {
+    const w = words(text.slice(from, end));
+    from = end;
+    if (w.length >= 3 && tail.length <= w.length && tail.every((x, i) => (i === tail.length - 1 ? w[i].startsWith(x) : w[i] === x))) return true;
+  }
+  return false;
+}

@@ -1,0 +1,22 @@
+import type { MindProfile } from "../mindProfile.ts";
+import { personaParts } from "../prompt/systemPrompt.ts";
+import type { ReplyContext } from "./detectors.ts";
+
+/** What a turn's reply is checked against: the player's line, the mind's prompt lines, the notes' names, its previous line. */
+export function replyContextFor(mind: MindProfile, turn: { playerLine: string; noteNames: string[]; previousReply: string | null }): ReplyContext {
+  const p = personaParts(mind);
+  const structuralLines = [p.identity, p.location, p.knowledgeDescription, p.rules, ...p.relationships, ...p.hints, ...p.restrictions].filter(
+    (l): l is string => !!l,
+  );
+  const narrativeLines = [p.personality, p.backstory, p.backstorySummary, p.speakingStyle].filter((l): l is string => !!l);
+  return {
+    playerLine: turn.playerLine,
+    mindName: mind.entityName,
+    otherNames: mind.relationships.map((r) => r.otherName),
+    structuralLines,
+    narrativeLines,
+    noteNames: [...new Set(turn.noteNames)],
+    previousReply: turn.previousReply,
+    maxSentences: mind.responseConfig.maxSentences,
+  };
+}

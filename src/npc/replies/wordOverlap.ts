@@ -1,0 +1,37 @@
+/** Word-level overlap between two texts: what the echo, prompt-echo and repetition checks measure. */
+
+/** The words of a text, lower case, punctuation dropped (apostrophes inside words kept: "don't", "Callow's"). */
+export function words(text: string): string[] {
+  return (text.toLowerCase().replace(/[’‘]/g, "'").match(/[\p{L}\p{N}]+(?:'[\p{L}\p{N}]+)*/gu) ?? []);
+}
+
+/** The length of the longest run of consecutive words the two word lists share. */
+export function longestCommonRun(a: string[], b: string[]): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  let best = 0;
+  let prev = new Array<number>(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    const row = new Array<number>(b.length + 1).fill(0);
+    for (let j = 1; j <= b.length; j++) {
+      if (a[i - 1] === b[j - 1]) {
+        row[j] = prev[j - 1] + 1;
+        if (row[j] > best) best = row[j];
+      }
+    }
+    prev = row;
+  }
+  return best;
+}
+
+/** How often the most repeated run of `n` words occurs in the list. */
+export function maxNgramCount(w: string[], n: number): number {
+  const seen = new Map<string, number>();
+  let max = 0;
+  for (let i = 0; i + n <= w.length; i++) {
+    const key = w.slice(i, i + n).join(" ");
+    const c = (seen.get(key) ?? 0) + 1;
+    seen.set(key, c);
+    if (c > max) max = c;
+  }
+  return max;
+}

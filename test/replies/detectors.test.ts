@@ -1,0 +1,135 @@
+import { describe, expect, test } from "bun:test";
+import { echoOf, metaTalk, nameForms, overLength, promptEcho, repeatsPrevious, repetition, replyProblems, roleLabel, wrongPerson, type ReplyContext } from "../../src/npc/replies/detectors.ts";
+
+const ctx: ReplyContext = {
+  playerLine: "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot.",
+  mindName: "Idris Vane",
+  otherNames: ["Pip Kettleby"],
+  structuralLines: [
+    "You are Idris Vane, Keeper of the Cindervale Incline, a character in a game.",
+    "You are at The Foot of the Incline (The lower station of the cable railway, on the crater floor).",
+    "- Pip Kettleby: FRIEND (She brings him tea between cars)",
+  ],
+  narrativeLines: ["Backstory: Idris came to the crater as a boy and has worked the incline for thirty years, first as a greaser, now as its keeper."],
+  noteNames: ["Riding the Incline"],
+  previousReply: null,
+  maxSentences: 3,
+};
+
+// [reply, player line, expected: echo or not]
+describe("echoOf: the player's line repeated as the reply", () => {
+  const table: [string, string, boolean][] = [
+    ["Good evening! My name is Corra Vell, and I have just come up from Brenn on foot. Welcome.", ctx.playerLine, true],
+    ["My name is Corra Vell, and I have just come up from Brenn on foot.", ctx.playerLine, true],
+    ["Good evening, Corra. Brenn is two days down the Gullet road.", ctx.playerLine, false],
+    ["Good evening! My name is Idris Vane. Welcome up top.", ctx.playerLine, false],
+    ["Aye, the cars run every half hour, from the sixth bell.", "So the cars run every half hour, is that right?", false],
+    ["So the cars run every half hour, is that right? Aye.", "So the cars run every half hour, is that right?", true],
+    ["Hello there! What brings you here?", "Hello there.", false], // a short greeting may be returned
+    ["Evening. Long day. My feet hurt and I need a hot bath.", "Evening. Long day. My feet hurt and I need a hot bath.", true],
+    ["Your feet hurt? A hot bath is two brass bits, dear.", "Evening. Long day. My feet hurt and I need a hot bath.", false],
+  ];
+  for (const [reply, player, want] of table) test(`${want ? "echo" : "fine"}: ${JSON.stringify(reply)}`, () => expect(echoOf(reply, player) !== null).toBe(want));
+});
+
+describe("metaTalk: talk about the notes, the prompt or being an AI", () => {
+  const table: [string, boolean][] = [
+    ["According to the Riding the Incline section in the notes, a ride takes eleven minutes.", true],
+    ["According to the Redvein Consolidated Shafts section in the lore, the shaft is deep.", true],
+    ["As an AI, I cannot say.", true],
+    ["I am just a language model.", true],
+    ["I'm an assistant and cannot help with that.", true],
+    ["The notes say the cars run every half hour.", true],
+    ["In the provided text there is no mention of it.", true],
+    ["The player asks about the incline.", true],
+    ["Based on the narrative, the town gates close at the tenth bell.", true],
+    ["Based on the descriptions provided in the", true],
+    ["The text does not say when the comet returns.", true],
+    ["Based on my years up here, it rains in spring.", false],
+    ["[Lore] The cars run.", true],
+    ["According to old Mabry, the engine will outlive us all.", false],
+    ["A ride takes eleven minutes, friend.", false],
+    ["I keep notes of every car in my log.", false],
+  ];
+  for (const [reply, want] of table) test(`${want ? "meta" : "fine"}: ${JSON.stringify(reply)}`, () => expect(metaTalk(reply) !== null).toBe(want));
+});
+
+describe("roleLabel", () => {
+  const table: [string, boolean][] = [
+    ["Player: hello", true],
+    ["Aye.\nAssistant: more", true],
+    ["Idris Vane: Eleven minutes.", true],
+    ["**Idris:** Eleven minutes.", true],
+    ["Note this: the fare is four bits.", false],
+    ["Eleven minutes, and mind the gap.", false],
+  ];
+  for (const [reply, want] of table) test(`${want ? "label" : "fine"}: ${JSON.stringify(reply)}`, () => expect(roleLabel(reply, "Idris Vane") !== null).toBe(want));
+});
+
+describe("promptEcho: the system prompt recited", () => {
+  const table: [string, boolean][] = [
+    ["You are Idris Vane, Keeper of the Cindervale Incline.", true],
+    ["You are at The Foot of the Incline (The lower station of the cable railway). People you know: - Pip Kettleby: FRIEND", true],
+    ["Things you tend to do: talk about engines.", true],
+    ["About Riding the Incline: the cars run every half hour.", true],
+    ["Idris came to the crater as a boy and has worked the incline for thirty years, first as a greaser, now as its keeper.", true],
+    // The same life told in the first person, in a few words of its own: in character, not a recitation.
+    ["I came to the crater as a boy and have worked this incline thirty years.", false],
+    ["Pip? She brings me tea between cars, bless her.", false],
+    ["You are at the foot of the incline, friend. Mind the cable.", false],
+  ];
+  for (const [reply, want] of table) test(`${want ? "echo" : "fine"}: ${JSON.stringify(reply)}`, () => expect(promptEcho(reply, ctx) !== null).toBe(want));
+});
+
+describe("wrongPerson: speaking as someone else", () => {
+  const table: [string, boolean][] = [
+    ["My name is Corra Vell, and I've come from Brenn.", true],
+    ["I'm Pip, and the tea is hot.", true],
+    ["Idris Vane is the keeper of this incline.", true],
+    ["Welcome. Idris has kept this incline thirty years.", true],
+    ["Idris hears the engine from the causeway.", true],
+    ["Idris Vane's cable came from Brenn.", true],
+    ["The toll is paid, and Idris makes sure of it.", true],
+    ["My name is Idris Vane, keeper here.", false],
+    ["I'm Idris. Welcome, Corra.", false],
+    ["I am Keeper of the Incline, and proud of it.", false],
+    ["I'm Glad you came.", false],
+    ["Ask Pip at the Salt Kettle; she knows.", false],
+  ];
+  for (const [reply, want] of table) test(`${want ? "wrong" : "fine"}: ${JSON.stringify(reply)}`, () => expect(wrongPerson(reply, ctx) !== null).toBe(want));
+});
+
+describe("repetition and repeatsPrevious", () => {
+  const rep: [string, boolean][] = [
+    ["The cars run. The cars run.", true],
+    ["Aye, aye, aye, the cars run and the cars run and the cars run.", true],
+    ["The engine is old and the engine is loud and the engine is mine and the engine is strong.", true],
+    ["The Magpie goes up while the Wren comes down.", false],
+  ];
+  for (const [reply, want] of rep) test(`${want ? "loop" : "fine"}: ${JSON.stringify(reply)}`, () => expect(repetition(reply) !== null).toBe(want));
+  test("the same line as the mind's previous one", () => {
+    expect(repeatsPrevious("Welcome to the incline, traveller! Mind the cable.", "Welcome to the incline, traveller! Mind the cable.")).not.toBeNull();
+    expect(repeatsPrevious("Welcome to the incline, traveller! Mind the cable and the gap, and pay four bits.", "Welcome to the incline, traveller! Mind the cable and the gap.")).not.toBeNull();
+    // The same greeting to open with is a habit, not a repeated line.
+    expect(repeatsPrevious("Welcome to the incline, traveller! The fare is four bits.", "Welcome to the incline, traveller! Mind the cable and the gap.")).toBeNull();
+    expect(repeatsPrevious("The first car leaves at the sixth bell.", "Hello there, welcome to the incline.")).toBeNull();
+    expect(repeatsPrevious("Anything.", null)).toBeNull();
+  });
+});
+
+describe("overLength and the whole check", () => {
+  test("more sentences than the mind may say", () => {
+    expect(overLength("One. Two. Three. Four.", 3)).not.toBeNull();
+    expect(overLength("One. Two. Three.", 3)).toBeNull();
+  });
+  test("replyProblems lists each kind once, in order; a clean reply has none", () => {
+    expect(replyProblems("", ctx).map((p) => p.kind)).toEqual(["empty"]);
+    expect(replyProblems("Good evening, Corra. Brenn is two days down the Gullet road.", ctx)).toEqual([]);
+    const bad = replyProblems("Idris Vane: According to the notes, my name is Corra Vell.", ctx).map((p) => p.kind);
+    expect(bad).toEqual(["meta", "roleLabel", "wrongPerson"]);
+  });
+  test("name forms drop titles", () => {
+    expect(nameForms("Sister Aveline Morrow")).toEqual(["Sister Aveline Morrow", "Aveline Morrow", "Aveline"]);
+    expect(nameForms("Pell")).toEqual(["Pell"]);
+  });
+});

@@ -1,0 +1,181 @@
+import { describe, expect, test } from "bun:test";
+import type { GenerateRequest, GenerateResult } from "../../src/generation/types.ts";
+import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
+import { generateReply } from "../../src/npc/replies/generateReply.ts";
+import { ReplyShaper } from "../../src/npc/replies/ReplyShaper.ts";
+
+const ctx: ReplyContext = {
+  playerLine: "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot.",
+  mindName: "Idris Vane",
+  otherNames: [],
+  structuralLines: ["You are Idris Vane, Keeper of the Cindervale Incline, a character in a game."],
+  narrativeLines: [],
+  noteNames: ["Riding the Incline"],
+  previousReply: null,
+  maxSentences: 2,
+};
+
+/** Word-sized pieces, as a backend streams them. */
+const pieces = (text: string) => text.match(/\s*\S+/g) ?? [];
+
+/**
+ * A backend that says the scripted replies in order, one per call, piece by piece, and honours the stop signal as
+ * the real ones do (the reply ends where it is, finishReason "stop"). It stands in for the model: what is under
+ * test is the guard's handling of what a model says.
+ */
+function scripted(replies: string[], opts: { maxTokensHit?: boolean } = {}) {
+  const calls: GenerateRequest[] = [];
+  const llm = {
+    async generate(req: GenerateRequest): Promise<GenerateResult> {
+      calls.push(req);
+      const text = replies[calls.length - 1] ?? "";
+      let said = "";
+      for (const p of pieces(text)) {
+        if (req.stopSignal?.aborted) break;
+        said += p;
+        req.onToken?.(p.replace(/^\s+/, said === p ? "" : p.match(/^\s+/)?.[0] ?? ""));
+      }
+      const stopped = !!req.stopSignal?.aborted;
+      return {
+        text: said.trim(),
+        promptTokens: 100,
+        evaluatedPromptTokens: calls.length === 1 ? 100 : 3,
+        completionTokens: pieces(said).length,
+        finishReason: stopped ? "stop" : opts.maxTokensHit ? "length" : "stop",
+        timeToFirstTokenMs: 10,
+      };
+    },
+  };
+  return { llm, calls };
+}
+
+const base = (onToken?: (t: string) => void): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 40, onToken });
+
+describe("the reply guard's decisions", () => {
+  test("an echo of the player's line is stopped at its opening and sampled again with the next seed; the client sees only the second", async () => {
+    const { llm, calls } = scripted([
+      "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot. Welcome.",
+      "Evening, Corra. Brenn is two days down the Gullet road.",
+    ]);
+    const sent: string[] = [];
+    const { result, report } = await generateReply(llm, base((t) => sent.push(t)), ctx);
+    expect(calls.map((c) => c.seed)).toEqual([40, 41]);
+    expect(report.attempts.map((a) => [a.early, a.problems.map((p) => p.kind)])).toEqual([[true, ["wrongPerson"]], [false, []]]);
+    expect(report.chosen).toBe(2);
+    expect(result.text).toBe("Evening, Corra. Brenn is two days down the Gullet road.");
+    expect(sent.join("")).toBe(result.text);
+    // the first attempt ended early: only its few words were generated
+    expect(result.completionTokens).toBeLessThan(12 + 10);
+  });
+
+  test("a plain echo (no name in it) is caught the same way", async () => {
+    const c2 = { ...ctx, playerLine: "Evening. Long day. My feet hurt and I need a hot bath." };
+    const { llm, calls } = scripted(["Evening. Long day. My feet hurt and I need a hot bath. Ah.", "A hot bath is two brass bits, dear."]);
+    const { result, report } = await generateReply(llm, base(), c2);
+    expect(calls).toHaveLength(2);
+    expect(report.attempts[0].problems[0].kind).toBe("echo");
+    expect(result.text).toBe("A hot bath is two brass bits, dear.");
+  });
+
+  test("without a client stream, a problem found at the end is resampled too, and the better reply is returned", async () => {
+    const { llm } = scripted(["Aye. According to the notes, a ride takes eleven minutes.", "Aye, eleven minutes.\nAssistant: anything else?"]);
+    const { result, report } = await generateReply(llm, base(), { ...ctx, maxSentences: 3 });
+    expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["meta"], ["roleLabel"]]);
+    // meta talk (weight 5) is worse than a role label (4)
+    expect(report.chosen).toBe(2);
+    expect(result.text).toBe("Aye, eleven minutes.\nAssistant: anything else?");
+    // and a repeat is repaired rather than resampled: the loop is cut
+    const again = scripted(["I can't say. I can't say."]);
+    const r2 = await generateReply(again.llm, base(), ctx);
+    expect([again.calls.length, r2.result.text, r2.report.stoppedBy]).toEqual([1, "I can't say.", "loop"]);
+  });
+
+  test("a streamed reply whose opening passed is the reply, even if a problem shows later", async () => {
+    const { llm, calls } = scripted(["Aye, friend. According to the notes it is eleven minutes.", "unused"]);
+    const sent: string[] = [];
+    const { result, report } = await generateReply(llm, base((t) => sent.push(t)), { ...ctx, maxSentences: 3 });
+    expect(calls).toHaveLength(1);
+    expect(report.attempts[0].problems.map((p) => p.kind)).toEqual(["meta"]);
+    expect(sent.join("")).toBe(result.text);
+  });
+
+  test("a clean reply is generated once; greedy or grammar-constrained requests are never resampled", async () => {
+    for (const req of [base(), { ...base(), temperature: 0 }, { ...base(), jsonSchema: { type: "object" } }]) {
+      const { llm, calls } = scripted(["Eleven minutes, friend.", "second"]);
+      await generateReply(llm, req, ctx);
+      expect(calls).toHaveLength(1);
+    }
+    const { llm, calls } = scripted(["Player: hi", "second"]);
+    await generateReply(llm, { ...base(), temperature: 0 }, ctx);
+    expect(calls).toHaveLength(1);
+  });
+
+  test("the sentence limit ends the reply at a sentence end and stops the generation there", async () => {
+    const { llm, calls } = scripted(["The Magpie goes up. The Wren comes down. They pass halfway. Mind the gap."]);
+    const sent: string[] = [];
+    const { result, report } = await generateReply(llm, base((t) => sent.push(t)), ctx);
+    expect(result.text).toBe("The Magpie goes up. The Wren comes down.");
+    expect(sent.join("")).toBe(result.text);
+    expect(report.stoppedBy).toBe("sentences");
+    expect(calls[0].stopSignal?.aborted).toBe(true);
+  });
+});
+
+describe("ReplyShaper", () => {
+  const shape = (text: string, o: Partial<{ maxTokens: number; streaming: boolean; finish: "stop" | "length"; judge: boolean }> = {}) => {
+    const s = new ReplyShaper({ context: { ...ctx, maxSentences: 3 }, maxTokens: o.maxTokens ?? 64, judgeOpening: o.judge ?? true, streaming: o.streaming ?? true });
+    let sent = "";
+    let stopped = false;
+    for (const p of pieces(text)) {
+      const r = s.push(p);
+      sent += r.emit;
+      if (r.stop) {
+        stopped = true;
+        break;
+      }
+    }
+    const f = s.finish(text, o.finish ?? "stop");
+    sent += f.emit;
+    return { text: f.text, sent, stopped, why: s.stopWhy };
+  };
+
+  test("a loop ends the reply before the repeated sentence, and the repeat is never sent", () => {
+    const r = shape("The cars run at dawn. They are old. The cars run at dawn. The cars run at dawn.");
+    expect(r.text).toBe("The cars run at dawn. They are old.");
+    expect(r.sent).toBe(r.text);
+    expect(r.why).toBe("loop");
+  });
+
+  test("near the token cap the reply ends at the next sentence end; cut by the cap, at its last one", () => {
+    const near = shape("One two three four five. Six seven eight nine ten. Eleven twelve.", { maxTokens: 16 });
+    expect(near.text).toBe("One two three four five.");
+    expect(near.sent).toBe(near.text);
+    const cut = shape("One two three four five six seven eight nine ten. Eleven twelve thirteen fourt", { maxTokens: 200, finish: "length", streaming: false });
+    expect(cut.text).toBe("One two three four five six seven eight nine ten.");
+    // streamed, the unfinished sentence near the cap is held back, then dropped
+    const held = shape("One two three four five six seven eight nine ten. Eleven twelve thirteen fourt", { maxTokens: 24, finish: "length" });
+    expect([held.text, held.sent]).toEqual(["One two three four five six seven eight nine ten.", "One two three four five six seven eight nine ten."]);
+  });
+
+  test("the mind's own speaker label at the start is dropped, never sent", () => {
+    const r = shape("Idris Vane: Eleven minutes, friend.");
+    expect(r.text).toBe("Eleven minutes, friend.");
+    expect(r.sent).toBe("Eleven minutes, friend.");
+    const unjudged = shape("Idris: Eleven minutes.", { judge: false });
+    expect(unjudged.sent).toBe("Eleven minutes.");
+  });
+
+  test("a reply that diverges from every risky opening is released at once", () => {
+    const s = new ReplyShaper({ context: ctx, maxTokens: 64, judgeOpening: true, streaming: true });
+    expect(s.push("Aye").emit).toBe("Aye");
+    const held = new ReplyShaper({ context: ctx, maxTokens: 64, judgeOpening: true, streaming: true });
+    expect(held.push("Good").emit).toBe(""); // the player's line starts so
+    expect(held.push(" morning").emit).toBe("Good morning");
+  });
+
+  test("without a client stream nothing is sent, and cuts are not limited by what was", () => {
+    const r = shape("The cars run at dawn. The cars run at dawn.", { streaming: false });
+    expect(r.sent).toBe("");
+    expect(r.text).toBe("The cars run at dawn.");
+  });
+});
