@@ -29,7 +29,6 @@ import { SnapshotStore } from "./kv/SnapshotStore.ts";
 import { TurnGate } from "./kv/TurnGate.ts";
 import { WarmStarts, type WarmSlot } from "./kv/WarmStarts.ts";
 import type { ChatMessage, GenerateRequest, GenerateResult, GenerateTimings, KvStats, LlmEngineOptions, LlmEngineStats } from "./types.ts";
-
 /** Markup a chat template adds around one message (ChatML: `<|im_start|>role\n…<|im_end|>\n` ≈ 5 tokens), rounded up. */
 const TEMPLATE_TOKENS_PER_MESSAGE = 16;
 /** Fewest prompt tokens a KV restore must save (a tiny prompt is cheaper to evaluate). */
