@@ -34,6 +34,8 @@ describe.skipIf(!enabled)("typed turns in the Studio (Chromium)", () => {
     const { page } = s;
     await page.goto(`/#/p/${projectId}/minds/${mindId}`);
     await page.getByLabel("Personality").waitFor();
+    // The form renders before the mind's data arrives: wait for the field to be filled, not just present.
+    for (let i = 0; i < 100 && (await page.getByLabel("Personality").inputValue()) === ""; i++) await page.waitForTimeout(100);
     await expect(page.getByLabel("Personality").inputValue()).resolves.toBe("A quiet harbour pilot.");
     await page.getByLabel("Returns an emotion, actions and trust with each reply").check();
     await page.getByLabel("Emotions").fill("calm, happy, wary");
