@@ -237,6 +237,11 @@ const byRound = (t: number, pick: (x: (typeof rows)[number]) => Turn) => median(
 const rrNew = median(newcomers.map((x) => x.w.ttftMs / x.cold.ttftMs));
 const rrNewEval = median(newcomers.map((x) => x.w.evaluated / x.cold.evaluated));
 const rrQuiet = median(newcomers.map((x) => x.quiet.ttftMs / x.cold.ttftMs));
+// Time to the first token per prompt token evaluated, against the cold turn's: 1 when nothing but its own tokens delayed it
+// (which sequence a newcomer inherits from changes how many it evaluates; this does not depend on that).
+const perToken = (a: Turn, cold: Turn) => a.ttftMs / Math.max(1, a.evaluated) / (cold.ttftMs / Math.max(1, cold.evaluated));
+const rrPerToken = median(newcomers.map((x) => perToken(x.w, x.cold)));
+const rrQuietPerToken = median(newcomers.map((x) => perToken(x.quiet, x.cold)));
 const rrQuietEval = median(newcomers.map((x) => x.quiet.evaluated / x.cold.evaluated));
 
 // ---- 2. a new player's first turn on a known mind (prefix snapshot) ÷ fully cold (a mind nobody spoke to),
@@ -324,6 +329,7 @@ console.log("| measure | figure | target |");
 console.log("|---|---|---|");
 if (roundRobin) console.log(`| new player's first turn on the warm mind ÷ the same turn fully cold (median of ${newcomers.length} rounds): first token; prompt tokens | ${newcomers.map((x) => `${f(x.w.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrNew)}**; ${newcomers.map((x) => `${x.w.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrNewEval)}** | ≤ 0.5 |`);
 if (roundRobin) console.log(`| the same newcomer line again, no warm-up in the background (control) ÷ fully cold: first token; prompt tokens | ${newcomers.map((x) => `${f(x.quiet.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrQuiet)}**; ${newcomers.map((x) => `${x.quiet.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrQuietEval)}** | |`);
+if (roundRobin) console.log(`| first token per prompt token evaluated, ÷ the cold turn's (1: nothing but its own tokens delayed it): newcomer with a warm-up in the background; control | ${newcomers.map((x) => f(perToken(x.w, x.cold))).join(", ")} = **${f(rrPerToken)}**; ${newcomers.map((x) => f(perToken(x.quiet, x.cold))).join(", ")} = **${f(rrQuietPerToken)}** | |`);
 if (roundRobin) console.log(`| shared-lore choices of the warm mind during the run (the first one included) | **${choices.length}**: at step${choices.length > 1 ? "s" : ""} ${choices.map((c) => c.step).join(", ")} of ${steps} (${Math.floor((steps * Number(args.ticks)) / 12)} retrieval-count checks) | 1 |`);
 if (roundRobin) console.log(`| prompt tokens evaluated by a returning player's turn ÷ by a resident follow-up (rounds 2–${turns}, sums) | ${sum(returning.map((x) => x.w.evaluated))} ÷ ${sum(returning.map((x) => x.r.evaluated))} = **${f(evalRatio)}** (today: ${f(baseRatio)}) | ≤ 1.3 |`);
 if (roundRobin) console.log(`| p50 first token, returning ÷ resident follow-up | ${f(ttftW, 0)} ÷ ${f(ttftR, 0)} ms = **${f(ttftW / ttftR)}** (today: ${f(ttftB, 0)} ms, ${f(ttftB / ttftR)}) | ≤ 1.5 |`);
