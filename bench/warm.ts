@@ -187,16 +187,27 @@ const R = roundRobin ? await boot("resident", configFor("resident", { parallel: 
 // from the same retrievals) stay the same and so do their prompts. After each round a newcomer joins the warm mind.
 const rows: { t: number; w: Turn; r: Turn; b: Turn }[] = [];
 const newcomers: { t: number; w: Turn; cold: Turn; r: Turn; quiet: Turn }[] = [];
-const choices: { step: number; ids: string }[] = [];
+const choices = new Map<string, { step: number; ids: string }[]>();
 let steps = 0;
 const choiceOf = (s: Server) => JSON.stringify(readSelection(s.app.db, s.projectId, s.minds[0])?.chunkIds ?? null);
+const noteChoices = () => {
+  for (const s of roundRobin ? [W, R!, B] : []) {
+    const list = choices.get(s.name) ?? [];
+    const ids = choiceOf(s);
+    if (list.at(-1)?.ids !== ids) list.push({ step: steps, ids });
+    choices.set(s.name, list);
+  }
+};
 const tickAll = async () => {
   for (let k = 0; k < Number(args.ticks); k++) for (const s of [W, R!, B]) await s.app.scheduler.trigger("mind-warm");
   steps++;
-  const ids = choiceOf(W);
-  if (choices.at(-1)?.ids !== ids) choices.push({ step: steps, ids });
+  noteChoices();
 };
-choices.push({ step: 0, ids: choiceOf(W) });
+// The round robin's mind chosen on all three at the same moment, so their choices age alike (rechoice.ts waits 10 minutes).
+for (const s of roundRobin ? [W, R!, B] : []) selectSharedLore(s.app.ctx, s.projectId, loadMindProfile(s.app.ctx, s.projectId, s.minds[0]));
+if (roundRobin) W.app.ctx.llm!.warmMind(mindStaticPrompt(W.app.ctx, W.projectId, W.minds[0])!);
+await W.app.ctx.llm!.kvIdle();
+noteChoices();
 // Another mind's prompt, changed (as by an author's edit), so that its warm-up runs in the background while the newcomer speaks.
 const editedPrompt = (t: number) => `${mindStaticPrompt(W.app.ctx, W.projectId, W.minds[1 + (t % (W.minds.length - 1))])}\n\n(Revised ${t + 1}.)`;
 for (let t = 0; roundRobin && t < turns; t++) {
@@ -237,6 +248,11 @@ const byRound = (t: number, pick: (x: (typeof rows)[number]) => Turn) => median(
 const rrNew = median(newcomers.map((x) => x.w.ttftMs / x.cold.ttftMs));
 const rrNewEval = median(newcomers.map((x) => x.w.evaluated / x.cold.evaluated));
 const rrQuiet = median(newcomers.map((x) => x.quiet.ttftMs / x.cold.ttftMs));
+// Time to the first token per prompt token evaluated, against the cold turn's: 1 when nothing but its own tokens delayed it
+// (which sequence a newcomer inherits from changes how many it evaluates; this does not depend on that).
+const perToken = (a: Turn, cold: Turn) => a.ttftMs / Math.max(1, a.evaluated) / (cold.ttftMs / Math.max(1, cold.evaluated));
+const rrPerToken = median(newcomers.map((x) => perToken(x.w, x.cold)));
+const rrQuietPerToken = median(newcomers.map((x) => perToken(x.quiet, x.cold)));
 const rrQuietEval = median(newcomers.map((x) => x.quiet.evaluated / x.cold.evaluated));
 
 // ---- 2. a new player's first turn on a known mind (prefix snapshot) ÷ fully cold (a mind nobody spoke to),
@@ -324,7 +340,12 @@ console.log("| measure | figure | target |");
 console.log("|---|---|---|");
 if (roundRobin) console.log(`| new player's first turn on the warm mind ÷ the same turn fully cold (median of ${newcomers.length} rounds): first token; prompt tokens | ${newcomers.map((x) => `${f(x.w.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrNew)}**; ${newcomers.map((x) => `${x.w.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrNewEval)}** | ≤ 0.5 |`);
 if (roundRobin) console.log(`| the same newcomer line again, no warm-up in the background (control) ÷ fully cold: first token; prompt tokens | ${newcomers.map((x) => `${f(x.quiet.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrQuiet)}**; ${newcomers.map((x) => `${x.quiet.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrQuietEval)}** | |`);
-if (roundRobin) console.log(`| shared-lore choices of the warm mind during the run (the first one included) | **${choices.length}**: at step${choices.length > 1 ? "s" : ""} ${choices.map((c) => c.step).join(", ")} of ${steps} (${Math.floor((steps * Number(args.ticks)) / 12)} retrieval-count checks) | 1 |`);
+if (roundRobin) console.log(`| first token per prompt token evaluated, ÷ the cold turn's (1: nothing but its own tokens delayed it): newcomer with a warm-up in the background; control | ${newcomers.map((x) => f(perToken(x.w, x.cold))).join(", ")} = **${f(rrPerToken)}**; ${newcomers.map((x) => f(perToken(x.quiet, x.cold))).join(", ")} = **${f(rrQuietPerToken)}** | |`);
+const listChoices = (name: string) => {
+  const list = choices.get(name) ?? [];
+  return `**${list.length}** (at step${list.length > 1 ? "s" : ""} ${list.map((c) => c.step).join(", ")})`;
+};
+if (roundRobin) console.log(`| shared-lore choices of the mind during the run, the first one included: warm; resident; today | ${listChoices(W.name)}; ${listChoices(R!.name)}; ${listChoices(B.name)} of ${steps} steps (${Math.floor((steps * Number(args.ticks)) / 12)} retrieval-count checks) | 1 |`);
 if (roundRobin) console.log(`| prompt tokens evaluated by a returning player's turn ÷ by a resident follow-up (rounds 2–${turns}, sums) | ${sum(returning.map((x) => x.w.evaluated))} ÷ ${sum(returning.map((x) => x.r.evaluated))} = **${f(evalRatio)}** (today: ${f(baseRatio)}) | ≤ 1.3 |`);
 if (roundRobin) console.log(`| p50 first token, returning ÷ resident follow-up | ${f(ttftW, 0)} ÷ ${f(ttftR, 0)} ms = **${f(ttftW / ttftR)}** (today: ${f(ttftB, 0)} ms, ${f(ttftB / ttftR)}) | ≤ 1.5 |`);
 if (newPhase) console.log(`| new player's first turn on a known mind ÷ fully cold (median of ${newPairs.length} minds), shared-lore level on: prompt tokens evaluated; first token | ${newPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(newEval)}**; ${newPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft)}** | ≤ 0.5 |`);
