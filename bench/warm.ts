@@ -2,10 +2,12 @@
 // against today's eviction, side by side in one run, through the server (in process, SSE).
 // Random-weight model with a real model's shape (speed only; the words are noise).
 // Usage: bun bench/warm.ts [--shape qwen0.5b|llama3.2-1b] [--type q8_0] [--threads 2] [--players 6] [--parallel 2] [--turns 5] [--new 3]
-//        [--phases all|new|players]   (new: only a new player's first turn on a known mind, with and without the shared-lore level;
+//        [--phases all|new|players] [--ticks 1] [--step-seconds 60]   (new: only a new player's first turn on a known mind, with and without the shared-lore level;
 //                                      players: only the round robin, its newcomers and the shared-lore re-choices)
 // The round robin ticks each server's mind-warm job once per step (a server ticks it every 5 s; a turn here takes seconds), so
-// the shared-lore level is re-chosen, and minds re-warmed, as a running server would; each round a new player joins the warm
+// the shared-lore level is re-chosen, and minds re-warmed, as a running server would. The servers' clock moves
+// `--step-seconds` per step (players pause between lines; the re-choice rule counts minutes), whatever the machine's
+// speed. Each round a new player joins the warm
 // mind while another mind's changed prompt is being warmed in the background, and the same line is run fully cold.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
@@ -14,6 +16,7 @@ import { parseArgs } from "node:util";
 import { App } from "../src/app/App.ts";
 import { loadConfig, type Config } from "../src/config/config.ts";
 import { silentLogger } from "../src/ops/logger.ts";
+import { ManualClock } from "../src/core/clock.ts";
 import { importPack, parsePackText } from "../src/packs/importPack.ts";
 import { createApiKey } from "../src/auth/apiKeys.ts";
 import { readMinds } from "../src/lore/minds/readMinds.ts";
@@ -24,8 +27,9 @@ import { mindStaticPrompt } from "../src/npc/warmMinds.ts";
 import { prepareTurn } from "../src/npc/prepareTurn.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { loadMindProfile } from "../src/npc/mindProfile.ts";
-import { selectSharedLore } from "../src/npc/sharedLore/sharedLore.ts";
-import { readSelection, recordHits } from "../src/npc/sharedLore/sharedLoreStore.ts";
+import { chooseSharedLore, selectSharedLore } from "../src/npc/sharedLore/sharedLore.ts";
+import { hitsOf, readSelection, recordHits, totalHits } from "../src/npc/sharedLore/sharedLoreStore.ts";
+import { rechoiceVerdict, rechoiceWait } from "../src/npc/sharedLore/rechoice.ts";
 import { tinyGgufParameterCount, writeTinyGguf, type TinyGgufWeightType } from "../test/support/tinyGguf.ts";
 
 const { values: args } = parseArgs({
@@ -41,10 +45,21 @@ const { values: args } = parseArgs({
     phases: { type: "string", default: "all" },
     known: { type: "string", default: "20" },
     ticks: { type: "string", default: "1" },
+    "step-seconds": { type: "string", default: "60" },
   },
 });
 const threads = Number(args.threads);
 const loadAtStart = loadavg().map((x) => x.toFixed(1)).join(" ");
+/** The servers' clock: real time, plus `--step-seconds` for every round-robin step. */
+const clock = new (class extends ManualClock {
+  private skipped = 0;
+  now(): Date {
+    return new Date(Date.now() + this.skipped);
+  }
+  advance(ms: number): void {
+    this.skipped += ms;
+  }
+})();
 const players = Array.from({ length: Number(args.players) }, (_, i) => `player-${i}`);
 const parallel = Number(args.parallel);
 const turns = Number(args.turns);
@@ -92,7 +107,7 @@ function configFor(name: string, flags: Partial<Config>): Config {
 }
 
 async function boot(name: string, config: Config, existing?: Omit<Server, "app" | "config" | "name">): Promise<Server> {
-  const app = existing ? await App.start(config, { logger: silentLogger }) : await App.create(config, { logger: silentLogger });
+  const app = existing ? await App.start(config, { logger: silentLogger, clock }) : await App.create(config, { logger: silentLogger, clock });
   if (existing) return { name, config, app, ...existing };
   const { projectId } = importPack(app.ctx, parsePackText(pack, "thornhaven.yaml"));
   const key = createApiKey(app.ctx, { projectId, type: "server" }).key;
@@ -198,8 +213,15 @@ const noteChoices = () => {
     choices.set(s.name, list);
   }
 };
+const verdicts: string[] = [];
+let ticksSoFar = 0;
 const tickAll = async () => {
-  for (let k = 0; k < Number(args.ticks); k++) for (const s of [W, R!, B]) await s.app.scheduler.trigger("mind-warm");
+  clock.advance(Number(args["step-seconds"]) * 1000);
+  for (let k = 0; k < Number(args.ticks); k++) {
+    // The warm job asks the counts every 12th tick (warmMinds.ts): what the rule says then, on the warm server.
+    if (++ticksSoFar % 12 === 0) verdicts.push(rechoiceVerdictNow(W));
+    for (const s of [W, R!, B]) await s.app.scheduler.trigger("mind-warm");
+  }
   steps++;
   noteChoices();
 };
@@ -341,11 +363,21 @@ console.log("|---|---|---|");
 if (roundRobin) console.log(`| new player's first turn on the warm mind ÷ the same turn fully cold (median of ${newcomers.length} rounds): first token; prompt tokens | ${newcomers.map((x) => `${f(x.w.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrNew)}**; ${newcomers.map((x) => `${x.w.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrNewEval)}** | ≤ 0.5 |`);
 if (roundRobin) console.log(`| the same newcomer line again, no warm-up in the background (control) ÷ fully cold: first token; prompt tokens | ${newcomers.map((x) => `${f(x.quiet.ttftMs, 0)}÷${f(x.cold.ttftMs, 0)}`).join(", ")} ms = **${f(rrQuiet)}**; ${newcomers.map((x) => `${x.quiet.evaluated}÷${x.cold.evaluated}`).join(", ")} = **${f(rrQuietEval)}** | |`);
 if (roundRobin) console.log(`| first token per prompt token evaluated, ÷ the cold turn's (1: nothing but its own tokens delayed it): newcomer with a warm-up in the background; control | ${newcomers.map((x) => f(perToken(x.w, x.cold))).join(", ")} = **${f(rrPerToken)}**; ${newcomers.map((x) => f(perToken(x.quiet, x.cold))).join(", ")} = **${f(rrQuietPerToken)}** | |`);
+function rechoiceVerdictNow(s: Server): string {
+  const sel = readSelection(s.app.db, s.projectId, s.minds[0]);
+  if (!sel) return "none";
+  const input = { totalHits: totalHits(s.app.db, s.projectId, s.minds[0]), hitsAt: sel.hitsAt, sinceMs: clock.now().getTime() - Date.parse(sel.computedAt) };
+  const wait = rechoiceWait(input);
+  if (wait) return wait;
+  const candidate = chooseSharedLore(s.app.ctx, s.projectId, loadMindProfile(s.app.ctx, s.projectId, s.minds[0]));
+  const hits = hitsOf(s.app.db, s.projectId, s.minds[0], [...new Set([...sel.chunkIds, ...candidate])]);
+  return rechoiceVerdict({ ...input, current: sel.chunkIds, candidate, hits });
+}
 const listChoices = (name: string) => {
   const list = choices.get(name) ?? [];
   return `**${list.length}** (at step${list.length > 1 ? "s" : ""} ${list.map((c) => c.step).join(", ")})`;
 };
-if (roundRobin) console.log(`| shared-lore choices of the mind during the run, the first one included: warm; resident; today | ${listChoices(W.name)}; ${listChoices(R!.name)}; ${listChoices(B.name)} of ${steps} steps (${Math.floor((steps * Number(args.ticks)) / 12)} retrieval-count checks) | 1 |`);
+if (roundRobin) console.log(`| shared-lore choices of the mind during the run, the first one included: warm; resident; today | ${listChoices(W.name)}; ${listChoices(R!.name)}; ${listChoices(B.name)} of ${steps} steps, ${args["step-seconds"]} s apart; the warm job's retrieval-count checks said: ${verdicts.join(", ") || "(none)"} | 1 |`);
 if (roundRobin) console.log(`| prompt tokens evaluated by a returning player's turn ÷ by a resident follow-up (rounds 2–${turns}, sums) | ${sum(returning.map((x) => x.w.evaluated))} ÷ ${sum(returning.map((x) => x.r.evaluated))} = **${f(evalRatio)}** (today: ${f(baseRatio)}) | ≤ 1.3 |`);
 if (roundRobin) console.log(`| p50 first token, returning ÷ resident follow-up | ${f(ttftW, 0)} ÷ ${f(ttftR, 0)} ms = **${f(ttftW / ttftR)}** (today: ${f(ttftB, 0)} ms, ${f(ttftB / ttftR)}) | ≤ 1.5 |`);
 if (newPhase) console.log(`| new player's first turn on a known mind ÷ fully cold (median of ${newPairs.length} minds), shared-lore level on: prompt tokens evaluated; first token | ${newPairs.map((p) => `${p.w.evaluated}÷${p.b.evaluated}`).join(", ")} = **${f(newEval)}**; ${newPairs.map((p) => `${f(p.w.ttftMs, 0)}÷${f(p.b.ttftMs, 0)} ms`).join(", ")} = **${f(newTtft)}** | ≤ 0.5 |`);
