@@ -16,6 +16,8 @@ export interface TurnResult {
   ms: number;
   /** generations the turn made (more than one: the reply guard resampled) */
   generations: number;
+  /** the first generation's text when there were more (what the model said before the guard resampled) */
+  firstAttempt: string | null;
   completionTokens: number;
 }
 
@@ -50,6 +52,7 @@ export class SeededTurns {
         clientFirstTokenMs: r.clientFirstTokenMs ?? null,
         ms: performance.now() - t0,
         generations: this.started,
+        firstAttempt: this.started > 1 ? (this.results[0]?.text ?? null) : null,
         completionTokens: this.results.reduce((n, x) => n + x.completionTokens, 0),
       };
     } finally {

@@ -29,10 +29,13 @@ export interface ArmFigures {
   ttft: string;
   clientFirst: string;
   resampled: string;
+  /** the model's own echo rate: the first sample's, whether or not the guard then resampled */
+  rawEcho: string;
 }
 
 export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
   const mine = records.filter((r) => r.arm === arm);
+  if (mine.length === 0) return Object.fromEntries(FIELDS.map((k) => [k, "–"])) as unknown as ArmFigures;
   const g = mine.filter((r) => r.part === "grounding");
   const seeds = [...new Set(g.map((r) => r.seed))].sort((a, b) => a - b);
   const perSeed = seeds.map((s) => {
@@ -61,8 +64,11 @@ export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
     ttft: `${median(mine.map((r) => r.ttftMs))} ms`,
     clientFirst: client.length ? `${median(client)} ms` : "–",
     resampled: arm === "naive" ? "–" : pct(mine.filter((r) => r.generations > 1).length, mine.length),
+    rawEcho: pct(mine.filter((r) => (r.firstProblems ?? r.problems).some((p) => p.kind === "echo")).length, mine.length),
   };
 }
+
+const FIELDS: (keyof ArmFigures)[] = ["grounding", "spread", "secretsTopic", "secretsDirect", "scoping", "echo", "hygiene", "byKind", "overLength", "words", "ttft", "clientFirst", "resampled", "rawEcho"];
 
 /** The world's table: one row per figure, a column per arm. */
 export function worldTable(records: ReplyRecord[]): string {
@@ -75,6 +81,7 @@ export function worldTable(records: ReplyRecord[]): string {
     ["secrets told, direct question", "secretsDirect"],
     ["scoping leaks", "scoping"],
     ["parroting (echo of the player's line)", "echo"],
+    ["echo in the first sample (before the guard)", "rawEcho"],
     ["hygiene failures (any)", "hygiene"],
     ["problems by kind", "byKind"],
     ["over maxSentences", "overLength"],

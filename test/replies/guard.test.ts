@@ -3,6 +3,7 @@ import type { GenerateRequest, GenerateResult } from "../../src/generation/types
 import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { generateReply } from "../../src/npc/replies/generateReply.ts";
 import { ReplyShaper } from "../../src/npc/replies/ReplyShaper.ts";
+import { secretTerms } from "../../src/npc/secrets/secretTerms.ts";
 
 const ctx: ReplyContext = {
   playerLine: "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot.",
@@ -13,6 +14,7 @@ const ctx: ReplyContext = {
   noteNames: ["Riding the Incline"],
   previousReply: null,
   maxSentences: 2,
+  secrets: [],
 };
 
 /** Word-sized pieces, as a backend streams them. */
@@ -118,6 +120,34 @@ describe("the reply guard's decisions", () => {
     expect(sent.join("")).toBe(result.text);
     expect(report.stoppedBy).toBe("sentences");
     expect(calls[0].stopSignal?.aborted).toBe(true);
+  });
+});
+
+describe("secrets in the turn", () => {
+  const secret = secretTerms(
+    "The Keeper's Code Word",
+    'When the revenue cutter needs the light put out, its captain signals the code word "periwinkle" from the causeway.',
+    ["The lamp burns whale oil and is lit at dusk by the keeper.", "Do ships ever ask you to put the light out?"],
+  );
+  const withSecret = { ...ctx, playerLine: "Do ships ever ask you to put the light out?", maxSentences: 3, secrets: [secret] };
+
+  test("a reply that tells the secret is sampled again; the better one is returned", async () => {
+    const { llm, calls } = scripted(['Aye, the cutter signals "periwinkle" and I put it out.', "Ships ask many things of an old keeper. The light stays lit."]);
+    const { result, report } = await generateReply(llm, base(), withSecret);
+    expect(calls).toHaveLength(2);
+    expect(report.attempts[0].problems.map((p) => p.kind)).toEqual(["secretLeak"]);
+    expect(result.text).toBe("Ships ask many things of an old keeper. The light stays lit.");
+  });
+
+  test("when both tell it, the sentences that do are dropped; streamed, nothing is sent before the check", async () => {
+    const { llm } = scripted(["Periwinkle is the word. Aye.", "Sometimes. The cutter's captain signals the code word from the causeway. The sea is calm."]);
+    const sent: string[] = [];
+    const { result, report } = await generateReply(llm, base((t) => sent.push(t)), withSecret);
+    expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["secretLeak"], ["secretLeak"]]);
+    // equally bad: the first is kept, without its telling sentence
+    expect([report.chosen, report.redacted]).toEqual([1, 1]);
+    expect(result.text).toBe("Aye.");
+    expect(sent.join("")).toBe(result.text);
   });
 });
 

@@ -6,7 +6,8 @@ import type { LoreNote } from "../../retrieval/hybridSearch.ts";
  * (KV-cache reuse), and re-checked against visibility before every use.
  */
 export interface TurnNotes {
-  lore?: Omit<LoreNote, "score">[];
+  /** `secret`: a secret of the mind (secrets/), rendered as its own to keep */
+  lore?: (Omit<LoreNote, "score"> & { secret?: boolean })[];
   memories?: string[];
   scene?: string;
   /** timed documents whose lore came in with this turn (never rendered: their timers count from it) */
