@@ -17,7 +17,7 @@ import type { InteractRequest } from "./validateInteract.ts";
 import { emptyTimings, type InteractTiming } from "../llm/serverTiming.ts";
 import { recordHits } from "./sharedLore/sharedLoreStore.ts";
 import { generateReply, type ReplyGuardReport } from "./replies/generateReply.ts";
-import { turnReplyContext } from "./replies/turnReplyContext.ts";
+import { turnGuard } from "./replies/turnGuard.ts";
 import { NPC_REPETITION } from "./replies/repetition.ts";
 
 export type { InteractDeps };
@@ -116,7 +116,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       minTokens: 1,
       timings: opts.timing ? (opts.timing.llm = emptyTimings()) : undefined,
       repetition: NPC_REPETITION,
-    }, turnReplyContext(prepared, req.text)));
+    }, turnGuard(prepared, req.text)));
   } catch (e) {
     releaseQuietly(deps, hold.reservationId);
     deps.log.error("generation failed", { err: e instanceof Error ? e.message : String(e), mindId: prepared.mind.id });

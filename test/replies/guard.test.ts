@@ -4,6 +4,8 @@ import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { generateReply } from "../../src/npc/replies/generateReply.ts";
 import { ReplyShaper } from "../../src/npc/replies/ReplyShaper.ts";
 import { secretTerms } from "../../src/npc/secrets/secretTerms.ts";
+import { stripSecrets } from "../../src/npc/secrets/stripSecrets.ts";
+import { loreNote } from "../../src/npc/prompt/renderTurn.ts";
 
 const ctx: ReplyContext = {
   playerLine: "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot.",
@@ -137,6 +139,26 @@ describe("secrets in the turn", () => {
     expect(calls).toHaveLength(2);
     expect(report.attempts[0].problems.map((p) => p.kind)).toEqual(["secretLeak"]);
     expect(result.text).toBe("Ships ask many things of an old keeper. The light stays lit.");
+  });
+
+  test("the second sample is drawn from the prompt without the secret", async () => {
+    const note = { documentId: "d1", documentName: "The Keeper's Code Word", secret: true, text: 'The cutter signals "periwinkle".' };
+    const system = `You are Bram.\n\n[Lore]\n${loreNote(note)}\n\nAbout The Light: It flashes every ten seconds.`;
+    const { llm, calls } = scripted(['It is "periwinkle", friend.', "Only the light, friend."]);
+    const req = { ...base(), messages: [{ role: "system" as const, content: system }, { role: "user" as const, content: "What is the code word?" }] };
+    const { result } = await generateReply(llm, req, { context: withSecret, withoutSecrets: () => stripSecrets(req.messages, [note]) });
+    expect(result.text).toBe("Only the light, friend.");
+    expect(calls[0].messages[0].content).toContain("periwinkle");
+    expect(calls[1].messages[0].content).toBe("You are Bram.\n\n[Lore]\nAbout The Light: It flashes every ten seconds.");
+    expect(calls[1].messages[1].content).toBe("What is the code word?");
+  });
+
+  test("stripSecrets removes each secret where it was rendered, and a heading left empty", () => {
+    const a = { documentId: "a", documentName: "A", secret: true, text: "alpha" };
+    const only = stripSecrets([{ role: "user", content: `[Lore]\n${loreNote(a)}\n\n[Player]\nhello` }], [a]);
+    expect(only[0].content).toBe("[Player]\nhello");
+    const sys = stripSecrets([{ role: "system", content: `Me.\n\n[Lore]\n${loreNote(a)}` }], [a]);
+    expect(sys[0].content).toBe("Me.");
   });
 
   test("when both tell it, the sentences that do are dropped; streamed, nothing is sent before the check", async () => {

@@ -1,4 +1,4 @@
-import type { GenerateRequest, GenerateResult, GenerationBackend } from "../../generation/types.ts";
+import type { ChatMessage, GenerateRequest, GenerateResult, GenerationBackend } from "../../generation/types.ts";
 import { randomSeed } from "../../llm/replyRules.ts";
 import { AttemptError } from "../../generation/remote/attemptErrors.ts";
 import { leakOf } from "../secrets/secretTerms.ts";
@@ -39,6 +39,13 @@ export interface ReplyGuardReport {
   redacted: number;
 }
 
+/** What the guard knows of the turn: what replies are checked against, and the prompt without its secrets. */
+export interface TurnGuard {
+  context: ReplyContext;
+  /** the prompt without the mind's kept secrets: a reply that told one is sampled again from it */
+  withoutSecrets?: () => ChatMessage[];
+}
+
 export interface GuardedReply {
   result: GenerateResult;
   report: ReplyGuardReport;
@@ -60,7 +67,8 @@ interface Done {
  * the better of the two is returned, without any sentence that tells a secret when others remain. Never for
  * grammar-constrained generation or greedy sampling (a resample would repeat it).
  */
-export async function generateReply(llm: Pick<GenerationBackend, "generate">, req: GenerateRequest, context: ReplyContext): Promise<GuardedReply> {
+export async function generateReply(llm: Pick<GenerationBackend, "generate">, req: GenerateRequest, turn: TurnGuard | ReplyContext): Promise<GuardedReply> {
+  const { context, withoutSecrets } = "context" in turn ? turn : { context: turn, withoutSecrets: undefined };
   const streaming = !!req.onToken;
   const guard = !req.jsonSchema && (req.temperature ?? 0.7) > 0;
   const maxAttempts = guard ? 2 : 1;
@@ -71,6 +79,7 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
   const done: Done[] = [];
   let evaluated = 0;
   let completion = 0;
+  let messages = req.messages;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const last = attempt === maxAttempts;
     const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming: streaming && !holdAll });
@@ -81,6 +90,7 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
     try {
       result = await llm.generate({
         ...req,
+        messages,
         seed,
         stopSignal: stop.signal,
         timings: attempt === 1 ? req.timings : undefined,
@@ -105,6 +115,8 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
     done.push({ report: { attempt, seed, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy }, result: { ...result, text }, startMs, sent });
     // Clean, the last try, cut short, or the client already has part of it: this is the reply.
     if (problems.length === 0 || ended || (streaming && sent > 0)) break;
+    // A reply that told a secret is sampled again from the prompt without it: what is not seen cannot be told.
+    if (withoutSecrets && problems.some((p) => p.kind === "secretLeak")) messages = withoutSecrets();
   }
   const pick = done[choose(done, streaming)];
   let text = pick.result.text;
