@@ -42,6 +42,8 @@ export interface ReplyRecord {
   sentences: number;
   maxSentences: number;
   ttftMs: number;
+  /** to the first token of the returned reply (after a resample: the second sample's) */
+  replyFirstTokenMs?: number;
   clientFirstTokenMs: number | null;
   ms: number;
   generations: number;
@@ -104,6 +106,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     const rec: ReplyRecord = {
       part, arm, mind, text, seed, reply: r.reply, problems: replyProblems(r.reply, ctx), words: words(r.reply).length,
       sentences: splitSentences(r.reply).length, maxSentences: ctx.maxSentences, ttftMs: Math.round(r.ttftMs),
+      replyFirstTokenMs: Math.round(r.lastFirstTokenMs),
       clientFirstTokenMs: r.clientFirstTokenMs === null ? null : Math.round(r.clientFirstTokenMs), ms: Math.round(r.ms),
       generations: r.generations, status: r.status,
       ...(previousReply !== null ? { previous: previousReply } : {}),

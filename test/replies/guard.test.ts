@@ -161,15 +161,22 @@ describe("secrets in the turn", () => {
     expect(sys[0].content).toBe("Me.");
   });
 
-  test("when both tell it, the sentences that do are dropped; streamed, nothing is sent before the check", async () => {
+  test("streamed, only whole checked sentences are sent: the reply ends before the one that tells it", async () => {
     const { llm } = scripted(["Periwinkle is the word. Aye.", "Sometimes. The cutter's captain signals the code word from the causeway. The sea is calm."]);
     const sent: string[] = [];
     const { result, report } = await generateReply(llm, base((t) => sent.push(t)), withSecret);
-    expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["secretLeak"], ["secretLeak"]]);
-    // equally bad: the first is kept, without its telling sentence
-    expect([report.chosen, report.redacted]).toEqual([1, 1]);
-    expect(result.text).toBe("Aye.");
+    // the first tells it in its first sentence: stopped before anything was sent, sampled again
+    expect(report.attempts[0]).toMatchObject({ early: true, problems: [{ kind: "secretLeak" }] });
+    expect([report.chosen, report.stoppedBy]).toEqual([2, "secret"]);
+    expect(result.text).toBe("Sometimes.");
     expect(sent.join("")).toBe(result.text);
+  });
+
+  test("when every sentence tells it and nothing can be cut, the least bad is returned, its telling sentences dropped if others remain", async () => {
+    const { llm } = scripted(["Periwinkle. Periwinkle it is.", "Ask the cutter: periwinkle, and the light goes out."], {});
+    const { result, report } = await generateReply(llm, base(), withSecret);
+    expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["secretLeak"], ["secretLeak"]]);
+    expect(result.text.length).toBeGreaterThan(0);
   });
 });
 

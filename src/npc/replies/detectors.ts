@@ -123,7 +123,7 @@ export function roleLabel(reply: string, mindName: string): string | null {
 }
 
 /** Fixed pieces of the system prompt and the turn's layout (src/npc/prompt): a reply holding one recites the prompt. */
-const PROMPT_MARKERS = [
+export const PROMPT_MARKERS = [
   "people you know:",
   "things you tend to do:",
   "rules you never break:",

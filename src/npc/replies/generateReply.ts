@@ -74,15 +74,13 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
   const maxAttempts = guard ? 2 : 1;
   const baseSeed = req.seed ?? randomSeed();
   const startedAt = performance.now();
-  // A turn whose prompt carries a secret is held whole until checked: a told secret cannot be unsent.
-  const holdAll = context.secrets.length > 0;
   const done: Done[] = [];
   let evaluated = 0;
   let completion = 0;
   let messages = req.messages;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const last = attempt === maxAttempts;
-    const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming: streaming && !holdAll });
+    const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming });
     const stop = new AbortController();
     const seed = baseSeed + attempt - 1;
     const startMs = performance.now() - startedAt;

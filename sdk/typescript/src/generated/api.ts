@@ -158,6 +158,8 @@ export type GetV1LoreMindsResponse = {
       verbosity: "terse" | "balanced" | "verbose";
       maxTokens: number;
       temperature: number;
+      /** sentences a reply may have (terse 2, balanced 3, verbose 5 unless set) */
+      maxSentences: number;
     };
     buildCreditsUsed: number;
     interactionCount: number;
