@@ -61,6 +61,8 @@ describe("metaTalk: talk about the notes, the prompt or being an AI", () => {
     ["I can't provide real-time news. Please let me know how I can assist you.", true],
     ["Is there anything specific you'd like to know or discuss?", true],
     ["I can't help with the engine today, it's cold.", false],
+    ['The captain uses the word "CUTTER" in the game.', true],
+    ["He lost his boots in the game of dice last night.", false],
     ["Based on the paragraph, the town gates close at the tenth bell.", true],
     ["According to the light description, the keeper shows one white flash.", true],
     ["Based on the excerpt provided, Bram would row to the quay.", true],

@@ -89,6 +89,7 @@ const META: RegExp[] = [
   /\bhow (can|may) I (assist|help) you( today)?\?/i,
   /\banything (else |specific )?(you'd|you would) like to (know|discuss|ask)\b/i,
   /\breal-time (news|information|data)\b/i,
+  /\b(in|of) (the|this) (game|roleplay|role-play|story)\b(?! of)/i,
   /\b(descriptions?|information|details|text|context) provided\b/i,
   /\bthe (text|passage|narrative|context|document) (does not|doesn't|says|mentions|states|describes)\b/i,
   /\bas an ai\b/i,
