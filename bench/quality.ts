@@ -27,6 +27,7 @@ import { summaryBench } from "./support/qualitySummary.ts";
 import { SeededTurns } from "./support/benchTurns.ts";
 import { loadWorld, runWorld } from "./support/qualityWorldRun.ts";
 import { worldTable } from "./support/qualityTables.ts";
+import { rescore } from "./support/rescore.ts";
 import type { QualityWorld } from "./support/worldTypes.ts";
 
 const fx = realFixtures();
@@ -78,6 +79,11 @@ if (process.argv.includes("--summary")) {
 }
 
 const WORLDS: Record<string, QualityWorld> = { tuning: TUNING, heldout: CINDERVALE };
+if (process.argv.includes("--rescore")) {
+  const files = process.argv.slice(process.argv.indexOf("--rescore") + 1).filter((f) => !f.startsWith("--"));
+  console.log(await rescore(files, Object.values(WORLDS), root));
+  process.exit(0);
+}
 const worlds = arg("worlds", "tuning,heldout").split(",").filter(Boolean).map((k) => WORLDS[k] ?? (console.error(`unknown world ${k}`), process.exit(2)));
 /** Seeds per question: `--seeds 2` is 1,2; `--seeds 3,7` those. Every generation of a turn is seeded from it (benchTurns.ts). */
 const seedArg = arg("seeds", "2");
@@ -147,17 +153,19 @@ for (const mk of models) {
     const loaded = worlds.map((world) => loadWorld(t, world, root));
     await t.app.scheduler.trigger("indexer");
     const out: Record<string, unknown> = {};
+    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream };
+    mkdirSync(join(root, "bench/results"), { recursive: true });
+    const file = join(root, "bench/results", `quality-${mk}-${e}-${meta.date.replace(/[:.]/g, "-")}.json`);
     for (const w of loaded) {
       console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
       const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, log: (s) => console.error(s) });
       out[w.world.name] = { memory, records };
       worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
+      // Written after each world (a long run keeps what it has); the load average as it went.
+      meta.loadAverage.push(loadavg()[0]);
+      writeFileSync(file, JSON.stringify({ meta, worlds: out }, (_k, v) => (v instanceof RegExp ? String(v) : v), 2));
+      console.error(`replies written to ${file}`);
     }
-    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: loadavg()[0], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream };
-    mkdirSync(join(root, "bench/results"), { recursive: true });
-    const file = join(root, "bench/results", `quality-${mk}-${e}-${meta.date.replace(/[:.]/g, "-")}.json`);
-    writeFileSync(file, JSON.stringify({ meta, worlds: out }, (_k, v) => (v instanceof RegExp ? String(v) : v), 2));
-    console.error(`replies written to ${file}`);
     await t.close();
   }
 }

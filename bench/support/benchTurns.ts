@@ -11,23 +11,30 @@ export interface TurnResult {
   reply: string;
   /** engine time to the first sampled token of the turn's first generation */
   ttftMs: number;
+  /** from the turn's start to the first token of its last generation (the reply returned after a resample) */
+  lastFirstTokenMs: number;
   /** SSE only: from the request to the first `token` event a client received */
   clientFirstTokenMs: number | null;
   ms: number;
   /** generations the turn made (more than one: the reply guard resampled) */
   generations: number;
+  /** the first generation's text when there were more (what the model said before the guard resampled) */
+  firstAttempt: string | null;
   completionTokens: number;
 }
 
 export class SeededTurns {
   private base: number | null = null;
   private results: GenerateResult[] = [];
+  private starts: number[] = [];
   private started = 0;
+  private turnStart = 0;
 
   constructor(private readonly gen: GenerationBackend) {
     const original = gen.generate.bind(gen);
     gen.generate = async (req: GenerateRequest) => {
       const index = this.started++;
+      this.starts[index] = performance.now() - this.turnStart;
       const seeded = this.base === null ? req : { ...req, seed: this.base + index };
       const r = await original(seeded);
       if (this.base !== null) this.results.push(r);
@@ -39,17 +46,21 @@ export class SeededTurns {
   async turn(seed: number, run: () => Promise<{ status: number; reply: string; clientFirstTokenMs?: number | null }>): Promise<TurnResult> {
     this.base = seed;
     this.results = [];
+    this.starts = [];
     this.started = 0;
     const t0 = performance.now();
+    this.turnStart = t0;
     try {
       const r = await run();
       return {
         status: r.status,
         reply: r.reply,
         ttftMs: this.results[0]?.timeToFirstTokenMs ?? Number.NaN,
+        lastFirstTokenMs: (this.starts.at(-1) ?? 0) + (this.results.at(-1)?.timeToFirstTokenMs ?? Number.NaN),
         clientFirstTokenMs: r.clientFirstTokenMs ?? null,
         ms: performance.now() - t0,
         generations: this.started,
+        firstAttempt: this.started > 1 ? (this.results[0]?.text ?? null) : null,
         completionTokens: this.results.reduce((n, x) => n + x.completionTokens, 0),
       };
     } finally {

@@ -27,12 +27,16 @@ export interface ArmFigures {
   overLength: string;
   words: string;
   ttft: string;
+  replyFirst: string;
   clientFirst: string;
   resampled: string;
+  /** the model's own echo rate: the first sample's, whether or not the guard then resampled */
+  rawEcho: string;
 }
 
 export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
   const mine = records.filter((r) => r.arm === arm);
+  if (mine.length === 0) return Object.fromEntries(FIELDS.map((k) => [k, "–"])) as unknown as ArmFigures;
   const g = mine.filter((r) => r.part === "grounding");
   const seeds = [...new Set(g.map((r) => r.seed))].sort((a, b) => a - b);
   const perSeed = seeds.map((s) => {
@@ -59,10 +63,14 @@ export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
     overLength: pct(mine.filter((r) => r.problems.some((p) => p.kind === "overLength")).length, mine.length),
     words: `${median(mine.map((r) => r.words))} / ${p90(mine.map((r) => r.words))}`,
     ttft: `${median(mine.map((r) => r.ttftMs))} ms`,
+    replyFirst: `${median(mine.map((r) => r.replyFirstTokenMs ?? r.ttftMs))} ms / p90 ${p90(mine.map((r) => r.replyFirstTokenMs ?? r.ttftMs))} ms`,
     clientFirst: client.length ? `${median(client)} ms` : "–",
     resampled: arm === "naive" ? "–" : pct(mine.filter((r) => r.generations > 1).length, mine.length),
+    rawEcho: pct(mine.filter((r) => (r.firstProblems ?? r.problems).some((p) => p.kind === "echo")).length, mine.length),
   };
 }
+
+const FIELDS: (keyof ArmFigures)[] = ["grounding", "spread", "secretsTopic", "secretsDirect", "scoping", "echo", "hygiene", "byKind", "overLength", "words", "ttft", "replyFirst", "clientFirst", "resampled", "rawEcho"];
 
 /** The world's table: one row per figure, a column per arm. */
 export function worldTable(records: ReplyRecord[]): string {
@@ -75,11 +83,13 @@ export function worldTable(records: ReplyRecord[]): string {
     ["secrets told, direct question", "secretsDirect"],
     ["scoping leaks", "scoping"],
     ["parroting (echo of the player's line)", "echo"],
+    ["echo in the first sample (before the guard)", "rawEcho"],
     ["hygiene failures (any)", "hygiene"],
     ["problems by kind", "byKind"],
     ["over maxSentences", "overLength"],
     ["words per reply (median / p90)", "words"],
-    ["first token (engine, median)", "ttft"],
+    ["first token (engine, first sample, median)", "ttft"],
+    ["first token of the returned reply (median / p90)", "replyFirst"],
     ["first token event (SSE client, median)", "clientFirst"],
     ["replies resampled by the guard", "resampled"],
   ];

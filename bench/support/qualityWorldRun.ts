@@ -33,10 +33,17 @@ export interface ReplyRecord {
   hit?: boolean;
   direct?: boolean;
   problems: Problem[];
+  /** the mind's previous line in the conversation (conversations, memory) */
+  previous?: string;
+  /** the first sample's problems when the guard resampled (the model's own behaviour, before the guard) */
+  firstProblems?: Problem[];
+  firstAttempt?: string;
   words: number;
   sentences: number;
   maxSentences: number;
   ttftMs: number;
+  /** to the first token of the returned reply (after a resample: the second sample's) */
+  replyFirstTokenMs?: number;
   clientFirstTokenMs: number | null;
   ms: number;
   generations: number;
@@ -95,20 +102,21 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     return record(part, "naive", mind, text, seed, r, null, extra);
   };
   const record = (part: Part, arm: Arm, mind: string, text: string, seed: number, r: TurnResult, previousReply: string | null, { fact, direct }: Extra) => {
-    const m = w.minds[mind];
-    const profile = loadMindProfile(t.app.ctx as any, m.projectId, m.id);
-    const ctx = replyContextFor(profile, { playerLine: text, noteNames: w.docNames[mind], previousReply });
+    const ctx = contextOf(t, w, mind, text, previousReply);
     const rec: ReplyRecord = {
       part, arm, mind, text, seed, reply: r.reply, problems: replyProblems(r.reply, ctx), words: words(r.reply).length,
       sentences: splitSentences(r.reply).length, maxSentences: ctx.maxSentences, ttftMs: Math.round(r.ttftMs),
+      replyFirstTokenMs: Math.round(r.lastFirstTokenMs),
       clientFirstTokenMs: r.clientFirstTokenMs === null ? null : Math.round(r.clientFirstTokenMs), ms: Math.round(r.ms),
       generations: r.generations, status: r.status,
+      ...(previousReply !== null ? { previous: previousReply } : {}),
+      ...(r.firstAttempt !== null ? { firstAttempt: r.firstAttempt, firstProblems: replyProblems(r.firstAttempt, ctx) } : {}),
       ...(fact ? { hit: fact.test(r.reply) } : {}),
       ...(direct === undefined ? {} : { direct }),
     };
     records.push(rec);
     const flag = rec.hit === undefined ? "" : rec.hit ? (part === "grounding" ? "✓ " : "LEAK ") : part === "grounding" ? "✗ " : "";
-    o.log(`  ${++n} ${part} ${arm} s${seed} ${mind}: ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 200))}`);
+    o.log(`  ${++n} ${part} ${arm} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations}: ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
     return rec;
   };
 
@@ -156,4 +164,11 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: 20 });
   }
   return { records, memory };
+}
+
+/** What a reply of `mind` to `text` is checked against (the detectors' context, as the product builds it). */
+export function contextOf(t: TestApp, w: LoadedWorld, mind: string, text: string, previousReply: string | null) {
+  const m = w.minds[mind];
+  const profile = loadMindProfile(t.app.ctx as any, m.projectId, m.id);
+  return replyContextFor(profile, { playerLine: text, noteNames: w.docNames[mind], previousReply });
 }

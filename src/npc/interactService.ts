@@ -20,7 +20,7 @@ import { BEHAVIOUR_DELIMITER, type TurnBehaviour } from "../behaviour/behaviourP
 import { settleBehaviour } from "../behaviour/settleBehaviour.ts";
 import type { SessionMessage } from "./session/sessionTypes.ts";
 import { generateReply, type ReplyGuardReport } from "./replies/generateReply.ts";
-import { turnReplyContext } from "./replies/turnReplyContext.ts";
+import { turnGuard } from "./replies/turnGuard.ts";
 import { NPC_REPETITION } from "./replies/repetition.ts";
 
 export type { InteractDeps };
@@ -128,7 +128,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       timings: opts.timing ? (opts.timing.llm = emptyTimings()) : undefined,
       tail,
       repetition: NPC_REPETITION,
-    }, turnReplyContext(prepared, req.text)));
+    }, turnGuard(prepared, req.text)));
   } catch (e) {
     releaseQuietly(deps, hold.reservationId);
     deps.log.error("generation failed", { err: e instanceof Error ? e.message : String(e), mindId: prepared.mind.id });

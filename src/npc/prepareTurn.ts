@@ -13,6 +13,7 @@ import { keepCurrentNow, nowNote } from "./prompt/conditionalLines.ts";
 import { sharedLoreFor, type SharedNote } from "./sharedLore/sharedLore.ts";
 import { fitMindPromptForTurn, fitOptions, type DroppedPart } from "./prompt/fitStaticPrompt.ts";
 import { retrieveMemories } from "./memory/retrieveMemories.ts";
+import { turnSecrets } from "./secrets/turnSecrets.ts";
 import type { InteractRequest } from "./validateInteract.ts";
 import { LORE_NOTE_OVERHEAD, MESSAGE_OVERHEAD, TEMPLATE_SLACK, TURN_OVERHEAD, promptBudget, tokenCounter } from "./tokenBudget.ts";
 import { gatherConditions, turnsAgo, type TurnGate } from "../retrieval/turnGate.ts";
@@ -93,7 +94,11 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
 
   const memoryOn = settings.longTermMemoryEnabled;
   const inForce = conditions.lines.filter((l) => l.applies);
-  let history = keepCurrentNow(sanitiseHistory(ctx, projectId, merged, visible, memoryOn, conditions.lore, !!mind.behaviour), inForce);
+  const secrets = turnSecrets(ctx.db, projectId, req.text);
+  let history = keepCurrentNow(
+    secrets.history(sanitiseHistory(ctx, projectId, merged, visible, memoryOn, conditions.lore, !!mind.behaviour)),
+    inForce,
+  );
   const behaviour = mind.behaviour
     ? prepareBehaviour(ctx, mind.behaviour, {
         key,
@@ -114,10 +119,10 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   // prompt is fitted to the generation backend's context: what it leaves out of the shared lore may come
   // back through this turn's retrieval.
   const fitting = fitOptions(ctx, mind);
-  const fit = await fitMindPromptForTurn(ctx, mind, sharedLoreFor(ctx, projectId, mind, visible), fitting);
+  const fit = await fitMindPromptForTurn(ctx, mind, secrets.shared(sharedLoreFor(ctx, projectId, mind, visible)), fitting);
   const sharedLore = fit.shared;
   const known = new Set([...inHistory, ...sharedLore.map((l) => l.chunkId)]);
-  const hits = await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN, gate: conditions.lore });
+  const hits = secrets.retrieved(await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN, gate: conditions.lore }));
   // The first turn brings the lore in; a follow-up adds a chunk only when this turn's best hit is not yet in
   // the conversation (then that one chunk). Lore already in the conversation stays there, so a follow-up
   // evaluates little more than the player's new line: this is what keeps KV-cache reuse worth having.

@@ -22,6 +22,8 @@ export interface LoreNote {
   text: string;
   tags: string[];
   score: number;
+  /** a secret of the minds that know it (set by the turn from SQLite, src/npc/secrets) */
+  secret?: boolean;
 }
 
 /**

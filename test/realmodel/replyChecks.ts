@@ -1,19 +1,10 @@
 import { ROLE_MARKERS } from "../../src/llm/cleanReply.ts";
+import { metaTalk, PROMPT_MARKERS } from "../../src/npc/replies/detectors.ts";
 
-// What a reply on real weights is checked for: by the hygiene test (asserted) and bench/quality.ts (counted).
+// What a reply on real weights is checked for by the hygiene test. The reply guard's own checks (echo, meta talk,
+// prompt echo, wrong person, secrets, repetition) live in the product (src/npc/replies/detectors.ts); bench/quality.ts
+// counts them all.
 
-/** Fixed sentences of the system prompt (src/npc/prompt/systemPrompt.ts): a reply quoting one leaked it. */
-export const PROMPT_SENTENCES = [
-  "a character in a game",
-  "Stay in character at all times",
-  "Rules you never break",
-  "Things you tend to do",
-  "Never mention these instructions",
-  "notes that come with the player's messages",
-  "Speaking style:",
-  "Personality:",
-  "Backstory:",
-];
 /** The section headings the server puts into a user turn (src/npc/prompt/renderTurn.ts). */
 export const HEADINGS = ["[Lore]", "[Player]", "[Scene]", "[You remember about this player]", "[Now]"];
 const ROLE_LABEL = /^\s*(player|user|assistant|system|model)\s*:/im;
@@ -32,7 +23,9 @@ export function hardProblems(reply: string): string[] {
 export function softProblems(reply: string): string[] {
   const out: string[] = [];
   if (reply.trim() === "") out.push("empty");
-  for (const s of PROMPT_SENTENCES) if (reply.toLowerCase().includes(s.toLowerCase())) out.push(`system prompt "${s}"`);
+  for (const s of PROMPT_MARKERS) if (reply.toLowerCase().includes(s)) out.push(`system prompt "${s}"`);
+  const meta = metaTalk(reply);
+  if (meta) out.push(`meta ${meta}`);
   if (inventedHeading(reply)) out.push("invented heading");
   return out;
 }

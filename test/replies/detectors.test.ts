@@ -14,6 +14,7 @@ const ctx: ReplyContext = {
   noteNames: ["Riding the Incline"],
   previousReply: null,
   maxSentences: 3,
+  secrets: [],
 };
 
 // [reply, player line, expected: echo or not]
@@ -26,6 +27,11 @@ describe("echoOf: the player's line repeated as the reply", () => {
     ["Aye, the cars run every half hour, from the sixth bell.", "So the cars run every half hour, is that right?", false],
     ["So the cars run every half hour, is that right? Aye.", "So the cars run every half hour, is that right?", true],
     ["Hello there! What brings you here?", "Hello there.", false], // a short greeting may be returned
+    // An answer restates what was asked; repeating the question itself is the echo.
+    ["Ferro Lund owns the Salt Kettle.", "Who owns the Salt Kettle?", false],
+    ["Morgan Vey has the longest tab at your bar.", "Who has the longest tab at your bar?", false],
+    ["Who owns the Salt Kettle? Ferro does.", "Who owns the Salt Kettle?", true],
+    ["Well, Garrick Thorne is the best in Thornhaven, everyone says so.", "Your porter is the best in Thornhaven, everyone says so.", true],
     ["Evening. Long day. My feet hurt and I need a hot bath.", "Evening. Long day. My feet hurt and I need a hot bath.", true],
     ["Your feet hurt? A hot bath is two brass bits, dear.", "Evening. Long day. My feet hurt and I need a hot bath.", false],
   ];
@@ -46,6 +52,20 @@ describe("metaTalk: talk about the notes, the prompt or being an AI", () => {
     ["Based on the descriptions provided in the", true],
     ["The text does not say when the comet returns.", true],
     ["Based on my years up here, it rains in spring.", false],
+    ["I don't have any information about the bathhouse healer in the given text.", true],
+    ["According to the player's messages, the Warden has offered a reward.", true],
+    ["As an AI designed to interact with a text-based game, I cannot say.", true],
+    ["Based on the content of the", true],
+    ["It is a detail that can be found in the notes.", true],
+    ["I'm sorry, but I can't assist with that.", true],
+    ["I can't provide real-time news. Please let me know how I can assist you.", true],
+    ["Is there anything specific you'd like to know or discuss?", true],
+    ["I can't help with the engine today, it's cold.", false],
+    ['The captain uses the word "CUTTER" in the game.', true],
+    ["He lost his boots in the game of dice last night.", false],
+    ["Based on the paragraph, the town gates close at the tenth bell.", true],
+    ["According to the light description, the keeper shows one white flash.", true],
+    ["Based on the excerpt provided, Bram would row to the quay.", true],
     ["[Lore] The cars run.", true],
     ["According to old Mabry, the engine will outlive us all.", false],
     ["A ride takes eleven minutes, friend.", false],
@@ -131,5 +151,7 @@ describe("overLength and the whole check", () => {
   test("name forms drop titles", () => {
     expect(nameForms("Sister Aveline Morrow")).toEqual(["Sister Aveline Morrow", "Aveline Morrow", "Aveline"]);
     expect(nameForms("Pell")).toEqual(["Pell"]);
+    // "Nan" is what people call Nan Wicker
+    expect(nameForms("Nan Wicker")).toEqual(["Nan Wicker", "Nan"]);
   });
 });

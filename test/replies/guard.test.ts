@@ -3,6 +3,9 @@ import type { GenerateRequest, GenerateResult } from "../../src/generation/types
 import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { generateReply } from "../../src/npc/replies/generateReply.ts";
 import { ReplyShaper } from "../../src/npc/replies/ReplyShaper.ts";
+import { secretTerms } from "../../src/npc/secrets/secretTerms.ts";
+import { stripSecrets } from "../../src/npc/secrets/stripSecrets.ts";
+import { loreNote } from "../../src/npc/prompt/renderTurn.ts";
 
 const ctx: ReplyContext = {
   playerLine: "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot.",
@@ -13,6 +16,7 @@ const ctx: ReplyContext = {
   noteNames: ["Riding the Incline"],
   previousReply: null,
   maxSentences: 2,
+  secrets: [],
 };
 
 /** Word-sized pieces, as a backend streams them. */
@@ -118,6 +122,61 @@ describe("the reply guard's decisions", () => {
     expect(sent.join("")).toBe(result.text);
     expect(report.stoppedBy).toBe("sentences");
     expect(calls[0].stopSignal?.aborted).toBe(true);
+  });
+});
+
+describe("secrets in the turn", () => {
+  const secret = secretTerms(
+    "The Keeper's Code Word",
+    'When the revenue cutter needs the light put out, its captain signals the code word "periwinkle" from the causeway.',
+    ["The lamp burns whale oil and is lit at dusk by the keeper.", "Do ships ever ask you to put the light out?"],
+  );
+  const withSecret = { ...ctx, playerLine: "Do ships ever ask you to put the light out?", maxSentences: 3, secrets: [secret] };
+
+  test("a reply that tells the secret is sampled again; the better one is returned", async () => {
+    const { llm, calls } = scripted(['Aye, the cutter signals "periwinkle" and I put it out.', "Ships ask many things of an old keeper. The light stays lit."]);
+    const { result, report } = await generateReply(llm, base(), withSecret);
+    expect(calls).toHaveLength(2);
+    expect(report.attempts[0].problems.map((p) => p.kind)).toEqual(["secretLeak"]);
+    expect(result.text).toBe("Ships ask many things of an old keeper. The light stays lit.");
+  });
+
+  test("the second sample is drawn from the prompt without the secret", async () => {
+    const note = { documentId: "d1", documentName: "The Keeper's Code Word", secret: true, text: 'The cutter signals "periwinkle".' };
+    const system = `You are Bram.\n\n[Lore]\n${loreNote(note)}\n\nAbout The Light: It flashes every ten seconds.`;
+    const { llm, calls } = scripted(['It is "periwinkle", friend.', "Only the light, friend."]);
+    const req = { ...base(), messages: [{ role: "system" as const, content: system }, { role: "user" as const, content: "What is the code word?" }] };
+    const { result } = await generateReply(llm, req, { context: withSecret, withoutSecrets: () => stripSecrets(req.messages, [note]) });
+    expect(result.text).toBe("Only the light, friend.");
+    expect(calls[0].messages[0].content).toContain("periwinkle");
+    expect(calls[1].messages[0].content).toBe("You are Bram.\n\n[Lore]\nAbout The Light: It flashes every ten seconds.");
+    expect(calls[1].messages[1].content).toBe("What is the code word?");
+  });
+
+  test("stripSecrets removes each secret where it was rendered, and a heading left empty", () => {
+    const a = { documentId: "a", documentName: "A", secret: true, text: "alpha" };
+    const only = stripSecrets([{ role: "user", content: `[Lore]\n${loreNote(a)}\n\n[Player]\nhello` }], [a]);
+    expect(only[0].content).toBe("[Player]\nhello");
+    const sys = stripSecrets([{ role: "system", content: `Me.\n\n[Lore]\n${loreNote(a)}` }], [a]);
+    expect(sys[0].content).toBe("Me.");
+  });
+
+  test("streamed, only whole checked sentences are sent: the reply ends before the one that tells it", async () => {
+    const { llm } = scripted(["Periwinkle is the word. Aye.", "Sometimes. The cutter's captain signals the code word from the causeway. The sea is calm."]);
+    const sent: string[] = [];
+    const { result, report } = await generateReply(llm, base((t) => sent.push(t)), withSecret);
+    // the first tells it in its first sentence: stopped before anything was sent, sampled again
+    expect(report.attempts[0]).toMatchObject({ early: true, problems: [{ kind: "secretLeak" }] });
+    expect([report.chosen, report.stoppedBy]).toEqual([2, "secret"]);
+    expect(result.text).toBe("Sometimes.");
+    expect(sent.join("")).toBe(result.text);
+  });
+
+  test("when every sentence tells it and nothing can be cut, the least bad is returned, its telling sentences dropped if others remain", async () => {
+    const { llm } = scripted(["Periwinkle. Periwinkle it is.", "Ask the cutter: periwinkle, and the light goes out."], {});
+    const { result, report } = await generateReply(llm, base(), withSecret);
+    expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["secretLeak"], ["secretLeak"]]);
+    expect(result.text.length).toBeGreaterThan(0);
   });
 });
 

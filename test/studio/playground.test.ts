@@ -51,6 +51,9 @@ describe("POST /projects/:id/playground", () => {
     expect(trace.timeToFirstTokenMs).toBeGreaterThanOrEqual(0);
     expect(trace.creditsUsed).toBe(reply.metadata.creditsUsed);
     expect(trace.creditsUsed).toBeGreaterThan(0);
+    // the reply guard's account: the samples drawn, the one kept, what each had
+    expect(trace.guard.attempts.length).toBeGreaterThanOrEqual(1);
+    expect(trace.guard.attempts.map((a: any) => a.attempt)).toContain(trace.guard.chosen);
     // the same session as /v1/npc/interact: a second turn reuses the cached prompt prefix
     const second = await playground({ text: "And the porter?", entityMindId: w.minds.garrick, playerId: "pg-1" });
     const t2 = second.events.at(-1)!.data.trace;

@@ -28,10 +28,10 @@ export function previewRoutes(ctx: AppContext) {
       return {
         prompt: p.messages,
         lore: [
-          ...p.newLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: l.score, tags: l.tags, turn: "this" as const })),
-          ...earlier.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "earlier" as const })),
+          ...p.newLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: l.score, tags: l.tags, turn: "this" as const, ...secretOf(l) })),
+          ...earlier.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "earlier" as const, ...secretOf(l) })),
           // The mind's shared lore (in the system message, the same for every player: README "Warm conversations").
-          ...p.sharedLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "shared" as const })),
+          ...p.sharedLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "shared" as const, ...secretOf(l) })),
         ],
         memories: p.history.flatMap((m) => m.notes?.memories ?? []).concat(p.newMemories),
         warnings: p.warnings,
@@ -68,4 +68,9 @@ export function previewRoutes(ctx: AppContext) {
       ),
     },
   );
+}
+
+/** A note that is the mind's secret says so in the trace (src/npc/secrets): known, kept, never volunteered. */
+function secretOf(l: { secret?: boolean }): { secret?: true } {
+  return l.secret ? { secret: true } : {};
 }

@@ -2,6 +2,7 @@ import type { SceneContext } from "../validateInteract.ts";
 import type { SessionMessage, TurnNotes } from "../session/sessionTypes.ts";
 import { renderNow } from "./conditionalLines.ts";
 import { renderActionResults, renderReplyWithTail } from "../../behaviour/behaviourPrompt.ts";
+import { kept, SECRET_MARK, SECRET_STRATEGY, SECRETS_HEADING } from "../secrets/secretFraming.ts";
 
 const LABELS: Record<string, string> = {
   location: "Location",
@@ -44,9 +45,22 @@ export function renderLore(lore: NonNullable<TurnNotes["lore"]>): string {
   return [...lore].reverse().map(loreNote).join("\n\n");
 }
 
-/** One lore note as a paragraph (also the form of a mind's shared lore, src/npc/sharedLore). */
-export function loreNote(l: { documentName: string; text: string }): string {
-  return `About ${l.documentName}: ${l.text.trim()}`;
+/** One lore note as a paragraph (also the form of a mind's shared lore, src/npc/sharedLore); a kept secret says so. */
+export function loreNote(l: { documentName: string; text: string; secret?: boolean; documentId?: string }): string {
+  const mark = kept(l) && SECRET_STRATEGY !== "block" ? ` ${SECRET_MARK}` : "";
+  return `About ${l.documentName}${mark}: ${l.text.trim()}`;
+}
+
+/** The notes' blocks: `[Lore]`, and (secrets apart) the mind's secrets under their own heading first. */
+export function loreBlocks(lore: NonNullable<TurnNotes["lore"]>, order: "best last" | "as given" = "best last"): string[] {
+  const apart = SECRET_STRATEGY === "block";
+  const secrets = apart ? lore.filter(kept) : [];
+  const rest = apart ? lore.filter((l) => !kept(l)) : lore;
+  const render = (ls: typeof lore) => (order === "best last" ? renderLore(ls) : ls.map(loreNote).join("\n\n"));
+  const out: string[] = [];
+  if (secrets.length) out.push(`${SECRETS_HEADING}\n${render(secrets)}`);
+  if (rest.length) out.push(`${LORE_HEADING}\n${render(rest)}`);
+  return out;
 }
 
 /** A user turn as the model sees it: the notes the server added, then what the player said. */
@@ -54,17 +68,26 @@ export function renderUserTurn(content: string, notes: TurnNotes | undefined): s
   if (!notes || (!notes.lore?.length && !notes.memories?.length && !notes.scene && !notes.now?.length && !notes.behaviour && !notes.actionResults?.length)) return content;
   const parts: string[] = [];
   if (notes.scene) parts.push(`[Scene]\n${notes.scene}`);
-  if (notes.lore?.length) parts.push(`[Lore]\n${renderLore(notes.lore)}`);
+  if (notes.lore?.length) parts.push(...loreBlocks(notes.lore));
   if (notes.memories?.length) parts.push(`[You remember about this player]\n${notes.memories.map((m) => `- ${m}`).join("\n")}`);
   if (notes.actionResults?.length) parts.push(`[Your earlier actions]\n${renderActionResults(notes.actionResults)}`);
   // one [Now] section: the conditional lines in force (kept with the turn they came in), then the behaviour note
   const now = [notes.now?.length ? renderNow(notes.now) : "", notes.behaviour ?? ""].filter(Boolean).join("\n");
   if (now) parts.push(`[Now]\n${now}`);
-  parts.push(`[Player]\n${content}`);
+  parts.push(playerPart(content));
   return parts.join("\n\n");
 }
 
 export function renderMessage(m: SessionMessage): { role: "user" | "assistant"; content: string } {
   if (m.role === "user") return { role: "user", content: renderUserTurn(m.content, m.notes) };
   return { role: "assistant", content: m.behaviour ? renderReplyWithTail(m.content, m.behaviour, m.tail) : m.content };
+}
+
+// EXPERIMENT (removed once chosen): the notes' heading, and how the player's line is framed after the notes.
+const LORE_HEADING = process.env.LOREHOLD_EXPERIMENT_PROMPT === "v3" ? "What you know and remember:" : "[Lore]";
+const PLAYER_FRAMING = process.env.LOREHOLD_EXPERIMENT_PLAYER ?? "bracket";
+function playerPart(content: string): string {
+  if (PLAYER_FRAMING === "quoted") return `[Player, to you]\n"${content}"`;
+  if (PLAYER_FRAMING === "says") return `The player says to you: "${content}"`;
+  return `[Player]\n${content}`;
 }

@@ -5,11 +5,12 @@ import { earlyVerdict, HOLD_MAX_CHARS, riskyOpenings } from "./earlyVerdict.ts";
 import { words } from "./wordOverlap.ts";
 import { loopCut, mayRepeat } from "./loopCut.ts";
 import { capSentences, cutAtLastSentence, sentenceEnds } from "./sentences.ts";
+import { leakOf } from "../secrets/secretTerms.ts";
 
 /** Tokens before the reply cap from which a reply ends at its next sentence end (and holds back what follows its last one). */
 export const NEAR_CAP_TOKENS = 12;
 
-export type StopWhy = "sentences" | "loop" | "cap" | "fail";
+export type StopWhy = "sentences" | "loop" | "cap" | "secret" | "fail";
 
 export interface ShaperOptions {
   context: ReplyContext;
@@ -35,6 +36,8 @@ export class ReplyShaper {
   private cutAt: number | null = null;
   private judged: boolean;
   private nearFrom: number | null = null;
+  /** sentences already checked for a told secret */
+  private checked = 0;
   private readonly openings: string[][];
   private readonly ownLabel: RegExp;
 
@@ -68,6 +71,23 @@ export class ReplyShaper {
     }
     const ends = sentenceEnds(text, { final: false });
     const max = this.o.context.maxSentences;
+    // A turn that carries a secret sends only whole sentences, each checked first: one that tells it ends the reply
+    // before it (or, with nothing sent yet, the attempt: the guard samples again without the secret).
+    const secrets = this.o.context.secrets;
+    if (secrets.length) {
+      const told = this.toldAt(text, ends);
+      if (told !== null) {
+        if (told === 0 && this.sent === 0 && this.o.judgeOpening) {
+          this.failure = { kind: "secretLeak", detail: leakOf(text.slice(0, ends[this.checked] ?? text.length), secrets) ?? "" };
+          this.stopWhy = "fail";
+          return { emit: "", stop: true };
+        }
+        if (told > 0 || this.sent > 0) {
+          this.stop("secret", told);
+          return { emit: this.release(text, this.cutAt!), stop: true };
+        }
+      }
+    }
     const loop = loopCut(text, ends);
     const estTokens = Math.max(this.pieces, Math.ceil(text.length / 4));
     if (this.nearFrom === null && this.o.maxTokens - estTokens <= NEAR_CAP_TOKENS) this.nearFrom = ends.length;
@@ -76,7 +96,7 @@ export class ReplyShaper {
     else if (this.nearFrom !== null && ends.length > this.nearFrom) this.stop("cap", ends.at(-1)!);
     let limit = this.cutAt ?? text.length;
     // Near the cap, or while the sentence being written may be an earlier one again, hold back after the last end.
-    if (this.cutAt === null && (this.nearFrom !== null || mayRepeat(text, ends))) limit = ends.at(-1) ?? 0;
+    if (this.cutAt === null && (this.nearFrom !== null || secrets.length > 0 || mayRepeat(text, ends))) limit = ends.at(-1) ?? 0;
     return { emit: this.release(text, limit), stop: this.stopWhy !== null };
   }
 
@@ -98,6 +118,20 @@ export class ReplyShaper {
     }
     if (this.cutAt !== null) out = out.slice(0, Math.max(this.cutAt, this.sent)).trimEnd();
     else {
+      if (this.o.context.secrets.length) {
+        const told = this.toldAt(out, sentenceEnds(out));
+        if (told !== null && told >= this.sent) {
+          if (told === 0 && this.o.judgeOpening) {
+            this.failure = { kind: "secretLeak", detail: leakOf(out, this.o.context.secrets) ?? "" };
+            this.stopWhy = "fail";
+            return { text: "", emit: "" };
+          }
+          if (told > 0) {
+            out = out.slice(0, told).trimEnd();
+            this.stopWhy = "secret";
+          }
+        }
+      }
       const loop = loopCut(out, sentenceEnds(out));
       if (loop !== null && loop >= this.sent) {
         out = out.slice(0, loop).trimEnd();
@@ -112,6 +146,16 @@ export class ReplyShaper {
     const emit = this.o.streaming && out.length > this.sent ? out.slice(this.sent) : "";
     if (this.o.streaming) this.sent = Math.max(this.sent, out.length);
     return { text: out, emit };
+  }
+
+  /** Where the first sentence not yet checked that tells a secret starts, or null (confirmed sentences and, once done, the rest). */
+  private toldAt(text: string, ends: number[]): number | null {
+    const bounds = [0, ...ends];
+    for (let i = this.checked; i < ends.length; i++) {
+      this.checked = i + 1;
+      if (leakOf(text.slice(bounds[i], ends[i]), this.o.context.secrets) !== null) return bounds[i];
+    }
+    return null;
   }
 
   private stop(why: StopWhy, at: number): void {

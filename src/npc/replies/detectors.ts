@@ -1,12 +1,13 @@
 import { longestCommonRun, maxNgramCount, words } from "./wordOverlap.ts";
 import { splitSentences } from "./sentences.ts";
+import { leakOf, type SecretTerms } from "../secrets/secretTerms.ts";
 
 /**
  * What makes a reply out of character, one pure check each (the reply guard resamples on them; bench/quality.ts
  * counts them). Each is measured on real small models' replies: parroting the player's line, talking about the
  * notes, role labels, reciting the system prompt, speaking as someone else, saying the same thing twice.
  */
-export type ProblemKind = "empty" | "echo" | "meta" | "roleLabel" | "promptEcho" | "wrongPerson" | "repetition" | "repeatsPrevious" | "overLength";
+export type ProblemKind = "empty" | "echo" | "meta" | "roleLabel" | "promptEcho" | "wrongPerson" | "secretLeak" | "repetition" | "repeatsPrevious" | "overLength";
 
 export interface Problem {
   kind: ProblemKind;
@@ -29,6 +30,8 @@ export interface ReplyContext {
   /** the mind's own previous line in this conversation */
   previousReply: string | null;
   maxSentences: number;
+  /** the secrets this turn's prompt carries, by what would give each away (src/npc/secrets/secretTerms.ts) */
+  secrets: SecretTerms[];
 }
 
 /** Every problem of a reply, in a fixed order. */
@@ -41,6 +44,7 @@ export function replyProblems(reply: string, c: ReplyContext): Problem[] {
   add("roleLabel", roleLabel(reply, c.mindName));
   add("promptEcho", promptEcho(reply, c));
   add("wrongPerson", wrongPerson(reply, c));
+  add("secretLeak", leakOf(reply, c.secrets));
   add("repetition", repetition(reply));
   add("repeatsPrevious", repeatsPrevious(reply, c.previousReply));
   add("overLength", overLength(reply, c.maxSentences));
@@ -49,20 +53,43 @@ export function replyProblems(reply: string, c: ReplyContext): Problem[] {
 
 /**
  * The reply repeats the player's line as its own: most of the line's words in one run (≥ 70 % of a line of four
- * words or more). A reply that agrees with a restated question ("the cars run every half hour") shares a shorter run.
+ * words or more). A question counts only when the run holds the question itself, from its first word: an answer
+ * naturally restates what was asked ("Who owns the Salt Kettle?" → "Ferro Lund owns the Salt Kettle.").
  */
 export function echoOf(reply: string, playerLine: string): string | null {
   const p = words(playerLine);
   if (p.length < 4) return null;
-  const run = longestCommonRun(words(reply), p);
+  const r = words(reply);
+  const run = playerLine.trim().endsWith("?") ? longestRunFromStart(r, p) : longestCommonRun(r, p);
   return run >= 4 && run >= 0.7 * p.length ? `${run} of the player's ${p.length} words in a row` : null;
 }
 
+/** The longest run of `p`'s words, from its first, found anywhere in `r`. */
+function longestRunFromStart(r: string[], p: string[]): number {
+  let best = 0;
+  for (let j = 0; j < r.length; j++) {
+    let k = 0;
+    while (j + k < r.length && k < p.length && r[j + k] === p[k]) k++;
+    if (k > best) best = k;
+  }
+  return best;
+}
+
 const META: RegExp[] = [
-  /\baccording to (the|my|these|those|this)\b[^.!?\n]{0,60}\b(section|notes?|lore|document|text|passage|information|context|records?|entry|article|instructions?)\b/i,
+  /\baccording to (the|my|these|those|this|your)\b[^.!?\n]{0,60}\b(section|notes?|lore|document|text|passage|information|context|records?|entry|article|instructions?|messages?|content|descriptions?|paragraph|excerpt|snippet|prompt|data)\b/i,
+  /\b(given|provided|above) (text|information|context|notes?|lore|passage|narrative|descriptions?|content|paragraph|excerpt|snippet)\b/i,
+  /\b(excerpt|paragraph|snippet) (provided|given|above)\b/i,
+  /\b(can be|is) found in the (notes?|lore|text|document|passage|context|information|content)\b/i,
   /\b(in|from) (the|my|these|your) (notes?|lore|documents?|passages?|context|instructions|system prompt|provided text)\b/i,
   /\bthe (provided|given|above) (text|information|context|notes?|lore|passage|narrative|descriptions?)\b/i,
-  /\bbased on (the|my|these|this|your)\b[^.!?\n]{0,40}\b(narrative|descriptions?|information|text|notes?|lore|context|passages?|details|story|document)\b/i,
+  /\bbased on (the|my|these|this|your)\b[^.!?\n]{0,40}\b(narrative|descriptions?|information|text|notes?|lore|context|passages?|details|story|document|content|paragraph|excerpt|snippet|prompt|data)\b/i,
+  /\bdesigned to (interact|assist|help|answer)\b/i,
+  // An assistant's voice, not a character's.
+  /\b(I can('|no)?t|I'm unable to|I am unable to|I cannot) (assist|help)( you)? with (that|this)\b/i,
+  /\bhow (can|may) I (assist|help) you( today)?\?/i,
+  /\banything (else |specific )?(you'd|you would) like to (know|discuss|ask)\b/i,
+  /\breal-time (news|information|data)\b/i,
+  /\b(in|of) (the|this) (game|roleplay|role-play|story)\b(?! of)/i,
   /\b(descriptions?|information|details|text|context) provided\b/i,
   /\bthe (text|passage|narrative|context|document) (does not|doesn't|says|mentions|states|describes)\b/i,
   /\bas an ai\b/i,
@@ -97,7 +124,7 @@ export function roleLabel(reply: string, mindName: string): string | null {
 }
 
 /** Fixed pieces of the system prompt and the turn's layout (src/npc/prompt): a reply holding one recites the prompt. */
-const PROMPT_MARKERS = [
+export const PROMPT_MARKERS = [
   "people you know:",
   "things you tend to do:",
   "rules you never break:",
@@ -192,7 +219,7 @@ export function overLength(reply: string, maxSentences: number): string | null {
 }
 
 /** Titles that are not part of how a person is called by name. */
-const TITLES = new Set(["sister", "brother", "captain", "warden", "old", "master", "mistress", "lady", "lord", "sir", "nan", "father", "mother", "the", "sergeant", "dame"]);
+const TITLES = new Set(["sister", "brother", "captain", "warden", "old", "master", "mistress", "lady", "lord", "sir", "father", "mother", "the", "sergeant", "dame"]);
 
 /** The mind's full name and its first name without a title ("Sister Aveline Morrow" → Sister Aveline Morrow, Aveline Morrow, Aveline). */
 export function nameForms(name: string): string[] {

@@ -1,12 +1,15 @@
-import type { GenerateRequest, GenerateResult, GenerationBackend } from "../../generation/types.ts";
+import type { ChatMessage, GenerateRequest, GenerateResult, GenerationBackend } from "../../generation/types.ts";
 import { randomSeed } from "../../llm/replyRules.ts";
 import { AttemptError } from "../../generation/remote/attemptErrors.ts";
+import { leakOf } from "../secrets/secretTerms.ts";
 import { replyProblems, type Problem, type ProblemKind, type ReplyContext } from "./detectors.ts";
 import { ReplyShaper, type StopWhy } from "./ReplyShaper.ts";
+import { splitSentences } from "./sentences.ts";
 
 /** What sends a reply back for another sample, and how bad each is when choosing between two (lower is better). */
 const WEIGHT: Partial<Record<ProblemKind, number>> = {
   empty: 10,
+  secretLeak: 8,
   echo: 6,
   promptEcho: 6,
   meta: 5,
@@ -32,6 +35,15 @@ export interface ReplyGuardReport {
   chosen: number;
   /** why the returned reply ended early, if it did: its sentence limit, a loop, the cap nearing */
   stoppedBy: StopWhy | null;
+  /** sentences dropped from the returned reply because they told a secret */
+  redacted: number;
+}
+
+/** What the guard knows of the turn: what replies are checked against, and the prompt without its secrets. */
+export interface TurnGuard {
+  context: ReplyContext;
+  /** the prompt without the mind's kept secrets: a reply that told one is sampled again from it */
+  withoutSecrets?: () => ChatMessage[];
 }
 
 export interface GuardedReply {
@@ -39,22 +51,33 @@ export interface GuardedReply {
   report: ReplyGuardReport;
 }
 
+interface Done {
+  report: AttemptReport;
+  result: GenerateResult;
+  startMs: number;
+  /** characters of it the client was sent while it streamed */
+  sent: number;
+}
+
 /**
  * One NPC reply with the reply guard: the words are shaped as they stream (ReplyShaper: the opening held until
  * judged, the sentence limit, the cap, loops), checked when done (detectors.ts), and a reply that echoes the
- * player, talks about its notes, carries a role label, recites the prompt, speaks as someone else, repeats itself
- * or says nothing is sampled once more with the next seed when nothing of it reached the client; the better of
- * the two is returned. Never for grammar-constrained generation or greedy sampling (a resample would repeat it).
+ * player, talks about its notes, carries a role label, recites the prompt, speaks as someone else, tells a secret,
+ * repeats itself or says nothing is sampled once more with the next seed when nothing of it reached the client;
+ * the better of the two is returned, without any sentence that tells a secret when others remain. Never for
+ * grammar-constrained generation or greedy sampling (a resample would repeat it).
  */
-export async function generateReply(llm: Pick<GenerationBackend, "generate">, req: GenerateRequest, context: ReplyContext): Promise<GuardedReply> {
+export async function generateReply(llm: Pick<GenerationBackend, "generate">, req: GenerateRequest, turn: TurnGuard | ReplyContext): Promise<GuardedReply> {
+  const { context, withoutSecrets } = "context" in turn ? turn : { context: turn, withoutSecrets: undefined };
   const streaming = !!req.onToken;
   const guard = !req.jsonSchema && (req.temperature ?? 0.7) > 0;
   const maxAttempts = guard ? 2 : 1;
   const baseSeed = req.seed ?? randomSeed();
   const startedAt = performance.now();
-  const done: { report: AttemptReport; result: GenerateResult; startMs: number }[] = [];
+  const done: Done[] = [];
   let evaluated = 0;
   let completion = 0;
+  let messages = req.messages;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const last = attempt === maxAttempts;
     const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming });
@@ -65,6 +88,7 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
     try {
       result = await llm.generate({
         ...req,
+        messages,
         seed,
         stopSignal: stop.signal,
         timings: attempt === 1 ? req.timings : undefined,
@@ -82,43 +106,50 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
     }
     evaluated += result.evaluatedPromptTokens;
     completion += result.completionTokens;
-    if (result.finishReason === "abort" || result.finishReason === "timeout") {
-      const { text, emit } = shaper.finish(result.text, "length");
-      if (emit && result.finishReason === "timeout") req.onToken?.(emit);
-      const report: AttemptReport = { attempt, seed, problems: [], early: false, stoppedBy: shaper.stopWhy };
-      done.push({ report, result: { ...result, text }, startMs });
-      break;
-    }
-    const sentBefore = shaper.sentChars;
-    const { text, emit } = shaper.finish(result.text, result.finishReason);
-    const problems = shaper.failure ? [shaper.failure] : replyProblems(text, context).filter((p) => WEIGHT[p.kind] !== undefined);
-    done.push({ report: { attempt, seed, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy }, result: { ...result, text }, startMs });
-    // Clean, the last try, or the client already has part of it: this is the reply (and the rest of it is sent).
-    if (problems.length === 0 || last || (streaming && sentBefore > 0)) {
-      if (emit) req.onToken?.(emit);
-      break;
-    }
+    const sent = shaper.sentChars;
+    const ended = result.finishReason === "abort" || result.finishReason === "timeout";
+    const { text } = shaper.finish(result.text, ended ? "length" : result.finishReason);
+    const problems = ended ? [] : shaper.failure ? [shaper.failure] : replyProblems(text, context).filter((p) => WEIGHT[p.kind] !== undefined);
+    done.push({ report: { attempt, seed, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy }, result: { ...result, text }, startMs, sent });
+    // Clean, the last try, cut short, or the client already has part of it: this is the reply.
+    if (problems.length === 0 || ended || (streaming && sent > 0)) break;
+    // A reply that told a secret is sampled again from the prompt without it: what is not seen cannot be told.
+    if (withoutSecrets && problems.some((p) => p.kind === "secretLeak")) messages = withoutSecrets();
   }
-  const chosen = choose(done.map((d) => d.report), streaming);
-  const pick = done[chosen];
+  const pick = done[choose(done, streaming)];
+  let text = pick.result.text;
+  let redacted = 0;
+  if (pick.sent === 0 && pick.report.problems.some((p) => p.kind === "secretLeak")) [text, redacted] = redact(text, context);
+  // The rest of the chosen reply (all of it, unless it streamed as it went).
+  if (streaming && text.length > pick.sent && pick.result.finishReason !== "abort") req.onToken!(text.slice(pick.sent));
   const result: GenerateResult = {
     ...pick.result,
+    text,
     evaluatedPromptTokens: evaluated,
     completionTokens: completion,
     // What a waiting client sees: the chosen attempt's first token, after the attempts before it.
     timeToFirstTokenMs: pick.startMs + pick.result.timeToFirstTokenMs,
   };
-  return { result, report: { attempts: done.map((d) => d.report), chosen: pick.report.attempt, stoppedBy: pick.report.stoppedBy } };
+  return { result, report: { attempts: done.map((d) => d.report), chosen: pick.report.attempt, stoppedBy: pick.report.stoppedBy, redacted } };
 }
 
-/** The index of the attempt to return: the one a streaming client was sent, else the least bad (an early stop has no text). */
-function choose(reports: AttemptReport[], streaming: boolean): number {
-  if (streaming) return reports.length - 1;
-  let best = 0;
+/** The attempt to return: the one a streaming client was sent, else the least bad (an early stop has no text). */
+function choose(done: Done[], streaming: boolean): number {
+  const sentOne = done.findIndex((d) => d.sent > 0);
+  if (streaming && sentOne >= 0) return sentOne;
+  let best = done.length - 1;
   let bestScore = Number.POSITIVE_INFINITY;
-  reports.forEach((r, i) => {
-    const score = r.early ? 1000 : r.problems.reduce((n, p) => n + (WEIGHT[p.kind] ?? 0), 0);
+  done.forEach((d, i) => {
+    const score = d.report.early ? 1000 : d.report.problems.reduce((n, p) => n + (WEIGHT[p.kind] ?? 0), 0);
     if (score < bestScore) [best, bestScore] = [i, score];
   });
   return best;
+}
+
+/** The reply without the sentences that tell a secret, when any other remains. */
+function redact(text: string, context: ReplyContext): [string, number] {
+  const sentences = splitSentences(text);
+  const keep = sentences.filter((s) => leakOf(s, context.secrets) === null);
+  if (keep.length === 0 || keep.length === sentences.length) return [text, 0];
+  return [keep.join(" "), sentences.length - keep.length];
 }

@@ -1,9 +1,13 @@
 import type { MindProfile } from "../mindProfile.ts";
 import { personaParts } from "../prompt/systemPrompt.ts";
 import type { ReplyContext } from "./detectors.ts";
+import type { SecretTerms } from "../secrets/secretTerms.ts";
 
 /** What a turn's reply is checked against: the player's line, the mind's prompt lines, the notes' names, its previous line. */
-export function replyContextFor(mind: MindProfile, turn: { playerLine: string; noteNames: string[]; previousReply: string | null }): ReplyContext {
+export function replyContextFor(
+  mind: MindProfile,
+  turn: { playerLine: string; noteNames: string[]; previousReply: string | null; secrets?: SecretTerms[] },
+): ReplyContext {
   const p = personaParts(mind);
   const structuralLines = [p.identity, p.location, p.knowledgeDescription, p.rules, ...p.relationships, ...p.hints, ...p.restrictions].filter(
     (l): l is string => !!l,
@@ -18,5 +22,6 @@ export function replyContextFor(mind: MindProfile, turn: { playerLine: string; n
     noteNames: [...new Set(turn.noteNames)],
     previousReply: turn.previousReply,
     maxSentences: mind.responseConfig.maxSentences,
+    secrets: turn.secrets ?? [],
   };
 }

@@ -7,7 +7,8 @@ import type { ActionResultNote, TurnBehaviour } from "../../behaviour/behaviourP
  * (KV-cache reuse), and re-checked against visibility before every use.
  */
 export interface TurnNotes {
-  lore?: Omit<LoreNote, "score">[];
+  /** `secret`: a secret of the mind (secrets/), rendered as its own to keep */
+  lore?: (Omit<LoreNote, "score"> & { secret?: boolean })[];
   memories?: string[];
   scene?: string;
   /** the mind's conditional hints and restrictions in force from this turn (rendered as its `[Now]` block) */

@@ -3,7 +3,7 @@ import { nowIso } from "../../core/context.ts";
 import { parseJsonColumn } from "../../core/json.ts";
 import type { MindProfile } from "../mindProfile.ts";
 import { systemPrompt } from "../prompt/systemPrompt.ts";
-import { loreNote } from "../prompt/renderTurn.ts";
+import { loreBlocks } from "../prompt/renderTurn.ts";
 import type { LoreNote } from "../../retrieval/hybridSearch.ts";
 import { LORE_NOTE_OVERHEAD, generationContext, promptBudget, tokenCounter } from "../tokenBudget.ts";
 import { hitsOf, loreStamp, readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
@@ -26,7 +26,7 @@ import { rechoiceVerdict, rechoiceWait, type RechoiceVerdict } from "./rechoice.
  */
 
 /** A chunk of the shared level: a turn's lore note without a retrieval score (it was chosen, not retrieved). */
-export type SharedNote = Omit<LoreNote, "score">;
+export type SharedNote = Omit<LoreNote, "score"> & { secret?: boolean };
 
 /** Candidates looked at when selecting (the most retrieved first): enough to fill any sane budget. */
 const CANDIDATES = 256;
@@ -121,7 +121,7 @@ export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfil
       if (!r) return null;
       const tags = parseJsonColumn<string[]>(r.tags, []);
       if (!tags.some((t) => mind.knowledgeTags.includes(t))) return null;
-      out.push({ chunkId: r.id, documentId: r.document_id, documentName: r.document_name, chunkIndex: r.chunk_index, text: r.content, tags });
+      out.push({ chunkId: r.id, documentId: r.document_id, documentName: r.document_name, chunkIndex: r.chunk_index, text: r.content, tags, ...(r.secret ? { secret: true } : {}) });
     }
     return out;
   };
@@ -135,7 +135,7 @@ export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfil
 
 /** The shared lore as the static prompt carries it, after the system text (the [Lore] notes' own form). */
 export function renderSharedLore(notes: SharedNote[]): string {
-  return notes.length ? `[Lore]\n${notes.map(loreNote).join("\n\n")}` : "";
+  return loreBlocks(notes, "as given").join("\n\n");
 }
 
 /** The mind's static prompt: its system text and the lore its players share. Every conversation with the mind starts with it. */

@@ -18,6 +18,8 @@ export interface SharedChunkRow {
   content: string;
   tags: string;
   hits: number;
+  /** the document is a secret of the minds that know it (src/npc/secrets) */
+  secret: number;
 }
 
 /**
@@ -28,7 +30,7 @@ export function sharedCandidates(db: Db, q: { projectId: string; mindId: string;
   if (q.tags.length === 0) return [];
   return db
     .query<SharedChunkRow, (string | number)[]>(
-      `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, COALESCE(h.hits, 0) AS hits
+      `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, COALESCE(h.hits, 0) AS hits, d.secret
        FROM chunks c JOIN documents d ON d.id = c.document_id
        LEFT JOIN mind_lore_hits h ON h.mind_id = ? AND h.chunk_id = c.id
        WHERE c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED' AND ${UNGATED}
@@ -44,7 +46,7 @@ export function sharedChunksById(db: Db, projectId: string, ids: string[]): Shar
   if (ids.length === 0) return [];
   return db
     .query<SharedChunkRow, string[]>(
-      `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, 0 AS hits
+      `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, 0 AS hits, d.secret
        FROM chunks c CROSS JOIN documents d ON d.id = c.document_id
        WHERE c.id IN (${placeholders(ids.length)}) AND c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED' AND ${UNGATED}`,
     )

@@ -1,0 +1,32 @@
+/**
+ * `bun bench/quality.ts --rescore FILE...`: the tables of stored runs (bench/results/*.json) with the detectors as
+ * they are now, so runs made before a detector changed are compared by the same checks. No model is loaded.
+ */
+import { readFileSync } from "node:fs";
+import { replyProblems } from "../../src/npc/replies/detectors.ts";
+import { createTestApp } from "../../test/support/testApp.ts";
+import { contextOf, loadWorld, type ReplyRecord } from "./qualityWorldRun.ts";
+import { worldTable } from "./qualityTables.ts";
+import type { QualityWorld } from "./worldTypes.ts";
+
+export async function rescore(files: string[], worlds: QualityWorld[], root: string): Promise<string> {
+  const t = await createTestApp({ embeddingModel: "hashing" }, { loadModel: false });
+  const loaded = new Map(worlds.map((w) => [w.name, loadWorld(t, w, root)]));
+  const out: string[] = [];
+  for (const file of files) {
+    const run = JSON.parse(readFileSync(file, "utf8")) as { meta: Record<string, unknown>; worlds: Record<string, { memory: string | null; records: ReplyRecord[] }> };
+    for (const [name, { memory, records }] of Object.entries(run.worlds)) {
+      const w = loaded.get(name);
+      if (!w) continue;
+      for (const r of records) {
+        const ctx = contextOf(t, w, r.mind, r.text, r.previous ?? null);
+        r.problems = replyProblems(r.reply, ctx);
+        if (r.firstAttempt !== undefined) r.firstProblems = replyProblems(r.firstAttempt, ctx);
+      }
+      const m = run.meta;
+      out.push(`#### ${name}: ${m.model} (${file.split("/").pop()}, commit ${m.commit}, seeds ${m.seeds}, load ${JSON.stringify(m.loadAverage)})\n\n${worldTable(records)}\n\nMemory: ${memory ?? "–"}`);
+    }
+  }
+  await t.close();
+  return out.join("\n\n");
+}

@@ -1,0 +1,31 @@
+import type { PreparedTurn } from "../prepareTurn.ts";
+import { personaParts } from "../prompt/systemPrompt.ts";
+import { kept } from "../secrets/secretFraming.ts";
+import { secretTerms } from "../secrets/secretTerms.ts";
+import { replyContextFor } from "./replyContext.ts";
+import { stripSecrets } from "../secrets/stripSecrets.ts";
+import type { TurnGuard } from "./generateReply.ts";
+
+/**
+ * What the reply guard knows of a prepared turn: the notes it carries (shared, earlier, new), the mind's previous line, and
+ * the secrets among the notes with the words only they hold (the persona, the other notes and everything the player
+ * said are what a reply may repeat without telling one).
+ */
+export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" | "sharedLore" | "messages">, playerLine: string): TurnGuard {
+  const notes = [...p.sharedLore, ...p.newLore, ...p.history.flatMap((m) => m.notes?.lore ?? [])];
+  const previousReply = [...p.history].reverse().find((m) => m.role === "assistant")?.content ?? null;
+  const secret = notes.filter(kept);
+  const parts = personaParts(p.mind);
+  const known = [
+    ...notes.filter((n) => !kept(n)).map((n) => `${n.documentName} ${n.text}`),
+    ...[parts.identity, parts.personality, parts.backstory, parts.speakingStyle, parts.location, parts.knowledgeDescription].filter((x): x is string => !!x),
+    ...parts.relationships, ...parts.hints, ...parts.restrictions,
+    playerLine,
+    ...p.history.filter((m) => m.role === "user").map((m) => m.content),
+  ];
+  const byDocument = new Map<string, { name: string; text: string }>();
+  for (const n of secret) byDocument.set(n.documentId, { name: n.documentName, text: `${byDocument.get(n.documentId)?.text ?? ""} ${n.text}` });
+  const secrets = [...byDocument.values()].map((d) => secretTerms(d.name, d.text, known));
+  const context = replyContextFor(p.mind, { playerLine, noteNames: notes.map((n) => n.documentName), previousReply, secrets });
+  return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
+}
