@@ -15,7 +15,7 @@ export const RECOMMENDED_CHAT_MODEL = {
 /** How long the reachability probe waits: a first run offline must not hang. */
 const PROBE_TIMEOUT_MS = 4_000;
 
-export type FirstRunOutcome = "present" | "pulled" | "declined" | "skipped" | "offline" | "failed";
+export type FirstRunOutcome = "present" | "remote" | "pulled" | "declined" | "skipped" | "offline" | "failed";
 
 export interface FirstRunOptions {
   /** `--pull`: download without asking (scripts, images); `--no-pull` / LOREHOLD_NO_PULL=1: never offer. */
@@ -28,8 +28,22 @@ export interface FirstRunOptions {
   fetch?: typeof fetch;
 }
 
-function handHint(config: Config): string {
-  return `To add one by hand: \`lorehold model pull ${RECOMMENDED_CHAT_MODEL.uri}\`, or copy a .gguf into ${config.modelsDir} (README, "Models").`;
+/**
+ * What to do when there is no chat model, one line per way out, so that a first run on a machine without the
+ * internet still says exactly how to get replies (the server starts either way and answers 503 until then).
+ */
+export function noModelAdvice(config: Config, why: string): string[] {
+  return [
+    `${why} To give the NPCs a voice, do one of these, then start again:`,
+    `  - download here: lorehold model pull ${RECOMMENDED_CHAT_MODEL.uri}`,
+    `  - offline: run that command (or \`npm start\`) on a machine with internet, then copy the .gguf file into ${config.modelsDir}`,
+    `  - use a llama-server you already run: LOREHOLD_GENERATION=remote LOREHOLD_BACKENDS=http://HOST:PORT npm start`,
+    `  See docs/models-and-performance.md for the choice of model.`,
+  ];
+}
+
+function advise(io: CliIo, config: Config, why: string): void {
+  for (const line of noModelAdvice(config, why)) io.err(line);
 }
 
 async function askOnStdin(question: string): Promise<string> {
@@ -59,13 +73,15 @@ async function reachable(url: string, headers: Record<string, string>, f: typeof
  * LOREHOLD_FIRST_RUN_MODEL (+ LOREHOLD_FIRST_RUN_MODEL_SHA256) names another model (tests use a local server).
  */
 export async function ensureChatModel(config: Config, io: CliIo, opts: FirstRunOptions): Promise<FirstRunOutcome> {
+  // Replies come from the configured servers: a local model would never be loaded, so never offer one.
+  if (config.generation === "remote") return "remote";
   if (resolveModelPath(config.modelsDir, config.model ?? undefined) !== null) return "present";
   // A `model` setting naming a file that is not there is the operator's choice: do not replace it.
   if (config.model) return "skipped";
   const env = opts.env;
   const pull = env.LOREHOLD_NO_PULL === "1" || env.LOREHOLD_NO_PULL === "true" ? "no" : (opts.pull ?? "ask");
   if (pull === "no" || (pull === "ask" && !opts.interactive)) {
-    io.err(`No chat model in ${config.modelsDir}. ${handHint(config)}`);
+    advise(io, config, `No chat model in ${config.modelsDir}.`);
     return "skipped";
   }
   const uri = env.LOREHOLD_FIRST_RUN_MODEL || RECOMMENDED_CHAT_MODEL.uri;
@@ -77,18 +93,18 @@ export async function ensureChatModel(config: Config, io: CliIo, opts: FirstRunO
   try {
     resolved = await resolveModelUri(uri, { hfEndpoint, headers: hfHeaders, fetch: f });
   } catch {
-    io.err(`No chat model in ${config.modelsDir}, and the model host cannot be reached. ${handHint(config)}`);
+    advise(io, config, `No chat model in ${config.modelsDir}, and the model host cannot be reached (offline?).`);
     return "offline";
   }
   const headers = new URL(resolved.url).origin === new URL(hfEndpoint).origin ? hfHeaders : {};
   if (!(await reachable(resolved.url, headers, f))) {
-    io.err(`No chat model in ${config.modelsDir}, and the model host cannot be reached (offline?). ${handHint(config)}`);
+    advise(io, config, `No chat model in ${config.modelsDir}, and the model host cannot be reached (offline?).`);
     return "offline";
   }
   if (pull === "ask") {
     const answer = (await (opts.ask ?? askOnStdin)(`No chat model yet. Download ${label} into ${config.modelsDir} now? [Y/n] `)).trim().toLowerCase();
     if (answer !== "" && answer !== "y" && answer !== "yes") {
-      io.err(`Not downloading. ${handHint(config)}`);
+      advise(io, config, "Not downloading.");
       return "declined";
     }
   }
@@ -108,7 +124,7 @@ export async function ensureChatModel(config: Config, io: CliIo, opts: FirstRunO
     return "pulled";
   } catch (e) {
     bar.stop();
-    io.err(`Download failed: ${e instanceof Error ? e.message : String(e)}. Run \`lorehold model pull\` to resume. ${handHint(config)}`);
+    advise(io, config, `Download failed: ${e instanceof Error ? e.message : String(e)}. \`lorehold model pull\` resumes it.`);
     return "failed";
   }
 }
