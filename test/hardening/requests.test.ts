@@ -1,5 +1,5 @@
 /**
- * Issue 17, findings 6, 8, 9 and 10: slow bodies get their own deadline, numeric query parameters are
+ * Slow bodies get their own deadline, numeric query parameters are
  * bounded, bodies must be JSON, and the Authorization header has one exact form.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
