@@ -9,7 +9,7 @@ import { listScanJobs } from "./scanJobStore.ts";
 import { extractionPageReader } from "./scanExtractionStore.ts";
 import { GroupTally, isEmptySelection, selects, type Selection } from "./reviewGroups.ts";
 
-/** Optional per-group review of the detail form (README "Scanner"): `?groups=true`, `?hide=…`. */
+/** Optional per-group review of the detail form (docs/authoring-lore.md, the scanner): `?groups=true`, `?hide=…`. */
 export interface DetailReviewOptions {
   /** Add `reviewGroups` (one entry per group with counts and ids). */
   groups?: boolean;

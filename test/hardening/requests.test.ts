@@ -99,7 +99,7 @@ describe("Authorization: exactly `Bearer <key>`", () => {
   });
 });
 
-describe("Bun's own parser errors (README: not shaped)", () => {
+describe("Bun's own parser errors (docs/operations.md: not shaped)", () => {
   test.each([
     ["a 20,000-character header", { "x-big": "a".repeat(20_000) }, 431],
     ["a control character in X-Request-Id", { "x-request-id": "a\u0001b" }, 400],

@@ -6,7 +6,7 @@ import { createDownloadProgressBar, lineStream } from "../../models/downloadProg
 import type { Config } from "../../config/config.ts";
 import type { CliIo } from "../cliTypes.ts";
 
-/** The README's recommended CPU chat model: what a first run offers to download. */
+/** The recommended CPU chat model (README, "Which model"): what a first run offers to download. */
 export const RECOMMENDED_CHAT_MODEL = {
   uri: "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q8_0.gguf",
   label: "Qwen2.5-0.5B-Instruct Q8_0 (~0.7 GB)",

@@ -30,7 +30,7 @@ export function projectOverview(ctx: AppContext, projectId: string) {
     interactionsLast24h: settledInteractionTimes(ctx.db, projectId, since).length,
     credits: showCredits(ctx, projectId),
     model: ctx.modelStatus,
-    // where replies are generated; with a remote pool, each backend's state (README "Remote generation")
+    // where replies are generated; with a remote pool, each backend's state (docs/models-and-performance.md, "Remote generation")
     generation: {
       mode: ctx.config.generation,
       backends: (ctx.generation?.status() ?? []).map((b) => (b.kind === "local" ? b : { ...b, url: safeUrl(b.url) })),
