@@ -5,12 +5,9 @@ import { downloadModel } from "../../models/downloadModel.ts";
 import { createDownloadProgressBar, lineStream } from "../../models/downloadProgressBar.ts";
 import type { Config } from "../../config/config.ts";
 import type { CliIo } from "../cliTypes.ts";
+import { noModelAdvice, RECOMMENDED_CHAT_MODEL } from "../../models/noModelAdvice.ts";
 
-/** The recommended CPU chat model (README, "Which model"): what a first run offers to download. */
-export const RECOMMENDED_CHAT_MODEL = {
-  uri: "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q8_0.gguf",
-  label: "Qwen2.5-0.5B-Instruct Q8_0 (~0.7 GB)",
-} as const;
+export { noModelAdvice, RECOMMENDED_CHAT_MODEL };
 
 /** How long the reachability probe waits: a first run offline must not hang. */
 const PROBE_TIMEOUT_MS = 4_000;
@@ -28,22 +25,8 @@ export interface FirstRunOptions {
   fetch?: typeof fetch;
 }
 
-/**
- * What to do when there is no chat model, one line per way out, so that a first run on a machine without the
- * internet still says exactly how to get replies (the server starts either way and answers 503 until then).
- */
-export function noModelAdvice(config: Config, why: string): string[] {
-  return [
-    `${why} To give the NPCs a voice, do one of these, then start again:`,
-    `  - download here: lorehold model pull ${RECOMMENDED_CHAT_MODEL.uri}`,
-    `  - offline: run that command (or \`npm start\`) on a machine with internet, then copy the .gguf file into ${config.modelsDir}`,
-    `  - use a llama-server you already run: LOREHOLD_GENERATION=remote LOREHOLD_BACKENDS=http://HOST:PORT npm start`,
-    `  See docs/models-and-performance.md for the choice of model.`,
-  ];
-}
-
 function advise(io: CliIo, config: Config, why: string): void {
-  for (const line of noModelAdvice(config, why)) io.err(line);
+  for (const line of noModelAdvice(config.modelsDir, why)) io.err(line);
 }
 
 async function askOnStdin(question: string): Promise<string> {

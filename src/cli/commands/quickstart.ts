@@ -85,7 +85,7 @@ export const quickstartCommand: Command = {
     if (!answers) {
       say();
       say(`No chat model is loaded (${app.ctx.modelStatus.error}): /v1/npc/interact answers 503 until there is one.`);
-      for (const line of noModelAdvice(c.config, "").slice(1)) say(line);
+      for (const line of noModelAdvice(c.config.modelsDir, "").slice(1)) say(line);
     }
     say("Press Ctrl+C to stop.");
     await waitForShutdown(app);
