@@ -5,8 +5,23 @@ import { knownEvents, stillKnown, type KnownEvent } from "./worldMemoryStore.ts"
 
 /** World memories a turn may bring in: on a conversation's first turn, and at most one more per follow-up. */
 export const WORLD_MEMORIES_PER_TURN = 3;
-/** Candidates ranked per turn: the mind's most recently learned events (a bound on the turn's cost, whatever the world's size). */
-export const WORLD_MEMORY_CANDIDATES = 400;
+/**
+ * Candidates ranked per turn: the mind's this-many most recently learned events and this-many most important
+ * (a bound on the turn's cost, whatever the world's size).
+ */
+export const WORLD_MEMORY_CANDIDATES = 150;
+
+/** An event's content words, by event id: its text never changes, and a turn ranks hundreds of them. */
+const wordsCache = new Map<string, Set<string>>();
+const WORDS_CACHED = 50_000;
+function eventWords(k: KnownEvent): Set<string> {
+  let w = wordsCache.get(k.event_id);
+  if (!w) {
+    if (wordsCache.size >= WORDS_CACHED) wordsCache.delete(wordsCache.keys().next().value!);
+    wordsCache.set(k.event_id, (w = keywords(`${k.type} ${k.description}`)));
+  }
+  return w;
+}
 /** Recency halves every this many hours of wall time since the mind learned the event. */
 export const WORLD_RECENCY_HALF_LIFE_HOURS = 24;
 /**
@@ -36,7 +51,7 @@ export function rankWorldMemories(ctx: ServiceContext, q: { projectId: string; m
   const words = keywords(q.query);
   const w = WORLD_WEIGHTS;
   const scored = rows.map((k) => {
-    const own = keywords(`${k.type} ${k.description}`);
+    const own = eventWords(k);
     let shared = 0;
     for (const x of words) if (own.has(x)) shared++;
     const relevance = words.size ? shared / words.size : 0;

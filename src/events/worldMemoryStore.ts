@@ -36,14 +36,21 @@ export function insertWorldMemory(db: Db, m: WorldMemoryRow): boolean {
   );
 }
 
-/** The mind's most recently learned events it knows by `now`, newest first (the candidates a turn ranks). */
+/**
+ * A turn's candidates among the mind's events known by `now`: the `limit` most recently learned and the
+ * `limit` most important (an old big event stays recallable however much small news came after it).
+ */
 export function knownEvents(db: Db, projectId: string, mindId: string, now: string, limit: number): KnownEvent[] {
   return db
-    .query<KnownEvent, [string, string, string, number]>(
-      `SELECT k.*, e.type, e.description, e.game_time FROM world_memories k JOIN events e ON e.id = k.event_id
-       WHERE k.project_id = ? AND k.mind_id = ? AND k.known_at <= ? ORDER BY k.known_at DESC, k.id DESC LIMIT ?`,
+    .query<KnownEvent, [string, string, string, number, string, string, string, number]>(
+      `WITH c AS (
+         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND known_at <= ? ORDER BY known_at DESC, id DESC LIMIT ?)
+         UNION
+         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND known_at <= ? ORDER BY importance DESC, known_at DESC LIMIT ?)
+       )
+       SELECT k.*, e.type, e.description, e.game_time FROM c JOIN world_memories k ON k.id = c.id JOIN events e ON e.id = k.event_id`,
     )
-    .all(projectId, mindId, now, limit);
+    .all(projectId, mindId, now, limit, projectId, mindId, now, limit);
 }
 
 /** Which of `ids` the mind still knows (a conversation keeps an event's note only while it does). */

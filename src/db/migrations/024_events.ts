@@ -51,6 +51,7 @@ CREATE TABLE world_memories (
   UNIQUE (mind_id, event_id)
 );
 CREATE INDEX world_memories_mind ON world_memories(project_id, mind_id, known_at);
+CREATE INDEX world_memories_mind_importance ON world_memories(project_id, mind_id, importance, known_at);
 CREATE INDEX world_memories_event ON world_memories(event_id);
 CREATE INDEX world_memories_unspread ON world_memories(known_at) WHERE spread_at IS NULL;
 CREATE TABLE mind_gossip (
