@@ -18,7 +18,8 @@ export const NOBODY = "\u0000world";
  */
 export function reactRequest(mindId: string, reason: string, playerId: string | null | undefined): InteractRequest {
   if (playerId !== undefined && playerId !== null && playerId.startsWith("\u0000")) throw new ApiError(400, "Invalid request", { details: ["playerId: must not start with a NUL character"] });
-  return { text: reason, entityMindId: mindId, playerId: playerId ?? NOBODY, memory: { retrieve: !!playerId }, unprompted: true };
+  if (!playerId) return { text: reason, entityMindId: mindId, playerId: NOBODY, memory: { retrieve: false }, unprompted: true, noMemory: true };
+  return { text: reason, entityMindId: mindId, playerId, memory: { retrieve: true }, unprompted: true };
 }
 
 /** A mind of the project by id or, failing that, key (an unknown one answers 404 `Entity Mind not found` in the turn). */

@@ -76,6 +76,8 @@ describe("witnesses of a world event", () => {
     expect(r.body.prompt[0].role).toBe("system");
     expect(r.body.prompt[0].content).not.toContain("GRANARYMARK");
     expect(r.body.prompt.at(-1).content).toContain("GRANARYMARK");
+    // the trace shows it as this turn's world memory
+    expect(r.body.worldMemories).toEqual([expect.objectContaining({ turn: "this", text: expect.stringContaining("GRANARYMARK") })]);
   });
 
   test("a mind that did not witness it cannot know it: 0 leaks over adversarial previews", async () => {

@@ -160,3 +160,41 @@ describe("react on an event", () => {
     expect(r.body.reactionError).toMatchObject({ status: 402, error: "Insufficient credits" });
   });
 });
+
+describe("world memories across a conversation (real turns)", () => {
+  test("the first turn brings the best 3, a follow-up at most 1 more (the one its line is about); earlier ones stay", async () => {
+    const p = buildWorld(t.app.ctx as any, "Chatter", { index: "none" });
+    const things = ["anvil", "bridge", "candle", "dragon", "eagle", "falcon"];
+    for (let i = 0; i < 6; i++) {
+      const r = await t.call("POST", "/v1/events", { key: p.keys.server, body: { type: "news", description: `NEWSMARK${i} the ${things[i]} was seen`, witnesses: ["garrick"], importance: 3 + i } });
+      expect(r.status).toBe(201);
+    }
+    const turn = async (text: string) => {
+      const r = await t.call("POST", "/v1/npc/interact", { key: p.keys.server, body: { text, entityMindId: p.minds.garrick, playerId: "talker" } });
+      expect(r.status).toBe(200);
+      return prompts.at(-1)!.filter((m) => m.role === "user").map((m) => (m.content.match(/NEWSMARK\d/g) ?? []).length);
+    };
+    const first = await turn("Hello.");
+    expect(first).toEqual([3]);
+    expect(prompts.at(-1)!.at(-1)!.content).toContain("NEWSMARK5"); // the most important
+    // nothing new is relevant: the follow-up adds nothing (the conversation already holds the best three)
+    expect(await turn("How are you?")).toEqual([3, 0]);
+    // a line about the least important one brings exactly that one in
+    const third = await turn("What about the anvil?");
+    expect(third).toEqual([3, 0, 1]);
+    expect(prompts.at(-1)!.at(-1)!.content).toContain("NEWSMARK0");
+  });
+
+  test("an unprompted line to nobody is never summarised into memories", async () => {
+    const p = buildWorld(t.app.ctx as any, "Quiet", { index: "none" });
+    const settings = await import("../../src/projects/settings.ts");
+    settings.updateSettings(t.app.ctx, p.projectId, { maxSessionLength: 2 });
+    const pending = await import("../../src/npc/memory/pendingSummaryStore.ts");
+    const before = pending.countPendingSummaries(t.app.db);
+    for (let i = 0; i < 3; i++) expect((await react(p.minds.garrick, { reason: `Tick ${i}` }, p.keys.server)).status).toBe(200);
+    expect(pending.countPendingSummaries(t.app.db)).toBe(before);
+    // with a player, the conversation reaches its limit and is summarised as any other
+    for (let i = 0; i < 2; i++) await react(p.minds.garrick, { reason: `Tock ${i}`, playerId: "pl" }, p.keys.server);
+    expect(pending.countPendingSummaries(t.app.db)).toBeGreaterThan(before);
+  });
+});
