@@ -198,3 +198,25 @@ describe("world memories across a conversation (real turns)", () => {
     expect(pending.countPendingSummaries(t.app.db)).toBeGreaterThan(before);
   });
 });
+
+describe("a mind with behaviour", () => {
+  test("its unprompted line carries its emotion (and SSE sends the emotion event before done)", async () => {
+    const p = buildWorld(t.app.ctx as any, "Moody", { index: "none" });
+    const { ensureAdminToken } = await import("../../src/admin/adminToken.ts");
+    const admin = ensureAdminToken(t.app.db).adminToken;
+    const patch = await t.call("PATCH", `/admin/v1/projects/${p.projectId}/minds/${p.minds.garrick}`, { key: admin, body: { behaviour: { emotions: ["calm", "angry"] } } });
+    expect(patch.status).toBe(200);
+    const r = await react(p.minds.garrick, { reason: "The player knocks over a chair" }, p.keys.server);
+    expect(r.status).toBe(200);
+    expect(["calm", "angry"]).toContain(r.body.metadata.behaviour.emotion.name);
+    const res = await t.app.handle(
+      new Request(`http://localhost/v1/npc/${p.minds.garrick}/react`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${p.keys.server}`, "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({ reason: "The player knocks over another chair", playerId: "clumsy" }),
+      }),
+    );
+    const kinds = (await res.text()).trim().split("\n\n").map((b) => b.split("\n")[0].replace("event: ", ""));
+    expect(kinds.slice(-2)).toEqual(["emotion", "done"]);
+  });
+});
