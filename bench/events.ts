@@ -129,7 +129,7 @@ function seedWorld(projectId: string, minds: string[], n: number) {
         const eventId = `evt_b${projectId}_${i}`;
         const created = new Date(at - Math.floor(rnd() * 30 * 86_400_000)).toISOString();
         insertEvent(app.db, { id: eventId, project_id: projectId, type: "news", description: sentence(), location_id: null, player_id: null, importance: 1 + (i % 10), game_time: null, secret: 0, public: 0, witnesses: "[]", created_at: created });
-        insertWorldMemory(app.db, { id: `wm_${projectId}_${i}`, project_id: projectId, mind_id: minds[i % minds.length], event_id: eventId, importance: 1 + (i % 10), hop: 0, told_by: null, told_by_name: null, known_at: created, spread_at: "x", created_at: created });
+        insertWorldMemory(app.db, { id: `wm_${projectId}_${i}`, project_id: projectId, mind_id: minds[i % minds.length], event_id: eventId, player_id: null, memory_id: null, importance: 1 + (i % 10), hop: 0, told_by: null, told_by_name: null, known_at: created, spread_at: "x", created_at: created });
       }
     });
   }
@@ -157,7 +157,7 @@ writeTx(app.db, () => {
   for (let i = 0; i < GOSSIP; i++) {
     const eventId = `evt_g_${i}`;
     insertEvent(app.db, { id: eventId, project_id: g.projectId, type: "news", description: sentence(), location_id: null, player_id: null, importance: 4 + (i % 7), game_time: null, secret: 0, public: 0, witnesses: "[]", created_at: at });
-    insertWorldMemory(app.db, { id: `wm_g_${i}`, project_id: g.projectId, mind_id: g.minds[i % MINDS], event_id: eventId, importance: 4 + (i % 7), hop: 0, told_by: null, told_by_name: null, known_at: at, spread_at: null, created_at: at });
+    insertWorldMemory(app.db, { id: `wm_g_${i}`, project_id: g.projectId, mind_id: g.minds[i % MINDS], event_id: eventId, player_id: null, memory_id: null, importance: 4 + (i % 7), hop: 0, told_by: null, told_by_name: null, known_at: at, spread_at: null, created_at: at });
   }
 });
 t0 = performance.now();

@@ -1,7 +1,7 @@
 import { nowIso, type ServiceContext } from "../core/context.ts";
 import { ApiError, notFound } from "../core/errors.ts";
 import { writeTx } from "../db/openDatabase.ts";
-import { mindIdByIdOrKey, mindRows } from "../lore/minds/mindStore.ts";
+import { mindIdByIdOrKey } from "../lore/minds/mindStore.ts";
 import { deletePlayerEvents, eventById, eventPage, type EventFilter } from "./eventStore.ts";
 import { toEventView, type EventView } from "./eventView.ts";
 import { gossipLevels, upsertGossipLevel } from "./gossipStore.ts";
@@ -30,22 +30,14 @@ export interface Knower {
 }
 
 /**
- * Who knows an event now and through whom. A world event's knowers are its world memories (witnesses and
- * gossip's hearers, each with the chain of tellers back to a witness); a player's event is known by its
- * witnesses, as that player's memories.
+ * Who knows an event now and through whom: its witnesses and gossip's hearers, each with the chain of tellers
+ * back to a witness (for an event about a player, each knower's memory of it is that player's memory).
  */
 export function whoKnows(ctx: ServiceContext, projectId: string, eventId: string): { event: EventView; knowers: Knower[] } {
   const row = eventById(ctx.db, projectId, eventId);
   if (!row) throw notFound("Event");
   const event = toEventView(row);
   const now = nowIso(ctx);
-  if (row.player_id) {
-    const names = new Map(mindRows(ctx.db, projectId, event.witnesses).map((m) => [m.id, m.entity_name]));
-    return {
-      event,
-      knowers: event.witnesses.map((id) => ({ entityMindId: id, name: names.get(id) ?? id, hop: 0, toldBy: null, path: [id], importance: row.importance, knownAt: row.created_at, knowsNow: true })),
-    };
-  }
   const rows = eventKnowledge(ctx.db, projectId, eventId);
   const byMind = new Map(rows.map((r) => [r.mind_id, r]));
   const pathOf = (mindId: string): string[] => {

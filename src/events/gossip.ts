@@ -6,7 +6,10 @@ import { projectRelationships } from "../lore/relationships/relationshipStore.ts
 import { eventById } from "./eventStore.ts";
 import { gossipLevels } from "./gossipStore.ts";
 import { CUSTOM_WEIGHT, DEFAULT_GOSSIP_LEVEL, HOP_DELAY_MINUTES, isGossipLevel, MAX_HOPS, passOn, RELATIONSHIP_WEIGHT, type GossipLevel } from "./gossipRules.ts";
-import { insertWorldMemory, markSpread, mindsKnowing, unspread, type WorldMemoryRow } from "./worldMemoryStore.ts";
+import { insertWorldMemory, markSpread, mindsKnowing, setDelivered, undelivered, unspread, type WorldMemoryRow } from "./worldMemoryStore.ts";
+import { insertMemoryRow, toVectorRow } from "../npc/memory/memoryRows.ts";
+import type { Memory } from "../npc/memory/types.ts";
+import type { VectorStore } from "../vectors/VectorStore.ts";
 
 export const GOSSIP_JOB = "gossip";
 /** World memories passed on per transaction (a tick takes batches until none is due or it is stopped). */
@@ -27,11 +30,14 @@ interface ProjectGraph {
  * transaction with the memories it creates (markSpread), and a mind learns an event once (UNIQUE): a tick
  * cut short, or a restart in the middle, neither loses a hop nor tells anyone twice.
  */
-export async function spreadGossip(ctx: ServiceContext, opts: { signal?: AbortSignal } = {}): Promise<{ spread: number; told: number }> {
+export async function spreadGossip(ctx: ServiceContext & { vectors?: VectorStore }, opts: { signal?: AbortSignal } = {}): Promise<{ spread: number; told: number; delivered: number }> {
   let spread = 0;
   let told = 0;
+  let delivered = 0;
   const graphs = new Map<string, ProjectGraph>();
   for (;;) {
+    if (opts.signal?.aborted) break;
+    delivered += await deliver(ctx);
     if (opts.signal?.aborted) break;
     const due = unspread(ctx.db, nowIso(ctx), BATCH);
     if (!due.length) break;
@@ -46,7 +52,43 @@ export async function spreadGossip(ctx: ServiceContext, opts: { signal?: AbortSi
     // let requests in between batches
     await new Promise((r) => setTimeout(r, 0));
   }
-  return { spread, told };
+  return { spread, told, delivered };
+}
+
+/**
+ * Hearsay about a player becomes that player's memory with the hearer once the hearer knows it ("Berta told
+ * you: …"), in the transaction that marks it delivered: retrieved, exported and erased like the rest of the
+ * player's memories (an erased player's events, and with them this row, are gone: nothing is delivered).
+ * The vectors follow (a memory without its vector is still found by the default retrieval).
+ */
+async function deliver(ctx: ServiceContext & { vectors?: VectorStore }): Promise<number> {
+  const due = undelivered(ctx.db, nowIso(ctx), BATCH);
+  if (!due.length) return 0;
+  const made: { projectId: string; memory: Memory }[] = [];
+  writeTx(ctx.db, () => {
+    for (const k of due) {
+      const at = nowIso(ctx);
+      const memory: Memory = {
+        id: newId("mem"),
+        text: `${k.told_by_name ?? "Someone"} told you: ${k.description}`,
+        importance: k.importance,
+        topics: ["event", "gossip"],
+        createdAt: at,
+        updatedAt: at,
+        entityMindId: k.mind_id,
+        playerId: k.player_id!,
+      };
+      if (!setDelivered(ctx.db, k.id, memory.id)) continue;
+      insertMemoryRow(ctx.db, k.project_id, memory);
+      made.push({ projectId: k.project_id, memory });
+    }
+  });
+  if (ctx.vectors) {
+    for (const { projectId, memory } of made) {
+      await ctx.vectors.upsertMemories([toVectorRow(projectId, memory)]).catch(() => undefined);
+    }
+  }
+  return made.length;
 }
 
 function tell(ctx: ServiceContext, g: ProjectGraph, m: WorldMemoryRow): number {
@@ -68,6 +110,8 @@ function tell(ctx: ServiceContext, g: ProjectGraph, m: WorldMemoryRow): number {
       project_id: m.project_id,
       mind_id: hearer,
       event_id: m.event_id,
+      player_id: m.player_id,
+      memory_id: null,
       importance,
       hop: m.hop + 1,
       told_by: m.mind_id,

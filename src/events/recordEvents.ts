@@ -50,7 +50,8 @@ const bodyHash = (raw: string) => createHash("sha256").update(raw).digest("hex")
 /**
  * Records events in one transaction (all of them or none): each event row, each witness's memory of it —
  * the player's memory with that mind when the event names a player (src/npc/memory's rows: retrieved,
- * exported and erased with the player's other memories), else a world memory of the mind — and the
+ * exported and erased with the player's other memories), else a world memory of the mind; a row of who
+ * knows it either way (gossip starts from there) — and the
  * world's and the player's state changes. Vectors of the player memories follow the transaction (a memory
  * without its vector is still found by the default retrieval; the next store of its scope can re-embed it).
  */
@@ -96,6 +97,7 @@ function writeEvent(ctx: MemoryContext, projectId: string, r: ResolvedEvent, at:
   };
   insertEvent(ctx.db, row);
   for (const mindId of r.witnesses) {
+    let memoryId: string | null = null;
     if (row.player_id) {
       const m: Memory = {
         id: newId("mem"),
@@ -109,21 +111,24 @@ function writeEvent(ctx: MemoryContext, projectId: string, r: ResolvedEvent, at:
       };
       insertMemoryRow(ctx.db, projectId, m);
       memories.push(m);
-    } else {
-      insertWorldMemory(ctx.db, {
-        id: newId("wmem"),
-        project_id: projectId,
-        mind_id: mindId,
-        event_id: row.id,
-        importance: row.importance,
-        hop: 0,
-        told_by: null,
-        told_by_name: null,
-        known_at: at,
-        spread_at: null,
-        created_at: at,
-      });
+      memoryId = m.id;
     }
+    // Who knows the event (gossip's hops start here); a player event's text is the player's memory above.
+    insertWorldMemory(ctx.db, {
+      id: newId("wmem"),
+      project_id: projectId,
+      mind_id: mindId,
+      event_id: row.id,
+      player_id: row.player_id,
+      memory_id: memoryId,
+      importance: row.importance,
+      hop: 0,
+      told_by: null,
+      told_by_name: null,
+      known_at: at,
+      spread_at: null,
+      created_at: at,
+    });
   }
   return row;
 }

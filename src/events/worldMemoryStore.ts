@@ -7,6 +7,9 @@ export interface WorldMemoryRow {
   project_id: string;
   mind_id: string;
   event_id: string;
+  /** an event about a player: the mind's knowledge is that player's memory `memory_id` (null until delivered) */
+  player_id: string | null;
+  memory_id: string | null;
   importance: number;
   /** 0: witnessed; n: heard through n tellers */
   hop: number;
@@ -29,10 +32,10 @@ export function insertWorldMemory(db: Db, m: WorldMemoryRow): boolean {
   return (
     db
       .query(
-        `INSERT OR IGNORE INTO world_memories (id, project_id, mind_id, event_id, importance, hop, told_by, told_by_name, known_at, spread_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO world_memories (id, project_id, mind_id, event_id, player_id, memory_id, importance, hop, told_by, told_by_name, known_at, spread_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(m.id, m.project_id, m.mind_id, m.event_id, m.importance, m.hop, m.told_by, m.told_by_name, m.known_at, m.spread_at, m.created_at).changes > 0
+      .run(m.id, m.project_id, m.mind_id, m.event_id, m.player_id, m.memory_id, m.importance, m.hop, m.told_by, m.told_by_name, m.known_at, m.spread_at, m.created_at).changes > 0
   );
 }
 
@@ -44,9 +47,9 @@ export function knownEvents(db: Db, projectId: string, mindId: string, now: stri
   return db
     .query<KnownEvent, [string, string, string, number, string, string, string, number]>(
       `WITH c AS (
-         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND known_at <= ? ORDER BY known_at DESC, id DESC LIMIT ?)
+         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY known_at DESC, id DESC LIMIT ?)
          UNION
-         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND known_at <= ? ORDER BY importance DESC, known_at DESC LIMIT ?)
+         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY importance DESC, known_at DESC LIMIT ?)
        )
        SELECT k.*, e.type, e.description, e.game_time FROM c JOIN world_memories k ON k.id = c.id JOIN events e ON e.id = k.event_id`,
     )
@@ -70,6 +73,20 @@ export function eventKnowledge(db: Db, projectId: string, eventId: string): (Wor
        WHERE k.project_id = ? AND k.event_id = ? ORDER BY k.known_at, k.hop, k.id`,
     )
     .all(projectId, eventId);
+}
+
+/** Knowledge of player events that has come due and is not yet the player's memory (gossip delivers it). */
+export function undelivered(db: Db, now: string, limit: number): (WorldMemoryRow & { description: string })[] {
+  return db
+    .query<WorldMemoryRow & { description: string }, [string, number]>(
+      `SELECT k.*, e.description FROM world_memories k JOIN events e ON e.id = k.event_id
+       WHERE k.player_id IS NOT NULL AND k.memory_id IS NULL AND k.known_at <= ? ORDER BY k.known_at, k.id LIMIT ?`,
+    )
+    .all(now, limit);
+}
+
+export function setDelivered(db: Db, id: string, memoryId: string): boolean {
+  return db.query("UPDATE world_memories SET memory_id = ? WHERE id = ? AND memory_id IS NULL").run(memoryId, id).changes > 0;
 }
 
 /** World memories gossip has not passed on yet and that their minds know by `now`, oldest first. */

@@ -131,6 +131,33 @@ describe("a story travels along friendships", () => {
   });
 });
 
+describe("hearsay about a player", () => {
+  test("becomes that player's memory with the hearer once it arrives, attributed; erased with the player", async () => {
+    const v = village(app, "Hearsay");
+    const { listMemories, erasePlayer } = await import("../../src/npc/memory/memoryAdmin.ts");
+    const e = await event(app, v.projectId, { type: "theft", description: "the player stole a loaf from Anna's stall", witnesses: [v.minds.Anna], playerId: "thief", importance: 8 });
+    const texts = () => listMemories(app.ctx, v.projectId, "thief").map((x) => `${Object.entries(v.minds).find(([, id]) => id === x.entityMindId)![0]}: ${x.text}`).sort();
+    expect(texts()).toEqual(["Anna: the player stole a loaf from Anna's stall"]);
+    await spreadGossip(app.ctx);
+    expect(texts()).toHaveLength(1); // on its way: not Bram's memory before it arrives
+    clock.advance(60 * MIN);
+    await spreadGossip(app.ctx);
+    expect(texts()).toEqual(["Anna: the player stole a loaf from Anna's stall", "Bram: Anna told you: the player stole a loaf from Anna's stall"]);
+    // never another player's, never a world memory of anyone
+    expect(listMemories(app.ctx, v.projectId, "someone-else")).toEqual([]);
+    expect(knows(app, v.projectId, v.minds.Bram)).toEqual([]);
+    // who knows it now, and who is about to (Cora and Fern hear it from Bram an hour after he did)
+    expect(whoKnows(app.ctx, v.projectId, e).knowers.map((k) => `${k.name}:${k.knowsNow}`).sort()).toEqual(["Anna:true", "Bram:true", "Cora:false", "Fern:false"]);
+    await erasePlayer(app.ctx, v.projectId, "thief");
+    expect(listMemories(app.ctx, v.projectId, "thief")).toEqual([]);
+    // nothing left to travel: later ticks deliver nothing to the erased player
+    clock.advance(600 * MIN);
+    await spreadGossip(app.ctx);
+    expect(listMemories(app.ctx, v.projectId, "thief")).toEqual([]);
+    expect(() => whoKnows(app.ctx, v.projectId, e)).toThrow("Event not found");
+  });
+});
+
 describe("a restart in the middle of a propagation", () => {
   test("loses no hop and tells nobody twice: the same knowers as an uninterrupted run", async () => {
     // Two identical villages: one runs straight through, the other restarts the server between hops.

@@ -1,10 +1,11 @@
 import type { Migration } from "./migration.ts";
 
 /**
- * Events the game reports (src/events): what happened, where, who saw it. A mind's knowledge of an event
- * without a player is a world memory (its own row here: retrieved for every player's turn with that mind);
- * an event about a player becomes that player's memories instead (the memories table), so it is retrieved,
- * exported and erased with the player's other memories. `known_at` is when a mind knows the event (a
+ * Events the game reports (src/events): what happened, where, who saw it. A mind's knowledge of an event is a
+ * row of world_memories. Without a player it is a world memory (retrieved for every player's turn with that
+ * mind); about a player (`player_id`), the text the mind recalls is that player's memory (`memory_id`, the
+ * memories table), so it is retrieved, exported and erased with the player's other memories, and the row only
+ * tracks who knows it (gossip's hops). The row goes with its event when the player is erased. `known_at` is when a mind knows the event (a
  * gossip hop's delay after its teller); `spread_at` marks a memory gossip has passed on, written in the
  * same transaction as the memories it created, so a restart mid-propagation neither loses nor repeats a hop.
  */
@@ -41,6 +42,8 @@ CREATE TABLE world_memories (
   project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   mind_id TEXT NOT NULL REFERENCES entity_minds(id) ON DELETE CASCADE,
   event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+  player_id TEXT,
+  memory_id TEXT,
   importance INTEGER NOT NULL,
   hop INTEGER NOT NULL,
   told_by TEXT REFERENCES entity_minds(id) ON DELETE SET NULL,
@@ -54,6 +57,7 @@ CREATE INDEX world_memories_mind ON world_memories(project_id, mind_id, known_at
 CREATE INDEX world_memories_mind_importance ON world_memories(project_id, mind_id, importance, known_at);
 CREATE INDEX world_memories_event ON world_memories(event_id);
 CREATE INDEX world_memories_unspread ON world_memories(known_at) WHERE spread_at IS NULL;
+CREATE INDEX world_memories_undelivered ON world_memories(known_at) WHERE player_id IS NOT NULL AND memory_id IS NULL;
 CREATE TABLE mind_gossip (
   mind_id TEXT PRIMARY KEY REFERENCES entity_minds(id) ON DELETE CASCADE,
   project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
