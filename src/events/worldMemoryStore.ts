@@ -47,7 +47,7 @@ export function knownEvents(db: Db, projectId: string, mindId: string, now: stri
   return db
     .query<KnownEvent, [string, string, string, number, string, string, string, number]>(
       `WITH c AS (
-         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY known_at DESC, id DESC LIMIT ?)
+         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY known_at DESC LIMIT ?)
          UNION
          SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY importance DESC, known_at DESC LIMIT ?)
        )

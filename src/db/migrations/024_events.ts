@@ -53,8 +53,8 @@ CREATE TABLE world_memories (
   created_at TEXT NOT NULL,
   UNIQUE (mind_id, event_id)
 );
-CREATE INDEX world_memories_mind ON world_memories(project_id, mind_id, known_at);
-CREATE INDEX world_memories_mind_importance ON world_memories(project_id, mind_id, importance, known_at);
+CREATE INDEX world_memories_mind ON world_memories(project_id, mind_id, known_at) WHERE player_id IS NULL;
+CREATE INDEX world_memories_mind_importance ON world_memories(project_id, mind_id, importance, known_at) WHERE player_id IS NULL;
 CREATE INDEX world_memories_event ON world_memories(event_id);
 CREATE INDEX world_memories_unspread ON world_memories(known_at) WHERE spread_at IS NULL;
 CREATE INDEX world_memories_undelivered ON world_memories(known_at) WHERE player_id IS NOT NULL AND memory_id IS NULL;
