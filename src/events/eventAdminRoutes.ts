@@ -1,5 +1,8 @@
 import { Elysia, t } from "elysia";
-import type { ServiceContext } from "../core/context.ts";
+import type { MemoryContext } from "../core/context.ts";
+import { ApiError } from "../core/errors.ts";
+import { validateEvents } from "./validateEvents.ts";
+import { recordEvents } from "./recordEvents.ts";
 import { ErrorBody, pageQuery } from "../http/commonSchemas.ts";
 import { readJsonBody } from "../http/readJsonBody.ts";
 import { projectParam } from "../admin/adminGuard.ts";
@@ -11,8 +14,25 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody } as const;
 const GossipView = t.Object({ entityMindId: t.String(), level: t.String({ description: GOSSIP_LEVELS.join(" | ") }) });
 
 /** /admin/v1 events: the log, who knows an event and through whom, and each mind's gossip level. */
-export function eventAdminRoutes(ctx: ServiceContext) {
+export function eventAdminRoutes(ctx: MemoryContext) {
   return new Elysia({ name: "admin-events" })
+    .post(
+      "/projects/:projectId/events",
+      async ({ params, request, set }) => {
+        const projectId = projectParam(ctx, params.projectId);
+        const { events, batch } = validateEvents(await readJsonBody(request));
+        // the Studio's way in: it records as the game would, but never speaks (react is the game's, and charged)
+        if (events.some((e) => e.react !== undefined && e.react !== false)) throw new ApiError(400, "Invalid request", { details: ["react: not from the admin API (use POST /v1/npc/{mindId}/react)"] });
+        const recorded = await recordEvents(ctx, projectId, events, batch);
+        set.status = 201;
+        return batch ? { events: recorded.events } : { event: recorded.events[0] };
+      },
+      {
+        parse: "none",
+        params: t.Object({ projectId: t.String() }),
+        detail: adminDetail("Record events as POST /v1/events does (the Studio's playground), without a reaction"),
+      },
+    )
     .get(
       "/projects/:projectId/events",
       ({ params, query }) =>

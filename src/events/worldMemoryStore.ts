@@ -42,14 +42,16 @@ export function insertWorldMemory(db: Db, m: WorldMemoryRow): boolean {
 /**
  * A turn's candidates among the mind's events known by `now`: the `limit` most recently learned and the
  * `limit` most important (an old big event stays recallable however much small news came after it).
+ * Each is one scan of its own index, named: without statistics SQLite would take the recent index for the
+ * importance order and sort every world memory of the mind (measured: 100 ms at 100,000 instead of < 1 ms).
  */
 export function knownEvents(db: Db, projectId: string, mindId: string, now: string, limit: number): KnownEvent[] {
   return db
     .query<KnownEvent, [string, string, string, number, string, string, string, number]>(
       `WITH c AS (
-         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY known_at DESC LIMIT ?)
+         SELECT id FROM (SELECT id FROM world_memories INDEXED BY world_memories_mind WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY known_at DESC LIMIT ?)
          UNION
-         SELECT id FROM (SELECT id FROM world_memories WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY importance DESC, known_at DESC LIMIT ?)
+         SELECT id FROM (SELECT id FROM world_memories INDEXED BY world_memories_mind_importance WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY importance DESC, known_at DESC LIMIT ?)
        )
        SELECT k.*, e.type, e.description, e.game_time FROM c JOIN world_memories k ON k.id = c.id JOIN events e ON e.id = k.event_id`,
     )
@@ -80,7 +82,7 @@ export function undelivered(db: Db, now: string, limit: number): (WorldMemoryRow
   return db
     .query<WorldMemoryRow & { description: string }, [string, number]>(
       `SELECT k.*, e.description FROM world_memories k JOIN events e ON e.id = k.event_id
-       WHERE k.player_id IS NOT NULL AND k.memory_id IS NULL AND k.known_at <= ? ORDER BY k.known_at, k.id LIMIT ?`,
+       WHERE k.player_id IS NOT NULL AND k.memory_id IS NULL AND k.known_at <= ? ORDER BY k.known_at LIMIT ?`,
     )
     .all(now, limit);
 }
@@ -92,7 +94,7 @@ export function setDelivered(db: Db, id: string, memoryId: string): boolean {
 /** World memories gossip has not passed on yet and that their minds know by `now`, oldest first. */
 export function unspread(db: Db, now: string, limit: number): WorldMemoryRow[] {
   return db
-    .query<WorldMemoryRow, [string, number]>("SELECT * FROM world_memories WHERE spread_at IS NULL AND known_at <= ? ORDER BY known_at, id LIMIT ?")
+    .query<WorldMemoryRow, [string, number]>("SELECT * FROM world_memories WHERE spread_at IS NULL AND known_at <= ? ORDER BY known_at LIMIT ?")
     .all(now, limit);
 }
 
