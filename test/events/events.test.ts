@@ -214,6 +214,19 @@ describe("Idempotency-Key", () => {
     expect(b.body.event.id).not.toBe(a.body.event.id);
   });
 
+  test("a key is kept 24 hours: after the sweep, the same key records again", async () => {
+    const body = { type: "bell", description: "The bell rang" };
+    const first = await post(body, { headers: { "idempotency-key": "daily" } });
+    t.clock.advance(23 * 3_600_000);
+    await t.app.scheduler.trigger("event-idempotency-sweep");
+    expect((await post(body, { headers: { "idempotency-key": "daily" } })).body).toEqual(first.body);
+    t.clock.advance(2 * 3_600_000);
+    await t.app.scheduler.trigger("event-idempotency-sweep");
+    const later = await post(body, { headers: { "idempotency-key": "daily" } });
+    expect(later.status).toBe(201);
+    expect(later.body.event.id).not.toBe(first.body.event.id);
+  });
+
   test("an over-long key is a 400", async () => {
     const r = await post({ type: "a", description: "x" }, { headers: { "idempotency-key": "k".repeat(201) } });
     expect(r.status).toBe(400);
@@ -242,6 +255,27 @@ describe("keys and projects", () => {
     const p = await t.call("POST", `/admin/v1/projects/${other.projectId}/interact-preview`, { key: admin, body: { text: "Did you see the comet?", entityMindId: other.minds.garrick, playerId: "p1" } });
     expect(JSON.stringify(p.body.prompt)).not.toContain("OMENMARK");
     expect((await log("?type=omen", other.projectId)).total).toBe(0);
+  });
+
+  test("another project's mind through this project's admin path is 404; its gossip level is untouched", async () => {
+    const path = (project: string, mind: string) => `/admin/v1/projects/${project}/minds/${mind}/gossip`;
+    const put = await t.call("PUT", path(w.projectId, other.minds.garrick), { key: admin, body: { level: "silent" } });
+    expect(put).toMatchObject({ status: 404, body: { error: "Entity Mind not found" } });
+    expect((await t.call("GET", path(other.projectId, other.minds.garrick), { key: admin })).body.level).toBe("normal");
+    expect((await t.call("PUT", path(w.projectId, w.minds.garrick), { key: w.keys.server, body: { level: "silent" } })).status).toBe(401);
+  });
+
+  test("the admin POST records as the game would, never reacts, and needs the admin token", async () => {
+    const path = `/admin/v1/projects/${w.projectId}/events`;
+    const r = await t.call("POST", path, { key: admin, body: { type: "visit", description: "ADMINMARK a bard arrived", witnesses: ["garrick"] } });
+    expect(r.status).toBe(201);
+    expect(r.body.event.witnesses).toEqual([w.minds.garrick]);
+    expect(await preview(w.minds.garrick, "Who arrived?")).toContain("ADMINMARK");
+    expect((await t.call("POST", path, { key: admin, body: { type: "visit", description: "x", witnesses: ["garrick"], react: true } })).status).toBe(400);
+    expect((await t.call("POST", path, { key: w.keys.server, body: { type: "visit", description: "x" } })).status).toBe(401);
+    expect((await t.call("POST", `/admin/v1/projects/nope/events`, { key: admin, body: { type: "visit", description: "x" } })).status).toBe(404);
+    // another project's mind cannot witness through this project's path
+    expect((await t.call("POST", path, { key: admin, body: { type: "visit", description: "x", witnesses: [other.minds.garrick] } })).status).toBe(400);
   });
 
   test("the admin event routes need the admin token and a real project", async () => {
