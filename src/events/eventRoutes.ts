@@ -56,10 +56,14 @@ export function eventRoutes(deps: InteractDeps) {
         }
         const window = !batch && events[0].playerId ? events[0].playerId : EVENTS_WINDOW;
         deps.limiter.hit(project.id, window, readRateLimits(deps, project.id));
-        const recorded = await recordEvents(deps, project.id, events, batch);
+        const recorded = await recordEvents(deps, project.id, events, batch, key ? { key, rawBody: raw } : undefined);
         let response: Record<string, unknown> = batch ? { events: recorded.events } : { event: recorded.events[0] };
-        if (recorded.reactor) response = { ...response, ...(await eventReaction(deps, principal, recorded.reactor, events[0].description, events[0].playerId)) };
-        if (key) rememberResponse(deps, project.id, key, raw, response);
+        try {
+          if (recorded.reactor) response = { ...response, ...(await eventReaction(deps, principal, recorded.reactor, events[0].description, events[0].playerId)) };
+        } finally {
+          // the events are recorded whatever became of the reaction: a retry gets them back, never records them again
+          if (key) rememberResponse(deps, project.id, key, response);
+        }
         return response;
       },
       {

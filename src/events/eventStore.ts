@@ -75,6 +75,10 @@ export function insertEventRequest(db: Db, projectId: string, key: string, bodyH
   db.query("INSERT INTO event_requests (project_id, idempotency_key, body_hash, response, created_at) VALUES (?, ?, ?, ?, ?)").run(projectId, key, bodyHash, response, at);
 }
 
+export function setEventRequestResponse(db: Db, projectId: string, key: string, response: string): void {
+  db.query("UPDATE event_requests SET response = ? WHERE project_id = ? AND idempotency_key = ?").run(response, projectId, key);
+}
+
 /** Keys older than `before` are forgotten (a retry comes within minutes; the table stays small). */
 export function deleteEventRequestsBefore(db: Db, before: string): number {
   return db.query("DELETE FROM event_requests WHERE created_at < ?").run(before).changes;

@@ -8,7 +8,7 @@ import type { Memory } from "../npc/memory/types.ts";
 import { writeState } from "../state/stateService.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { EventBody } from "./eventModels.ts";
-import { deleteEventRequestsBefore, findEventRequest, insertEvent, insertEventRequest, type EventRow } from "./eventStore.ts";
+import { deleteEventRequestsBefore, findEventRequest, insertEvent, insertEventRequest, setEventRequestResponse, type EventRow } from "./eventStore.ts";
 import { resolveEvents, type ResolvedEvent } from "./witnesses.ts";
 import { insertWorldMemory } from "./worldMemoryStore.ts";
 import { toEventView, type EventView } from "./eventView.ts";
@@ -27,14 +27,16 @@ export function replayed(ctx: MemoryContext, projectId: string, key: string | nu
   const r = findEventRequest(ctx.db, projectId, key);
   if (!r) return null;
   if (r.body_hash !== bodyHash(rawBody)) throw new ApiError(409, "Idempotency-Key already used with a different body");
+  if (r.response === IN_PROGRESS) throw new ApiError(409, "A request with this Idempotency-Key is still running");
   return JSON.parse(r.response);
 }
 
+/** The answer of a key whose events are recorded and whose answer is not yet kept (a reaction or vectors pending). */
+const IN_PROGRESS = "";
+
 /** Keeps the answer given to an Idempotency-Key (a retry gets it back: the events are not recorded twice). */
-export function rememberResponse(ctx: MemoryContext, projectId: string, key: string, rawBody: string, response: unknown): void {
-  writeTx(ctx.db, () => {
-    if (!findEventRequest(ctx.db, projectId, key)) insertEventRequest(ctx.db, projectId, key, bodyHash(rawBody), JSON.stringify(response), nowIso(ctx));
-  });
+export function rememberResponse(ctx: MemoryContext, projectId: string, key: string, response: unknown): void {
+  writeTx(ctx.db, () => setEventRequestResponse(ctx.db, projectId, key, JSON.stringify(response)));
 }
 
 /** An Idempotency-Key is kept this long: a retry comes within minutes, and a key may be reused after a day. */
@@ -55,9 +57,21 @@ const bodyHash = (raw: string) => createHash("sha256").update(raw).digest("hex")
  * world's and the player's state changes. Vectors of the player memories follow the transaction (a memory
  * without its vector is still found by the default retrieval; the next store of its scope can re-embed it).
  */
-export async function recordEvents(ctx: MemoryContext & { log?: Logger }, projectId: string, events: EventBody[], batch: boolean): Promise<Recorded> {
+export async function recordEvents(
+  ctx: MemoryContext & { log?: Logger },
+  projectId: string,
+  events: EventBody[],
+  batch: boolean,
+  idempotency?: { key: string; rawBody: string },
+): Promise<Recorded> {
   const memories: Memory[] = [];
   const out = writeTx(ctx.db, () => {
+    // The key is taken with the events, in their transaction: a retry that comes while this request still
+    // awaits its reaction or vectors is refused (409), never recorded twice; a failed request leaves no key.
+    if (idempotency) {
+      if (findEventRequest(ctx.db, projectId, idempotency.key)) throw new ApiError(409, "A request with this Idempotency-Key is still running");
+      insertEventRequest(ctx.db, projectId, idempotency.key, bodyHash(idempotency.rawBody), IN_PROGRESS, nowIso(ctx));
+    }
     const problems: string[] = [];
     const resolved = resolveEvents(ctx.db, projectId, events, batch, problems);
     if (problems.length) throw new ApiError(400, "Invalid request", { details: problems.slice(0, 20) });

@@ -227,6 +227,17 @@ describe("Idempotency-Key", () => {
     expect(later.body.event.id).not.toBe(first.body.event.id);
   });
 
+  test("two requests with one key at the same moment record once: the second is a 409 while the first runs", async () => {
+    const before = (await log("?playerId=racer")).total;
+    const body = { type: "race", description: "The player raced through the market", playerId: "racer", witnesses: "location", location: w.locations.tankard };
+    const [a, b] = await Promise.all([post(body, { headers: { "idempotency-key": "race-1" } }), post(body, { headers: { "idempotency-key": "race-1" } })]);
+    expect([a.status, b.status].sort()).toEqual([201, 409].sort());
+    expect((await log("?playerId=racer")).total).toBe(before + 1);
+    // once the first has answered, a retry gets its answer
+    const again = await post(body, { headers: { "idempotency-key": "race-1" } });
+    expect(again.body).toEqual(a.status === 201 ? a.body : b.body);
+  });
+
   test("an over-long key is a 400", async () => {
     const r = await post({ type: "a", description: "x" }, { headers: { "idempotency-key": "k".repeat(201) } });
     expect(r.status).toBe(400);
