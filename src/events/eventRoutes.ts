@@ -13,7 +13,7 @@ import { wantsEventStream } from "../npc/sse.ts";
 import { EVENT_LIMITS, EventBodyModel, ReactBodyModel, type ReactBody } from "./eventModels.ts";
 import { validateEvents } from "./validateEvents.ts";
 import { recordEvents, rememberResponse, replayed } from "./recordEvents.ts";
-import { NOBODY, reactRequest, reactingMind } from "./react.ts";
+import { reactRequest, reactingMind } from "./react.ts";
 
 const errorDocs = (codes: number[]) =>
   Object.fromEntries(codes.map((s) => [s, { description: "Error", content: { "application/json": { schema: ErrorBody as any } } }]));
@@ -123,4 +123,3 @@ async function eventReaction(deps: InteractDeps, principal: Principal, mindId: s
   }
 }
 
-export { NOBODY };
