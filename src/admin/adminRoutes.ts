@@ -12,6 +12,7 @@ import { previewRoutes } from "./routes/preview.ts";
 import { cardRoutes } from "./routes/cards.ts";
 import { studioAdminRoutes } from "./routes/studioAdmin.ts";
 import { stateAdminRoutes } from "./routes/state.ts";
+import { eventAdminRoutes } from "../events/eventAdminRoutes.ts";
 
 /** /admin/v1: authoring and operations, guarded by the admin token. */
 export function adminRoutes(deps: FeatureDeps) {
@@ -25,6 +26,6 @@ export function adminRoutes(deps: FeatureDeps) {
     .use(projectRoutes(deps, deps.config))
     .use(operationsRoutes(deps));
   for (const r of loreResourceRoutes(deps)) app = app.use(r);
-  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), trustAdminRoutes(deps), previewRoutes(deps), stateAdminRoutes(deps), cardRoutes(deps), ...studioAdminRoutes(deps)]) app = app.use(r);
+  for (const r of [jobRoutes(deps.scheduler), memoryRoutes(deps), trustAdminRoutes(deps), previewRoutes(deps), stateAdminRoutes(deps), eventAdminRoutes(deps), cardRoutes(deps), ...studioAdminRoutes(deps)]) app = app.use(r);
   return app;
 }

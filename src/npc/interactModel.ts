@@ -89,4 +89,8 @@ export interface InteractRequest {
   state?: Record<string, StateValue>;
   availableActions?: string[];
   actionResults?: ActionResult[];
+  /** set by POST /v1/npc/{mindId}/react, never by the interact body: `text` is what happened, and the mind speaks first */
+  unprompted?: boolean;
+  /** set by react without a player: the conversation is nobody's, so it is never summarised into memories */
+  noMemory?: boolean;
 }

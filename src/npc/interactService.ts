@@ -172,7 +172,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0) + tailCost;
   const turns = messages.filter((m) => m.role === "user").length;
   const settings = prepared.settings;
-  const checkpoint = settings.longTermMemoryEnabled && (turns >= settings.maxSessionLength || tokenCount >= settings.maxSessionTokens);
+  const checkpoint = settings.longTermMemoryEnabled && !req.noMemory && (turns >= settings.maxSessionLength || tokenCount >= settings.maxSessionTokens);
   // Settle, session, interaction count (and a typed turn's trust and cooldowns) in one transaction, only if the
   // mind still exists (else 404, released). At the session's limit the same transaction moves its messages to a
   // pending summary and starts a fresh session: the reply never waits for the summary, and a crash before it

@@ -61,7 +61,7 @@ export function npcRoutes(deps: InteractDeps) {
  * flow as they are generated and a `done` event carries the full JSON reply.
  * A client that goes away cancels generation (credits settle for what was made).
  */
-async function streamInteract(deps: InteractDeps, principal: Parameters<typeof interact>[1], body: Parameters<typeof interact>[2], request: Request): Promise<Response> {
+export async function streamInteract(deps: InteractDeps, principal: Parameters<typeof interact>[1], body: Parameters<typeof interact>[2], request: Request): Promise<Response> {
   const abort = new AbortController();
   request.signal?.addEventListener("abort", () => abort.abort(), { once: true });
   const encoder = new TextEncoder();

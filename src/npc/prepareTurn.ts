@@ -22,6 +22,7 @@ import { behaviourFieldsIgnored, prepareBehaviour, type BehaviourTurn } from "..
 import { BEHAVIOUR_DELIMITER } from "../behaviour/behaviourPrompt.ts";
 import { trustForScope } from "../behaviour/trust.ts";
 import { conditionHolds } from "../conditions/compileCondition.ts";
+import { worldMemoryNotes } from "../events/worldMemories.ts";
 
 /** Lore chunks retrieved per turn (before dropping those already in the conversation). */
 export const LORE_PER_TURN = 4;
@@ -142,6 +143,9 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     });
     newMemories = found.map((m) => m.text).filter((t) => !known.has(t));
   }
+  // World memories (src/events): only this mind's, kept per turn, never in the shared prefix.
+  const world = worldMemoryNotes(ctx, { projectId, mindId: mind.id, query: req.text, history });
+  history = world.history;
 
   const scene = renderScene(req.context);
   const lastScene = [...history].reverse().find((m) => m.notes?.scene)?.notes?.scene;
@@ -150,6 +154,8 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const now = nowNote(history, inForce);
   if (now) notes.now = now;
   if (newMemories.length) notes.memories = newMemories;
+  if (world.fresh.length) notes.events = world.fresh;
+  if (req.unprompted) notes.unprompted = true;
   if (behaviour?.actionResults.length) notes.actionResults = behaviour.actionResults;
   if (behaviour?.note) notes.behaviour = behaviour.note;
 
@@ -226,6 +232,8 @@ function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMes
     if (m.notes.scene) notes.scene = m.notes.scene;
     if (m.notes.now?.length) notes.now = m.notes.now;
     if (m.notes.timed?.length) notes.timed = m.notes.timed;
+    if (m.notes.events?.length) notes.events = m.notes.events;
+    if (m.notes.unprompted) notes.unprompted = true;
     if (typed && m.notes.behaviour) notes.behaviour = m.notes.behaviour;
     if (typed && m.notes.actionResults?.length) notes.actionResults = m.notes.actionResults;
     return Object.keys(notes).length ? { ...m, notes } : { role: m.role, content: m.content };

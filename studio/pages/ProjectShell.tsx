@@ -12,6 +12,7 @@ import { Playground } from "./Playground.tsx";
 import { Scanner } from "./Scanner.tsx";
 import { Packs } from "./Packs.tsx";
 import { Players } from "./Players.tsx";
+import { Events } from "./Events.tsx";
 import { Usage } from "./Usage.tsx";
 import { Settings } from "./Settings.tsx";
 
@@ -23,6 +24,7 @@ const SECTIONS = [
   ["world", "Tags, places, relations"],
   ["knowledge", "Who knows what"],
   ["playground", "Playground"],
+  ["events", "Events"],
   ["scanner", "Scanner"],
   ["packs", "Lore packs"],
   ["players", "Players"],
@@ -46,6 +48,7 @@ export function ProjectShell({ projectId, section, item, onSignedOut }: { projec
     world: () => <World {...props} />,
     knowledge: () => <Knowledge {...props} />,
     playground: () => <Playground {...props} />,
+    events: () => <Events {...props} />,
     scanner: () => <Scanner {...props} />,
     packs: () => <Packs {...props} />,
     players: () => <Players {...props} />,

@@ -34,6 +34,11 @@ export function previewRoutes(ctx: AppContext) {
           ...p.sharedLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "shared" as const, ...secretOf(l) })),
         ],
         memories: p.history.flatMap((m) => m.notes?.memories ?? []).concat(p.newMemories),
+        // the mind's world memories (src/events): kept from earlier turns, and new this turn
+        worldMemories: [
+          ...p.history.flatMap((m) => m.notes?.events ?? []).map((e) => ({ ...e, turn: "earlier" as const })),
+          ...(p.turn.notes?.events ?? []).map((e) => ({ ...e, turn: "this" as const })),
+        ],
         warnings: p.warnings,
         visibleTags: p.visible,
         // World state (docs/internals/turn-pipeline.md): the scope the conditions read, the mind's conditional

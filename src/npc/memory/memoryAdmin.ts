@@ -13,6 +13,7 @@ import { erasePlayerState, exportPlayerState } from "../../state/stateService.ts
 import type { StateValue } from "../../state/stateKeys.ts";
 import { deletePlayerTrust, playerTrustRows } from "../../behaviour/trustStore.ts";
 import { deletePlayerCooldowns } from "../../behaviour/cooldownStore.ts";
+import { erasePlayerEvents } from "../../events/eventAdmin.ts";
 
 // A player's data per project: list, export, erase (DESIGN.md "Sessions and memory":
 // a player's right to be forgotten). Plain services: the admin routes and the CLI call them.
@@ -67,6 +68,8 @@ export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId
     const stateKeysDeleted = erasePlayerState(ctx, projectId, playerId);
     const trustDeleted = deletePlayerTrust(ctx.db, projectId, playerId);
     deletePlayerCooldowns(ctx.db, projectId, playerId);
+    // The events about the player (their witnesses' memories of it went with the memories above).
+    erasePlayerEvents(ctx, projectId, playerId);
     return { memoriesDeleted: ids.length, sessionsDeleted, stateKeysDeleted, trustDeleted, memoryIds: ids };
   });
 }

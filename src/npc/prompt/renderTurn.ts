@@ -65,16 +65,17 @@ export function loreBlocks(lore: NonNullable<TurnNotes["lore"]>, order: "best la
 
 /** A user turn as the model sees it: the notes the server added, then what the player said. */
 export function renderUserTurn(content: string, notes: TurnNotes | undefined): string {
-  if (!notes || (!notes.lore?.length && !notes.memories?.length && !notes.scene && !notes.now?.length && !notes.behaviour && !notes.actionResults?.length)) return content;
+  if (!notes || (!notes.lore?.length && !notes.memories?.length && !notes.scene && !notes.now?.length && !notes.behaviour && !notes.actionResults?.length && !notes.events?.length && !notes.unprompted)) return content;
   const parts: string[] = [];
   if (notes.scene) parts.push(`[Scene]\n${notes.scene}`);
   if (notes.lore?.length) parts.push(...loreBlocks(notes.lore));
   if (notes.memories?.length) parts.push(`[You remember about this player]\n${notes.memories.map((m) => `- ${m}`).join("\n")}`);
+  if (notes.events?.length) parts.push(`[What you know has happened]\n${notes.events.map((e) => `- ${e.text}`).join("\n")}`);
   if (notes.actionResults?.length) parts.push(`[Your earlier actions]\n${renderActionResults(notes.actionResults)}`);
   // one [Now] section: the conditional lines in force (kept with the turn they came in), then the behaviour note
   const now = [notes.now?.length ? renderNow(notes.now) : "", notes.behaviour ?? ""].filter(Boolean).join("\n");
   if (now) parts.push(`[Now]\n${now}`);
-  parts.push(playerPart(content));
+  parts.push(notes.unprompted ? unpromptedPart(content) : playerPart(content));
   return parts.join("\n\n");
 }
 
@@ -86,6 +87,10 @@ export function renderMessage(m: SessionMessage): { role: "user" | "assistant"; 
 // EXPERIMENT (removed once chosen): the notes' heading, and how the player's line is framed after the notes.
 const LORE_HEADING = process.env.LOREHOLD_EXPERIMENT_PROMPT === "v3" ? "What you know and remember:" : "[Lore]";
 const PLAYER_FRAMING = process.env.LOREHOLD_EXPERIMENT_PLAYER ?? "bracket";
+/** An unprompted line: nobody spoke, something happened; the mind speaks first (src/events react). */
+function unpromptedPart(content: string): string {
+  return `[Nobody has spoken to you. This just happened]\n${content}\n\nSay what you say now, in character.`;
+}
 function playerPart(content: string): string {
   if (PLAYER_FRAMING === "quoted") return `[Player, to you]\n"${content}"`;
   if (PLAYER_FRAMING === "says") return `The player says to you: "${content}"`;

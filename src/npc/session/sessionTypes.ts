@@ -19,6 +19,10 @@ export interface TurnNotes {
   behaviour?: string;
   /** what became of earlier actions, as the caller reported */
   actionResults?: ActionResultNote[];
+  /** world memories of the mind that came in with this turn (src/events), re-checked every turn */
+  events?: { id: string; text: string }[];
+  /** an unprompted line (POST /v1/npc/{mindId}/react): the content is what happened, not a player's words */
+  unprompted?: boolean;
 }
 
 export interface SessionMessage {

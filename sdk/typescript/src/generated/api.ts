@@ -2,6 +2,73 @@
 // regenerate with `UPDATE_SDK_TYPES=1 bun test test/sdk/typesDrift.test.ts` in the Lorehold repository.
 /* eslint-disable */
 
+/** Body of POST /v1/events — Tell the world what happened */
+export type PostV1EventsBody = {
+  /** the game's event type, e.g. theft, fire, greeting */
+  type: string;
+  /** what happened, in the game's words: the witnesses' memory */
+  description: string;
+  /** a location id or key */
+  location?: string | null;
+  /** "location": every mind whose location is the event's */
+  witnesses?: string[] | "location";
+  /** the player the event is about: the witnesses' memories become this player's memories */
+  playerId?: string | null;
+  /** 1 (trivia) … 10 (life-changing); default 5 */
+  importance?: number;
+  /** the game's own time of the event (stored, shown in the log) */
+  at?: string | null;
+  /** unset keys go; each set key is written, clearing the other keys of its exclusive group; one transaction */
+  state?: {
+    set?: Record<string, unknown>;
+    unset?: string[];
+  };
+  /** unset keys go; each set key is written, clearing the other keys of its exclusive group; one transaction */
+  playerState?: {
+    set?: Record<string, unknown>;
+    unset?: string[];
+  };
+  /** true: the first witness says its line now; or the id/key of the mind that speaks */
+  react?: boolean | string;
+  /** never spread by gossip */
+  secret?: boolean;
+  /** every mind at the location witnesses it (with the listed ones) */
+  public?: boolean;
+} | {
+  events: Array<{
+    /** the game's event type, e.g. theft, fire, greeting */
+    type: string;
+    /** what happened, in the game's words: the witnesses' memory */
+    description: string;
+    /** a location id or key */
+    location?: string | null;
+    /** "location": every mind whose location is the event's */
+    witnesses?: string[] | "location";
+    /** the player the event is about: the witnesses' memories become this player's memories */
+    playerId?: string | null;
+    /** 1 (trivia) … 10 (life-changing); default 5 */
+    importance?: number;
+    /** the game's own time of the event (stored, shown in the log) */
+    at?: string | null;
+    /** unset keys go; each set key is written, clearing the other keys of its exclusive group; one transaction */
+    state?: {
+      set?: Record<string, unknown>;
+      unset?: string[];
+    };
+    /** unset keys go; each set key is written, clearing the other keys of its exclusive group; one transaction */
+    playerState?: {
+      set?: Record<string, unknown>;
+      unset?: string[];
+    };
+    /** true: the first witness says its line now; or the id/key of the mind that speaks */
+    react?: boolean | string;
+    /** never spread by gossip */
+    secret?: boolean;
+    /** every mind at the location witnesses it (with the listed ones) */
+    public?: boolean;
+  }>;
+};
+
 /** Query of GET /v1/lore/documents — Lore Documents (list form), newest first; full-text search over name and content */
 export type GetV1LoreDocumentsQuery = {
   status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
@@ -343,6 +410,16 @@ export type PostV1NpcInteractResponse = {
       };
     };
   };
+};
+
+/** Body of POST /v1/npc/{mindId}/react — A mind's unprompted line */
+export type PostV1NpcByMindIdReactBody = {
+  /** what just happened that the mind reacts to, e.g. 'The player walks up to the gate' */
+  reason: string;
+  /** the player it speaks to (its conversation keeps the line); without it the line is said to nobody in particular */
+  playerId?: string;
+  /** true: SSE as /v1/npc/interact streams (or send Accept: text/event-stream) */
+  stream?: boolean;
 };
 
 /** 200 response of GET /v1/npc/{mindId}/trust/{playerId} — A player's trust in an Entity Mind */

@@ -1,0 +1,85 @@
+import type { Db } from "../db/openDatabase.ts";
+
+/** events and event_requests (024_events): the events feature owns these tables. */
+
+export interface EventRow {
+  id: string;
+  project_id: string;
+  type: string;
+  description: string;
+  location_id: string | null;
+  player_id: string | null;
+  importance: number;
+  game_time: string | null;
+  secret: number;
+  public: number;
+  /** JSON list of mind ids */
+  witnesses: string;
+  created_at: string;
+}
+
+export function insertEvent(db: Db, e: EventRow): void {
+  db.query(
+    `INSERT INTO events (id, project_id, type, description, location_id, player_id, importance, game_time, secret, public, witnesses, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(e.id, e.project_id, e.type, e.description, e.location_id, e.player_id, e.importance, e.game_time, e.secret, e.public, e.witnesses, e.created_at);
+}
+
+export function eventById(db: Db, projectId: string, id: string): EventRow | null {
+  return db.query<EventRow, [string, string]>("SELECT * FROM events WHERE project_id = ? AND id = ?").get(projectId, id);
+}
+
+export interface EventFilter {
+  type?: string;
+  playerId?: string;
+  /** events the mind witnessed or heard of */
+  mindId?: string;
+  limit: number;
+  offset: number;
+}
+
+/** The project's events, newest first, with the filters; `total` counts every match. */
+export function eventPage(db: Db, projectId: string, f: EventFilter): { rows: EventRow[]; total: number } {
+  const where = ["e.project_id = ?"];
+  const args: (string | number)[] = [projectId];
+  if (f.type !== undefined) (where.push("e.type = ?"), args.push(f.type));
+  if (f.playerId !== undefined) (where.push("e.player_id = ?"), args.push(f.playerId));
+  if (f.mindId !== undefined) {
+    where.push("(EXISTS (SELECT 1 FROM json_each(e.witnesses) w WHERE w.value = ?) OR EXISTS (SELECT 1 FROM world_memories k WHERE k.event_id = e.id AND k.mind_id = ?))");
+    args.push(f.mindId, f.mindId);
+  }
+  const sql = `FROM events e WHERE ${where.join(" AND ")}`;
+  const total = db.query<{ n: number }, (string | number)[]>(`SELECT COUNT(*) AS n ${sql}`).get(...args)!.n;
+  const rows = db.query<EventRow, (string | number)[]>(`SELECT e.* ${sql} ORDER BY e.created_at DESC, e.id DESC LIMIT ? OFFSET ?`).all(...args, f.limit, f.offset);
+  return { rows, total };
+}
+
+/** A player's events in a project (erasure), ids only. */
+export function deletePlayerEvents(db: Db, projectId: string, playerId: string): number {
+  return db.query("DELETE FROM events WHERE project_id = ? AND player_id = ?").run(projectId, playerId).changes;
+}
+
+export function playerEvents(db: Db, projectId: string, playerId: string): EventRow[] {
+  return db.query<EventRow, [string, string]>("SELECT * FROM events WHERE project_id = ? AND player_id = ? ORDER BY created_at, id").all(projectId, playerId);
+}
+
+// ---- idempotency
+
+export function findEventRequest(db: Db, projectId: string, key: string): { body_hash: string; response: string } | null {
+  return db
+    .query<{ body_hash: string; response: string }, [string, string]>("SELECT body_hash, response FROM event_requests WHERE project_id = ? AND idempotency_key = ?")
+    .get(projectId, key);
+}
+
+export function insertEventRequest(db: Db, projectId: string, key: string, bodyHash: string, response: string, at: string): void {
+  db.query("INSERT INTO event_requests (project_id, idempotency_key, body_hash, response, created_at) VALUES (?, ?, ?, ?, ?)").run(projectId, key, bodyHash, response, at);
+}
+
+export function setEventRequestResponse(db: Db, projectId: string, key: string, response: string): void {
+  db.query("UPDATE event_requests SET response = ? WHERE project_id = ? AND idempotency_key = ?").run(response, projectId, key);
+}
+
+/** Keys older than `before` are forgotten (a retry comes within minutes; the table stays small). */
+export function deleteEventRequestsBefore(db: Db, before: string): number {
+  return db.query("DELETE FROM event_requests WHERE created_at < ?").run(before).changes;
+}

@@ -1,0 +1,92 @@
+import type { ServiceContext } from "../core/context.ts";
+import { keywords } from "../npc/memory/memoryText.ts";
+import type { SessionMessage, TurnNotes } from "../npc/session/sessionTypes.ts";
+import { knownEvents, stillKnown, type KnownEvent } from "./worldMemoryStore.ts";
+
+/** World memories a turn may bring in: on a conversation's first turn, and at most one more per follow-up. */
+export const WORLD_MEMORIES_PER_TURN = 3;
+/**
+ * Candidates ranked per turn: the mind's this-many most recently learned events and this-many most important
+ * (a bound on the turn's cost, whatever the world's size).
+ */
+export const WORLD_MEMORY_CANDIDATES = 150;
+
+/** An event's content words, by event id: its text never changes, and a turn ranks hundreds of them. */
+const wordsCache = new Map<string, Set<string>>();
+const WORDS_CACHED = 50_000;
+function eventWords(k: KnownEvent): Set<string> {
+  let w = wordsCache.get(k.event_id);
+  if (!w) {
+    if (wordsCache.size >= WORDS_CACHED) wordsCache.delete(wordsCache.keys().next().value!);
+    wordsCache.set(k.event_id, (w = keywords(`${k.type} ${k.description}`)));
+  }
+  return w;
+}
+/** Recency halves every this many hours of wall time since the mind learned the event. */
+export const WORLD_RECENCY_HALF_LIFE_HOURS = 24;
+/**
+ * Weights of the ranking (Generative Agents' recency × importance × relevance, as a weighted sum so that no
+ * one term zeroes the others): relevance is the share of the player's content words in the event's text.
+ */
+export const WORLD_WEIGHTS = { relevance: 0.45, importance: 0.3, recency: 0.25 } as const;
+
+/** What a turn's notes keep of a world memory: its id (re-checked every turn) and its text as first rendered. */
+export interface EventNote {
+  id: string;
+  text: string;
+}
+
+/** How a known event reads in the prompt: who it came from, and the game's time when it gave one. */
+export function eventLine(k: Pick<KnownEvent, "told_by_name" | "hop" | "description" | "game_time">): string {
+  const source = k.hop === 0 ? "You saw it" : `${k.told_by_name ?? "Someone"} told you`;
+  const when = k.game_time ? ` (${k.game_time})` : "";
+  return `${source}${when}: ${k.description}`;
+}
+
+/** The mind's world memories by `now`, best first: recency × importance × relevance to `query`. */
+export function rankWorldMemories(ctx: ServiceContext, q: { projectId: string; mindId: string; query: string; limit: number }): (KnownEvent & { score: number })[] {
+  const now = ctx.clock.now();
+  const rows = knownEvents(ctx.db, q.projectId, q.mindId, now.toISOString(), WORLD_MEMORY_CANDIDATES);
+  if (!rows.length) return [];
+  const words = keywords(q.query);
+  const w = WORLD_WEIGHTS;
+  const scored = rows.map((k) => {
+    const own = eventWords(k);
+    let shared = 0;
+    for (const x of words) if (own.has(x)) shared++;
+    const relevance = words.size ? shared / words.size : 0;
+    const ageHours = Math.max(0, (now.getTime() - Date.parse(k.known_at)) / 3_600_000);
+    const recency = 0.5 ** (ageHours / WORLD_RECENCY_HALF_LIFE_HOURS);
+    return { ...k, score: w.relevance * relevance + w.importance * (k.importance / 10) + w.recency * recency };
+  });
+  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  return scored.slice(0, q.limit);
+}
+
+/**
+ * A turn's world memories (docs/internals/turn-pipeline.md, gather): the conversation keeps the event notes
+ * the mind still knows (an erased event leaves it), and this turn adds the best-ranked ones not yet in it —
+ * up to WORLD_MEMORIES_PER_TURN on a first turn, one on a follow-up, so a follow-up's prompt stays an append
+ * (KV reuse). They ride in the turn, never in the mind's shared prefix: they change as the world does.
+ * Only this mind's own memories are read: a mind that neither saw nor heard of an event cannot know it.
+ */
+export function worldMemoryNotes(
+  ctx: ServiceContext,
+  q: { projectId: string; mindId: string; query: string; history: SessionMessage[] },
+): { history: SessionMessage[]; fresh: EventNote[] } {
+  const inHistory = q.history.flatMap((m) => m.notes?.events?.map((e) => e.id) ?? []);
+  const known = stillKnown(ctx.db, q.mindId, inHistory);
+  const history = inHistory.length === known.size ? q.history : q.history.map((m) => keepKnown(m, known));
+  const firstTurn = known.size === 0;
+  const ranked = rankWorldMemories(ctx, { ...q, limit: WORLD_MEMORIES_PER_TURN });
+  const fresh = ranked.filter((k) => !known.has(k.id)).slice(0, firstTurn ? WORLD_MEMORIES_PER_TURN : 1);
+  return { history, fresh: fresh.map((k) => ({ id: k.id, text: eventLine(k) })) };
+}
+
+function keepKnown(m: SessionMessage, known: Set<string>): SessionMessage {
+  if (!m.notes?.events) return m;
+  const events = m.notes.events.filter((e) => known.has(e.id));
+  const notes: TurnNotes = { ...m.notes, events };
+  if (!events.length) delete notes.events;
+  return Object.keys(notes).length ? { ...m, notes } : { role: m.role, content: m.content };
+}
