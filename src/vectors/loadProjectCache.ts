@@ -1,9 +1,11 @@
 import type { Generation } from "./generation.ts";
-import { projectFilter } from "./filters.ts";
-import { ProjectVectorCache } from "./ProjectVectorCache.ts";
-import type { ChunkRow } from "./rows.ts";
+import { idsFilter, projectFilter } from "./filters.ts";
+import { ProjectVectorCache, type CachedRow } from "./ProjectVectorCache.ts";
 import { CHUNK_COLUMNS } from "./schemas.ts";
 import { toChunkRow, type Raw } from "./vectorRecords.ts";
+
+/** Every chunk column but the text: the cache keeps no text, and not decoding it makes a cold load ~2× faster. */
+const CACHED_COLUMNS = CHUNK_COLUMNS.filter((c) => c !== "text");
 
 /**
  * Reads a project's chunk vectors of generation g into a new cache and
@@ -12,13 +14,14 @@ import { toChunkRow, type Raw } from "./vectorRecords.ts";
  */
 export function loadProjectCache(g: Generation, projectId: string): Promise<ProjectVectorCache> {
   return g.chunkGate.read(async () => {
-    const cache = new ProjectVectorCache(g.dims);
-    const byDoc = new Map<string, { rows: ChunkRow[]; vectors: Float32Array[] }>();
-    for await (const batch of g.chunks.query().where(projectFilter(projectId)).select([...CHUNK_COLUMNS, "vector"])) {
+    const cache = new ProjectVectorCache(g.dims, projectId);
+    const byDoc = new Map<string, { rows: CachedRow[]; vectors: Float32Array[] }>();
+    for await (const batch of g.chunks.query().where(projectFilter(projectId)).select([...CACHED_COLUMNS, "vector"])) {
       for (const raw of batch.toArray() as Raw[]) {
-        const row = toChunkRow(raw);
-        const vec = raw.vector == null ? null : Float32Array.from(raw.vector.toArray ? raw.vector.toArray() : raw.vector);
-        if (!vec) continue;
+        if (raw.vector == null) continue;
+        const row = toChunkRow({ ...raw, text: "" });
+        // the Arrow vector is a view on the batch: copy it, so the batch can be freed
+        const vec = Float32Array.from(raw.vector.toArray ? raw.vector.toArray() : raw.vector);
         const d = byDoc.get(row.documentId) ?? { rows: [], vectors: [] };
         d.rows.push(row);
         d.vectors.push(vec);
@@ -29,4 +32,13 @@ export function loadProjectCache(g: Generation, projectId: string): Promise<Proj
     g.vectorCache.set(projectId, cache); // set before the gate opens: no write can be missed
     return cache;
   });
+}
+
+/** The texts of these chunks of the project (those still stored), by id: the cache holds none. */
+export async function chunkTexts(g: Generation, projectId: string, ids: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (ids.length === 0) return out;
+  const rows = (await g.chunks.query().where(`${projectFilter(projectId)} AND ${idsFilter(ids)}`).select(["id", "text"]).toArray()) as Raw[];
+  for (const r of rows) out.set(String(r.id), String(r.text));
+  return out;
 }
