@@ -161,7 +161,7 @@ export class ProjectVectorCache {
       documentId,
       documentName: doc.documentName[row],
       chunkIndex: doc.chunkIndex[row],
-      tags: doc.tags[row],
+      tags: [...doc.tags[row]], // a copy: the cache shares one array among a document's rows
       locationId: doc.locationId[row],
       score,
     }));
