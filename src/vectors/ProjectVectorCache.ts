@@ -205,13 +205,19 @@ class TopN {
 
 /** Writes the int8 codes of v (normalised) at codes[offset…] and returns the scale that turns a code back into a value. */
 function quantise(v: ArrayLike<number>, dims: number, codes: Int8Array, offset: number): number {
-  const unit = normalised(v, dims);
+  // one pass for the norm and the largest coordinate, one to write: no temporary (a cold load quantises every row)
+  let norm = 0;
   let max = 0;
-  for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(unit[d]));
+  for (let d = 0; d < dims; d++) {
+    const x = Number(v[d] ?? 0);
+    norm += x * x;
+    const a = Math.abs(x);
+    if (a > max) max = a;
+  }
   if (max === 0) return 0;
-  const scale = max / 127;
-  for (let d = 0; d < dims; d++) codes[offset + d] = Math.round(unit[d] / scale);
-  return scale;
+  const inv = 127 / max;
+  for (let d = 0; d < dims; d++) codes[offset + d] = Math.round(Number(v[d] ?? 0) * inv);
+  return max / 127 / Math.sqrt(norm);
 }
 
 function normalised(v: ArrayLike<number>, dims: number): Float32Array {
