@@ -11,7 +11,10 @@ import type { ChunkRow } from "../src/vectors/rows.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 import { Float32VectorCache } from "./support/float32Cache.ts";
 
-const { values: args } = parseArgs({ options: { sizes: { type: "string", default: "10000,100000" }, queries: { type: "string", default: "300" } } });
+const { values: args } = parseArgs({
+  options: { sizes: { type: "string", default: "10000,100000" }, queries: { type: "string", default: "300" }, probes: { type: "string", default: "0.05,0.1,0.2" } },
+});
+const probes = args.probes!.split(",").map(Number);
 const sizes = args.sizes!.split(",").map(Number);
 const nQueries = Number(args.queries);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
@@ -59,11 +62,15 @@ for (const size of sizes) {
     return { cache, ms, bytes: mem() - before };
   };
   const f32 = build(() => new Float32VectorCache(embedder.dims));
-  const i8 = build(() => new ProjectVectorCache(embedder.dims, "p"));
+  const i8 = build(() => new ProjectVectorCache(embedder.dims, "p", { indexMinRows: 0 }));
+  const ix = build(() => new ProjectVectorCache(embedder.dims, "p", { indexMinRows: 1 }));
+  let t0 = performance.now();
+  await ix.cache.indexIdle();
+  const indexMs = performance.now() - t0 + ix.ms;
   const queries = await Promise.all(world.queries.map(async (q) => ({ v: (await embedder.embed([q.text]))[0], tags: new Set(q.tags) })));
   // dense queries: a whole chunk's text (~60 words) fills most of the 384 dims, as a neural embedder's query does
   const dense = await Promise.all(world.queries.map(async (q, i) => ({ v: (await embedder.embed([world.chunks[(i * 7919) % size].text]))[0], tags: new Set(q.tags) })));
-  const run = (qs: typeof queries) => {
+  const run = (qs: typeof queries, cache = i8.cache) => {
     const t = { f32: [] as number[], i8: [] as number[] };
     let r4 = 0;
     let r20 = 0;
@@ -74,7 +81,7 @@ for (const size of sizes) {
       const exact = f32.cache.search(q.v, q.tags, 20);
       t.f32.push(performance.now() - s);
       s = performance.now();
-      const approx = i8.cache.search(q.v, q.tags, 20);
+      const approx = cache.search(q.v, q.tags, 20);
       t.i8.push(performance.now() - s);
       // tie-aware: the world repeats sentences, so several chunks can score exactly alike; a hit counts when its
       // exact cosine reaches the exact ranking's k-th (which of two equal chunks comes first is arbitrary)
@@ -92,15 +99,22 @@ for (const size of sizes) {
   for (const [label, qs] of [["question", queries], ["dense", dense]] as const) {
     const r = run(qs);
     out.push(
-      `| ${size.toLocaleString("en")} | ${label} | ${pct(r.t.f32, 0.5).toFixed(2)} / ${pct(r.t.f32, 0.99).toFixed(2)} ms | ${pct(r.t.i8, 0.5).toFixed(2)} / ${pct(r.t.i8, 0.99).toFixed(2)} ms | ${r.r4.toFixed(3)} | ${r.r20.toFixed(3)} |`,
+      `| ${size.toLocaleString("en")} | ${label} | int8 exact | ${pct(r.t.f32, 0.5).toFixed(2)} / ${pct(r.t.f32, 0.99).toFixed(2)} ms | ${pct(r.t.i8, 0.5).toFixed(2)} / ${pct(r.t.i8, 0.99).toFixed(2)} ms | ${r.r4.toFixed(3)} | ${r.r20.toFixed(3)} |`,
     );
+    for (const share of probes) {
+      ix.cache.opts.probeShare = share;
+      const r = run(qs, ix.cache);
+      out.push(
+        `| ${size.toLocaleString("en")} | ${label} | int8 index, ${share * 100}% of lists | ${pct(r.t.f32, 0.5).toFixed(2)} / ${pct(r.t.f32, 0.99).toFixed(2)} ms | ${pct(r.t.i8, 0.5).toFixed(2)} / ${pct(r.t.i8, 0.99).toFixed(2)} ms | ${r.r4.toFixed(3)} | ${r.r20.toFixed(3)} |`,
+      );
+    }
   }
   out.push(
-    `| ${size.toLocaleString("en")} | memory | ${(f32.bytes / size).toFixed(0)} B/chunk, built in ${f32.ms.toFixed(0)} ms | ${(i8.bytes / size).toFixed(0)} B/chunk (estimate ${(i8.cache.bytes / size).toFixed(0)}), built in ${i8.ms.toFixed(0)} ms | ratio ${(i8.bytes / f32.bytes).toFixed(2)} | |`,
+    `| ${size.toLocaleString("en")} | memory | | ${(f32.bytes / size).toFixed(0)} B/chunk, built in ${f32.ms.toFixed(0)} ms | ${(i8.bytes / size).toFixed(0)} B/chunk (estimate ${(i8.cache.bytes / size).toFixed(0)}), built in ${i8.ms.toFixed(0)} ms; with the index ${(ix.cache.bytes / size).toFixed(0)} B/chunk (estimate), rows + index built in ${indexMs.toFixed(0)} ms | ratio ${(i8.bytes / f32.bytes).toFixed(2)} | |`,
   );
 }
 console.log(`\n### Vector half at scale — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. Hashing embedder (384 dims), 20 tags, ${nQueries} queries over random tag subsets, n = 20 candidates (what k = 4 fetches).\n`);
-console.log("| chunks | queries | float32 cache p50 / p99 | int8 cache p50 / p99 | recall@4 | recall@20 |");
-console.log("|---|---|---|---|---|---|");
+console.log("| chunks | queries | int8 search | float32 exact p50 / p99 | int8 p50 / p99 | recall@4 | recall@20 |");
+console.log("|---|---|---|---|---|---|---|");
 for (const r of out) console.log(r);

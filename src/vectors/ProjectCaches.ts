@@ -1,6 +1,6 @@
 import type { Generation } from "./generation.ts";
 import { loadProjectCache } from "./loadProjectCache.ts";
-import type { ProjectVectorCache } from "./ProjectVectorCache.ts";
+import type { CacheOptions, ProjectVectorCache } from "./ProjectVectorCache.ts";
 
 /**
  * The projects' vector caches of each generation: loaded lazily (at a project's
@@ -15,7 +15,10 @@ export class ProjectCaches {
   private clock = 0;
 
   /** budgetBytes 0: no budget, nothing is evicted */
-  constructor(readonly budgetBytes: number) {}
+  constructor(
+    readonly budgetBytes: number,
+    private readonly cacheOptions: CacheOptions = {},
+  ) {}
 
   async get(g: Generation, projectId: string): Promise<ProjectVectorCache> {
     const have = g.vectorCache.get(projectId);
@@ -26,7 +29,7 @@ export class ProjectCaches {
     const key = `${g.gen}\u0000${projectId}`;
     let loading = this.loads.get(key);
     if (!loading) {
-      loading = loadProjectCache(g, projectId).finally(() => this.loads.delete(key));
+      loading = loadProjectCache(g, projectId, this.cacheOptions).finally(() => this.loads.delete(key));
       this.loads.set(key, loading);
     }
     const cache = await loading;
@@ -54,6 +57,7 @@ export class ProjectCaches {
       for (const e of g.vectorCache) if (e[1] !== keep && (!victim || e[1].usedAt < victim[1].usedAt)) victim = e;
       if (!victim) return;
       g.vectorCache.delete(victim[0]);
+      victim[1].stop();
       total -= victim[1].bytes;
     }
   }

@@ -1,28 +1,23 @@
+import { prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
+import { IvfIndex } from "./IvfIndex.ts";
 import type { ChunkRow } from "./rows.ts";
 
 /** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
 export type VectorHit = CachedRow & { score: number };
 
+/** Rows from which a project's cache is searched through an index (bench/scale-retrieval.ts: the exact scan's p99 passes ~5 ms there). */
+export const DEFAULT_INDEX_MIN_ROWS = 20_000;
+/** Share of the index's lists a search always scans (more only when too few visible rows were found). */
+export const DEFAULT_PROBE_SHARE = 0.2;
+
+export interface CacheOptions {
+  /** 0: never index */
+  indexMinRows?: number;
+  probeShare?: number;
+}
+
 /** What the cache keeps of a row. */
 export type CachedRow = Omit<ChunkRow, "text">;
-
-interface DocumentBlock {
-  /** per row, interned: a document's rows nearly always share one name and one location */
-  documentName: string[];
-  locationId: (string | null)[];
-  ids: string[];
-  chunkIndex: Int32Array;
-  /** per row; rows that carry the same tags share one array (a document's chunks usually do) */
-  tags: string[][];
-  /** rows × dims int8 codes of the L2-normalised vector; the row's value d is codes[d] × scales[row] */
-  codes: Int8Array;
-  scales: Float32Array;
-  /** per row, a bit per tag (bits assigned per project as tags appear) */
-  tagBits: Uint32Array;
-  /** per row, 1 when some tag has no bit (more than 32 distinct tags): checked by name */
-  overflow: Uint8Array;
-  bytes: number;
-}
 
 const TAG_BITS = 32;
 
@@ -49,10 +44,39 @@ export class ProjectVectorCache {
   /** when it was last searched, on the ProjectCaches clock (least recently used is evicted first) */
   usedAt = 0;
 
+  /** the approximate index, once built (projects of indexMinRows rows and more) */
+  private ivf: IvfIndex | null = null;
+  private building: Promise<void> | null = null;
+  /** while an index builds: documents written since its snapshot, listed once it is ready */
+  private pendingAdds: Set<DocumentBlock> | null = null;
+  private trainedRows = 0;
+  private stopped = false;
+
   constructor(
     readonly dims: number,
     readonly projectId: string,
+    readonly opts: CacheOptions = {},
   ) {}
+
+  /** "exact" below the index threshold, "building" while the index is trained in the background, "indexed" once it answers. */
+  get mode(): "exact" | "building" | "indexed" {
+    if (this.ivf && this.count >= this.indexMinRows) return "indexed";
+    return this.building ? "building" : "exact";
+  }
+
+  /** Resolves when no index build is running (tests and benches wait for it). */
+  async indexIdle(): Promise<void> {
+    while (this.building) await this.building;
+  }
+
+  /** An evicted cache stops any index build it has running. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private get indexMinRows(): number {
+    return this.opts.indexMinRows ?? DEFAULT_INDEX_MIN_ROWS;
+  }
 
   get size(): number {
     return this.count;
@@ -60,7 +84,7 @@ export class ProjectVectorCache {
 
   /** Memory this cache holds, estimated from its arrays and strings (what the vectorCacheMb budget counts). */
   get bytes(): number {
-    return this.byteCount;
+    return this.byteCount + (this.ivf?.bytes ?? 0);
   }
 
   setDocument(documentId: string, rows: CachedRow[], vectors: Float32Array[]): void {
@@ -104,7 +128,9 @@ export class ProjectVectorCache {
         else tagBits[i] |= bit;
       }
     });
-    this.docs.set(documentId, {
+    const block: DocumentBlock = {
+      documentId,
+      dead: false,
       documentName,
       locationId,
       ids: rows.map((r) => r.id),
@@ -115,9 +141,13 @@ export class ProjectVectorCache {
       tagBits,
       overflow,
       bytes,
-    });
+    };
+    this.docs.set(documentId, block);
     this.count += n;
     this.byteCount += bytes;
+    this.ivf?.add(block);
+    this.pendingAdds?.add(block);
+    this.maybeBuild();
   }
 
   deleteDocument(documentId: string): void {
@@ -126,45 +156,77 @@ export class ProjectVectorCache {
     this.count -= old.ids.length;
     this.byteCount -= old.bytes;
     this.docs.delete(documentId);
+    old.dead = true; // an index, or a build's snapshot, may still list its rows
+    this.ivf?.remove(old);
+    this.pendingAdds?.delete(old);
   }
 
-  /** The n rows most similar to `query` among those whose tags meet `tags` (and not of an `exclude`d document), best first. */
+  /**
+   * The n rows most similar to `query` among those whose tags meet `tags` (and
+   * not of an `exclude`d document), best first: an exact scan, or past the
+   * threshold the index (approximate ranking, exact filtering; never fewer
+   * hits than the visible rows allow).
+   */
   search(query: Float32Array, tags: ReadonlySet<string>, n: number, exclude?: (documentId: string) => boolean): VectorHit[] {
     if (!(n > 0)) return [];
-    const q = normalised(query, this.dims);
-    const dims = this.dims;
     let want = 0;
     for (const t of tags) want |= this.bitOf(t, false) ?? 0;
-    // A short query hashed into 384 dims is sparse (tens of non-zero features): multiply only those.
-    const nz: number[] = [];
-    for (let d = 0; d < dims; d++) if (q[d] !== 0) nz.push(d);
-    const sparse = nz.length < dims / 2;
-    const nzIdx = Int32Array.from(nz);
-    const nzVal = Float32Array.from(nz, (d) => q[d]);
+    const p = prepareQuery(query, this.dims, want, tags, exclude);
     const best = new TopN(n);
-    for (const [documentId, doc] of this.docs) {
-      if (exclude?.(documentId)) continue;
-      const { codes, scales, tagBits, overflow } = doc;
-      const rows = scales.length;
-      for (let r = 0; r < rows; r++) {
-        if ((tagBits[r] & want) === 0 && !(overflow[r] && doc.tags[r].some((t) => tags.has(t)))) continue;
-        let dot = 0;
-        const base = r * dims;
-        if (sparse) for (let j = 0; j < nzIdx.length; j++) dot += nzVal[j] * codes[base + nzIdx[j]];
-        else for (let d = 0; d < dims; d++) dot += q[d] * codes[base + d];
-        best.offer(dot * scales[r], doc, documentId, r);
+    // A sparse query (the hashing embedder's) costs only its non-zero dims per row, so the exact scan stays
+    // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
+    // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
+    if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? DEFAULT_PROBE_SHARE);
+    else {
+      for (const doc of this.docs.values()) {
+        if (exclude?.(doc.documentId)) continue;
+        for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);
       }
     }
-    return best.sorted().map(({ score, doc, documentId, row }) => ({
+    return best.items.map(({ score, doc, row }) => ({
       id: doc.ids[row],
       projectId: this.projectId,
-      documentId,
+      documentId: doc.documentId,
       documentName: doc.documentName[row],
       chunkIndex: doc.chunkIndex[row],
       tags: [...doc.tags[row]], // a copy: the cache shares one array among a document's rows
       locationId: doc.locationId[row],
       score,
     }));
+  }
+
+  /**
+   * Starts an index build in the background once the project reaches the
+   * threshold, and a rebuild once it has doubled since the last training (the
+   * centroids then describe too little of it). The exact scan answers meanwhile.
+   */
+  private maybeBuild(): void {
+    const min = this.indexMinRows;
+    if (min <= 0 || this.count < min || this.building || this.stopped) return;
+    if (this.ivf && this.count <= 2 * this.trainedRows) return;
+    const pending = new Set<DocumentBlock>();
+    const run = async () => {
+      await Bun.sleep(0); // after the current synchronous writes (a cold load sets every document in one go)
+      this.pendingAdds = pending;
+      const snapshot = [...this.docs.values()];
+      const rows = this.count;
+      const pause = async () => {
+        await Bun.sleep(0);
+        if (this.stopped) throw new Error("cache evicted");
+      };
+      const index = await IvfIndex.build(snapshot, this.dims, rows, pause);
+      // synchronous from here: no write can slip between catching up and swapping in
+      for (const b of pending) if (!b.dead) index.add(b);
+      for (const b of snapshot) if (b.dead) index.remove(b);
+      this.ivf = index;
+      this.trainedRows = rows;
+    };
+    this.building = run()
+      .catch(() => {}) // an abandoned or failed build leaves the exact scan (or the previous index) answering
+      .finally(() => {
+        this.pendingAdds = null;
+        this.building = null;
+      });
   }
 
   /** The bit of a tag; a tag past the 32nd gets none (its rows are then checked by name). */
@@ -178,59 +240,3 @@ export class ProjectVectorCache {
   }
 }
 
-/** The n best offers, kept as a short sorted list (n is at most a few hundred). */
-class TopN {
-  private readonly scores: number[] = [];
-  private readonly items: { score: number; doc: DocumentBlock; documentId: string; row: number }[] = [];
-
-  constructor(private readonly n: number) {}
-
-  offer(score: number, doc: DocumentBlock, documentId: string, row: number): void {
-    const { scores, items, n } = this;
-    if (scores.length === n && score <= scores[n - 1]) return;
-    let i = scores.length;
-    while (i > 0 && scores[i - 1] < score) i--;
-    scores.splice(i, 0, score);
-    items.splice(i, 0, { score, doc, documentId, row });
-    if (scores.length > n) {
-      scores.pop();
-      items.pop();
-    }
-  }
-
-  sorted() {
-    return this.items;
-  }
-}
-
-/** Writes the int8 codes of v (normalised) at codes[offset…] and returns the scale that turns a code back into a value. */
-function quantise(v: ArrayLike<number>, dims: number, codes: Int8Array, offset: number): number {
-  // one pass for the norm and the largest coordinate, one to write: no temporary (a cold load quantises every row)
-  let norm = 0;
-  let max = 0;
-  for (let d = 0; d < dims; d++) {
-    const x = Number(v[d] ?? 0);
-    norm += x * x;
-    const a = Math.abs(x);
-    if (a > max) max = a;
-  }
-  if (max === 0) return 0;
-  const inv = 127 / max;
-  for (let d = 0; d < dims; d++) codes[offset + d] = Math.round(Number(v[d] ?? 0) * inv);
-  return max / 127 / Math.sqrt(norm);
-}
-
-function normalised(v: ArrayLike<number>, dims: number): Float32Array {
-  const out = new Float32Array(dims);
-  let norm = 0;
-  for (let i = 0; i < dims; i++) {
-    const x = Number(v[i] ?? 0);
-    out[i] = x;
-    norm += x * x;
-  }
-  if (norm > 0 && Math.abs(norm - 1) > 1e-6) {
-    const s = 1 / Math.sqrt(norm);
-    for (let i = 0; i < dims; i++) out[i] *= s;
-  }
-  return out;
-}

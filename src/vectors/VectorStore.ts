@@ -21,6 +21,8 @@ export type { ChunkRow, MemoryRow, VectorHit, VectorQuery };
 export interface VectorStoreOptions {
   /** memory budget of the in-memory project vector caches, in MB (least recently searched evicted past it); 0: none */
   vectorCacheMb?: number;
+  /** chunks from which a project is searched through an approximate index (built in the background); 0: never */
+  vectorIndexMinChunks?: number;
 }
 
 /** Rows per batch when copying into a new generation. */
@@ -59,7 +61,7 @@ export class VectorStore implements VectorTables {
     private active: Generation,
     opts: VectorStoreOptions,
   ) {
-    this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024);
+    this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024, { indexMinRows: opts.vectorIndexMinChunks });
   }
 
   static async open(dir: string, embedder: Embedder, opts: VectorStoreOptions = {}): Promise<VectorStore> {

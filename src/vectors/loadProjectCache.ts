@@ -1,6 +1,6 @@
 import type { Generation } from "./generation.ts";
 import { idsFilter, projectFilter } from "./filters.ts";
-import { ProjectVectorCache, type CachedRow } from "./ProjectVectorCache.ts";
+import { ProjectVectorCache, type CacheOptions, type CachedRow } from "./ProjectVectorCache.ts";
 import { CHUNK_COLUMNS, toStringArray } from "./schemas.ts";
 import type { Raw } from "./vectorRecords.ts";
 
@@ -12,9 +12,9 @@ const CACHED_COLUMNS = CHUNK_COLUMNS.filter((c) => c !== "text");
  * registers it, under the chunk gate's read side: a write waits until the
  * cache is registered, then keeps it in step (none can be missed).
  */
-export function loadProjectCache(g: Generation, projectId: string): Promise<ProjectVectorCache> {
+export function loadProjectCache(g: Generation, projectId: string, opts: CacheOptions = {}): Promise<ProjectVectorCache> {
   return g.chunkGate.read(async () => {
-    const cache = new ProjectVectorCache(g.dims, projectId);
+    const cache = new ProjectVectorCache(g.dims, projectId, opts);
     const byDoc = new Map<string, { rows: CachedRow[]; vectors: Float32Array[] }>();
     for await (const batch of g.chunks.query().where(projectFilter(projectId)).select([...CACHED_COLUMNS, "vector"])) {
       // column by column: Arrow's row proxies cost ~3× more per row, and the vectors arrive as one flat
