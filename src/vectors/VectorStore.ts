@@ -160,6 +160,7 @@ export class VectorStore implements VectorTables {
           if (kind === "chunks") {
             await g.chunkGate.write(async () => {
               await g.chunks.delete(where);
+              g.vectorCache.get(projectId)?.stop(); // and any index build it has running
               g.vectorCache.delete(projectId);
             });
             const prefix = documentKey(projectId, "");
@@ -300,6 +301,7 @@ export class VectorStore implements VectorTables {
   }
 
   private async dropGeneration(g: Generation): Promise<void> {
+    for (const cache of g.vectorCache.values()) cache.stop();
     for (const kind of ["chunks", "memories"] as const) {
       try {
         g[kind].close();
