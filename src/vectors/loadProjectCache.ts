@@ -20,16 +20,18 @@ export function loadProjectCache(g: Generation, projectId: string, opts: CacheOp
       // column by column: Arrow's row proxies cost ~3× more per row, and the vectors arrive as one flat
       // Float32Array whose per-row views need no copy (the codes are made from them before the batch goes)
       const col = (name: string) => batch.getChild(name)!;
-      const [id, doc, name, index, tags, loc, vec] = ["id", "documentId", "documentName", "chunkIndex", "tags", "locationId", "vector"].map(col);
+      const [id, doc, name, index, tags, loc] = ["id", "documentId", "documentName", "chunkIndex", "tags", "locationId"].map(col);
+      const vec = col("vector");
+      const rowOf = flatRows(vec, g.dims);
       for (let i = 0; i < batch.numRows; i++) {
-        const v = vec.get(i) as { toArray(): Float32Array } | null;
-        if (v == null) continue;
+        const v = rowOf(i);
+        if (v === null) continue;
         const documentId = String(doc.get(i));
         const l = loc.get(i);
         const row: CachedRow = { id: String(id.get(i)), projectId, documentId, documentName: String(name.get(i)), chunkIndex: Number(index.get(i)), tags: toStringArray(tags.get(i)), locationId: l == null ? null : String(l) };
         const d = byDoc.get(documentId) ?? { rows: [], vectors: [] };
         d.rows.push(row);
-        d.vectors.push(v.toArray());
+        d.vectors.push(v);
         byDoc.set(documentId, d);
       }
     }
@@ -37,6 +39,23 @@ export function loadProjectCache(g: Generation, projectId: string, opts: CacheOp
     g.vectorCache.set(projectId, cache); // set before the gate opens: no write can be missed
     return cache;
   });
+}
+
+/**
+ * Row i's vector as a view on the batch's one flat Float32Array (no per-row Arrow object, no copy), or null when
+ * the row has none; falls back to Arrow's row access for any other layout.
+ */
+function flatRows(vec: { data: readonly any[]; get(i: number): any }, dims: number): (i: number) => Float32Array | null {
+  const data = vec.data.length === 1 ? vec.data[0] : null;
+  const values = data?.children?.[0]?.values;
+  if (!(values instanceof Float32Array) || data.type?.listSize !== dims) {
+    return (i) => {
+      const v = vec.get(i);
+      return v == null ? null : Float32Array.from(v.toArray ? v.toArray() : v);
+    };
+  }
+  const base = data.offset + (data.children[0].offset ?? 0) / dims;
+  return (i) => (data.nullCount > 0 && !data.getValid(i) ? null : values.subarray((base + i) * dims, (base + i + 1) * dims));
 }
 
 /** The texts of these chunks of the project (those still stored), by id: the cache holds none. */
