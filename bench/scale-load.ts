@@ -94,10 +94,9 @@ for (const size of sizes) {
   g.vectorCache.clear();
   const oldRun = await loadOld();
   const oldMs = oldRun.ms;
-  const oldBytes = oldRun.bytes;
   oldRun.old = new Float32VectorCache(1);
   const newRun = await loadNew();
-  const { rows, ms: newMs, bytes: newBytes } = newRun;
+  const { rows, ms: newMs } = newRun;
   const old = { size: oldRun.rows };
   const est = store.cacheUsage().bytes;
   out.push(

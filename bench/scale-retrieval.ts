@@ -64,7 +64,7 @@ for (const size of sizes) {
   const f32 = build(() => new Float32VectorCache(embedder.dims));
   const i8 = build(() => new ProjectVectorCache(embedder.dims, "p", { indexMinRows: 0 }));
   const ix = build(() => new ProjectVectorCache(embedder.dims, "p", { indexMinRows: 1 }));
-  let t0 = performance.now();
+  const t0 = performance.now();
   await ix.cache.indexIdle();
   const indexMs = performance.now() - t0 + ix.ms;
   const queries = await Promise.all(world.queries.map(async (q) => ({ v: (await embedder.embed([q.text]))[0], tags: new Set(q.tags) })));
