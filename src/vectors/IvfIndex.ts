@@ -49,7 +49,12 @@ export class IvfIndex {
     for (let c = 0; c < k; c++) centroids.set(sample[Math.floor((c * sample.length) / k)] ?? new Float32Array(dims), c * dims);
     const assign = new Int32Array(sample.length);
     for (let it = 0; it < 8; it++) {
-      for (let i = 0; i < sample.length; i++) assign[i] = nearest(centroids, k, dims, sample[i]);
+      for (let i = 0; i < sample.length; i++) {
+        assign[i] = nearest(centroids, k, dims, sample[i]);
+        // a row against every centroid is k × dims multiplies (~60k at 100k rows): yield often, so a turn
+        // arriving mid-build waits a few ms at most, never a whole k-means pass
+        if (i % 128 === 127) await pause();
+      }
       const sums = new Float32Array(k * dims);
       for (let i = 0; i < sample.length; i++) for (let d = 0; d < dims; d++) sums[assign[i] * dims + d] += sample[i][d];
       for (let c = 0; c < k; c++) {
@@ -67,7 +72,7 @@ export class IvfIndex {
       if (b.dead) continue;
       index.add(b);
       since += b.scales.length;
-      if (since >= 2000) {
+      if (since >= 128) {
         since = 0;
         await pause();
       }
