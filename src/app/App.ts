@@ -147,7 +147,7 @@ export class App {
     const db = openDatabase(paths.db);
     try {
       const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir, { threads: config.threads }));
-      const vectors = await VectorStore.open(paths.lance, embedder);
+      const vectors = await VectorStore.open(paths.lance, embedder, { vectorCacheMb: config.vectorCacheMb, vectorIndexMinChunks: config.vectorIndexMinChunks });
       const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       const requeued = requeueInterrupted(app.ctx);
