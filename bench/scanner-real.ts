@@ -17,15 +17,16 @@ import { createHash } from "node:crypto";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { zipSync } from "fflate";
-import { PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
+import { HELD_OUT_PROJECTS, PROJECTS, TUNING_PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
 import { prng } from "../test/support/prng.ts";
 import { OutsideRss } from "./support/outsideRss.ts";
+import { sampleKey } from "./support/sampleKey.ts";
 
 const MB = 1024 * 1024;
 const root = corpusRoot();
 
 interface Fact { id: string; project: string; title: string; needle: string; foreign: string[] }
-interface Row { title: string; content: string; source_files: string; extra?: string | null; review?: string | null }
+interface Row { title: string; content: string; source_files: string; confidence: number; extra?: string | null; review?: string | null }
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -57,8 +58,9 @@ export function meaningfulTitle(title: string, sourceFiles: string[]): boolean {
 const norm = (s: string) => s.replace(/\s+/g, " ").toLowerCase();
 
 async function runOne(name: string): Promise<void> {
-  // "combined-v2" is v2's 25.2 MB corpus (the figures before v2.1), "combined" every project of the corpus now.
-  const dirs = name === "combined" ? PROJECTS.map((p) => p.name) : name === "combined-v2" ? V2_PROJECTS : [name];
+  // "combined-v2" is v2's 25.2 MB corpus (the figures before v2.1), "combined" the tuning corpus (every project
+  // the scanner was tuned on), "held-out" the projects it never was (v3).
+  const dirs = name === "combined" ? TUNING_PROJECTS : name === "held-out" ? HELD_OUT_PROJECTS : name === "combined-v2" ? V2_PROJECTS : [name];
   const files: Record<string, Uint8Array> = {};
   const manifest: { filename: string; relativePath: string; sizeBytes: number; contentHash: string }[] = [];
   let uncompressed = 0;
@@ -132,7 +134,7 @@ async function runOne(name: string): Promise<void> {
     const hasExtra = columns.includes("extra");
     const hasReview = columns.includes("review");
     const rows = ctx.db
-      .query<Row, [string]>(`SELECT title, content, source_files${hasExtra ? ", extra" : ""}${hasReview ? ", review" : ""} FROM scan_extractions WHERE job_id = ? ORDER BY ordinal`)
+      .query<Row, [string]>(`SELECT title, content, source_files, confidence${hasExtra ? ", extra" : ""}${hasReview ? ", review" : ""} FROM scan_extractions WHERE job_id = ? ORDER BY ordinal`)
       .all(jobId);
     // What a reviewer works through in the Studio: review groups (an entity or scene across its candidates and files).
     const groups = hasReview ? new Set(rows.map((r) => (r.review ? (JSON.parse(r.review) as { group: string }).group : r.title))).size : rows.length;
@@ -169,9 +171,15 @@ async function runOne(name: string): Promise<void> {
       found: recall.filter((r) => r.found).length,
       usable: recall.filter((r) => r.usable).length,
       skippedEntries: (JSON.parse(job.skipped) as unknown[]).length,
+      meanConfidence: Number((rows.reduce((a, r) => a + r.confidence, 0) / Math.max(1, rows.length)).toFixed(3)),
       recall,
     };
     const label = process.env.BENCH_LABEL ?? "run";
+    // The same sample as data: bench/scanner-judge.ts matches it against the saved judgements (bench/scanner-judged.json).
+    writeFileSync(
+      join(root, `sample-${label}-${name}.json`),
+      JSON.stringify(sample.map((c) => ({ key: sampleKey(c.raw), title: c.title, file: c.files[0] ?? "", confidence: Number(c.raw.confidence.toFixed(3)), text: c.raw.content.replace(/\s+/g, " ").slice(0, 400) })), null, 1),
+    );
     writeFileSync(
       join(root, `sample-${label}-${name}.txt`),
       sample.map((c, i) => `#${i + 1} [${c.title}] ${c.files.slice(0, 2).join(", ")}${c.raw.extra ? ` ${c.raw.extra.slice(0, 160)}` : ""}\n    ${c.raw.content.replace(/\s+/g, " ").slice(0, 260)}\n`).join(""),
@@ -190,7 +198,7 @@ if (process.argv[2] === "--one") {
 
 const label = process.argv[2] ?? "run";
 const results = [];
-for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.name), "combined-v2", "combined"]) {
+for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.name), "combined-v2", "combined", "held-out"]) {
   const child = Bun.spawnSync([process.execPath, import.meta.path, "--one", name], { env: { ...process.env, BENCH_LABEL: label }, stderr: "inherit" });
   const out = child.stdout.toString().trim().split("\n").pop() ?? "";
   if (child.exitCode !== 0 || !out.startsWith("{")) {
