@@ -2,6 +2,7 @@ import type { FileExtraction, Section, Skipped } from "./types.ts";
 import { skipReason } from "./skipReason.ts";
 import { isNameFacet, keyFacet, stemTitle } from "./keyGroups.ts";
 import { UI_KEY_RE, isStatText, isTechnicalText } from "./techText.ts";
+import { isToolText } from "./contentKind.ts";
 import { MIN_LETTERS, SKIP, baseName, countLetters, fileStem, oneLine, stripGameMarkup, tidy } from "./text.ts";
 
 /** Most skipped sections listed one by one per file; the rest are summarised per reason. */
@@ -70,6 +71,12 @@ export function isUiText(entry: string): boolean {
  * accept or reject); only a list past this many characters is cut into parts.
  */
 const SHORT_LIST_CHARS = 100_000;
+/**
+ * Past a few hundred entries or 5,000 characters a list of short entries is a table (a generated name
+ * table, a label dump): counted as data, never one giant candidate nobody can review.
+ */
+const SHORT_TABLE_ENTRIES = 300;
+const SHORT_TABLE_CHARS = 5_000;
 
 /**
  * Applies the shared skip rules and title fallback to what a format extractor finds, so
@@ -86,6 +93,8 @@ export class SectionCollector {
   /** Fine-grained entries that read as UI/developer text, and stat templates (issue 12): counted, not kept. */
   private uiText = 0;
   private statText = 0;
+  /** Prose about the program itself (options, commands, windows): counted as meta, not kept. */
+  private toolText = 0;
   /** Short untitled entries (names, labels) gathered into "<file> — short entries" sections. */
   private readonly shortList: string[] = [];
   private readonly shortSeen = new Set<string>();
@@ -170,6 +179,10 @@ export class SectionCollector {
       this.uiText++;
       return;
     }
+    if (isToolText(text)) {
+      this.toolText++;
+      return;
+    }
     if (text.length < 2000 && input.kind !== "markdown-heading" && input.kind !== "prose" && isStatText(text)) {
       this.statText++;
       return;
@@ -219,7 +232,10 @@ export class SectionCollector {
       this.sections.push(...sorted);
       this.fallbackIndexes = sorted.flatMap((s, i) => (fallback.has(s) ? [i] : []));
     }
-    if (this.shortList.length) {
+    const shortChars = this.shortList.reduce((n, e) => n + e.length + 1, 0);
+    if (this.shortList.length > SHORT_TABLE_ENTRIES || shortChars > SHORT_TABLE_CHARS) {
+      this.skipped.push({ section: `${this.shortList.length} short entries`, reason: SKIP.shortTable, sourceFile: this.sourceFile });
+    } else if (this.shortList.length) {
       let part: string[] = [];
       let size = 0;
       let n = 0;
@@ -243,6 +259,7 @@ export class SectionCollector {
       this.skipped.push({ section: `${this.quietShort} short ${noun}`, reason: SKIP.shortUi, sourceFile: this.sourceFile });
     }
     if (this.uiText > 0) this.skipped.push({ section: `${this.uiText} ${this.uiText === 1 ? "entry" : "entries"}`, reason: SKIP.uiText, sourceFile: this.sourceFile });
+    if (this.toolText > 0) this.skipped.push({ section: `${this.toolText} ${this.toolText === 1 ? "section" : "sections"}`, reason: SKIP.toolText, sourceFile: this.sourceFile });
     if (this.statText > 0) this.skipped.push({ section: `${this.statText} ${this.statText === 1 ? "entry" : "entries"}`, reason: SKIP.statText, sourceFile: this.sourceFile });
     for (const [reason, count] of this.overflow) {
       this.skipped.push({ section: `${count} more sections`, reason, sourceFile: this.sourceFile });
