@@ -44,7 +44,7 @@ export function meaningfulTitle(title: string, sourceFiles: string[]): boolean {
   const t = title.trim();
   if (!t || /#\d+$/.test(t)) return false;
   if (GENERIC_TITLES.has(t.toLowerCase().replace(/^m_/, "").replace(/[^a-z]/g, ""))) return false;
-  if (/^[\W\d_]+$/.test(t)) return false;
+  if (!/\p{L}/u.test(t)) return false; // no letter in any script (v2.2 tested /^[\W\d_]+$/, which took every CJK title for punctuation)
   if (/^m_/.test(t)) return false;
   for (const f of sourceFiles) {
     const base = f.slice(f.lastIndexOf("/") + 1);

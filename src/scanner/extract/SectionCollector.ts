@@ -2,7 +2,7 @@ import type { FileExtraction, Section, Skipped } from "./types.ts";
 import { skipReason } from "./skipReason.ts";
 import { isNameFacet, keyFacet, stemTitle } from "./keyGroups.ts";
 import { UI_KEY_RE, isStatText, isTechnicalText } from "./techText.ts";
-import { isToolText } from "./contentKind.ts";
+import { toolWords } from "./contentKind.ts";
 import { MIN_LETTERS, SKIP, baseName, countLetters, fileStem, oneLine, stripGameMarkup, tidy } from "./text.ts";
 
 /** Most skipped sections listed one by one per file; the rest are summarised per reason. */
@@ -95,6 +95,8 @@ export class SectionCollector {
   private statText = 0;
   /** Prose about the program itself (options, commands, windows): counted as meta, not kept. */
   private toolText = 0;
+  /** Manual words of each kept section: in a document that is mostly a manual, lighter ones go too. */
+  private readonly toolShare = new Map<Section, { hits: number; words: number }>();
   /** Short untitled entries (names, labels) gathered into "<file> — short entries" sections. */
   private readonly shortList: string[] = [];
   private readonly shortSeen = new Set<string>();
@@ -179,7 +181,8 @@ export class SectionCollector {
       this.uiText++;
       return;
     }
-    if (isToolText(text)) {
+    const tool = toolWords(text, Infinity);
+    if (tool.hits === Infinity || (tool.words >= 12 && tool.hits >= Math.max(4, Math.ceil(tool.words / 18)))) {
       this.toolText++;
       return;
     }
@@ -197,6 +200,7 @@ export class SectionCollector {
       return;
     }
     const section: Section = { title, text, sourceFile: this.sourceFile, kind: input.kind };
+    this.toolShare.set(section, tool);
     if (input.reviewKind) section.reviewKind = input.reviewKind;
     if (input.hints && (input.hints.tags?.length || input.hints.location)) section.hints = input.hints;
     if (!givenTitle) {
@@ -205,6 +209,30 @@ export class SectionCollector {
     }
     this.sections.push(section);
     this.order.push(order);
+  }
+
+  /**
+   * A document of which a third or more of the sections are about the tool is a manual: its other
+   * sections that name the tool at all (two words, one per 60) are manual too, its story is not.
+   */
+  private dropManualSections(): void {
+    const kept = this.sections.length;
+    if (this.toolText < 5 || this.toolText < (kept + this.toolText) / 3) return;
+    const keep = this.sections.filter((s) => {
+      const t = this.toolShare.get(s);
+      return !t || t.hits < 2 || t.hits * 60 < t.words;
+    });
+    if (keep.length === kept) return;
+    const keptSet = new Set(keep);
+    this.fallbackIndexes = this.fallbackIndexes.filter((i) => keptSet.has(this.sections[i]));
+    const order = this.order.filter((_, i) => keptSet.has(this.sections[i]));
+    const fallbackSections = new Set(this.fallbackIndexes.map((i) => this.sections[i]));
+    this.toolText += kept - keep.length;
+    this.sections.length = 0;
+    this.sections.push(...keep);
+    this.order.length = 0;
+    this.order.push(...order);
+    this.fallbackIndexes = keep.flatMap((s, i) => (fallbackSections.has(s) ? [i] : []));
   }
 
   skip(section: string, reason: string): void {
@@ -221,6 +249,7 @@ export class SectionCollector {
   }
 
   finish(): FileExtraction {
+    this.dropManualSections();
     if (this.groups.size) {
       for (const g of this.groups.values()) this.flushGroup(g);
       this.groups.clear();

@@ -89,26 +89,36 @@ export function looksLikeDataTable(content: string): boolean {
  * Left out on purpose: words a story uses too (door, key, level, map, screen, message, character).
  */
 const TOOL_WORD_RE =
-  /\b(?:options?|defaults?|default is|commands?|command line|settings?|config(?:uration)?|boolean|parameters?|variables?|functions?|syntax|compil(?:e|ed|er|ing)|makefile|interface|window ports?|tty|curses|x11|qt|terminal|cursor|prefix|persistent|directory|directories|filenames?|buttons?|menus?|click(?:s|ed|ing)?|keyboard|keystrokes?|style propert(?:y|ies)|statements?|platforms?|windows|unix|linux|macos|mac os|ms-?dos|binary|executable|source code|bug(?:s|fix)?|patch(?:es|level)?|#define|struct|api|plugins?|editor|inspector|toolbar|tab|dialog box|checkbox|installs?|installation|version \d)\b/gi;
+  /\b(?:options?|defaults?|default is|commands?|command line|settings?|config(?:uration)?|boolean|parameters?|variables?|functions?|syntax|compil(?:e|ed|er|ing)|makefile|interface|window ports?|tty|curses|x11|qt|terminal|cursor|prefix|persistent|directory|directories|filenames?|buttons?|menus?|click(?:s|ed|ing)?|keyboard|keystrokes?|style propert(?:y|ies)|statements?|platforms?|windows|unix|linux|macos|mac os|ms-?dos|binary|executable|source code|bug(?:s|fix)?|patch(?:es|level)?|#define|struct|api|plugins?|editor|inspector|toolbar|tab|dialog box|checkbox|installs?|installation|version \d)\b|`\S'/gi;
 
 /**
  * Prose about the tool itself (a game's options manual, a scripting tutorial, a dialogue tool's feature
- * tour): at least four manual words and one per 18 words. Lore that names one window or one option is
+ * tour): at least four manual words (a key written `t', a code token) and one per 18 words. Lore that names one window or one option is
  * far below that; a page of options is far above it.
  */
 export function isToolText(text: string): boolean {
-  // A manual page (NAME … SYNOPSIS … DESCRIPTION) documents a program whatever its words.
-  if (/\bSYNOPSIS\b/.test(text) && /\bDESCRIPTION\b/.test(text)) return true;
-  const words = text.split(/\s+/).length;
-  if (words < 12) return false;
-  const wanted = Math.max(4, Math.ceil(words / 18));
+  const { hits, words } = toolWords(text, Infinity);
+  return hits === Infinity || (words >= 12 && hits >= Math.max(4, Math.ceil(words / 18)));
+}
+
+/**
+ * Manual words and code tokens in a text (counting stops at `cap`), and its length in words; a manual
+ * page (NAME … SYNOPSIS … DESCRIPTION) counts as infinitely many.
+ */
+export function toolWords(text: string, cap: number): { hits: number; words: number } {
+  // Chinese and Japanese write no spaces: two characters count as a word.
+  const cjk = text.match(/[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/g)?.length ?? 0;
+  const words = Math.max(text.split(/\s+/).length, cjk / 2);
+  if (/\bSYNOPSIS\b/.test(text) && /\bDESCRIPTION\b/.test(text)) return { hits: Infinity, words };
+  const wanted = Math.min(cap, Math.max(4, Math.ceil(words / 18)));
   let hits = 0;
   TOOL_WORD_RE.lastIndex = 0;
   while (hits < wanted && TOOL_WORD_RE.exec(text)) hits++;
   // Code named in the prose counts too: status_update(), cond_hilites[], SND_LIB_QTSOUND, include/sndprocs.h.
   CODE_TOKEN_RE.lastIndex = 0;
   while (hits < wanted && CODE_TOKEN_RE.exec(text)) hits++;
-  return hits >= wanted;
+  return { hits, words };
 }
 
-const CODE_TOKEN_RE = /\b\w+\(\)|\b\w+\[\]|\b[a-z]+_[a-z_]+\b|\b[A-Z]{2,}_[A-Z_]{2,}\b|\b[\w-]+\/[\w-]+\.[ch]\b|#(?:define|include|if)\b/g;
+// snake_case not followed by ":" — "nvl_narrator: …" is a speaker, not code.
+const CODE_TOKEN_RE = /\b\w+\(\)|\b\w+\[\]|\b[a-z]+_[a-z_]+\b(?!\s*:)|\b[A-Z]{2,}_[A-Z_]{2,}\b|\b[\w-]+\/[\w-]+\.[ch]\b|#(?:define|include|if)\b/g;
