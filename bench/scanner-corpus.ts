@@ -50,6 +50,8 @@ export const PROJECTS: CorpusProject[] = [
   { name: "foodjustice-renpy", repo: "oele-isis-vanderbilt/FoodJustice_RenPy", paths: ["."], what: "Ren'Py educational visual novel (two stories), its teachers' dashboard, Docker/CI files", added: "v3", heldOut: true },
   { name: "angel-seasons", repo: "EternalFeather/Angel_Seasons_Renpy_RPG", paths: ["."], what: "Ren'Py RPG written in Chinese: battle system, encyclopedia, camera/engine scripts", added: "v3", heldOut: true },
   { name: "godot-open-rpg", repo: "gdquest-demos/godot-open-rpg", paths: ["."], what: "Godot 4 RPG demo: .tres/.tscn scenes and dialogue, GDScript, addons", added: "v3", heldOut: true },
+  // Fresh: added after the v3 rules were written and judged once, never used to change them.
+  { name: "lincity-ng", repo: "lincity-ng/lincity-ng", paths: ["data", "doc", "README.md"], what: "City builder: in-game help pages in 14 languages (data/help/<ll>/), gettext catalogues, GUI XML, developer docs", added: "v3", heldOut: true },
   { name: "nethack", repo: "NetHack/NetHack", paths: ["."], what: "Roguelike source tree: Guidebook and developer docs, level and quest data, ports' READMEs", added: "v3", heldOut: true },
 ];
 

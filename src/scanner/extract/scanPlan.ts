@@ -44,6 +44,8 @@ const META_FILES = /^(?:index|ai[-_ ]index|home|sitemap|toc|table[-_ ]of[-_ ]con
 const SAMPLE_DIRS = new Set([
   "tutorial", "tutorials", "sample", "samples", "example", "examples", "demo", "demos", "featuretour", "feature_tour", "feature-tour",
   "snippets", "showcase", "devel", "develop", "developer", "developers", "dev-docs", "devdocs", "dev_docs",
+  // In-game help and manuals explain the game's controls and rules to the player, not its world.
+  "help", "manual", "manuals",
 ]);
 // __DEMO01.txt, tutorial_director.rpy, example-quest.json: a sample by its name.
 const SAMPLE_FILES = /^(?:__demo|(?:.*[-_ ])?(?:tutorials?|demos?|examples?|samples?)(?:[-_ ].*)?$)/i;
@@ -122,7 +124,7 @@ const LANGUAGE_NAMES: Record<string, string> = {
   hungarian: "hu", romanian: "ro", arabic: "ar", hebrew: "he", vietnamese: "vi", thai: "th", piglatin: "x-pig", brazilian: "pt-BR",
 };
 const LANG_CODE = /^(?:[a-z]{2,3})(?:[-_](?:[A-Z]{2}|[a-z]{2}|Hans|Hant|Latn|\d{3}))?$/;
-const COMMON_CODES = new Set("en fr de es it pt ru ja ko zh cs da nl fi pl sv nb tr uk ms el hu ro ar he vi th ca eo et lt lv sk sl sr bg hr fa hi bn gl eu id af".split(" "));
+const COMMON_CODES = new Set("en fr de es it pt ru ja ko zh cs da nl fi pl sv nb nn tr uk ms el hu ro ar he vi th ca eo et lt lv sk sl sr bg hr fa hi bn gl eu id af gd ga cy sq mk ka hy az ta ur sw".split(" "));
 
 /** The language a path is written in, judged from its folders and name (tl/french/…, locale/fr/…, x_fr.po, fr.po), or null. */
 export function languageOfPath(relativePath: string): string | null {
@@ -146,7 +148,8 @@ export function languageOfPath(relativePath: string): string | null {
   // A .po is a translation by definition, so any language-code name counts (zu.po, ga.po), not only common ones.
   const PO_CODE = /^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?(?:@\w+)?$/;
   if (ext === ".po" && PO_CODE.test(stem)) return stem.replace("_", "-");
-  const suffix = /(?:^|[-_. ])([a-z]{2,3}(?:[-_][A-Za-z]{2,4})?)$/.exec(stem)?.[1] ?? /\(([a-z]{2,3}(?:-[A-Za-z]{2,4})?)\)$/.exec(stem)?.[1];
+  // A region is two letters, a script four with a capital (zh-Hans): "msb-fire" and "msb-pol" are names, not languages.
+  const suffix = /(?:^|[-_. ])([a-z]{2}(?:[-_](?:[A-Za-z]{2}|[A-Z][a-z]{3}))?)$/.exec(stem)?.[1] ?? /\(([a-z]{2}(?:-(?:[A-Za-z]{2}|[A-Z][a-z]{3}))?)\)$/.exec(stem)?.[1];
   if (suffix && COMMON_CODES.has(suffix.slice(0, 2).toLowerCase()) && (suffix.length === 2 || /[-_]/.test(suffix))) {
     // "x_fr.po", "fr.po", "Table_en.asset", "strings.de.json": a code at the end of the name.
     if (ext === ".po" || ext === ".asset" || ext === ".json" || ext === ".csv" || ext === ".yml" || ext === ".yaml" || ext === ".xliff" || ext === ".resx" || ext === ".strings" || stem === suffix) {
@@ -180,9 +183,9 @@ function languageFoldersBeside(paths: string[], langOf: Map<string, string>): vo
     const parts = p.split("/");
     for (let i = 0; i < parts.length - 1; i++) {
       const d = parts[i];
-      if (!/^[a-z]{2}$/.test(d) || !COMMON_CODES.has(d)) continue;
+      if (!/^[a-z]{2}$/.test(d)) continue;
       const without = [...parts.slice(0, i), ...parts.slice(i + 1)].join("/");
-      if (all.has(without)) {
+      if (COMMON_CODES.has(d) && all.has(without)) {
         langOf.set(p, d);
         break;
       }
@@ -192,8 +195,9 @@ function languageFoldersBeside(paths: string[], langOf: Map<string, string>): vo
       bySlot.set(slot, list);
     }
   }
+  // Two common codes side by side make the slot a locale folder: its rarer codes (gd, zu) are languages too.
   for (const list of bySlot.values()) {
-    if (new Set(list.map((x) => x.code)).size < 2) continue;
+    if (new Set(list.filter((x) => COMMON_CODES.has(x.code)).map((x) => x.code)).size < 2) continue;
     for (const x of list) if (!langOf.has(x.path)) langOf.set(x.path, x.code);
   }
 }
@@ -235,18 +239,20 @@ export interface ScanPlan {
 /** Decide, from the manifest's paths alone, what each file is (see ScanPlan). */
 export function planScan(paths: string[], userContext?: string | null): ScanPlan {
   const includes = parseIncludes(userContext);
-  const counts = new Map<string, number>();
   const langOf = new Map<string, string>();
   for (const p of paths) {
     const l = languageOfPath(p);
-    if (l) {
-      langOf.set(p, l);
-      // A PO catalogue's language is its translation's: its msgids are the source whatever it is,
-      // so 47 catalogues (and no English one: that is the .pot) say nothing of the source language.
-      if (extensionOf(p) !== ".po") counts.set(l, (counts.get(l) ?? 0) + 1);
-    }
+    if (l) langOf.set(p, l);
   }
   languageFoldersBeside(paths, langOf);
+  const counts = new Map<string, number>();
+  for (const [p, l] of langOf) {
+    // A PO catalogue's language is its translation's: its msgids are the source whatever it is,
+    // so 47 catalogues (and no English one: that is the .pot) say nothing of the source language.
+    // Regions count with their language (en_US with en): one language in one region is no majority.
+    const lang = l.split("-")[0].toLowerCase();
+    if (extensionOf(p) !== ".po") counts.set(lang, (counts.get(lang) ?? 0) + 1);
+  }
   const configured = userContext ? /^\s*(?:source\s+)?language\s*:\s*([A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?)\s*$/im.exec(userContext)?.[1] : undefined;
   // Majority by files, but a bare "en" wins ties: most studios write first in English.
   let sourceLanguage = configured ?? "en";
