@@ -8,7 +8,7 @@ import { baseName, extensionOf } from "./text.ts";
  * with a line `include: <kind>, <kind>` (or `include: all`).
  */
 
-export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta" | "samples";
+export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta" | "samples" | "ui";
 
 export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   engine: "engine, plugin, addon or editor folder",
@@ -20,6 +20,7 @@ export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   compiled: "compiled output (source present)",
   meta: "wiki maintenance (index, templates, audits, prompts, conventions)",
   samples: "tutorials, samples, examples, demos and developer docs (text about the tool, not the world)",
+  ui: "user interface layouts (gui/ folders: buttons, menus, dialogs)",
 };
 
 export const SKIP_KINDS = Object.keys(SKIP_KIND_LABEL) as SkipKind[];
@@ -53,7 +54,7 @@ const TEST_DIRS = new Set(["tests", "test", "__tests__", "spec", "specs", "testi
 const COMPILED_DIRS = new Set(["bin", "obj", "build", "builds", "dist", "out", "temp", "logs"]);
 const CI_FILES = /^(?:\.gitlab-ci\.ya?ml|\.travis\.ya?ml|appveyor\.ya?ml|azure-pipelines\.ya?ml|jenkinsfile|\.editorconfig|\.gitattributes|\.gitignore|package(?:-lock)?\.json|tsconfig(?:\.[\w-]+)?\.json|jsconfig\.json|composer\.json|bunfig\.toml|cargo\.toml|pyproject\.toml|docker-compose\.ya?ml|mkdocs\.ya?ml|\.pre-commit-config\.ya?ml|dependabot\.ya?ml|codecov\.ya?ml|\.readthedocs\.ya?ml|renovate\.json|\.eslintrc(?:\.\w+)?|\.prettierrc(?:\.\w+)?|omnisharp\.json|global\.json|nuget\.config|netlify\.toml|vercel\.json|manifest\.json|packages-lock\.json|[\w.-]+\.twee-config\.(?:ya?ml|json))$/i;
 const CHANGELOG_FILES = /^(?:change[-_ ]?log|changes|log|news|release[-_ ]?notes|whats[-_ ]?new|fixes\d[\w.-]*|fixes)(?:[-_.][\w.-]*)?$/i;
-const LICENCE_FILES = /^(?:licen[cs]e|copying|notice|third[-_ ]?party[-_ ]?notices?|unlicen[cs]e|patents)(?:[-_.!][\w.!-]*)?$/i;
+const LICENCE_FILES = /^(?:licen[cs]e|copying|notice|third[-_ ]?party[-_ ]?notices?|unlicen[cs]e|patents|attributions?)(?:[-_.!][\w.!-]*)?$/i;
 const DOC_FILES = /^(?:readme|install(?:ation)?|building|build|setup|getting[-_ ]?started|contributing|contributors|authors|code[-_ ]of[-_ ]conduct|security|support|funding|credits|bugs|known[-_ ]?issues|pull_request_template|issue_template|bug_report|feature_request|release_template|claude|agents)(?:[-_.][\w.-]*)?$/i;
 
 /** A path's kind when it is skipped by default, else null. */
@@ -68,6 +69,7 @@ export function skipKindOfPath(relativePath: string): SkipKind | null {
     if (COMPILED_DIRS.has(d)) return "compiled";
     if (META_DIRS.has(d)) return "meta";
     if (SAMPLE_DIRS.has(d)) return "samples";
+    if (d === "gui") return "ui";
   }
   if (CI_FILES.test(base) || base.startsWith(".")) return "ci";
   const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
@@ -85,7 +87,7 @@ export function skipGroupOf(relativePath: string, kind: SkipKind): string {
   for (let i = 0; i < parts.length - 1; i++) {
     const d = parts[i].toLowerCase();
     const hit =
-      (kind === "ci" && d.startsWith(".")) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d)) || (kind === "samples" && SAMPLE_DIRS.has(d));
+      (kind === "ci" && d.startsWith(".")) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d)) || (kind === "samples" && SAMPLE_DIRS.has(d)) || (kind === "ui" && d === "gui");
     if (hit) return `${parts.slice(0, i + 1).join("/")}/`;
   }
   return relativePath;
