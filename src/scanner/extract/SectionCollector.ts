@@ -71,7 +71,7 @@ export function isUiText(entry: string): boolean {
  * accept or reject); only a list past this many characters is cut into parts.
  */
 const SHORT_LIST_CHARS = 100_000;
-/** printf and .NET placeholders (%d, %s, %.1f, %1$s, {0}): a fine entry holding one is a program's message. */
+/** printf and .NET placeholders (%d, %s, %.1f, %1$s, {0}): a short text holding one is a program's message. */
 const FORMAT_STRING_RE = /%(?:\d+\$)?[-+ 0#]*\d*(?:\.\d+)?[sdif]\b|\{\d+(?::[^}]*)?\}/;
 /**
  * Past a few hundred entries or 5,000 characters a list of short entries is a table (a generated name
@@ -179,7 +179,8 @@ export class SectionCollector {
     // dropped when they read as a settings screen or a developer message; stat templates anywhere short.
     const fine = input.quiet || input.keyed || input.ui;
     // A scene node's name ("Description") is not a data key: it earns no exemption.
-    if (fine && !(givenTitle && !input.ui && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text) || FORMAT_STRING_RE.test(text))) {
+    const programMessage = text.length < 200 && FORMAT_STRING_RE.test(text);
+    if (programMessage || (fine && !(givenTitle && !input.ui && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text)))) {
       this.uiText++;
       return;
     }
