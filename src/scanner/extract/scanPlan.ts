@@ -34,8 +34,6 @@ export function skipKindReason(kind: SkipKind): string {
 const ENGINE_DIRS = new Set([
   "addons", "plugins", "packages", "packagecache", "library", "editor", "thirdparty", "third_party", "third-party", "vendor",
   "node_modules", "standard assets", "textmesh pro", "plugin", "externals", "external", "sdk", "dlls",
-  // A copy of the Ren'Py SDK's own scripts (renpy/common/*.rpy) shipped beside a game.
-  "renpy",
 ]);
 // A worldbuilding wiki's own upkeep: page templates, writing protocols, audit prompts, indexes.
 const META_DIRS = new Set(["templates", "template", "_templates", "protocols", "prompts", "skills"]);
@@ -61,8 +59,10 @@ const DOC_FILES = /^(?:readme|install(?:ation)?|building|build|setup|getting[-_ 
 export function skipKindOfPath(relativePath: string): SkipKind | null {
   const parts = relativePath.split(/[\\/]+/).filter(Boolean);
   const base = parts.pop() ?? "";
-  for (const p of parts) {
-    const d = p.toLowerCase();
+  for (let i = 0; i < parts.length; i++) {
+    const d = parts[i].toLowerCase();
+    // A copy of the Ren'Py SDK's own scripts (renpy/common/00nvl_mode.rpy …) shipped beside a game.
+    if (d === "renpy" && parts[i + 1]?.toLowerCase() === "common") return "engine";
     if (d.startsWith(".")) return "ci";
     if (ENGINE_DIRS.has(d)) return "engine";
     if (TEST_DIRS.has(d)) return "tests";
