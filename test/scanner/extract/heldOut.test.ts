@@ -101,7 +101,7 @@ describe("tutorials, samples, developer docs and manuals are meta", () => {
 describe("whole files that are not prose", () => {
   test("a play log (lines stamped with date and time, the story's lines between them) is skipped as a log", () => {
     const log = Array.from({ length: 12 }, (_, i) => `2025-11-11 13:02:${String(10 + i).padStart(2, "0")}\nPlayerJumpedLabel(start|True)\n\nTulip\nHello hello! Don't bee shy. We're going to get along buzzingly!\n`).join("\n");
-    expect(reasons("game/gamelog.txt", log)).toEqual([SKIP.log]);
+    expect(reasons("game/gamelog.txt", log)).toEqual(["Skipped: log (runtime output, not lore)"]);
     expect(sections("game/gamelog.txt", log)).toHaveLength(0);
   });
 
@@ -112,7 +112,8 @@ describe("whole files that are not prose", () => {
 
   test("a settings file in .txt clothes is skipped as code", () => {
     const cfg = "# Auto-pickup exceptions\n# Lines starting with # are comments\nae += <rotten\nae += <useless\nae += >scroll of\nautopickup = $?!/\"=\nshow_more = false\n[bot]\nmax_depth = 12\n";
-    expect(reasons("settings/autopickup_exceptions.txt", cfg)).toEqual([SKIP.config]);
+    expect(reasons("settings/autopickup_exceptions.txt", cfg)).toEqual(["Skipped: code (configuration file)"]);
+    expect(sections("settings/autopickup_exceptions.txt", cfg)).toHaveLength(0);
   });
 
   test("prose with a few 'name: value' lines is still prose", () => {
@@ -122,7 +123,8 @@ describe("whole files that are not prose", () => {
 
   test("a table of game data (a .tsv written with commas) is skipped as data, a dialogue sheet is not", () => {
     const table = ["id,name,kind,cost,cooldown,icon,power,level,scale,desc", "guard,Focus,heal,,0,guard_img,60.0,10,1.75,Restores half of the lost energy.", "spt,Charge,heal,,0,spt_img,60.0,10,1.75,Restores energy to the party.", "psy,Field,attack,,2,psy_img,80.0,12,1.5,Deals wind damage to all foes."].join("\n");
-    expect(reasons("battle/settings/skills.tsv", table)).toEqual([SKIP.dataTable]);
+    expect(reasons("battle/settings/skills.tsv", table)).toEqual(["Skipped: data (a table of game data)"]);
+    expect(sections("battle/settings/skills.tsv", table)).toHaveLength(0);
     const dialogue = "speaker,line\nGarrick,The roads east of Wren are not safe after dark.\nMira,Then we leave at dawn, and we do not stop until the river.\nGarrick,You always say that, and we always stop.\n";
     expect(sections("dialogue/lines.csv", dialogue).length).toBeGreaterThan(0);
   });
