@@ -111,6 +111,7 @@ export function parseIncludes(userContext: string | null | undefined): Set<Inclu
       else if (w === "doc") out.add("docs");
       else if (w === "test") out.add("tests");
       else if (w === "mechanic") out.add("mechanics");
+      else if (w === "sample" || w === "tutorial" || w === "example" || w === "demo") out.add("samples");
       else if ((SKIP_KINDS as string[]).includes(w)) out.add(w as SkipKind);
     }
   }

@@ -98,6 +98,12 @@ describe("tutorials, samples, developer docs and manuals are meta", () => {
   }
 });
 
+test("the skip reason's own opt-in line scans the kind again", () => {
+  for (const [path, line] of [["Samples/Intro/Dialogue.yarn", "include: samples"], ["data/gui/minimap.xml", "include: ui"], ["tutorial/script.rpy", "include: all"]]) {
+    expect(planScan([path], line).skipKind(path)).toBeNull();
+  }
+});
+
 describe("whole files that are not prose", () => {
   test("a play log (lines stamped with date and time, the story's lines between them) is skipped as a log", () => {
     const log = Array.from({ length: 12 }, (_, i) => `2025-11-11 13:02:${String(10 + i).padStart(2, "0")}\nPlayerJumpedLabel(start|True)\n\nTulip\nHello hello! Don't bee shy. We're going to get along buzzingly!\n`).join("\n");
