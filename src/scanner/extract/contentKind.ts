@@ -106,18 +106,37 @@ export function isToolText(text: string): boolean {
  * page (NAME … SYNOPSIS … DESCRIPTION) counts as infinitely many.
  */
 export function toolWords(text: string, cap: number): { hits: number; words: number } {
-  // Chinese and Japanese write no spaces: two characters count as a word.
-  const cjk = text.match(/[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/g)?.length ?? 0;
-  const words = Math.max(text.split(/\s+/).length, cjk / 2);
+  const words = wordCount(text);
   if (/\bSYNOPSIS\b/.test(text) && /\bDESCRIPTION\b/.test(text)) return { hits: Infinity, words };
   const wanted = Math.min(cap, Math.max(4, Math.ceil(words / 18)));
   let hits = 0;
   TOOL_WORD_RE.lastIndex = 0;
   while (hits < wanted && TOOL_WORD_RE.exec(text)) hits++;
   // Code named in the prose counts too: status_update(), cond_hilites[], SND_LIB_QTSOUND, include/sndprocs.h.
-  CODE_TOKEN_RE.lastIndex = 0;
-  while (hits < wanted && CODE_TOKEN_RE.exec(text)) hits++;
+  // Each of those holds one of these characters; most prose holds none, and the search is the costly part.
+  if (hits < wanted && (text.includes("_") || text.includes("()") || text.includes("[]") || text.includes("#") || text.includes("/"))) {
+    CODE_TOKEN_RE.lastIndex = 0;
+    while (hits < wanted && CODE_TOKEN_RE.exec(text)) hits++;
+  }
   return { hits, words };
+}
+
+/** Words separated by white space; Chinese, Japanese and Korean write none, so two of their characters count as one. */
+function wordCount(text: string): number {
+  let words = 0;
+  let cjk = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12) {
+      inWord = false;
+      continue;
+    }
+    if (!inWord) words++;
+    inWord = true;
+    if ((c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af)) cjk++;
+  }
+  return Math.max(words, cjk / 2);
 }
 
 // snake_case not followed by ":" — "nvl_narrator: …" is a speaker, not code.
