@@ -7,10 +7,11 @@
  * of 60 candidates written out for judging by hand.
  *
  *   bun bench/scanner-corpus.ts                 # once: rebuild the corpus
- *   bun bench/scanner-real.ts [label]           # all projects, combined-v2 (v2's corpus), combined; results in <corpus>/results-<label>.json
- *   ONLY=combined-v2,combined bun bench/scanner-real.ts [label]      # some of them
+ *   bun bench/scanner-real.ts [label]           # all projects, combined-v2 (v2's corpus), combined (the tuning corpus), held-out; results in <corpus>/results-<label>.json
+ *   ONLY=combined,held-out bun bench/scanner-real.ts [label]      # some of them
+ *   bun bench/scanner-judge.ts [label]          # precision from the saved judgements (bench/scanner-judged.json)
  *
- * Precision is judged by hand on the sample file (<corpus>/sample-<label>.txt).
+ * Precision is judged by hand on the sample (<corpus>/sample-<label>-<name>.txt, and .json for scanner-judge.ts).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
