@@ -12,7 +12,8 @@ const STARTER = `tests:
           knowsFrom: [DOCUMENT-KEY]
           noLeakOf: [SECRET-TAG]
 `;
-const draftKey = (projectId: string) => `lorehold.tests.${projectId}`;
+/** Where the page keeps the suite being written (the playground's "Save as a test" adds to it). */
+export const draftKey = (projectId: string) => `lorehold.tests.${projectId}`;
 
 /** Lore tests: write a suite with validation, run it on a scratch copy (live progress), history of runs, a diff of two. */
 export function Tests({ projectId }: SectionProps) {

@@ -90,4 +90,20 @@ describe.skipIf(!enabled)("the Studio's Lore tests page (Chromium)", () => {
     expect(await page.getByLabel("Suite").inputValue()).toBe(suite("tunnel"));
     expect(s.errors.filter((e) => !e.includes("400"))).toEqual([]);
   });
+
+  test("save a playground turn as a test: the case lands in the suite draft with the lore that reached the prompt, and validates", async () => {
+    const { page } = s;
+    await page.goto(`/#/p/${projectId}/playground`);
+    const mindId = (s.app.ctx.db.query("SELECT id FROM entity_minds WHERE key = 'garrick'").get() as { id: string }).id;
+    await page.getByLabel("Mind", { exact: true }).selectOption(mindId);
+    await page.getByLabel("Your line").fill("What is on the menu tonight?");
+    await page.getByLabel("Your line").press("Enter");
+    await page.getByRole("button", { name: "Save as a test" }).click({ timeout: 120_000 });
+    await page.getByRole("heading", { name: "Lore tests" }).waitFor();
+    const draft = await page.getByLabel("Suite").inputValue();
+    expect(draft).toContain('- name: "Garrick: What is on the menu tonight?"');
+    expect(draft).toContain('knowsFrom: ["The Menu"]');
+    await page.getByRole("button", { name: "Validate" }).click();
+    await page.getByTestId("tests-valid").getByText("Valid: 2 cases").waitFor();
+  });
 });
