@@ -18,10 +18,12 @@ describe.skipIf(!fx || !qwen)("lore tests on Qwen2.5-Coder-0.5B-Instruct (real w
   }, 120_000);
   afterAll(() => w?.t.close());
 
-  // Measured here (Xeon, AVX-512, 1 thread): see BENCHMARKS.md "Lore tests" for the per-case run rates. The bound:
-  // at least 12 of the 15 runs pass their checks. The structural checks (knowsFrom, noLeakOf) hold on any sample; the
-  // words named in `mentions` are the lore's own and each case lists several, so one run fails only when the reply
-  // talks past the question. A random-weight model of the same shapes passes none of the `mentions` runs.
+  // Measured here (Xeon, AVX-512, 1 thread, a heavily loaded 2-core machine): 14 of 15 runs passed (every case met its
+  // 2-of-3; the one failed run was "Garrick names his porter"). The bound: at least 10 of the 15 runs. Runs are
+  // unseeded, so each is an independent draw on any CPU; at a true run rate of 0.85 (well under the 0.93 measured),
+  // fewer than 10 of 15 happens 1.3% of the time, at 0.9 0.2%. The structural checks (knowsFrom, noLeakOf) hold on
+  // every run by construction: the lore reaching the prompt does not depend on the sample. Each `mentions` list holds
+  // several of the lore's own words, so a run fails only when the reply talks past the question.
   test("the reply suite: mentions hold in most sampled runs, structure in all", async () => {
     const files = [{ file: "thornhaven-replies.test.yaml", text: readFileSync(join(import.meta.dir, "../../examples/thornhaven-replies.test.yaml"), "utf8") }];
     queueRun(w.t.app.ctx, w.projectId, files);
@@ -36,6 +38,6 @@ describe.skipIf(!fx || !qwen)("lore tests on Qwen2.5-Coder-0.5B-Instruct (real w
     expect(runs.filter((r) => r.error)).toEqual([]);
     const structural = runs.flatMap((r) => r.turns.flatMap((t) => t.checks.filter((c) => /^(knowsFrom|noLeakOf) /.test(c.check))));
     expect(structural.filter((c) => !c.pass)).toEqual([]);
-    expect(passedRuns).toBeGreaterThanOrEqual(12);
+    expect(passedRuns).toBeGreaterThanOrEqual(10);
   }, 1_200_000);
 });
