@@ -6,7 +6,7 @@ import { adminDetail } from "../admin/routes/crud.ts";
 import { studioSessionAllows } from "../studio/studioAuth.ts";
 import { readJsonBody } from "../http/readJsonBody.ts";
 import { checkBody, StartRunBody, ValidateSuiteBody } from "./loreTestModels.ts";
-import { compareRuns, describeSuite, listRunViews, prepareSuite, queueRun, requireRun, runView, runWithResults } from "./loreTestService.ts";
+import { compareRuns, describeSuite, listRunViews, listSuites, prepareSuite, queueRun, requireRun, runView, runWithResults } from "./loreTestService.ts";
 import { LORE_TEST_JOB } from "./loreTestJob.ts";
 
 const pid = t.Object({ projectId: t.String() });
@@ -21,6 +21,10 @@ export function loreTestRoutes(deps: FeatureDeps) {
     .derive(({ headers, request }) => {
       if (headers.authorization || !studioSessionAllows(deps, deps.config.adminToken, request)) requireAdmin(deps, deps.config.adminToken, headers.authorization);
       return {};
+    })
+    .get("/projects/:projectId/lore-tests/suites", ({ params }) => listSuites(deps, projectParam(deps, params.projectId)), {
+      params: pid,
+      detail: adminDetail("The suite files the project's runs used, each as its latest run sent it"),
     })
     .post(
       "/projects/:projectId/lore-tests/validate",

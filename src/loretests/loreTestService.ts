@@ -2,7 +2,7 @@ import type { InteractDeps, ServiceContext } from "../core/context.ts";
 import { nowIso } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
-import { claimQueuedRun, finishRun, getRun, insertRun, listRuns, runResults, type RunRow } from "./loreTestStore.ts";
+import { claimQueuedRun, finishRun, getRun, insertRun, listRuns, recentSuites, runResults, type RunRow } from "./loreTestStore.ts";
 import { parseSuites, type SuiteText } from "./loadSuites.ts";
 import { resolveCases, type ResolvedCase } from "./resolveCases.ts";
 import { runSuite, type SuiteSummary } from "./runSuite.ts";
@@ -20,6 +20,18 @@ export function describeSuite(cases: ResolvedCase[]) {
     valid: true as const,
     cases: cases.map((c) => ({ source: c.source, name: c.case.name, mind: c.mindName, mindId: c.mindId, turns: c.case.turns.length, runs: c.case.runs ?? 1 })),
   };
+}
+
+/**
+ * The suite files this project has been tested with: each file (by name) as its latest run sent it, with that
+ * run's id and time, so the Studio and scripts can run them again. Files live with the lore, not on the server.
+ */
+export function listSuites(ctx: ServiceContext, projectId: string) {
+  const seen = new Map<string, { file: string; text: string; lastRunId: string; lastRunAt: string }>();
+  for (const r of recentSuites(ctx.db, projectId, 200)) {
+    for (const f of JSON.parse(r.suite) as SuiteText[]) if (!seen.has(f.file)) seen.set(f.file, { file: f.file, text: f.text, lastRunId: r.id, lastRunAt: r.createdAt });
+  }
+  return { suites: [...seen.values()] };
 }
 
 /** A queued run of the suite (the run job takes it); the suite is checked first, so a bad file is a 400 now. */

@@ -110,3 +110,10 @@ export function runResults(db: Db, runId: string): ResultRow[] {
 export function copyDatabaseTo(db: Db, path: string): void {
   db.run("VACUUM INTO ?", [path]);
 }
+
+/** The suites of a project's latest runs, newest first: the suite files the project has been tested with. */
+export function recentSuites(db: Db, projectId: string, limit: number): { id: string; createdAt: string; suite: string }[] {
+  return db
+    .query<{ id: string; createdAt: string; suite: string }, [string, number]>(`SELECT id, created_at AS createdAt, suite FROM lore_test_runs WHERE project_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
+    .all(projectId, limit);
+}

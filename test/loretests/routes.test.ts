@@ -75,6 +75,8 @@ describe("lore test routes", () => {
     expect(turn.trace.lore.length).toBeGreaterThan(0);
     const list = await t.call("GET", `${base()}/runs`, { key: admin });
     expect(list.body.runs.map((x: any) => x.id)).toEqual([runId]);
+    const suites = await t.call("GET", `${base()}/suites`, { key: admin });
+    expect(suites.body.suites).toEqual([{ file: "one.test.yaml", text: oneCase.text, lastRunId: runId, lastRunAt: s.body.createdAt }]);
   });
 
   test("compare two runs through the API", async () => {
@@ -96,6 +98,7 @@ describe("lore test routes", () => {
       expect({ path, status: r.status, body: r.body }).toEqual({ path, status: 404, body: { error: "Lore test run not found" } });
     }
     expect((await t.call("GET", `${base(otherProject)}/runs`, { key: admin })).body.runs).toEqual([]);
+    expect((await t.call("GET", `${base(otherProject)}/suites`, { key: admin })).body.suites).toEqual([]);
     // a suite naming this project's minds does not resolve in another project
     const v = await t.call("POST", `${base(otherProject)}/validate`, { key: admin, body: { files: [oneCase] } });
     expect(v.status).toBe(400);
@@ -108,6 +111,7 @@ describe("lore test routes", () => {
       ["POST", `${base()}/validate`, { files: [oneCase] }],
       ["POST", `${base()}/runs`, { files: [oneCase] }],
       ["GET", `${base()}/runs`],
+      ["GET", `${base()}/suites`],
       ["GET", `${base()}/runs/${runId}`],
       ["GET", `${base()}/runs/${runId}/results`],
       ["GET", `${base()}/compare?a=${runId}&b=${secondRun}`],
