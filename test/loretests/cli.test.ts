@@ -106,6 +106,16 @@ describe("lorehold test", () => {
     expect(passingRun).toMatch(/^ltr_/);
   });
 
+  test("A/B: --versus-model runs the suite on a second model and compares the two runs in one command", async () => {
+    // a second random-weight model of the same shapes (another seed): a different fingerprint, the same structure
+    const other = ensureTinyModel(join(dir, "other"), { nCtx: 8192, seed: 7 });
+    const r = await cli("test", failing, "--model", model, "--versus-model", other, "--json");
+    expect(r.code).toBe(1);
+    expect(r.json.a.run.model).not.toBe(r.json.b.run.model);
+    // the verdicts are structural: the same on both models, so nothing changed
+    expect(r.json.compare).toMatchObject({ changed: [], unchanged: 2 });
+  });
+
   test("bad files: exit 1 with the path of every problem; nothing runs", async () => {
     const bad = join(dir, "bad.test.yaml");
     writeFileSync(bad, `tests:\n  - name: x\n    mind: nobody\n    turns:\n      - say: hi\n        expect: { mention: [a] }\n`);

@@ -12,7 +12,8 @@ import { findRunAnyProject } from "../../loretests/loreTestStore.ts";
 import { junitXml } from "../../loretests/junit.ts";
 import { progressLine, summaryTable, compareText } from "../../loretests/reportText.ts";
 
-const USAGE = "lorehold test [PATHS…] [--project P] [--model FILE] [--backend NAME] [--runs N] [--json | --junit FILE] | lorehold test --compare RUN_A RUN_B";
+const USAGE =
+  "lorehold test [PATHS…] [--project P] [--model FILE] [--backend NAME] [--runs N] [--json | --junit FILE] [--versus-model FILE | --versus-backend NAME] | lorehold test --compare RUN_A RUN_B";
 
 /** Boots an App on the scratch copy (only CLI commands import the App). */
 async function bootScratch(config: Config): Promise<BootedApp> {
@@ -61,10 +62,23 @@ export const loreTestCommand: Command = {
     });
     const run = runView(findRunAnyProject(ctx.db, runId)!);
     if (junit) writeFileSync(junit, junitXml(summary, { runId, model: run.model }));
-    return {
-      json: { run, cases: summary.cases.map((o) => ({ name: o.name, mind: o.mindName, source: o.source, passed: o.passed, passRate: o.passRate, requiredRate: o.requiredRate })) },
-      text: summaryTable(run, summary),
-      exitCode: summary.status === "PASSED" ? 0 : 1,
-    };
+    const cases = summary.cases.map((o) => ({ name: o.name, mind: o.mindName, source: o.source, passed: o.passed, passRate: o.passRate, requiredRate: o.requiredRate }));
+    const versusModel = optionalFlag(c.flags, "versus-model");
+    const versusBackend = optionalFlag(c.flags, "versus-backend");
+    if (versusModel || versusBackend) {
+      // A/B: the same suite again on the other model or backend, then the two runs compared.
+      const other = versusBackend ? withBackend(c.config, versusBackend) : { ...c.config, model: versusModel!, generation: "local" as const };
+      const b = await runInScratchApp(ctx, other, projectId, files, bootScratch, {
+        runs,
+        onCase: c.json ? undefined : (o, done, total) => c.io.err(progressLine(o, done, total, Date.now() - started)),
+      });
+      const diff = compareRuns(ctx, projectId, runId, b.runId);
+      return {
+        json: { a: { run, cases }, b: { run: diff.b }, compare: diff },
+        text: `${summaryTable(run, summary)}\n\n${summaryTable(diff.b, b.summary)}\n\n${compareText(diff)}`,
+        exitCode: summary.status === "PASSED" && b.summary.status === "PASSED" ? 0 : 1,
+      };
+    }
+    return { json: { run, cases }, text: summaryTable(run, summary), exitCode: summary.status === "PASSED" ? 0 : 1 };
   },
 };
