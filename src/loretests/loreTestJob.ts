@@ -23,7 +23,7 @@ export function loreTestJob(deps: InteractDeps): JobDefinition {
         failInterruptedRuns(deps.db, nowIso(deps));
       }
       let ran = 0;
-      while (!signal.aborted && (await runNextQueued(deps))) ran++;
+      while (!signal.aborted && (await runNextQueued(deps, signal))) ran++;
       return { ran };
     },
   };

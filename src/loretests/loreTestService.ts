@@ -47,7 +47,7 @@ export function queueRun(ctx: ServiceContext, projectId: string, files: SuiteTex
  * server's generation backend, and stores the results. The copy is deleted after, and the run's
  * conversations are dropped from the engine's sequences and KV snapshots (the real project's never are).
  */
-export async function runNextQueued(deps: InteractDeps): Promise<SuiteSummary | null> {
+export async function runNextQueued(deps: InteractDeps, signal?: AbortSignal): Promise<SuiteSummary | null> {
   const row = claimQueuedRun(deps.db, nowIso(deps));
   if (!row) return null;
   const t0 = performance.now();
@@ -62,7 +62,7 @@ export async function runNextQueued(deps: InteractDeps): Promise<SuiteSummary | 
   try {
     const cases = prepareSuite(scratch.deps, row.projectId, JSON.parse(row.suite) as SuiteText[]);
     const options = JSON.parse(row.options) as { runs: number | null };
-    return await runSuite(deps, scratch.deps, { id: row.id, projectId: row.projectId }, cases, { runs: options.runs ?? undefined });
+    return await runSuite(deps, scratch.deps, { id: row.id, projectId: row.projectId }, cases, { runs: options.runs ?? undefined, signal });
   } catch (e) {
     if (getRun(deps.db, row.projectId, row.id)?.status === "RUNNING") fail(e);
     return null;

@@ -1,6 +1,6 @@
 import type { InteractDeps } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
-import { interact } from "../npc/interactService.ts";
+import { interact, type InteractOptions } from "../npc/interactService.ts";
 import type { PreparedTurn } from "../npc/prepareTurn.ts";
 import { validateInteract } from "../npc/validateInteract.ts";
 import { turnGuard } from "../npc/replies/turnGuard.ts";
@@ -73,11 +73,11 @@ export async function runCaseOnce(
       if (turn.availableActions) body.availableActions = turn.availableActions;
       const req = validateInteract(body);
       let prepared: PreparedTurn | null = null;
-      const timing: Record<string, number> = {};
+      const timing: NonNullable<InteractOptions["timing"]> = { generateMs: 0 };
       const res = await interact(deps, { keyId: "lore-tests", projectId, type: "server" }, req, {
         onPrepared: (p) => (prepared = p),
         sampling: greedy ? { temperature: 0 } : seed !== null ? { seed } : undefined,
-        timing: timing as never,
+        timing,
       });
       const p = prepared as PreparedTurn | null;
       if (!p) throw new Error("the turn was not prepared");

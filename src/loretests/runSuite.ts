@@ -35,6 +35,8 @@ export interface SuiteOptions {
   runs?: number;
   /** after each case: its outcome and how far the suite is */
   onCase?: (outcome: CaseOutcome, done: number, total: number) => void;
+  /** the server stopping: the suite ends before its next case run, as ERROR */
+  signal?: AbortSignal;
 }
 
 /**
@@ -54,6 +56,7 @@ export async function runSuite(store: ServiceContext, scratch: InteractDeps, run
       const n = opts.runs ?? c.case.runs ?? 1;
       const records: RunRecord[] = [];
       for (let r = 0; r < n; r++) {
+        if (opts.signal?.aborted) throw new Error("interrupted: the server stopped during the run");
         const rec = await runCaseOnce(scratch, run.projectId, c, { runId: run.id, caseIndex: index, run: r, baseWorld });
         records.push(rec);
         if (rec.system) systems.push(rec.system);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import type { TestApp } from "../support/testApp.ts";
 import { demoApp, demoSuite } from "./helpers.ts";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
@@ -125,5 +127,20 @@ describe("lore test routes", () => {
     }
     // nothing was queued by the refused calls
     expect((await t.call("GET", `${base()}/runs`, { key: admin })).body.runs.length).toBe(2);
+  });
+});
+
+describe("a run when the server stops", () => {
+  test("the run job stops before its next case: the run ends ERROR, the copy is deleted", async () => {
+    const r = await t.call("POST", `${base()}/runs`, { key: admin, body: { files: [oneCase], runs: 5 } });
+    const scratch = () => readdirSync(tmpdir()).filter((d) => d.startsWith("lorehold-loretest-"));
+    const before = scratch();
+    const stop = new AbortController();
+    stop.abort();
+    const { runNextQueued } = await import("../../src/loretests/loreTestService.ts");
+    expect(await runNextQueued(t.app.ctx as never, stop.signal)).toBeNull();
+    const s = await t.call("GET", `${base()}/runs/${r.body.id}`, { key: admin });
+    expect(s.body).toMatchObject({ status: "ERROR", error: "interrupted: the server stopped during the run", progress: { done: 0 } });
+    expect(scratch()).toEqual(before);
   });
 });
