@@ -6,7 +6,7 @@ import type { Book, BookEntry, Card, EntryReport } from "./cardTypes.ts";
 /**
  * Character cards and lorebooks as lore packs, so that they import through
  * the pack writer (same validation, same idempotence by key, one
- * transaction). README "Import from SillyTavern" is the user's version of
+ * transaction). docs/authoring-lore.md "Import from SillyTavern" is the user's version of
  * this mapping; keep the two in step.
  */
 

@@ -60,7 +60,7 @@ function sections(content: string): Map<string, string> {
 /**
  * A mind and the lore it can see (documents sharing one of its knowledge
  * tags) as a Card V2: the inverse of the import mapping where there is one
- * (README "Import from SillyTavern"). Each document is one lorebook entry
+ * (docs/authoring-lore.md, "Import from SillyTavern"). Each document is one lorebook entry
  * whose keys are its "Keywords:" line when it came from a card, else its name.
  */
 export function exportCard(ctx: ServiceContext, projectId: string, mindId: string): CardV2 {

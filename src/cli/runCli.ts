@@ -8,9 +8,10 @@ import { parseArgv } from "./args.ts";
 import { UsageError, type CliIo, type Command } from "./cliTypes.ts";
 import { COMMANDS } from "./commands/index.ts";
 
-const BOOLEAN_FLAGS = new Set(["json", "help", "pull", "no-pull"]);
+export const BOOLEAN_FLAGS = new Set(["json", "help", "pull", "no-pull"]);
 
-const CONFIG_FLAGS: Record<string, keyof Config> = {
+/** Flags every command takes that set a configuration key (docs/reference/cli.md lists them). */
+export const CONFIG_FLAGS: Record<string, keyof Config> = {
   "data-dir": "dataDir",
   "models-dir": "modelsDir",
   port: "port",

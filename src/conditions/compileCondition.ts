@@ -6,7 +6,7 @@ import type { Scope } from "./scope.ts";
 /**
  * A condition compiled once into a small tree of operations, evaluated by one interpreter function (no
  * `eval`, no `new Function`, no loops: the cost of one evaluation is bounded by the parser's node
- * limit). The semantics, documented in the README
+ * limit). The semantics, documented in docs/authoring-lore.md
  * ("World state"):
  *
  * - a key that is set nowhere is *unset*; `==`, `!=`, `<`, `<=`, `>`, `>=` and `in` with unset are false;

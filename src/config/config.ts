@@ -46,7 +46,7 @@ export interface Config {
   kvSnapshots: "on" | "off";
   /** disk budget of those snapshots, in MB (least recently used deleted beyond it) */
   kvDiskBudgetMb: number;
-  /** tokens of lore a mind's static prompt carries for all its players (README "Warm conversations"); 0: off */
+  /** tokens of lore a mind's static prompt carries for all its players (docs/models-and-performance.md, "Warm conversations"); 0: off */
   sharedLoreTokens: number;
   /** seconds a connection may stay silent before the HTTP server closes it (interactions get their generation budget) */
   idleTimeoutSeconds: number;
@@ -56,7 +56,7 @@ export interface Config {
   defaultMonthlyCredits: number;
   prices: Prices;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
-  /** where replies are generated: the in-process engine or the `backends` pool (README "Remote generation") */
+  /** where replies are generated: the in-process engine or the `backends` pool (docs/models-and-performance.md, "Remote generation") */
   generation: GenerationMode;
   /** OpenAI-compatible generation servers (`[[backends]]`), used when generation = "remote" */
   backends: BackendConfig[];
@@ -66,7 +66,7 @@ export const DEFAULT_PRICES: Prices = { promptToken: 1, completionToken: 3, scan
 
 type Raw = Record<string, unknown>;
 
-/** Config keys, their env var and how to parse them: the single table the README mirrors. */
+/** Config keys, their env var and how to parse them: the single table docs/reference/config.md is generated from (with configDocs.ts). */
 const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nullable" }> = [
   { key: "port", env: "LOREHOLD_PORT", kind: "int" },
   { key: "host", env: "LOREHOLD_HOST", kind: "string" },

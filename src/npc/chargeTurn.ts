@@ -7,7 +7,7 @@ import { countInteraction, mindProfileRow } from "../lore/minds/mindStore.ts";
 import type { SessionMessage } from "./session/sessionTypes.ts";
 
 /**
- * The charging rule of an interaction (README "Charging"): a request is charged only when its caller
+ * The charging rule of an interaction (docs/wiring-a-game.md, "Credits"): a request is charged only when its caller
  * gets what it paid for — a 200 reply, or a stream that delivered tokens. Everything else (a
  * generation that failed or timed out with no text, a caller who left before any token, a mind
  * deleted while it generated) releases the whole reservation. Every settled amount is therefore a

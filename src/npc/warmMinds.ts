@@ -56,7 +56,7 @@ export function warmMind(ctx: Ctx, llm: Warm | null, projectId: string, mindId: 
 }
 
 /**
- * Re-warms minds whose static prompt changed (issue 14, item 2), off the request path: a scheduler
+ * Re-warms minds whose static prompt changed, off the request path: a scheduler
  * job ticks every few seconds and compares each kept-warm mind's static prompt — the mind, its
  * relationships, location, and shared lore, i.e. exactly what a turn would send — with the last
  * tick's. A prompt is warmed once it stayed the same for one whole tick (debounced: an author's

@@ -9,7 +9,7 @@ import { listScanJobs } from "./scanJobStore.ts";
 import { extractionPageReader } from "./scanExtractionStore.ts";
 import { GroupTally, isEmptySelection, selects, type Selection } from "./reviewGroups.ts";
 
-/** Optional per-group review of the detail form (README "Scanner"): `?groups=true`, `?hide=…`. */
+/** Optional per-group review of the detail form (docs/authoring-lore.md, the scanner): `?groups=true`, `?hide=…`. */
 export interface DetailReviewOptions {
   /** Add `reviewGroups` (one entry per group with counts and ids). */
   groups?: boolean;
@@ -37,7 +37,7 @@ export interface ExtractionView {
   confidence: number;
   contentPreview: string;
   sourceFiles: string[];
-  /** Issue 12 review fields (beyond the spec's): see ReviewInfo. */
+  /** Review fields beyond the spec's: see ReviewInfo. */
   kind: string;
   group: string;
   reasons: Record<string, string>;
@@ -128,7 +128,7 @@ export function* extractionPages(ctx: ScannerContext, jobId: string): Generator<
   }
 }
 
-/** The review fields of an extraction (rows written before issue 12 have none: kind "other", its own group). */
+/** The review fields of an extraction (rows written before review metadata existed have none: kind "other", its own group). */
 function reviewView(json: string | null, id: string): Pick<ExtractionView, "kind" | "group" | "reasons" | "speakers" | "variants"> {
   const r = json ? (JSON.parse(json) as Partial<ExtractionView>) : {};
   return { kind: r.kind ?? "other", group: r.group ?? id, reasons: r.reasons ?? {}, speakers: r.speakers ?? [], variants: r.variants ?? [] };

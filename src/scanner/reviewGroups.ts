@@ -1,7 +1,7 @@
 import { ApiError } from "../core/errors.ts";
 
 /**
- * Per-group review of a scan job (issue 12, item 8): a reviewer accepts or rejects a whole
+ * Per-group review of a scan job: a reviewer accepts or rejects a whole
  * group, file, folder or kind at once, and hides what is dealt with (hidden groups show only
  * counts). Optional extras on the spec's endpoints: the detail form gains `reviewGroups` with
  * `?groups=true` and drops hidden extractions with `?hide=…`; commit takes `accept`/`reject`
@@ -103,7 +103,7 @@ export interface ReviewGroupView {
 const MAX_GROUP_FILES = 20;
 
 /**
- * Knowledge tags suggested for one character (issue 12): the project tags and locations of the
+ * Knowledge tags suggested for one character: the project tags and locations of the
  * scenes it speaks in — what it says and what it is told there — most scenes first. A studio
  * gives these to the character's Entity Mind as knowledge tags.
  */

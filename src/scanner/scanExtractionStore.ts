@@ -15,7 +15,7 @@ export interface ExtractionPageRow {
   /** the first 400 characters of the content */
   preview: string;
   source_files: string;
-  /** issue 12's review fields as JSON (null on rows written before) */
+  /** the review fields as JSON (null on rows written before they existed) */
   review: string | null;
 }
 

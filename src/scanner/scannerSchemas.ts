@@ -155,7 +155,7 @@ export const JobDetailResponse = t.Object({
   ),
 });
 
-/** Whole groups, source files, folders or kinds of a job's extractions (per-group review, issue 12). */
+/** Whole groups, source files, folders or kinds of a job's extractions (per-group review). */
 const ReviewSelection = t.Object(
   {
     groups: t.Optional(t.Array(t.String(), { maxItems: 10_000 })),

@@ -140,7 +140,7 @@ function MindEditor({ projectId, mindId, onSaved }: { projectId: string; mindId:
   useEffect(() => {
     act.run(load);
   }, [mindId]);
-  const set = (k: "entityName" | "personality" | "backstory" | "backstorySummary" | "role" | "speakingStyle" | "hints" | "restrictions" | "locationId" | "knowledgeDescription" | "verbosity" | "maxTokens" | "temperature") => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
+  const set = (k: "entityName" | "personality" | "backstory" | "backstorySummary" | "role" | "speakingStyle" | "hints" | "restrictions" | "locationId" | "knowledgeDescription" | "verbosity" | "maxTokens" | "temperature" | "maxSentences") => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
   const save = async (e: Event) => {
     e.preventDefault();
     const body = {

@@ -101,9 +101,21 @@ export function Playground({ projectId }: SectionProps) {
     <section aria-labelledby="pg-title" class="playground">
       <h1 id="pg-title">Playground</h1>
       {overview.data && !modelLoaded && (
-        <p class="card notice" data-testid="no-model">
+        <div class="card notice" data-testid="no-model">
           No chat model is loaded ({overview.data.model.error ?? overview.data.model.state}): the playground shows the preview trace — the prompt, the lore and why — but cannot generate replies.
-        </p>
+          {Array.isArray(overview.data.modelAdvice) && overview.data.modelAdvice.length > 0 && (
+            <>
+              {" "}To give the NPCs a voice, do one of these, then restart the server:
+              <ul>
+                {overview.data.modelAdvice.map((line: string) => (
+                  <li>
+                    <code>{line}</code>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
       )}
       <div class="cols">
         <form class="card controls" aria-label="Conversation settings" onSubmit={(e) => e.preventDefault()}>

@@ -31,6 +31,18 @@ function setup(): { dir: string; config: ReturnType<typeof loadConfig>; lines: s
 }
 const ggufs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".gguf")) : []);
 
+/** The advice a first run without a model prints: a headline, then one line per way to get replies. */
+function expectAdvice(lines: string[], modelsDir: string): void {
+  expect(lines).toHaveLength(5);
+  const options = lines.slice(1, 4);
+  expect(options.every((l) => l.startsWith("  - "))).toBe(true);
+  expect(options[0]).toContain(`lorehold model pull ${RECOMMENDED_CHAT_MODEL.uri}`);
+  expect(options[1]).toMatch(/on a machine with internet, then copy the \.gguf file into /);
+  expect(options[1]).toContain(modelsDir);
+  expect(options[2]).toContain("LOREHOLD_GENERATION=remote LOREHOLD_BACKENDS=http://");
+  expect(lines[4]).toContain("docs/models-and-performance.md");
+}
+
 describe("ensureChatModel", () => {
   const env = () => ({ LOREHOLD_FIRST_RUN_MODEL: `${base}/models/npc-tiny.gguf`, LOREHOLD_FIRST_RUN_MODEL_SHA256: sha });
   const never = async () => {
@@ -48,18 +60,26 @@ describe("ensureChatModel", () => {
     ["a non-interactive terminal", { pull: "ask", interactive: false }, {}],
   ];
   for (const [name, opts, extraEnv] of skips) {
-    test(`${name}: no offer, no request, one line on adding a model by hand`, async () => {
+    test(`${name}: no offer, no request, the advice on adding a model`, async () => {
       const s = setup();
       const before = server.log.length;
       const r = await ensureChatModel(s.config, s.io, { interactive: false, ...opts, env: { ...env(), ...extraEnv }, ask: never });
       expect(r).toBe("skipped");
       expect(server.log.length).toBe(before);
-      expect(s.lines).toHaveLength(1);
-      expect(s.lines[0]).toContain("lorehold model pull");
-      expect(s.lines[0]).toContain(s.config.modelsDir);
+      expectAdvice(s.lines, s.config.modelsDir);
       rmSync(s.dir, { recursive: true, force: true });
     });
   }
+
+  test("remote generation: no offer, no request, nothing printed", async () => {
+    const s = setup();
+    const config = { ...s.config, generation: "remote" as const, backends: [] };
+    const before = server.log.length;
+    expect(await ensureChatModel(config, s.io, { pull: "yes", interactive: true, env: env(), ask: never })).toBe("remote");
+    expect(server.log.length).toBe(before);
+    expect(s.lines).toEqual([]);
+    expect(ggufs(s.config.modelsDir)).toEqual([]);
+  });
 
   test("a model already there: nothing to do", async () => {
     const s = setup();
@@ -69,15 +89,15 @@ describe("ensureChatModel", () => {
     expect(s.lines).toEqual([]);
   });
 
-  test("offline (nothing listens): one line, nothing written", async () => {
+  test("offline (nothing listens): the advice, nothing written", async () => {
     const s = setup();
     const dead = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     const port = dead.port;
     dead.stop(true);
     const r = await ensureChatModel(s.config, s.io, { pull: "ask", interactive: true, env: { LOREHOLD_FIRST_RUN_MODEL: `http://127.0.0.1:${port}/x.gguf` }, ask: never });
     expect(r).toBe("offline");
-    expect(s.lines).toHaveLength(1);
-    expect(s.lines[0]).toMatch(/cannot be reached.*copy a \.gguf into/);
+    expect(s.lines[0]).toMatch(/cannot be reached \(offline\?\)/);
+    expectAdvice(s.lines, s.config.modelsDir);
     expect(ggufs(s.config.modelsDir)).toEqual([]);
   });
 
@@ -138,6 +158,8 @@ describe("npm start on an empty machine, end to end", () => {
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify({ text: "Any news from the road?", entityMindId: mind, playerId: "first-run" }),
       });
+      // the terminal already showed one real turn of the demo world, before "Press Ctrl+C"
+      expect(err).toMatch(/  You: Any news from the road\?\n  [^\n:]+: /);
       expect(res.status).toBe(200);
       const reply = (await res.json()) as { success: boolean; response: string };
       expect(reply.success).toBe(true);
@@ -148,4 +170,46 @@ describe("npm start on an empty machine, end to end", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  test("quickstart offline with no model: the advice, one line per way out, and a server that says 503", async () => {
+    const dir = tempDir("lorehold-firstrun-offline-");
+    const p = Bun.spawn([process.execPath, join(root, "src/main.ts"), "quickstart", "--port", "0", "--data-dir", join(dir, "data"), "--models-dir", join(dir, "models")], {
+      cwd: dir,
+      // stdin is no terminal: nothing is offered, nothing is fetched (as on a machine without the internet)
+      env: { PATH: process.env.PATH ?? "", HOME: dir, LOREHOLD_THREADS: "1", LOREHOLD_LOG_LEVEL: "silent" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let err = "";
+    const reader = p.stderr.getReader();
+    const decoder = new TextDecoder();
+    const deadline = Date.now() + 60_000;
+    try {
+      while (!err.includes("Press Ctrl+C") && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        err += decoder.decode(value);
+      }
+      const lines = err.split("\n");
+      const first = lines.findIndex((l) => l.startsWith("No chat model in "));
+      expect(first).toBeGreaterThanOrEqual(0);
+      expectAdvice(lines.slice(first, first + 5), join(dir, "models"));
+      expect(err).toContain("No chat model is loaded");
+      expect(err).not.toContain("  You: ");
+      const url = /listening on (http:\/\/[^\s]+)/.exec(err)![1];
+      const key = /Server Key: (\S+)/.exec(err)![1];
+      const mind = /"entityMindId":"([^"]+)"/.exec(err)![1];
+      const res = await fetch(`${url}/v1/npc/interact`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ text: "Any news from the road?", entityMindId: mind, playerId: "first-run" }),
+      });
+      expect(res.status).toBe(503);
+    } finally {
+      p.kill("SIGTERM");
+      await p.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 17, finding 5: one 30 MB text file in a scan archive took the server to 683 MB RSS. A big
+ * One 30 MB text file in a scan archive took the server to 683 MB RSS. A big
  * plain-text or Markdown entry is now extracted a piece at a time (src/scanner/worker/entryPieces.ts).
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Issue 17, finding 3: credits held by a crash stayed held for 15 minutes. A real server process is
+ * Credits held by a crash stayed held for 15 minutes. A real server process is
  * killed with SIGKILL while interactions generate; the next start releases every interaction
  * reservation (no generation survives a restart) and leaves a scan's reservation with its job.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 17, findings 1 and 9: hostile bodies against every route the router holds (the admin API
+ * Hostile bodies against every route the router holds (the admin API
  * included). Each is refused before parsing with a 4xx JSON error carrying a request id; nothing is
  * buffered past the route's cap, so memory stays bounded (the fuzz run once peaked at 6.5 GB).
  */

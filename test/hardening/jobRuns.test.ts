@@ -1,5 +1,5 @@
 /**
- * Issue 17, finding 7: a job triggered over HTTP that runs longer than the idle timeout used to get
+ * A job triggered over HTTP that runs longer than the idle timeout used to get
  * no response at all. The trigger answers 202 with a run id at once; the run's state is polled.
  */
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Issue 17, finding 4: clients were charged for failures (503s settled, a mind deleted mid-generation
+ * Clients were charged for failures (503s settled, a mind deleted mid-generation
  * gave a 500 after settling). The rule: only a 200 (or a stream that delivered tokens) is charged.
  * Real llama.cpp on the tiny random-weight GGUF, a small balance, a short generation timeout (the
  * queue wait counts): every microcredit the ledger moved is a `creditsUsed` some response reported.

@@ -1,5 +1,5 @@
 /**
- * Issue 17, finding 2: a dot segment or an encoded slash in a path parameter never reaches another
+ * A dot segment or an encoded slash in a path parameter never reaches another
  * route. `DELETE …/documents/..` once deleted the whole project (Bun resolves the dot segment into
  * `…/projects/{id}/`). Sent over a real socket, bytes as written: fetch would resolve them first.
  */

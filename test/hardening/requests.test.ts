@@ -1,5 +1,5 @@
 /**
- * Issue 17, findings 6, 8, 9 and 10: slow bodies get their own deadline, numeric query parameters are
+ * Slow bodies get their own deadline, numeric query parameters are
  * bounded, bodies must be JSON, and the Authorization header has one exact form.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -99,7 +99,7 @@ describe("Authorization: exactly `Bearer <key>`", () => {
   });
 });
 
-describe("Bun's own parser errors (README: not shaped)", () => {
+describe("Bun's own parser errors (docs/operations.md: not shaped)", () => {
   test.each([
     ["a 20,000-character header", { "x-big": "a".repeat(20_000) }, 431],
     ["a control character in X-Request-Id", { "x-request-id": "a\u0001b" }, 400],

@@ -15,7 +15,7 @@ import { tempDir, testConfig } from "../support/testApp.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 
-// Minds kept warm (issue 14): the shared-lore level in the prefix snapshot, re-warming after changes,
+// Minds kept warm: the shared-lore level in the prefix snapshot, re-warming after changes,
 // and the CLI's erase reaching a running server's KV state. Real llama.cpp on the tiny model.
 setDefaultTimeout(120_000);
 

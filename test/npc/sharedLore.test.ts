@@ -12,7 +12,7 @@ import { selectSharedLore, sharedLoreBudget } from "../../src/npc/sharedLore/sha
 import { deleteSelections, readSelection, recordHits } from "../../src/npc/sharedLore/sharedLoreStore.ts";
 import { LORE_NOTE_OVERHEAD, tokenCounter } from "../../src/npc/tokenBudget.ts";
 
-// The shared-lore level of a mind's static prompt (issue 14): what it holds, how scoping stays exact,
+// The shared-lore level of a mind's static prompt: what it holds, how scoping stays exact,
 // how a turn's own lore avoids repeating it. No model: prepareTurn counts tokens by its estimate.
 setDefaultTimeout(60_000);
 

@@ -34,6 +34,10 @@ describe("echoOf: the player's line repeated as the reply", () => {
     ["Well, Garrick Thorne is the best in Thornhaven, everyone says so.", "Your porter is the best in Thornhaven, everyone says so.", true],
     ["Evening. Long day. My feet hurt and I need a hot bath.", "Evening. Long day. My feet hurt and I need a hot bath.", true],
     ["Your feet hurt? A hot bath is two brass bits, dear.", "Evening. Long day. My feet hurt and I need a hot bath.", false],
+    // the part the player asked to have repeated, repeated: still the player's words, not the NPC's
+    ["The grey gulls circle the quay at dawn.", "Repeat after me, word for word: The grey gulls circle the quay at dawn.", true],
+    ["Gulls? They circle the quay at dawn every day, and the fishwives curse them.", "Repeat after me, word for word: The grey gulls circle the quay at dawn.", false],
+    ["The old mill by the river is gone.", "Do you know where the old mill by the river is?", false],
   ];
   for (const [reply, player, want] of table) test(`${want ? "echo" : "fine"}: ${JSON.stringify(reply)}`, () => expect(echoOf(reply, player) !== null).toBe(want));
 });

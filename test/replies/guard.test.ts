@@ -64,7 +64,8 @@ describe("the reply guard's decisions", () => {
     const sent: string[] = [];
     const { result, report } = await generateReply(llm, base((t) => sent.push(t)), ctx);
     expect(calls.map((c) => c.seed)).toEqual([40, 41]);
-    expect(report.attempts.map((a) => [a.early, a.problems.map((p) => p.kind)])).toEqual([[true, ["wrongPerson"]], [false, []]]);
+    // stopped at "Good evening! My name is Corra Vell,": seven words, every one the player's, in a row
+    expect(report.attempts.map((a) => [a.early, a.problems.map((p) => p.kind)])).toEqual([[true, ["echo"]], [false, []]]);
     expect(report.chosen).toBe(2);
     expect(result.text).toBe("Evening, Corra. Brenn is two days down the Gullet road.");
     expect(sent.join("")).toBe(result.text);

@@ -32,6 +32,11 @@ describe("GET /projects/:id/overview", () => {
     expect(r.body.interactionsLast24h).toBe(0);
     expect(r.body.credits).toHaveProperty("available");
     expect(r.body.model.state).toBe("absent");
+    // no model: the playground shows the ways out the terminal prints, one per line
+    expect(r.body.modelAdvice).toHaveLength(3);
+    expect(r.body.modelAdvice[0]).toContain("lorehold model pull hf:");
+    expect(r.body.modelAdvice[1]).toContain(f.t.app.config.modelsDir);
+    expect(r.body.modelAdvice[2]).toContain("LOREHOLD_GENERATION=remote");
   });
   test("unknown project: 404; no auth: 401", async () => {
     expect((await call("GET", "/projects/proj_nope/overview")).body.error).toBe("Project not found");

@@ -8,7 +8,7 @@ import { PNG_LIMITS } from "../../cards/png/readPngText.ts";
 import { projectParam } from "../adminGuard.ts";
 import { adminDetail } from "./crud.ts";
 
-/** SillyTavern cards and lorebooks in and out (README "Import from SillyTavern"). */
+/** SillyTavern cards and lorebooks in and out (docs/authoring-lore.md, "Import from SillyTavern"). */
 export function cardRoutes(ctx: ServiceContext) {
   return new Elysia({ name: "admin-cards" })
     .post(

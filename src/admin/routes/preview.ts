@@ -30,7 +30,7 @@ export function previewRoutes(ctx: AppContext) {
         lore: [
           ...p.newLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: l.score, tags: l.tags, turn: "this" as const, ...secretOf(l) })),
           ...earlier.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "earlier" as const, ...secretOf(l) })),
-          // The mind's shared lore (in the system message, the same for every player: README "Warm conversations").
+          // The mind's shared lore (in the system message, the same for every player: docs/models-and-performance.md, "Warm conversations").
           ...p.sharedLore.map((l) => ({ documentId: l.documentId, documentName: l.documentName, chunkIndex: l.chunkIndex, score: null, tags: l.tags, turn: "shared" as const, ...secretOf(l) })),
         ],
         memories: p.history.flatMap((m) => m.notes?.memories ?? []).concat(p.newMemories),

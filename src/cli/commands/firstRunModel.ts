@@ -5,17 +5,14 @@ import { downloadModel } from "../../models/downloadModel.ts";
 import { createDownloadProgressBar, lineStream } from "../../models/downloadProgressBar.ts";
 import type { Config } from "../../config/config.ts";
 import type { CliIo } from "../cliTypes.ts";
+import { noModelAdvice, RECOMMENDED_CHAT_MODEL } from "../../models/noModelAdvice.ts";
 
-/** The README's recommended CPU chat model: what a first run offers to download. */
-export const RECOMMENDED_CHAT_MODEL = {
-  uri: "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q8_0.gguf",
-  label: "Qwen2.5-0.5B-Instruct Q8_0 (~0.7 GB)",
-} as const;
+export { noModelAdvice, RECOMMENDED_CHAT_MODEL };
 
 /** How long the reachability probe waits: a first run offline must not hang. */
 const PROBE_TIMEOUT_MS = 4_000;
 
-export type FirstRunOutcome = "present" | "pulled" | "declined" | "skipped" | "offline" | "failed";
+export type FirstRunOutcome = "present" | "remote" | "pulled" | "declined" | "skipped" | "offline" | "failed";
 
 export interface FirstRunOptions {
   /** `--pull`: download without asking (scripts, images); `--no-pull` / LOREHOLD_NO_PULL=1: never offer. */
@@ -28,8 +25,8 @@ export interface FirstRunOptions {
   fetch?: typeof fetch;
 }
 
-function handHint(config: Config): string {
-  return `To add one by hand: \`lorehold model pull ${RECOMMENDED_CHAT_MODEL.uri}\`, or copy a .gguf into ${config.modelsDir} (README, "Models").`;
+function advise(io: CliIo, config: Config, why: string): void {
+  for (const line of noModelAdvice(config.modelsDir, why)) io.err(line);
 }
 
 async function askOnStdin(question: string): Promise<string> {
@@ -59,13 +56,15 @@ async function reachable(url: string, headers: Record<string, string>, f: typeof
  * LOREHOLD_FIRST_RUN_MODEL (+ LOREHOLD_FIRST_RUN_MODEL_SHA256) names another model (tests use a local server).
  */
 export async function ensureChatModel(config: Config, io: CliIo, opts: FirstRunOptions): Promise<FirstRunOutcome> {
+  // Replies come from the configured servers: a local model would never be loaded, so never offer one.
+  if (config.generation === "remote") return "remote";
   if (resolveModelPath(config.modelsDir, config.model ?? undefined) !== null) return "present";
   // A `model` setting naming a file that is not there is the operator's choice: do not replace it.
   if (config.model) return "skipped";
   const env = opts.env;
   const pull = env.LOREHOLD_NO_PULL === "1" || env.LOREHOLD_NO_PULL === "true" ? "no" : (opts.pull ?? "ask");
   if (pull === "no" || (pull === "ask" && !opts.interactive)) {
-    io.err(`No chat model in ${config.modelsDir}. ${handHint(config)}`);
+    advise(io, config, `No chat model in ${config.modelsDir}.`);
     return "skipped";
   }
   const uri = env.LOREHOLD_FIRST_RUN_MODEL || RECOMMENDED_CHAT_MODEL.uri;
@@ -77,18 +76,18 @@ export async function ensureChatModel(config: Config, io: CliIo, opts: FirstRunO
   try {
     resolved = await resolveModelUri(uri, { hfEndpoint, headers: hfHeaders, fetch: f });
   } catch {
-    io.err(`No chat model in ${config.modelsDir}, and the model host cannot be reached. ${handHint(config)}`);
+    advise(io, config, `No chat model in ${config.modelsDir}, and the model host cannot be reached (offline?).`);
     return "offline";
   }
   const headers = new URL(resolved.url).origin === new URL(hfEndpoint).origin ? hfHeaders : {};
   if (!(await reachable(resolved.url, headers, f))) {
-    io.err(`No chat model in ${config.modelsDir}, and the model host cannot be reached (offline?). ${handHint(config)}`);
+    advise(io, config, `No chat model in ${config.modelsDir}, and the model host cannot be reached (offline?).`);
     return "offline";
   }
   if (pull === "ask") {
     const answer = (await (opts.ask ?? askOnStdin)(`No chat model yet. Download ${label} into ${config.modelsDir} now? [Y/n] `)).trim().toLowerCase();
     if (answer !== "" && answer !== "y" && answer !== "yes") {
-      io.err(`Not downloading. ${handHint(config)}`);
+      advise(io, config, "Not downloading.");
       return "declined";
     }
   }
@@ -108,7 +107,7 @@ export async function ensureChatModel(config: Config, io: CliIo, opts: FirstRunO
     return "pulled";
   } catch (e) {
     bar.stop();
-    io.err(`Download failed: ${e instanceof Error ? e.message : String(e)}. Run \`lorehold model pull\` to resume. ${handHint(config)}`);
+    advise(io, config, `Download failed: ${e instanceof Error ? e.message : String(e)}. \`lorehold model pull\` resumes it.`);
     return "failed";
   }
 }

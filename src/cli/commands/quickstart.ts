@@ -12,7 +12,7 @@ import { readMinds } from "../../lore/minds/readMinds.ts";
 import demoPack from "../../../examples/thornhaven.yaml" with { type: "text" };
 import type { Command } from "../cliTypes.ts";
 import { waitForShutdown } from "./serve.ts";
-import { ensureChatModel } from "./firstRunModel.ts";
+import { ensureChatModel, noModelAdvice } from "./firstRunModel.ts";
 
 interface DemoKeys {
   projectId: string;
@@ -64,8 +64,8 @@ export const quickstartCommand: Command = {
     say(`Lorehold is listening on ${base}  (OpenAPI: ${base}/swagger)`);
     say(`Admin token: ${admin}`);
     say(`Studio: open ${base}/ in a browser and sign in with the admin token`);
+    const mind = demo ? readMinds(app.ctx, demo.projectId, { onlyWithTags: true })[0] : undefined;
     if (demo) {
-      const mind = readMinds(app.ctx, demo.projectId, { onlyWithTags: true })[0];
       say(`Demo world: project ${demo.projectId} (keys in ${keysFile})`);
       say(`  Server Key: ${demo.serverKey}`);
       say(`  Editor Key: ${demo.editorKey}`);
@@ -78,12 +78,37 @@ export const quickstartCommand: Command = {
         );
       }
     }
-    if (app.ctx.modelStatus.state !== "loaded") {
+    const answers = app.ctx.modelStatus.state === "loaded" || app.ctx.modelStatus.state === "remote";
+    // A wildcard bind address is not one to send a request to: the greeting goes to this machine's loopback.
+    const local = c.config.host === "0.0.0.0" || c.config.host === "::" ? `http://127.0.0.1:${app.port}` : base;
+    if (demo && mind && answers) await greet(local, demo.serverKey, mind.id, say);
+    if (!answers) {
       say();
-      say(`No chat model is loaded (${app.ctx.modelStatus.error}): /v1/npc/interact answers 503 until you put a GGUF in ${c.config.modelsDir} (see README, "Models").`);
+      say(`No chat model is loaded (${app.ctx.modelStatus.error}): /v1/npc/interact answers 503 until there is one.`);
+      for (const line of noModelAdvice(c.config.modelsDir, "").slice(1)) say(line);
     }
     say("Press Ctrl+C to stop.");
     await waitForShutdown(app);
     return "long-running" as const;
   },
 };
+
+const GREETING_LINE = "Any news from the road?";
+
+/** One real turn of the demo world in the terminal: the first run shows that the NPC answers, not only how to ask. */
+async function greet(base: string, serverKey: string, mindId: string, say: (l?: string) => void): Promise<void> {
+  try {
+    const res = await fetch(`${base}/v1/npc/interact`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${serverKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ text: GREETING_LINE, entityMindId: mindId, playerId: "quickstart-terminal" }),
+      signal: AbortSignal.timeout(120_000),
+    });
+    const body = (await res.json()) as { character?: string; response?: string; error?: string };
+    say();
+    if (res.ok) say(`  You: ${GREETING_LINE}\n  ${body.character}: ${body.response}`);
+    else say(`  The demo turn answered ${res.status} ${body.error ?? ""}`.trimEnd());
+  } catch (e) {
+    say(`  The demo turn failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

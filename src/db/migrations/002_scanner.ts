@@ -1,7 +1,7 @@
 import type { Migration } from "./migration.ts";
 
 /**
- * Scanner bookkeeping beyond 001 (issue 5):
+ * Scanner bookkeeping beyond 001:
  * - scan_jobs: when and how much was uploaded, what processing measured (bytes,
  *   model tokens, cost per extension for the rolling-average estimate).
  * - scan_extractions: the keys the worker merges duplicates by across files

@@ -1,7 +1,7 @@
 import type { Migration } from "./migration.ts";
 
 /**
- * Review metadata of scan extractions (issue 12): kind, group, match reasons,
+ * Review metadata of scan extractions: kind, group, match reasons,
  * speakers and translation variants, as one JSON object per extraction (read
  * with the extraction, never queried by field).
  */

@@ -1,7 +1,7 @@
 import type { Migration } from "./migration.ts";
 
 /**
- * The shared-lore level of a mind's static prompt (issue 14, src/npc/sharedLore/): how often each
+ * The shared-lore level of a mind's static prompt (src/npc/sharedLore/): how often each
  * chunk was retrieved for a mind, and the chunks the mind's static prompt carries (kept, so the
  * prompt — and its KV prefix snapshot — stays the same until lore or the mind change, also across
  * restarts). Numbered 14 after its issue: versions need only be unique and ordered.

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Db } from "../../db/openDatabase.ts";
 
 /**
- * The right to be forgotten across processes (issue 14, item 3). `lorehold memories erase` runs in
+ * The right to be forgotten across processes. `lorehold memories erase` runs in
  * its own process: it deletes the player's rows and KV snapshot files, but a running server may still
  * hold the player's conversation in a sequence, and would write it to disk again at its next save
  * (after a turn, at eviction, at shutdown). So the CLI also leaves a request here, and the server's

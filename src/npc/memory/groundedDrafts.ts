@@ -15,7 +15,7 @@ const SHAPE_WORDS = new Set(
 const EXAMPLE_MIND_NAMED = new RegExp(`\\b(?:the\\s+)?${EXAMPLE_MIND}\\b`, "gi");
 
 /**
- * Keeps the memories taken from this session. A memory is dropped when
+ * Keeps the memories taken from the summarised session. A memory is dropped when
  *  - it holds a fact of the prompt's worked example (a name, place, thing, amount or day of EXAMPLE_FACTS) that
  *    the session never said: it was copied from the example ("The player's name is Doran."), whatever else it
  *    shares with the session; or

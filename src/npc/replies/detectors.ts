@@ -53,15 +53,19 @@ export function replyProblems(reply: string, c: ReplyContext): Problem[] {
 
 /**
  * The reply repeats the player's line as its own: most of the line's words in one run (≥ 70 % of a line of four
- * words or more). A question counts only when the run holds the question itself, from its first word: an answer
+ * words or more), or a reply that is itself mostly a run of six or more of the player's words. A question counts only when the run holds the question itself, from its first word: an answer
  * naturally restates what was asked ("Who owns the Salt Kettle?" → "Ferro Lund owns the Salt Kettle.").
  */
 export function echoOf(reply: string, playerLine: string): string | null {
   const p = words(playerLine);
   if (p.length < 4) return null;
   const r = words(reply);
-  const run = playerLine.trim().endsWith("?") ? longestRunFromStart(r, p) : longestCommonRun(r, p);
-  return run >= 4 && run >= 0.7 * p.length ? `${run} of the player's ${p.length} words in a row` : null;
+  const question = playerLine.trim().endsWith("?");
+  const run = question ? longestRunFromStart(r, p) : longestCommonRun(r, p);
+  if (run >= 4 && run >= 0.7 * p.length) return `${run} of the player's ${p.length} words in a row`;
+  // "Repeat after me: …" answered with the part to repeat: the reply is the player's words, if not all of them.
+  if (!question && run >= 6 && run >= 0.8 * r.length) return `${run} of the reply's ${r.length} words are the player's, in a row`;
+  return null;
 }
 
 /** The longest run of `p`'s words, from its first, found anywhere in `r`. */

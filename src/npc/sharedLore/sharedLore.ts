@@ -10,7 +10,7 @@ import { hitsOf, loreStamp, readSelection, sharedCandidates, sharedChunksById, t
 import { rechoiceVerdict, rechoiceWait, type RechoiceVerdict } from "./rechoice.ts";
 
 /**
- * The shared-lore level of a mind's static prompt (issue 14). A mind's system prompt is the same for
+ * The shared-lore level of a mind's static prompt. A mind's system prompt is the same for
  * every player, so its KV state is snapshotted once (the mind prefix). The lore a first turn brings
  * in was not: it depended on the player's question and was evaluated anew for every newcomer. This
  * level puts lore every player of the mind shares into the static part, after the system text:

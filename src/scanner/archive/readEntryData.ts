@@ -116,7 +116,7 @@ function maxDeflatedSize(size: number): number {
 const WHOLE_READ_BYTES = 1024 * 1024;
 
 /**
- * Issue 12 (speed): an entry whose compressed size is plausible for its declared size is read whole
+ * For speed: an entry whose compressed size is plausible for its declared size is read whole
  * and inflated by the runtime's native zlib (~8× fflate). Memory stays bounded as before: the
  * compressed bytes are at most ~1.13× the declared size (already within the entry limit), and zlib
  * stops at `maxOutputLength` = the declared size, so a liar fails as a decompression bomb without

@@ -21,7 +21,7 @@ export interface SectionInput {
   /** The title is a table key: a short text keeps its own candidate only when the key names lore (…_name, …_desc, bark …). */
   keyed?: boolean;
   /**
-   * Entries of a keyed table (issue 12: one candidate per key group): entries whose keys share a
+   * Entries of a keyed table (one candidate per key group): entries whose keys share a
    * stem (`sword_name`, `sword_desc`) are joined into one section, titled by the name-like member.
    * Entries of a record with the same name (a speaker's rows) pass the name itself.
    */
@@ -66,7 +66,7 @@ export function isUiText(entry: string): boolean {
 }
 
 /**
- * Issue 12: one list of short entries per file (a location table's 2,000 names are one thing to
+ * One list of short entries per file (a location table's 2,000 names are one thing to
  * accept or reject); only a list past this many characters is cut into parts.
  */
 const SHORT_LIST_CHARS = 100_000;
@@ -83,7 +83,7 @@ export class SectionCollector {
   readonly stem: string;
   private added = 0;
   private quietShort = 0;
-  /** Fine-grained entries that read as UI/developer text, and stat templates (issue 12): counted, not kept. */
+  /** Fine-grained entries that read as UI/developer text, and stat templates: counted, not kept. */
   private uiText = 0;
   private statText = 0;
   /** Short untitled entries (names, labels) gathered into "<file> — short entries" sections. */
@@ -95,7 +95,7 @@ export class SectionCollector {
   private readonly order: number[] = [];
   private seq = 0;
 
-  /** Issue 12: markup stripped, no fixed letter minimum, short entries listed. */
+  /** Markup stripped, no fixed letter minimum, short entries listed. */
   constructor(
     readonly sourceFile: string,
     private readonly onWork?: (units: number) => void,
@@ -162,7 +162,7 @@ export class SectionCollector {
       else this.skip(title, reason);
       return;
     }
-    // Issue 12: fine-grained entries (strings, labels, table values) whose key does not name lore are
+    // Fine-grained entries (strings, labels, table values) whose key does not name lore are
     // dropped when they read as a settings screen or a developer message; stat templates anywhere short.
     const fine = input.quiet || input.keyed || input.ui;
     // A scene node's name ("Description") is not a data key: it earns no exemption.

@@ -19,7 +19,7 @@ interface Scored {
 /**
  * Tags, location, review metadata and confidence per section, then one candidate per distinct text.
  *
- * Tags and locations (issue 12) match as proper nouns: case-sensitively, as whole words, in the
+ * Tags and locations match as proper nouns: case-sensitively, as whole words, in the
  * name's own spelling or its Title Case form (`town-history` → "Town History"); a one-word name
  * never at the start of a sentence or line ("Over the hill" is not the city Over; "a ring of fog"
  * is not the tag ring). A hint (front matter, passage tag, `tags`/`location` field) names one

@@ -58,7 +58,7 @@ function scalar(v: string): string | undefined {
 }
 
 /**
- * Issue 12 (speed): a wiki's front matter is almost always flat `key: value`, `key: [a, b]` and
+ * For speed: a wiki's front matter is almost always flat `key: value`, `key: [a, b]` and
  * `- item` lists; reading those by hand costs a tenth of a YAML parse (which was ~40% of a
  * Markdown page's extraction). Anything else — nesting, block scalars, anchors, escapes, duplicate
  * keys, numbers or booleans where the caller wants strings — returns undefined and goes to the parser.

@@ -1,5 +1,5 @@
 /**
- * Keyed tables (issue 12): `item_sword_name` and `item_sword_desc` are one thing. Entries
+ * Keyed tables: `item_sword_name` and `item_sword_desc` are one thing. Entries
  * of one file whose keys share a stem are gathered into one group; the name-like member's
  * text titles it, the others are its text.
  */

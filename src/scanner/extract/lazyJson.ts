@@ -1,5 +1,5 @@
 /**
- * A big JSON file read a container at a time (issue 12, memory): JSON.parse of an 8 MB dialogue
+ * A big JSON file read a container at a time (to bound memory): JSON.parse of an 8 MB dialogue
  * database builds ~100 MB of objects at once; read lazily, only the container being walked is
  * parsed. A LazyJson is a span of the file's text not parsed yet; `open` parses a small span
  * whole and a big container shallowly: its strings, numbers, booleans and nulls parsed, its

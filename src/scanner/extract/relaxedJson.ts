@@ -1,5 +1,5 @@
 /**
- * JSON as game projects write it (issue 12): `//` and `/* … *\/` comments and trailing commas
+ * JSON as game projects write it: `//` and `/* … *\/` comments and trailing commas
  * are removed outside strings, in one linear pass, so JSON.parse can read the rest.
  */
 export function relaxJson(s: string): string {

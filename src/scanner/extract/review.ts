@@ -2,7 +2,7 @@ import type { ReviewKind, Section } from "./types.ts";
 import { countLetters, normalizeWords } from "./text.ts";
 
 /**
- * Review metadata (issue 12): kind, group, proper-noun matching of the project's
+ * Review metadata: kind, group, proper-noun matching of the project's
  * tags and locations (with the reason for each), speakers, and a confidence that
  * scores what is lore rather than how long it is.
  */

@@ -1,7 +1,7 @@
 import { baseName, extensionOf } from "./text.ts";
 
 /**
- * What a file is before anything is extracted from it (issue 12): a whole archive
+ * What a file is before anything is extracted from it: a whole archive
  * is known from its manifest, so engine/plugin folders, VCS/CI config, changelogs,
  * licences, project docs, tests, compiled outputs and translations are decided by
  * path before a byte is decoded. Each kind can be included again from `userContext`

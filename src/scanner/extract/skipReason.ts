@@ -20,7 +20,7 @@ export function skipReason(text: string): string | null {
   // Letters are only compared with thresholds and the digit count: counting stops past both.
   const digits = countDigits(text);
   const letters = countLetters(text, Math.max(MIN_LETTERS, digits + 1));
-  // No fixed letter minimum (issue 12): short texts go to SectionCollector, which keeps or lists them.
+  // No fixed letter minimum: short texts go to SectionCollector, which keeps or lists them.
   if (letters >= MIN_LETTERS && HAS_IDENTIFIER_RE.test(text) && countLetters(text.replace(IDENTIFIER_RE, " "), MIN_LETTERS / 4) < MIN_LETTERS / 4) return SKIP.identifiers;
   if (digits > letters && digits >= 20) return SKIP.numeric;
   if (letters < 2) return SKIP.tooShort;

@@ -1,5 +1,5 @@
 /**
- * Text written for a developer or a settings screen rather than for the world (issue 12: a project
+ * Text written for a developer or a settings screen rather than for the world (a project
  * with no lore should yield close to nothing). Used on fine-grained entries only — code strings and
  * comments, scene labels, table entries whose key does not name lore — never on prose documents,
  * where one technical word in a long page says nothing.

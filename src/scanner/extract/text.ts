@@ -3,7 +3,7 @@
 /**
  * Below this many letters a text is "short": kept as its own candidate only when its title
  * (a record's name, a heading) says what it is, else gathered into the file's list of short
- * entries (issue 12: no fixed minimum).
+ * entries (no fixed minimum).
  */
 export const MIN_LETTERS = 40;
 
@@ -13,7 +13,7 @@ export const SKIP = {
   tooShort: "Too short (no words)",
   /** Fine-grained entries (table values, strings) that are UI words or unnamed fragments, counted in one line per file. */
   shortUi: "Short UI text or label (not lore)",
-  /** Entries of settings screens, controls and developer messages (issue 12), counted in one line per file. */
+  /** Entries of settings screens, controls and developer messages, counted in one line per file. */
   uiText: "UI, settings or developer text (not lore)",
   /** Templates of game-rule figures (Duration: %bdr, Chance: 25 …), counted in one line per file. */
   statText: "Game mechanics (stat template, not lore)",
@@ -177,7 +177,7 @@ export function firstChars(s: string, n: number): string {
   return s.slice(0, i);
 }
 
-// Engine markup (issue 12): BBCode and Daggerfall-style text codes, Unity rich text, Twine macros, wiki links.
+// Engine markup: BBCode and Daggerfall-style text codes, Unity rich text, Twine macros, wiki links.
 const CLOSING_CODE_RE = /\[\/[A-Za-z]+(?:=[^\]\n]{0,40})?\]/g;
 const BBCODE_RE = /\[(?:b|i|u|s|center|left|right|color|colour|size|font|url|img|quote|code|wave|shake|rainbow|tornado|fade|pulse|outline|indent|p|br|ghost|matrix|cell|table|hint|lang|bgcolor|fgcolor)(?:=[^\]\n]{0,60})?\]/gi;
 const ANGLE_CODE_RE = /<(?:ce|--->|-{3,}>|\/?[A-Za-z][^<>\n]{0,200})>/g;

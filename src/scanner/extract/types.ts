@@ -16,7 +16,7 @@ export interface Section {
   reviewKind?: ReviewKind;
 }
 
-/** What a candidate is about, for review (issue 12). */
+/** What a candidate is about, for review. */
 export type ReviewKind = "character" | "location" | "item" | "faction" | "event" | "dialogue" | "other";
 
 export interface Skipped {
@@ -42,7 +42,7 @@ export interface Candidate {
   /** First 200 characters of text. */
   contentPreview: string;
   sourceFiles: string[];
-  /** Review metadata beyond the spec's fields (issue 12). */
+  /** Review metadata beyond the spec's fields. */
   review: ReviewInfo;
   /** Set for records: equal text under different names stays apart (two monsters sharing a description). */
   distinctBy?: string;

@@ -53,7 +53,7 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
     if (Array.isArray(value)) {
       const page = pageOf(value);
       if (page) {
-        // Issue 12: a page of prose (a logbook entry: [Headline, "…"], paragraphs, [Image, …]) is one section.
+        // A page of prose (a logbook entry: [Headline, "…"], paragraphs, [Image, …]) is one section.
         out.add({ title: page.title ?? key, text: page.paragraphs.map(clean).join("\n\n"), kind: opts.stringKind, quiet: true });
         for (const item of value) if (typeof item !== "string" && !page.headings.has(item)) children.push({ value: item, key: null, isRoot: false });
       } else {

@@ -63,7 +63,7 @@ export class FileExtractor {
 
   /** Extracts one accepted file (not skipped, not a translation); everything it yields is flushed to the sink. */
   file(relativePath: string, bytes: Uint8Array): void {
-    // Issue 17: a big text entry is extracted a piece at a time (bounded memory).
+    // A big text entry is extracted a piece at a time (bounded memory).
     forEachTextPiece(relativePath, bytes, (piece, last) => {
       const content = decodeText(piece);
       if (!last) {
@@ -71,7 +71,7 @@ export class FileExtractor {
         this.flush();
         return;
       }
-      // Issue 12: a Unity string table may wait for its collection's Shared Data keys.
+      // A Unity string table may wait for its collection's Shared Data keys.
       const join = this.tables.offer(relativePath, content, piece.byteLength);
       if (join.action !== "wait") this.extract(relativePath, content);
       if (join.action === "shared") for (const t of join.ready) this.extract(t.relativePath, t.content);

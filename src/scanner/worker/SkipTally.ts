@@ -8,7 +8,7 @@ export const TRANSLATION_REASON =
   'Translation: attached as variants of the source-language candidates (scan it on its own with "include: translations" in userContext)';
 
 /**
- * Files skipped by kind before extraction (issue 12), counted per folder or kind so
+ * Files skipped by kind before extraction, counted per folder or kind so
  * that a 400-file addon folder is one line of skippedContent, not 400.
  */
 export class SkipTally {

@@ -2,7 +2,7 @@ import { extensionOf } from "../extract/text.ts";
 import { isUnitySharedTableData, isUnityStringTable, readSharedKeys, stringTableCollection } from "../extract/formats/unityStringTable.ts";
 
 /**
- * Unity string tables joined with their shared keys across files (issue 12): a locale table
+ * Unity string tables joined with their shared keys across files: a locale table
  * read before its collection's "Shared Data" asset waits (its text only, until the keys
  * arrive or the archive ends); a Shared Data asset is remembered as an id → key map.
  */

@@ -1,5 +1,5 @@
 /**
- * The scan's extraction thread (a Bun Worker; issue 12, speed): decoding,
+ * The scan's extraction thread (a Bun Worker; for speed): decoding,
  * extracting and classifying a file is most of a scan's CPU, so it runs here
  * while the main thread reads and inflates the next entries and stores the
  * candidates. Messages: ExtractionThread.ts. The built executable embeds this

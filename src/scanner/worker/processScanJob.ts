@@ -34,7 +34,7 @@ const GC_EVERY = 1024 * 1024;
 /** How far (bytes of files) the archive reader may run ahead of the extraction thread. */
 const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
 /**
- * Issue 12 (speed): candidates and progress are committed together at most this often (and when
+ * For speed: candidates and progress are committed together at most this often (and when
  * CLASSIFY_SLICE candidates wait), not once per file: a commit per file of a 1,700-file archive was a
  * fifth of the scan. The first file commits at once, so a poller sees the job move from the start.
  */
@@ -115,7 +115,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     committedAt = now;
   };
 
-  // Issue 12 (speed): decoding, extracting and classifying run on a second thread while this one
+  // For speed: decoding, extracting and classifying run on a second thread while this one
   // reads and inflates the archive and stores candidates; `pending` waits for the next transaction.
   let pending: StorableCandidate[] = [];
   const storePending = () => {
@@ -148,7 +148,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   );
 
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
-    // Issue 12: what a file is decides before decoding: skipped kinds and translations are only counted.
+    // What a file is decides before decoding: skipped kinds and translations are only counted.
     const skipKind = plan.skipKind(f.relativePath);
     const translation = skipKind ? null : plan.translationOf(f.relativePath);
     if (skipKind || translation) {

@@ -6,7 +6,7 @@ import { fnv1a, wordStats } from "./wordSketch.ts";
  * A classified candidate as ExtractionStore writes it: its keys (text hash, title key, word
  * count, MinHash sketch) and JSON columns computed beside extraction, so the thread that
  * stores (the scan's bottleneck on a big archive, and where its garbage piles up) only
- * looks up and binds (issue 12, speed and memory).
+ * looks up and binds (for speed and memory).
  */
 export interface StorableCandidate {
   title: string;
@@ -52,7 +52,7 @@ export function uniqueWordsOf(words: string): Set<string> {
 
 /**
  * 128 bits of two seeded wyhashes (Bun's native hash), as 32 hex digits: an equality key within one
- * job, not a security hash — a SHA-256 per candidate was a measurable part of storing (issue 12, speed).
+ * job, not a security hash — a SHA-256 per candidate was a measurable part of storing.
  */
 function textHashOf(s: string): string {
   return Bun.hash.wyhash(s, 0x51_7cc1b7n).toString(16).padStart(16, "0") + Bun.hash.wyhash(s, 0x2545_f491n).toString(16).padStart(16, "0");

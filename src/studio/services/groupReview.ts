@@ -7,7 +7,7 @@ import { extractionGroupRows, tagNames } from "../studioReadStore.ts";
 import { checkSelectionKinds, foldersOf, REVIEW_KINDS, reviewFieldsOf } from "./reviewFields.ts";
 
 /**
- * Per-group review for the Studio (issue 12 item 8, Studio side): the scan's groups (an entity
+ * Per-group review for the Studio: the scan's groups (an entity
  * across files, or a scene) with what is still open, rejected (hidden) or committed, the kinds,
  * folders and files a reviewer accepts or rejects in one action, the knowledge each speaking
  * character should get (matched to the project's minds) and the skipped content by reason.

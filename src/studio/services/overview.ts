@@ -3,6 +3,7 @@ import { showCredits } from "../../credits/creditsView.ts";
 import { getProject } from "../../projects/projectService.ts";
 import { keysOfProject } from "../../auth/apiKeyStore.ts";
 import { safeUrl } from "../../generation/backendsConfig.ts";
+import { noModelOptions } from "../../models/noModelAdvice.ts";
 import { countProjectRows, documentStatusCounts, playerCount, settledInteractionTimes } from "../studioReadStore.ts";
 
 /** The project page's figures: what is in it, how busy it was, its credits and the model. */
@@ -30,7 +31,9 @@ export function projectOverview(ctx: AppContext, projectId: string) {
     interactionsLast24h: settledInteractionTimes(ctx.db, projectId, since).length,
     credits: showCredits(ctx, projectId),
     model: ctx.modelStatus,
-    // where replies are generated; with a remote pool, each backend's state (README "Remote generation")
+    // without a model, the same ways out the terminal prints (the playground shows them)
+    modelAdvice: ctx.modelStatus.state === "loaded" || ctx.modelStatus.state === "remote" ? [] : noModelOptions(ctx.config.modelsDir),
+    // where replies are generated; with a remote pool, each backend's state (docs/models-and-performance.md, "Remote generation")
     generation: {
       mode: ctx.config.generation,
       backends: (ctx.generation?.status() ?? []).map((b) => (b.kind === "local" ? b : { ...b, url: safeUrl(b.url) })),

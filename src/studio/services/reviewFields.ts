@@ -1,7 +1,7 @@
 import { invalidRequest } from "../../core/errors.ts";
 import type { Selection } from "../../scanner/reviewGroups.ts";
 
-/** The scanner's review kinds (issue 12); a selection or filter naming another kind is a caller's mistake. */
+/** The scanner's review kinds; a selection or filter naming another kind is a caller's mistake. */
 export const REVIEW_KINDS = ["character", "location", "item", "faction", "event", "dialogue", "other"] as const;
 
 export interface ReviewFields {

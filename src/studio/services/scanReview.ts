@@ -18,7 +18,7 @@ export interface ReviewFilter {
   format?: string;
   sourceFile?: string;
   search?: string;
-  /** one review group (issue 12's `group`) */
+  /** one review group (an extraction's `group`) */
   group?: string;
   kind?: string;
 }

@@ -9,7 +9,7 @@ function section(over: Partial<Section> & { text: string }): Section {
   return { title: "Untitled", sourceFile: "lore/a.md", kind: "markdown-heading", ...over };
 }
 
-// Issue 12: tags and locations match as case-sensitive proper nouns (the name as written or its
+// Tags and locations match as case-sensitive proper nouns (the name as written or its
 // Title Case form, hyphens read as spaces), never as a one-word name at the start of a sentence.
 describe("classify: tags", () => {
   test("project tags match as proper nouns: Title Case, hyphens as spaces, whole words", () => {
@@ -117,7 +117,7 @@ describe("classify: confidence and preview", () => {
     expect(heading).toBeGreaterThan(code);
   });
 
-  // Issue 12: confidence scores what is lore, not length.
+  // Confidence scores what is lore, not length.
   test("length does not raise confidence; tag/location matches do; values stay in [0,1]", () => {
     const short = classify([section({ text: prose })], { tags: [], locations: [] })[0].confidence;
     const long = classify([section({ text: `${prose} `.repeat(20) })], { tags: [], locations: [] })[0].confidence;

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { ALLOWED_EXTENSIONS, classify, decodeText, extractFile } from "../../../src/scanner/extract/index.ts";
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures", name), "utf8");
-/** Issue 12: no fixed letter minimum; short fine-grained entries that are UI words are counted in one line. */
+/** No fixed letter minimum; short fine-grained entries that are UI words are counted in one line. */
 const SHORT_UI = "Short UI text or label (not lore)";
-/** Issue 12: code yields only dialogue/description strings and data-class doc comments. */
+/** Code yields only dialogue/description strings and data-class doc comments. */
 const CODE = "Source code: only dialogue/description strings and data-class doc comments are scanned";
 
 interface Case {
@@ -22,7 +22,7 @@ interface Case {
 const CASES: Case[] = [
   {
     path: "docs/lore.md",
-    // Issue 12: a page with a front-matter title is one entity (a wiki page): one candidate up to ~4,000 characters.
+    // A page with a front-matter title is one entity (a wiki page): one candidate up to ~4,000 characters.
     sections: [
       {
         title: "Thornhaven Chronicle",
@@ -48,7 +48,7 @@ const CASES: Case[] = [
     sections: [
       { title: "Bestiary", kind: "html-text", text: "The creatures of the marsh are many, and most of them are hungry & patient." },
       { title: "Marsh Wyrm", kind: "html-text", text: "A long, pale serpent that sleeps under the peat and wakes only when the bells of Thornhaven ring." },
-      // Issue 12: no fixed minimum; a heading says what a short text is about.
+      // No fixed minimum; a heading says what a short text is about.
       { title: "Bog Lantern", kind: "html-text", text: "Tiny lights." },
     ],
     skipped: [],
@@ -77,7 +77,7 @@ const CASES: Case[] = [
         kind: "yarn-node",
         text: "Garrick: Welcome to the Rusty Tankard!\nGarrick: You look like you've walked the north road. Dangerous these days.\nAsk about the caravan\nGarrick: Three wagons, gone without a trace near.\nLeave",
       },
-      { title: "Caravan", kind: "yarn-node", text: "Garrick: Don't ask." }, // issue 12: one candidate per node, however short
+      { title: "Caravan", kind: "yarn-node", text: "Garrick: Don't ask." }, // one candidate per node, however short
     ],
     skipped: [],
   },
@@ -89,7 +89,7 @@ const CASES: Case[] = [
         kind: "twee-passage",
         text: "You push open the door of the Rusty Tankard.\nThe fire crackles and Garrick waves you over. Talk to Garrick or Leave.",
       },
-      { title: "Road", kind: "twee-passage", text: "The road is dark." }, // issue 12: one candidate per passage
+      { title: "Road", kind: "twee-passage", text: "The road is dark." }, // one candidate per passage
     ],
     skipped: [
       { section: "StoryTitle", reason: "Boilerplate (file metadata)" },
@@ -105,7 +105,7 @@ const CASES: Case[] = [
         kind: "renpy-label",
         text: "The tavern is warm and smells of woodsmoke and spilled ale.\nGarrick: Welcome, traveller! Sit by the fire.\nAsk about the caravan\nGarrick: Gone. Three wagons, gone near the old mill.\nLeave",
       },
-      { title: "short", kind: "renpy-label", text: "Mira: Hi." }, // issue 12: one candidate per label
+      { title: "short", kind: "renpy-label", text: "Mira: Hi." }, // one candidate per label
     ],
     skipped: [],
   },
@@ -117,7 +117,7 @@ const CASES: Case[] = [
         kind: "json-object",
         text: "Cheerful innkeeper of the Rusty Tankard who loves gossip about Thornhaven.\n\nWelcome, traveller!\nThe north road is dangerous these days, mind the wolves.",
       },
-      { title: "Mira", kind: "json-object", text: "Too short." }, // issue 12: a named object's short description is kept
+      { title: "Mira", kind: "json-object", text: "Too short." }, // a named object's short description is kept
       { title: "intro", kind: "json-string", text: "The valley of Thornhaven lies between two rivers that never freeze, even in the deepest winter." },
     ],
     skipped: [],
@@ -130,7 +130,7 @@ const CASES: Case[] = [
         kind: "yaml-object",
         text: "Carried by the bog wardens, this lantern burns with a green flame that\nnever goes out, not even under water.",
       },
-      { title: "Rusty Key", kind: "yaml-object", text: "Opens something." }, // issue 12: short named item kept
+      { title: "Rusty Key", kind: "yaml-object", text: "Opens something." }, // short named item kept
     ],
     skipped: [],
   },
@@ -142,7 +142,7 @@ const CASES: Case[] = [
   {
     path: "data/dialogue.csv",
     sections: [
-      // Issue 12: one candidate per key group: a speaker's rows together.
+      // One candidate per key group: a speaker's rows together.
       { title: "Garrick", kind: "csv-row", text: 'Welcome to the Rusty Tankard, friend. Mind the step, it\'s older than I am.\n\nAle, stew, a bed — "the usual"?\n\nx' },
       { title: "Mira", kind: "csv-row", text: "The caravan left at dawn,\nand nobody has seen it since. The wolves took it, they say." },
     ],
@@ -191,7 +191,7 @@ const CASES: Case[] = [
   {
     path: "scenes/tavern.tscn",
     sections: [{ title: "Sign", kind: "godot-text", text: "The Rusty Tankard: ale, stew and a warm bed since the founding of Thornhaven." }],
-    // Issue 12: a Button's caption is a control's, counted as UI (not a short entry that might be a name).
+    // A Button's caption is a control's, counted as UI (not a short entry that might be a name).
     skipped: [{ section: "1 controls (buttons, fields, lists)", reason: "UI, settings or developer text (not lore)" }],
   },
   {
@@ -202,14 +202,14 @@ const CASES: Case[] = [
         kind: "dialogic-timeline",
         text: "Garrick: Welcome to the Rusty Tankard, traveller! Sit by the fire.\nThe fire crackles while rain hammers the shutters.\nAsk about the caravan\nGarrick: Three wagons, gone without a trace near the old mill.\nLeave",
       },
-      { title: "farewell", kind: "dialogic-timeline", text: "Garrick: Safe travels." }, // issue 12: one candidate per timeline
+      { title: "farewell", kind: "dialogic-timeline", text: "Garrick: Safe travels." }, // one candidate per timeline
     ],
     skipped: [],
   },
   {
     path: "scripts/npc.gd",
     sections: [
-      // Issue 12: the doc comment of a Node script (not a data class) and the code lines are not lore.
+      // The doc comment of a Node script (not a data class) and the code lines are not lore.
       { title: "GREETING", kind: "code-string", text: "Welcome, traveller! The stew is hot and the ale is cold, sit anywhere you like." },
       { title: "lore", kind: "code-string", text: "The bell tower of Thornhaven rings\nat midnight when nobody is there." },
     ],
@@ -218,7 +218,7 @@ const CASES: Case[] = [
   {
     path: "Assets/Scripts/NpcBarks.cs",
     sections: [
-      // Issue 12: comments of a MonoBehaviour (not a data class), and the licence header with them, are not scanned.
+      // Comments of a MonoBehaviour (not a data class), and the licence header with them, are not scanned.
       { title: "IntroBark", kind: "code-string", text: "Welcome to the Rusty Tankard, traveller! Mind the step, it is older than I am." },
       { title: "Warning", kind: "code-string", text: 'The north road isn\'t safe since the caravan vanished near the "old mill".' },
     ],
@@ -362,7 +362,7 @@ describe("format details", () => {
     expect(sections.map(({ title, text }) => ({ title, text }))).toEqual([
       { title: "greet", text: 'Hello, traveller! The "Rusty Tankard" welcomes you,\nstranger.' },
     ]);
-    // Issue 12: "Bye" under a plain key is UI text, counted, not listed.
+    // "Bye" under a plain key is UI text, counted, not listed.
     expect(skipped).toEqual([{ section: "1 short entry", reason: SHORT_UI, sourceFile: "loc.csv" }]);
   });
 
@@ -439,7 +439,7 @@ describe("extensions and decoding", () => {
 });
 
 describe("Twee (SugarCube) markup: what the reader sees, not the code", () => {
-  // Issue 12, found on a real SugarCube story (bench corpus twine-ordson): macros holding `>`, property reads of variables,
+  // Found on a real SugarCube story (bench corpus twine-ordson): macros holding `>`, property reads of variables,
   // line continuations and backquoted link text had left code in the candidates.
   const cases: [string, string, string][] = [
     ["a macro whose condition holds < and >=", "<<if $intoxication < 4 && $gold >= 3>>You drink the green brew.<</if>>", "You drink the green brew."],

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { parse } from "yaml";
 import { splitFrontMatter } from "../../../src/scanner/extract/frontMatter.ts";
 
-/** Issue 12 (speed): flat front matter is read by hand; every case must read as the YAML parser reads it. */
+/** For speed: flat front matter is read by hand; every case must read as the YAML parser reads it. */
 describe("front matter: the hand reader agrees with the YAML parser", () => {
   const cases: [string, string][] = [
     ["flat", "title: The Amunorian Empire\ntags: [country, culture, history]\nlocation: Sarathis"],

@@ -6,7 +6,7 @@ import { LazyJson } from "../../../src/scanner/extract/lazyJson.ts";
 import { SectionCollector } from "../../../src/scanner/extract/SectionCollector.ts";
 import { walkStructured } from "../../../src/scanner/extract/walkStructured.ts";
 
-// Issue 12 (memory): a big JSON file is read a container at a time. Read lazily — every container
+// To bound memory: a big JSON file is read a container at a time. Read lazily — every container
 // left unparsed until the walker reaches it (parseWhole 0) — a file must give exactly the sections
 // of the file parsed whole.
 const OPTS = { objectKind: "json-object", stringKind: "json-string" };

@@ -6,7 +6,7 @@ import { MECHANICS } from "../../../src/scanner/extract/formats/records.ts";
 import { isStatText, isTechnicalText } from "../../../src/scanner/extract/techText.ts";
 
 /**
- * Scanner v2.1 (issue 12, candidates per MB): what a project with no lore yields, UI/developer text of
+ * Fewer candidates per MB: what a project with no lore yields, UI/developer text of
  * fine-grained entries, stat templates, one list of short entries per file, and doc comments of code.
  */
 const titles = (path: string, content: string) => extractFile(path, content).sections.map((s) => s.title);

@@ -111,7 +111,7 @@ describe("skip rules", () => {
     expect(reasons("code.md", code)).toEqual([["Snippet", "Code only (no prose)"]]);
   });
 
-  // Issue 12: no fixed letter minimum. A titled short section is kept; one without words is listed;
+  // No fixed letter minimum. A titled short section is kept; one without words is listed;
   // fine-grained UI words are counted in one line; short unnamed entries are gathered into one list.
   test("too short: no words listed for document sections, UI words counted in one line for fine-grained entries", () => {
     expect(extractFile("short.md", "# Mill\n\nIt burned.\n\n# Well\n\n—").sections.map((s) => [s.title, s.text])).toEqual([["Mill", "It burned."]]);

@@ -69,7 +69,7 @@ describe("the worker, end to end", () => {
     const copy = d.extractions.find((e: any) => e.sourceFiles.includes("docs/lore-copy.markdown"));
     expect(copy.sourceFiles).toEqual(["docs/lore.md", "docs/lore-copy.markdown"]);
     for (const e of d.extractions) {
-      // The spec's seven fields, plus issue 12's review fields.
+      // The spec's seven fields, plus the review fields.
       expect(Object.keys(e).sort()).toEqual(["confidence", "contentPreview", "group", "id", "kind", "location", "reasons", "sourceFiles", "speakers", "tags", "title", "variants"]);
       expect(e.confidence).toBeGreaterThanOrEqual(0);
       expect(e.confidence).toBeLessThanOrEqual(1);

@@ -157,6 +157,8 @@ describe.skipIf(!enabled)("Lorehold Studio in Chromium, no model loaded", () => 
     const { page } = s;
     await nav(s, "Playground");
     await page.getByTestId("no-model").waitFor();
+    // the same ways out as the terminal's first run
+    await expect(page.getByTestId("no-model").textContent()).resolves.toContain("lorehold model pull hf:");
     await page.getByLabel("Your line").fill("What rings at dusk?");
     await page.getByRole("button", { name: "Send" }).click();
     const trace = page.getByTestId("trace-0");

@@ -119,7 +119,7 @@ export function extractDelimited(content: string, delimiter: string, out: Sectio
 
   // Rows keyed by numbers only (a string table's ids) say nothing of what they hold: long ones are
   // read as consecutive passages of about CHUNK_CHARS, titled by the first one's first line;
-  // short ones (names, labels) go to the file's list of short entries (issue 12).
+  // short ones (names, labels) go to the file's list of short entries.
   const keyedTitles = titleCol >= 0 && /^(?:key|id|keys|ids|stringid|entryid)$/.test(header[titleCol].toLowerCase().replace(/[^a-z]/g, ""));
   let chunk: string[] = [];
   let size = 0;

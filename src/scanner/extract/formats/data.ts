@@ -58,7 +58,7 @@ export function extractJson(content: string, out: SectionCollector): void {
   let data: unknown;
   const text = content.replace(/^\uFEFF/, "");
   if (text.length > SNIFF_ABOVE) {
-    // Issue 12 (memory): a big file is read a container at a time (lazyJson.ts), never parsed whole.
+    // To bound memory: a big file is read a container at a time (lazyJson.ts), never parsed whole.
     walkStructured(LazyJson.of(relaxJson(text)), out, { objectKind: "json-object", stringKind: "json-string" });
     return;
   }

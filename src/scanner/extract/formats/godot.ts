@@ -100,7 +100,7 @@ export function extractGodotResource(content: string, out: SectionCollector): vo
   let controls = 0;
   for (const b of blocks) {
     if (b.header !== "resource" && b.header !== "sub_resource" && b.header !== "node") continue;
-    // Issue 12: a button, a field or a list of a scene holds UI words, never the world's writing.
+    // A button, a field or a list of a scene holds UI words, never the world's writing.
     if (b.header === "node" && UI_CONTROL_TYPES.has(b.attrs.type ?? "") && b.props.some((p) => p.strings.length)) {
       controls++;
       continue;

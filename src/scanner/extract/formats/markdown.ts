@@ -18,7 +18,7 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
   let body: string[] = [];
   let size = 0;
   // A page with a front-matter title is about one entity (a wiki page): its headings stay inside
-  // one section until it reaches PAGE_SECTION_CHARS, then it splits on the next heading (issue 12).
+  // one section until it reaches PAGE_SECTION_CHARS, then it splits on the next heading.
   const page = fm.title ?? null;
   const flush = () => {
     const text = body.join("\n");

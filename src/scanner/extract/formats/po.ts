@@ -81,7 +81,7 @@ export function extractPo(content: string, out: SectionCollector): void {
     out.skipFile(SKIP.parse((e as Error).message));
     return;
   }
-  // Issue 12: a catalogue lists a source file's strings in order, so consecutive prose entries with no
+  // A catalogue lists a source file's strings in order, so consecutive prose entries with no
   // key are one passage (a logbook page's heading and its paragraphs), cut at PASSAGE_CHARS and titled
   // by the heading-like entry that opened it, not one "<file> #n" candidate per paragraph.
   let passage: string[] = [];

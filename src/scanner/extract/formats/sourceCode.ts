@@ -45,7 +45,7 @@ export function extractSourceCode(content: string, language: Language, out: Sect
     }
     merged.push({ ...it });
   }
-  // Issue 12: code yields only what is lore-like. Comments only as doc comments of data classes
+  // Code yields only what is lore-like. Comments only as doc comments of data classes
   // (a ScriptableObject, [Serializable] or *Data/*Definition class describes game content); strings
   // only when they read as a player-facing sentence or sit under a dialogue/description-like name.
   const dataFile = DATA_CLASS_RE.test(s);

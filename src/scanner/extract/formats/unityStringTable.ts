@@ -5,7 +5,7 @@ import { headline } from "./csv.ts";
 import { isStatText } from "../techText.ts";
 
 /**
- * Unity Localization string tables (issue 12): a locale table (`m_TableData: - m_Id / m_Localized`)
+ * Unity Localization string tables: a locale table (`m_TableData: - m_Id / m_Localized`)
  * holds the texts, its collection's "Shared Data" asset (`m_Entries: - m_Id / m_Key`) the keys.
  * Read line by line, not through a YAML parser: tables run to megabytes (the parser took a second
  * per table) and Unity writes quoted scalars a strict parser rejects (a closing quote at column 0).

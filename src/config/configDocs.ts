@@ -1,0 +1,54 @@
+import type { Config } from "./config.ts";
+
+/**
+ * What each configuration key means, beside the parsing table in config.ts: the source that
+ * `scripts/docs/generateReference.ts` turns into docs/reference/config.md, so the manual cannot
+ * drift from the options the server reads (test/docs/reference.test.ts fails when it is stale).
+ */
+export interface ConfigDoc {
+  /** one sentence or two: what it does and when to change it */
+  doc: string;
+  /** the default as a reader should see it, when the computed default depends on the machine */
+  defaultText?: string;
+}
+
+export const CONFIG_DOCS: Partial<Record<keyof Config, ConfigDoc>> = {
+  port: { doc: "HTTP port." },
+  host: { doc: "Bind address; `0.0.0.0` exposes the server beyond this machine (put a TLS proxy in front)." },
+  dataDir: { doc: "Where everything is kept: SQLite, LanceDB, uploads, KV snapshots. Back this folder up." },
+  modelsDir: { doc: "GGUF chat models and `embeddings/` folders." },
+  model: { doc: "The chat model: a path, or a file name in modelsDir.", defaultText: "the only GGUF in modelsDir" },
+  embeddingModel: { doc: "`hashing` (built in, no download) or a folder under `modelsDir/embeddings` holding an ONNX sentence embedder." },
+  threads: { doc: "llama.cpp threads. Set it to the physical cores you give Lorehold: more threads than cores is very slow.", defaultText: "available cores" },
+  parallel: { doc: "Conversations kept in the model's KV cache at once (sequences of one context)." },
+  contextSize: { doc: "Tokens per conversation sequence." },
+  publicUrl: { doc: "Base of the scanner's signed upload URLs, as clients reach this server.", defaultText: "http://host:port" },
+  adminToken: { doc: "Overrides the admin token stored by `init`.", defaultText: "the one `init` stored" },
+  maxReplyTokens: { doc: "Hard cap of a reply's tokens (a mind's `responseConfig.maxTokens` may be lower)." },
+  generationTimeoutMs: { doc: "Per-request generation timeout, queue wait included." },
+  idleTimeoutSeconds: { doc: "A connection silent this long is closed (1–255); an interaction is allowed its whole generation budget instead." },
+  bodyTimeoutSeconds: { doc: "A request body must arrive whole within this (1–255), on every route: 408 past it." },
+  flashAttention: { doc: "llama.cpp flash attention: `auto` (on where the model supports it), `on`, `off`. See BENCHMARKS.md for the trade-off on CPUs." },
+  kvSnapshots: { doc: "`on` keeps conversations and minds' static prompts warm on disk (`dataDir/kv`) across restarts and evictions; `off` keeps them in memory only." },
+  kvDiskBudgetMb: { doc: "Disk budget of those snapshots; the least recently used are deleted beyond it." },
+  sharedLoreTokens: { doc: "Tokens of lore a mind's static prompt carries for all its players (at most a third of the prompt budget); 0 turns the shared-lore level off." },
+  defaultMonthlyCredits: { doc: "Monthly allotment of a new team's default plan, in credits." },
+  logLevel: { doc: "`debug`, `info`, `warn`, `error` or `silent`; JSON lines on stderr." },
+  generation: { doc: "`local` (llama.cpp in this process) or `remote` (the `[[backends]]` pool of OpenAI-compatible servers)." },
+  backends: {
+    doc: "The remote generation servers. In `lorehold.toml` a `[[backends]]` table each (fields below); in the environment a comma-separated list of URLs or a JSON array; `LOREHOLD_BACKENDS_API_KEY` is the key of those without their own.",
+    defaultText: "none",
+  },
+  prices: { doc: "Microcredits per unit (1 credit = 1,000,000 microcredits): `promptToken`, `completionToken`, `scanByte`, `embedToken`. File only (`[prices]`)." },
+};
+
+/** The fields of one `[[backends]]` table (parsed by src/generation/backendsConfig.ts). */
+export const BACKEND_FIELD_DOCS: Array<{ field: string; default: string; doc: string }> = [
+  { field: "url", default: "(required)", doc: "http(s) root of the server (Lorehold calls `/v1/chat/completions`, `/health`, …)." },
+  { field: "kind", default: "llama-server", doc: "`llama-server`, `vllm`, `ollama` or `openai`: which extras are used (slot pinning and prompt cache with llama-server)." },
+  { field: "model", default: "`default` for llama-server, else required", doc: "Model name sent with each request (vLLM, Ollama and OpenAI serve by name)." },
+  { field: "apiKey", default: "`LOREHOLD_BACKENDS_API_KEY`, else none", doc: "Bearer token; never logged, never shown by /readyz, /metrics or the CLI." },
+  { field: "maxConcurrent", default: "4", doc: "Requests in flight on this backend (its slots); more wait, within the request's timeout, for a free one." },
+  { field: "weight", default: "1", doc: "Share of conversations relative to the other backends (virtual nodes on the hash ring)." },
+  { field: "timeoutMs", default: "`generationTimeoutMs`", doc: "Longest time one attempt on this backend may take." },
+];
