@@ -180,7 +180,8 @@ tests:
 `),
       { runs: 2 },
     );
-    expect(summary.cases[0].runs[0].error).toBeUndefined();
+    const failures = summary.cases[0].runs.flatMap((r) => [r.error ?? [], ...r.turns.flatMap((x) => x.checks.filter((k) => !k.pass).map((k) => `${k.check}: ${k.detail}; reply ${JSON.stringify(x.reply)}`))].flat());
+    expect(failures).toEqual([]);
     expect(summary.status).toBe("PASSED");
     // the seeded memory reached the prompt in the copy
     expect(summary.cases[0].runs[0].turns[0].trace.memories).toContain("The stranger carried stone for the river wall.");
