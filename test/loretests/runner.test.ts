@@ -175,7 +175,6 @@ tests:
       - { role: npc, text: Peace be with you. }
     turns:
       - say: What lies in the crypt below the abbey church?
-        expect: { noLeakOf: [smugglers-tunnel] }
       - say: And who reset the stone beneath the flood mark?
 `),
       { runs: 2 },
