@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const dataDir = join(dir, "data");
 const model = ensureTinyModel(undefined, { nCtx: 8192 });
 // the tiny model's vocabulary is mostly bytes: the demo's lore needs a large context to fit
-const env = { LOREHOLD_CONTEXT_SIZE: "8192", LOREHOLD_THREADS: "1", LOREHOLD_PARALLEL: "1", LOREHOLD_LOG_LEVEL: "silent", LOREHOLD_MAX_REPLY_TOKENS: "8" };
+const env = { LOREHOLD_CONTEXT_SIZE: "8192", LOREHOLD_THREADS: "1", LOREHOLD_PARALLEL: "1", LOREHOLD_LOG_LEVEL: "silent", LOREHOLD_MAX_REPLY_TOKENS: "4" };
 
 async function cli(...args: string[]) {
   const out: string[] = [];
