@@ -93,6 +93,8 @@ describe.skipIf(!enabled)("the Studio's Lore tests page (Chromium)", () => {
 
   test("save a playground turn as a test: the case lands in the suite draft with the lore that reached the prompt, and validates", async () => {
     const { page } = s;
+    // a reply of the tiny model on 2 shared cores under load can take longer than the default 30 s wait
+    page.setDefaultTimeout(120_000);
     await page.goto(`/#/p/${projectId}/playground`);
     const mindId = (s.app.ctx.db.query("SELECT id FROM entity_minds WHERE key = 'garrick'").get() as { id: string }).id;
     await page.getByLabel("Mind", { exact: true }).selectOption(mindId);
