@@ -6,6 +6,7 @@ import { STATE_KEY_PATTERN, STATE_LIMITS } from "../state/stateKeys.ts";
 import { CONDITION_LIMITS } from "../conditions/parseCondition.ts";
 import { TIMER_MAX } from "../lore/documents/documentGate.ts";
 import { BehaviourModel } from "../behaviour/behaviourModel.ts";
+import { CaseSchema, LORE_TEST_LIMITS } from "../loretests/testSchema.ts";
 
 /**
  * The lore pack format (DESIGN.md "Lore pack format"), in one place: the
@@ -205,6 +206,8 @@ export const PackSchema = Type.Object(
     minds: Opt(Type.Array(MindSchema)),
     relationships: Opt(Type.Array(RelationshipSchema)),
     documents: Opt(Type.Array(DocumentSchema)),
+    /** lore tests written next to the lore (src/loretests): checked on import, run by `lorehold test` */
+    tests: Opt(Type.Array(CaseSchema, { maxItems: LORE_TEST_LIMITS.cases })),
   },
   { ...closed, title: "Lorehold lore pack" },
 );

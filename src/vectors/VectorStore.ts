@@ -94,6 +94,11 @@ export class VectorStore implements VectorTables {
     return this.active.embedderId;
   }
 
+  /** The embedder of the searchable tables (null while they are stale): a copy of this store opens with it. */
+  get embedder(): Embedder | null {
+    return this.active.embedder;
+  }
+
   /** True while reembedAll is building new tables. */
   get reembedInProgress(): boolean {
     return this.reembedding;
