@@ -21,7 +21,8 @@ type Json = Record<string, unknown>;
  * The JSON schema of the tail — what the grammar allows and what Ajv checks afterwards — for this turn's
  * offered actions: `{"emotion", "intensity", "actions": [{"name", "params"}], "trust"?}`. Everything the grammar
  * can enforce is an enum or a const (emotion, intensity, trust step, action names, choices, references); a
- * wide integer is only typed, and the server clamps it (parseTail.ts). The empty action list is always valid.
+ * wide integer keeps its minimum and maximum, which the grammar enforces digit by digit; an unbounded one is
+ * only typed, and the server clamps it to safe integers (parseTail.ts). The empty action list is always valid.
  * Properties are listed in the order the model writes them, with `required` and closed objects for Ajv.
  */
 export function tailSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
@@ -61,9 +62,11 @@ function paramSchema(p: ParamInput, refs: RefNames): Json {
     case "boolean":
       return { type: "boolean" };
     case "integer":
+      // A wider range keeps its bounds: the local grammar samples only numbers within them (llm/jsonSchemaGrammar.ts),
+      // llama-server's json_schema does the same, and Ajv holds any other backend to them.
       return p.minimum !== undefined && p.maximum !== undefined && p.maximum - p.minimum < ENUM_INTEGER_SPAN
         ? { type: "integer", enum: range(p.minimum, p.maximum) }
-        : { type: "integer" };
+        : { type: "integer", ...(p.minimum !== undefined ? { minimum: p.minimum } : {}), ...(p.maximum !== undefined ? { maximum: p.maximum } : {}) };
   }
 }
 
@@ -109,6 +112,8 @@ function longest(s: Json, depth: number): number {
     case "string":
       return 2 + 6 * Number(s.maxLength ?? 0); // `\uXXXX` is the longest form of one character
     case "integer":
+      // bounded: its widest bound (the other side, when open, is llm/jsonSchemaGrammar's 15 digits and a sign)
+      if (typeof s.minimum === "number" || typeof s.maximum === "number") return Math.max(bytes(s.minimum ?? -1e15 + 1), bytes(s.maximum ?? 1e15 - 1));
       return 36; // sign, 16 digits, exponent sign and 16 digits
     case "number":
       return 54;
