@@ -1,5 +1,6 @@
 import { validatorFor } from "../generation/structured.ts";
 import type { ActionDef, Behaviour } from "./resolveBehaviour.ts";
+import { NO_ACTION } from "./tailSchema.ts";
 
 /** What the tail said, as the server settled it (before trust is applied to the stored value). */
 export interface ParsedTail {
@@ -49,7 +50,8 @@ export function parseTail(text: string, schema: object, b: Behaviour, offered: A
   }
   const uses = new Map<string, number>();
   const actions: ParsedTail["actions"] = [];
-  for (const a of raw.actions) {
+  // "none" says no action; beside a real one it says nothing
+  for (const a of raw.actions.filter((x) => x.name !== NO_ACTION)) {
     const def = defs.get(a.name)!;
     const n = (uses.get(a.name) ?? 0) + 1;
     if (n > def.maxPerTurn || actions.length >= b.maxActionsPerTurn) {
