@@ -5,6 +5,7 @@ import { setRateLimits } from "../../src/ratelimit/rateLimitSettings.ts";
 import { writeBehaviour } from "../../src/behaviour/behaviourStore.ts";
 import { writeTx } from "../../src/db/openDatabase.ts";
 import { loadSession } from "../../src/npc/session/sessionStore.ts";
+import { updateMind } from "../../src/lore/minds/writeMinds.ts";
 import { tempDir } from "../support/testApp.ts";
 import { startLiveServer, type LiveServer } from "./liveServer.ts";
 
@@ -67,6 +68,9 @@ describe.skipIf(!haveMono)("Unity C# client against a live server (Mono)", () =>
       actions: [{ name: "wave", description: "Wave at the player." }, { name: "pour", description: "Pour a drink.", params: { type: "object" as const, properties: { drink: { type: "string" as const, enum: ["ale", "cider"] } } } }],
     };
     writeTx(s.app.ctx.db, () => writeBehaviour(s.app.ctx.db, s.world.projectId, mind, behaviour, new Date().toISOString()));
+    // The world's Elena samples at 0.2, where random weights keep picking the same name; at 1.5 the tail's
+    // choice among "none", "pour" and "wave" varies from turn to turn (and short replies keep turns quick).
+    updateMind(s.app.ctx, s.world.projectId, mind, { responseConfig: { verbosity: "terse", maxTokens: 8, temperature: 1.5 } });
     setRateLimits(s.app.ctx, s.world.projectId, { perPlayerPerMinute: 60 });
     const exe = join(dir, "TypedTurnTests.exe");
     const build = Bun.spawnSync([mcs!, "-langversion:7.2", "-warnaserror+", `-out:${exe}`, "-r:System.Net.Http.dll", ...glob("Runtime"), join(SDK, "Samples~/TypedTurn/TypedTurnDriver.cs"), ...glob("Tests/TypedTurn")], { stdout: "pipe", stderr: "pipe" });

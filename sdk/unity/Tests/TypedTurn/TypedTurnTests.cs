@@ -59,12 +59,13 @@ public static class TypedTurnTests
         var tokens = 0;
         driver.OnToken = t => tokens++;
         List<ActionResult> sent = null;
-        // Random weights choose "none" or an action each turn: enough turns to see one (at about even odds, 12 turns
-        // leave a chance below 1e-3 of never seeing one).
+        // Random weights choose "none" or an action each turn (the server samples this mind at temperature 1.5): 12
+        // turns leave a small chance of never seeing one even if an action came only one turn in three (below 1e-2).
+        var lines = new[] { "A drink, please!", "Pour me an ale.", "Wave if you can hear me!", "Cider, please.", "Another round!", "Hello there." };
         for (var i = 0; i < 12 && sent == null; i++)
         {
             played.Clear();
-            var r = await driver.SayAsync("A drink, please!");
+            var r = await driver.SayAsync(lines[i % lines.Length]);
             Check(r.Behaviour != null, "the reply has behaviour");
             Check(played.Count == 1 && played[0].Name == r.Behaviour.Emotion.Name && played[0].Intensity == r.Behaviour.Emotion.Intensity, "the emotion event is the reply's emotion, once");
             Check(driver.Pending.Count == r.Behaviour.Actions.Count, "one result per action");
