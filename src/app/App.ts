@@ -39,6 +39,7 @@ import { opsFeature } from "../ops/opsFeature.ts";
 import { adminFeature } from "../admin/adminFeature.ts";
 import { studioFeature } from "../studio/studioFeature.ts";
 import { stateFeature } from "../state/stateFeature.ts";
+import { scenesFeature } from "../scenes/scenesFeature.ts";
 import { UsageLog } from "../ops/usageLog.ts";
 
 export type { AppContext, ModelStatus };
@@ -47,7 +48,7 @@ export type { AppContext, ModelStatus };
  * Every feature of the server, in mount order: its routes (the whole HTTP
  * surface) and its background jobs (registered in this order too).
  */
-export const FEATURES: readonly Feature[] = [npcFeature, stateFeature, behaviourFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
+export const FEATURES: readonly Feature[] = [npcFeature, stateFeature, scenesFeature, behaviourFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
 
 async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
   const path = resolveModelPath(config.modelsDir, config.model ?? undefined);
