@@ -5,7 +5,7 @@ import type { Principal } from "../auth/apiKeys.ts";
 import { ErrorBody } from "../http/commonSchemas.ts";
 import { readJsonBody } from "../http/readJsonBody.ts";
 import { sseEvent, wantsEventStream } from "../npc/sse.ts";
-import { checkBody, CreateSceneBody, PatchSceneBody, SceneTurnBody, SceneTurnView, SceneView, type SceneTurnInput } from "./sceneSchemas.ts";
+import { checkBody, CreateSceneBody, PatchSceneBody, SceneCreatedView, SceneEndedView, SceneTurnBody, SceneTurnView, SceneView, type SceneTurnInput } from "./sceneSchemas.ts";
 import { createScene, endScene, patchScene, sceneView, type SceneDeps } from "./sceneService.ts";
 import { runSceneTurn, type SceneTurnResponse } from "./sceneTurn.ts";
 
@@ -40,6 +40,7 @@ export function sceneRoutes(deps: SceneDeps) {
           "Start a scene",
           "Body `{minds: [mindId | {mindId, talkativeness}], location?, playerId?, context?}` → `{sceneId}`. Each mind must be this project's and have knowledge tags. A scene idle for `sceneIdleSeconds` ends as if deleted.",
           CreateSceneBody,
+          SceneCreatedView,
         ),
       },
     )
@@ -66,7 +67,7 @@ export function sceneRoutes(deps: SceneDeps) {
     )
     .delete("/scenes/:sceneId", ({ request, params }) => endScene(deps, principal(request).projectId, params.sceneId), {
       ...params,
-      detail: doc("End a scene", "Cancels its running turn, checkpoints each mind's memory of it (with a player) and deletes it.", undefined, undefined, [401, 403, 404]),
+      detail: doc("End a scene", "Cancels its running turn, checkpoints each mind's memory of it (with a player) and deletes it.", undefined, SceneEndedView, [401, 403, 404]),
     })
     .post(
       "/scenes/:sceneId/turn",

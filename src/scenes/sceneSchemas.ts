@@ -94,3 +94,6 @@ export const SceneTurnView = T.Object({
   lines: T.Array(SceneLineView),
   metadata: T.Object({}, { additionalProperties: true, description: "cancelled: true when a newer turn cut this one short; stopped: the error that ended it after its first line" }),
 });
+
+export const SceneCreatedView = T.Object({ sceneId: T.String() });
+export const SceneEndedView = T.Object({ sceneId: T.String(), ended: T.Literal(true), memoryCheckpoints: T.Integer({ description: "minds whose memory of the scene was queued for the summary" }) });
