@@ -8,7 +8,7 @@ import { loadMindProfile, type MindProfile } from "../npc/mindProfile.ts";
 import type { InteractRequest } from "../npc/interactModel.ts";
 import type { TurnBehaviour } from "../behaviour/behaviourPrompt.ts";
 import { scenePlayerKey } from "./checkpointScene.ts";
-import { HEARD_LINES, heardText, PLAYER_LABEL } from "./heardText.ts";
+import { HEARD_LINES, heardLines, PLAYER_LABEL } from "./heardText.ts";
 import { nextSpeaker, words, type SpeakerCandidate, type SpeakerPick } from "./nextSpeaker.ts";
 import { loadScene, sceneContext, type SceneDeps } from "./sceneService.ts";
 import type { SceneTurnInput } from "./sceneSchemas.ts";
@@ -112,9 +112,12 @@ async function speak(deps: SceneDeps, principal: Principal, scene: SceneRow, inp
     const heard = linesAfter(deps.db, scene.id, member.heard_seq, HEARD_LINES);
     const omitted = countLinesAfter(deps.db, scene.id, member.heard_seq) - heard.length;
     const others = present.filter((p) => p.mindId !== mind.id).map((p) => p.name);
-    const context = { ...sceneContext(scene), nearbyCharacters: others.slice(0, 10) };
+    const said = heardLines(heard, names, omitted, others);
+    const setting = sceneContext(scene);
+    const recentEvents = [...(setting.recentEvents ?? []), ...said.earlier];
+    const context = { ...setting, nearbyCharacters: others.slice(0, 10), ...(recentEvents.length ? { recentEvents } : {}) };
     const req: InteractRequest = {
-      text: heardText(heard, names, omitted, others),
+      text: said.text,
       entityMindId: mind.id,
       playerId: scenePlayerKey(scene),
       context,

@@ -57,7 +57,7 @@ describe.skipIf(!fx || !qwen)("scenes on Qwen2.5-Coder-0.5B-Instruct: what is sa
       expect(after.status).toBe(200);
       const reply = after.body.lines[0].response as string;
       const ps = bramPrompts();
-      expect(ps[0]).toContain(`Odile Marsh says: "${said.trim()}"`);
+      expect(ps[0]).toContain(`Odile Marsh said: "${said.trim()}"`);
       for (const p of ps) expect(p).not.toContain("About The Fish Market");
       if (bothDays(said)) {
         saidAloud++;

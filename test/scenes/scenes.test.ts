@@ -290,7 +290,7 @@ describe("knowledge per speaker", () => {
     expect(after.status).toBe(200);
     const g = promptsOf(w.minds.garrick);
     expect(g.length).toBeGreaterThan(0);
-    if (elenaSaid.trim()) expect(g[0]).toContain(`Elena says: "${elenaSaid.trim()}"`);
+    if (elenaSaid.trim()) expect(g[0]).toContain(`Elena said: "${elenaSaid.trim()}"`);
     expect(g[0]).toContain("Garrick, did you hear her?");
     for (const p of g) {
       expect(p).not.toContain(tunnel);
