@@ -9,6 +9,7 @@ import { Lore } from "./Lore.tsx";
 import { World } from "./World.tsx";
 import { Knowledge } from "./Knowledge.tsx";
 import { Playground } from "./Playground.tsx";
+import { Scenes } from "./Scenes.tsx";
 import { Scanner } from "./Scanner.tsx";
 import { Packs } from "./Packs.tsx";
 import { Players } from "./Players.tsx";
@@ -23,6 +24,7 @@ const SECTIONS = [
   ["world", "Tags, places, relations"],
   ["knowledge", "Who knows what"],
   ["playground", "Playground"],
+  ["scenes", "Scenes"],
   ["scanner", "Scanner"],
   ["packs", "Lore packs"],
   ["players", "Players"],
@@ -46,6 +48,7 @@ export function ProjectShell({ projectId, section, item, onSignedOut }: { projec
     world: () => <World {...props} />,
     knowledge: () => <Knowledge {...props} />,
     playground: () => <Playground {...props} />,
+    scenes: () => <Scenes {...props} />,
     scanner: () => <Scanner {...props} />,
     packs: () => <Packs {...props} />,
     players: () => <Players {...props} />,
