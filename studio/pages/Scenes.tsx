@@ -141,7 +141,7 @@ export function Scenes({ projectId }: SectionProps) {
                   </p>
                   {l.metadata?.timing && (
                     <p class="muted">
-                      {l.metadata.timing.promptTokens} prompt tokens ({l.metadata.timing.evaluatedPromptTokens} evaluated) · first token {fmtNum(l.metadata.timing.timeToFirstTokenMs ?? 0, 0)} ms · {fmtNum(l.metadata.creditsUsed ?? 0, 4)} credits
+                      {l.metadata.timing.promptTokens} prompt tokens ({l.metadata.timing.evaluatedPromptTokens} evaluated) · first token {fmtNum(l.metadata.timing.timeToFirstTokenMs ?? 0, 0)} ms · {fmtNum(l.metadata.creditsUsed ?? 0, 6)} credits
                     </p>
                   )}
                 </aside>
