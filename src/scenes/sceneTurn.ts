@@ -126,7 +126,8 @@ async function speak(deps: SceneDeps, principal: Principal, scene: SceneRow, inp
     const timing: NonNullable<InteractOptions["timing"]> = { generateMs: 0 };
     let reply: InteractResponse;
     try {
-      reply = await interact(deps, principal, req, { signal, timing, onToken: opts.onToken, onBehaviour: opts.onBehaviour });
+      const heardTexts = heard.map((l) => l.text).filter((t) => t !== req.text);
+      reply = await interact(deps, principal, req, { signal, timing, heard: heardTexts, onToken: opts.onToken, onBehaviour: opts.onBehaviour });
     } catch (e) {
       if (e instanceof ApiError && e.status === 499 && cancel.aborted && !opts.signal?.aborted) {
         response.metadata.cancelled = true;

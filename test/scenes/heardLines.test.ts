@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { replyProblems } from "../../src/npc/replies/detectors.ts";
 import { heardLines } from "../../src/scenes/heardText.ts";
 import type { SceneLineRow } from "../../src/scenes/sceneStore.ts";
 
@@ -20,4 +21,31 @@ describe("what a speaker heard", () => {
   test("a long line is cut", () => {
     expect(heardLines([line(1, "g", "x".repeat(1000))], names, 0, []).text.length).toBeLessThan(420);
   });
+});
+
+describe("the reply guard hears the scene", () => {
+  const context = (heardLines: string[]) => ({
+    playerLine: "Odile, on which days is the fish market held?",
+    mindName: "Odile Marsh",
+    otherNames: [],
+    structuralLines: [],
+    narrativeLines: [],
+    noteNames: [],
+    previousReply: null,
+    maxSentences: 3,
+    secrets: [],
+    heardLines,
+  });
+  const rows: Array<[string, string, string[], boolean]> = [
+    ["another mind's answer repeated word for word", "Odile Marsh is held on Friday for oil, bread, and letters.", ["Odile Marsh is held on Friday for oil, bread, and letters."], true],
+    ["most of a heard line in one run", "Well, the market is held on Friday for oil and bread, they say.", ["The market is held on Friday for oil and bread."], true],
+    ["an earlier question of the player's, restated as an answer", "On which days is the fish market held? Tuesday.", ["On which days is the fish market held?"], true],
+    ["an answer of its own", "Tuesdays and Saturdays, on the north quay.", ["Odile Marsh is held on Friday for oil, bread, and letters."], false],
+    ["nothing heard", "Odile Marsh is held on Friday for oil, bread, and letters.", [], false],
+  ];
+  for (const [name, reply, heard, echo] of rows) {
+    test(name, () => {
+      expect(replyProblems(reply, context(heard)).some((p) => p.kind === "echo")).toBe(echo);
+    });
+  }
 });
