@@ -26,13 +26,14 @@ describe.skipIf(!fx || !qwen)("scenes on Qwen2.5-Coder-0.5B-Instruct: what is sa
 
   // Per trial two scenes, both with Odile at the table (unseeded sampling at the minds' temperatures: a fresh draw
   // on any CPU). In the first Bram is probed before Odile has said anything: his prompt never holds the market's
-  // lore (asserted exactly), and he named both days in 0 of 6 one-to-one draws (test/realmodel/qwen.test.ts), so
-  // "not both days" fails only if he guesses two weekdays right. In the second Odile is asked first (a first line,
-  // as a one-to-one turn: both days in 40 of 40 draws there), then Bram: her line is in his prompt, word for word
-  // (asserted exactly), the market's lore still is not. That he then names both days is a rate, logged and asserted
-  // as at least 1 of the trials in which Odile said them. (Asking Odile after Bram's wrong answer to the same
-  // question measured worse: the 0.5B model repeated his line in 3 of 3 scenes.)
-  test("Bram knows the market days only after Odile says them aloud", async () => {
+  // lore or its days (asserted exactly: what reaches a speaker is the production path's to decide, not the model's),
+  // and he named both days in 0 of 6 one-to-one draws (test/realmodel/qwen.test.ts), so "not both days" fails only
+  // if he guesses two weekdays right. In the second Odile is asked first, then Bram: her line is in his prompt word
+  // for word (the positive control, asserted exactly), the market's lore still is not. Whether the 0.5B model then
+  // says the days is a rate of the model, not of the server: logged, and recorded in BENCHMARKS.md "Scenes"
+  // (measured: Odile said both days in 2 of 3 scenes, Bram repeated them in 1 of those 2), not asserted.
+  // (Asking Odile after Bram's wrong answer to the same question measured worse: she repeated his line in 3 of 3.)
+  test("Bram's prompt holds the market days only after Odile says them aloud, and never her lore", async () => {
     const turn = (sceneId: string, text: string, speaker: string) =>
       w.t.call("POST", `/v1/scenes/${sceneId}/turn`, { key: w.serverKey, body: { text, speaker } });
     const newScene = async (playerId: string) => {
@@ -66,6 +67,7 @@ describe.skipIf(!fx || !qwen)("scenes on Qwen2.5-Coder-0.5B-Instruct: what is sa
       const ps = bramPrompts();
       expect(ps[0]).toContain(`Odile Marsh said: "${said.trim()}"`);
       for (const p of ps) expect(p).not.toContain("About The Fish Market");
+      if (bothDays(said)) expect(bothDays(ps[0])).toBe(true); // the days reach Bram only as Odile's words
       if (bothDays(said)) {
         saidAloud++;
         if (bothDays(reply)) heard++;
@@ -73,7 +75,5 @@ describe.skipIf(!fx || !qwen)("scenes on Qwen2.5-Coder-0.5B-Instruct: what is sa
       log.push(`before ${JSON.stringify(before.body.lines[0].response)} | Odile ${JSON.stringify(said)} | after ${JSON.stringify(reply)}`);
     }
     console.log(`[realmodel] scenes: Odile said both days in ${saidAloud}/3, Bram repeated them after hearing in ${heard}/${saidAloud}\n${log.join("\n")}`);
-    expect(saidAloud).toBeGreaterThanOrEqual(1);
-    expect(heard).toBeGreaterThanOrEqual(1);
   }, 900_000);
 });
