@@ -73,7 +73,9 @@ export async function runSceneTurn(deps: SceneDeps, principal: Principal, sceneI
   return deps.runs.run(scene.id, (cancel) => speak(deps, principal, scene, input, opts, cancel));
 }
 
-async function speak(deps: SceneDeps, principal: Principal, scene: SceneRow, input: SceneTurnInput, opts: SceneTurnOptions, cancel: AbortSignal): Promise<SceneTurnResponse> {
+async function speak(deps: SceneDeps, principal: Principal, loaded: SceneRow, input: SceneTurnInput, opts: SceneTurnOptions, cancel: AbortSignal): Promise<SceneTurnResponse> {
+  // Read again: the turn this one cancelled may have said lines (or the scene ended) while it waited.
+  const scene = loadScene(deps, principal.projectId, loaded.id);
   const signal = opts.signal ? AbortSignal.any([cancel, opts.signal]) : cancel;
   const profiles = new Map<string, MindProfile>();
   for (const m of sceneMinds(deps.db, scene.id)) profiles.set(m.mind_id, loadMindProfile(deps, principal.projectId, m.mind_id));
