@@ -31,7 +31,7 @@ describe.skipIf(!fx || !qwen)("scenes on Qwen2.5-Coder-0.5B-Instruct: what is sa
   // if he guesses two weekdays right. In the second Odile is asked first, then Bram: her line is in his prompt word
   // for word (the positive control, asserted exactly), the market's lore still is not. Whether the 0.5B model then
   // says the days is a rate of the model, not of the server: logged, and recorded in BENCHMARKS.md "Scenes"
-  // (measured: Odile said both days in 2 of 3 scenes, Bram repeated them in 1 of those 2), not asserted.
+  // (measured in two runs: Odile said both days in 2 of 3 and 3 of 3 scenes, Bram repeated them in 1 of 2 and 2 of 3), not asserted.
   // (Asking Odile after Bram's wrong answer to the same question measured worse: she repeated his line in 3 of 3.)
   test("Bram's prompt holds the market days only after Odile says them aloud, and never her lore", async () => {
     const turn = (sceneId: string, text: string, speaker: string) =>
