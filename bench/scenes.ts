@@ -85,6 +85,7 @@ const s0 = performance.now();
 for (let i = 0; i < turns; i++) {
   const r = await call("POST", `/v1/scenes/${sceneId}/turn`, { text: playerLines[i % playerLines.length], maxLines });
   for (const l of r.lines) scene.push({ turn: i + 1, mind: l.mindId, ttft: l.metadata.timing.timeToFirstTokenMs ?? NaN, prompt: l.metadata.timing.promptTokens, evaluated: l.metadata.timing.evaluatedPromptTokens, completion: l.metadata.timing.completionTokens });
+  console.error(`scene turn ${i + 1}: ${JSON.stringify(scene.filter((x) => x.turn === i + 1))}`);
 }
 const sceneSeconds = (performance.now() - s0) / 1000;
 
@@ -95,6 +96,7 @@ for (const row of scene) {
   // The interact service itself (what each scene line runs), with its timing filled in.
   const timing: NonNullable<InteractOptions["timing"]> = { generateMs: 0 };
   await interact(app.ctx as any, principal, validateInteract({ text: playerLines[(row.turn - 1) % playerLines.length], entityMindId: row.mind, playerId: `bench-solo-${row.mind}` }), { timing });
+  console.error(`separate line: ${JSON.stringify({ turn: row.turn, prompt: timing.promptTokens, evaluated: timing.evaluatedPromptTokens, ttft: timing.timeToFirstTokenMs })}`);
   separate.push({ ...row, ttft: timing.timeToFirstTokenMs ?? NaN, prompt: timing.promptTokens ?? NaN, evaluated: timing.evaluatedPromptTokens ?? NaN, completion: timing.completionTokens ?? NaN });
 }
 const separateSeconds = (performance.now() - s1) / 1000;
