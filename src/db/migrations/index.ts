@@ -8,9 +8,10 @@ import { sharedLoreStamp } from "./016_shared_lore_stamp.ts";
 import { worldState } from "./019_world_state.ts";
 import { behaviour } from "./020_behaviour.ts";
 import { secretDocuments } from "./021_secret_documents.ts";
+import { secretReveal } from "./030_secret_reveal.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, secretReveal];

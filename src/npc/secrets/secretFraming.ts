@@ -17,6 +17,6 @@ export const SECRET_MARK = "(your secret: you know it, but you never tell it to 
 export const SECRETS_HEADING = "[Your secrets: you know them and stay true to them, but you never tell them to anyone]";
 
 /** A note kept as a secret this turn (a secret not yet told). */
-export function kept(note: { secret?: boolean; documentId?: string }): boolean {
-  return !!note.secret && !mayTell({ documentId: note.documentId ?? "", secret: true });
+export function kept(note: { secret?: boolean; revealed?: boolean; documentId?: string }): boolean {
+  return !!note.secret && !mayTell({ documentId: note.documentId ?? "", secret: true, revealed: note.revealed });
 }
