@@ -1,7 +1,6 @@
 import type { Db } from "../../db/openDatabase.ts";
 import { secretDocuments } from "../../lore/documents/documentStore.ts";
 import type { SessionMessage } from "../session/sessionTypes.ts";
-import { words } from "../replies/wordOverlap.ts";
 
 /** A lore note that may be a secret of the minds that know it (documents' `secret: true`). */
 export interface MaybeSecret {
@@ -46,16 +45,4 @@ export function markHistorySecrets(db: Db, projectId: string, history: SessionMe
  */
 export function mayTell(note: MaybeSecret): boolean {
   return !!note.revealed;
-}
-
-const STOP = new Set(["what", "when", "where", "which", "who", "whom", "whose", "why", "how", "that", "this", "these", "those", "there", "their", "they", "them", "your", "yours", "have", "with", "from", "about", "does", "were", "will", "would", "could", "should", "into", "some", "tell", "know", "just", "than", "then", "been", "being", "here", "ever", "very", "much", "many", "more", "most", "also", "only", "anything", "something"]);
-
-/** The player's line shares at least two content words with the secret (its name or text). */
-export function touches(playerLine: string, note: { documentName: string; text: string }): boolean {
-  const content = (s: string) => new Set(words(s).filter((w) => w.length >= 4 && !STOP.has(w)));
-  const line = content(playerLine);
-  const secret = content(`${note.documentName} ${note.text}`);
-  let shared = 0;
-  for (const w of line) if (secret.has(w)) shared++;
-  return shared >= 2;
 }
