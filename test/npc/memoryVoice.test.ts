@@ -24,8 +24,9 @@ describe("memories in the mind's voice", () => {
     ["The player said my name is Tamsin Orrick.", ["The player said their name is Tamsin Orrick."]],
     // a line of the conversation, the player's or the mind's: not a memory
     ["Well, I'm off to bed. Goodnight, Tamsin.", []],
-    ["My name is Tamsin Orrick, I just rode in from the coast.", []],
-    ["I owe you 37 dollars.", []],
+    // the player's own line copied in their first person: it opens with the player instead
+    ["My name is Tamsin Orrick, I just rode in from the coast.", ["The player's name is Tamsin Orrick, they just rode in from the coast."]],
+    ["I owe you 37 dollars.", ["The player owes Jory Tallow 37 dollars."]],
     // the mind's own small talk in the third person, copied from its line: not a memory
     ["The stove's warm if you want to sit a spell.", []],
     // a first person neither said: whose it is cannot be told, so it is not kept
@@ -33,4 +34,18 @@ describe("memories in the mind's voice", () => {
     ["We drank together.", []],
   ];
   for (const [input, want] of table) test(JSON.stringify(input), () => expect(voiced(input)).toEqual(want));
+
+  test("the mind repeating the player's fact leaves it the player's", () => {
+    const session = [
+      { role: "user" as const, content: "I owe the Watch a fine of seven crowns, and I will pay it on Moonday." },
+      { role: "assistant" as const, content: "Sorry, but it seems like you've missed paying the Watch a fine of seven crowns." },
+      { role: "user" as const, content: "My brother Emrys is one of your watchmen. Goodbye for now." },
+    ];
+    const out = inMindsVoice(
+      [draft("The player owes the Watch a fine of seven crowns, and I will pay it on Moonday."), draft("My brother Emrys is one of your watchmen. Goodbye for now.")],
+      "Tibor Haska",
+      session,
+    ).map((d) => d.text);
+    expect(out).toEqual(["The player owes the Watch a fine of seven crowns, and they will pay it on Moonday.", "The player's brother Emrys is one of Tibor Haska's watchmen."]);
+  });
 });
