@@ -10,6 +10,7 @@
  *   bun bench/quality.ts --models qwen --embedders minilm --seeds 2          # both world sets
  *   bun bench/quality.ts --models qwen --embedders minilm --worlds tuning --seeds 1 --skip retrieval,speed,memory
  *   bun bench/quality.ts --models qwen,smol,gemma --worlds heldout --stream  # replies over SSE (client first token)
+ *   bun bench/quality.ts --rescore --merge A.json B.json   # one table of several runs' replies (parts or arms run apart)
  *   bun bench/quality.ts --summary --seeds 5  # memory summaries alone (bench/support/qualitySummary.ts)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -81,16 +82,19 @@ if (process.argv.includes("--summary")) {
 const WORLDS: Record<string, QualityWorld> = { tuning: TUNING, heldout: CINDERVALE };
 if (process.argv.includes("--rescore")) {
   const files = process.argv.slice(process.argv.indexOf("--rescore") + 1).filter((f) => !f.startsWith("--"));
-  console.log(await rescore(files, Object.values(WORLDS), root));
+  console.log(await rescore(files, Object.values(WORLDS), root, process.argv.includes("--merge")));
   process.exit(0);
 }
 const worlds = arg("worlds", "tuning,heldout").split(",").filter(Boolean).map((k) => WORLDS[k] ?? (console.error(`unknown world ${k}`), process.exit(2)));
 /** Seeds per question: `--seeds 2` is 1,2; `--seeds 3,7` those. Every generation of a turn is seeded from it (benchTurns.ts). */
 const seedArg = arg("seeds", "2");
-const seeds = seedArg.includes(",") ? seedArg.split(",").map(Number) : Array.from({ length: Number(seedArg) }, (_, i) => i + 1);
+const seeds = seedArg.includes(",") ? [...new Set(seedArg.split(",").filter(Boolean).map(Number))] : Array.from({ length: Number(seedArg) }, (_, i) => i + 1);
 const stream = process.argv.includes("--stream");
 /** `--no-naive`: the product alone (while iterating; the final table has both). */
 const withNaive = !process.argv.includes("--no-naive");
+/** `--naive-only`: the baseline alone (the parts it has: grounding, secrets, parroting), to merge with a product run (`--rescore --merge`). */
+const naiveOnly = process.argv.includes("--naive-only");
+if (naiveOnly) for (const part of ["scoping", "conversation", "memory"]) skip.add(part);
 
 async function appFor(model: string | null, embedder: string): Promise<TestApp> {
   return createTestApp(
@@ -158,7 +162,7 @@ for (const mk of models) {
     const file = join(root, "bench/results", `quality-${mk}-${e}-${meta.date.replace(/[:.]/g, "-")}.json`);
     for (const w of loaded) {
       console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
-      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, log: (s) => console.error(s) });
+      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, log: (s) => console.error(s) });
       out[w.world.name] = { memory, records };
       worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
       // Written after each world (a long run keeps what it has); the load average as it went.

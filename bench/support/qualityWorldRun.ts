@@ -83,6 +83,8 @@ export interface RunOptions {
   skip: Set<string>;
   /** false: the product alone (the naive baseline does not change with the product: one run of it is enough) */
   naive: boolean;
+  /** false: the naive baseline alone (it does not depend on the product's code, so it can run beside a change) */
+  product?: boolean;
   log: (s: string) => void;
 }
 
@@ -90,6 +92,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
   const records: ReplyRecord[] = [];
   let n = 0;
   const product = async (part: Part, mind: string, text: string, seed: number, player: string, previousReply: string | null, extra: Extra = {}) => {
+    if (o.product === false) return null;
     const m = w.minds[mind];
     const body = { text, entityMindId: m.id, playerId: player };
     const r = await turns.turn(seed, () => (o.stream ? interactStream(t, w.key[m.projectId], body) : interactJson(t, w.key[m.projectId], body)));
@@ -144,7 +147,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
   }
   for (const [i, c] of (o.skip.has("conversation") ? [] : w.world.conversations).entries()) {
     let previous: string | null = null;
-    for (const line of c.lines) previous = (await product("conversation", c.mind, line, o.seeds[0] + 100 * i, `c-${i}`, previous)).reply;
+    for (const line of c.lines) previous = (await product("conversation", c.mind, line, o.seeds[0] + 100 * i, `c-${i}`, previous))!.reply;
   }
   let memory: string | null = null;
   const ms = w.world.memory;
@@ -153,12 +156,12 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: ms.lines.length });
     const player = "memory-player";
     let previous: string | null = null;
-    for (const line of ms.lines) previous = (await product("memory", ms.mind, line, o.seeds[0], player, previous)).reply;
+    for (const line of ms.lines) previous = (await product("memory", ms.mind, line, o.seeds[0], player, previous))!.reply;
     await t.app.scheduler.trigger("memory-summary");
     const mems = await retrieveMemories(t.app.ctx as any, { projectId: m.projectId, mindId: m.id, playerId: player, query: ms.ask, enhanced: true });
     const all = mems.map((x) => x.text).join(" | ");
     const kept = Object.entries(ms.facts).filter(([, re]) => re.test(all)).map(([k]) => k);
-    const ask = await product("memory", ms.mind, ms.ask, o.seeds[0], player, null);
+    const ask = (await product("memory", ms.mind, ms.ask, o.seeds[0], player, null))!;
     memory = `${kept.length}/${Object.keys(ms.facts).length} facts in ${mems.length} memories (${kept.join(", ") || "none"}); recalls in session 2: ${ms.recalls.test(ask.reply) ? "yes" : "no"}`;
     o.log(`  memory: ${memory} ${JSON.stringify(all.slice(0, 240))}`);
     updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: 20 });

@@ -9,10 +9,12 @@ import { contextOf, loadWorld, type ReplyRecord } from "./qualityWorldRun.ts";
 import { worldTable } from "./qualityTables.ts";
 import type { QualityWorld } from "./worldTypes.ts";
 
-export async function rescore(files: string[], worlds: QualityWorld[], root: string): Promise<string> {
+/** `merge`: the files' records of one world and model in one table (parts, arms or seeds run in separate processes). */
+export async function rescore(files: string[], worlds: QualityWorld[], root: string, merge = false): Promise<string> {
   const t = await createTestApp({ embeddingModel: "hashing" }, { loadModel: false });
   const loaded = new Map(worlds.map((w) => [w.name, loadWorld(t, w, root)]));
   const out: string[] = [];
+  const merged = new Map<string, { records: ReplyRecord[]; memory: string[]; files: string[]; loads: unknown[] }>();
   for (const file of files) {
     const run = JSON.parse(readFileSync(file, "utf8")) as { meta: Record<string, unknown>; worlds: Record<string, { memory: string | null; records: ReplyRecord[] }> };
     for (const [name, { memory, records }] of Object.entries(run.worlds)) {
@@ -24,9 +26,21 @@ export async function rescore(files: string[], worlds: QualityWorld[], root: str
         if (r.firstAttempt !== undefined) r.firstProblems = replyProblems(r.firstAttempt, ctx);
       }
       const m = run.meta;
+      if (merge) {
+        const key = `${name}: ${m.model}`;
+        const g = merged.get(key) ?? { records: [], memory: [], files: [], loads: [] };
+        g.records.push(...records);
+        if (memory) g.memory.push(memory);
+        g.files.push(`${file.split("/").pop()} (commit ${m.commit}, seeds ${m.seeds})`);
+        g.loads.push(...(m.loadAverage as unknown[]));
+        merged.set(key, g);
+        continue;
+      }
       out.push(`#### ${name}: ${m.model} (${file.split("/").pop()}, commit ${m.commit}, seeds ${m.seeds}, load ${JSON.stringify(m.loadAverage)})\n\n${worldTable(records)}\n\nMemory: ${memory ?? "–"}`);
     }
   }
+  for (const [key, g] of merged)
+    out.push(`#### ${key} (merged: ${g.files.join(", ")}; load ${JSON.stringify(g.loads)})\n\n${worldTable(g.records)}\n\nMemory: ${g.memory.join(" / ") || "–"}`);
   await t.close();
   return out.join("\n\n");
 }

@@ -98,6 +98,8 @@ export const DocumentBody = t.Object(
     cooldown: t.Optional(Timer),
     delay: t.Optional(Timer),
     secret: t.Optional(t.Boolean({ description: "a secret of the minds that know it: used to stay consistent, never volunteered" })),
+    // a secret's condition on world and player state: while it holds, the secret may be told; null: kept always
+    reveal: t.Optional(NS(1000)),
   },
   strict,
 );

@@ -123,6 +123,7 @@ export const AdminDocumentSchema = t.Composite([
     cooldown: Nullable(t.Integer({ description: "turns after that before it may appear again" })),
     delay: Nullable(t.Integer({ description: "turns a conversation must have had before it may appear" })),
     secret: t.Boolean({ description: "a secret of the minds that know it: in their prompts as theirs to keep, never volunteered" }),
+    reveal: Nullable(t.String({ description: "a secret's condition on world and player state: while it holds, the secret is told like any other note; null: kept always" })),
   }),
 ]);
 

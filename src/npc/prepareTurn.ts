@@ -95,7 +95,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
 
   const memoryOn = settings.longTermMemoryEnabled;
   const inForce = conditions.lines.filter((l) => l.applies);
-  const secrets = turnSecrets(ctx.db, projectId, req.text);
+  const secrets = turnSecrets(ctx.db, projectId, (c) => conditionHolds(c, conditions.scope));
   let history = keepCurrentNow(
     secrets.history(sanitiseHistory(ctx, projectId, merged, visible, memoryOn, conditions.lore, !!mind.behaviour)),
     inForce,

@@ -103,7 +103,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
     .map(([key, d]) =>
       compact({
         key, name: d.name, tags: tagNames(d.tagIds), location: locKey(d.locationId),
-        when: d.when, sticky: d.sticky, cooldown: d.cooldown, delay: d.delay, secret: d.secret || undefined, content: d.content,
+        when: d.when, sticky: d.sticky, cooldown: d.cooldown, delay: d.delay, secret: d.secret || undefined, reveal: d.reveal ?? undefined, content: d.content,
       }),
     )
     .sort(byKey);

@@ -161,6 +161,8 @@ export const DocumentSchema = Type.Object(
     delay: Opt(Timer),
     /** a secret of the minds that know it: known, used to stay consistent, never volunteered */
     secret: Opt(Type.Boolean()),
+    /** a secret's condition on world and player state: while it holds, the secret may be told */
+    reveal: Opt(Condition),
     content: Type.String({ maxLength: LIMITS.documentContent }),
   },
   closed,

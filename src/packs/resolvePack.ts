@@ -69,6 +69,7 @@ export interface DocumentPlan extends Item<DocumentRow> {
   cooldown: number | null;
   delay: number | null;
   secret: boolean;
+  reveal: string | null;
 }
 export interface MindPlan extends Item<MindRow>, Persona {
   key: string;
@@ -232,6 +233,7 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
     cooldown: timer(v.cooldown),
     delay: timer(v.delay),
     secret: v.secret === true,
+    reveal: v.secret === true && typeof v.reveal === "string" && v.reveal.trim() ? v.reveal : null,
   }));
 
   const minds: MindPlan[] = [...packMinds].map(([key, { index, v }]) => ({

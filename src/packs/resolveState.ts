@@ -19,7 +19,7 @@ export function resolveState(pack: Record<string, unknown>, p: Problems): StateS
 }
 
 /**
- * Every condition of the pack (documents' `when`, minds' `knowledge[].when`, conditional hints and
+ * Every condition of the pack (documents' `when` and `reveal`, minds' `knowledge[].when`, conditional hints and
  * restrictions, and `behaviour.actions[].when`) checked as the admin API checks them: parse, known
  * functions, types against the declared keys. Also a tag named twice in one mind's knowledge.
  */
@@ -27,7 +27,12 @@ export function checkPackConditions(pack: Record<string, unknown>, schema: State
   const declared = declarationsOf(schema);
   const entries = (section: string) => (Array.isArray(pack[section]) ? (pack[section] as unknown[]) : []);
   entries("documents").forEach((d, i) => {
-    if (isPlainObject(d) && typeof d.when === "string" && d.when.trim()) p.list.push(...conditionProblems(`documents[${i}].when`, d.when, declared));
+    if (!isPlainObject(d)) return;
+    if (typeof d.when === "string" && d.when.trim()) p.list.push(...conditionProblems(`documents[${i}].when`, d.when, declared));
+    if (typeof d.reveal === "string" && d.reveal.trim()) {
+      p.list.push(...conditionProblems(`documents[${i}].reveal`, d.reveal, declared));
+      if (d.secret !== true) p.add(`documents[${i}].reveal`, "only a secret document (secret: true) has a reveal condition");
+    }
   });
   entries("minds").forEach((m, i) => {
     if (!isPlainObject(m)) return;

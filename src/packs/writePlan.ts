@@ -85,7 +85,7 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
   // Documents and minds go through the lore API's own row writers: one re-index rule, one tag rule.
   for (const d of plan.documents) {
     const gate = { when: d.when, sticky: d.sticky, cooldown: d.cooldown, delay: d.delay };
-    saveDocument(ctx, projectId, d.id, { key: d.key, name: d.name, content: d.content, locationId: d.locationId, tagIds: d.tagIds, ...gate, secret: d.secret }, d.existing);
+    saveDocument(ctx, projectId, d.id, { key: d.key, name: d.name, content: d.content, locationId: d.locationId, tagIds: d.tagIds, ...gate, secret: d.secret, reveal: d.reveal }, d.existing);
   }
   for (const m of plan.minds) {
     const values: MindValues = {

@@ -24,6 +24,8 @@ export interface LoreNote {
   score: number;
   /** a secret of the minds that know it (set by the turn from SQLite, src/npc/secrets) */
   secret?: boolean;
+  /** a secret whose reveal condition holds this turn: told like any other note (src/npc/secrets) */
+  revealed?: boolean;
 }
 
 /**

@@ -164,7 +164,7 @@ const scenarios: Scenario[] = [
     details: [
       "minds[0].knowledgetags: unknown field (did you mean 'knowledgeTags'?)",
       "minds[0].mood: unknown field (known: key, entityName, personality, backstory, backstorySummary, role, speakingStyle, hints, restrictions, location, knowledgeTags, knowledge, knowledgeDescription, responseConfig, behaviour)",
-      "documents[0].status: unknown field (known: key, name, tags, location, when, sticky, cooldown, delay, secret, content)",
+      "documents[0].status: unknown field (known: key, name, tags, location, when, sticky, cooldown, delay, secret, reveal, content)",
       "mind: unknown field (did you mean 'minds'?)",
     ],
   },

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import { exportPack } from "../../src/packs/exportPack.ts";
 import { importPack } from "../../src/packs/importPack.ts";
-import { SECRET_MARK, SECRETS_HEADING } from "../../src/npc/secrets/secretFraming.ts";
-import { touches } from "../../src/npc/secrets/secretNotes.ts";
+import { SECRET_MARK } from "../../src/npc/secrets/secretFraming.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 
 // A secret is known to the minds whose tags open it, rendered as theirs to keep, and never reaches any other mind.
@@ -76,7 +75,7 @@ describe("secret documents", () => {
     expect(r.status).toBe(200);
     const text = promptText(r);
     expect(text).toContain("silver filings");
-    expect(text.includes(SECRET_MARK) || text.includes(SECRETS_HEADING)).toBe(true);
+    expect(text).toContain(`About The Salted Samples ${SECRET_MARK}: Wenna salts`);
     const lore = r.body.lore as { documentName: string; secret?: boolean }[];
     expect(lore.find((l) => l.documentName === "The Salted Samples")?.secret).toBe(true);
     expect(lore.find((l) => l.documentName === "The Assay Furnace")?.secret).toBeUndefined();
@@ -99,15 +98,4 @@ describe("secret documents", () => {
     expect(text).not.toContain(SECRET_MARK);
     await admin("PATCH", `/projects/${projectId}/documents/${ids.documents.salting}`, { secret: true });
   });
-});
-
-describe("touches: does the player's line reach a secret", () => {
-  const note = { documentName: "The Salted Samples", text: "Wenna salts the Syndicate's samples with silver filings; the true ledger is under the furnace grate." };
-  const table: [string, boolean][] = [
-    ["Do you salt the Syndicate's samples?", true],
-    ["Where is your true ledger kept?", true],
-    ["What do you burn in your furnace?", false],
-    ["Hello there!", false],
-  ];
-  for (const [line, want] of table) test(`${want ? "touches" : "does not touch"}: ${line}`, () => expect(touches(line, note)).toBe(want));
 });

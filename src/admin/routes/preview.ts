@@ -75,7 +75,11 @@ export function previewRoutes(ctx: AppContext) {
   );
 }
 
-/** A note that is the mind's secret says so in the trace (src/npc/secrets): known, kept, never volunteered. */
-function secretOf(l: { secret?: boolean }): { secret?: true } {
-  return l.secret ? { secret: true } : {};
+/**
+ * A note that is the mind's secret says so in the trace (src/npc/secrets): known, kept, never volunteered; or, while
+ * its document's `reveal` condition holds for this turn, `revealed` (in the prompt as any other note, not guarded).
+ */
+function secretOf(l: { secret?: boolean; revealed?: boolean }): { secret?: true; revealed?: true } {
+  if (!l.secret) return {};
+  return l.revealed ? { secret: true, revealed: true } : { secret: true };
 }

@@ -18,13 +18,8 @@ export const TIMERS = ["sticky", "cooldown", "delay"] as const;
 export function checkGate(ctx: ServiceContext, projectId: string, input: Partial<Record<keyof DocumentGate, unknown>>, p: Problems): Partial<DocumentGate> {
   const out: Partial<DocumentGate> = {};
   if (input.when !== undefined) {
-    if (input.when === null || input.when === "") out.when = null;
-    else if (typeof input.when !== "string") p.add("when", "must be a condition (text) or null");
-    else if (input.when.length > CONDITION_LIMITS.chars) p.add("when", `at most ${CONDITION_LIMITS.chars} characters`);
-    else {
-      for (const problem of conditionProblems("when", input.when, declarationsOf(readStateSchema(ctx, projectId)))) p.list.push(problem);
-      out.when = input.when;
-    }
+    const when = checkCondition(ctx, projectId, "when", input.when, p);
+    if (when !== undefined) out.when = when;
   }
   for (const t of TIMERS) {
     const v = input[t];
@@ -34,4 +29,29 @@ export function checkGate(ctx: ServiceContext, projectId: string, input: Partial
     else out[t] = v;
   }
   return out;
+}
+
+/**
+ * A condition field as authored: null or "" clears it; text is checked against the project's declared state keys.
+ * Returns undefined when it has a problem (added to `p`).
+ */
+export function checkCondition(ctx: ServiceContext, projectId: string, path: string, v: unknown, p: Problems): string | null | undefined {
+  if (v === null || v === "") return null;
+  if (typeof v !== "string") return void p.add(path, "must be a condition (text) or null");
+  if (v.length > CONDITION_LIMITS.chars) return void p.add(path, `at most ${CONDITION_LIMITS.chars} characters`);
+  const problems = conditionProblems(path, v, declarationsOf(readStateSchema(ctx, projectId)));
+  p.list.push(...problems);
+  return problems.length ? undefined : v;
+}
+
+/**
+ * A secret's `reveal` laid over the document's values `n` (secret already set): a document that stops being a
+ * secret loses its condition, and only a secret may have one.
+ */
+export function checkReveal(ctx: ServiceContext, projectId: string, input: { reveal?: unknown; secret?: unknown }, n: { secret?: boolean; reveal?: string | null }, p: Problems): void {
+  if (input.reveal !== undefined) {
+    const reveal = checkCondition(ctx, projectId, "reveal", input.reveal, p);
+    if (reveal !== undefined) n.reveal = reveal;
+  } else if (input.secret === false) n.reveal = null;
+  if (n.reveal && !n.secret) p.add("reveal", "only a secret document (secret: true) has a reveal condition");
 }

@@ -22,6 +22,7 @@ export interface DocRow {
   cooldown: number | null;
   delay: number | null;
   secret: number;
+  reveal_condition: string | null;
 }
 
 export interface DocTagRow {
@@ -43,7 +44,7 @@ export interface DocChunkRow {
 const ORDER = "ORDER BY d.created_at DESC, d.rowid DESC";
 
 const FULL_SELECT = `SELECT d.id, d.name, d.content, d.status, d.chunk_count, d.location_id, l.name AS location_name,
-  d.created_at, d.updated_at, d.processed_at, d.when_condition, d.sticky, d.cooldown, d.delay, d.secret
+  d.created_at, d.updated_at, d.processed_at, d.when_condition, d.sticky, d.cooldown, d.delay, d.secret, d.reveal_condition
   FROM documents d LEFT JOIN locations l ON l.id = d.location_id`;
 
 /** The tags of these documents, by tag name. */

@@ -132,6 +132,8 @@ export interface DocumentValues extends Partial<DocumentGate> {
   locationId: string | null;
   /** a secret of the minds that know it: in their prompts as theirs to keep (src/npc/secrets); absent: false */
   secret?: boolean;
+  /** a secret's reveal condition: while it holds for a turn, the secret is told like any other note; absent: kept always */
+  reveal?: string | null;
 }
 
 /** The gate of a document's values, nulls for what is not set. */
@@ -143,9 +145,9 @@ export function gateOf(v: Partial<DocumentGate>): DocumentGate {
 export function insertDocumentRow(db: Db, projectId: string, id: string, n: DocumentValues, at: string): void {
   const g = gateOf(n);
   db.query(
-    `INSERT INTO documents (id, project_id, key, name, content, status, location_id, when_condition, sticky, cooldown, delay, secret, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, projectId, n.key, n.name, n.content, n.locationId, g.when, g.sticky, g.cooldown, g.delay, n.secret ? 1 : 0, at, at);
+    `INSERT INTO documents (id, project_id, key, name, content, status, location_id, when_condition, sticky, cooldown, delay, secret, reveal_condition, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, projectId, n.key, n.name, n.content, n.locationId, g.when, g.sticky, g.cooldown, g.delay, n.secret ? 1 : 0, revealOf(n), at, at);
   setDocumentTags(db, id, n.tagIds);
 }
 
@@ -153,10 +155,10 @@ export function insertDocumentRow(db: Db, projectId: string, id: string, n: Docu
 export function updateDocumentRow(db: Db, id: string, n: Omit<DocumentValues, "tagIds">, reindex: boolean, at: string): void {
   const g = gateOf(n);
   db.query(
-    `UPDATE documents SET key = ?, name = ?, content = ?, location_id = ?, when_condition = ?, sticky = ?, cooldown = ?, delay = ?, secret = ?, updated_at = ?,
+    `UPDATE documents SET key = ?, name = ?, content = ?, location_id = ?, when_condition = ?, sticky = ?, cooldown = ?, delay = ?, secret = ?, reveal_condition = ?, updated_at = ?,
        status = CASE WHEN ? THEN 'PENDING' ELSE status END, index_version = index_version + ?
      WHERE id = ?`,
-  ).run(n.key, n.name, n.content, n.locationId, g.when, g.sticky, g.cooldown, g.delay, n.secret ? 1 : 0, at, reindex ? 1 : 0, reindex ? 1 : 0, id);
+  ).run(n.key, n.name, n.content, n.locationId, g.when, g.sticky, g.cooldown, g.delay, n.secret ? 1 : 0, revealOf(n), at, reindex ? 1 : 0, reindex ? 1 : 0, id);
 }
 
 export function setDocumentTags(db: Db, id: string, tagIds: string[]): void {
@@ -173,7 +175,7 @@ export function deleteDocumentRow(db: Db, projectId: string, id: string): boolea
 export function documentValues(db: Db, projectId: string, id: string): DocumentValues | null {
   const r = db
     .query<Omit<DocumentValues, "tagIds">, [string, string]>(
-      `SELECT key, name, content, location_id AS locationId, when_condition AS "when", sticky, cooldown, delay, secret
+      `SELECT key, name, content, location_id AS locationId, when_condition AS "when", sticky, cooldown, delay, secret, reveal_condition AS reveal
        FROM documents WHERE id = ? AND project_id = ?`,
     )
     .get(id, projectId);
@@ -195,18 +197,26 @@ export function projectDocuments(db: Db, projectId: string): (DocumentValues & {
   const tagsOf = linkedIds(db, "SELECT dt.document_id, dt.tag_id FROM document_tags dt JOIN documents d ON d.id = dt.document_id WHERE d.project_id = ?", projectId);
   return db
     .query<Omit<DocumentValues, "tagIds"> & { id: string }, [string]>(
-      `SELECT id, key, name, content, location_id AS locationId, when_condition AS "when", sticky, cooldown, delay, secret
+      `SELECT id, key, name, content, location_id AS locationId, when_condition AS "when", sticky, cooldown, delay, secret, reveal_condition AS reveal
        FROM documents WHERE project_id = ? ORDER BY created_at, id`,
     )
     .all(projectId)
     .map((d) => ({ ...d, secret: !!d.secret, tagIds: tagsOf.get(d.id) ?? [] }));
 }
 
-/** The documents among `ids` (of this project) that are secrets of the minds that know them. */
-export function secretDocumentIds(db: Db, projectId: string, ids: string[]): Set<string> {
-  if (ids.length === 0) return new Set();
+/** A secret's reveal condition as stored: only a secret has one. */
+function revealOf(n: Pick<DocumentValues, "secret" | "reveal">): string | null {
+  return n.secret && n.reveal ? n.reveal : null;
+}
+
+/** The documents among `ids` (of this project) that are secrets of the minds that know them, each with its reveal condition (null: none). */
+export function secretDocuments(db: Db, projectId: string, ids: string[]): Map<string, string | null> {
+  if (ids.length === 0) return new Map();
   const unique = [...new Set(ids)];
-  return new Set(
-    firstColumn<string>(db, `SELECT id FROM documents WHERE project_id = ? AND secret = 1 AND id IN (${placeholders(unique.length)})`, projectId, ...unique),
-  );
+  const rows = db
+    .query<{ id: string; reveal: string | null }, string[]>(
+      `SELECT id, reveal_condition AS reveal FROM documents WHERE project_id = ? AND secret = 1 AND id IN (${placeholders(unique.length)})`,
+    )
+    .all(projectId, ...unique);
+  return new Map(rows.map((r) => [r.id, r.reveal]));
 }

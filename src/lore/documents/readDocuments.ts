@@ -35,7 +35,7 @@ export interface DocumentFull {
 }
 
 /** The admin API's document: the full form and when it may reach a prompt (the spec's shape has no such fields). */
-export type AdminDocument = DocumentFull & DocumentGate & { secret: boolean };
+export type AdminDocument = DocumentFull & DocumentGate & { secret: boolean; reveal: string | null };
 
 export interface DocumentQuery extends Page {
   status?: DocumentStatus;
@@ -92,7 +92,7 @@ function fullDocuments(ctx: ServiceContext, rows: DocRow[], withGate = false): D
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     processedAt: r.processed_at,
-    ...(withGate ? { when: r.when_condition, sticky: r.sticky, cooldown: r.cooldown, delay: r.delay, secret: r.secret === 1 } : {}),
+    ...(withGate ? { when: r.when_condition, sticky: r.sticky, cooldown: r.cooldown, delay: r.delay, secret: r.secret === 1, reveal: r.reveal_condition } : {}),
   }));
 }
 

@@ -7,7 +7,7 @@ import { resolveTagNames } from "../tags/writeTags.ts";
 import { LIMITS, Problems } from "../validate/fields.ts";
 import { locationExists } from "../locations/locationStore.ts";
 import { deleteDocumentRow, documentValues, gateOf, insertDocumentRow, setDocumentTags, updateDocumentRow, type DocumentValues } from "./documentStore.ts";
-import { checkGate } from "./documentGate.ts";
+import { checkGate, checkReveal } from "./documentGate.ts";
 
 export type { DocumentValues };
 
@@ -22,6 +22,7 @@ export interface DocumentInput {
   cooldown?: unknown;
   delay?: unknown;
   secret?: unknown;
+  reveal?: unknown;
 }
 
 function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput, base?: DocumentValues): DocumentValues {
@@ -51,6 +52,7 @@ function normalise(ctx: ServiceContext, projectId: string, input: DocumentInput,
     if (typeof input.secret !== "boolean") p.add("secret", "must be true or false");
     else n.secret = input.secret;
   }
+  checkReveal(ctx, projectId, input, n, p);
   p.throwIfAny();
   return n;
 }
@@ -84,8 +86,8 @@ export function saveDocument(ctx: ServiceContext, projectId: string, id: string,
   // A condition or timer is read at each turn, not indexed: changing it writes the row, no re-index.
   const [g, old] = [gateOf(n), gateOf(before)];
   const gateChanged = g.when !== old.when || g.sticky !== old.sticky || g.cooldown !== old.cooldown || g.delay !== old.delay;
-  // Whether it is a secret is read at each turn too (src/npc/secrets), never indexed.
-  const secretChanged = !!n.secret !== !!before.secret;
+  // Whether it is a secret (and its reveal condition) is read at each turn too (src/npc/secrets), never indexed.
+  const secretChanged = !!n.secret !== !!before.secret || (n.reveal ?? null) !== (before.reveal ?? null);
   if (!reindex && !gateChanged && !secretChanged && n.key === before.key) return false;
   updateDocumentRow(ctx.db, id, n, reindex, nowIso(ctx));
   if (tagsChanged) setDocumentTags(ctx.db, id, n.tagIds);

@@ -1,6 +1,7 @@
 import type { TextModel } from "../../generation/types.ts";
 import type { FinishReason } from "../../llm/types.ts";
 import { groundedDrafts } from "./groundedDrafts.ts";
+import { inMindsVoice } from "./memoryVoice.ts";
 import { sanitiseDrafts } from "./sanitiseDrafts.ts";
 import { DEFAULT_SUMMARY_MAX_TOKENS, SUMMARY_SCHEMA, summaryPrompt } from "./summaryPrompt.ts";
 import type { MemoryDraft } from "./types.ts";
@@ -20,7 +21,7 @@ const MIN_SESSION_TOKENS = 128;
  * The transcript keeps its newest messages when the whole does not fit the
  * context beside the answer's reserve. Whatever the model writes is validated
  * (sanitiseDrafts), and memories not taken from the session are dropped
- * (groundedDrafts): junk, cut-off JSON or an empty reply give `memories: []`,
+ * (groundedDrafts), as are sentences not in the mind's voice (memoryVoice.ts: a line copied, a first person): junk, cut-off JSON or an empty reply give `memories: []`,
  * never an error. Errors of the engine itself (e.g. disposed) are thrown. `finishReason` is the generation's
  * (absent when nothing was generated); "abort": the summary was cut before its end (e.g. shutdown).
  *
@@ -75,7 +76,7 @@ export async function summariseSession(
     timeoutMs: opts.timeoutMs,
     seed: opts.seed,
   });
-  const memories = groundedDrafts(sanitiseDrafts(parseModelJson(r.text)), input.mindName, kept, { example });
+  const memories = inMindsVoice(groundedDrafts(sanitiseDrafts(parseModelJson(r.text)), input.mindName, kept, { example }), input.mindName, kept);
   return { memories, promptTokens: r.promptTokens, completionTokens: r.completionTokens, finishReason: r.finishReason };
 }
 

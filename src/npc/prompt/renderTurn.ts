@@ -2,7 +2,7 @@ import type { SceneContext } from "../validateInteract.ts";
 import type { SessionMessage, TurnNotes } from "../session/sessionTypes.ts";
 import { renderNow } from "./conditionalLines.ts";
 import { renderActionResults, renderReplyWithTail } from "../../behaviour/behaviourPrompt.ts";
-import { kept, SECRET_MARK, SECRET_STRATEGY, SECRETS_HEADING } from "../secrets/secretFraming.ts";
+import { kept, SECRET_MARK } from "../secrets/secretFraming.ts";
 
 const LABELS: Record<string, string> = {
   location: "Location",
@@ -47,20 +47,14 @@ export function renderLore(lore: NonNullable<TurnNotes["lore"]>): string {
 
 /** One lore note as a paragraph (also the form of a mind's shared lore, src/npc/sharedLore); a kept secret says so. */
 export function loreNote(l: { documentName: string; text: string; secret?: boolean; documentId?: string }): string {
-  const mark = kept(l) && SECRET_STRATEGY !== "block" ? ` ${SECRET_MARK}` : "";
+  const mark = kept(l) ? ` ${SECRET_MARK}` : "";
   return `About ${l.documentName}${mark}: ${l.text.trim()}`;
 }
 
-/** The notes' blocks: `[Lore]`, and (secrets apart) the mind's secrets under their own heading first. */
+/** The notes' block, `[Lore]` (one: a kept secret is marked beside its name, among the other notes). */
 export function loreBlocks(lore: NonNullable<TurnNotes["lore"]>, order: "best last" | "as given" = "best last"): string[] {
-  const apart = SECRET_STRATEGY === "block";
-  const secrets = apart ? lore.filter(kept) : [];
-  const rest = apart ? lore.filter((l) => !kept(l)) : lore;
-  const render = (ls: typeof lore) => (order === "best last" ? renderLore(ls) : ls.map(loreNote).join("\n\n"));
-  const out: string[] = [];
-  if (secrets.length) out.push(`${SECRETS_HEADING}\n${render(secrets)}`);
-  if (rest.length) out.push(`${LORE_HEADING}\n${render(rest)}`);
-  return out;
+  if (lore.length === 0) return [];
+  return [`${LORE_HEADING}\n${order === "best last" ? renderLore(lore) : lore.map(loreNote).join("\n\n")}`];
 }
 
 /** A user turn as the model sees it: the notes the server added, then what the player said. */
@@ -84,15 +78,12 @@ export function renderMessage(m: SessionMessage): { role: "user" | "assistant"; 
   return { role: "assistant", content: m.behaviour ? renderReplyWithTail(m.content, m.behaviour, m.tail) : m.content };
 }
 
-// EXPERIMENT (removed once chosen): the notes' heading, and how the player's line is framed after the notes.
-const LORE_HEADING = process.env.LOREHOLD_EXPERIMENT_PROMPT === "v3" ? "What you know and remember:" : "[Lore]";
-const PLAYER_FRAMING = process.env.LOREHOLD_EXPERIMENT_PLAYER ?? "bracket";
+/** The notes' heading (the system prompt's rules name it). */
+const LORE_HEADING = "[Lore]";
 /** An unprompted line: nobody spoke, something happened; the mind speaks first (src/events react). */
 function unpromptedPart(content: string): string {
   return `[Nobody has spoken to you. This just happened]\n${content}\n\nSay what you say now, in character.`;
 }
 function playerPart(content: string): string {
-  if (PLAYER_FRAMING === "quoted") return `[Player, to you]\n"${content}"`;
-  if (PLAYER_FRAMING === "says") return `The player says to you: "${content}"`;
   return `[Player]\n${content}`;
 }

@@ -1,13 +1,12 @@
 import type { ChatMessage } from "../../llm/types.ts";
 import { loreNote } from "../prompt/renderTurn.ts";
-import { SECRETS_HEADING } from "./secretFraming.ts";
 
 /**
  * The prompt without the mind's kept secrets: what the reply guard samples again from when a reply told one (the
  * model cannot tell what it does not see). Each secret note is removed where the turn rendered it (the shared
  * level in the system message, a turn's notes), then any heading left with nothing under it.
  */
-const HEADINGS = [SECRETS_HEADING, "[Lore]"];
+const HEADINGS = ["[Lore]"];
 
 export function stripSecrets(messages: ChatMessage[], secrets: { documentName: string; text: string; secret?: boolean; documentId?: string }[]): ChatMessage[] {
   if (secrets.length === 0) return messages;

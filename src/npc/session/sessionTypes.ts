@@ -7,8 +7,8 @@ import type { ActionResultNote, TurnBehaviour } from "../../behaviour/behaviourP
  * (KV-cache reuse), and re-checked against visibility before every use.
  */
 export interface TurnNotes {
-  /** `secret`: a secret of the mind (secrets/), rendered as its own to keep */
-  lore?: (Omit<LoreNote, "score"> & { secret?: boolean })[];
+  /** `secret`: a secret of the mind (secrets/), rendered as its own to keep unless its reveal condition holds (`revealed`) */
+  lore?: (Omit<LoreNote, "score"> & { secret?: boolean; revealed?: boolean })[];
   memories?: string[];
   scene?: string;
   /** the mind's conditional hints and restrictions in force from this turn (rendered as its `[Now]` block) */
