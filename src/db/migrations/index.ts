@@ -9,9 +9,10 @@ import { worldState } from "./019_world_state.ts";
 import { behaviour } from "./020_behaviour.ts";
 import { secretDocuments } from "./021_secret_documents.ts";
 import { events } from "./024_events.ts";
+import { eventPackKeys } from "./025_event_pack_keys.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, events];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, events, eventPackKeys];

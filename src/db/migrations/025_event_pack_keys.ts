@@ -1,0 +1,17 @@
+import type { Migration } from "./migration.ts";
+
+/**
+ * An event's key in a lore pack: a re-import of the same pack finds the event it wrote, so an unchanged pack
+ * writes nothing and a changed one updates in place. Events the game reported have none (their pack key is
+ * their id); only events a pack wrote carry one. `updated_at` is when a pack last changed the event or who
+ * knows it (null: never), so the Studio's dry run can tell an updated event from an unchanged one.
+ */
+export const eventPackKeys: Migration = {
+  version: 25,
+  name: "event_pack_keys",
+  sql: `
+ALTER TABLE events ADD COLUMN pack_key TEXT;
+ALTER TABLE events ADD COLUMN updated_at TEXT;
+CREATE UNIQUE INDEX events_pack_key ON events(project_id, pack_key) WHERE pack_key IS NOT NULL;
+`,
+};
