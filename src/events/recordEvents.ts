@@ -12,6 +12,7 @@ import { deleteEventRequestsBefore, findEventRequest, insertEvent, insertEventRe
 import { resolveEvents, type ResolvedEvent } from "./witnesses.ts";
 import { insertWorldMemory } from "./worldMemoryStore.ts";
 import { toEventView, type EventView } from "./eventView.ts";
+import { mergeIntoRecent } from "./mergeWorldMemory.ts";
 
 export const DEFAULT_EVENT_IMPORTANCE = 5;
 
@@ -127,6 +128,8 @@ function writeEvent(ctx: MemoryContext, projectId: string, r: ResolvedEvent, at:
       memories.push(m);
       memoryId = m.id;
     }
+    // A repeat of what the mind saw minutes ago is the same memory, not a second one.
+    if (!row.player_id && mergeIntoRecent(ctx.db, projectId, mindId, { type: row.type, description: row.description, importance: row.importance, at })) continue;
     // Who knows the event (gossip's hops start here); a player event's text is the player's memory above.
     insertWorldMemory(ctx.db, {
       id: newId("wmem"),
