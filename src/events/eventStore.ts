@@ -58,6 +58,15 @@ export function touchEvent(db: Db, id: string, at: string): void {
   db.query("UPDATE events SET updated_at = ? WHERE id = ?").run(at, id);
 }
 
+/** The project's events of `type` without a player recorded since `since`, newest first, by their index. */
+export function recentEventsOfType(db: Db, projectId: string, type: string, since: string, limit: number): { id: string; description: string }[] {
+  return db
+    .query<{ id: string; description: string }, [string, string, string, number]>(
+      "SELECT id, description FROM events INDEXED BY events_type WHERE project_id = ? AND type = ? AND created_at >= ? AND player_id IS NULL ORDER BY created_at DESC LIMIT ?",
+    )
+    .all(projectId, type, since, limit);
+}
+
 export function eventById(db: Db, projectId: string, id: string): EventRow | null {
   return db.query<EventRow, [string, string]>("SELECT * FROM events WHERE project_id = ? AND id = ?").get(projectId, id);
 }

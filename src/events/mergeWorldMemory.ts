@@ -1,6 +1,7 @@
 import type { Db } from "../db/openDatabase.ts";
 import { normaliseMemoryText } from "../npc/memory/memoryText.ts";
-import { raiseWorldMemoryImportance, recentWorldMemoriesOfType } from "./worldMemoryStore.ts";
+import { recentEventsOfType } from "./eventStore.ts";
+import { raiseWorldMemoryImportance, worldMemoryOf } from "./worldMemoryStore.ts";
 
 /**
  * How close in time two reports of the same thing must be to be one memory. A game often reports one happening
@@ -9,17 +10,32 @@ import { raiseWorldMemoryImportance, recentWorldMemoriesOfType } from "./worldMe
  */
 export const EVENT_MERGE_WINDOW_MS = 10 * 60_000;
 
+/** Recent events of one type looked at for a repeat (a burst of more is a flood, not a repeat of one report). */
+const CANDIDATES = 200;
+
 /**
- * The mind's world memory an event repeats, when there is one: an event of the same type whose description is
- * the same text (compared as the memory store compares drafts: case, punctuation and spacing aside) that the
- * mind learned within EVENT_MERGE_WINDOW_MS. The repeat merges into it: its importance is the higher of the
- * two, and no second memory is written. Returns true when merged. Inside the caller's write transaction.
+ * The world events an event repeats: the same type, the same description (compared as the memory store compares
+ * drafts: case, punctuation and spacing aside), recorded within EVENT_MERGE_WINDOW_MS before `at`, newest first.
+ * Read once per event, whatever its number of witnesses.
  */
-export function mergeIntoRecent(db: Db, projectId: string, mindId: string, e: { type: string; description: string; importance: number; at: string }): boolean {
+export function repeatedEvents(db: Db, projectId: string, e: { type: string; description: string; at: string }): string[] {
   const since = new Date(Date.parse(e.at) - EVENT_MERGE_WINDOW_MS).toISOString();
   const text = normaliseMemoryText(e.description);
-  const same = recentWorldMemoriesOfType(db, projectId, mindId, e.type, since).find((k) => normaliseMemoryText(k.description) === text);
-  if (!same) return false;
-  if (e.importance > same.importance) raiseWorldMemoryImportance(db, same.id, e.importance);
-  return true;
+  return recentEventsOfType(db, projectId, e.type, since, CANDIDATES)
+    .filter((c) => normaliseMemoryText(c.description) === text)
+    .map((c) => c.id);
+}
+
+/**
+ * A witness of a repeat who knows one of the events it repeats keeps that one memory: its importance becomes the
+ * higher of the two and no second memory is written. True when merged. Inside the caller's write transaction.
+ */
+export function mergeRepeat(db: Db, mindId: string, repeated: string[], importance: number): boolean {
+  for (const eventId of repeated) {
+    const known = worldMemoryOf(db, mindId, eventId);
+    if (!known || known.player_id !== null) continue;
+    if (importance > known.importance) raiseWorldMemoryImportance(db, known.id, importance);
+    return true;
+  }
+  return false;
 }

@@ -127,16 +127,6 @@ export function updateWorldMemoryKnowledge(db: Db, m: Pick<WorldMemoryRow, "id" 
   db.query("UPDATE world_memories SET importance = ?, hop = ?, told_by = ?, told_by_name = ?, known_at = ? WHERE id = ?").run(m.importance, m.hop, m.told_by, m.told_by_name, m.known_at, m.id);
 }
 
-/** The mind's world memories of events of `type` it learned since `since` (a repeat of one of them merges into it). */
-export function recentWorldMemoriesOfType(db: Db, projectId: string, mindId: string, type: string, since: string): (WorldMemoryRow & { description: string })[] {
-  return db
-    .query<WorldMemoryRow & { description: string }, [string, string, string, string]>(
-      `SELECT k.*, e.description FROM world_memories k INDEXED BY world_memories_mind JOIN events e ON e.id = k.event_id
-       WHERE k.project_id = ? AND k.mind_id = ? AND k.player_id IS NULL AND k.known_at >= ? AND e.type = ? ORDER BY k.known_at DESC LIMIT 50`,
-    )
-    .all(projectId, mindId, since, type);
-}
-
 export function raiseWorldMemoryImportance(db: Db, id: string, importance: number): void {
   db.query("UPDATE world_memories SET importance = MAX(importance, ?) WHERE id = ?").run(importance, id);
 }

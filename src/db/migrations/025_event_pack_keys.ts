@@ -5,6 +5,7 @@ import type { Migration } from "./migration.ts";
  * writes nothing and a changed one updates in place. Events the game reported have none (their pack key is
  * their id); only events a pack wrote carry one. `updated_at` is when a pack last changed the event or who
  * knows it (null: never), so the Studio's dry run can tell an updated event from an unchanged one.
+ * events_type finds the recent events of one type (a repeat merges into the memory of the first, src/events).
  */
 export const eventPackKeys: Migration = {
   version: 25,
@@ -12,6 +13,7 @@ export const eventPackKeys: Migration = {
   sql: `
 ALTER TABLE events ADD COLUMN pack_key TEXT;
 ALTER TABLE events ADD COLUMN updated_at TEXT;
+CREATE INDEX events_type ON events(project_id, type, created_at);
 CREATE UNIQUE INDEX events_pack_key ON events(project_id, pack_key) WHERE pack_key IS NOT NULL;
 `,
 };
