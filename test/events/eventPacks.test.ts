@@ -221,3 +221,27 @@ describe("a bad event refuses the pack", () => {
     expect(exportPack(app.ctx, a).events).toBeUndefined();
   });
 });
+
+describe("the demo world's history", () => {
+  test("imports into the demo world, each mind knows what it saw or heard, and the export gives the file's events back", async () => {
+    const { importPath } = await import("../../src/packs/importPack.ts");
+    const demo = new URL("../../examples/thornhaven.yaml", import.meta.url).pathname;
+    const history = new URL("../../examples/thornhaven-history.yaml", import.meta.url).pathname;
+    // the file's history is from early March: the server's time is after it
+    clock.advance(Math.max(0, Date.parse("2026-03-05T00:00:00Z") - clock.now().getTime()));
+    const world = await importPath(app.ctx, demo);
+    const r = await importPath(app.ctx, history, { projectId: world.projectId });
+    expect(Object.keys(r.ids.events).sort()).toEqual(["abbey-lantern", "barge-sunk", "watch-doubled"]);
+    const m = world.ids.minds;
+    const text = (mind: string) => knows(world.projectId, m[mind]).map((k) => k.description);
+    expect(text("garrick")).toEqual(["A grain barge sank at the Wend docks after striking the old pilings."]);
+    expect(text("brother-aldous")).toEqual(["A lantern moved through the abbey's sealed east wing at midnight."]);
+    expect(text("mara")).toHaveLength(1);
+    expect(text("captain-hesk")).toHaveLength(1);
+    const { parsePackText } = await import("../../src/packs/importPack.ts");
+    const file = parsePackText(await Bun.file(history).text(), "thornhaven-history.yaml") as any;
+    const norm = (e: any) => ({ ...e, recordedAt: new Date(e.recordedAt).toISOString(), ...(e.heardBy ? { heardBy: e.heardBy.map((h: any) => ({ ...h, knownAt: new Date(h.knownAt).toISOString() })) } : {}) });
+    const byKey = (a: any, b: any) => (a.key < b.key ? -1 : 1);
+    expect([...exportPack(app.ctx, world.projectId).events!].sort(byKey)).toEqual(file.events.map(norm).sort(byKey));
+  });
+});
