@@ -25,6 +25,11 @@ export interface CorpusProject {
   what: string;
   /** The scanner version that added the project to the corpus (absent: v2's corpus). */
   added?: string;
+  /**
+   * Held out: never used to tune the scanner. Its facts and judged sample were written before any
+   * scanner change made with it in view; its figures are reported beside the tuning corpus's.
+   */
+  heldOut?: boolean;
 }
 
 export const PROJECTS: CorpusProject[] = [
@@ -40,10 +45,22 @@ export const PROJECTS: CorpusProject[] = [
   { name: "unknown-horizons", repo: "unknown-horizons/unknown-horizons", paths: ["content", "po", "README.md"], what: "PO catalogues in ~47 languages (one folder per language), YAML scenarios with translations, building YAML, GUI XML", added: "v2.1" },
   // v2.2: the issue lists Twine; an original SugarCube city sandbox in Twee 3 (one file per location, districts, guilds, a quest), its published build beside it (absent from the snapshot).
   { name: "twine-ordson", repo: "danielbarnes175/SonsOfOrdson", paths: ["src", "dist", "README.md"], what: "Twine (SugarCube 2, Twee 3 source per location, twee-config YAML, published HTML)", added: "v2.2" },
+  // v3 held-out corpus: engines and formats of other projects, judged before any change (BENCHMARKS "Scanner v3").
+  { name: "ink-library", repo: "inkle/ink-library", paths: ["Snippets", "Stories/LD41 Emoji", "README.md"], what: "Ink: a complete story (The Intercept left out: it is in the tuning corpus) beside the library's snippets (samples) and a tool list", added: "v3", heldOut: true },
+  { name: "foodjustice-renpy", repo: "oele-isis-vanderbilt/FoodJustice_RenPy", paths: ["."], what: "Ren'Py educational visual novel (two stories), its teachers' dashboard, Docker/CI files", added: "v3", heldOut: true },
+  { name: "angel-seasons", repo: "EternalFeather/Angel_Seasons_Renpy_RPG", paths: ["."], what: "Ren'Py RPG written in Chinese: battle system, encyclopedia, camera/engine scripts", added: "v3", heldOut: true },
+  { name: "godot-open-rpg", repo: "gdquest-demos/godot-open-rpg", paths: ["."], what: "Godot 4 RPG demo: .tres/.tscn scenes and dialogue, GDScript, addons", added: "v3", heldOut: true },
+  // Fresh: added after the v3 rules were written and judged once, never used to change them.
+  { name: "lincity-ng", repo: "lincity-ng/lincity-ng", paths: ["data", "doc", "README.md"], what: "City builder: in-game help pages in 14 languages (data/help/<ll>/), gettext catalogues, GUI XML, developer docs", added: "v3", heldOut: true },
+  { name: "nethack", repo: "NetHack/NetHack", paths: ["."], what: "Roguelike source tree: Guidebook and developer docs, level and quest data, ports' READMEs", added: "v3", heldOut: true },
 ];
 
 /** The v2 corpus (25.2 MB): the figures before v2.1 are on these projects only. */
 export const V2_PROJECTS = PROJECTS.filter((p) => !p.added).map((p) => p.name);
+/** The tuning corpus: every project the scanner was tuned on (v2.2's "combined"). */
+export const TUNING_PROJECTS = PROJECTS.filter((p) => !p.heldOut).map((p) => p.name);
+/** The held-out corpus (v3): never used to tune the scanner. */
+export const HELD_OUT_PROJECTS = PROJECTS.filter((p) => p.heldOut).map((p) => p.name);
 
 const MIRROR = process.env.LOREHOLD_MIRROR ?? "/work/.mirror";
 

@@ -7,25 +7,27 @@
  * of 60 candidates written out for judging by hand.
  *
  *   bun bench/scanner-corpus.ts                 # once: rebuild the corpus
- *   bun bench/scanner-real.ts [label]           # all projects, combined-v2 (v2's corpus), combined; results in <corpus>/results-<label>.json
- *   ONLY=combined-v2,combined bun bench/scanner-real.ts [label]      # some of them
+ *   bun bench/scanner-real.ts [label]           # all projects, combined-v2 (v2's corpus), combined (the tuning corpus), held-out; results in <corpus>/results-<label>.json
+ *   ONLY=combined,held-out bun bench/scanner-real.ts [label]      # some of them
+ *   bun bench/scanner-judge.ts [label]          # precision from the saved judgements (bench/scanner-judged.json)
  *
- * Precision is judged by hand on the sample file (<corpus>/sample-<label>.txt).
+ * Precision is judged by hand on the sample (<corpus>/sample-<label>-<name>.txt, and .json for scanner-judge.ts).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { zipSync } from "fflate";
-import { PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
+import { HELD_OUT_PROJECTS, PROJECTS, TUNING_PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
 import { prng } from "../test/support/prng.ts";
 import { OutsideRss } from "./support/outsideRss.ts";
+import { sampleKey } from "./support/sampleKey.ts";
 
 const MB = 1024 * 1024;
 const root = corpusRoot();
 
 interface Fact { id: string; project: string; title: string; needle: string; foreign: string[] }
-interface Row { title: string; content: string; source_files: string; extra?: string | null; review?: string | null }
+interface Row { title: string; content: string; source_files: string; confidence: number; extra?: string | null; review?: string | null }
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -43,7 +45,7 @@ export function meaningfulTitle(title: string, sourceFiles: string[]): boolean {
   const t = title.trim();
   if (!t || /#\d+$/.test(t)) return false;
   if (GENERIC_TITLES.has(t.toLowerCase().replace(/^m_/, "").replace(/[^a-z]/g, ""))) return false;
-  if (/^[\W\d_]+$/.test(t)) return false;
+  if (!/\p{L}/u.test(t)) return false; // no letter in any script (v2.2 tested /^[\W\d_]+$/, which took every CJK title for punctuation)
   if (/^m_/.test(t)) return false;
   for (const f of sourceFiles) {
     const base = f.slice(f.lastIndexOf("/") + 1);
@@ -57,8 +59,9 @@ export function meaningfulTitle(title: string, sourceFiles: string[]): boolean {
 const norm = (s: string) => s.replace(/\s+/g, " ").toLowerCase();
 
 async function runOne(name: string): Promise<void> {
-  // "combined-v2" is v2's 25.2 MB corpus (the figures before v2.1), "combined" every project of the corpus now.
-  const dirs = name === "combined" ? PROJECTS.map((p) => p.name) : name === "combined-v2" ? V2_PROJECTS : [name];
+  // "combined-v2" is v2's 25.2 MB corpus (the figures before v2.1), "combined" the tuning corpus (every project
+  // the scanner was tuned on), "held-out" the projects it never was (v3).
+  const dirs = name === "combined" ? TUNING_PROJECTS : name === "held-out" ? HELD_OUT_PROJECTS : name === "combined-v2" ? V2_PROJECTS : [name];
   const files: Record<string, Uint8Array> = {};
   const manifest: { filename: string; relativePath: string; sizeBytes: number; contentHash: string }[] = [];
   let uncompressed = 0;
@@ -132,7 +135,7 @@ async function runOne(name: string): Promise<void> {
     const hasExtra = columns.includes("extra");
     const hasReview = columns.includes("review");
     const rows = ctx.db
-      .query<Row, [string]>(`SELECT title, content, source_files${hasExtra ? ", extra" : ""}${hasReview ? ", review" : ""} FROM scan_extractions WHERE job_id = ? ORDER BY ordinal`)
+      .query<Row, [string]>(`SELECT title, content, source_files, confidence${hasExtra ? ", extra" : ""}${hasReview ? ", review" : ""} FROM scan_extractions WHERE job_id = ? ORDER BY ordinal`)
       .all(jobId);
     // What a reviewer works through in the Studio: review groups (an entity or scene across its candidates and files).
     const groups = hasReview ? new Set(rows.map((r) => (r.review ? (JSON.parse(r.review) as { group: string }).group : r.title))).size : rows.length;
@@ -145,10 +148,18 @@ async function runOne(name: string): Promise<void> {
       return { id: f.id, found: hits.length > 0, usable, titles: hits.slice(0, 3).map((h) => h.title) };
     });
     const titled = candidates.filter((c) => meaningfulTitle(c.title, c.files)).length;
-    const rand = prng(12);
+    // v3: the sample is the 60 candidates whose seeded hash of sampleKey is lowest, so a later scanner's
+    // sample keeps every candidate it still makes (and its judgement) and draws fresh ones only for what
+    // it dropped. (Up to v2.2 the sample was 60 draws of a seeded PRNG over the list, BENCH_SAMPLE=prng.)
     const sample: typeof candidates = [];
-    const pool = [...candidates];
-    while (sample.length < 60 && pool.length) sample.push(pool.splice(Math.floor(rand() * pool.length), 1)[0]);
+    if (process.env.BENCH_SAMPLE === "prng") {
+      const rand = prng(12);
+      const pool = [...candidates];
+      while (sample.length < 60 && pool.length) sample.push(pool.splice(Math.floor(rand() * pool.length), 1)[0]);
+    } else {
+      const rank = (c: (typeof candidates)[number]) => createHash("sha256").update(`12\n${sampleKey(c.raw)}`).digest("hex");
+      sample.push(...candidates.map((c) => ({ c, r: rank(c) })).sort((a, b) => (a.r < b.r ? -1 : 1)).slice(0, 60).map((x) => x.c));
+    }
     const mbIn = job.bytes_processed / MB;
     const result = {
       project: name,
@@ -169,9 +180,15 @@ async function runOne(name: string): Promise<void> {
       found: recall.filter((r) => r.found).length,
       usable: recall.filter((r) => r.usable).length,
       skippedEntries: (JSON.parse(job.skipped) as unknown[]).length,
+      meanConfidence: Number((rows.reduce((a, r) => a + r.confidence, 0) / Math.max(1, rows.length)).toFixed(3)),
       recall,
     };
     const label = process.env.BENCH_LABEL ?? "run";
+    // The same sample as data: bench/scanner-judge.ts matches it against the saved judgements (bench/scanner-judged.json).
+    writeFileSync(
+      join(root, `sample-${label}-${name}.json`),
+      JSON.stringify(sample.map((c) => ({ key: sampleKey(c.raw), title: c.title, file: c.files[0] ?? "", confidence: Number(c.raw.confidence.toFixed(3)), text: c.raw.content.replace(/\s+/g, " ").slice(0, 400) })), null, 1),
+    );
     writeFileSync(
       join(root, `sample-${label}-${name}.txt`),
       sample.map((c, i) => `#${i + 1} [${c.title}] ${c.files.slice(0, 2).join(", ")}${c.raw.extra ? ` ${c.raw.extra.slice(0, 160)}` : ""}\n    ${c.raw.content.replace(/\s+/g, " ").slice(0, 260)}\n`).join(""),
@@ -190,7 +207,7 @@ if (process.argv[2] === "--one") {
 
 const label = process.argv[2] ?? "run";
 const results = [];
-for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.name), "combined-v2", "combined"]) {
+for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.name), "combined-v2", "combined", "held-out"]) {
   const child = Bun.spawnSync([process.execPath, import.meta.path, "--one", name], { env: { ...process.env, BENCH_LABEL: label }, stderr: "inherit" });
   const out = child.stdout.toString().trim().split("\n").pop() ?? "";
   if (child.exitCode !== 0 || !out.startsWith("{")) {

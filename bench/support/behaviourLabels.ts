@@ -78,3 +78,13 @@ export const labelledTurns: LabelledTurn[] = [
   { line: "I'll come back later when I have more gold.", action: null, emotion: "neutral" },
   { line: "Your shop smells of cinnamon, I like it.", action: null, emotion: "happy" },
 ];
+
+/**
+ * The set split in two before any prompt or grammar change was tried: the lines at even indexes of the list are
+ * for tuning, those at odd indexes held out (every group, each action and none, is split about evenly). Changes
+ * are chosen by their effect on the tuning half only; the held-out half reports whether they generalise.
+ *   tuning:   give_item 3, set_price 3, call_guard 3, open_door 2, none 11
+ *   held out: give_item 3, set_price 3, call_guard 2, open_door 3, none 11
+ */
+export type LabelHalf = "tuning" | "heldout";
+export const halfOf = (index: number): LabelHalf => (index % 2 === 0 ? "tuning" : "heldout");

@@ -40,6 +40,7 @@ import { adminFeature } from "../admin/adminFeature.ts";
 import { studioFeature } from "../studio/studioFeature.ts";
 import { stateFeature } from "../state/stateFeature.ts";
 import { eventsFeature } from "../events/eventsFeature.ts";
+import { loreTestsFeature } from "../loretests/loreTestsFeature.ts";
 import { UsageLog } from "../ops/usageLog.ts";
 
 export type { AppContext, ModelStatus };
@@ -48,7 +49,7 @@ export type { AppContext, ModelStatus };
  * Every feature of the server, in mount order: its routes (the whole HTTP
  * surface) and its background jobs (registered in this order too).
  */
-export const FEATURES: readonly Feature[] = [npcFeature, stateFeature, eventsFeature, behaviourFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, studioFeature];
+export const FEATURES: readonly Feature[] = [npcFeature, stateFeature, eventsFeature, behaviourFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, loreTestsFeature, studioFeature];
 
 async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
   const path = resolveModelPath(config.modelsDir, config.model ?? undefined);
@@ -147,7 +148,7 @@ export class App {
     const db = openDatabase(paths.db);
     try {
       const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir, { threads: config.threads }));
-      const vectors = await VectorStore.open(paths.lance, embedder);
+      const vectors = await VectorStore.open(paths.lance, embedder, { vectorCacheMb: config.vectorCacheMb, vectorIndexMinChunks: config.vectorIndexMinChunks });
       const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       const requeued = requeueInterrupted(app.ctx);

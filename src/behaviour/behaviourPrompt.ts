@@ -1,5 +1,6 @@
 import type { ParamInput } from "./behaviourModel.ts";
 import type { ActionDef, Behaviour } from "./resolveBehaviour.ts";
+import { NO_ACTION } from "./tailSchema.ts";
 
 /**
  * The line between the words and the tail. The engine appends it after the words and samples the tail
@@ -25,28 +26,32 @@ export interface ActionResultNote {
 
 /**
  * The behaviour block of a mind's static prompt: the same for every player (no trust value, no narrowing:
- * those go in the turn's note). It names the emotions, describes every action and parameter, and shows
- * the tail's form once.
+ * those go in the turn's note). It lists the actions first, with "none" as a choice like them, then the
+ * emotions and trust, and shows two tails: one that acts and one that does not. Measured on the labelled
+ * set's tuning half (bench/behaviourAccuracy.ts, BENCHMARKS.md "Typed turns: accuracy"): with one example and
+ * an empty list, a 0.5B model never acted; an example of each kind lets it choose.
  */
 export function behaviourBlock(b: Behaviour): string {
+  const marker = BEHAVIOUR_DELIMITER.trim();
   const lines = [
-    `After your words, the game adds a line "${BEHAVIOUR_DELIMITER.trim()}" and you write one JSON object on the next line: how you feel, what you do and${b.trust ? " how your trust in the player changes" : " nothing else"}.`,
-    `Emotions: ${b.emotions.join(", ")}; intensity from 0 to 1.`,
+    `First answer the player in your own words, as always. After your words, the game adds a line "${marker}" and you write one JSON object on the next line: what you do, how you feel${b.trust ? " and how your trust in the player changes" : ""}.`,
   ];
   if (b.actions.length) {
-    lines.push(`Actions you can take, at most ${b.maxActionsPerTurn} per turn, only when they fit what you said (taking none is always fine):`);
+    lines.push(`Actions: take one when the player's words call for it, at most ${b.maxActionsPerTurn} per turn; when nothing calls for one, write "${NO_ACTION}".`);
     for (const a of b.actions) lines.push(actionLine(a));
+    lines.push(`- ${NO_ACTION}: do nothing.`);
   } else {
-    lines.push("You take no actions: the list is always empty.");
+    lines.push(`You take no actions: the list is always [{"name":"${NO_ACTION}"}].`);
   }
+  lines.push(`Emotions: ${b.emotions.join(", ")}; intensity from 0 to 1.`);
   if (b.trust) {
     lines.push(
       `Trust: how much you trust this player, from ${b.trust.min} to ${b.trust.max}. Each turn change it by at most ${b.trust.maxStep} either way: up when the player is kind or helpful, down when rude or threatening, 0 otherwise.`,
     );
   }
   const first = b.actions[0];
-  lines.push("For example:", `Welcome, friend.${BEHAVIOUR_DELIMITER}${exampleTail(b)}`);
-  if (first) lines.push(`An action in the list looks like ${JSON.stringify({ name: first.name, params: exampleParams(first) })}.`);
+  if (first) lines.push(`For example, when the player asks for ${first.name}:`, `Very well.\n${marker}\n${exampleTail(b, [{ name: first.name, params: exampleParams(first) }], "happy")}`);
+  lines.push(first ? "When nothing calls for an action:" : "For example:", `Is that so?\n${marker}\n${exampleTail(b, [], "neutral")}`);
   return lines.join("\n");
 }
 
@@ -86,21 +91,21 @@ function exampleParams(a: ActionDef): Record<string, unknown> {
   );
 }
 
-function exampleTail(b: Behaviour): string {
-  const emotion = b.emotions.includes("happy") ? "happy" : b.emotions[0];
-  return renderTail({ emotion: { name: emotion, intensity: 0.6 }, actions: [], ...(b.trust ? { trust: { value: 0, delta: 1, label: null } } : {}) });
+function exampleTail(b: Behaviour, actions: { name: string; params: Record<string, unknown> }[], feeling: string): string {
+  const name = b.emotions.includes(feeling) ? feeling : b.emotions[0];
+  return renderTail({ emotion: { name, intensity: 0.6 }, actions: actions.map((a, i) => ({ id: String(i), ...a })), ...(b.trust ? { trust: { value: 0, delta: 0, label: null } } : {}) });
 }
 
 /**
- * The tail of a settled turn as text, in the order and form the grammar writes it: actions without ids, the
- * trust step (a mind with trust always settles one). What the server settled, not what the model wrote:
- * the model sees its clamped parameters and dropped actions as they happened.
+ * The tail of a settled turn as text, in the order and form the grammar writes it: actions without ids ("none"
+ * when there were none), the feeling, the trust step (a mind with trust always settles one). What the server
+ * settled, not what the model wrote: the model sees its clamped parameters and dropped actions as they happened.
  */
 export function renderTail(t: TurnBehaviour): string {
   const tail: Record<string, unknown> = {
+    actions: t.actions.length ? t.actions.map((a) => ({ name: a.name, params: a.params })) : [{ name: NO_ACTION }],
     emotion: t.emotion.name,
     intensity: t.emotion.intensity,
-    actions: t.actions.map((a) => ({ name: a.name, params: a.params })),
   };
   if (t.trust) tail.trust = t.trust.delta;
   return JSON.stringify(tail);

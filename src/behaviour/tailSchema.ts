@@ -4,6 +4,9 @@ import type { ActionDef, Behaviour } from "./resolveBehaviour.ts";
 /** Names a reference parameter may take, by kind (the project's minds, locations, items), resolved per turn. */
 export type RefNames = Record<"mind" | "location" | "item", string[]>;
 
+/** The action list's entry that means "no action" (a name no catalogue may use: validateBehaviour.ts). */
+export const NO_ACTION = "none";
+
 /** The intensities the tail may name: 0 to 1 in tenths (a grammar cannot bound a free number, an enum it can). */
 export const INTENSITIES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] as const;
 /** An integer parameter whose whole range has at most this many values is an enum in the grammar (bounded by it). */
@@ -19,16 +22,18 @@ type Json = Record<string, unknown>;
 
 /**
  * The JSON schema of the tail — what the grammar allows and what Ajv checks afterwards — for this turn's
- * offered actions: `{"emotion", "intensity", "actions": [{"name", "params"}], "trust"?}`. Everything the grammar
+ * offered actions: `{"actions": [{"name", "params"} | {"name": "none"}], "emotion", "intensity", "trust"?}`. The
+ * actions come first, right after the words that announce them (measured: bench/behaviourAccuracy.ts). Everything the grammar
  * can enforce is an enum or a const (emotion, intensity, trust step, action names, choices, references); a
- * wide integer is only typed, and the server clamps it (parseTail.ts). The empty action list is always valid.
+ * wide integer keeps its minimum and maximum, which the grammar enforces digit by digit; an unbounded one is
+ * only typed, and the server clamps it to safe integers (parseTail.ts). "none" is always a valid list.
  * Properties are listed in the order the model writes them, with `required` and closed objects for Ajv.
  */
 export function tailSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
   const properties: Json = {
+    actions: actionsSchema(b, offered, refs),
     emotion: { type: "string", enum: b.emotions },
     intensity: { type: "number", enum: [...INTENSITIES] },
-    actions: actionsSchema(b, offered, refs),
   };
   if (b.trust) properties.trust = { type: "integer", enum: range(-b.trust.maxStep, b.trust.maxStep) };
   return closedObject(properties);
@@ -40,16 +45,23 @@ export function maxActionsOf(b: Behaviour, offered: ActionDef[]): number {
   return Math.min(b.maxActionsPerTurn, room);
 }
 
+/**
+ * The action list: at least one entry, `{"name": "none"}` among the choices. Measured on the labelled set
+ * (bench/behaviourAccuracy.ts): with an empty list allowed, a small model closed the list at once on every
+ * turn; choosing "none" by name, beside the actions' names, is a choice it makes like the others.
+ */
 function actionsSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
-  const maxItems = maxActionsOf(b, offered);
-  if (maxItems === 0) return { type: "array", maxItems: 0 };
-  const variants = offered.map((a) =>
-    closedObject({
-      name: { const: a.name },
-      params: closedObject(Object.fromEntries(a.params.map(([name, p]) => [name, paramSchema(p, refs)]))),
-    }),
-  );
-  return { type: "array", items: variants.length === 1 ? variants[0] : { oneOf: variants }, maxItems };
+  const maxItems = Math.max(1, maxActionsOf(b, offered));
+  const variants = [
+    closedObject({ name: { const: NO_ACTION } }),
+    ...offered.map((a) =>
+      closedObject({
+        name: { const: a.name },
+        params: closedObject(Object.fromEntries(a.params.map(([name, p]) => [name, paramSchema(p, refs)]))),
+      }),
+    ),
+  ];
+  return { type: "array", items: variants.length === 1 ? variants[0] : { oneOf: variants }, minItems: 1, maxItems };
 }
 
 function paramSchema(p: ParamInput, refs: RefNames): Json {
@@ -61,9 +73,11 @@ function paramSchema(p: ParamInput, refs: RefNames): Json {
     case "boolean":
       return { type: "boolean" };
     case "integer":
+      // A wider range keeps its bounds: the local grammar samples only numbers within them (llm/jsonSchemaGrammar.ts),
+      // llama-server's json_schema does the same, and Ajv holds any other backend to them.
       return p.minimum !== undefined && p.maximum !== undefined && p.maximum - p.minimum < ENUM_INTEGER_SPAN
         ? { type: "integer", enum: range(p.minimum, p.maximum) }
-        : { type: "integer" };
+        : { type: "integer", ...(p.minimum !== undefined ? { minimum: p.minimum } : {}), ...(p.maximum !== undefined ? { maximum: p.maximum } : {}) };
   }
 }
 
@@ -109,6 +123,8 @@ function longest(s: Json, depth: number): number {
     case "string":
       return 2 + 6 * Number(s.maxLength ?? 0); // `\uXXXX` is the longest form of one character
     case "integer":
+      // bounded: its widest bound (the other side, when open, is llm/jsonSchemaGrammar's 15 digits and a sign)
+      if (typeof s.minimum === "number" || typeof s.maximum === "number") return Math.max(bytes(s.minimum ?? -1e15 + 1), bytes(s.maximum ?? 1e15 - 1));
       return 36; // sign, 16 digits, exponent sign and 16 digits
     case "number":
       return 54;

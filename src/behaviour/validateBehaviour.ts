@@ -3,6 +3,7 @@ import { conditionProblems, type Declarations } from "../conditions/checkConditi
 import { isPlainObject } from "../lore/validate/fields.ts";
 import { BehaviourModel, type BehaviourInput } from "./behaviourModel.ts";
 import { resolveTrust } from "./resolveBehaviour.ts";
+import { NO_ACTION } from "./tailSchema.ts";
 
 type Add = (path: string, reason: string) => void;
 
@@ -42,6 +43,7 @@ export function checkBehaviourRules(b: BehaviourInput, path: string, report: Add
   duplicates(b.emotions ?? [], `${path}.emotions`, "emotion", report);
   duplicates((b.actions ?? []).map((a) => a.name), `${path}.actions`, "action name", report, ".name");
   (b.actions ?? []).forEach((a, i) => {
+    if (a.name === NO_ACTION) report(`${path}.actions[${i}].name`, `'${NO_ACTION}' is reserved: the tail's way to say no action`);
     for (const [name, p] of Object.entries(a.params?.properties ?? {})) {
       const at = `${path}.actions[${i}].params.properties.${name}`;
       if (p.type === "integer" && p.minimum !== undefined && p.maximum !== undefined && p.minimum > p.maximum) report(`${at}.maximum`, "must be at least minimum");

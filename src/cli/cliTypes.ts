@@ -29,6 +29,8 @@ export interface CommandResult {
   json: unknown;
   /** human text otherwise (defaults to pretty JSON) */
   text?: string;
+  /** the process exit code after printing (default 0): a command whose output reports a failure (lore tests) */
+  exitCode?: number;
 }
 
 export interface Command {

@@ -88,7 +88,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo, env: Record<
     });
     if (result === "long-running") return 0;
     io.out(json ? JSON.stringify(result.json) : (result.text ?? JSON.stringify(result.json, null, 2)));
-    return 0;
+    return result.exitCode ?? 0;
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`Usage: ${e.usage}`);

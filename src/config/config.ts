@@ -46,6 +46,10 @@ export interface Config {
   kvSnapshots: "on" | "off";
   /** disk budget of those snapshots, in MB (least recently used deleted beyond it) */
   kvDiskBudgetMb: number;
+  /** memory budget of the in-memory lore vector caches, in MB: least recently searched projects are evicted past it; 0: no budget */
+  vectorCacheMb: number;
+  /** chunks from which a project's lore is searched through an approximate index built in the background (exact below it); 0: never */
+  vectorIndexMinChunks: number;
   /** tokens of lore a mind's static prompt carries for all its players (docs/models-and-performance.md, "Warm conversations"); 0: off */
   sharedLoreTokens: number;
   /** seconds a connection may stay silent before the HTTP server closes it (interactions get their generation budget) */
@@ -86,6 +90,8 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "flashAttention", env: "LOREHOLD_FLASH_ATTENTION", kind: "string" },
   { key: "kvSnapshots", env: "LOREHOLD_KV_SNAPSHOTS", kind: "string" },
   { key: "kvDiskBudgetMb", env: "LOREHOLD_KV_DISK_BUDGET_MB", kind: "int" },
+  { key: "vectorCacheMb", env: "LOREHOLD_VECTOR_CACHE_MB", kind: "int" },
+  { key: "vectorIndexMinChunks", env: "LOREHOLD_VECTOR_INDEX_MIN_CHUNKS", kind: "int" },
   { key: "sharedLoreTokens", env: "LOREHOLD_SHARED_LORE_TOKENS", kind: "int" },
   { key: "defaultMonthlyCredits", env: "LOREHOLD_DEFAULT_MONTHLY_CREDITS", kind: "int" },
   { key: "logLevel", env: "LOREHOLD_LOG_LEVEL", kind: "string" },
@@ -112,6 +118,8 @@ export function defaultConfig(): Config {
     flashAttention: "auto",
     kvSnapshots: "on",
     kvDiskBudgetMb: 4096,
+    vectorCacheMb: 2048,
+    vectorIndexMinChunks: 20_000,
     sharedLoreTokens: 1024,
     defaultMonthlyCredits: 10_000,
     prices: { ...DEFAULT_PRICES },

@@ -1,6 +1,7 @@
 import { LlamaText, SpecialTokensText, TokenBias, type Llama, type LlamaGrammar, type LlamaModel, type Token } from "node-llama-cpp";
 import { PROMPT_SECTION_MARKERS, ROLE_LABEL_STOPS, ROLE_MARKERS } from "./cleanReply.ts";
 import { biasMapOf } from "./internals.ts";
+import { jsonSchemaGrammar } from "./jsonSchemaGrammar.ts";
 
 const MAX_GRAMMARS = 256;
 
@@ -36,7 +37,7 @@ export class SamplingControls {
     let grammar = this.grammars.get(key);
     if (grammar) this.grammars.delete(key);
     else {
-      grammar = this.llama.createGrammarForJsonSchema(schema as never) as Promise<LlamaGrammar>;
+      grammar = jsonSchemaGrammar(this.llama, schema);
       grammar.catch(() => this.grammars.delete(key));
       if (this.grammars.size >= MAX_GRAMMARS) this.grammars.delete(this.grammars.keys().next().value!);
     }

@@ -6,7 +6,7 @@ import { reserve, settle } from "../credits/ledger.ts";
 import { interactionCostMicro, microToCredits } from "../credits/prices.ts";
 import { readRateLimits } from "../ratelimit/rateLimitSettings.ts";
 import type { GenerateResult } from "../llm/types.ts";
-import { prepareTurn } from "./prepareTurn.ts";
+import { prepareTurn, type PreparedTurn } from "./prepareTurn.ts";
 import { tokenCounter } from "./tokenBudget.ts";
 import { hasKnowledge, loadMindProfile } from "./mindProfile.ts";
 import { releaseQuietly, settleTurn } from "./chargeTurn.ts";
@@ -47,6 +47,10 @@ export interface InteractOptions {
   onBehaviour?: (behaviour: TurnBehaviour) => void;
   /** the reply guard's account of the turn (the playground's trace) */
   onGuard?: (report: ReplyGuardReport) => void;
+  /** the turn as prepared (its prompt and trace), before generation: lore tests read what reached the prompt */
+  onPrepared?: (prepared: PreparedTurn) => void;
+  /** a fixed seed, or temperature 0 (greedy), instead of the mind's sampling: lore tests' exact replies */
+  sampling?: { seed?: number; temperature?: number };
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
   timing?: InteractTiming & Partial<Pick<GenerateResult, "promptTokens" | "evaluatedPromptTokens" | "completionTokens" | "timeToFirstTokenMs">>;
   /** the caller already counted this request against the rate limits (an event that reacts is one request, one hit) */
@@ -72,6 +76,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const p0 = performance.now();
   const prepared = await prepareTurn(deps, project.id, req, mind);
   if (opts.timing) opts.timing.prepareMs = performance.now() - p0;
+  opts.onPrepared?.(prepared);
 
   const llm = deps.generation;
   if (!llm) throw generationFailed();
@@ -122,7 +127,8 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       conversationKey: conversationKey(project.id, prepared.mind.id, req.playerId),
       messages: prepared.messages,
       maxTokens: prepared.replyTokens,
-      temperature: prepared.temperature,
+      temperature: opts.sampling?.temperature ?? prepared.temperature,
+      seed: opts.sampling?.seed,
       signal: opts.signal,
       timeoutMs: deps.config.generationTimeoutMs,
       onToken,

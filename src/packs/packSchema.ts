@@ -7,6 +7,7 @@ import { CONDITION_LIMITS } from "../conditions/parseCondition.ts";
 import { TIMER_MAX } from "../lore/documents/documentGate.ts";
 import { BehaviourModel } from "../behaviour/behaviourModel.ts";
 import { EVENT_LIMITS } from "../events/eventModels.ts";
+import { CaseSchema, LORE_TEST_LIMITS } from "../loretests/testSchema.ts";
 
 /**
  * The lore pack format (DESIGN.md "Lore pack format"), in one place: the
@@ -248,6 +249,8 @@ export const PackSchema = Type.Object(
     minds: Opt(Type.Array(MindSchema)),
     relationships: Opt(Type.Array(RelationshipSchema)),
     documents: Opt(Type.Array(DocumentSchema)),
+    /** lore tests written next to the lore (src/loretests): checked on import, run by `lorehold test` */
+    tests: Opt(Type.Array(CaseSchema, { maxItems: LORE_TEST_LIMITS.cases })),
     events: Opt(Type.Array(EventSchema)),
   },
   { ...closed, title: "Lorehold lore pack" },

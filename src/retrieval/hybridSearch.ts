@@ -1,7 +1,7 @@
 import type { ServiceContext } from "../core/context.ts";
 import { parseJsonColumn } from "../core/json.ts";
-import { bm25Chunks, countChunks, liveChunkTags, termChunkCounts, type GateExclusion } from "../lore/documents/chunkSearchStore.ts";
-import type { VectorStore } from "../vectors/VectorStore.ts";
+import { bm25Chunks, chunkContents, countChunks, liveChunkTags, termChunkCounts, type GateExclusion } from "../lore/documents/chunkSearchStore.ts";
+import type { VectorHit, VectorStore } from "../vectors/VectorStore.ts";
 import type { ChunkRow } from "../vectors/rows.ts";
 import { reciprocalRankFusion } from "./rrf.ts";
 import { OPEN_GATE, type LoreGate } from "./loreGate.ts";
@@ -141,20 +141,16 @@ export async function retrieveLore(
   const n = candidatesFor(q.k);
   const gate = q.gate ?? OPEN_GATE;
   const held = gate.exclusion ? (documentId: string) => gate.blocks(documentId) : undefined;
-  const byVector = await ctx.vectors.searchVectors({ projectId: q.projectId, query: q.query, tags: q.tags, n, excludeDocument: held });
+  const byVector = await ctx.vectors.searchVectorHits({ projectId: q.projectId, query: q.query, tags: q.tags, n, excludeDocument: held });
   const byText = chunkTextSearch(ctx, { projectId: q.projectId, query: q.query, tags: q.tags, n, exclude: gate.exclusion ?? undefined });
-  const fused = reciprocalRankFusion([byVector, byText], (r) => r.id);
+  const fused = reciprocalRankFusion<VectorHit | ChunkRow>([byVector, byText], (r) => r.id);
   const ok = stillVisible(ctx, q.projectId, fused.map((f) => f.item.id), q.tags, gate);
-  return fused
-    .filter((f) => ok.has(f.item.id))
-    .slice(0, q.k)
-    .map(({ item, score }) => ({
-      chunkId: item.id,
-      documentId: item.documentId,
-      documentName: item.documentName,
-      chunkIndex: item.chunkIndex,
-      text: item.text,
-      tags: item.tags,
-      score,
-    }));
+  const kept = fused.filter((f) => ok.has(f.item.id)).slice(0, q.k);
+  // the vector cache keeps no text: the few hits kept read theirs from SQLite (checked live just above)
+  const texts = chunkContents(ctx.db, q.projectId, kept.filter((f) => !("text" in f.item)).map((f) => f.item.id));
+  return kept.flatMap(({ item, score }) => {
+    const text = "text" in item ? item.text : texts.get(item.id);
+    if (text === undefined) return [];
+    return [{ chunkId: item.id, documentId: item.documentId, documentName: item.documentName, chunkIndex: item.chunkIndex, text, tags: item.tags, score }];
+  });
 }

@@ -1,14 +1,23 @@
+import { prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
+import { IvfIndex } from "./IvfIndex.ts";
 import type { ChunkRow } from "./rows.ts";
 
-interface DocumentVectors {
-  rows: ChunkRow[];
-  /** rows.length × dims, row-major, each row L2-normalised (cosine = dot product) */
-  vectors: Float32Array;
-  /** per row, a bit per tag (bits assigned per project as tags appear) */
-  tagBits: Uint32Array;
-  /** per row, true when some tag has no bit (more than 32 distinct tags): checked by name */
-  overflow: Uint8Array;
+/** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
+export type VectorHit = CachedRow & { score: number };
+
+/** Rows from which a project's cache is searched through an index (bench/scale-retrieval.ts: the exact scan's p99 passes ~5 ms there). */
+export const DEFAULT_INDEX_MIN_ROWS = 20_000;
+/** Share of the index's lists a search always scans (more only when too few visible rows were found). */
+export const DEFAULT_PROBE_SHARE = 0.2;
+
+export interface CacheOptions {
+  /** 0: never index */
+  indexMinRows?: number;
+  probeShare?: number;
 }
+
+/** What the cache keeps of a row. */
+export type CachedRow = Omit<ChunkRow, "text">;
 
 const TAG_BITS = 32;
 
@@ -16,84 +25,208 @@ const TAG_BITS = 32;
  * One project's chunk vectors in memory, for the vector half of hybrid
  * search. LanceDB stays the store of record; this is a read cache that the
  * VectorStore keeps in step with every write it makes (the server process is
- * the only writer). Why: a filtered brute-force scan in LanceDB costs
- * ~25 ms at 10k chunks on 2 cores (decoding the Lance format dominates),
- * while a dot product over a contiguous Float32Array takes a few ms — and
- * the interact hot path has a 20 ms budget for everything but generation.
- * Memory: dims × 4 bytes per chunk plus its text (10k chunks ≈ 15 MB of vectors).
+ * the only writer). Why in memory: a filtered brute-force scan in LanceDB
+ * costs ~25 ms at 10k chunks on 2 cores (decoding the Lance format
+ * dominates), while a dot product over contiguous typed arrays takes a few ms.
+ *
+ * Why int8 and no text: a 100k-chunk project held float32 vectors and whole
+ * rows (text included) at ~3.9 KB a chunk; int8 codes with a per-row scale
+ * keep ~0.5 KB, so ten big projects fit one box. The ranking loses almost
+ * nothing (symmetric per-row scaling of a unit vector errs by < 0.4 % of a
+ * coordinate; bench/scale-retrieval.ts measures recall against float32), and
+ * the few hits a turn keeps get their text from SQLite, the source of truth.
  */
 export class ProjectVectorCache {
-  private readonly docs = new Map<string, DocumentVectors>();
+  private readonly docs = new Map<string, DocumentBlock>();
   private readonly tagBit = new Map<string, number>();
   private count = 0;
+  private byteCount = 0;
+  /** when it was last searched, on the ProjectCaches clock (least recently used is evicted first) */
+  usedAt = 0;
 
-  constructor(readonly dims: number) {}
+  /** the approximate index, once built (projects of indexMinRows rows and more) */
+  private ivf: IvfIndex | null = null;
+  private building: Promise<void> | null = null;
+  /** while an index builds: documents written since its snapshot, listed once it is ready */
+  private pendingAdds: Set<DocumentBlock> | null = null;
+  private trainedRows = 0;
+  private stopped = false;
+
+  constructor(
+    readonly dims: number,
+    readonly projectId: string,
+    readonly opts: CacheOptions = {},
+  ) {}
+
+  /** "exact" below the index threshold, "building" while the index is trained in the background, "indexed" once it answers. */
+  get mode(): "exact" | "building" | "indexed" {
+    if (this.ivf && this.count >= this.indexMinRows) return "indexed";
+    return this.building ? "building" : "exact";
+  }
+
+  /** Resolves when no index build is running (tests and benches wait for it). */
+  async indexIdle(): Promise<void> {
+    while (this.building) await this.building;
+  }
+
+  /** An evicted cache stops any index build it has running. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private get indexMinRows(): number {
+    return this.opts.indexMinRows ?? DEFAULT_INDEX_MIN_ROWS;
+  }
 
   get size(): number {
     return this.count;
   }
 
-  setDocument(documentId: string, rows: ChunkRow[], vectors: Float32Array[]): void {
+  /** Memory this cache holds, estimated from its arrays and strings (what the vectorCacheMb budget counts). */
+  get bytes(): number {
+    return this.byteCount + (this.ivf?.bytes ?? 0);
+  }
+
+  setDocument(documentId: string, rows: CachedRow[], vectors: Float32Array[]): void {
     this.deleteDocument(documentId);
     if (rows.length === 0) return;
-    const flat = new Float32Array(rows.length * this.dims);
-    const tagBits = new Uint32Array(rows.length);
-    const overflow = new Uint8Array(rows.length);
+    const dims = this.dims;
+    const n = rows.length;
+    const codes = new Int8Array(n * dims);
+    const scales = new Float32Array(n);
+    const tagBits = new Uint32Array(n);
+    const overflow = new Uint8Array(n);
+    const tags: string[][] = [];
+    let bytes = 200 + documentId.length + codes.length + n * (4 + 4 + 4 + 1 + 16 + 16);
+    const shared = new Map<string, string[]>();
+    const strings = new Map<string, string>();
+    const intern = (s: string) => {
+      const have = strings.get(s);
+      if (have !== undefined) return have;
+      strings.set(s, s);
+      bytes += 24 + s.length;
+      return s;
+    };
+    const documentName: string[] = [];
+    const locationId: (string | null)[] = [];
     rows.forEach((row, i) => {
-      flat.set(normalised(vectors[i], this.dims), i * this.dims);
-      for (const t of row.tags) {
+      documentName.push(intern(row.documentName));
+      locationId.push(row.locationId === null ? null : intern(row.locationId));
+      scales[i] = quantise(vectors[i], dims, codes, i * dims);
+      const key = row.tags.join("\u0000");
+      let own = shared.get(key);
+      if (!own) {
+        own = [...row.tags];
+        shared.set(key, own);
+        bytes += 32 + own.reduce((s, t) => s + 24 + t.length, 0);
+      }
+      tags.push(own);
+      bytes += 32 + row.id.length; // the id string and its slot
+      for (const t of own) {
         const bit = this.bitOf(t, true);
         if (bit === null) overflow[i] = 1;
         else tagBits[i] |= bit;
       }
     });
-    this.docs.set(documentId, { rows, vectors: flat, tagBits, overflow });
-    this.count += rows.length;
+    const block: DocumentBlock = {
+      documentId,
+      dead: false,
+      documentName,
+      locationId,
+      ids: rows.map((r) => r.id),
+      chunkIndex: Int32Array.from(rows, (r) => r.chunkIndex),
+      tags,
+      codes,
+      scales,
+      tagBits,
+      overflow,
+      bytes,
+    };
+    this.docs.set(documentId, block);
+    this.count += n;
+    this.byteCount += bytes;
+    this.ivf?.add(block);
+    this.pendingAdds?.add(block);
+    this.maybeBuild();
   }
 
   deleteDocument(documentId: string): void {
     const old = this.docs.get(documentId);
     if (!old) return;
-    this.count -= old.rows.length;
+    this.count -= old.ids.length;
+    this.byteCount -= old.bytes;
     this.docs.delete(documentId);
+    old.dead = true; // an index, or a build's snapshot, may still list its rows
+    this.ivf?.remove(old);
+    this.pendingAdds?.delete(old);
   }
 
-  /** The n rows most similar to `query` among those whose tags meet `tags` (and not of an `exclude`d document), best first. */
-  search(query: Float32Array, tags: ReadonlySet<string>, n: number, exclude?: (documentId: string) => boolean): ChunkRow[] {
-    const q = normalised(query, this.dims);
-    const dims = this.dims;
+  /**
+   * The n rows most similar to `query` among those whose tags meet `tags` (and
+   * not of an `exclude`d document), best first: an exact scan, or past the
+   * threshold the index (approximate ranking, exact filtering; never fewer
+   * hits than the visible rows allow).
+   */
+  search(query: Float32Array, tags: ReadonlySet<string>, n: number, exclude?: (documentId: string) => boolean): VectorHit[] {
+    if (!(n > 0)) return [];
     let want = 0;
     for (const t of tags) want |= this.bitOf(t, false) ?? 0;
-    // A short query hashed into 384 dims is sparse (tens of non-zero features): multiply only those.
-    const nz: number[] = [];
-    for (let d = 0; d < dims; d++) if (q[d] !== 0) nz.push(d);
-    const sparse = nz.length < dims / 2;
-    const nzIdx = Int32Array.from(nz);
-    const nzVal = Float32Array.from(nz, (d) => q[d]);
-    const bestScore: number[] = [];
-    const bestRow: ChunkRow[] = [];
-    for (const [documentId, doc] of this.docs) {
-      if (exclude?.(documentId)) continue;
-      const { rows, vectors, tagBits, overflow } = doc;
-      for (let r = 0; r < rows.length; r++) {
-        if ((tagBits[r] & want) === 0 && !(overflow[r] && rows[r].tags.some((t) => tags.has(t)))) continue;
-        let dot = 0;
-        const base = r * dims;
-        if (sparse) for (let j = 0; j < nzIdx.length; j++) dot += nzVal[j] * vectors[base + nzIdx[j]];
-        else for (let d = 0; d < dims; d++) dot += q[d] * vectors[base + d];
-        if (bestScore.length === n && dot <= bestScore[n - 1]) continue;
-        // insertion into a short sorted list (n is at most a few hundred)
-        let i = bestScore.length;
-        while (i > 0 && bestScore[i - 1] < dot) i--;
-        bestScore.splice(i, 0, dot);
-        bestRow.splice(i, 0, rows[r]);
-        if (bestScore.length > n) {
-          bestScore.pop();
-          bestRow.pop();
-        }
+    const p = prepareQuery(query, this.dims, want, tags, exclude);
+    const best = new TopN(n);
+    // A sparse query (the hashing embedder's) costs only its non-zero dims per row, so the exact scan stays
+    // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
+    // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
+    if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? DEFAULT_PROBE_SHARE);
+    else {
+      for (const doc of this.docs.values()) {
+        if (exclude?.(doc.documentId)) continue;
+        for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);
       }
     }
-    return bestRow;
+    return best.items.map(({ score, doc, row }) => ({
+      id: doc.ids[row],
+      projectId: this.projectId,
+      documentId: doc.documentId,
+      documentName: doc.documentName[row],
+      chunkIndex: doc.chunkIndex[row],
+      tags: [...doc.tags[row]], // a copy: the cache shares one array among a document's rows
+      locationId: doc.locationId[row],
+      score,
+    }));
+  }
+
+  /**
+   * Starts an index build in the background once the project reaches the
+   * threshold, and a rebuild once it has doubled since the last training (the
+   * centroids then describe too little of it). The exact scan answers meanwhile.
+   */
+  private maybeBuild(): void {
+    const min = this.indexMinRows;
+    if (min <= 0 || this.count < min || this.building || this.stopped) return;
+    if (this.ivf && this.count <= 2 * this.trainedRows) return;
+    const pending = new Set<DocumentBlock>();
+    const run = async () => {
+      await Bun.sleep(0); // after the current synchronous writes (a cold load sets every document in one go)
+      this.pendingAdds = pending;
+      const snapshot = [...this.docs.values()];
+      const rows = this.count;
+      const pause = async () => {
+        await Bun.sleep(0);
+        if (this.stopped) throw new Error("cache evicted");
+      };
+      const index = await IvfIndex.build(snapshot, this.dims, rows, pause);
+      // synchronous from here: no write can slip between catching up and swapping in
+      for (const b of pending) if (!b.dead) index.add(b);
+      for (const b of snapshot) if (b.dead) index.remove(b);
+      this.ivf = index;
+      this.trainedRows = rows;
+    };
+    this.building = run()
+      .catch(() => {}) // an abandoned or failed build leaves the exact scan (or the previous index) answering
+      .finally(() => {
+        this.pendingAdds = null;
+        this.building = null;
+      });
   }
 
   /** The bit of a tag; a tag past the 32nd gets none (its rows are then checked by name). */
@@ -107,17 +240,3 @@ export class ProjectVectorCache {
   }
 }
 
-function normalised(v: ArrayLike<number>, dims: number): Float32Array {
-  const out = new Float32Array(dims);
-  let norm = 0;
-  for (let i = 0; i < dims; i++) {
-    const x = Number(v[i] ?? 0);
-    out[i] = x;
-    norm += x * x;
-  }
-  if (norm > 0 && Math.abs(norm - 1) > 1e-6) {
-    const s = 1 / Math.sqrt(norm);
-    for (let i = 0; i < dims; i++) out[i] *= s;
-  }
-  return out;
-}

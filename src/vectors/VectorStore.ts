@@ -4,10 +4,11 @@ import { mkdir } from "node:fs/promises";
 import type { Embedder } from "./Embedder.ts";
 import { Mutex } from "./Mutex.ts";
 import { documentFilter, projectFilter } from "./filters.ts";
-import type { ProjectVectorCache } from "./ProjectVectorCache.ts";
+import type { ProjectVectorCache, VectorHit } from "./ProjectVectorCache.ts";
+import { ProjectCaches } from "./ProjectCaches.ts";
 import { OptimizePolicy } from "./OptimizePolicy.ts";
 import { copyBatch } from "./copyBatch.ts";
-import { loadProjectCache } from "./loadProjectCache.ts";
+import { searchVectorHits, searchVectors, type VectorQuery } from "./searchChunks.ts";
 import { deleteMemories, searchMemories, upsertMemories } from "./memoryIndex.ts";
 import type { VectorTables } from "./vectorTables.ts";
 import type { ChunkRow, MemoryRow } from "./rows.ts";
@@ -15,7 +16,14 @@ import { chunkRecord } from "./vectorRecords.ts";
 import { TABLE_RE, allIds, asData, createGeneration, documentKey, openGeneration, optimizeTable, readMeta, tableName } from "./generation.ts";
 import { vectorsFor, writeMeta, type Generation, type Kind, type PreEmbedded } from "./generation.ts";
 
-export type { ChunkRow, MemoryRow };
+export type { ChunkRow, MemoryRow, VectorHit, VectorQuery };
+
+export interface VectorStoreOptions {
+  /** memory budget of the in-memory project vector caches, in MB (least recently searched evicted past it); 0: none */
+  vectorCacheMb?: number;
+  /** chunks from which a project is searched through an approximate index (built in the background); 0: never */
+  vectorIndexMinChunks?: number;
+}
 
 /** Rows per batch when copying into a new generation. */
 const REEMBED_BATCH = 256;
@@ -38,7 +46,7 @@ export class VectorStore implements VectorTables {
   readonly locks: Record<Kind, Mutex> = { chunks: new Mutex(), memories: new Mutex() };
   /** During reembedAll: the generation being built; every write goes to it too. */
   private pending: Generation | null = null;
-  private readonly cacheLoads = new Map<string, Promise<ProjectVectorCache>>();
+  private readonly caches: ProjectCaches;
   private reembedding = false;
   /** The running re-embed: close() lets it stop at its next batch and clean up before closing the connection. */
   private reembedRun: Promise<void> | null = null;
@@ -51,9 +59,12 @@ export class VectorStore implements VectorTables {
     private readonly dir: string,
     private readonly db: Connection,
     private active: Generation,
-  ) {}
+    opts: VectorStoreOptions,
+  ) {
+    this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024, { indexMinRows: opts.vectorIndexMinChunks });
+  }
 
-  static async open(dir: string, embedder: Embedder): Promise<VectorStore> {
+  static async open(dir: string, embedder: Embedder, opts: VectorStoreOptions = {}): Promise<VectorStore> {
     await mkdir(dir, { recursive: true });
     const db = await lancedb.connect(dir);
     const meta = await readMeta(dir);
@@ -73,7 +84,7 @@ export class VectorStore implements VectorTables {
       const m = TABLE_RE.exec(name);
       if (m && Number(m[2]) !== active.gen) await db.dropTable(name);
     }
-    const store = new VectorStore(dir, db, active);
+    const store = new VectorStore(dir, db, active, opts);
     await store.upkeep.measure(active);
     return store;
   }
@@ -81,6 +92,11 @@ export class VectorStore implements VectorTables {
   /** The embedder the searchable tables were built with. */
   get embedderId(): string {
     return this.active.embedderId;
+  }
+
+  /** The embedder of the searchable tables (null while they are stale): a copy of this store opens with it. */
+  get embedder(): Embedder | null {
+    return this.active.embedder;
   }
 
   /** True while reembedAll is building new tables. */
@@ -119,6 +135,7 @@ export class VectorStore implements VectorTables {
           if (vectors) g.vectorCache.get(projectId)?.setDocument(documentId, rows, vectors);
         });
         g.documents.add(docKey);
+        this.caches.enforce(g);
       }
     });
     this.upkeep.noteCommit("chunks", rows.length);
@@ -148,6 +165,7 @@ export class VectorStore implements VectorTables {
           if (kind === "chunks") {
             await g.chunkGate.write(async () => {
               await g.chunks.delete(where);
+              g.vectorCache.get(projectId)?.stop(); // and any index build it has running
               g.vectorCache.delete(projectId);
             });
             const prefix = documentKey(projectId, "");
@@ -161,51 +179,37 @@ export class VectorStore implements VectorTables {
 
   /**
    * The vector half alone: the n chunks of a project most similar to `query`
-   * among those whose tags meet `tags`, best first (the runtime fuses it
-   * with its own full-text search).
+   * among those whose tags meet `tags`, best first, text included (read from
+   * LanceDB for the hits; the runtime takes searchVectorHits and SQLite's text).
    */
-  async searchVectors(q: { projectId: string; query: string; tags: string[]; n: number; excludeDocument?: (documentId: string) => boolean }): Promise<ChunkRow[]> {
-    this.assertOpen();
-    const tags = [...new Set(q.tags)];
-    if (!tags.length || !(q.n > 0)) return [];
-    const g = this.acquire();
-    try {
-      if (!g.embedder) return [];
-      const v = (await g.embedder.embed([q.query]))[0];
-      const cache = await this.projectCache(g, q.projectId);
-      const wanted = new Set(tags);
-      return cache.search(v, wanted, Math.floor(q.n), q.excludeDocument).filter((r) => r.projectId === q.projectId && r.tags.some((t) => wanted.has(t)));
-    } finally {
-      g.readers--;
-    }
+  searchVectors(q: VectorQuery): Promise<ChunkRow[]> {
+    return searchVectors(this, q);
   }
 
-  /** Loads the projects' vector caches ahead of their first search (the server does it at boot). */
+  /** As searchVectors, from memory alone: the hits without their text, with their cosine score. */
+  searchVectorHits(q: VectorQuery): Promise<VectorHit[]> {
+    return searchVectorHits(this, q);
+  }
+
+  /** Loads the projects' vector caches ahead of their first search (the server does it at boot), while the budget allows. */
   async warm(projectIds: string[]): Promise<number> {
     this.assertOpen();
     const g = this.acquire();
     try {
-      if (!g.embedder) return 0;
-      let rows = 0;
-      for (const id of projectIds) rows += (await this.projectCache(g, id)).size;
-      return rows;
+      return g.embedder ? await this.caches.warm(g, projectIds) : 0;
     } finally {
       g.readers--;
     }
   }
 
-  /** The project's vector cache for generation g, loaded from LanceDB on first use (one load at a time per project). */
-  /** @internal */
-  async projectCache(g: Generation, projectId: string): Promise<ProjectVectorCache> {
-    const have = g.vectorCache.get(projectId);
-    if (have) return have;
-    const key = g.gen + "\u0000" + projectId;
-    let loading = this.cacheLoads.get(key);
-    if (!loading) {
-      loading = loadProjectCache(g, projectId).finally(() => this.cacheLoads.delete(key));
-      this.cacheLoads.set(key, loading);
-    }
-    return loading;
+  /** Memory the active generation's project caches hold, in bytes (their estimate), and how many projects are loaded. */
+  cacheUsage(): { bytes: number; projects: number } {
+    return { bytes: this.caches.bytes(this.active), projects: this.active.vectorCache.size };
+  }
+
+  /** @internal the project's vector cache for generation g, loaded from LanceDB on first use */
+  projectCache(g: Generation, projectId: string): Promise<ProjectVectorCache> {
+    return this.caches.get(g, projectId);
   }
 
   async countChunks(projectId?: string): Promise<number> {
@@ -302,6 +306,7 @@ export class VectorStore implements VectorTables {
   }
 
   private async dropGeneration(g: Generation): Promise<void> {
+    for (const cache of g.vectorCache.values()) cache.stop();
     for (const kind of ["chunks", "memories"] as const) {
       try {
         g[kind].close();

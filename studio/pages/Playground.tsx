@@ -3,6 +3,8 @@ import { admin, HttpError, rawFetch, readSse } from "../api.ts";
 import { ErrorBox, Field, fmtNum, TagPicker, useAction, useAsync } from "../components/ui.tsx";
 import { rowsToState, StateRows, type StateRow } from "../components/conditions.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
+import { draftKey } from "./Tests.tsx";
+import { appendCase, turnAsTestCase } from "./turnAsTest.ts";
 import { PendingResults, TurnBehaviour, useActionResults, type TurnBehaviourData } from "../components/behaviour/TurnBehaviour.tsx";
 
 interface Turn {
@@ -168,6 +170,19 @@ export function Playground({ projectId }: SectionProps) {
                 </p>
                 {t.behaviour && <TurnBehaviour b={t.behaviour} index={i} results={actionResults} />}
                 <ErrorBox error={t.error} />
+                {mind && t.reply && !t.streaming && (
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => {
+                      const asTurns = turns.slice(0, i + 1).map((x) => ({ player: x.player, reply: x.reply, lore: x.preview?.lore ?? [], prompt: (x.preview?.prompt ?? []).map((m: { content: string }) => m.content).join("\n") }));
+                      localStorage.setItem(draftKey(projectId), appendCase(localStorage.getItem(draftKey(projectId)), turnAsTestCase(mind, asTurns)));
+                      location.hash = `#/p/${projectId}/tests`;
+                    }}
+                  >
+                    Save as a test
+                  </button>
+                )}
               </div>
               <Trace turn={t} index={i} />
             </div>

@@ -9,6 +9,7 @@ import { Lore } from "./Lore.tsx";
 import { World } from "./World.tsx";
 import { Knowledge } from "./Knowledge.tsx";
 import { Playground } from "./Playground.tsx";
+import { Tests } from "./Tests.tsx";
 import { Scanner } from "./Scanner.tsx";
 import { Packs } from "./Packs.tsx";
 import { Players } from "./Players.tsx";
@@ -25,6 +26,7 @@ const SECTIONS = [
   ["knowledge", "Who knows what"],
   ["playground", "Playground"],
   ["events", "Events"],
+  ["tests", "Lore tests"],
   ["scanner", "Scanner"],
   ["packs", "Lore packs"],
   ["players", "Players"],
@@ -49,6 +51,7 @@ export function ProjectShell({ projectId, section, item, onSignedOut }: { projec
     knowledge: () => <Knowledge {...props} />,
     playground: () => <Playground {...props} />,
     events: () => <Events {...props} />,
+    tests: () => <Tests {...props} />,
     scanner: () => <Scanner {...props} />,
     packs: () => <Packs {...props} />,
     players: () => <Players {...props} />,

@@ -19,10 +19,13 @@ describe("the static behaviour block", () => {
     expect(block).toContain("- close_shop: Close the shop for the night.");
     expect(block).toContain("from -10 to 10. Each turn change it by at most 2");
   });
-  test("shows the tail's form once, in exactly the form a past turn renders", () => {
-    expect(block.split("[Behaviour]").length - 1).toBe(2); // the instruction and the example
-    expect(block).toContain(`Welcome, friend.${BEHAVIOUR_DELIMITER}{"emotion":"happy","intensity":0.6,"actions":[],"trust":1}`);
-    expect(block).toContain('An action in the list looks like {"name":"give_item","params":{"item":"<item name>","count":1}}.');
+  test("shows two tails, one that acts and one that does not, in exactly the form a past turn renders", () => {
+    expect(block.split("[Behaviour]").length - 1).toBe(3); // the instruction and the two examples
+    expect(block).toContain(`Very well.\n[Behaviour]\n{"actions":[{"name":"give_item","params":{"item":"<item name>","count":1}}],"emotion":"happy","intensity":0.6,"trust":0}`);
+    expect(block).toContain(`Is that so?\n[Behaviour]\n{"actions":[{"name":"none"}],"emotion":"neutral","intensity":0.6,"trust":0}`);
+    // "none" is listed as a choice beside the actions
+    expect(block).toContain('when nothing calls for one, write "none".');
+    expect(block).toContain("- none: do nothing.");
   });
   test("nothing per player: the same text whatever the players' trust or the turn's narrowing", () => {
     expect(behaviourBlock(resolveBehaviour(SHOPKEEPER)!)).toBe(block);
@@ -30,7 +33,7 @@ describe("the static behaviour block", () => {
   });
   test("a mind without actions or trust says so", () => {
     const plain = behaviourBlock(resolveBehaviour({})!);
-    expect(plain).toContain("You take no actions: the list is always empty.");
+    expect(plain).toContain('You take no actions: the list is always [{"name":"none"}].');
     expect(plain).not.toContain("Trust:");
   });
 });
@@ -57,7 +60,7 @@ describe("a past turn rendered back", () => {
     const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs: REFS }).offered;
     const t = { emotion: { name: "happy", intensity: 0.6 }, actions: [{ id: "a1-1", name: "give_item", params: { item: "Iron key", count: 2 } }], trust: { value: 1, delta: 1, label: "neutral" } };
     const text = renderReplyWithTail("Take it.", t);
-    expect(text).toBe('Take it.\n\n[Behaviour]\n{"emotion":"happy","intensity":0.6,"actions":[{"name":"give_item","params":{"item":"Iron key","count":2}}],"trust":1}');
+    expect(text).toBe('Take it.\n\n[Behaviour]\n{"actions":[{"name":"give_item","params":{"item":"Iron key","count":2}}],"emotion":"happy","intensity":0.6,"trust":1}');
     const parsed = parseTail(renderTail(t), tailSchema(b, offered, REFS), b, offered, 1);
     expect(parsed.valid).toBe(true);
     expect(parsed.actions).toEqual(t.actions);

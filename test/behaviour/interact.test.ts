@@ -13,7 +13,7 @@ import { validateInteract } from "../../src/npc/validateInteract.ts";
 // Real llama.cpp on the random-weight tiny model: every turn's tail is an arbitrary choice among what the
 // grammar allows, so each property below is asserted of every turn (it holds by construction, not by luck);
 // where a test needs the model to take an action at all, it runs enough turns that the chance of none is
-// below 1e-6 (each turn's action list opens with "]" or "{" — about even odds on random weights).
+// below 1e-6 (each turn's action list names "none" or an action — a choice among a few names on random weights).
 setDefaultTimeout(600_000);
 
 // The tiny model's vocabulary spells most words in bytes: a 4,096-token context holds this mind's static
@@ -104,7 +104,7 @@ describe("a mind with behaviour", () => {
     expect(user).toContain("[Now]\nYour trust in this player: 0 (neutral).\nActions possible now: wave; no others.");
     expect(p.body.warnings).toEqual(["Ignored availableActions not configured for this Entity Mind: fly"]);
     expect(p.body.behaviour.offered).toEqual(["wave"]);
-    expect(p.body.behaviour.tailSchema.properties.actions.items.properties.name).toEqual({ const: "wave" });
+    expect(p.body.behaviour.tailSchema.properties.actions.items.oneOf.map((v: any) => v.properties.name)).toEqual([{ const: "none" }, { const: "wave" }]);
     expect(p.body.behaviour.tailMaxTokens).toBeGreaterThan(0);
     // Per-player things stay out of the shared prefix.
     expect(system).not.toContain("Your trust in this player");
@@ -217,7 +217,7 @@ describe("SSE", () => {
 describe("the session", () => {
   test("keeps the behaviour with the reply and renders it back after the words; reported results reach the next turn", async () => {
     let id: string | null = null;
-    // Random weights choose an action in only a few per cent of turns (the empty list is always open), and a turn of
+    // Random weights choose an action in only some turns ("none" is always a choice), and a turn of
     // the tiny model takes ~50 ms: up to 200 tries keep the chance of never seeing one below 1e-4 even at 5 %.
     for (let i = 0; i < 200 && !id; i++) {
       const r = await ask("p-session", { availableActions: ["open_door"] }, `Open a door for me, please (${i}).`);
@@ -232,7 +232,7 @@ describe("the session", () => {
     const rendered = p.body.prompt.filter((m: any) => m.role === "assistant" && /"name":\s*"open_door"/.test(m.content)).at(-1);
     // Rendered back after the words: as sampled when that says what was settled (the cache then matches it
     // token for token), else in the settled form.
-    const settled = JSON.stringify({ emotion: last.behaviour!.emotion.name, intensity: last.behaviour!.emotion.intensity, actions: last.behaviour!.actions.map((a) => ({ name: a.name, params: a.params })), trust: last.behaviour!.trust!.delta });
+    const settled = JSON.stringify({ actions: last.behaviour!.actions.map((a) => ({ name: a.name, params: a.params })), emotion: last.behaviour!.emotion.name, intensity: last.behaviour!.emotion.intensity, trust: last.behaviour!.trust!.delta });
     expect(rendered.content).toBe(`${last.content}\n\n[Behaviour]\n${last.tail ?? settled}`);
     if (last.tail) expect(JSON.stringify(JSON.parse(last.tail))).toBe(settled);
     expect(p.body.prompt.at(-1).content).toContain(`[Your earlier actions]\n- open_door (${id}): failed (the door is stuck)`);

@@ -36,7 +36,7 @@ const settle = (playerId: string, bt: BehaviourTurn, tr: TailResult | undefined)
 
 describe("settling a turn's behaviour", () => {
   test("as written: stored, counted, the sampled text kept for rendering back", () => {
-    const text = '{ "emotion": "happy", "intensity": 0.5, "actions": [ {"name": "wave", "params": {}} ], "trust": 1 }';
+    const text = '{ "actions": [ {"name": "wave", "params": {}} ], "emotion": "happy", "intensity": 0.5, "trust": 1 }';
     const r = settle("p1", gather("p1"), tail(text));
     expect(r).toEqual({
       behaviour: { emotion: { name: "happy", intensity: 0.5 }, actions: [{ id: "a1-1", name: "wave", params: {} }], trust: { value: 1, delta: 1, label: "friendly" } },
@@ -61,8 +61,8 @@ describe("settling a turn's behaviour", () => {
     const r = settle("p3", gather("p3"), tail('{"emotion":"angry","intensity":1,"actions":[{"name":"give_gold","params":{"amount":5000}}],"trust":2}'));
     expect(r.behaviour.actions[0].params).toEqual({ amount: 100 });
     expect(r.sampledTail).toBeUndefined();
-    settle("p3", gather("p3"), tail('{"emotion":"angry","intensity":1,"actions":[],"trust":2}'));
-    const top = settle("p3", gather("p3"), tail('{"emotion":"angry","intensity":1,"actions":[],"trust":2}'));
+    settle("p3", gather("p3"), tail('{"emotion":"angry","intensity":1,"actions":[{"name":"none"}],"trust":2}'));
+    const top = settle("p3", gather("p3"), tail('{"emotion":"angry","intensity":1,"actions":[{"name":"none"}],"trust":2}'));
     expect(top.behaviour.trust).toEqual({ value: 3, delta: 0, label: "devoted" });
     expect(top.sampledTail).toBeUndefined();
   });

@@ -43,17 +43,21 @@ describe("which actions a turn offers", () => {
 describe("the tail's schema", () => {
   test("emotions, intensities, one variant per offered action with its parameter schemas, the trust step", () => {
     const s = tailSchema(b, offerActions(b, base).offered, REFS) as any;
-    expect(Object.keys(s.properties)).toEqual(["emotion", "intensity", "actions", "trust"]);
-    expect(s.required).toEqual(["emotion", "intensity", "actions", "trust"]);
+    // the actions first, right after the words that announce them
+    expect(Object.keys(s.properties)).toEqual(["actions", "emotion", "intensity", "trust"]);
+    expect(s.required).toEqual(["actions", "emotion", "intensity", "trust"]);
     expect(s.additionalProperties).toBe(false);
     expect(s.properties.emotion.enum).toEqual(["neutral", "happy", "angry", "afraid"]);
     expect(s.properties.intensity.enum).toEqual([...INTENSITIES]);
     expect(s.properties.trust.enum).toEqual([-2, -1, 0, 1, 2]);
     expect(s.properties.actions.maxItems).toBe(3);
-    const [item, gold, say] = s.properties.actions.items.oneOf;
+    expect(s.properties.actions.minItems).toBe(1);
+    const [none, item, gold, say] = s.properties.actions.items.oneOf;
+    // "none" is a choice like the others, so the list is never empty
+    expect(none).toEqual({ type: "object", properties: { name: { const: "none" } }, required: ["name"], additionalProperties: false });
     expect(item.properties.name).toEqual({ const: "give_item" });
     expect(item.properties.params.properties).toEqual({ item: { type: "string", enum: ["Iron key", "Map of the tunnels"] }, count: { type: "integer", enum: [1, 2, 3, 4, 5] } });
-    expect(gold.properties.params.properties.amount).toEqual({ type: "integer" }); // wider than an enum: the server clamps it
+    expect(gold.properties.params.properties.amount).toEqual({ type: "integer", minimum: 1, maximum: 100 }); // wider than an enum: bounded by the grammar
     expect(say.properties.params.properties).toEqual({
       who: { type: "string", enum: ["Elena", "Garrick"] },
       line: { type: "string", maxLength: 40 },
@@ -61,26 +65,28 @@ describe("the tail's schema", () => {
       loud: { type: "boolean" },
     });
   });
-  test("nothing offered: the list can only be empty; no trust: no trust field", () => {
+  test("nothing offered: the list can only be [none]; no trust: no trust field", () => {
     const none = resolveBehaviour({ emotions: ["calm"] })!;
     const s = tailSchema(none, [], REFS) as any;
-    expect(Object.keys(s.properties)).toEqual(["emotion", "intensity", "actions"]);
-    expect(s.properties.actions).toEqual({ type: "array", maxItems: 0 });
+    expect(Object.keys(s.properties)).toEqual(["actions", "emotion", "intensity"]);
+    expect(s.properties.actions).toMatchObject({ type: "array", minItems: 1, maxItems: 1, items: { properties: { name: { const: "none" } } } });
+    expect(validatorFor(s)({ actions: [], emotion: "calm", intensity: 0 })).toBe(false);
+    expect(validatorFor(s)({ actions: [{ name: "none" }], emotion: "calm", intensity: 0 })).toBe(true);
   });
   test("one offered action with maxPerTurn 1: at most one item", () => {
     const o = offerActions(b, { ...base, availableActions: ["give_item"] });
     const s = tailSchema(b, o.offered, REFS) as any;
     expect(s.properties.actions.maxItems).toBe(1);
-    expect(s.properties.actions.items.properties.name).toEqual({ const: "give_item" });
+    expect(s.properties.actions.items.oneOf.map((v: any) => v.properties.name)).toEqual([{ const: "none" }, { const: "give_item" }]);
   });
   test("the token bound covers the longest tail the schema allows, within the cap", () => {
     const s = tailSchema(b, offerActions(b, base).offered, REFS);
     const bound = tailLengthBound(s);
     // Every character of the line written as a six-byte escape, the longest form the grammar allows.
     const longest = JSON.stringify({
+      actions: Array.from({ length: 3 }, () => ({ name: "say_to", params: { who: "Garrick", line: "@".repeat(40), tone: "urgent", loud: false } })),
       emotion: "neutral",
       intensity: 0.1,
-      actions: Array.from({ length: 3 }, () => ({ name: "say_to", params: { who: "Garrick", line: "@".repeat(40), tone: "urgent", loud: false } })),
       trust: -2,
     }).replaceAll("@", "\\u0040");
     expect(bound).toBeGreaterThan(longest.length);
@@ -135,6 +141,14 @@ describe("parsing a tail", () => {
     });
   }
   test("the validator used is the grammar's schema: every valid case passes Ajv as sent", () => {
-    expect(validatorFor(schema)(tail([]))).toBe(true);
+    expect(validatorFor(schema)(tail([{ name: "none" }]))).toBe(true);
+  });
+  test('"none" means no action; beside a real action it is dropped', () => {
+    expect(parse(tail([{ name: "none" }])).actions).toEqual([]);
+    expect(parse(tail([{ name: "none" }])).valid).toBe(true);
+    expect(parse(tail([{ name: "none" }, { name: "give_gold", params: { amount: 3 } }])).actions).toEqual([{ id: "a7-1", name: "give_gold", params: { amount: 3 } }]);
+  });
+  test("an empty list is not a tail the grammar writes: unusable", () => {
+    expect(parse(tail([])).valid).toBe(false);
   });
 });

@@ -24,6 +24,7 @@ describe("authoring a behaviour: every problem with its path", () => {
     ["duplicate emotion", { emotions: ["happy", "happy"] }, ["behaviour.emotions[1]: duplicate emotion 'happy'"]],
     ["action name with a space", { actions: [action({ name: "give gold" })] }, [expect.stringContaining("behaviour.actions[0].name: must be an identifier")]],
     ["duplicate action", { actions: [action(), action()] }, ["behaviour.actions[1].name: duplicate action name 'wave'"]],
+    ["an action named none (the tail's word for no action)", { actions: [action({ name: "none" })] }, ["behaviour.actions[0].name: 'none' is reserved: the tail's way to say no action"]],
     ["blank description", { actions: [action({ description: " " })] }, ["behaviour.actions[0].description: must be a non-empty string"]],
     ["33 actions", { actions: Array.from({ length: 33 }, (_, i) => action({ name: `a${i}` })) }, ["behaviour.actions: at most 32 items"]],
     [

@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { setRateLimits } from "../../src/ratelimit/rateLimitSettings.ts";
+import { writeBehaviour } from "../../src/behaviour/behaviourStore.ts";
+import { writeTx } from "../../src/db/openDatabase.ts";
+import { loadSession } from "../../src/npc/session/sessionStore.ts";
+import { updateMind } from "../../src/lore/minds/writeMinds.ts";
 import { tempDir } from "../support/testApp.ts";
 import { startLiveServer, type LiveServer } from "./liveServer.ts";
 
@@ -55,6 +59,36 @@ describe.skipIf(!haveMono)("Unity C# client against a live server (Mono)", () =>
     expect(code).toBe(0);
     expect(lines).toHaveLength(16);
   });
+
+  test("the typed-turn sample runs a turn's actions and reports their results with the next line", async () => {
+    // Elena gets a behaviour; this test's player may speak more than once a minute. TypedTurnNpc.cs needs UnityEngine: not built here.
+    const mind = s.world.minds.elena;
+    const behaviour = {
+      emotions: ["calm", "happy"],
+      actions: [{ name: "wave", description: "Wave at the player." }, { name: "pour", description: "Pour a drink.", params: { type: "object" as const, properties: { drink: { type: "string" as const, enum: ["ale", "cider"] } } } }],
+    };
+    writeTx(s.app.ctx.db, () => writeBehaviour(s.app.ctx.db, s.world.projectId, mind, behaviour, new Date().toISOString()));
+    // The world's Elena samples at 0.2, where random weights keep picking the same name; at 1.5 the tail's
+    // choice among "none", "pour" and "wave" varies from turn to turn (and short replies keep turns quick).
+    updateMind(s.app.ctx, s.world.projectId, mind, { responseConfig: { verbosity: "terse", maxTokens: 8, temperature: 1.5 } });
+    setRateLimits(s.app.ctx, s.world.projectId, { perPlayerPerMinute: 60 });
+    const exe = join(dir, "TypedTurnTests.exe");
+    const build = Bun.spawnSync([mcs!, "-langversion:7.2", "-warnaserror+", `-out:${exe}`, "-r:System.Net.Http.dll", ...glob("Runtime"), join(SDK, "Samples~/TypedTurn/TypedTurnDriver.cs"), ...glob("Tests/TypedTurn")], { stdout: "pipe", stderr: "pipe" });
+    expect(build.stdout.toString() + build.stderr.toString()).toBe("");
+    const run = Bun.spawn([mono!, exe, s.baseUrl, s.world.keys.server, mind], { stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+    const lines = out.trim().split("\n");
+    expect({ failed: lines.filter((l) => l.startsWith("FAIL ")), stderr: err.trim() }).toEqual({ failed: [], stderr: "" });
+    expect(lines.filter((l) => l.startsWith("PASS "))).toHaveLength(2);
+    expect(code).toBe(0);
+    // What the sample reported is what the server keeps with the player's last turn (names from its own record).
+    const reported = lines.filter((l) => l.startsWith("REPORTED ")).map((l) => l.split(" ").slice(1));
+    expect(reported.length).toBeGreaterThan(0);
+    const session = loadSession(s.app.ctx, s.world.projectId, mind, "unity-typed").messages;
+    const notes = session.filter((m) => m.role === "user").at(-1)!.notes?.actionResults ?? [];
+    expect(notes.map((r) => [r.id, r.status])).toEqual(reported);
+    for (const r of notes) expect(["pour", "wave"]).toContain(r.name);
+  }, 900_000);
 });
 
 function glob(sub: string): string[] {

@@ -64,7 +64,7 @@ describe("the in-memory vector cache", () => {
   });
 
   test("a dense query (not sparse) ranks the same way", () => {
-    const cache = new ProjectVectorCache(4);
+    const cache = new ProjectVectorCache(4, "p");
     cache.setDocument("d", [chunk("p", "d", 0, "x", ["t"]), chunk("p", "d", 1, "y", ["t"])], [Float32Array.of(1, 0, 0, 0), Float32Array.of(0.5, 0.5, 0.5, 0.5)]);
     expect(cache.search(Float32Array.of(0.4, 0.6, 0.5, 0.5), new Set(["t"]), 2).map((r) => r.chunkIndex)).toEqual([1, 0]);
     expect(cache.search(Float32Array.of(1, 0, 0, 0), new Set(["t"]), 1).map((r) => r.chunkIndex)).toEqual([0]);
@@ -74,7 +74,7 @@ describe("the in-memory vector cache", () => {
 });
 
 test("tag filtering holds past 32 distinct tags (the bitmask's overflow path)", () => {
-  const cache = new ProjectVectorCache(4);
+  const cache = new ProjectVectorCache(4, "p");
   const v = Float32Array.of(1, 0, 0, 0);
   for (let i = 0; i < 40; i++) cache.setDocument(`d${i}`, [chunk("p", `d${i}`, 0, `t${i}`, [`tag${i}`])], [v]);
   for (const i of [0, 31, 32, 39]) {

@@ -87,7 +87,16 @@ namespace Lorehold
         /// the task ends with the final reply (whose Response is the tokens joined). Errors before the first
         /// token throw like InteractAsync's; a failure mid-stream throws from here too.
         /// </summary>
-        public async Task<InteractResponse> InteractStreamAsync(InteractRequest request, Action<string> onToken, CancellationToken cancel = default(CancellationToken))
+        public Task<InteractResponse> InteractStreamAsync(InteractRequest request, Action<string> onToken, CancellationToken cancel = default(CancellationToken))
+        {
+            return InteractStreamAsync(request, onToken, null, null, cancel);
+        }
+
+        /// <summary>
+        /// A typed turn streamed: the tokens, then (a mind with behaviour) onEmotion once and onAction for each action,
+        /// in the order the server sends them, before the task ends with the reply.
+        /// </summary>
+        public async Task<InteractResponse> InteractStreamAsync(InteractRequest request, Action<string> onToken, Action<BehaviourEmotion> onEmotion, Action<BehaviourAction> onAction, CancellationToken cancel = default(CancellationToken))
         {
             using (var call = new Call(this, cancel))
             {
@@ -117,6 +126,8 @@ namespace Lorehold
                                     {
                                         var parsed = MiniJson.Parse(data.ToString()) as Dictionary<string, object>;
                                         if (ev == "token" && onToken != null && parsed != null && parsed.ContainsKey("text")) onToken(parsed["text"] as string ?? "");
+                                        else if (ev == "emotion" && onEmotion != null && parsed != null) onEmotion(BehaviourEmotion.FromJson(parsed));
+                                        else if (ev == "action" && onAction != null && parsed != null) onAction(BehaviourAction.FromJson(parsed));
                                         else if (ev == "done") return InteractResponse.FromJson(parsed);
                                         else if (ev == "error") throw StreamError(parsed);
                                     }

@@ -14,6 +14,10 @@ namespace Lorehold
         public bool? RetrieveMemory;
         public List<string> ActiveKnowledgeTags;
         public List<ChatMessage> ConversationHistory;
+        /// <summary>A typed turn: the actions the game can run now (narrows the mind's list; never widens it).</summary>
+        public List<string> AvailableActions;
+        /// <summary>A typed turn: what became of the NPC's earlier actions (their ids from TurnBehaviour.Actions).</summary>
+        public List<ActionResult> ActionResults;
 
         /// <summary>The JSON body the server expects.</summary>
         public string ToJson()
@@ -30,6 +34,13 @@ namespace Lorehold
                 var history = new List<object>();
                 foreach (var m in ConversationHistory) history.Add(new Dictionary<string, object> { { "role", m.Role }, { "content", m.Content } });
                 body["conversationHistory"] = history;
+            }
+            if (AvailableActions != null) body["availableActions"] = AvailableActions;
+            if (ActionResults != null)
+            {
+                var results = new List<object>();
+                foreach (var r in ActionResults) results.Add(r.ToJson());
+                body["actionResults"] = results;
             }
             return MiniJson.Serialize(body);
         }
@@ -52,6 +63,8 @@ namespace Lorehold
         public double? CreditsUsed;
         public bool MemoryCheckpoint;
         public List<string> Warnings = new List<string>();
+        /// <summary>A typed turn's emotion, actions and trust; null when the mind has no behaviour.</summary>
+        public TurnBehaviour Behaviour;
 
         /// <summary>A reply from its JSON text (FormatException when it is not one).</summary>
         public static InteractResponse Parse(string json) { return FromJson(MiniJson.Parse(json)); }
@@ -73,6 +86,7 @@ namespace Lorehold
                 if (m.TryGetValue("memoryCheckpoint", out v) && v is bool) r.MemoryCheckpoint = (bool)v;
                 if (m.TryGetValue("warnings", out v) && v is List<object>)
                     foreach (var w in (List<object>)v) if (w is string) r.Warnings.Add((string)w);
+                if (m.TryGetValue("behaviour", out v) && v is Dictionary<string, object>) r.Behaviour = TurnBehaviour.FromJson((Dictionary<string, object>)v);
             }
             if (r.Response == null || r.Character == null) throw new System.FormatException("the reply has no response or character");
             return r;

@@ -11,6 +11,7 @@ import { serveCommand } from "./serve.ts";
 import { quickstartCommand } from "./quickstart.ts";
 import { exportCommand, importCommand } from "./packs.ts";
 import { exportCardCommand } from "./cards.ts";
+import { loreTestCommand } from "./loreTests.ts";
 import { memoryCommands } from "./memories.ts";
 import { modelCommands } from "./models.ts";
 import { backendsCheckCommand } from "./backends.ts";
@@ -29,6 +30,7 @@ export const COMMANDS: Command[] = [
   importCommand,
   exportCommand,
   exportCardCommand,
+  loreTestCommand,
   creditsShowCommand,
   creditsGrantCommand,
   creditsPlanCommand,

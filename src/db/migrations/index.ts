@@ -8,11 +8,13 @@ import { sharedLoreStamp } from "./016_shared_lore_stamp.ts";
 import { worldState } from "./019_world_state.ts";
 import { behaviour } from "./020_behaviour.ts";
 import { secretDocuments } from "./021_secret_documents.ts";
+import { loreTests } from "./022_lore_tests.ts";
 import { events } from "./024_events.ts";
 import { eventPackKeys } from "./025_event_pack_keys.ts";
+import { pendingDocuments } from "./028_pending_documents.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, events, eventPackKeys];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, pendingDocuments];

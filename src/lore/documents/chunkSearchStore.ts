@@ -70,6 +70,15 @@ export function liveChunkTags(db: Db, projectId: string, ids: string[]): { id: s
     .all(...ids, projectId);
 }
 
+/** The text of those chunks (ids) of the project, by id: the vector half's hits come without it. */
+export function chunkContents(db: Db, projectId: string, ids: string[]): Map<string, string> {
+  if (ids.length === 0) return new Map();
+  const rows = db
+    .query<{ id: string; content: string }, string[]>(`SELECT id, content FROM chunks WHERE id IN (${placeholders(ids.length)}) AND project_id = ?`)
+    .all(...ids, projectId);
+  return new Map(rows.map((r) => [r.id, r.content]));
+}
+
 /** A document with a condition or a timer: read at every turn (few rows, found by the documents_gated index). */
 export interface GatedDocumentRow {
   id: string;

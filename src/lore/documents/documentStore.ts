@@ -24,13 +24,14 @@ export interface PendingDocument {
  * indexer needs. The index_version guards against an edit that lands while
  * the document is being embedded: the stale result is then discarded.
  */
+/** The oldest PENDING document (exported for the test that holds its query plan to an index walk, no sort). */
+export const CLAIM_PENDING_SQL = `SELECT id, project_id, name, content, location_id, index_version FROM documents
+         WHERE status = 'PENDING' ORDER BY updated_at, rowid LIMIT 1`;
+
 export function claimPendingDocument(ctx: ServiceContext): PendingDocument | null {
   return writeTx(ctx.db, () => {
     const row = ctx.db
-      .query<{ id: string; project_id: string; name: string; content: string; location_id: string | null; index_version: number }, []>(
-        `SELECT id, project_id, name, content, location_id, index_version FROM documents
-         WHERE status = 'PENDING' ORDER BY updated_at, rowid LIMIT 1`,
-      )
+      .query<{ id: string; project_id: string; name: string; content: string; location_id: string | null; index_version: number }, []>(CLAIM_PENDING_SQL)
       .get();
     if (!row) return null;
     ctx.db.query("UPDATE documents SET status = 'PROCESSING', error_message = NULL WHERE id = ?").run(row.id);

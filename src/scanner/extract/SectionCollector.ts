@@ -2,6 +2,7 @@ import type { FileExtraction, Section, Skipped } from "./types.ts";
 import { skipReason } from "./skipReason.ts";
 import { isNameFacet, keyFacet, stemTitle } from "./keyGroups.ts";
 import { UI_KEY_RE, isStatText, isTechnicalText } from "./techText.ts";
+import { toolWords } from "./contentKind.ts";
 import { MIN_LETTERS, SKIP, baseName, countLetters, fileStem, oneLine, stripGameMarkup, tidy } from "./text.ts";
 
 /** Most skipped sections listed one by one per file; the rest are summarised per reason. */
@@ -70,6 +71,14 @@ export function isUiText(entry: string): boolean {
  * accept or reject); only a list past this many characters is cut into parts.
  */
 const SHORT_LIST_CHARS = 100_000;
+/** printf and .NET placeholders (%d, %s, %.1f, %1$s, {0}): a short text holding one is a program's message. */
+const FORMAT_STRING_RE = /%(?:\d+\$)?[-+ 0#]*\d*(?:\.\d+)?[sdif]\b|\{\d+(?::[^}]*)?\}/;
+/**
+ * Past a few hundred entries or 5,000 characters a list of short entries is a table (a generated name
+ * table, a label dump): counted as data, never one giant candidate nobody can review.
+ */
+const SHORT_TABLE_ENTRIES = 300;
+const SHORT_TABLE_CHARS = 5_000;
 
 /**
  * Applies the shared skip rules and title fallback to what a format extractor finds, so
@@ -86,6 +95,10 @@ export class SectionCollector {
   /** Fine-grained entries that read as UI/developer text, and stat templates: counted, not kept. */
   private uiText = 0;
   private statText = 0;
+  /** Prose about the program itself (options, commands, windows): counted as meta, not kept. */
+  private toolText = 0;
+  /** Manual words of each kept section: in a document that is mostly a manual, lighter ones go too. */
+  private readonly toolShare = new Map<Section, { hits: number; words: number }>();
   /** Short untitled entries (names, labels) gathered into "<file> — short entries" sections. */
   private readonly shortList: string[] = [];
   private readonly shortSeen = new Set<string>();
@@ -166,8 +179,14 @@ export class SectionCollector {
     // dropped when they read as a settings screen or a developer message; stat templates anywhere short.
     const fine = input.quiet || input.keyed || input.ui;
     // A scene node's name ("Description") is not a data key: it earns no exemption.
-    if (fine && !(givenTitle && !input.ui && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text))) {
+    const programMessage = text.length < 200 && FORMAT_STRING_RE.test(text);
+    if (programMessage || (fine && !(givenTitle && !input.ui && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text)))) {
       this.uiText++;
+      return;
+    }
+    const tool = toolWords(text, Infinity);
+    if (tool.hits === Infinity || (tool.words >= 12 && tool.hits >= Math.max(4, Math.ceil(tool.words / 18)))) {
+      this.toolText++;
       return;
     }
     if (text.length < 2000 && input.kind !== "markdown-heading" && input.kind !== "prose" && isStatText(text)) {
@@ -184,6 +203,7 @@ export class SectionCollector {
       return;
     }
     const section: Section = { title, text, sourceFile: this.sourceFile, kind: input.kind };
+    this.toolShare.set(section, tool);
     if (input.reviewKind) section.reviewKind = input.reviewKind;
     if (input.hints && (input.hints.tags?.length || input.hints.location)) section.hints = input.hints;
     if (!givenTitle) {
@@ -192,6 +212,30 @@ export class SectionCollector {
     }
     this.sections.push(section);
     this.order.push(order);
+  }
+
+  /**
+   * A document of which a third or more of the sections are about the tool is a manual: its other
+   * sections that name the tool at all (two words, one per 60) are manual too, its story is not.
+   */
+  private dropManualSections(): void {
+    const kept = this.sections.length;
+    if (this.toolText < 5 || this.toolText < (kept + this.toolText) / 3) return;
+    const keep = this.sections.filter((s) => {
+      const t = this.toolShare.get(s);
+      return !t || t.hits < 2 || t.hits * 60 < t.words;
+    });
+    if (keep.length === kept) return;
+    const keptSet = new Set(keep);
+    this.fallbackIndexes = this.fallbackIndexes.filter((i) => keptSet.has(this.sections[i]));
+    const order = this.order.filter((_, i) => keptSet.has(this.sections[i]));
+    const fallbackSections = new Set(this.fallbackIndexes.map((i) => this.sections[i]));
+    this.toolText += kept - keep.length;
+    this.sections.length = 0;
+    this.sections.push(...keep);
+    this.order.length = 0;
+    this.order.push(...order);
+    this.fallbackIndexes = keep.flatMap((s, i) => (fallbackSections.has(s) ? [i] : []));
   }
 
   skip(section: string, reason: string): void {
@@ -208,6 +252,7 @@ export class SectionCollector {
   }
 
   finish(): FileExtraction {
+    this.dropManualSections();
     if (this.groups.size) {
       for (const g of this.groups.values()) this.flushGroup(g);
       this.groups.clear();
@@ -219,7 +264,10 @@ export class SectionCollector {
       this.sections.push(...sorted);
       this.fallbackIndexes = sorted.flatMap((s, i) => (fallback.has(s) ? [i] : []));
     }
-    if (this.shortList.length) {
+    const shortChars = this.shortList.reduce((n, e) => n + e.length + 1, 0);
+    if (this.shortList.length > SHORT_TABLE_ENTRIES || shortChars > SHORT_TABLE_CHARS) {
+      this.skipped.push({ section: `${this.shortList.length} short entries`, reason: SKIP.shortTable, sourceFile: this.sourceFile });
+    } else if (this.shortList.length) {
       let part: string[] = [];
       let size = 0;
       let n = 0;
@@ -243,6 +291,7 @@ export class SectionCollector {
       this.skipped.push({ section: `${this.quietShort} short ${noun}`, reason: SKIP.shortUi, sourceFile: this.sourceFile });
     }
     if (this.uiText > 0) this.skipped.push({ section: `${this.uiText} ${this.uiText === 1 ? "entry" : "entries"}`, reason: SKIP.uiText, sourceFile: this.sourceFile });
+    if (this.toolText > 0) this.skipped.push({ section: `${this.toolText} ${this.toolText === 1 ? "section" : "sections"}`, reason: SKIP.toolText, sourceFile: this.sourceFile });
     if (this.statText > 0) this.skipped.push({ section: `${this.statText} ${this.statText === 1 ? "entry" : "entries"}`, reason: SKIP.statText, sourceFile: this.sourceFile });
     for (const [reason, count] of this.overflow) {
       this.skipped.push({ section: `${count} more sections`, reason, sourceFile: this.sourceFile });

@@ -20,6 +20,7 @@ import { extractUnityStringTable, isUnitySharedTableData, isUnityStringTable, st
 import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
+import { looksLikeConfig, looksLikeDataTable, looksLikeLog } from "./contentKind.ts";
 
 type Extractor = (content: string, out: SectionCollector, opts: ExtractOptions) => void;
 
@@ -35,8 +36,8 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
   ".twee": extractTwee,
   ".rpy": extractRenpy,
   ".json": extractJsonOrTimeline,
-  ".csv": (c, out) => extractDelimited(c, ",", out),
-  ".tsv": (c, out) => extractDelimited(c, "\t", out),
+  ".csv": (c, out) => (looksLikeDataTable(c) ? out.skipFile(SKIP.dataTable) : extractDelimited(c, ",", out)),
+  ".tsv": (c, out) => (looksLikeDataTable(c) ? out.skipFile(SKIP.dataTable) : extractDelimited(c, "\t", out)),
   ".xml": extractXml,
   ".yaml": extractYamlOrUnity,
   ".yml": extractYamlOrUnity,
@@ -64,9 +65,15 @@ function extractJsonOrTimeline(content: string, out: SectionCollector): void {
   else extractJson(content, out);
 }
 
-/** A .txt of `key:value` records (roguelike data files) is split per record; anything else is prose. */
+/**
+ * A .txt of `key:value` records (roguelike data files) is split per record; a play log, a settings
+ * file or a table of game data is skipped whole; anything else is prose.
+ */
 function extractTextOrRecords(content: string, out: SectionCollector, opts: ExtractOptions): void {
-  if (looksLikeRecords(content)) extractRecords(content, out, opts.includeMechanics === true);
+  if (looksLikeLog(content)) out.skipFile(SKIP.log);
+  else if (looksLikeRecords(content)) extractRecords(content, out, opts.includeMechanics === true);
+  else if (looksLikeConfig(content)) out.skipFile(SKIP.config);
+  else if (looksLikeDataTable(content)) out.skipFile(SKIP.dataTable);
   else extractPlainText(content, out);
 }
 

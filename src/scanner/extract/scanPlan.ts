@@ -8,7 +8,7 @@ import { baseName, extensionOf } from "./text.ts";
  * with a line `include: <kind>, <kind>` (or `include: all`).
  */
 
-export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta";
+export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta" | "samples" | "ui";
 
 export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   engine: "engine, plugin, addon or editor folder",
@@ -19,6 +19,8 @@ export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   tests: "tests",
   compiled: "compiled output (source present)",
   meta: "wiki maintenance (index, templates, audits, prompts, conventions)",
+  samples: "tutorials, samples, examples, demos and developer docs (text about the tool, not the world)",
+  ui: "user interface layouts (gui/ folders: buttons, menus, dialogs)",
 };
 
 export const SKIP_KINDS = Object.keys(SKIP_KIND_LABEL) as SkipKind[];
@@ -36,24 +38,38 @@ const ENGINE_DIRS = new Set([
 // A worldbuilding wiki's own upkeep: page templates, writing protocols, audit prompts, indexes.
 const META_DIRS = new Set(["templates", "template", "_templates", "protocols", "prompts", "skills"]);
 const META_FILES = /^(?:index|ai[-_ ]index|home|sitemap|toc|table[-_ ]of[-_ ]contents|open[-_ ]questions|system[-_ ]governance|naming[-_ ]conventions|style[-_ ]guide|dataview[-_ ]test|todo|roadmap|runbook|corrections|template[-_].*|.*[-_ ](?:audit|issues[-_ ]register|prompt|runbook)|audit[-_ ].*)$/i;
+// An engine's or a tool's teaching material and a project's developer docs: whatever speaks in them
+// (a tutorial game's guide character, a dialogue tool's feature tour), they explain the tool.
+const SAMPLE_DIRS = new Set([
+  "tutorial", "tutorials", "sample", "samples", "example", "examples", "demo", "demos", "featuretour", "feature_tour", "feature-tour",
+  "snippets", "showcase", "devel", "develop", "developer", "developers", "dev-docs", "devdocs", "dev_docs",
+  // In-game help and manuals explain the game's controls and rules to the player, not its world.
+  "help", "manual", "manuals",
+]);
+// __DEMO01.txt, tutorial_director.rpy, example-quest.json: a sample by its name.
+const SAMPLE_FILES = /^(?:__demo|(?:.*[-_ ])?(?:tutorials?|demos?|examples?|samples?)(?:[-_ ].*)?$)/i;
 const TEST_DIRS = new Set(["tests", "test", "__tests__", "spec", "specs", "testing"]);
 const COMPILED_DIRS = new Set(["bin", "obj", "build", "builds", "dist", "out", "temp", "logs"]);
 const CI_FILES = /^(?:\.gitlab-ci\.ya?ml|\.travis\.ya?ml|appveyor\.ya?ml|azure-pipelines\.ya?ml|jenkinsfile|\.editorconfig|\.gitattributes|\.gitignore|package(?:-lock)?\.json|tsconfig(?:\.[\w-]+)?\.json|jsconfig\.json|composer\.json|bunfig\.toml|cargo\.toml|pyproject\.toml|docker-compose\.ya?ml|mkdocs\.ya?ml|\.pre-commit-config\.ya?ml|dependabot\.ya?ml|codecov\.ya?ml|\.readthedocs\.ya?ml|renovate\.json|\.eslintrc(?:\.\w+)?|\.prettierrc(?:\.\w+)?|omnisharp\.json|global\.json|nuget\.config|netlify\.toml|vercel\.json|manifest\.json|packages-lock\.json|[\w.-]+\.twee-config\.(?:ya?ml|json))$/i;
-const CHANGELOG_FILES = /^(?:change[-_ ]?log|changes|log|news|release[-_ ]?notes|whats[-_ ]?new)(?:[-_.][\w.-]*)?$/i;
-const LICENCE_FILES = /^(?:licen[cs]e|copying|notice|third[-_ ]?party[-_ ]?notices?|unlicen[cs]e|patents)(?:[-_.!][\w.!-]*)?$/i;
-const DOC_FILES = /^(?:readme|install(?:ation)?|building|build|setup|getting[-_ ]?started|contributing|contributors|authors|code[-_ ]of[-_ ]conduct|security|support|funding|pull_request_template|issue_template|bug_report|feature_request|release_template|claude|agents)(?:[-_.][\w.-]*)?$/i;
+const CHANGELOG_FILES = /^(?:change[-_ ]?log|changes|log|news|release[-_ ]?notes|whats[-_ ]?new|fixes\d[\w.-]*|fixes)(?:[-_.][\w.-]*)?$/i;
+const LICENCE_FILES = /^(?:licen[cs]e|copying|notice|third[-_ ]?party[-_ ]?notices?|unlicen[cs]e|patents|attributions?)(?:[-_.!][\w.!-]*)?$/i;
+const DOC_FILES = /^(?:readme|install(?:ation)?|building|build|setup|getting[-_ ]?started|contributing|contributors|authors|code[-_ ]of[-_ ]conduct|security|support|funding|credits|bugs|known[-_ ]?issues|pull_request_template|issue_template|bug_report|feature_request|release_template|claude|agents)(?:[-_.][\w.-]*)?$/i;
 
 /** A path's kind when it is skipped by default, else null. */
 export function skipKindOfPath(relativePath: string): SkipKind | null {
   const parts = relativePath.split(/[\\/]+/).filter(Boolean);
   const base = parts.pop() ?? "";
-  for (const p of parts) {
-    const d = p.toLowerCase();
+  for (let i = 0; i < parts.length; i++) {
+    const d = parts[i].toLowerCase();
+    // A copy of the Ren'Py SDK's own scripts (renpy/common/00nvl_mode.rpy …) shipped beside a game.
+    if (d === "renpy" && parts[i + 1]?.toLowerCase() === "common") return "engine";
     if (d.startsWith(".")) return "ci";
     if (ENGINE_DIRS.has(d)) return "engine";
     if (TEST_DIRS.has(d)) return "tests";
     if (COMPILED_DIRS.has(d)) return "compiled";
     if (META_DIRS.has(d)) return "meta";
+    if (SAMPLE_DIRS.has(d)) return "samples";
+    if (d === "gui") return "ui";
   }
   if (CI_FILES.test(base) || base.startsWith(".")) return "ci";
   const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
@@ -61,6 +77,7 @@ export function skipKindOfPath(relativePath: string): SkipKind | null {
   if (LICENCE_FILES.test(stem)) return "licence";
   if (DOC_FILES.test(stem)) return "docs";
   if (/^\.?(?:md|markdown|txt)$/i.test(extensionOf(base)) && META_FILES.test(stem)) return "meta";
+  if (SAMPLE_FILES.test(stem)) return "samples";
   return null;
 }
 
@@ -70,7 +87,7 @@ export function skipGroupOf(relativePath: string, kind: SkipKind): string {
   for (let i = 0; i < parts.length - 1; i++) {
     const d = parts[i].toLowerCase();
     const hit =
-      (kind === "ci" && d.startsWith(".")) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d));
+      (kind === "ci" && d.startsWith(".")) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d)) || (kind === "samples" && SAMPLE_DIRS.has(d)) || (kind === "ui" && d === "gui");
     if (hit) return `${parts.slice(0, i + 1).join("/")}/`;
   }
   return relativePath;
@@ -94,6 +111,7 @@ export function parseIncludes(userContext: string | null | undefined): Set<Inclu
       else if (w === "doc") out.add("docs");
       else if (w === "test") out.add("tests");
       else if (w === "mechanic") out.add("mechanics");
+      else if (w === "sample" || w === "tutorial" || w === "example" || w === "demo") out.add("samples");
       else if ((SKIP_KINDS as string[]).includes(w)) out.add(w as SkipKind);
     }
   }
@@ -109,7 +127,7 @@ const LANGUAGE_NAMES: Record<string, string> = {
   hungarian: "hu", romanian: "ro", arabic: "ar", hebrew: "he", vietnamese: "vi", thai: "th", piglatin: "x-pig", brazilian: "pt-BR",
 };
 const LANG_CODE = /^(?:[a-z]{2,3})(?:[-_](?:[A-Z]{2}|[a-z]{2}|Hans|Hant|Latn|\d{3}))?$/;
-const COMMON_CODES = new Set("en fr de es it pt ru ja ko zh cs da nl fi pl sv nb tr uk ms el hu ro ar he vi th ca eo et lt lv sk sl sr bg hr fa hi bn gl eu id af".split(" "));
+const COMMON_CODES = new Set("en fr de es it pt ru ja ko zh cs da nl fi pl sv nb nn tr uk ms el hu ro ar he vi th ca eo et lt lv sk sl sr bg hr fa hi bn gl eu id af gd ga cy sq mk ka hy az ta ur sw".split(" "));
 
 /** The language a path is written in, judged from its folders and name (tl/french/…, locale/fr/…, x_fr.po, fr.po), or null. */
 export function languageOfPath(relativePath: string): string | null {
@@ -118,6 +136,12 @@ export function languageOfPath(relativePath: string): string | null {
   for (let i = parts.length - 1; i >= 0; i--) {
     const d = parts[i];
     const lower = d.toLowerCase();
+    // gettext's own layout: <locale>/LC_MESSAGES/<domain>.po, every language a catalogue (the source one too).
+    if (lower === "lc_messages" && i > 0 && /^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?(?:@\w+)?$/.test(parts[i - 1])) return normLanguage(parts[i - 1]);
+    // fr_FR/, pt-BR/: a language with its region is a locale wherever it sits.
+    if (/^[a-z]{2}[-_][A-Z]{2}$/.test(d) && COMMON_CODES.has(lower.slice(0, 2))) return normLanguage(d);
+    // french/, schinese/: a language's name is a locale folder wherever it sits.
+    if (LANGUAGE_NAMES[lower] && lower !== "piglatin") return LANGUAGE_NAMES[lower];
     if (LANGUAGE_NAMES[lower] && i > 0 && /^(?:tl|translations?|locales?|locali[sz]ations?|lang(?:uages?)?|i18n|l10n)$/i.test(parts[i - 1])) return LANGUAGE_NAMES[lower];
     if (LANG_CODE.test(d) && COMMON_CODES.has(lower.slice(0, 2)) && i > 0 && /^(?:translations?|locales?|locali[sz]ations?|lang(?:uages?)?|i18n|l10n|po)$/i.test(parts[i - 1])) return d.replace("_", "-");
   }
@@ -127,7 +151,8 @@ export function languageOfPath(relativePath: string): string | null {
   // A .po is a translation by definition, so any language-code name counts (zu.po, ga.po), not only common ones.
   const PO_CODE = /^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?(?:@\w+)?$/;
   if (ext === ".po" && PO_CODE.test(stem)) return stem.replace("_", "-");
-  const suffix = /(?:^|[-_. ])([a-z]{2,3}(?:[-_][A-Za-z]{2,4})?)$/.exec(stem)?.[1] ?? /\(([a-z]{2,3}(?:-[A-Za-z]{2,4})?)\)$/.exec(stem)?.[1];
+  // A region is two letters, a script four with a capital (zh-Hans): "msb-fire" and "msb-pol" are names, not languages.
+  const suffix = /(?:^|[-_. ])([a-z]{2}(?:[-_](?:[A-Za-z]{2}|[A-Z][a-z]{3}))?)$/.exec(stem)?.[1] ?? /\(([a-z]{2}(?:-(?:[A-Za-z]{2}|[A-Z][a-z]{3}))?)\)$/.exec(stem)?.[1];
   if (suffix && COMMON_CODES.has(suffix.slice(0, 2).toLowerCase()) && (suffix.length === 2 || /[-_]/.test(suffix))) {
     // "x_fr.po", "fr.po", "Table_en.asset", "strings.de.json": a code at the end of the name.
     if (ext === ".po" || ext === ".asset" || ext === ".json" || ext === ".csv" || ext === ".yml" || ext === ".yaml" || ext === ".xliff" || ext === ".resx" || ext === ".strings" || stem === suffix) {
@@ -139,11 +164,52 @@ export function languageOfPath(relativePath: string): string | null {
   return null;
 }
 
+function normLanguage(code: string): string {
+  return code.replace("_", "-");
+}
+
+/** en and en-US, pt and pt-BR: the same language for choosing the source (a region is a variant of it). */
+export function sameLanguage(a: string, b: string): boolean {
+  return a.split("-")[0].toLowerCase() === b.split("-")[0].toLowerCase();
+}
+
+/**
+ * Two-letter language folders beside source files (descript/fi/spells.txt beside descript/spells.txt,
+ * or beside descript/ko/spells.txt): a folder named like a common language code is a locale when the
+ * same file exists without it, or under another such code. Needs the whole manifest, so it runs in planScan.
+ */
+function languageFoldersBeside(paths: string[], langOf: Map<string, string>): void {
+  const all = new Set(paths);
+  const bySlot = new Map<string, { path: string; code: string }[]>();
+  for (const p of paths) {
+    if (langOf.has(p)) continue;
+    const parts = p.split("/");
+    for (let i = 0; i < parts.length - 1; i++) {
+      const d = parts[i];
+      if (!/^[a-z]{2}$/.test(d)) continue;
+      const without = [...parts.slice(0, i), ...parts.slice(i + 1)].join("/");
+      if (COMMON_CODES.has(d) && all.has(without)) {
+        langOf.set(p, d);
+        break;
+      }
+      const slot = `${parts.slice(0, i).join("/")}/*/${parts.slice(i + 1).join("/")}`;
+      const list = bySlot.get(slot) ?? [];
+      list.push({ path: p, code: d });
+      bySlot.set(slot, list);
+    }
+  }
+  // Two common codes side by side make the slot a locale folder: its rarer codes (gd, zu) are languages too.
+  for (const list of bySlot.values()) {
+    if (new Set(list.filter((x) => COMMON_CODES.has(x.code)).map((x) => x.code)).size < 2) continue;
+    for (const x of list) if (!langOf.has(x.path)) langOf.set(x.path, x.code);
+  }
+}
+
 /** The path of the same file in the source language (tl/french/script.rpy → script.rpy; x_fr.po → x_en.po …), as a key. */
 function sourceKeyOf(relativePath: string, language: string): string {
   const parts = relativePath.split(/[\\/]+/).filter(Boolean);
   const base = parts.pop() ?? "";
-  const dirs = parts.filter((d) => LANGUAGE_NAMES[d.toLowerCase()] !== language && d.replace("_", "-") !== language);
+  const dirs = parts.filter((d) => LANGUAGE_NAMES[d.toLowerCase()] !== language && d.replace("_", "-") !== language && d.toLowerCase() !== "lc_messages");
   const dirsNoTl = dirs.filter((d) => !/^(?:tl)$/i.test(d));
   const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
   const ext = extensionOf(base);
@@ -176,16 +242,19 @@ export interface ScanPlan {
 /** Decide, from the manifest's paths alone, what each file is (see ScanPlan). */
 export function planScan(paths: string[], userContext?: string | null): ScanPlan {
   const includes = parseIncludes(userContext);
-  const counts = new Map<string, number>();
   const langOf = new Map<string, string>();
   for (const p of paths) {
     const l = languageOfPath(p);
-    if (l) {
-      langOf.set(p, l);
-      // A PO catalogue's language is its translation's: its msgids are the source whatever it is,
-      // so 47 catalogues (and no English one: that is the .pot) say nothing of the source language.
-      if (extensionOf(p) !== ".po") counts.set(l, (counts.get(l) ?? 0) + 1);
-    }
+    if (l) langOf.set(p, l);
+  }
+  languageFoldersBeside(paths, langOf);
+  const counts = new Map<string, number>();
+  for (const [p, l] of langOf) {
+    // A PO catalogue's language is its translation's: its msgids are the source whatever it is,
+    // so 47 catalogues (and no English one: that is the .pot) say nothing of the source language.
+    // Regions count with their language (en_US with en): one language in one region is no majority.
+    const lang = l.split("-")[0].toLowerCase();
+    if (extensionOf(p) !== ".po") counts.set(lang, (counts.get(lang) ?? 0) + 1);
   }
   const configured = userContext ? /^\s*(?:source\s+)?language\s*:\s*([A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?)\s*$/im.exec(userContext)?.[1] : undefined;
   // Majority by files, but a bare "en" wins ties: most studios write first in English.
@@ -198,7 +267,7 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
   }
   const variants = new Map<string, Variant[]>();
   for (const [p, l] of langOf) {
-    if (l === sourceLanguage) continue;
+    if (sameLanguage(l, sourceLanguage)) continue;
     const key = sourceKeyOf(p, l);
     const list = variants.get(key) ?? [];
     list.push({ language: l, sourceFile: p });
@@ -207,10 +276,10 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
   // A translation whose source-language file is not in the archive (a lone fr.po: its msgids are the
   // source text) is scanned itself: the first of its key stands in for the source, the others are its variants.
   const sourceKeys = new Set<string>();
-  for (const p of paths) if ((langOf.get(p) ?? sourceLanguage) === sourceLanguage) sourceKeys.add(sourceKeyOf(p, sourceLanguage));
+  for (const p of paths) if (sameLanguage(langOf.get(p) ?? sourceLanguage, sourceLanguage)) sourceKeys.add(sourceKeyOf(p, langOf.get(p) ?? sourceLanguage));
   const standIns = new Map<string, string>();
   for (const [p, l] of langOf) {
-    if (l === sourceLanguage) continue;
+    if (sameLanguage(l, sourceLanguage)) continue;
     const key = sourceKeyOf(p, l);
     if (!sourceKeys.has(key) && !standIns.has(key)) standIns.set(key, p);
   }
@@ -229,13 +298,13 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     translationOf(relativePath) {
       if (includes.has("translations")) return null;
       const l = langOf.get(relativePath);
-      return l && l !== sourceLanguage && !standInPaths.has(relativePath) ? { language: l } : null;
+      return l && !sameLanguage(l, sourceLanguage) && !standInPaths.has(relativePath) ? { language: l } : null;
     },
     variantsOf(relativePath) {
       const l = langOf.get(relativePath) ?? sourceLanguage;
       if (standInPaths.has(relativePath)) return (variants.get(sourceKeyOf(relativePath, l)) ?? []).filter((v) => v.sourceFile !== relativePath);
-      if (l !== sourceLanguage) return [];
-      return variants.get(sourceKeyOf(relativePath, sourceLanguage)) ?? [];
+      if (!sameLanguage(l, sourceLanguage)) return [];
+      return variants.get(sourceKeyOf(relativePath, l)) ?? [];
     },
   };
 }

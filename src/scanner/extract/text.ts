@@ -26,6 +26,16 @@ export const SKIP = {
   binary: "Binary or unreadable content",
   unsupported: "Unsupported file type",
   noProse: "No prose found",
+  /** A play log or console dump: lines stamped with dates or times. */
+  log: "Skipped: log (runtime output, not lore)",
+  /** Settings lines (name = value) in a text file. */
+  config: "Skipped: code (configuration file)",
+  /** Rows of numbers, flags and identifiers. */
+  dataTable: "Skipped: data (a table of game data)",
+  /** A long list of short entries: a generated name table, a label list — counted, not one giant candidate. */
+  shortTable: "Skipped: data (a table of short entries: names, labels)",
+  /** Prose about the program (options, commands, windows): a manual, tutorial or developer text. */
+  toolText: "Skipped: meta (text about the tool: manual, tutorial or developer docs)",
   // Parsers append a code excerpt after the first line (yaml): the first line is the message.
   parse: (detail: string) => `Parse error: ${oneLine(detail.split("\n")[0].replace(/:$/, ""), 200)}`,
 } as const;

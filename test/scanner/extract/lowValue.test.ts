@@ -94,11 +94,11 @@ describe("fine-grained entries: what stays a candidate, what is counted", () => 
 });
 
 describe("one list of short entries per file", () => {
-  test("2,000 location names are one candidate, not one per 4,000 characters", () => {
+  test("2,000 location names are a table: counted as data, neither one candidate per 4,000 characters nor one giant one", () => {
     const rows = ["Key,English", ...Array.from({ length: 2000 }, (_, i) => `${i + 1},The Rusty Dagger Inn of Hearthton ${String.fromCharCode(65 + (i % 26))}${i}`)];
-    const s = extractFile("Text/Internal_Locations.csv", rows.join("\n")).sections;
-    expect(s.map((x) => x.title)).toEqual(["Internal_Locations — short entries"]);
-    expect(s[0].text.split("\n")).toHaveLength(2000);
+    const out = extractFile("Text/Internal_Locations.csv", rows.join("\n"));
+    expect(out.sections).toHaveLength(0);
+    expect(out.skipped.map((x) => `${x.section} | ${x.reason}`)).toContain(`2000 short entries | ${SKIP.shortTable}`);
   });
 });
 

@@ -12,10 +12,18 @@ const CHOICE_RE = new RegExp(String.raw`^\s+${STRING}(?:\s+if\s+[^:]+)?\s*:\s*$`
 /** Statements that end in a string but are not speech. */
 const NOT_SPEAKERS = new Set(["play", "queue", "stop", "voice", "show", "scene", "hide", "image", "define", "default", "jump", "call", "window", "pause", "return", "translate", "style", "transform", "screen", "init", "python", "label", "menu", "nvl", "extend", "renpy", "config", "at", "with", "sound", "music", "audio", "camera"]);
 
+/** A creator-defined statement's block (`encyclopedia article wyh:`): not one of Ren'Py's own top-level statements. */
+const CUSTOM_BLOCK_RE = /^([a-z_]\w*)(?:\s+[\w.]+)+\s*:\s*$/;
+const OWN_STATEMENTS = new Set(["label", "init", "screen", "style", "transform", "python", "image", "define", "default", "translate", "menu", "layeredimage", "testcase", "if", "elif", "else", "while", "for"]);
+/** `title "Manyaka"` inside such a block. */
+const TITLE_RE = new RegExp(String.raw`^\s+(?:title|name)\s+${STRING}\s*$`);
+
 /**
  * Ren'Py: one section per top-level `label name:`; its say lines become "Speaker: text"
  * (speaker names resolved from `define x = Character("Name")`), narration stays plain and
- * menu choices are kept. Text tags ({b}, {w}) and [interpolations] are removed.
+ * menu choices are kept. Text tags ({b}, {w}) and [interpolations] are removed. A creator-defined
+ * statement's block (an in-game encyclopedia's `article`) is a section titled by its `title "…"`, its
+ * text the block's triple-quoted strings.
  */
 export function extractRenpy(content: string, out: SectionCollector): void {
   const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
@@ -26,12 +34,29 @@ export function extractRenpy(content: string, out: SectionCollector): void {
   }
   let label: string | null = null;
   let body: string[] = [];
+  let custom: { name: string; title: string | null; text: string[]; open: string[] | null } | null = null;
   const flush = () => {
     if (label !== null) out.add({ title: label, text: body.join("\n"), kind: "renpy-label" });
+    if (custom && custom.text.length) {
+      const text = custom.text.join("\n");
+      // An entry of a few words or of figures (a buff's "+20% for 2 turns") is a game rule, not an article.
+      if (text.replace(/\s+/g, "").length >= 60 && (text.match(/\d+(?:\.\d+)?\s*%/g)?.length ?? 0) < 2) out.add({ title: custom.title ?? custom.name, text, kind: "renpy-label" });
+    }
     label = null;
     body = [];
+    custom = null;
   };
   for (const raw of lines) {
+    if (custom?.open) {
+      // Inside a triple-quoted string: every line is text until the closing quotes.
+      const end = raw.indexOf('"""');
+      custom.open.push(end >= 0 ? raw.slice(0, end) : raw);
+      if (end >= 0) {
+        custom.text.push(cleanRenpyText(custom.open.join("\n")));
+        custom.open = null;
+      }
+      continue;
+    }
     if (!raw.trim() || raw.trimStart().startsWith("#")) continue;
     const topLevel = !/^\s/.test(raw);
     if (topLevel) {
@@ -39,6 +64,21 @@ export function extractRenpy(content: string, out: SectionCollector): void {
       flush();
       if (m) {
         label = m[1];
+      } else {
+        const c = CUSTOM_BLOCK_RE.exec(raw);
+        if (c && !OWN_STATEMENTS.has(c[1])) custom = { name: raw.replace(/:\s*$/, "").split(/\s+/).pop()!, title: null, text: [], open: null };
+      }
+      continue;
+    }
+    if (custom) {
+      const t = TITLE_RE.exec(raw);
+      if (t && custom.title === null) custom.title = cleanRenpyText(t[1]);
+      const q = raw.indexOf('"""');
+      if (q >= 0) {
+        const rest = raw.slice(q + 3);
+        const end = rest.indexOf('"""');
+        if (end >= 0) custom.text.push(cleanRenpyText(rest.slice(0, end)));
+        else custom.open = [rest];
       }
       continue;
     }

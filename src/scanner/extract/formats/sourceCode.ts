@@ -81,11 +81,16 @@ const DATA_CLASS_RE = /\[CreateAssetMenu\b|:\s*ScriptableObject\b|\bclass\s+\w*(
 const API_DOC_RE = /^(?:gets?|sets?|returns?|called|invoked|true|false|if|when|the (?:name|id|index|number|type|list|value)|the \w+(?: \w+)? (?:to use|that will|used)|an? list|adds?|finds?|provides?|contains|stores|used|creates?|initiali[sz]es|handles?|checks?|determines|indicates|represents|helper|utility|an? (?:\w+ )?(?:class|method|function|event|delegate|interface|enum|struct|component|object|token|value|reference|callback)|this (?:class|method|function|component|field|property|is)|override|implements|todo|fixme|note)\b/i;
 const LORE_NAME_RE = /dialog|line|say|speak|bark|text|desc|lore|message|greeting|quote|story|tooltip|flavou?r|bio|rumou?r|journal|subtitle|caption|intro|outro|taunt|hint/i;
 
+const DIAGNOSTIC_WORDS_RE = /\b(?:cannot|can't|could not|couldn't|failed|fails|error|invalid|unable|missing|not found|does not (?:have|exist)|must be|expected|unknown|unsupported)\b/i;
+const DIAGNOSTIC_START_RE = /^["']?(?:cannot|can't|could not|failed to|error|invalid|unable to|missing|unknown|unsupported|expected)\b/i;
+
 /** A player-facing sentence (capital start, 4+ words, sentence end) or prose under a dialogue-like name. */
 function loreLikeString(text: string, title: string | null, s: string, start: number): boolean {
   const t = text.trim();
   const words = t.split(/\s+/).length;
   if (/\{\d+\}|\{\w+\}|%[sd]/.test(t) && words < 6) return false; // format strings of UI/log messages
+  // A diagnostic, however long: an error string with a placeholder, or one that opens like an error.
+  if ((/\{\d+\}|%[sdif]/.test(t) && DIAGNOSTIC_WORDS_RE.test(t)) || DIAGNOSTIC_START_RE.test(t)) return false;
   const named = (title && LORE_NAME_RE.test(title)) || LORE_NAME_RE.test(s.slice(Math.max(0, start - 60), start));
   if (named && words >= 2) return true;
   return words >= 4 && /^["'“]?\p{Lu}/u.test(t) && /[.!?…]["'”]?$/.test(t) && /\p{Ll}/u.test(t);
@@ -266,6 +271,11 @@ function documentsContent(s: string, start: number, end: number, lang: Language)
 /** Log and exception messages are for developers, not players. */
 function isDiagnostic(s: string, start: number): boolean {
   const before = s.slice(Math.max(0, start - 80), start);
+  // A message anywhere in an assertion, a log call or an editor warning on its line (assert(cond, "…"),
+  // warnings.append("…"), Godot's _get_configuration_warnings): it speaks to the developer.
+  const lineStart = s.lastIndexOf("\n", start - 1) + 1;
+  if (/\b(?:assert|push_error|push_warning|printerr|prints?|print_debug|warnings\.append|Debug\.(?:Log|Assert)\w*|throw new \w+)\s*\(/.test(s.slice(lineStart, start))) return true;
+  if (/func _get_configuration_warnings\b/.test(s.slice(Math.max(0, start - 600), start))) return true;
   // Editor attributes ([Tooltip("…")], [Header("…")]) speak to whoever edits the component, not to players.
   return /(?:Debug\.Log\w*|Console\.Write\w*|GD\.Print\w*|GD\.PushError|GD\.PushWarning|print\w*|push_error|push_warning|printerr|assert|Exception|Error|\[\s*(?:Tooltip|Header|HelpBox|Obsolete|InspectorName|ContextMenu|MenuItem|CreateAssetMenu|Description|DisplayName|Category))\s*\(\s*(?:(?:string|String)\.Format\s*\(\s*)?[$@]*$/.test(before);
 }

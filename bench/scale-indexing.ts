@@ -1,0 +1,61 @@
+// Indexing throughput through the indexer job (chunk + embed + LanceDB + SQLite) over a bulk import, at the start
+// of the backlog and at its end, with and without the claim index of migration 028 — side by side in one run
+// (the "without" project drops the index first). Flat means the backlog's size costs nothing per document.
+// Usage: bun bench/scale-indexing.ts [--documents 2000]
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { App } from "../src/app/App.ts";
+import { loadConfig } from "../src/config/config.ts";
+import { createDocument } from "../src/lore/documents/writeDocuments.ts";
+import { createTag } from "../src/lore/tags/writeTags.ts";
+import { silentLogger } from "../src/ops/logger.ts";
+import { createProject } from "../src/projects/projectService.ts";
+import { bigWorld } from "./support/bigWorld.ts";
+
+const { values: args } = parseArgs({ options: { documents: { type: "string", default: "2000" } } });
+const docs = Number(args.documents);
+const PER_DOC = 4;
+const world = bigWorld({ chunks: docs * PER_DOC * 5, chunksPerDocument: PER_DOC * 5, queries: 1 });
+
+const rows: string[] = [];
+for (const withIndex of [false, true]) {
+  const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-idx-"));
+  const config = loadConfig({ cwd: dir, env: {}, flags: { dataDir: join(dir, "data"), modelsDir: dir, logLevel: "silent" } });
+  const app = await App.create(config, { logger: silentLogger, loadModel: false });
+  if (!withIndex) app.db.run("DROP INDEX documents_status_updated");
+  const projectId = createProject(app.ctx, { name: "Bench" }).id;
+  for (const name of world.tags) createTag(app.ctx, projectId, { name });
+  // ~4 chunks a document: five generated chunks of ~60 words per part, four parts under headings
+  for (let d = 0; d < docs; d++) {
+    const part = (i: number) => world.chunks.slice((d * PER_DOC + i) * 5, (d * PER_DOC + i + 1) * 5).map((c) => c.text).join(" ");
+    const content = Array.from({ length: PER_DOC }, (_, i) => `## Part ${i}\n\n${part(i)} ${part((i + 1) % PER_DOC)}`).join("\n\n");
+    createDocument(app.ctx, projectId, { name: `Doc ${d}`, content, tags: [world.tags[d % world.tags.length]] });
+  }
+  const tenth = Math.max(1, Math.floor(docs / 10));
+  const count = () => app.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
+  const timed = async (n: number) => {
+    const c0 = count();
+    const t0 = performance.now();
+    let done = 0;
+    while (done < n) {
+      const r = (await app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
+      if (!r || r.indexed === 0) break;
+      done += r.indexed;
+    }
+    return (count() - c0) / ((performance.now() - t0) / 1000);
+  };
+  const first = await timed(tenth);
+  await timed(docs - 2 * tenth);
+  const last = await timed(tenth);
+  rows.push(`| ${withIndex ? "with" : "without"} | ${docs.toLocaleString("en")} | ${count().toLocaleString("en")} | ${first.toFixed(0)} chunks/s | ${last.toFixed(0)} chunks/s |`);
+  await app.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(`\n### Indexing a bulk import — ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. Hashing embedder, documents of ~${PER_DOC} chunks (~1,200 words), all created before the indexer starts.\n`);
+console.log("| claim index (migration 028) | documents | chunks | first tenth of the backlog | last tenth |");
+console.log("|---|---|---|---|---|");
+for (const r of rows) console.log(r);
+process.exit(0);

@@ -1,0 +1,121 @@
+/** The rows of the project vector cache, a document at a time, and the scoring both its scans share. */
+
+export interface DocumentBlock {
+  documentId: string;
+  /** per row, interned: a document's rows nearly always share one name and one location */
+  documentName: string[];
+  locationId: (string | null)[];
+  ids: string[];
+  chunkIndex: Int32Array;
+  /** per row; rows that carry the same tags share one array (a document's chunks usually do) */
+  tags: string[][];
+  /** rows × dims int8 codes of the L2-normalised vector; the row's value d is codes[d] × scales[row] */
+  codes: Int8Array;
+  scales: Float32Array;
+  /** per row, a bit per tag (bits assigned per project as tags appear) */
+  tagBits: Uint32Array;
+  /** per row, 1 when some tag has no bit (more than 32 distinct tags): checked by name */
+  overflow: Uint8Array;
+  bytes: number;
+  /** set when the document is replaced or deleted: an index still listing its rows skips them */
+  dead: boolean;
+}
+
+/** A query made ready for scoring many rows: unit vector, its non-zero dims, the tag mask. */
+export interface PreparedQuery {
+  q: Float32Array;
+  sparse: boolean;
+  nzIdx: Int32Array;
+  nzVal: Float32Array;
+  want: number;
+  tags: ReadonlySet<string>;
+  exclude?: (documentId: string) => boolean;
+}
+
+export function prepareQuery(query: Float32Array, dims: number, want: number, tags: ReadonlySet<string>, exclude?: (documentId: string) => boolean): PreparedQuery {
+  const q = normalised(query, dims);
+  // A short query hashed into 384 dims is sparse (tens of non-zero features): multiply only those.
+  const nz: number[] = [];
+  for (let d = 0; d < dims; d++) if (q[d] !== 0) nz.push(d);
+  return { q, sparse: nz.length < dims / 2, nzIdx: Int32Array.from(nz), nzVal: Float32Array.from(nz, (d) => q[d]), want, tags, exclude };
+}
+
+/** The knowledge-scoping rule, per row: one of its tags is among the visible ones. */
+export function visible(doc: DocumentBlock, r: number, p: PreparedQuery): boolean {
+  return (doc.tagBits[r] & p.want) !== 0 || (doc.overflow[r] === 1 && doc.tags[r].some((t) => p.tags.has(t)));
+}
+
+export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number {
+  const codes = doc.codes;
+  const base = r * dims;
+  let dot = 0;
+  if (p.sparse) {
+    const { nzIdx, nzVal } = p;
+    for (let j = 0; j < nzIdx.length; j++) dot += nzVal[j] * codes[base + nzIdx[j]];
+  } else {
+    const q = p.q;
+    for (let d = 0; d < dims; d++) dot += q[d] * codes[base + d];
+  }
+  return dot * doc.scales[r];
+}
+
+/** The n best offers, kept as a short sorted list (n is at most a few hundred). */
+export class TopN {
+  private readonly scores: number[] = [];
+  readonly items: { score: number; doc: DocumentBlock; row: number }[] = [];
+
+  constructor(private readonly n: number) {}
+
+  get full(): boolean {
+    return this.scores.length === this.n;
+  }
+
+  get length(): number {
+    return this.scores.length;
+  }
+
+  offer(score: number, doc: DocumentBlock, row: number): void {
+    const { scores, items, n } = this;
+    if (scores.length === n && score <= scores[n - 1]) return;
+    let i = scores.length;
+    while (i > 0 && scores[i - 1] < score) i--;
+    scores.splice(i, 0, score);
+    items.splice(i, 0, { score, doc, row });
+    if (scores.length > n) {
+      scores.pop();
+      items.pop();
+    }
+  }
+}
+
+/** Writes the int8 codes of v (normalised) at codes[offset…] and returns the scale that turns a code back into a value. */
+export function quantise(v: ArrayLike<number>, dims: number, codes: Int8Array, offset: number): number {
+  // one pass for the norm and the largest coordinate, one to write: no temporary (a cold load quantises every row)
+  let norm = 0;
+  let max = 0;
+  for (let d = 0; d < dims; d++) {
+    const x = Number(v[d] ?? 0);
+    norm += x * x;
+    const a = Math.abs(x);
+    if (a > max) max = a;
+  }
+  if (max === 0) return 0;
+  const inv = 127 / max;
+  for (let d = 0; d < dims; d++) codes[offset + d] = Math.round(Number(v[d] ?? 0) * inv);
+  return max / 127 / Math.sqrt(norm);
+}
+
+export function normalised(v: ArrayLike<number>, dims: number): Float32Array {
+  const out = new Float32Array(dims);
+  let norm = 0;
+  for (let i = 0; i < dims; i++) {
+    const x = Number(v[i] ?? 0);
+    out[i] = x;
+    norm += x * x;
+  }
+  if (norm > 0 && Math.abs(norm - 1) > 1e-6) {
+    const s = 1 / Math.sqrt(norm);
+    for (let i = 0; i < dims; i++) out[i] *= s;
+  }
+  return out;
+}
