@@ -58,13 +58,13 @@ export function touchEvent(db: Db, id: string, at: string): void {
   db.query("UPDATE events SET updated_at = ? WHERE id = ?").run(at, id);
 }
 
-/** The project's events of `type` without a player recorded since `since`, newest first, by their index. */
-export function recentEventsOfType(db: Db, projectId: string, type: string, since: string, limit: number): { id: string; description: string }[] {
+/** The project's events of `type` without a player recorded from `since` to `until`, newest first, by their index. */
+export function recentEventsOfType(db: Db, projectId: string, type: string, since: string, until: string, limit: number): { id: string; description: string }[] {
   return db
-    .query<{ id: string; description: string }, [string, string, string, number]>(
-      "SELECT id, description FROM events INDEXED BY events_type WHERE project_id = ? AND type = ? AND created_at >= ? AND player_id IS NULL ORDER BY created_at DESC LIMIT ?",
+    .query<{ id: string; description: string }, [string, string, string, string, number]>(
+      "SELECT id, description FROM events INDEXED BY events_type WHERE project_id = ? AND type = ? AND created_at >= ? AND created_at <= ? AND player_id IS NULL ORDER BY created_at DESC LIMIT ?",
     )
-    .all(projectId, type, since, limit);
+    .all(projectId, type, since, until, limit);
 }
 
 export function eventById(db: Db, projectId: string, id: string): EventRow | null {

@@ -19,9 +19,18 @@ const CANDIDATES = 200;
  * Read once per event, whatever its number of witnesses.
  */
 export function repeatedEvents(db: Db, projectId: string, e: { type: string; description: string; at: string }): string[] {
-  const since = new Date(Date.parse(e.at) - EVENT_MERGE_WINDOW_MS).toISOString();
+  return sameHappening(db, projectId, e, 0);
+}
+
+/**
+ * The events that report the same happening as `e` (itself among them once recorded): the same type and text
+ * within EVENT_MERGE_WINDOW_MS before it, and with `after`, that long after it too. Gossip tells nobody a
+ * happening they already know under another report.
+ */
+export function sameHappening(db: Db, projectId: string, e: { type: string; description: string; at: string }, after = EVENT_MERGE_WINDOW_MS): string[] {
+  const at = Date.parse(e.at);
   const text = normaliseMemoryText(e.description);
-  return recentEventsOfType(db, projectId, e.type, since, CANDIDATES)
+  return recentEventsOfType(db, projectId, e.type, new Date(at - EVENT_MERGE_WINDOW_MS).toISOString(), new Date(at + after).toISOString(), CANDIDATES)
     .filter((c) => normaliseMemoryText(c.description) === text)
     .map((c) => c.id);
 }

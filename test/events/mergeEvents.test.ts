@@ -4,6 +4,7 @@ import { App } from "../../src/app/App.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { silentLogger } from "../../src/ops/logger.ts";
 import { recordEvents } from "../../src/events/recordEvents.ts";
+import { spreadGossip } from "../../src/events/gossip.ts";
 import { EVENT_MERGE_WINDOW_MS } from "../../src/events/mergeWorldMemory.ts";
 import { rankWorldMemories } from "../../src/events/worldMemories.ts";
 import { importPack } from "../../src/packs/importPack.ts";
@@ -26,7 +27,7 @@ beforeAll(async () => {
   dir = tempDir();
   clock = new ManualClock(new Date("2026-03-01T08:00:00.000Z"));
   app = await App.create(testConfig(dir, { embeddingModel: "hashing" }), { clock, logger: silentLogger, loadModel: false, embedder: new HashingEmbedder() });
-  const r = importPack(app.ctx, { project: { name: "Bells" }, tags: [{ name: "village" }], minds: [villager("anna"), villager("bram")] });
+  const r = importPack(app.ctx, { project: { name: "Bells" }, tags: [{ name: "village" }], minds: [villager("anna"), villager("bram")], relationships: [{ from: "anna", to: "bram", type: "FRIEND" }] });
   projectId = r.projectId;
   m = r.ids.minds;
 });
@@ -72,5 +73,26 @@ describe("near-duplicate events merge into one world memory per mind", () => {
     await record([{ type: "greet", description: "The player waved", witnesses: [m.bram], playerId: "p1" }]);
     await record([{ type: "greet", description: "The player waved", witnesses: [m.bram], playerId: "p1" }]);
     expect(n()).toBe(2);
+  });
+
+  test("gossip tells nobody a happening they know under another report", async () => {
+    clock.advance(EVENT_MERGE_WINDOW_MS + 60_000);
+    // Anna saw the first report, Bram only the repeat: each knows the happening once
+    await record([{ type: "omen", description: "A white stag crossed the road", witnesses: [m.anna], importance: 9 }]);
+    clock.advance(60_000);
+    await record([{ type: "omen", description: "A white stag crossed the road.", witnesses: [m.bram], importance: 9 }]);
+    for (let i = 0; i < 4; i++) {
+      await spreadGossip(app.ctx);
+      clock.advance(120 * 60_000);
+    }
+    expect(knows("anna").filter((k) => k.type === "omen")).toHaveLength(1);
+    expect(knows("bram").filter((k) => k.type === "omen")).toHaveLength(1);
+    // a different happening between the same friends still travels
+    await record([{ type: "omen", description: "A black stag crossed the road", witnesses: [m.anna], importance: 9 }]);
+    for (let i = 0; i < 2; i++) {
+      await spreadGossip(app.ctx);
+      clock.advance(120 * 60_000);
+    }
+    expect(knows("bram").filter((k) => k.type === "omen").map((k) => k.hop).sort()).toEqual([0, 1]);
   });
 });
