@@ -1,6 +1,5 @@
 import type { Db } from "../db/openDatabase.ts";
-import { normaliseMemoryText } from "../npc/memory/memoryText.ts";
-import { recentEventsOfType } from "./eventStore.ts";
+import { eventTextKey, sameTextEvents } from "./eventStore.ts";
 import { raiseWorldMemoryImportance, worldMemoryOf } from "./worldMemoryStore.ts";
 
 /**
@@ -10,8 +9,8 @@ import { raiseWorldMemoryImportance, worldMemoryOf } from "./worldMemoryStore.ts
  */
 export const EVENT_MERGE_WINDOW_MS = 10 * 60_000;
 
-/** Recent events of one type looked at for a repeat (a burst of more is a flood, not a repeat of one report). */
-const CANDIDATES = 200;
+/** Reports of one happening looked at (a mind knows it through the first it finds). */
+const CANDIDATES = 50;
 
 /**
  * The world events an event repeats: the same type, the same description (compared as the memory store compares
@@ -29,10 +28,8 @@ export function repeatedEvents(db: Db, projectId: string, e: { type: string; des
  */
 export function sameHappening(db: Db, projectId: string, e: { type: string; description: string; at: string }, after = EVENT_MERGE_WINDOW_MS): string[] {
   const at = Date.parse(e.at);
-  const text = normaliseMemoryText(e.description);
-  return recentEventsOfType(db, projectId, e.type, new Date(at - EVENT_MERGE_WINDOW_MS).toISOString(), new Date(at + after).toISOString(), CANDIDATES)
-    .filter((c) => normaliseMemoryText(c.description) === text)
-    .map((c) => c.id);
+  // one indexed read: the text key is stored with each event, so no candidate's text is compared here
+  return sameTextEvents(db, projectId, e.type, eventTextKey(e.description), new Date(at - EVENT_MERGE_WINDOW_MS).toISOString(), new Date(at + after).toISOString(), CANDIDATES);
 }
 
 /**
