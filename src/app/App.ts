@@ -41,6 +41,7 @@ import { studioFeature } from "../studio/studioFeature.ts";
 import { stateFeature } from "../state/stateFeature.ts";
 import { eventsFeature } from "../events/eventsFeature.ts";
 import { loreTestsFeature } from "../loretests/loreTestsFeature.ts";
+import { scenesFeature } from "../scenes/scenesFeature.ts";
 import { UsageLog } from "../ops/usageLog.ts";
 
 export type { AppContext, ModelStatus };
@@ -49,7 +50,7 @@ export type { AppContext, ModelStatus };
  * Every feature of the server, in mount order: its routes (the whole HTTP
  * surface) and its background jobs (registered in this order too).
  */
-export const FEATURES: readonly Feature[] = [npcFeature, stateFeature, eventsFeature, behaviourFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, loreTestsFeature, studioFeature];
+export const FEATURES: readonly Feature[] = [npcFeature, stateFeature, eventsFeature, scenesFeature, behaviourFeature, loreFeature, scannerFeature, vectorsFeature, creditsFeature, rateLimitFeature, opsFeature, adminFeature, loreTestsFeature, studioFeature];
 
 async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine | null; status: ModelStatus }> {
   const path = resolveModelPath(config.modelsDir, config.model ?? undefined);

@@ -18,9 +18,9 @@ export function interactIdleSeconds(config: Pick<Config, "generationTimeoutMs" |
 /**
  * `…/v1/npc/interact` or the Studio's playground (the same interaction, streamed), with or without a query, from a
  * request URL. A typed turn sends nothing between its last token and its behaviour tail, so the playground needs
- * the interaction's budget too.
+ * the interaction's budget too. A scene's turn (src/scenes) is interactions one after another: the same budget.
  */
 export function isInteractPath(url: string): boolean {
   const path = url.slice(url.indexOf("/", url.indexOf("//") + 2)).split("?", 1)[0];
-  return path === "/v1/npc/interact" || /^\/admin\/v1\/projects\/[^/]+\/playground$/.test(path);
+  return path === "/v1/npc/interact" || /^\/admin\/v1\/projects\/[^/]+\/playground$/.test(path) || /^\/v1\/scenes\/[^/]+\/turn$/.test(path);
 }

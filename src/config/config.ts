@@ -56,6 +56,8 @@ export interface Config {
   idleTimeoutSeconds: number;
   /** seconds a request body may take to arrive, on every route (interactions included): 408 past it */
   bodyTimeoutSeconds: number;
+  /** seconds a scene may go without a turn or change before it ends (src/scenes: memories checkpointed) */
+  sceneIdleSeconds: number;
   /** monthly allotment of a new team's default plan, in credits */
   defaultMonthlyCredits: number;
   prices: Prices;
@@ -87,6 +89,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "generationTimeoutMs", env: "LOREHOLD_GENERATION_TIMEOUT_MS", kind: "int" },
   { key: "idleTimeoutSeconds", env: "LOREHOLD_IDLE_TIMEOUT_SECONDS", kind: "int" },
   { key: "bodyTimeoutSeconds", env: "LOREHOLD_BODY_TIMEOUT_SECONDS", kind: "int" },
+  { key: "sceneIdleSeconds", env: "LOREHOLD_SCENE_IDLE_SECONDS", kind: "int" },
   { key: "flashAttention", env: "LOREHOLD_FLASH_ATTENTION", kind: "string" },
   { key: "kvSnapshots", env: "LOREHOLD_KV_SNAPSHOTS", kind: "string" },
   { key: "kvDiskBudgetMb", env: "LOREHOLD_KV_DISK_BUDGET_MB", kind: "int" },
@@ -115,6 +118,7 @@ export function defaultConfig(): Config {
     generationTimeoutMs: 60_000,
     idleTimeoutSeconds: 10,
     bodyTimeoutSeconds: 10,
+    sceneIdleSeconds: 900,
     flashAttention: "auto",
     kvSnapshots: "on",
     kvDiskBudgetMb: 4096,
@@ -198,6 +202,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.port > 65535) throw new ConfigError("port must be at most 65535");
   if (cfg.idleTimeoutSeconds < 1 || cfg.idleTimeoutSeconds > 255) throw new ConfigError("idleTimeoutSeconds must be from 1 to 255");
   if (cfg.bodyTimeoutSeconds < 1 || cfg.bodyTimeoutSeconds > 255) throw new ConfigError("bodyTimeoutSeconds must be from 1 to 255");
+  if (cfg.sceneIdleSeconds < 10) throw new ConfigError("sceneIdleSeconds must be at least 10");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");
   if (!["on", "off"].includes(cfg.kvSnapshots)) throw new ConfigError("kvSnapshots must be on or off");
   if (!["debug", "info", "warn", "error", "silent"].includes(cfg.logLevel)) {

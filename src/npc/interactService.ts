@@ -45,6 +45,8 @@ export interface InteractOptions {
   onToken?: (text: string) => void;
   /** a typed turn's settled behaviour, after the last token and before the reply (SSE `emotion` and `action` events) */
   onBehaviour?: (behaviour: TurnBehaviour) => void;
+  /** a scene's turn: what others said aloud before it (the reply guard counts repeating one as an echo) */
+  heard?: string[];
   /** the reply guard's account of the turn (the playground's trace) */
   onGuard?: (report: ReplyGuardReport) => void;
   /** the turn as prepared (its prompt and trace), before generation: lore tests read what reached the prompt */
@@ -136,7 +138,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       timings: opts.timing ? (opts.timing.llm = emptyTimings()) : undefined,
       tail,
       repetition: NPC_REPETITION,
-    }, turnGuard(prepared, req.text)));
+    }, turnGuard(prepared, req.text, opts.heard)));
   } catch (e) {
     releaseQuietly(deps, hold.reservationId);
     deps.log.error("generation failed", { err: e instanceof Error ? e.message : String(e), mindId: prepared.mind.id });

@@ -117,7 +117,8 @@ export function studioRoutes(deps: StudioDeps) {
         const url = new URL(request.url);
         const rest = params["*"];
         const target = new URL(`/v1/${rest}${url.search}`, url);
-        const type = rest === "npc/interact" ? "server" : "editor";
+        // the runtime routes (an interaction, a scene) take the Server Key; the read API the Editor Key
+        const type = rest === "npc/interact" || rest === "scenes" || rest.startsWith("scenes/") ? "server" : "editor";
         const body = write ? await request.arrayBuffer() : undefined;
         const send = (key: string) => {
           const headers = new Headers({ authorization: `Bearer ${key}` });

@@ -10,6 +10,7 @@ import { World } from "./World.tsx";
 import { Knowledge } from "./Knowledge.tsx";
 import { Playground } from "./Playground.tsx";
 import { Tests } from "./Tests.tsx";
+import { Scenes } from "./Scenes.tsx";
 import { Scanner } from "./Scanner.tsx";
 import { Packs } from "./Packs.tsx";
 import { Players } from "./Players.tsx";
@@ -27,6 +28,7 @@ const SECTIONS = [
   ["playground", "Playground"],
   ["events", "Events"],
   ["tests", "Lore tests"],
+  ["scenes", "Scenes"],
   ["scanner", "Scanner"],
   ["packs", "Lore packs"],
   ["players", "Players"],
@@ -52,6 +54,7 @@ export function ProjectShell({ projectId, section, item, onSignedOut }: { projec
     playground: () => <Playground {...props} />,
     events: () => <Events {...props} />,
     tests: () => <Tests {...props} />,
+    scenes: () => <Scenes {...props} />,
     scanner: () => <Scanner {...props} />,
     packs: () => <Packs {...props} />,
     players: () => <Players {...props} />,

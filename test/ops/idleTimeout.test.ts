@@ -90,6 +90,10 @@ describe("the interaction's idle budget", () => {
     ["http://127.0.0.1:8080/admin/v1/projects/proj_1/playground", true],
     ["http://localhost/admin/v1/projects/proj_1/playground/x", false],
     ["http://localhost/admin/v1/projects/a/b/playground", false],
+    // a scene's turn is interactions one after another
+    ["http://127.0.0.1:8080/v1/scenes/scene_1/turn", true],
+    ["http://localhost/v1/scenes/scene_1", false],
+    ["http://localhost/v1/scenes/a/b/turn", false],
   ])("%s is the interaction route: %p", (url, want) => {
     expect(isInteractPath(url)).toBe(want);
   });

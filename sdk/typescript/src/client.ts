@@ -23,6 +23,26 @@ export type InteractStreamEvent =
   | { type: "action"; action: BehaviourAction }
   | { type: "reply"; reply: InteractResponse };
 
+export type SceneRequest = Api.PostV1ScenesBody;
+export type SceneView = Api.GetV1ScenesBySceneIdResponse;
+export type SceneChange = Api.PatchV1ScenesBySceneIdBody;
+export type SceneTurnRequest = Api.PostV1ScenesBySceneIdTurnBody;
+export type SceneTurnResponse = Api.PostV1ScenesBySceneIdTurnResponse;
+export type SceneLine = SceneTurnResponse["lines"][number];
+/** Who speaks a scene's next line and why (`why.reason`: requested, addressed or talkativeness). */
+export type SceneSpeaker = { mindId: string; character: string; why: { reason: string; weight?: number; chance?: number; relevance?: number } };
+/**
+ * What sceneTurnStream() yields, per line in order: `speaker`, its `token`s (a typed mind's `emotion` and `action`s),
+ * then the `line`; at the end the whole `turn` (the JSON sceneTurn() returns).
+ */
+export type SceneStreamEvent =
+  | { type: "speaker"; speaker: SceneSpeaker }
+  | { type: "token"; text: string }
+  | { type: "emotion"; emotion: BehaviourEmotion }
+  | { type: "action"; action: BehaviourAction }
+  | { type: "line"; line: SceneLine }
+  | { type: "turn"; turn: SceneTurnResponse };
+
 export type LoreholdClientOptions = TransportOptions;
 
 /**
@@ -94,6 +114,63 @@ export class LoreholdClient {
     } finally {
       res.done();
       // stops the server's generation when the caller leaves the loop early
+      await res.response.body?.cancel().catch(() => {});
+    }
+  }
+
+  // Scenes (Server Key): several minds in one conversation (docs/scenes.md)
+
+  /** POST /v1/scenes: start a scene with these minds. */
+  createScene(req: SceneRequest, opts?: CallOptions): Promise<Api.PostV1ScenesResponse> {
+    return this.#t.json<Api.PostV1ScenesResponse>("POST", "/scenes", req, opts);
+  }
+  /** GET /v1/scenes/{id}: its minds and its newest lines. */
+  scene(sceneId: string, opts?: CallOptions): Promise<SceneView> {
+    return this.#t.json<SceneView>("GET", `/scenes/${encodeURIComponent(sceneId)}`, undefined, opts);
+  }
+  /** PATCH /v1/scenes/{id}: minds join or leave. */
+  changeScene(sceneId: string, change: SceneChange, opts?: CallOptions): Promise<SceneView> {
+    return this.#t.json<SceneView>("PATCH", `/scenes/${encodeURIComponent(sceneId)}`, change, opts);
+  }
+  /** DELETE /v1/scenes/{id}: end it (each mind's memory of it is checkpointed for the player). */
+  endScene(sceneId: string, opts?: CallOptions): Promise<Api.DeleteV1ScenesBySceneIdResponse> {
+    return this.#t.json<Api.DeleteV1ScenesBySceneIdResponse>("DELETE", `/scenes/${encodeURIComponent(sceneId)}`, undefined, opts);
+  }
+  /** POST /v1/scenes/{id}/turn: the player's line (or none: the minds talk among themselves) and the lines that answer. */
+  sceneTurn(sceneId: string, req: SceneTurnRequest = {}, opts?: CallOptions): Promise<SceneTurnResponse> {
+    return this.#t.json<SceneTurnResponse>("POST", `/scenes/${encodeURIComponent(sceneId)}/turn`, req, opts);
+  }
+
+  /** The same turn streamed (SSE); breaking out of the loop (or the signal) cancels it. Errors as interactStream(). */
+  async *sceneTurnStream(sceneId: string, req: SceneTurnRequest = {}, opts: CallOptions = {}): AsyncGenerator<SceneStreamEvent> {
+    const path = `/scenes/${encodeURIComponent(sceneId)}/turn`;
+    const res = await this.#t.send("POST", path, opts, { body: JSON.stringify(req), contentType: "application/json", accept: "text/event-stream" });
+    try {
+      if (!(res.response.headers.get("content-type") ?? "").includes("text/event-stream") || !res.response.body) {
+        yield { type: "turn", turn: (await res.response.json()) as SceneTurnResponse };
+        return;
+      }
+      let finished = false;
+      try {
+        for await (const ev of readSse(res.response.body)) {
+          const data = JSON.parse(ev.data);
+          if (ev.event === "speaker") yield { type: "speaker", speaker: data as SceneSpeaker };
+          else if (ev.event === "token") yield { type: "token", text: String(data.text ?? "") };
+          else if (ev.event === "emotion") yield { type: "emotion", emotion: data as BehaviourEmotion };
+          else if (ev.event === "action") yield { type: "action", action: data as BehaviourAction };
+          else if (ev.event === "line") yield { type: "line", line: data as SceneLine };
+          else if (ev.event === "done") {
+            finished = true;
+            yield { type: "turn", turn: data as SceneTurnResponse };
+          } else if (ev.event === "error") throw streamError(data);
+        }
+      } catch (e) {
+        if (e instanceof LoreholdError) throw e;
+        throw this.#t.streamFailure(e, opts.signal, res.timeout);
+      }
+      if (!finished) throw new LoreholdError("TRANSPORT_ERROR", "the stream ended before the turn's end");
+    } finally {
+      res.done();
       await res.response.body?.cancel().catch(() => {});
     }
   }

@@ -1,4 +1,4 @@
-export { LoreholdClient, type InteractRequest, type InteractResponse, type InteractStreamEvent, type LoreholdClientOptions, type TurnBehaviour, type BehaviourEmotion, type BehaviourAction, type ActionResult, type TrustView } from "./client.js";
+export { LoreholdClient, type InteractRequest, type InteractResponse, type InteractStreamEvent, type LoreholdClientOptions, type TurnBehaviour, type BehaviourEmotion, type BehaviourAction, type ActionResult, type TrustView, type SceneRequest, type SceneView, type SceneChange, type SceneTurnRequest, type SceneTurnResponse, type SceneLine, type SceneSpeaker, type SceneStreamEvent } from "./client.js";
 export { LoreholdError, codeForStatus, type LoreholdErrorCode } from "./errors.js";
 export { packFolder, type ScanFolderOptions, type ScanManifest } from "./scanFolder.js";
 export { retryAfterSeconds, type CallOptions } from "./transport.js";

@@ -12,9 +12,10 @@ import { loreTests } from "./022_lore_tests.ts";
 import { events } from "./024_events.ts";
 import { eventPackKeys } from "./025_event_pack_keys.ts";
 import { pendingDocuments } from "./028_pending_documents.ts";
+import { scenes } from "./026_scenes.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, pendingDocuments];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments];

@@ -32,6 +32,8 @@ export interface ReplyContext {
   maxSentences: number;
   /** the secrets this turn's prompt carries, by what would give each away (src/npc/secrets/secretTerms.ts) */
   secrets: SecretTerms[];
+  /** a scene's turn: what others said aloud before it (src/scenes); repeating one as the mind's own is an echo */
+  heardLines?: string[];
 }
 
 /** Every problem of a reply, in a fixed order. */
@@ -39,7 +41,7 @@ export function replyProblems(reply: string, c: ReplyContext): Problem[] {
   const out: Problem[] = [];
   const add = (kind: ProblemKind, detail: string | null) => detail !== null && out.push({ kind, detail });
   if (reply.trim() === "") return [{ kind: "empty", detail: "nothing was said" }];
-  add("echo", echoOf(reply, c.playerLine));
+  add("echo", echoOf(reply, c.playerLine) ?? heardEcho(reply, c.heardLines ?? []));
   add("meta", metaTalk(reply));
   add("roleLabel", roleLabel(reply, c.mindName));
   add("promptEcho", promptEcho(reply, c));
@@ -65,6 +67,18 @@ export function echoOf(reply: string, playerLine: string): string | null {
   if (run >= 4 && run >= 0.7 * p.length) return `${run} of the player's ${p.length} words in a row`;
   // "Repeat after me: …" answered with the part to repeat: the reply is the player's words, if not all of them.
   if (!question && run >= 6 && run >= 0.8 * r.length) return `${run} of the reply's ${r.length} words are the player's, in a row`;
+  return null;
+}
+
+/**
+ * A scene: the reply repeats a line someone else said aloud before it, as a statement (a 0.5B model asked what
+ * another mind was just asked answered with that mind's answer, word for word).
+ */
+export function heardEcho(reply: string, lines: string[]): string | null {
+  for (const line of lines) {
+    const e = echoOf(reply, line.trim().replace(/\?+$/, "."));
+    if (e) return e.replace("the player's", "a heard line's");
+  }
   return null;
 }
 

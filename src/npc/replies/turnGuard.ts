@@ -11,7 +11,7 @@ import type { TurnGuard } from "./generateReply.ts";
  * the secrets among the notes with the words only they hold (the persona, the other notes and everything the player
  * said are what a reply may repeat without telling one).
  */
-export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" | "sharedLore" | "messages">, playerLine: string): TurnGuard {
+export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" | "sharedLore" | "messages">, playerLine: string, heardLines: string[] = []): TurnGuard {
   const notes = [...p.sharedLore, ...p.newLore, ...p.history.flatMap((m) => m.notes?.lore ?? [])];
   const previousReply = [...p.history].reverse().find((m) => m.role === "assistant")?.content ?? null;
   const secret = notes.filter(kept);
@@ -21,11 +21,12 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
     ...[parts.identity, parts.personality, parts.backstory, parts.speakingStyle, parts.location, parts.knowledgeDescription].filter((x): x is string => !!x),
     ...parts.relationships, ...parts.hints, ...parts.restrictions,
     playerLine,
+    ...heardLines,
     ...p.history.filter((m) => m.role === "user").map((m) => m.content),
   ];
   const byDocument = new Map<string, { name: string; text: string }>();
   for (const n of secret) byDocument.set(n.documentId, { name: n.documentName, text: `${byDocument.get(n.documentId)?.text ?? ""} ${n.text}` });
   const secrets = [...byDocument.values()].map((d) => secretTerms(d.name, d.text, known));
-  const context = replyContextFor(p.mind, { playerLine, noteNames: notes.map((n) => n.documentName), previousReply, secrets });
+  const context = replyContextFor(p.mind, { playerLine, noteNames: notes.map((n) => n.documentName), previousReply, secrets, heardLines });
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }

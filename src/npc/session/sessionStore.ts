@@ -45,3 +45,8 @@ export function playerSessionRows(db: Db, projectId: string, playerId: string): 
 export function deletePlayerSessions(db: Db, projectId: string, playerId: string): number {
   return db.query("DELETE FROM sessions WHERE project_id = ? AND player_id = ?").run(projectId, playerId).changes;
 }
+
+/** Deletes one conversation (a scene without a player forgets its minds' talk when it ends). */
+export function deleteSession(db: Db, key: { projectId: string; mindId: string; playerId: string }): void {
+  db.query("DELETE FROM sessions WHERE project_id = ? AND mind_id = ? AND player_id = ?").run(key.projectId, key.mindId, key.playerId);
+}

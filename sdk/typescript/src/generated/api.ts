@@ -677,6 +677,135 @@ export type PutV1ScannerUploadsByJobIdResponse = {
   message: string;
 };
 
+/** Body of POST /v1/scenes — Start a scene */
+export type PostV1ScenesBody = {
+  /** mind ids, or {mindId, talkativeness} */
+  minds: Array<string | {
+    mindId: string;
+    /** 0: speaks only when addressed or asked … 1: speaks up often (default 0.5) */
+    talkativeness?: number;
+  }>;
+  location?: string;
+  /** the player present: each mind's memory of the scene is kept for this player */
+  playerId?: string;
+  /** every value together at most 2000 characters */
+  context?: {
+    location?: string | null;
+    locationDetails?: string | null;
+    timeOfDay?: string | null;
+    weather?: string | null;
+    atmosphere?: string | null;
+    situation?: string | null;
+    npcMood?: string | null;
+    npcActivity?: string | null;
+    playerAppearance?: string | null;
+    playerReputation?: string | null;
+    custom?: string | null;
+    playerVisibleItems?: string[] | null;
+    nearbyCharacters?: string[] | null;
+    nearbyObjects?: string[] | null;
+    recentEvents?: string[] | null;
+  };
+};
+
+/** 200 response of POST /v1/scenes — Start a scene */
+export type PostV1ScenesResponse = {
+  sceneId: string;
+};
+
+/** 200 response of GET /v1/scenes/{sceneId} — A scene */
+export type GetV1ScenesBySceneIdResponse = {
+  sceneId: string;
+  playerId: string | null;
+  context: Record<string, unknown>;
+  minds: Array<{
+    mindId: string;
+    character: string;
+    talkativeness: number;
+    joinedAt: string;
+  }>;
+  lines: Array<{
+    seq: number;
+    mindId: string | null;
+    character: string;
+    text: string;
+    at: string;
+  }>;
+  turns: number;
+  createdAt: string;
+  lastActiveAt: string;
+  expiresAt: string;
+};
+
+/** Body of PATCH /v1/scenes/{sceneId} — Minds join or leave a scene */
+export type PatchV1ScenesBySceneIdBody = {
+  /** minds walking in (or a present mind's new talkativeness) */
+  join?: Array<string | {
+    mindId: string;
+    /** 0: speaks only when addressed or asked … 1: speaks up often (default 0.5) */
+    talkativeness?: number;
+  }>;
+  /** minds walking out: their memory of the scene is checkpointed */
+  leave?: string[];
+};
+
+/** 200 response of PATCH /v1/scenes/{sceneId} — Minds join or leave a scene */
+export type PatchV1ScenesBySceneIdResponse = {
+  sceneId: string;
+  playerId: string | null;
+  context: Record<string, unknown>;
+  minds: Array<{
+    mindId: string;
+    character: string;
+    talkativeness: number;
+    joinedAt: string;
+  }>;
+  lines: Array<{
+    seq: number;
+    mindId: string | null;
+    character: string;
+    text: string;
+    at: string;
+  }>;
+  turns: number;
+  createdAt: string;
+  lastActiveAt: string;
+  expiresAt: string;
+};
+
+/** 200 response of DELETE /v1/scenes/{sceneId} — End a scene */
+export type DeleteV1ScenesBySceneIdResponse = {
+  sceneId: string;
+  ended: true;
+  /** minds whose memory of the scene was queued for the summary */
+  memoryCheckpoints: number;
+};
+
+/** Body of POST /v1/scenes/{sceneId}/turn — A turn of a scene */
+export type PostV1ScenesBySceneIdTurnBody = {
+  /** the player's line; absent: the minds talk among themselves */
+  text?: string;
+  /** the most lines this turn (default 1) */
+  maxLines?: number;
+  /** a present mind that says the turn's first line */
+  speaker?: string;
+};
+
+/** 200 response of POST /v1/scenes/{sceneId}/turn — A turn of a scene */
+export type PostV1ScenesBySceneIdTurnResponse = {
+  success: true;
+  sceneId: string;
+  lines: Array<{
+    mindId: string;
+    character: string;
+    response: string;
+    /** creditsUsed, warnings, behaviour (as interact) and `why`: {reason, weight?, chance?, relevance?} */
+    metadata: Record<string, unknown>;
+  }>;
+  /** cancelled: true when a newer turn cut this one short; stopped: the error that ended it after its first line */
+  metadata: Record<string, unknown>;
+};
+
 /** 200 response of GET /v1/state/players/{playerId} — A player's state */
 export type GetV1StatePlayersByPlayerIdResponse = {
   playerId: string;
