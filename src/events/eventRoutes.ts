@@ -116,7 +116,8 @@ export function eventRoutes(deps: InteractDeps) {
 /** An event's reaction: the line, or why there is none (the event stays recorded either way). */
 async function eventReaction(deps: InteractDeps, principal: Principal, mindId: string, description: string, playerId: string | null | undefined) {
   try {
-    return { reaction: { entityMindId: mindId, ...(await interact(deps, principal, reactRequest(mindId, description, playerId))) } };
+    // The route counted the request against the rate limits already: the reaction is part of it, not a second request.
+    return { reaction: { entityMindId: mindId, ...(await interact(deps, principal, reactRequest(mindId, description, playerId), { rateCounted: true })) } };
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     return { reaction: null, reactionError: { status: e.status, ...e.toBody() } };

@@ -1,4 +1,5 @@
 import type { Db } from "../db/openDatabase.ts";
+import { normaliseMemoryText } from "../npc/memory/memoryText.ts";
 
 /** events and event_requests (024_events): the events feature owns these tables. */
 
@@ -16,13 +17,59 @@ export interface EventRow {
   /** JSON list of mind ids */
   witnesses: string;
   created_at: string;
+  /** the event's key in a lore pack (null: reported by the game; its pack key is its id) */
+  pack_key?: string | null;
+  /** when a pack last changed it (null: never) */
+  updated_at?: string | null;
 }
+
+/** The description as repeats are compared (the memory store's comparison of texts). */
+export const eventTextKey = (description: string) => normaliseMemoryText(description);
 
 export function insertEvent(db: Db, e: EventRow): void {
   db.query(
-    `INSERT INTO events (id, project_id, type, description, location_id, player_id, importance, game_time, secret, public, witnesses, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(e.id, e.project_id, e.type, e.description, e.location_id, e.player_id, e.importance, e.game_time, e.secret, e.public, e.witnesses, e.created_at);
+    `INSERT INTO events (id, project_id, type, description, location_id, player_id, importance, game_time, secret, public, witnesses, created_at, text_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(e.id, e.project_id, e.type, e.description, e.location_id, e.player_id, e.importance, e.game_time, e.secret, e.public, e.witnesses, e.created_at, eventTextKey(e.description));
+}
+
+/** The project's events without a player, oldest first: a lore pack's history (player events stay the player's). */
+export function worldEvents(db: Db, projectId: string): EventRow[] {
+  return db.query<EventRow, [string]>("SELECT * FROM events WHERE project_id = ? AND player_id IS NULL ORDER BY created_at, COALESCE(pack_key, id)").all(projectId);
+}
+
+/** The event a pack entry names: the one it wrote (its pack key), or a reported one exported under its id. */
+export function eventByPackKey(db: Db, projectId: string, key: string): EventRow | null {
+  return db
+    .query<EventRow, [string, string, string]>("SELECT * FROM events WHERE project_id = ? AND player_id IS NULL AND (pack_key = ? OR (pack_key IS NULL AND id = ?))")
+    .get(projectId, key, key);
+}
+
+export function insertPackEvent(db: Db, e: EventRow & { pack_key: string }): void {
+  insertEvent(db, e);
+  db.query("UPDATE events SET pack_key = ? WHERE id = ?").run(e.pack_key, e.id);
+}
+
+/** A pack's changes to an event it names (its id and project stay). */
+export function updatePackEvent(db: Db, e: EventRow, at: string): void {
+  db.query(
+    `UPDATE events SET type = ?, description = ?, location_id = ?, importance = ?, game_time = ?, secret = ?, public = ?, witnesses = ?, created_at = ?, updated_at = ?, text_key = ? WHERE id = ?`,
+  ).run(e.type, e.description, e.location_id, e.importance, e.game_time, e.secret, e.public, e.witnesses, e.created_at, at, eventTextKey(e.description), e.id);
+}
+
+/** A pack changed who knows the event. */
+export function touchEvent(db: Db, id: string, at: string): void {
+  db.query("UPDATE events SET updated_at = ? WHERE id = ?").run(at, id);
+}
+
+/** The ids of the project's events without a player of `type` and text key `textKey` recorded from `since` to `until`, newest first. */
+export function sameTextEvents(db: Db, projectId: string, type: string, textKey: string, since: string, until: string, limit: number): string[] {
+  return db
+    .query<{ id: string }, [string, string, string, string, string, number]>(
+      "SELECT id FROM events INDEXED BY events_same_text WHERE project_id = ? AND type = ? AND text_key = ? AND created_at >= ? AND created_at <= ? AND player_id IS NULL ORDER BY created_at DESC LIMIT ?",
+    )
+    .all(projectId, type, textKey, since, until, limit)
+    .map((r) => r.id);
 }
 
 export function eventById(db: Db, projectId: string, id: string): EventRow | null {

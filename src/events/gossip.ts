@@ -7,6 +7,7 @@ import { eventById } from "./eventStore.ts";
 import { gossipLevels } from "./gossipStore.ts";
 import { CUSTOM_WEIGHT, DEFAULT_GOSSIP_LEVEL, HOP_DELAY_MINUTES, isGossipLevel, MAX_HOPS, passOn, RELATIONSHIP_WEIGHT, type GossipLevel } from "./gossipRules.ts";
 import { insertWorldMemory, markSpread, mindsKnowing, setDelivered, undelivered, unspread, type WorldMemoryRow } from "./worldMemoryStore.ts";
+import { sameHappening } from "./mergeWorldMemory.ts";
 import { insertMemoryRow, toVectorRow } from "../npc/memory/memoryRows.ts";
 import type { Memory } from "../npc/memory/types.ts";
 import type { VectorStore } from "../vectors/VectorStore.ts";
@@ -98,7 +99,13 @@ function tell(ctx: ServiceContext, g: ProjectGraph, m: WorldMemoryRow): number {
   const level = g.levels.get(m.mind_id) ?? DEFAULT_GOSSIP_LEVEL;
   const around = g.neighbours.get(m.mind_id);
   if (!around?.size) return 0;
+  // a mind that knows another report of the same happening is not told this one (it would be two memories)
   const knowing = mindsKnowing(ctx.db, m.event_id);
+  if (event.player_id === null) {
+    for (const other of sameHappening(ctx.db, m.project_id, { type: event.type, description: event.description, at: event.created_at })) {
+      if (other !== event.id) for (const mind of mindsKnowing(ctx.db, other)) knowing.add(mind);
+    }
+  }
   const knownAt = new Date(Date.parse(m.known_at) + HOP_DELAY_MINUTES[level] * 60_000).toISOString();
   let n = 0;
   for (const [hearer, weight] of around) {

@@ -12,6 +12,7 @@ import { deleteEventRequestsBefore, findEventRequest, insertEvent, insertEventRe
 import { resolveEvents, type ResolvedEvent } from "./witnesses.ts";
 import { insertWorldMemory } from "./worldMemoryStore.ts";
 import { toEventView, type EventView } from "./eventView.ts";
+import { mergeRepeat, repeatedEvents } from "./mergeWorldMemory.ts";
 
 export const DEFAULT_EVENT_IMPORTANCE = 5;
 
@@ -109,6 +110,8 @@ function writeEvent(ctx: MemoryContext, projectId: string, r: ResolvedEvent, at:
     witnesses: JSON.stringify(r.witnesses),
     created_at: at,
   };
+  // A repeat of what a witness saw minutes ago is the same memory, not a second one (world events only).
+  const repeated = row.player_id ? [] : repeatedEvents(ctx.db, projectId, { type: row.type, description: row.description, at });
   insertEvent(ctx.db, row);
   for (const mindId of r.witnesses) {
     let memoryId: string | null = null;
@@ -127,6 +130,7 @@ function writeEvent(ctx: MemoryContext, projectId: string, r: ResolvedEvent, at:
       memories.push(m);
       memoryId = m.id;
     }
+    if (repeated.length && mergeRepeat(ctx.db, mindId, repeated, row.importance)) continue;
     // Who knows the event (gossip's hops start here); a player event's text is the player's memory above.
     insertWorldMemory(ctx.db, {
       id: newId("wmem"),

@@ -110,3 +110,23 @@ export function mindsKnowing(db: Db, eventId: string): Set<string> {
 export function countWorldMemories(db: Db, projectId: string): number {
   return db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM world_memories WHERE project_id = ?").get(projectId)!.n;
 }
+
+/** The world memories of the project's events without a player, by event: a lore pack's "who knows it". */
+export function worldMemoriesOfWorldEvents(db: Db, projectId: string): WorldMemoryRow[] {
+  return db
+    .query<WorldMemoryRow, [string]>("SELECT * FROM world_memories WHERE project_id = ? AND player_id IS NULL ORDER BY event_id, hop, known_at, mind_id")
+    .all(projectId);
+}
+
+export function worldMemoryOf(db: Db, mindId: string, eventId: string): WorldMemoryRow | null {
+  return db.query<WorldMemoryRow, [string, string]>("SELECT * FROM world_memories WHERE mind_id = ? AND event_id = ?").get(mindId, eventId);
+}
+
+/** A pack's change to how a mind knows an event (gossip's progress, spread_at, stays). */
+export function updateWorldMemoryKnowledge(db: Db, m: Pick<WorldMemoryRow, "id" | "importance" | "hop" | "told_by" | "told_by_name" | "known_at">): void {
+  db.query("UPDATE world_memories SET importance = ?, hop = ?, told_by = ?, told_by_name = ?, known_at = ? WHERE id = ?").run(m.importance, m.hop, m.told_by, m.told_by_name, m.known_at, m.id);
+}
+
+export function raiseWorldMemoryImportance(db: Db, id: string, importance: number): void {
+  db.query("UPDATE world_memories SET importance = MAX(importance, ?) WHERE id = ?").run(importance, id);
+}

@@ -55,6 +55,8 @@ export interface InteractOptions {
   sampling?: { seed?: number; temperature?: number };
   /** filled in: where the request's time went (the route sends it as a Server-Timing header) */
   timing?: InteractTiming & Partial<Pick<GenerateResult, "promptTokens" | "evaluatedPromptTokens" | "completionTokens" | "timeToFirstTokenMs">>;
+  /** the caller already counted this request against the rate limits (an event that reacts is one request, one hit) */
+  rateCounted?: boolean;
 }
 
 const generationFailed = () => new ApiError(503, "Generation failed");
@@ -72,7 +74,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   // Mind checks come before the rate limit (a bad id is not counted); retrieval after it (a limited caller costs little).
   const mind = loadMindProfile(deps, project.id, req.entityMindId);
   if (!hasKnowledge(mind)) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
-  deps.limiter.hit(project.id, req.playerId, readRateLimits(deps, project.id));
+  if (!opts.rateCounted) deps.limiter.hit(project.id, req.playerId, readRateLimits(deps, project.id));
   const p0 = performance.now();
   const prepared = await prepareTurn(deps, project.id, req, mind);
   if (opts.timing) opts.timing.prepareMs = performance.now() - p0;

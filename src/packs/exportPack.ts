@@ -7,6 +7,7 @@ import { readSettings } from "../projects/settings.ts";
 import { readStateSchema } from "../state/stateService.ts";
 import { loadSnapshot } from "./projectSnapshot.ts";
 import { projectBehaviours } from "../behaviour/behaviourStore.ts";
+import { exportPackEvents } from "../events/eventPack.ts";
 import type { Pack, PackDocument, PackFormat, PackLocation, PackMind, PackRelationship, PackRelationshipType, PackTag } from "./types.ts";
 
 const byKey = <T extends { key: string }>(a: T, b: T) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
@@ -108,6 +109,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
     )
     .sort(byKey);
 
+  const events = exportPackEvents(ctx.db, projectId, (id) => snap.minds.keyOf.get(id), locKey);
   const state = readStateSchema(ctx, projectId);
   const hasState = Object.keys(state.stateKeys).length > 0 || state.exclusiveGroups.length > 0;
 
@@ -126,6 +128,7 @@ export function exportPack(ctx: ServiceContext, projectId: string): Pack {
     minds,
     relationships,
     documents,
+    ...(events.length ? { events } : {}),
   };
 }
 

@@ -54,7 +54,7 @@ export function importPack(ctx: ServiceContext, pack: unknown, opts: ImportOptio
       plan = resolvePack(pack, loadSnapshot(ctx, projectId), again, { creatingProject: false });
       again.throwIfAny(INVALID_PACK);
     }
-    writePlan(ctx, projectId, plan);
+    const events = writePlan(ctx, projectId, plan);
     const ids = <T extends { label: string; id: string }>(items: T[]) => Object.fromEntries(items.map((i) => [i.label, i.id]));
     return {
       projectId,
@@ -65,6 +65,7 @@ export function importPack(ctx: ServiceContext, pack: unknown, opts: ImportOptio
         tags: ids(plan.tags),
         relationshipTypes: ids(plan.types),
         relationships: ids(plan.relationships),
+        events,
       },
     };
   });

@@ -6,6 +6,7 @@ import { STATE_KEY_PATTERN, STATE_LIMITS } from "../state/stateKeys.ts";
 import { CONDITION_LIMITS } from "../conditions/parseCondition.ts";
 import { TIMER_MAX } from "../lore/documents/documentGate.ts";
 import { BehaviourModel } from "../behaviour/behaviourModel.ts";
+import { EVENT_LIMITS } from "../events/eventModels.ts";
 import { CaseSchema, LORE_TEST_LIMITS } from "../loretests/testSchema.ts";
 
 /**
@@ -168,6 +169,48 @@ export const DocumentSchema = Type.Object(
   closed,
 );
 
+/** A moment as an ISO 8601 UTC timestamp, e.g. 2026-05-01T12:00:00Z. */
+const Instant = Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$", problem: "must be a UTC timestamp such as 2026-05-01T12:00:00Z" });
+const Importance = Type.Integer({ minimum: 1, maximum: 10, problem: "must be a whole number from 1 to 10" });
+
+/** An event of the world's history and who knows it (events about a player are the player's, never in a pack). */
+export const EventSchema = Type.Object(
+  {
+    key: KeySchema,
+    type: Type.String({ maxLength: EVENT_LIMITS.typeChars, pattern: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$", problem: "must be an event type such as theft or bridge.fire" }),
+    description: Text(EVENT_LIMITS.descriptionChars),
+    /** location key */
+    location: Opt(KeySchema),
+    importance: Opt(Importance),
+    /** the game's own time of the event */
+    at: Opt(Text(EVENT_LIMITS.gameTimeChars)),
+    secret: Opt(Type.Boolean()),
+    public: Opt(Type.Boolean()),
+    /** when it was recorded (and its witnesses knew it); default: the import's time */
+    recordedAt: Opt(Instant),
+    /** mind keys: the minds that saw it */
+    witnesses: Opt(KeyList(EVENT_LIMITS.witnesses)),
+    /** minds that heard of it through gossip */
+    heardBy: Opt(
+      Type.Array(
+        Type.Object(
+          {
+            mind: KeySchema,
+            /** the mind that told it (absent: its teller is gone) */
+            from: Opt(KeySchema),
+            hop: Type.Integer({ minimum: 1, maximum: 100, problem: "must be a whole number from 1 (heard from a witness) to 100" }),
+            importance: Opt(Importance),
+            knownAt: Opt(Instant),
+          },
+          closed,
+        ),
+        { maxItems: EVENT_LIMITS.witnessesByLocation },
+      ),
+    ),
+  },
+  closed,
+);
+
 const StateKey = Type.String({ pattern: STATE_KEY_PATTERN, problem: "must be a state key such as quest.flood.stage" });
 const StateValueSchema = Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: STATE_LIMITS.stringChars })], {
   problem: `must be true or false, a number or a string of at most ${STATE_LIMITS.stringChars} characters`,
@@ -210,6 +253,7 @@ export const PackSchema = Type.Object(
     documents: Opt(Type.Array(DocumentSchema)),
     /** lore tests written next to the lore (src/loretests): checked on import, run by `lorehold test` */
     tests: Opt(Type.Array(CaseSchema, { maxItems: LORE_TEST_LIMITS.cases })),
+    events: Opt(Type.Array(EventSchema)),
   },
   { ...closed, title: "Lorehold lore pack" },
 );

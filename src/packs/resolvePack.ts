@@ -9,6 +9,7 @@ import { checkPackConditions, resolveState } from "./resolveState.ts";
 import type { KnowledgeEntry } from "../lore/minds/mindStore.ts";
 import type { BehaviourInput } from "../behaviour/behaviourModel.ts";
 import { checkBehaviourRules } from "../behaviour/validateBehaviour.ts";
+import { planPackEvents, type EventPlan } from "../events/eventPack.ts";
 
 /**
  * The second half of pack validation (the first is checkShape): duplicate
@@ -30,6 +31,8 @@ export interface Plan {
   documents: DocumentPlan[];
   minds: MindPlan[];
   relationships: RelationshipPlan[];
+  /** the world's history (src/events) */
+  events: EventPlan[];
 }
 
 interface Item<R> {
@@ -263,7 +266,8 @@ export function resolvePack(pack: Record<string, unknown>, snap: ProjectSnapshot
 
   const relationships = resolveRelationships(relEntries, packRels, snap, mindRef, typeRef, p);
 
-  return { settings, state, tags, types, locations, documents, minds, relationships };
+  const events = planPackEvents(pack.events, mindRef, locRef, p);
+  return { settings, state, tags, types, locations, documents, minds, relationships, events };
 }
 
 /** A mind's behaviour once its shape held (checkShape reported otherwise): the rules a schema cannot say. */

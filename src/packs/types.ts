@@ -1,6 +1,7 @@
 import type { Static } from "@sinclair/typebox";
 import type {
   DocumentSchema,
+  EventSchema,
   LocationSchema,
   MindSchema,
   PackSchema,
@@ -19,6 +20,7 @@ export type PackRelationshipType = Static<typeof RelationshipTypeSchema>;
 export type PackMind = Static<typeof MindSchema>;
 export type PackRelationship = Static<typeof RelationshipSchema>;
 export type PackDocument = Static<typeof DocumentSchema>;
+export type PackEvent = Static<typeof EventSchema>;
 
 export type PackFormat = "yaml" | "json";
 
@@ -32,6 +34,7 @@ export interface ImportResult {
     tags: Record<string, string>;
     relationshipTypes: Record<string, string>;
     relationships: Record<string, string>;
+    events: Record<string, string>;
   };
 }
 

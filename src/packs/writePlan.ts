@@ -13,6 +13,7 @@ import { insertTag, setTagColor } from "../lore/tags/tagStore.ts";
 import { insertType, parkTypeName, updateTypeRow, insertRelationship, updateRelationshipRow } from "../lore/relationships/relationshipStore.ts";
 import { insertLocation, updateLocationRow } from "../lore/locations/locationStore.ts";
 import { saveStateSchema } from "../state/stateService.ts";
+import { writePackEvents } from "../events/eventPack.ts";
 
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -29,7 +30,7 @@ const storedMind = (r: MindRow): MindValues => ({
  * values did not change are not touched (their updated_at stays), so
  * re-importing an unchanged pack writes nothing.
  */
-export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): void {
+export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): Record<string, string> {
   const db = ctx.db;
   const now = nowIso(ctx);
   // Locations name documents and documents name locations (and types name types):
@@ -107,4 +108,7 @@ export function writePlan(ctx: ServiceContext, projectId: string, plan: Plan): v
       updateRelationshipRow(db, r.id, { key: r.key, type: r.type, customTypeId: r.customTypeId, description: r.description, from: r.fromId, to: r.toId }, now);
     }
   }
+
+  // Events last: they name minds and locations written above.
+  return writePackEvents(db, projectId, plan.events, now);
 }

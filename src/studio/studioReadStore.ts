@@ -8,7 +8,7 @@ import type { ExtractionReviewRow } from "../scanner/scanExtractionStore.ts";
  */
 
 /** Tables a project's rows are counted or stamped in (names are never taken from input). */
-export type ProjectTable = "entity_minds" | "documents" | "chunks" | "tags" | "locations" | "relationships" | "relationship_types" | "memories" | "scan_jobs";
+export type ProjectTable = "entity_minds" | "documents" | "chunks" | "tags" | "locations" | "relationships" | "relationship_types" | "memories" | "scan_jobs" | "events";
 
 export function countProjectRows(db: Db, table: ProjectTable, projectId: string): number {
   return db.query<{ n: number }, [string]>(`SELECT COUNT(*) AS n FROM ${table} WHERE project_id = ?`).get(projectId)?.n ?? 0;

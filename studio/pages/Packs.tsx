@@ -3,7 +3,7 @@ import { admin } from "../api.ts";
 import { download, ErrorBox, useAction } from "../components/ui.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
 
-const KINDS = ["tags", "locations", "relationshipTypes", "documents", "minds", "relationships"];
+const KINDS = ["tags", "locations", "relationshipTypes", "documents", "minds", "relationships", "events"];
 
 /** Import a YAML/JSON lore pack (dry run first: what would change, or every problem by path); export as a download. */
 export function Packs({ projectId }: SectionProps) {

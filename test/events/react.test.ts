@@ -143,6 +143,22 @@ describe("react on an event", () => {
     expect(before - spent(w.projectId)).toBe(charged);
   });
 
+  test("an event that reacts is one request against the rate limits, not two (with a player and without)", async () => {
+    for (const playerId of ["pickpocket", undefined]) {
+      const p = buildWorld(t.app.ctx as any, `Counted ${playerId ?? "room"}`, { index: "none" });
+      // two per minute: the reacting event, then one more request fits; a third does not
+      setRateLimits(t.app.ctx, p.projectId, { perProjectPerMinute: 2, perPlayerPerMinute: 2 });
+      const body = { type: "theft", description: "The player lifts a purse", witnesses: ["garrick"], react: true, ...(playerId ? { playerId } : {}) };
+      const first = await t.call("POST", "/v1/events", { key: p.keys.server, body });
+      expect(first.status).toBe(201);
+      expect(first.body.reaction).toMatchObject({ success: true });
+      const second = await t.call("POST", "/v1/events", { key: p.keys.server, body: { type: "rain", description: "It rains", witnesses: ["garrick"], ...(playerId ? { playerId } : {}) } });
+      expect(second.status).toBe(201);
+      const third = await t.call("POST", "/v1/events", { key: p.keys.server, body: { type: "rain", description: "It rains", witnesses: ["garrick"] } });
+      expect(third.status).toBe(429);
+    }
+  });
+
   test("events alone never generate", async () => {
     const n = prompts.length;
     const r = await t.call("POST", "/v1/events", { key: w.keys.server, body: { type: "rain", description: "It rains", witnesses: ["garrick"] } });

@@ -245,14 +245,14 @@ const scenarios: Scenario[] = [
     into: "world",
     text: "- key: a\n- key: b\n",
     file: "list.yaml",
-    details: ["pack: must be an object (a mapping with project, settings, state, tags, locations, relationshipTypes, minds, relationships, documents, tests)"],
+    details: ["pack: must be an object (a mapping with project, settings, state, tags, locations, relationshipTypes, minds, relationships, documents, tests, events)"],
   },
   {
     name: "an empty file",
     into: "world",
     text: "# nothing here\n",
     file: "empty.yaml",
-    details: ["pack: must be an object (a mapping with project, settings, state, tags, locations, relationshipTypes, minds, relationships, documents, tests)"],
+    details: ["pack: must be an object (a mapping with project, settings, state, tags, locations, relationshipTypes, minds, relationships, documents, tests, events)"],
   },
   {
     name: "no project name when the import creates the project",

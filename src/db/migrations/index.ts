@@ -10,6 +10,7 @@ import { behaviour } from "./020_behaviour.ts";
 import { secretDocuments } from "./021_secret_documents.ts";
 import { loreTests } from "./022_lore_tests.ts";
 import { events } from "./024_events.ts";
+import { eventPackKeys } from "./025_event_pack_keys.ts";
 import { pendingDocuments } from "./028_pending_documents.ts";
 import { scenes } from "./026_scenes.ts";
 import { secretReveal } from "./030_secret_reveal.ts";
@@ -18,4 +19,4 @@ import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, scenes, pendingDocuments, secretReveal];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments, secretReveal];

@@ -13,6 +13,7 @@ const TABLES: Record<keyof ImportResult["ids"], ProjectTable> = {
   relationshipTypes: "relationship_types",
   relationships: "relationships",
   tags: "tags",
+  events: "events",
 };
 
 type Change = "create" | "update" | "unchanged";
