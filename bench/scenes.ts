@@ -1,7 +1,7 @@
 // A 4-mind scene of 10 turns through POST /v1/scenes/{id}/turn, side by side with the same minds answering the same
 // player lines in separate one-to-one conversations (POST /v1/npc/interact), in one run on one model.
 // Per line: time to first token, prompt tokens, prompt tokens evaluated (the rest came from the KV cache).
-// Usage: bun bench/scenes.ts [--model PATH] [--threads 1] [--tokens 32] [--turns 10] [--max-lines 3] [--session 6]
+// Usage: bun bench/scenes.ts [--model PATH] [--threads 1] [--tokens 32] [--turns 10] [--max-lines 3] [--session-limit 6]
 // Without --model: Qwen2.5-Coder-0.5B-Instruct from the test fixtures (real words, so the transcript grows as a real one would).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -28,7 +28,7 @@ const { values: args } = parseArgs({
     tokens: { type: "string", default: "32" },
     turns: { type: "string", default: "10" },
     "max-lines": { type: "string", default: "3" },
-    session: { type: "string", default: "6" },
+    "session-limit": { type: "string", default: "6" },
   },
 });
 const model = args.model ?? qwenFixture();
@@ -52,7 +52,7 @@ await app.scheduler.trigger("indexer");
 const key = createApiKey(app.ctx, { projectId, type: "server" }).key;
 setRateLimits(app.ctx, projectId, { perPlayerPerMinute: 100000, perProjectPerMinute: 100000 });
 // A short session limit: the scene passes it, so the figures show what a line costs past the memory checkpoint.
-updateSettings(app.ctx, projectId, { maxSessionLength: Number(args.session) });
+updateSettings(app.ctx, projectId, { maxSessionLength: Number(args["session-limit"]) });
 const minds = readMinds(app.ctx, projectId, { onlyWithTags: true }).slice(0, 4);
 for (const m of minds) updateMind(app.ctx, projectId, m.id, { responseConfig: { maxTokens: Number(args.tokens) } });
 const principal = requireServer(app.ctx, `Bearer ${key}`);
@@ -102,7 +102,7 @@ for (const row of scene) {
 const separateSeconds = (performance.now() - s1) / 1000;
 
 const byTurn = (rows: Row[], t: number) => rows.filter((r) => r.turn === t);
-console.log(`\nmachine: ${cpus()[0]?.model} ×${cpus().length}, load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; model ${model.split("/").pop()}; threads ${threads}; reply ≤ ${args.tokens} tokens; session limit ${args.session} turns`);
+console.log(`\nmachine: ${cpus()[0]?.model} ×${cpus().length}, load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; model ${model.split("/").pop()}; threads ${threads}; reply ≤ ${args.tokens} tokens; session limit ${args["session-limit"]} turns`);
 console.log(`minds: ${minds.map((m) => m.entityName).join(", ")}; ${turns} turns, up to ${maxLines} lines each: ${scene.length} lines\n`);
 console.log("| turn | lines | scene: prompt tokens / line | scene: evaluated / line | scene: first token ms (median) | separate: prompt / line | separate: evaluated / line | separate: first token ms |");
 console.log("|---|---|---|---|---|---|---|---|");

@@ -31,6 +31,7 @@ export const CONFIG_DOCS: Partial<Record<keyof Config, ConfigDoc>> = {
   flashAttention: { doc: "llama.cpp flash attention: `auto` (on where the model supports it), `on`, `off`. See BENCHMARKS.md for the trade-off on CPUs." },
   kvSnapshots: { doc: "`on` keeps conversations and minds' static prompts warm on disk (`dataDir/kv`) across restarts and evictions; `off` keeps them in memory only." },
   kvDiskBudgetMb: { doc: "Disk budget of those snapshots; the least recently used are deleted beyond it." },
+  sceneIdleSeconds: { doc: "A scene nobody has spoken in for this long ends: its memories are checkpointed and its lines deleted (the scene-expiry job). See docs/scenes.md." },
   vectorCacheMb: { doc: "Memory for the lore vector caches of all projects, in MB (~0.5 KB a chunk at 384 dims); the least recently searched project is evicted past it and read from LanceDB again at its next search; 0: no budget. See docs/scaling.md." },
   vectorIndexMinChunks: { doc: "Chunks from which a project's lore is searched through an approximate index built in the background (the exact scan answers below it and while it builds); 0: always exact. See docs/scaling.md." },
   sharedLoreTokens: { doc: "Tokens of lore a mind's static prompt carries for all its players (at most a third of the prompt budget); 0 turns the shared-lore level off." },
