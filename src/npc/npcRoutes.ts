@@ -6,7 +6,7 @@ import { readJsonBody } from "../http/readJsonBody.ts";
 import { interact, type InteractDeps, type InteractResponse } from "./interactService.ts";
 import { validateInteract } from "./validateInteract.ts";
 import { InteractBodyDoc, InteractResponseDoc } from "./interactSchemas.ts";
-import { sseEvent, wantsEventStream } from "./sse.ts";
+import { EventStream, wantsEventStream } from "./sse.ts";
 import { serverTimingHeader, type InteractTiming } from "../llm/serverTiming.ts";
 
 /** POST /v1/npc/interact (Server Key): the stable runtime surface. */
@@ -64,65 +64,28 @@ export function npcRoutes(deps: InteractDeps) {
 export async function streamInteract(deps: InteractDeps, principal: Parameters<typeof interact>[1], body: Parameters<typeof interact>[2], request: Request): Promise<Response> {
   const abort = new AbortController();
   request.signal?.addEventListener("abort", () => abort.abort(), { once: true });
-  const encoder = new TextEncoder();
-  const buffered: string[] = [];
-  let push: ((chunk: string) => void) | null = null;
+  const events = new EventStream();
   let firstToken!: () => void;
   const first = new Promise<void>((r) => (firstToken = r));
   const t0 = performance.now();
   const timing: InteractTiming = { generateMs: 0 };
   let firstAt = 0;
-  const send = (ev: string) => (push ? push(ev) : buffered.push(ev));
   const job = interact(deps, principal, body, {
     signal: abort.signal,
     timing,
     onToken: (text) => {
-      send(sseEvent("token", { text }));
+      events.send("token", { text });
       firstAt ||= performance.now();
       firstToken();
     },
-    // A typed turn: what the mind does, after its last word and before `done` (which repeats it in metadata).
-    onBehaviour: (b) => {
-      send(sseEvent("emotion", b.emotion));
-      for (const a of b.actions) send(sseEvent("action", a));
-    },
+    onBehaviour: (b) => events.sendBehaviour(b),
   });
   await Promise.race([first, job]); // a failure before the first token rejects here: a JSON error
   if (firstAt) timing.flushMs = performance.now() - firstAt;
   // The headers leave with the first token: its parts (the generation's total is not known yet).
   timing.generateMs = firstAt ? firstAt - t0 - (timing.prepareMs ?? 0) : timing.generateMs;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      push = (chunk) => {
-        try {
-          controller.enqueue(encoder.encode(chunk));
-        } catch {}
-      };
-      for (const ev of buffered) push(ev);
-      job.then(
-        (reply: InteractResponse) => {
-          push!(sseEvent("done", reply));
-          controller.close();
-        },
-        (e: unknown) => {
-          const err = e instanceof ApiError ? e.toBody() : { error: "Generation failed" };
-          push!(sseEvent("error", err));
-          try {
-            controller.close();
-          } catch {}
-        },
-      );
-    },
-    cancel() {
-      abort.abort();
-    },
-  });
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-      "server-timing": serverTimingHeader(timing, performance.now() - t0),
-    },
+  return events.respond(job, abort, (reply: InteractResponse) => reply, {
+    connection: "keep-alive",
+    "server-timing": serverTimingHeader(timing, performance.now() - t0),
   });
 }

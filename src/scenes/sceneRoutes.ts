@@ -1,10 +1,9 @@
 import { Elysia, t } from "elysia";
-import { ApiError } from "../core/errors.ts";
 import { requireServer } from "../auth/authGuards.ts";
 import type { Principal } from "../auth/apiKeys.ts";
 import { ErrorBody } from "../http/commonSchemas.ts";
 import { readJsonBody } from "../http/readJsonBody.ts";
-import { sseEvent, wantsEventStream } from "../npc/sse.ts";
+import { EventStream, wantsEventStream } from "../npc/sse.ts";
 import { checkBody, CreateSceneBody, PatchSceneBody, SceneCreatedView, SceneEndedView, SceneTurnBody, SceneTurnView, SceneView, type SceneTurnInput } from "./sceneSchemas.ts";
 import { createScene, endScene, patchScene, sceneView, type SceneDeps } from "./sceneService.ts";
 import { runSceneTurn, type SceneTurnResponse } from "./sceneTurn.ts";
@@ -100,50 +99,19 @@ export function sceneRoutes(deps: SceneDeps) {
 async function streamTurn(deps: SceneDeps, principal: Principal, sceneId: string, body: SceneTurnInput, request: Request): Promise<Response> {
   const abort = new AbortController();
   request.signal?.addEventListener("abort", () => abort.abort(), { once: true });
-  const encoder = new TextEncoder();
-  const buffered: string[] = [];
-  let push: ((chunk: string) => void) | null = null;
+  const events = new EventStream();
   let started!: () => void;
   const first = new Promise<void>((r) => (started = r));
-  const send = (ev: string) => (push ? push(ev) : buffered.push(ev));
   const job = runSceneTurn(deps, principal, sceneId, body, {
     signal: abort.signal,
     onSpeaker: (s) => {
-      send(sseEvent("speaker", s));
+      events.send("speaker", s);
       started();
     },
-    onToken: (text) => send(sseEvent("token", { text })),
-    onBehaviour: (b) => {
-      send(sseEvent("emotion", b.emotion));
-      for (const a of b.actions) send(sseEvent("action", a));
-    },
-    onLine: (line) => send(sseEvent("line", line)),
+    onToken: (text) => events.send("token", { text }),
+    onBehaviour: (b) => events.sendBehaviour(b),
+    onLine: (line) => events.send("line", line),
   });
   await Promise.race([first, job]); // a failure before the first speaker rejects here: a JSON error
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      push = (chunk) => {
-        try {
-          controller.enqueue(encoder.encode(chunk));
-        } catch {}
-      };
-      for (const ev of buffered) push(ev);
-      job.then(
-        (reply: SceneTurnResponse) => {
-          push!(sseEvent("done", reply));
-          controller.close();
-        },
-        (e: unknown) => {
-          push!(sseEvent("error", e instanceof ApiError ? e.toBody() : { error: "Generation failed" }));
-          try {
-            controller.close();
-          } catch {}
-        },
-      );
-    },
-    cancel() {
-      abort.abort();
-    },
-  });
-  return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" } });
+  return events.respond(job, abort, (reply: SceneTurnResponse) => reply, { connection: "keep-alive" });
 }

@@ -1,7 +1,6 @@
 import type { Principal } from "../../auth/apiKeys.ts";
-import { ApiError } from "../../core/errors.ts";
 import { interact, type InteractDeps, type InteractOptions } from "../../npc/interactService.ts";
-import { sseEvent } from "../../npc/sse.ts";
+import { EventStream } from "../../npc/sse.ts";
 import type { InteractRequest } from "../../npc/validateInteract.ts";
 import type { ReplyGuardReport } from "../../npc/replies/generateReply.ts";
 
@@ -16,9 +15,7 @@ export async function playgroundStream(deps: InteractDeps, projectId: string, re
   const principal: Principal = { keyId: "studio-playground", projectId, type: "server" };
   const abort = new AbortController();
   signal?.addEventListener("abort", () => abort.abort(), { once: true });
-  const encoder = new TextEncoder();
-  const pending: string[] = [];
-  let push: ((s: string) => void) | null = null;
+  const events = new EventStream();
   let firstToken!: () => void;
   const first = new Promise<void>((r) => (firstToken = r));
   const timing: NonNullable<InteractOptions["timing"]> = { generateMs: 0 };
@@ -29,68 +26,32 @@ export async function playgroundStream(deps: InteractDeps, projectId: string, re
     timing,
     onGuard: (g) => (guard = g),
     onToken: (text) => {
-      const ev = sseEvent("token", { text });
-      if (push) push(ev);
-      else pending.push(ev);
+      events.send("token", { text });
       firstToken();
     },
     // A typed turn: the same `emotion` and `action` events as /v1/npc/interact, after the last token.
-    onBehaviour: (b) => {
-      const evs = [sseEvent("emotion", b.emotion), ...b.actions.map((a) => sseEvent("action", a))];
-      for (const ev of evs) {
-        if (push) push(ev);
-        else pending.push(ev);
-      }
-    },
+    onBehaviour: (b) => events.sendBehaviour(b),
   });
   await Promise.race([first, job]);
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      push = (s) => {
-        try {
-          controller.enqueue(encoder.encode(s));
-        } catch {}
-      };
-      for (const ev of pending) push(ev);
-      job.then(
-        (reply) => {
-          const completion = timing.completionTokens ?? 0;
-          const decodeMs = Math.max(1, timing.generateMs - (timing.timeToFirstTokenMs ?? 0));
-          push!(
-            sseEvent("done", {
-              reply,
-              trace: {
-                promptTokens: timing.promptTokens ?? 0,
-                evaluatedPromptTokens: timing.evaluatedPromptTokens ?? 0,
-                reusedPromptTokens: Math.max(0, (timing.promptTokens ?? 0) - (timing.evaluatedPromptTokens ?? 0)),
-                completionTokens: completion,
-                timeToFirstTokenMs: Math.round(timing.timeToFirstTokenMs ?? 0),
-                generateMs: Math.round(timing.generateMs),
-                totalMs: Math.round(performance.now() - t0),
-                tokensPerSecond: completion > 1 ? Math.round(((completion - 1) / decodeMs) * 1000 * 10) / 10 : null,
-                creditsUsed: reply.metadata.creditsUsed ?? 0,
-                memoryCheckpoint: reply.metadata.memoryCheckpoint ?? false,
-                // the reply guard: samples drawn, what each had, why the reply ended early (src/npc/replies)
-                guard,
-              },
-            }),
-          );
-          // the reader may have gone (a closed tab): nothing is left to close then
-          try {
-            controller.close();
-          } catch {}
-        },
-        (e: unknown) => {
-          push!(sseEvent("error", e instanceof ApiError ? e.toBody() : { error: "Generation failed" }));
-          try {
-            controller.close();
-          } catch {}
-        },
-      );
-    },
-    cancel() {
-      abort.abort();
-    },
+  return events.respond(job, abort, (reply) => {
+    const completion = timing.completionTokens ?? 0;
+    const decodeMs = Math.max(1, timing.generateMs - (timing.timeToFirstTokenMs ?? 0));
+    return {
+      reply,
+      trace: {
+        promptTokens: timing.promptTokens ?? 0,
+        evaluatedPromptTokens: timing.evaluatedPromptTokens ?? 0,
+        reusedPromptTokens: Math.max(0, (timing.promptTokens ?? 0) - (timing.evaluatedPromptTokens ?? 0)),
+        completionTokens: completion,
+        timeToFirstTokenMs: Math.round(timing.timeToFirstTokenMs ?? 0),
+        generateMs: Math.round(timing.generateMs),
+        totalMs: Math.round(performance.now() - t0),
+        tokensPerSecond: completion > 1 ? Math.round(((completion - 1) / decodeMs) * 1000 * 10) / 10 : null,
+        creditsUsed: reply.metadata.creditsUsed ?? 0,
+        memoryCheckpoint: reply.metadata.memoryCheckpoint ?? false,
+        // the reply guard: samples drawn, what each had, why the reply ended early (src/npc/replies)
+        guard,
+      },
+    };
   });
-  return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
 }
