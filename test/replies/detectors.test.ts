@@ -15,6 +15,7 @@ const ctx: ReplyContext = {
   previousReply: null,
   maxSentences: 3,
   secrets: [],
+  hintLines: ["- Mentions that the up car leaves every half hour from the sixth bell"],
 };
 
 // [reply, player line, expected: echo or not]
@@ -101,6 +102,9 @@ describe("promptEcho: the system prompt recited", () => {
     ["I came to the crater as a boy and have worked this incline thirty years.", false],
     ["Pip? She brings me tea between cars, bless her.", false],
     ["You are at the foot of the incline, friend. Mind the cable.", false],
+    // a hint's content is what the mind should say; reciting the instruction itself is the echo
+    ["The up car leaves every half hour from the sixth bell, friend.", false],
+    ["Mentions that the up car leaves every half hour from the sixth bell.", true],
   ];
   for (const [reply, want] of table) test(`${want ? "echo" : "fine"}: ${JSON.stringify(reply)}`, () => expect(promptEcho(reply, ctx) !== null).toBe(want));
 });

@@ -21,8 +21,13 @@ export interface ReplyContext {
   mindName: string;
   /** other people's names the mind knows (relationships): claiming one is speaking as someone else */
   otherNames: string[];
-  /** lines of the system prompt that only say how to behave or who is who (identity, location, relationships, rules, hints) */
+  /** lines of the system prompt that only say how to behave or who is who (identity, location, relationships, rules, restrictions) */
   structuralLines: string[];
+  /**
+   * the mind's hints ("- Mentions that the watch pays a silver crown"): their content is meant to be said, so only a
+   * reply that recites one from its first words (the instruction itself) echoes the prompt
+   */
+  hintLines?: string[];
   /** lines that describe the mind in prose (personality, backstory, speaking style): only verbatim recitation counts */
   narrativeLines: string[];
   /** names of the lore notes' documents ("About <name>:" in a reply is the notes' heading) */
@@ -159,7 +164,7 @@ export const PROMPT_MARKERS = [
 ];
 
 /** The reply recites the system prompt: its fixed pieces, its identity line, a note's heading, or long runs of its lines. */
-export function promptEcho(reply: string, c: Pick<ReplyContext, "mindName" | "structuralLines" | "narrativeLines" | "noteNames">): string | null {
+export function promptEcho(reply: string, c: Pick<ReplyContext, "mindName" | "structuralLines" | "narrativeLines" | "noteNames" | "hintLines">): string | null {
   const lower = reply.toLowerCase();
   for (const m of PROMPT_MARKERS) if (lower.includes(m)) return `"${m}"`;
   if (new RegExp(`\\byou are ${escape(c.mindName)}\\b`, "i").test(reply)) return `"You are ${c.mindName}"`;
@@ -169,6 +174,12 @@ export function promptEcho(reply: string, c: Pick<ReplyContext, "mindName" | "st
     const l = words(line);
     if (l.length < 4) continue;
     const run = longestCommonRun(r, l);
+    if (run >= 5 && run >= 0.6 * l.length) return `${run} words of "${line.slice(0, 60)}"`;
+  }
+  for (const line of c.hintLines ?? []) {
+    const l = words(line);
+    if (l.length < 4) continue;
+    const run = longestRunFromStart(r, l);
     if (run >= 5 && run >= 0.6 * l.length) return `${run} words of "${line.slice(0, 60)}"`;
   }
   for (const line of c.narrativeLines) {

@@ -9,7 +9,7 @@ export function replyContextFor(
   turn: { playerLine: string; noteNames: string[]; previousReply: string | null; secrets?: SecretTerms[]; heardLines?: string[] },
 ): ReplyContext {
   const p = personaParts(mind);
-  const structuralLines = [p.identity, p.location, p.knowledgeDescription, p.rules, ...p.relationships, ...p.hints, ...p.restrictions].filter(
+  const structuralLines = [p.identity, p.location, p.knowledgeDescription, p.rules, ...p.relationships, ...p.restrictions].filter(
     (l): l is string => !!l,
   );
   const narrativeLines = [p.personality, p.backstory, p.backstorySummary, p.speakingStyle].filter((l): l is string => !!l);
@@ -19,6 +19,7 @@ export function replyContextFor(
     otherNames: mind.relationships.map((r) => r.otherName),
     structuralLines,
     narrativeLines,
+    hintLines: p.hints,
     noteNames: [...new Set(turn.noteNames)],
     previousReply: turn.previousReply,
     maxSentences: mind.responseConfig.maxSentences,
