@@ -60,6 +60,21 @@ describe("scene turns under the rate limit", () => {
     expect((await scenes("POST", `/${id}/turn`, { text: "Anything else?" })).status).toBe(200);
   });
 
+  test("a refused turn does not cut in: the running turn goes on to its end", async () => {
+    t.clock.advance(61_000);
+    setRateLimits(t.app.ctx, w.projectId, { perPlayerPerMinute: 1 });
+    const id = await newScene("p-cut");
+    const running = scenes("POST", `/${id}/turn`, { text: "Tell me a long story." });
+    // Sent while the first turn generates: over the limit, so it must not cancel it.
+    const refused = await scenes("POST", `/${id}/turn`, { text: "Stop!" });
+    expect(refused.status).toBe(429);
+    const first = await running;
+    expect(first.status).toBe(200);
+    expect(first.body.metadata.cancelled).toBeUndefined();
+    expect(first.body.lines).toHaveLength(1);
+    setRateLimits(t.app.ctx, w.projectId, { perPlayerPerMinute: 60 });
+  });
+
   test("every line counts: a turn of several lines stops at the limit with what was said, and the next interact is refused", async () => {
     t.clock.advance(61_000);
     setRateLimits(t.app.ctx, w.projectId, { perPlayerPerMinute: 2 });
