@@ -1,7 +1,7 @@
 # SAMPLE — Godot 4 GDScript client for Lorehold. Not run by Lorehold's CI (no Godot there): read it, adapt it.
-# The same calls as the TypeScript and C# clients: interact(), interact_stream() (SSE), the spec's SDK codes,
-# one retry after Retry-After on 429. Keep the Server Key on your game backend; this talks to Lorehold
-# directly only for prototyping.
+# The same calls as the TypeScript and C# clients: interact(), interact_stream() (SSE), scenes (create_scene,
+# scene_turn, update_scene, end_scene), the spec's SDK codes, one retry after Retry-After on 429. Keep the
+# Server Key on your game backend; this talks to Lorehold directly only for prototyping.
 #
 #   var lorehold := LoreholdClient.new("http://127.0.0.1:8080", server_key)
 #   add_child(lorehold)
@@ -48,6 +48,43 @@ func _fail(code: String, status: int = 0, body: Variant = null) -> Dictionary:
 
 ## POST /v1/npc/interact. Resolves to {ok: true, reply: {...}} or {ok: false, code, status, error, body}.
 func interact(request: Dictionary) -> Dictionary:
+	var r := await _send(HTTPClient.METHOD_POST, "/v1/npc/interact", request)
+	return {"ok": true, "reply": r.body} if r.ok else r
+
+## POST /v1/scenes: several minds in one conversation. `minds` holds mind ids (or {mindId, talkativeness});
+## `options` may hold location, playerId, context. Resolves to {ok: true, scene_id} or a failure as interact's.
+func create_scene(minds: Array, options: Dictionary = {}) -> Dictionary:
+	var body := options.duplicate()
+	body["minds"] = minds
+	var r := await _send(HTTPClient.METHOD_POST, "/v1/scenes", body)
+	return {"ok": true, "scene_id": r.body.sceneId} if r.ok else r
+
+## POST /v1/scenes/{id}/turn: the player's line ("" lets the minds talk among themselves), then up to max_lines
+## lines in order. Resolves to {ok: true, lines: [{mindId, character, response, metadata}], metadata} (metadata.stopped:
+## a later line failed, e.g. 429, and the lines before it stand), or a failure (a 429 for the first line: RATE_LIMITED).
+func scene_turn(scene_id: String, text: String = "", max_lines: int = 1, speaker: String = "") -> Dictionary:
+	var body := {"maxLines": max_lines}
+	if text != "": body["text"] = text
+	if speaker != "": body["speaker"] = speaker
+	var r := await _send(HTTPClient.METHOD_POST, "/v1/scenes/" + scene_id.uri_encode() + "/turn", body)
+	return {"ok": true, "lines": r.body.lines, "metadata": r.body.metadata} if r.ok else r
+
+## PATCH /v1/scenes/{id}: minds walk in (join) or out (leave).
+func update_scene(scene_id: String, join: Array = [], leave: Array = []) -> Dictionary:
+	var body := {}
+	if not join.is_empty(): body["join"] = join
+	if not leave.is_empty(): body["leave"] = leave
+	var r := await _send(HTTPClient.METHOD_PATCH, "/v1/scenes/" + scene_id.uri_encode(), body)
+	return {"ok": true, "scene": r.body} if r.ok else r
+
+## DELETE /v1/scenes/{id}: ends the scene; each mind's memory of it is checkpointed for the scene's player.
+func end_scene(scene_id: String) -> Dictionary:
+	var r := await _send(HTTPClient.METHOD_DELETE, "/v1/scenes/" + scene_id.uri_encode(), null)
+	return {"ok": true, "memory_checkpoints": r.body.memoryCheckpoints} if r.ok else r
+
+## One JSON call with the client's policy: the Server Key, the timeout, one retry after Retry-After on 429.
+## Resolves to {ok: true, status, body} or {ok: false, code, status, error, body}.
+func _send(method: int, path: String, body: Variant) -> Dictionary:
 	if base_url.is_empty() or _key.is_empty():
 		return _fail(CONFIG_ERROR)
 	for attempt in 2:
@@ -55,7 +92,7 @@ func interact(request: Dictionary) -> Dictionary:
 		http.timeout = timeout_seconds
 		add_child(http)
 		var headers := PackedStringArray(["Content-Type: application/json", "Authorization: Bearer " + _key])
-		var err := http.request(base_url + "/v1/npc/interact", headers, HTTPClient.METHOD_POST, JSON.stringify(request))
+		var err := http.request(base_url + path, headers, method, "" if body == null else JSON.stringify(body))
 		if err != OK:
 			http.queue_free()
 			return _fail(TRANSPORT_ERROR)
@@ -64,15 +101,15 @@ func interact(request: Dictionary) -> Dictionary:
 		if res[0] != HTTPRequest.RESULT_SUCCESS:
 			return _fail(TRANSPORT_ERROR)
 		var status: int = res[1]
-		var body = JSON.parse_string(res[3].get_string_from_utf8())
+		var parsed = JSON.parse_string(res[3].get_string_from_utf8())
 		if status >= 200 and status < 300:
-			return {"ok": true, "reply": body}
+			return {"ok": true, "status": status, "body": parsed}
 		if status == 429 and attempt == 0:
-			var wait := _retry_after(res[2], body)
+			var wait := _retry_after(res[2], parsed)
 			if wait >= 0 and wait <= max_retry_delay_seconds:
 				await get_tree().create_timer(wait).timeout
 				continue
-		return _fail(code_for_status(status), status, body)
+		return _fail(code_for_status(status), status, parsed)
 	return _fail(RATE_LIMITED, 429)
 
 func _retry_after(headers: PackedStringArray, body: Variant) -> int:

@@ -7,6 +7,7 @@ import { interact, type InteractDeps, type InteractResponse } from "./interactSe
 import { validateInteract } from "./validateInteract.ts";
 import { InteractBodyDoc, InteractResponseDoc } from "./interactSchemas.ts";
 import { EventStream, wantsEventStream } from "./sse.ts";
+import { turnRecorder } from "../loretests/recording/recordingHook.ts";
 import { serverTimingHeader, type InteractTiming } from "../llm/serverTiming.ts";
 
 /** POST /v1/npc/interact (Server Key): the stable runtime surface. */
@@ -20,11 +21,13 @@ export function npcRoutes(deps: InteractDeps) {
         // Validation first, then authentication (the issue's order of precedence).
         const body = validateInteract(await readJsonBody(request));
         const principal = requireServer(deps, request.headers.get("authorization"));
-        if (wantsEventStream(request.headers.get("accept"))) return await streamInteract(deps, principal, body, request);
+        if (wantsEventStream(request.headers.get("accept"))) return await streamInteract(deps, principal, body, request, true);
         const abort = new AbortController();
         request.signal?.addEventListener("abort", () => abort.abort(), { once: true });
         const timing: InteractTiming = { generateMs: 0 };
-        const reply = await interact(deps, principal, body, { signal: abort.signal, timing });
+        const recorder = turnRecorder(deps, principal.projectId, body);
+        const reply = await interact(deps, principal, body, { signal: abort.signal, timing, onPrepared: recorder.onPrepared });
+        recorder.done(reply);
         // Where the time went: the first token's parts, generation, everything else (auth, limits, ledger, session).
         set.headers["server-timing"] = serverTimingHeader(timing, performance.now() - t0);
         return reply;
@@ -59,9 +62,16 @@ export function npcRoutes(deps: InteractDeps) {
  * SSE: waits for the first token (or the end) before answering, so an error
  * before any token is still a normal JSON error response; afterwards tokens
  * flow as they are generated and a `done` event carries the full JSON reply.
- * A client that goes away cancels generation (credits settle for what was made).
+ * A client that goes away cancels generation (credits settle for what was made). `record`: a player's own line
+ * (the interact route), which a project may record as a candidate lore test; an event's reaction is not one.
  */
-export async function streamInteract(deps: InteractDeps, principal: Parameters<typeof interact>[1], body: Parameters<typeof interact>[2], request: Request): Promise<Response> {
+export async function streamInteract(
+  deps: InteractDeps,
+  principal: Parameters<typeof interact>[1],
+  body: Parameters<typeof interact>[2],
+  request: Request,
+  record = false,
+): Promise<Response> {
   const abort = new AbortController();
   request.signal?.addEventListener("abort", () => abort.abort(), { once: true });
   const events = new EventStream();
@@ -70,9 +80,11 @@ export async function streamInteract(deps: InteractDeps, principal: Parameters<t
   const t0 = performance.now();
   const timing: InteractTiming = { generateMs: 0 };
   let firstAt = 0;
+  const recorder = record ? turnRecorder(deps, principal.projectId, body) : null;
   const job = interact(deps, principal, body, {
     signal: abort.signal,
     timing,
+    onPrepared: recorder?.onPrepared,
     onToken: (text) => {
       events.send("token", { text });
       firstAt ||= performance.now();
@@ -80,6 +92,7 @@ export async function streamInteract(deps: InteractDeps, principal: Parameters<t
     },
     onBehaviour: (b) => events.sendBehaviour(b),
   });
+  if (recorder) job.then(recorder.done, () => {});
   await Promise.race([first, job]); // a failure before the first token rejects here: a JSON error
   if (firstAt) timing.flushMs = performance.now() - firstAt;
   // The headers leave with the first token: its parts (the generation's total is not known yet).

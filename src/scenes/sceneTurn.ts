@@ -10,6 +10,7 @@ import type { TurnBehaviour } from "../behaviour/behaviourPrompt.ts";
 import { scenePlayerKey } from "./checkpointScene.ts";
 import { HEARD_LINES, heardLines, PLAYER_LABEL } from "./heardText.ts";
 import { nextSpeaker, words, type SpeakerCandidate, type SpeakerPick } from "./nextSpeaker.ts";
+import { readRateLimits } from "../ratelimit/rateLimitSettings.ts";
 import { loadScene, sceneContext, type SceneDeps } from "./sceneService.ts";
 import type { SceneTurnInput } from "./sceneSchemas.ts";
 import { appendLine, countLinesAfter, linesAfter, markHeard, sceneMinds, touchScene, type SceneRow } from "./sceneStore.ts";
@@ -70,10 +71,27 @@ export async function runSceneTurn(deps: SceneDeps, principal: Principal, sceneI
   const members = sceneMinds(deps.db, scene.id);
   if (!members.length) throw invalidRequest("the scene has no minds");
   if (input.speaker && !members.some((m) => m.mind_id === input.speaker)) throw invalidRequest(`speaker: ${input.speaker} is not in the scene`);
-  return deps.runs.run(scene.id, (cancel) => speak(deps, principal, scene, input, opts, cancel));
+  // The first line's hit is taken here, before the running turn is cancelled or the player's line is written: a
+  // player over the limit gets the interact's 429 and the scene is left as it was. Later lines hit in interact.
+  const hitAt = deps.limiter.hit(principal.projectId, scenePlayerKey(scene), readRateLimits(deps, principal.projectId));
+  const counted = { first: true };
+  try {
+    return await deps.runs.run(scene.id, (cancel) => speak(deps, principal, scene, input, opts, cancel, counted));
+  } finally {
+    // A turn that never reached its first line (cancelled while waiting, no speaker) asked for no interaction.
+    if (counted.first) deps.limiter.undo(principal.projectId, scenePlayerKey(scene), hitAt);
+  }
 }
 
-async function speak(deps: SceneDeps, principal: Principal, loaded: SceneRow, input: SceneTurnInput, opts: SceneTurnOptions, cancel: AbortSignal): Promise<SceneTurnResponse> {
+async function speak(
+  deps: SceneDeps,
+  principal: Principal,
+  loaded: SceneRow,
+  input: SceneTurnInput,
+  opts: SceneTurnOptions,
+  cancel: AbortSignal,
+  counted: { first: boolean },
+): Promise<SceneTurnResponse> {
   // Read again: the turn this one cancelled may have said lines (or the scene ended) while it waited.
   const scene = loadScene(deps, principal.projectId, loaded.id);
   const signal = opts.signal ? AbortSignal.any([cancel, opts.signal]) : cancel;
@@ -129,7 +147,9 @@ async function speak(deps: SceneDeps, principal: Principal, loaded: SceneRow, in
     let reply: InteractResponse;
     try {
       const heardTexts = heard.map((l) => l.text).filter((t) => t !== req.text);
-      reply = await interact(deps, principal, req, { signal, timing, heard: heardTexts, onToken: opts.onToken, onBehaviour: opts.onBehaviour });
+      const rateCounted = counted.first;
+      counted.first = false;
+      reply = await interact(deps, principal, req, { signal, timing, heard: heardTexts, onToken: opts.onToken, onBehaviour: opts.onBehaviour, rateCounted });
     } catch (e) {
       if (e instanceof ApiError && e.status === 499 && cancel.aborted && !opts.signal?.aborted) {
         response.metadata.cancelled = true;

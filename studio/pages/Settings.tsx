@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { admin, json } from "../api.ts";
 import { ErrorBox, Field, fmtDate, useAction, useAsync } from "../components/ui.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
+import { RecordingSettings } from "./RecordingSettings.tsx";
 
 /** Project settings and rate limits, background jobs ("run now"), model and native status. */
 export function Settings({ projectId }: SectionProps) {
@@ -75,6 +76,7 @@ export function Settings({ projectId }: SectionProps) {
             </button>
           </form>
         )}
+        <RecordingSettings projectId={projectId} onSaved={setSaved} />
       </div>
       <h2>Background jobs</h2>
       <table class="list compact">

@@ -2,6 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 import { admin } from "../api.ts";
 import { ErrorBox, StatusBadge, useAction, useAsync } from "../components/ui.tsx";
 import type { SectionProps } from "./ProjectShell.tsx";
+import { TestCandidates } from "./TestCandidates.tsx";
+import { appendCase } from "./turnAsTest.ts";
 
 const STARTER = `tests:
   - name: knows its own lore
@@ -113,6 +115,7 @@ export function Tests({ projectId }: SectionProps) {
           </button>
         </div>
       </div>
+      <TestCandidates projectId={projectId} onAccept={(caseYaml) => edit(appendCase(text, caseYaml))} />
       {open && !open.startsWith("compare:") && <RunResults projectId={projectId} runId={open} tick={runs.data} />}
       {open?.startsWith("compare:") && <Compare projectId={projectId} a={open.split(":")[1]} b={open.split(":")[2]} />}
     </section>

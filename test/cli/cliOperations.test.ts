@@ -33,7 +33,7 @@ describe("credits, settings and limits from the CLI", () => {
   test("settings set parses KEY=VALUE with types", async () => {
     const r = await cli("settings", "set", "--project", pid, "maxSessionLength=8", "enhancedMemoryRetrieval=true", "projectName=Ops Renamed");
     expect(r.code).toBe(0);
-    expect(r.json).toEqual({ projectName: "Ops Renamed", longTermMemoryEnabled: true, maxSessionLength: 8, maxSessionTokens: 50000, enhancedMemoryRetrieval: true });
+    expect(r.json).toEqual({ projectName: "Ops Renamed", longTermMemoryEnabled: true, maxSessionLength: 8, maxSessionTokens: 50000, enhancedMemoryRetrieval: true, recordConversations: false, recordSampleRate: 0 });
   });
   test("limits set", async () => {
     expect((await cli("limits", "set", "--project", pid, "--per-player", "5")).json).toEqual({ perPlayerPerMinute: 5, perProjectPerMinute: 200 });

@@ -33,7 +33,7 @@ namespace Lorehold
     /// as LoreholdException.Code, a bounded Retry-After policy on 429, timeouts and cancellation.
     /// The key is only ever sent as the Authorization header; it is not in messages or ToString().
     /// </summary>
-    public sealed class LoreholdClient : IDisposable
+    public sealed partial class LoreholdClient : IDisposable
     {
         readonly HttpClient http;
         readonly string baseUrl;

@@ -1,6 +1,8 @@
 import { changePlan, grantCredits, showCredits, type CreditsView } from "../../credits/creditsView.ts";
 import { resolveProject } from "../../projects/projectService.ts";
-import { updateSettings } from "../../projects/settings.ts";
+import { readSettings, updateSettings, validateSettingsPatch } from "../../projects/settings.ts";
+import { ApiError } from "../../core/errors.ts";
+import { readRecording, recordingProblems, RECORDING_KEYS, setRecording } from "../../loretests/recording/recordingSettings.ts";
 import { setRateLimits } from "../../ratelimit/rateLimitSettings.ts";
 import { intFlag, requireFlag } from "../args.ts";
 import { UsageError, type Command, type CommandContext } from "../cliTypes.ts";
@@ -51,7 +53,7 @@ function parseAssignments(args: string[], usage: string): Record<string, unknown
     if (eq <= 0) throw new UsageError(`'${a}' is not KEY=VALUE`, usage);
     const key = a.slice(0, eq);
     const raw = a.slice(eq + 1);
-    patch[key] = raw === "true" ? true : raw === "false" ? false : /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    patch[key] = raw === "true" ? true : raw === "false" ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
   }
   return patch;
 }
@@ -59,14 +61,24 @@ function parseAssignments(args: string[], usage: string): Record<string, unknown
 export const settingsSetCommand: Command = {
   name: "settings set",
   usage:
-    "lorehold settings set --project P KEY=VALUE… (projectName, longTermMemoryEnabled, maxSessionLength, maxSessionTokens, enhancedMemoryRetrieval) [--data-dir DIR] [--json]",
+    "lorehold settings set --project P KEY=VALUE… (projectName, longTermMemoryEnabled, maxSessionLength, maxSessionTokens, enhancedMemoryRetrieval, recordConversations, recordSampleRate) [--data-dir DIR] [--json]",
   summary: "change project settings",
   run(c) {
     const p = project(c, this.usage);
-    const settings = updateSettings(c.services(), p.id, parseAssignments(c.positionals, this.usage));
+    const ctx = c.services();
+    const patch = parseAssignments(c.positionals, this.usage);
+    // Recording (candidate lore tests) is kept by its feature, not in the spec's settings: split, checked whole first.
+    const recording = Object.fromEntries(Object.entries(patch).filter(([k]) => (RECORDING_KEYS as readonly string[]).includes(k)));
+    const rest = Object.fromEntries(Object.entries(patch).filter(([k]) => !(k in recording)));
+    const problems = [...validateSettingsPatch(rest), ...recordingProblems(recording)];
+    if (problems.length) throw new ApiError(400, "Invalid request", { details: problems });
+    const settings = { ...(Object.keys(rest).length ? updateSettings(ctx, p.id, rest) : readSettings(ctx, p.id)), ...setRecordingIf(ctx, p.id, recording) };
     return { json: settings, text: lines(settings as unknown as Record<string, unknown>) };
   },
 };
+
+const setRecordingIf = (ctx: ReturnType<CommandContext["services"]>, projectId: string, patch: Record<string, unknown>) =>
+  Object.keys(patch).length ? setRecording(ctx, projectId, patch) : readRecording(ctx, projectId);
 
 export const limitsSetCommand: Command = {
   name: "limits set",

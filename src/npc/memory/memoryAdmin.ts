@@ -6,6 +6,7 @@ import { parseJsonColumn } from "../../core/json.ts";
 import { writeTx } from "../../db/openDatabase.ts";
 import { deletePlayerMemories, playerMemories, playerMemoryIds } from "./memoryRows.ts";
 import { deletePlayerSessions, playerSessionRows } from "../session/sessionStore.ts";
+import { erasePlayerCandidates } from "../../loretests/recording/eraseCandidates.ts";
 import { addTombstones, ensureTombstoneTable, purgeErasedMemories } from "./tombstones.ts";
 import { deletePlayerPendingSummaries, playerPendingSummaries } from "./pendingSummaryStore.ts";
 import type { Memory } from "./types.ts";
@@ -70,6 +71,8 @@ export function erasePlayerRows(ctx: ServiceContext, projectId: string, playerId
     deletePlayerCooldowns(ctx.db, projectId, playerId);
     // The events about the player (their witnesses' memories of it went with the memories above).
     erasePlayerEvents(ctx, projectId, playerId);
+    // The candidate lore tests recorded from their conversations (kept under a hash of their id).
+    erasePlayerCandidates(ctx.db, projectId, playerId);
     return { memoriesDeleted: ids.length, sessionsDeleted, stateKeysDeleted, trustDeleted, memoryIds: ids };
   });
 }
