@@ -70,7 +70,7 @@ export const PROJECTS: CorpusProject[] = [
 /** The v2 corpus (25.2 MB): the figures before v2.1 are on these projects only. */
 export const V2_PROJECTS = PROJECTS.filter((p) => !p.added).map((p) => p.name);
 /** The tuning corpus: every project the scanner was tuned on (v2.2's "combined"). */
-export const TUNING_PROJECTS = PROJECTS.filter((p) => !p.heldOut).map((p) => p.name);
+export const TUNING_PROJECTS = PROJECTS.filter((p) => !p.heldOut && !p.fresh).map((p) => p.name);
 /** The held-out corpus (v3): never used to tune the scanner. */
 export const HELD_OUT_PROJECTS = PROJECTS.filter((p) => p.heldOut).map((p) => p.name);
 /** The fresh corpus (v3.1): first scanned after its facts and judgements were written, never tuned on. */

@@ -190,6 +190,8 @@ async function runOne(name: string): Promise<void> {
       join(root, `sample-${label}-${name}.json`),
       JSON.stringify(sample.map((c) => ({ key: sampleKey(c.raw), title: c.title, file: c.files[0] ?? "", confidence: Number(c.raw.confidence.toFixed(3)), text: c.raw.content.replace(/\s+/g, " ").slice(0, 400) })), null, 1),
     );
+    // What the scan skipped and why, to read beside the sample (a missed fact is often a skipped file).
+    writeFileSync(join(root, `skipped-${label}-${name}.json`), JSON.stringify(JSON.parse(job.skipped), null, 1));
     writeFileSync(
       join(root, `sample-${label}-${name}.txt`),
       sample.map((c, i) => `#${i + 1} [${c.title}] ${c.files.slice(0, 2).join(", ")}${c.raw.extra ? ` ${c.raw.extra.slice(0, 160)}` : ""}\n    ${c.raw.content.replace(/\s+/g, " ").slice(0, 260)}\n`).join(""),
