@@ -2,7 +2,7 @@ import type { FileExtraction, Section, Skipped } from "./types.ts";
 import { skipReason } from "./skipReason.ts";
 import { isNameFacet, keyFacet, stemTitle } from "./keyGroups.ts";
 import { UI_KEY_RE, isStatText, isTechnicalText } from "./techText.ts";
-import { toolWords } from "./contentKind.ts";
+import { isManualHeading, toolWords } from "./contentKind.ts";
 import { MIN_LETTERS, SKIP, baseName, countLetters, fileStem, oneLine, stripGameMarkup, tidy } from "./text.ts";
 
 /** Most skipped sections listed one by one per file; the rest are summarised per reason. */
@@ -185,7 +185,9 @@ export class SectionCollector {
       return;
     }
     const tool = toolWords(text, Infinity);
-    if (tool.hits === Infinity || (tool.words >= 12 && tool.hits >= Math.max(4, Math.ceil(tool.words / 18)))) {
+    // A document's section under a manual heading (options, credits, installation) is about the program, whatever it says.
+    const headed = givenTitle && (input.kind === "prose" || input.kind === "markdown-heading") && isManualHeading(givenTitle);
+    if (headed || tool.hits === Infinity || (tool.words >= 12 && tool.hits >= Math.max(4, Math.ceil(tool.words / 18)))) {
       this.toolText++;
       return;
     }

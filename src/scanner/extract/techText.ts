@@ -33,12 +33,27 @@ export function isTechnicalText(text: string): boolean {
 /** `Duration: %bdr`, `Chance: 25`, `Magnitude: N/A`: a label with a number, a placeholder or N/A. */
 const STAT_LINE_RE = /\b[A-Z][\w'-]*(?: [\w'-]+){0,2}\s*:\s*(?:[-+]?\d|%\w|N\/A\b|\{\w*\})/g;
 
-/** A template of game-rule figures (a spell effect's duration/chance/magnitude): three or more stat labels. */
+/**
+ * Game-rule terms of Chinese RPG text (damage, attribute, skill, turn, resistance, bonus, enemy/our side, attack,
+ * defence, HP, energy, speed, crit, hit, shield, buff, stacks, difficulty, win/lose condition, set bonus).
+ */
+const CJK_RULE_RE = /伤害|属性|技能|回合|抗性|加成|敌方|我方|攻击力|防御力|生命值|能量值|速度|暴击|命中|闪避|护盾|增益|减益|层数|难度|胜利条件|失败条件|件套/g;
+
+/**
+ * A template of game-rule figures (a spell effect's duration/chance/magnitude): three or more stat labels. In
+ * Chinese, where rules read as sentences (a battle's briefing, an equipment set's effects), five rule terms and one
+ * per 25 characters: a story's battle scene names damage or a turn now and then, a rules text in every clause.
+ */
 export function isStatText(text: string): boolean {
   let n = 0;
   STAT_LINE_RE.lastIndex = 0;
   while (STAT_LINE_RE.exec(text)) if (++n >= 3) return true;
-  return false;
+  const first = text.charCodeAt(0);
+  if (first < 0x3400 && !/[\u3400-\u9fff]/.test(text.slice(0, 200))) return false;
+  let rules = 0;
+  CJK_RULE_RE.lastIndex = 0;
+  while (CJK_RULE_RE.exec(text)) rules++;
+  return rules >= 5 && rules * 25 >= text.length;
 }
 
 /** Keys of settings screens, buttons and developer messages: their values are UI, whatever they say. */
