@@ -1,7 +1,7 @@
 import type { FileExtraction, Section, Skipped } from "./types.ts";
 import { skipReason } from "./skipReason.ts";
 import { isNameFacet, keyFacet, stemTitle } from "./keyGroups.ts";
-import { UI_KEY_RE, isStatText, isTechnicalText } from "./techText.ts";
+import { UI_KEY_RE, isLabelList, isMessageTemplate, isShortCjkUi, isStatText, isTechnicalText } from "./techText.ts";
 import { isManualHeading, toolWords } from "./contentKind.ts";
 import { MIN_LETTERS, SKIP, baseName, countLetters, fileStem, oneLine, stripGameMarkup, tidy } from "./text.ts";
 
@@ -179,7 +179,8 @@ export class SectionCollector {
     // dropped when they read as a settings screen or a developer message; stat templates anywhere short.
     const fine = input.quiet || input.keyed || input.ui;
     // A scene node's name ("Description") is not a data key: it earns no exemption.
-    const programMessage = text.length < 200 && FORMAT_STRING_RE.test(text);
+    // A table value with a named macro or made of labels is a screen's text; a short Chinese task/reward line a notification.
+    const programMessage = (text.length < 200 && FORMAT_STRING_RE.test(text)) || (fine && (isMessageTemplate(text) || isLabelList(text))) || isShortCjkUi(text);
     if (programMessage || (fine && !(givenTitle && !input.ui && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text)))) {
       this.uiText++;
       return;

@@ -34,8 +34,9 @@ export function looksLikeLog(content: string): boolean {
   return stamped >= 5 && stamped >= lines.length / 20;
 }
 
-// name = value, name += value, name: value, OPTION=value, [section]: a settings line.
-const SETTING_RE = /^(?:[A-Za-z_][\w.\-[\]]*\s*(?:[+\-^:]?=)\s*\S|\[[\w .-]+\]$|[a-z_][\w.-]*\s*:\s*[\w"'<>{}$%.+-]+$)/;
+// name = value, name += value, name: value, OPTION=value, [section], Action, Key (a key binding): a settings line.
+const SETTING_RE =
+  /^(?:[A-Za-z_][\w.\-[\]]*\s*(?:[+\-^:]?=)\s*\S|\[[\w .-]+\]$|[a-z_][\w.-]*\s*:\s*[\w"'<>{}$%.+-]+$|[A-Za-z_]\w*,\s*(?:[A-Z0-9]|F\d{1,2}|Tab|Return|Enter|Backspace|Escape|Esc|Space|Delete|Insert|Home|End|Page ?Up|Page ?Down|Up|Down|Left|Right|(?:Left|Right)?(?:Shift|Ctrl|Control|Alt))$)/;
 const COMMENT_RE = /^(?:#|;|\/\/|--)/;
 
 /**

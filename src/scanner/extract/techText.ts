@@ -58,3 +58,29 @@ export function isStatText(text: string): boolean {
 
 /** Keys of settings screens, buttons and developer messages: their values are UI, whatever they say. */
 export const UI_KEY_RE = /button|tool[-_ ]?tip|menu|popup|hotkey|keybind|checkbox|slider|dropdown|settings?(?![a-z])|confirm|placeholder|cursor/i;
+
+/** A named macro of a game's message templates ("a house in %town of %region"): filled in by the program. */
+const NAMED_MACRO_RE = /%[a-z]{2,}\b/;
+
+/** A table value that is a program's message template: short, with a named macro. */
+export function isMessageTemplate(text: string): boolean {
+  return text.length < 200 && NAMED_MACRO_RE.test(text);
+}
+
+const LABEL_LINE_RE = /^\p{L}[\p{L}'-]*(?: \p{L}[\p{L}'-]*)?$/u;
+
+/**
+ * A table value that is a list of labels, one or two words a line and no sentence ("Commoners / Merchants /
+ * Scholars / Nobility / All", a guild's ranks): a screen's choices, not a text.
+ */
+export function isLabelList(text: string): boolean {
+  const lines = text.split("\n");
+  return lines.length >= 4 && lines.every((l) => LABEL_LINE_RE.test(l.trim()));
+}
+
+/** Task, reward, claim, unlock: a short Chinese text naming one is a game's menu or notification ("茶馆任务！"). */
+const CJK_UI_RE = /任务|奖励|领取|解锁/;
+
+export function isShortCjkUi(text: string): boolean {
+  return text.length <= 16 && CJK_UI_RE.test(text);
+}

@@ -4,6 +4,7 @@ import { isManualHeading, looksLikeDataTable } from "../../../src/scanner/extrac
 import { joinHyphenated } from "../../../src/scanner/extract/formats/plainText.ts";
 import { isStatText } from "../../../src/scanner/extract/techText.ts";
 import { SKIP } from "../../../src/scanner/extract/text.ts";
+import { SectionCollector } from "../../../src/scanner/extract/SectionCollector.ts";
 
 /**
  * Scanner v3.1, tuned on the tuning and held-out corpora (BENCHMARKS "Scanner v3.1"): words a typesetter cut
@@ -117,5 +118,53 @@ describe("records laid out one value per line are data", () => {
     const chronicle = Array.from({ length: 30 }, (_, i) => `In ${1200 + i} the northern wardens counted ${i + 3} ships and 40 riders along the coast road.`).join("\n");
     expect(looksLikeDataTable(chronicle)).toBe(false);
     expect(sections("lore/chronicle.txt", chronicle).length).toBeGreaterThan(0);
+  });
+});
+
+describe("a screen's text in a string table", () => {
+  // Entries of a string table reach the collector keyed by their table key, as the Unity and .resx readers pass them.
+  const table = (entries: Record<string, string>) => {
+    const c = new SectionCollector("Assets/Localization/StringTables/Internal_Strings_en.asset");
+    for (const [key, text] of Object.entries(entries)) c.add({ title: key, text, kind: "string-table-entry", keyed: true });
+    return c.finish().sections.map((s) => s.text).join("\n");
+  };
+
+  test("a message template with named macros and a list of labels are UI; a sentence of lore is kept", () => {
+    const texts = table({
+      houseDeed: "You obtained the deed and now own a house in %town of %region.",
+      repWithGroups: "Commoners\nMerchants\nScholars\nNobility\nUnderworld\nAll",
+      fightersRanks: "Apprentice\nJourneyman\nSwordsman\nProtector\nDefender\nWarder",
+      legendOfTheCrow: "The crow of Wayrest carried the last letter of the drowned king across the bay, and no bird has nested in the tower since.",
+    });
+    expect(texts).toContain("crow of Wayrest");
+    expect(texts).not.toContain("%town");
+    expect(texts).not.toContain("Journeyman");
+    expect(texts).not.toContain("Nobility");
+  });
+
+  test("a percentage is not a macro, and two-word lines of a poem are not labels", () => {
+    const texts = table({
+      harvestNote: "In the year of the long frost the harvest fell by 40% and the river villages sent their grain north.",
+      winterSong: "Cold stone\nhollow hill\nthe lanterns\nburn still, and the ferryman waits for the last of the pilgrims.",
+    });
+    expect(texts).toContain("harvest fell by 40%");
+    expect(texts).toContain("ferryman waits");
+  });
+});
+
+describe("short Chinese task and reward lines are notifications", () => {
+  test("a label holding only a task/reward line is not a candidate; a line of dialogue is", () => {
+    const rpy = 'label tea_help_job:\n    "茶馆任务！"\n    return\n\nlabel relation_active_reward:\n    "维系关系活动任务奖励。"\n    return\n\nlabel tea_talk:\n    "今天的茶很香，你要不要尝一尝？"\n    return\n';
+    const titles = extractFile("game/interface/room/events.rpy", rpy).sections.map((s) => s.title);
+    expect(titles).toEqual(["tea_talk"]);
+  });
+});
+
+describe("a file of key bindings is configuration", () => {
+  test("'Action, Key' lines are settings; a list of names written 'Last, First' is not", () => {
+    const keys = "- Text database for dialog box keyboard shortcuts\n\nAccept,               A\nReject,               R\nCancel,               C\nYes,                  Y\nNo,                   N\nGameSetupPlay,        P\nExtAutomapResetView,  Backspace\nExtAutomapFocus,      Tab\n";
+    expect(reasons("Text/DialogShortcuts.txt", keys)).toEqual([SKIP.config]);
+    const names = "Marrow, Edwin the Elder\nAshgrove, Tamsin of the Reeds\nVeil, Oskar who kept the ferry\nHollin, Bree the weaver\nDunmere, Caspar the unlucky\nThorne, Idris of the watch\n";
+    expect(reasons("lore/founders.txt", names)).not.toContain(SKIP.config);
   });
 });
