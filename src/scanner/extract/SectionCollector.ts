@@ -179,8 +179,9 @@ export class SectionCollector {
     // dropped when they read as a settings screen or a developer message; stat templates anywhere short.
     const fine = input.quiet || input.keyed || input.ui;
     // A scene node's name ("Description") is not a data key: it earns no exemption.
-    // A table value with a named macro or made of labels is a screen's text; a short Chinese task/reward line a notification.
-    const programMessage = (text.length < 200 && FORMAT_STRING_RE.test(text)) || (fine && (isMessageTemplate(text) || isLabelList(text))) || isShortCjkUi(text);
+    // A table value with a named macro (a stat template's macros are mechanics, below) or made of labels is a screen's
+    // text; a short Chinese task/reward line a notification.
+    const programMessage = (text.length < 200 && FORMAT_STRING_RE.test(text)) || (fine && ((isMessageTemplate(text) && !isStatText(text)) || isLabelList(text))) || isShortCjkUi(text);
     if (programMessage || (fine && !(givenTitle && !input.ui && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text)))) {
       this.uiText++;
       return;
