@@ -64,7 +64,7 @@ const NAMED_MACRO_RE = /%[a-z]{2,}\b/;
 
 /** A table value that is a program's message template: short, with a named macro. */
 export function isMessageTemplate(text: string): boolean {
-  return text.length < 200 && NAMED_MACRO_RE.test(text);
+  return text.length < 200 && text.includes("%") && NAMED_MACRO_RE.test(text);
 }
 
 const LABEL_LINE_RE = /^\p{L}[\p{L}'-]*(?: \p{L}[\p{L}'-]*)?$/u;
@@ -74,6 +74,7 @@ const LABEL_LINE_RE = /^\p{L}[\p{L}'-]*(?: \p{L}[\p{L}'-]*)?$/u;
  * Scholars / Nobility / All", a guild's ranks): a screen's choices, not a text.
  */
 export function isLabelList(text: string): boolean {
+  if (!text.includes("\n")) return false;
   const lines = text.split("\n");
   return lines.length >= 4 && lines.every((l) => LABEL_LINE_RE.test(l.trim()));
 }

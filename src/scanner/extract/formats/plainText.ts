@@ -52,6 +52,8 @@ const TYPESET_BREAKS = 3;
  * where it does the hyphen is more likely its own. A compound cut at its hyphen loses it — rare, and harmless.
  */
 export function joinHyphenated(text: string): string {
+  // Most texts have no line ending in a hyphen: one plain search spares them the Unicode-class scan.
+  if (!text.includes("-\n")) return text;
   HYPHEN_BREAK_RE.lastIndex = 0;
   let n = 0;
   while (n < TYPESET_BREAKS && HYPHEN_BREAK_RE.exec(text)) n++;
