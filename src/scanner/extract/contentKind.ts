@@ -134,9 +134,10 @@ export function toolWords(text: string, cap: number): { hits: number; words: num
  * A document heading that names a part of a manual or of the project rather than of a world: "9.6. Crash Report
  * Options", "12.1. Special Thanks", "Installation", "Key bindings". The heading's last word decides ("Options" ends
  * it), so "The Thanks of the Queen" or "Options of the Guild" stay: a world's heading seldom ends in one of these.
+ * Left out: "settings" and "building", which a world's wiki ends headings with ("Campaign Settings", "Ship Building").
  */
 const MANUAL_HEADING_RE =
-  /^(?:[\d.]+\s+)?(?:[\p{L}'-]+\s+){0,3}(?:options|settings|preferences|configuration|installation|installing|thanks|credits|acknowledge?ments|troubleshooting|controls|key ?bindings|hotkeys|compiling|building|system requirements|changelog|licen[cs]e)$/iu;
+  /^(?:[\d.]+\s+)?(?:[\p{L}'-]+\s+){0,3}(?:options|preferences|configuration|installation|installing|thanks|credits|acknowledge?ments|troubleshooting|controls|key ?bindings|hotkeys|compiling|system requirements|changelog|licen[cs]e)$/iu;
 
 export function isManualHeading(title: string): boolean {
   // A wiki page's section is titled "<page> — <heading>": the heading is what says it.
