@@ -4,6 +4,7 @@
  * whole folders, engine/addon folders, CI files and translations included.
  *
  *   bun bench/scanner-corpus.ts [outDir]     # default ~/.cache/lorehold-corpus
+ *   ONLY=openxcom,le-phare bun bench/scanner-corpus.ts   # some projects only
  *
  * Each project's repository must have been fetched first (the `fetch` tool
  * of the session leaves a bare git dir under /work/.mirror/<owner>+<name>/repo;
@@ -11,7 +12,7 @@
  * scanner accepts are kept. Third-party files: never commit the output.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ALLOWED_EXTENSIONS } from "../src/scanner/extract/index.ts";
@@ -30,6 +31,11 @@ export interface CorpusProject {
    * scanner change made with it in view; its figures are reported beside the tuning corpus's.
    */
   heldOut?: boolean;
+  /**
+   * Fresh: added after v3 to check it from outside (facts written and a sample judged before the scanner was first run on
+   * them); never looked at while tuning, so its figures are the untuned ones.
+   */
+  fresh?: boolean;
 }
 
 export const PROJECTS: CorpusProject[] = [
@@ -53,14 +59,22 @@ export const PROJECTS: CorpusProject[] = [
   // Fresh: added after the v3 rules were written and judged once, never used to change them.
   { name: "lincity-ng", repo: "lincity-ng/lincity-ng", paths: ["data", "doc", "README.md"], what: "City builder: in-game help pages in 14 languages (data/help/<ll>/), gettext catalogues, GUI XML, developer docs", added: "v3", heldOut: true },
   { name: "nethack", repo: "NetHack/NetHack", paths: ["."], what: "Roguelike source tree: Guidebook and developer docs, level and quest data, ports' READMEs", added: "v3", heldOut: true },
+  // v3.1 fresh corpus: engines and formats none of the above uses, facts written and a sample judged before the first scan.
+  { name: "openxcom", repo: "OpenXcom/OpenXcom", paths: ["."], what: "C++ engine of X-COM: UFOpaedia and game text as YAML language files (en-US beside en-GB), mods' metadata.yml, changelog, READMEs, CI", added: "v3.1", fresh: true },
+  { name: "twine-lane", repo: "rvince452/twine-demo-game", paths: ["."], what: "Twine (SugarCube 2, Twee 3 source): a farmhouse's rooms, characters and objects, debug and unused passages, notes", added: "v3.1", fresh: true },
+  { name: "road-to-glory", repo: "Tilcob/Road-To-Glory", paths: ["."], what: "Java (libGDX) RPG: Yarn dialogues, quests and a cutscene, Yarn test files, item JSON, developer docs per system", added: "v3.1", fresh: true },
+  { name: "le-phare", repo: "CreaJeu/LePhareFarAway", paths: ["."], what: "Godot 4 game written in French: JSON dialogues and missions, notes in .tscn scenes, an addon, credits", added: "v3.1", fresh: true },
+  { name: "greek-punishment", repo: "pippinbarr/lets-play-ancient-greek-punishment-the-twine", paths: ["."], what: "Twine published as HTML (no Twee source) beside the author's process journals in Markdown", added: "v3.1", fresh: true },
 ];
 
 /** The v2 corpus (25.2 MB): the figures before v2.1 are on these projects only. */
 export const V2_PROJECTS = PROJECTS.filter((p) => !p.added).map((p) => p.name);
 /** The tuning corpus: every project the scanner was tuned on (v2.2's "combined"). */
-export const TUNING_PROJECTS = PROJECTS.filter((p) => !p.heldOut).map((p) => p.name);
+export const TUNING_PROJECTS = PROJECTS.filter((p) => !p.heldOut && !p.fresh).map((p) => p.name);
 /** The held-out corpus (v3): never used to tune the scanner. */
 export const HELD_OUT_PROJECTS = PROJECTS.filter((p) => p.heldOut).map((p) => p.name);
+/** The fresh corpus (v3.1): first scanned after its facts and judgements were written, never tuned on. */
+export const FRESH_PROJECTS = PROJECTS.filter((p) => p.fresh).map((p) => p.name);
 
 const MIRROR = process.env.LOREHOLD_MIRROR ?? "/work/.mirror";
 
@@ -75,8 +89,11 @@ export function corpusRoot(arg?: string): string {
 function build(root: string): void {
   const allowed = new Set(ALLOWED_EXTENSIONS);
   mkdirSync(root, { recursive: true });
-  const summary: Record<string, { files: number; bytes: number; commit: string }> = {};
-  for (const p of PROJECTS) {
+  const summaryPath = join(root, "corpus.json");
+  // ONLY=a,b rebuilds some projects and keeps the others' entries.
+  const only = process.env.ONLY?.split(",");
+  const summary: Record<string, { files: number; bytes: number; commit: string }> = only && existsSync(summaryPath) ? JSON.parse(readFileSync(summaryPath, "utf8")) : {};
+  for (const p of PROJECTS.filter((x) => !only || only.includes(x.name))) {
     const git = gitDir(p.repo);
     if (!existsSync(git)) {
       console.warn(`skip ${p.name}: ${git} missing (fetch github:${p.repo} first)`);
@@ -114,7 +131,7 @@ function build(root: string): void {
     summary[p.name] = { files, bytes, commit };
     console.log(`${p.name.padEnd(18)} ${String(files).padStart(5)} files ${(bytes / 1e6).toFixed(1).padStart(6)} MB  ${p.repo}@${commit.slice(0, 10)}`);
   }
-  writeFileSync(join(root, "corpus.json"), JSON.stringify(summary, null, 2));
+  writeFileSync(summaryPath, JSON.stringify(summary, null, 2));
 }
 
 if (import.meta.main) build(corpusRoot(process.argv[2]));

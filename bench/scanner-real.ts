@@ -8,7 +8,7 @@
  *
  *   bun bench/scanner-corpus.ts                 # once: rebuild the corpus
  *   bun bench/scanner-real.ts [label]           # all projects, combined-v2 (v2's corpus), combined (the tuning corpus), held-out; results in <corpus>/results-<label>.json
- *   ONLY=combined,held-out bun bench/scanner-real.ts [label]      # some of them
+ *   ONLY=combined,held-out,fresh bun bench/scanner-real.ts [label]      # some of them
  *   bun bench/scanner-judge.ts [label]          # precision from the saved judgements (bench/scanner-judged.json)
  *
  * Precision is judged by hand on the sample (<corpus>/sample-<label>-<name>.txt, and .json for scanner-judge.ts).
@@ -18,7 +18,7 @@ import { createHash } from "node:crypto";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { zipSync } from "fflate";
-import { HELD_OUT_PROJECTS, PROJECTS, TUNING_PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
+import { FRESH_PROJECTS, HELD_OUT_PROJECTS, PROJECTS, TUNING_PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
 import { prng } from "../test/support/prng.ts";
 import { OutsideRss } from "./support/outsideRss.ts";
 import { sampleKey } from "./support/sampleKey.ts";
@@ -61,7 +61,8 @@ const norm = (s: string) => s.replace(/\s+/g, " ").toLowerCase();
 async function runOne(name: string): Promise<void> {
   // "combined-v2" is v2's 25.2 MB corpus (the figures before v2.1), "combined" the tuning corpus (every project
   // the scanner was tuned on), "held-out" the projects it never was (v3).
-  const dirs = name === "combined" ? TUNING_PROJECTS : name === "held-out" ? HELD_OUT_PROJECTS : name === "combined-v2" ? V2_PROJECTS : [name];
+  // "fresh" the projects added after v3 to check it from outside (v3.1), never tuned on.
+  const dirs = name === "combined" ? TUNING_PROJECTS : name === "held-out" ? HELD_OUT_PROJECTS : name === "fresh" ? FRESH_PROJECTS : name === "combined-v2" ? V2_PROJECTS : [name];
   const files: Record<string, Uint8Array> = {};
   const manifest: { filename: string; relativePath: string; sizeBytes: number; contentHash: string }[] = [];
   let uncompressed = 0;
@@ -189,6 +190,8 @@ async function runOne(name: string): Promise<void> {
       join(root, `sample-${label}-${name}.json`),
       JSON.stringify(sample.map((c) => ({ key: sampleKey(c.raw), title: c.title, file: c.files[0] ?? "", confidence: Number(c.raw.confidence.toFixed(3)), text: c.raw.content.replace(/\s+/g, " ").slice(0, 400) })), null, 1),
     );
+    // What the scan skipped and why, to read beside the sample (a missed fact is often a skipped file).
+    writeFileSync(join(root, `skipped-${label}-${name}.json`), JSON.stringify(JSON.parse(job.skipped), null, 1));
     writeFileSync(
       join(root, `sample-${label}-${name}.txt`),
       sample.map((c, i) => `#${i + 1} [${c.title}] ${c.files.slice(0, 2).join(", ")}${c.raw.extra ? ` ${c.raw.extra.slice(0, 160)}` : ""}\n    ${c.raw.content.replace(/\s+/g, " ").slice(0, 260)}\n`).join(""),
@@ -207,7 +210,7 @@ if (process.argv[2] === "--one") {
 
 const label = process.argv[2] ?? "run";
 const results = [];
-for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.name), "combined-v2", "combined", "held-out"]) {
+for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.name), "combined-v2", "combined", "held-out", "fresh"]) {
   const child = Bun.spawnSync([process.execPath, import.meta.path, "--one", name], { env: { ...process.env, BENCH_LABEL: label }, stderr: "inherit" });
   const out = child.stdout.toString().trim().split("\n").pop() ?? "";
   if (child.exitCode !== 0 || !out.startsWith("{")) {

@@ -1,8 +1,8 @@
 import type { FileExtraction, Section, Skipped } from "./types.ts";
 import { skipReason } from "./skipReason.ts";
 import { isNameFacet, keyFacet, stemTitle } from "./keyGroups.ts";
-import { UI_KEY_RE, isStatText, isTechnicalText } from "./techText.ts";
-import { toolWords } from "./contentKind.ts";
+import { UI_KEY_RE, isLabelList, isMessageTemplate, isShortCjkUi, isStatText, isTechnicalText } from "./techText.ts";
+import { isManualHeading, toolWords } from "./contentKind.ts";
 import { MIN_LETTERS, SKIP, baseName, countLetters, fileStem, oneLine, stripGameMarkup, tidy } from "./text.ts";
 
 /** Most skipped sections listed one by one per file; the rest are summarised per reason. */
@@ -179,13 +179,17 @@ export class SectionCollector {
     // dropped when they read as a settings screen or a developer message; stat templates anywhere short.
     const fine = input.quiet || input.keyed || input.ui;
     // A scene node's name ("Description") is not a data key: it earns no exemption.
-    const programMessage = text.length < 200 && FORMAT_STRING_RE.test(text);
+    // A table value with a named macro (a stat template's macros are mechanics, below) or made of labels is a screen's
+    // text; a short Chinese task/reward line a notification.
+    const programMessage = (text.length < 200 && FORMAT_STRING_RE.test(text)) || (fine && ((isMessageTemplate(text) && !isStatText(text)) || isLabelList(text))) || isShortCjkUi(text);
     if (programMessage || (fine && !(givenTitle && !input.ui && LORE_KEY_RE.test(givenTitle)) && ((givenTitle && UI_KEY_RE.test(givenTitle)) || isTechnicalText(text)))) {
       this.uiText++;
       return;
     }
     const tool = toolWords(text, Infinity);
-    if (tool.hits === Infinity || (tool.words >= 12 && tool.hits >= Math.max(4, Math.ceil(tool.words / 18)))) {
+    // A document's section under a manual heading (options, credits, installation) is about the program, whatever it says.
+    const headed = givenTitle && (input.kind === "prose" || input.kind === "markdown-heading") && isManualHeading(givenTitle);
+    if (headed || tool.hits === Infinity || (tool.words >= 12 && tool.hits >= Math.max(4, Math.ceil(tool.words / 18)))) {
       this.toolText++;
       return;
     }

@@ -34,8 +34,9 @@ export function looksLikeLog(content: string): boolean {
   return stamped >= 5 && stamped >= lines.length / 20;
 }
 
-// name = value, name += value, name: value, OPTION=value, [section]: a settings line.
-const SETTING_RE = /^(?:[A-Za-z_][\w.\-[\]]*\s*(?:[+\-^:]?=)\s*\S|\[[\w .-]+\]$|[a-z_][\w.-]*\s*:\s*[\w"'<>{}$%.+-]+$)/;
+// name = value, name += value, name: value, OPTION=value, [section], Action, Key (a key binding): a settings line.
+const SETTING_RE =
+  /^(?:[A-Za-z_][\w.\-[\]]*\s*(?:[+\-^:]?=)\s*\S|\[[\w .-]+\]$|[a-z_][\w.-]*\s*:\s*[\w"'<>{}$%.+-]+$|[A-Za-z_]\w*,\s*(?:[A-Z0-9]|F\d{1,2}|Tab|Return|Enter|Backspace|Escape|Esc|Space|Delete|Insert|Home|End|Page ?Up|Page ?Down|Up|Down|Left|Right|(?:Left|Right)?(?:Shift|Ctrl|Control|Alt))$)/;
 const COMMENT_RE = /^(?:#|;|\/\/|--)/;
 
 /**
@@ -69,7 +70,15 @@ export function looksLikeDataTable(content: string): boolean {
   const commas = cellsBy(",");
   const width = (rows: string[][]) => rows.reduce((a, r) => a + r.length, 0) / rows.length;
   const rows = width(tabs) >= width(commas) ? tabs : commas;
-  if (width(rows) < 5) return false;
+  if (width(rows) >= 5 && dataShare(rows) >= 0.4) return true;
+  // Records laid out one value or a few per line (an engine's .cfg exported as text: "175 0", "beautiful maiden", "?2",
+  // "-2", "410"): half of the words are figures — prose, even full of dates and counts, has far fewer.
+  const words = lines.map((l) => l.split(/\s+/));
+  return lines.length >= 20 && words.reduce((n, w) => n + w.length, 0) >= 40 && dataShare(words) >= 0.5;
+}
+
+/** Share of a table's non-empty cells that are numbers, flags, identifiers or asset names. */
+function dataShare(rows: string[][]): number {
   let cells = 0;
   let data = 0;
   for (const r of rows) {
@@ -80,7 +89,7 @@ export function looksLikeDataTable(content: string): boolean {
       if (NUMERIC_CELL_RE.test(t)) data++;
     }
   }
-  return cells > 0 && data / cells >= 0.4;
+  return cells > 0 ? data / cells : 0;
 }
 
 /**
@@ -119,6 +128,21 @@ export function toolWords(text: string, cap: number): { hits: number; words: num
     while (hits < wanted && CODE_TOKEN_RE.exec(text)) hits++;
   }
   return { hits, words };
+}
+
+/**
+ * A document heading that names a part of a manual or of the project rather than of a world: "9.6. Crash Report
+ * Options", "12.1. Special Thanks", "Installation", "Key bindings". The heading's last word decides ("Options" ends
+ * it), so "The Thanks of the Queen" or "Options of the Guild" stay: a world's heading seldom ends in one of these.
+ * Left out: "settings" and "building", which a world's wiki ends headings with ("Campaign Settings", "Ship Building").
+ */
+const MANUAL_HEADING_RE =
+  /^(?:[\d.]+\s+)?(?:[\p{L}'-]+\s+){0,3}(?:options|preferences|configuration|installation|installing|thanks|credits|acknowledge?ments|troubleshooting|controls|key ?bindings|hotkeys|compiling|system requirements|changelog|licen[cs]e)$/iu;
+
+export function isManualHeading(title: string): boolean {
+  // A wiki page's section is titled "<page> — <heading>": the heading is what says it.
+  const heading = title.slice(title.lastIndexOf(" — ") + 1).replace(/^—\s*/, "").trim();
+  return heading.length <= 60 && MANUAL_HEADING_RE.test(heading);
 }
 
 /** Words separated by white space; Chinese, Japanese and Korean write none, so two of their characters count as one. */

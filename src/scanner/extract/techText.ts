@@ -33,13 +33,55 @@ export function isTechnicalText(text: string): boolean {
 /** `Duration: %bdr`, `Chance: 25`, `Magnitude: N/A`: a label with a number, a placeholder or N/A. */
 const STAT_LINE_RE = /\b[A-Z][\w'-]*(?: [\w'-]+){0,2}\s*:\s*(?:[-+]?\d|%\w|N\/A\b|\{\w*\})/g;
 
-/** A template of game-rule figures (a spell effect's duration/chance/magnitude): three or more stat labels. */
+/**
+ * Game-rule terms of Chinese RPG text (damage, attribute, skill, turn, resistance, bonus, enemy/our side, attack,
+ * defence, HP, energy, speed, crit, hit, shield, buff, stacks, difficulty, win/lose condition, set bonus).
+ */
+const CJK_RULE_RE = /伤害|属性|技能|回合|抗性|加成|敌方|我方|攻击力|防御力|生命值|能量值|速度|暴击|命中|闪避|护盾|增益|减益|层数|难度|胜利条件|失败条件|件套/g;
+
+/**
+ * A template of game-rule figures (a spell effect's duration/chance/magnitude): three or more stat labels. In
+ * Chinese, where rules read as sentences (a battle's briefing, an equipment set's effects), five rule terms and one
+ * per 25 characters: a story's battle scene names damage or a turn now and then, a rules text in every clause.
+ */
 export function isStatText(text: string): boolean {
   let n = 0;
   STAT_LINE_RE.lastIndex = 0;
   while (STAT_LINE_RE.exec(text)) if (++n >= 3) return true;
-  return false;
+  const first = text.charCodeAt(0);
+  if (first < 0x3400 && !/[\u3400-\u9fff]/.test(text.slice(0, 200))) return false;
+  let rules = 0;
+  CJK_RULE_RE.lastIndex = 0;
+  while (CJK_RULE_RE.exec(text)) rules++;
+  return rules >= 5 && rules * 25 >= text.length;
 }
 
 /** Keys of settings screens, buttons and developer messages: their values are UI, whatever they say. */
 export const UI_KEY_RE = /button|tool[-_ ]?tip|menu|popup|hotkey|keybind|checkbox|slider|dropdown|settings?(?![a-z])|confirm|placeholder|cursor/i;
+
+/** A named macro of a game's message templates ("a house in %town of %region"): filled in by the program. */
+const NAMED_MACRO_RE = /%[a-z]{2,}\b/;
+
+/** A table value that is a program's message template: short, with a named macro. */
+export function isMessageTemplate(text: string): boolean {
+  return text.length < 200 && text.includes("%") && NAMED_MACRO_RE.test(text);
+}
+
+const LABEL_LINE_RE = /^\p{L}[\p{L}'-]*(?: \p{L}[\p{L}'-]*)?$/u;
+
+/**
+ * A table value that is a list of labels, one or two words a line and no sentence ("Commoners / Merchants /
+ * Scholars / Nobility / All", a guild's ranks): a screen's choices, not a text.
+ */
+export function isLabelList(text: string): boolean {
+  if (!text.includes("\n")) return false;
+  const lines = text.split("\n");
+  return lines.length >= 4 && lines.every((l) => LABEL_LINE_RE.test(l.trim()));
+}
+
+/** Task, reward, claim, unlock: a short Chinese text naming one is a game's menu or notification ("茶馆任务！"). */
+const CJK_UI_RE = /任务|奖励|领取|解锁/;
+
+export function isShortCjkUi(text: string): boolean {
+  return text.length <= 16 && CJK_UI_RE.test(text);
+}

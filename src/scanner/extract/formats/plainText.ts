@@ -13,7 +13,7 @@ const TARGET_SECTION_CHARS = 4000;
 export function extractPlainText(content: string, out: SectionCollector): void {
   const fm = splitFrontMatter(content);
   if (fm.error) out.skip("front matter", SKIP.parse(fm.error));
-  const paragraphs = fm.body.replace(/\r\n?/g, "\n").split(/\n[ \t]*\n+/);
+  const paragraphs = joinHyphenated(fm.body.replace(/\r\n?/g, "\n")).split(/\n[ \t]*\n+/);
 
   let title: string | null = fm.title ?? null;
   let parts: string[] = [];
@@ -39,6 +39,26 @@ export function extractPlainText(content: string, out: SectionCollector): void {
     size += p.length;
   }
   flush();
+}
+
+// A word cut at a line's end by a typesetter: "hardened to bat-\n     tle." (nroff, text exported from a PDF).
+const HYPHEN_BREAK_RE = /(\p{Ll}{2,})-\n[ \t]*(\p{Ll}+\S*)[ \t]*/gu;
+/** This many cut words make a text typeset: one or two are more likely real compounds ("two-\nhanded") than cuts. */
+const TYPESET_BREAKS = 3;
+
+/**
+ * Joins the words a typesetter hyphenated across lines, so a reviewer (and a search) reads "battle", not
+ * "bat- tle". Only in a text with several such breaks: hand-written prose rarely ends a line in a hyphen, and
+ * where it does the hyphen is more likely its own. A compound cut at its hyphen loses it — rare, and harmless.
+ */
+export function joinHyphenated(text: string): string {
+  // Most texts have no line ending in a hyphen: one plain search spares them the Unicode-class scan.
+  if (!text.includes("-\n")) return text;
+  HYPHEN_BREAK_RE.lastIndex = 0;
+  let n = 0;
+  while (n < TYPESET_BREAKS && HYPHEN_BREAK_RE.exec(text)) n++;
+  if (n < TYPESET_BREAKS) return text;
+  return text.replace(HYPHEN_BREAK_RE, "$1$2\n");
 }
 
 function isHeadingLike(p: string): boolean {
