@@ -24,7 +24,7 @@ import { toChatHistory } from "./toChatHistory.ts";
 import { generateTail } from "./generateTail.ts";
 import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
 import { repetitionOptions } from "./repetitionOptions.ts";
-import { kvCacheTypes, snapshotStoreFor } from "./kv/kvConfig.ts";
+import { createContextWithKvType, snapshotStoreFor } from "./kv/kvConfig.ts";
 import { TurnGate } from "./kv/TurnGate.ts";
 import { WarmStarts, type WarmSlot } from "./kv/WarmStarts.ts";
 import type { ChatMessage, GenerateRequest, GenerateResult, GenerateTimings, KvStats, LlmEngineOptions, LlmEngineStats } from "./types.ts";
@@ -111,13 +111,12 @@ export class LlmEngine {
         promptChunkTokens: opts.promptChunkTokens ?? 128,
         maxWaitMs: opts.batchWaitMs ?? 25,
       });
-      const context = await model.createContext({
+      const context = await createContextWithKvType(model, opts.kvCacheType, {
         sequences: parallel,
         contextSize,
         threads: { ideal: threads, min: threads },
         batching: batcher.batchingOptions,
         flashAttention: opts.flashAttention,
-        ...kvCacheTypes(opts.kvCacheType),
         failedCreationRemedy: false,
       });
       batcher.attach(context);

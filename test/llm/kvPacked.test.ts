@@ -138,3 +138,35 @@ describe("state codec", () => {
     expect(unpacked === null || Bun.hash.xxHash64(unpacked) !== Bun.hash.xxHash64(raw)).toBe(true);
   });
 });
+
+describe("quantized KV cache", () => {
+  test("q8_0 generates, keeps a conversation warm across eviction, and its state is about half of f16's", async () => {
+    const sizes: Record<string, number> = {};
+    // Heads of 32 values: a q8_0 block is 32 values, and llama.cpp refuses a K cache whose head it does not divide.
+    const modelPath = ensureTinyModel(undefined, { nHeads: 2, nHeadsKv: 2 });
+    for (const type of ["f16", "q8_0"] as const) {
+      const dir = kvRoot();
+      const engine = await load({ kvDir: dir, kvCacheType: type, flashAttention: true, modelPath });
+      const mine: string[] = [];
+      const first = await turn(engine, "anna", "Oswin", mine, 0);
+      expect(first.completionTokens).toBe(6);
+      await engine.kvIdle();
+      await turn(engine, "bob", "Xan", [], 0);
+      const again = await turn(engine, "anna", "Oswin", mine, 1);
+      expect(again.timings?.warmSource).toBe("conversation");
+      expect(again.completionTokens).toBe(6);
+      await engine.kvIdle();
+      const anna = headers(dir).find((h) => h.header.kind === "conversation" && h.header.key.includes("anna"))!;
+      sizes[type] = anna.header.rawBytes / anna.header.tokenCount;
+    }
+    // q8_0 is 34 bytes per 32 values against f16's 64: 0.53 of the bytes per token, plus fixed headers.
+    expect(sizes.q8_0 / sizes.f16).toBeGreaterThan(0.45);
+    expect(sizes.q8_0 / sizes.f16).toBeLessThan(0.62);
+  });
+});
+
+test("a KV cache type the model cannot take (heads of 16 values) falls back to f16: the engine still generates", async () => {
+  const engine = await load({ kvCacheType: "q8_0", flashAttention: true });
+  const r = await turn(engine, "anna", "Oswin", [], 0);
+  expect(r.completionTokens).toBe(6);
+});
