@@ -123,3 +123,15 @@ export function documentsTagged(db: Db, projectId: string, tagNames: string[]): 
     )
     .all(projectId, ...tagNames);
 }
+
+/** Every tagged document of a project with its tag names, by name: the minds list's filters in one read. */
+export function taggedDocumentsOfProject(db: Db, projectId: string): { id: string; name: string; chunk_count: number; tag: string }[] {
+  return db
+    .query<{ id: string; name: string; chunk_count: number; tag: string }, [string]>(
+      `SELECT d.id, d.name, d.chunk_count, t.name AS tag FROM documents d
+       JOIN document_tags dt ON dt.document_id = d.id JOIN tags t ON t.id = dt.tag_id
+       WHERE d.project_id = ?
+       ORDER BY d.name, d.id`,
+    )
+    .all(projectId);
+}
