@@ -1,9 +1,12 @@
 // The API's lists at 1,000 minds and 50,000 documents: each list request over HTTP (in process, app.handle),
-// its time and body size, median of a few runs. Usage: bun bench/big-lists.ts [--minds 1000] [--documents 50000] [--runs 5]
+// its time and body size, median of a few runs; beside GET /lore/minds, what its lore filters cost before
+// (a query per mind, as readMinds ran them) in the same run. Usage: bun bench/big-lists.ts [--minds 1000] [--documents 50000] [--runs 5]
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { createTestApp } from "../test/support/testApp.ts";
 import { bigProject } from "./support/bigProject.ts";
+import { readMinds } from "../src/lore/minds/readMinds.ts";
+import { documentsTagged } from "../src/lore/documents/documentListStore.ts";
 
 const { values: args } = parseArgs({ options: { minds: { type: "string", default: "1000" }, documents: { type: "string", default: "50000" }, runs: { type: "string", default: "5" } } });
 const t = await createTestApp({}, { loadModel: false });
@@ -33,6 +36,15 @@ for (const [label, path, who] of lists) {
     bytes = body.byteLength;
   }
   console.log(`| ${label} | ${median(ms).toFixed(1)} | ${(bytes / 1024).toFixed(0)} |`);
+}
+{
+  const ms: number[] = [];
+  for (let r = 0; r < Number(args.runs); r++) {
+    const t0 = performance.now();
+    for (const m of readMinds(t.app.ctx as never, big.projectId, { onlyWithTags: true })) documentsTagged(t.app.ctx.db, big.projectId, m.knowledgeTags);
+    ms.push(performance.now() - t0);
+  }
+  console.log(`| before: GET /v1/lore/minds's filters as a query per mind (in process, no HTTP) | ${median(ms).toFixed(1)} | – |`);
 }
 console.error(`rss ${(rssStart / 1e6).toFixed(0)} → ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
 await t.close();

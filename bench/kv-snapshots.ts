@@ -3,7 +3,7 @@
 // prefix state (src/llm/kv/stateCodec.ts, what the snapshot store does), side by side in one run.
 // The conversation is real text (the demo world's lore, so the KV values are a real model's on real
 // words); the first --prefix tokens stand for the mind's static prompt, shared by all its players.
-// Usage: bun bench/kv-snapshots.ts [--types f16,q8_0,q4_0] [--tokens 2048] [--prefix 512,1024] [--threads 2]
+// Usage: bun bench/kv-snapshots.ts [--types f16,q8_0,q4_0] [--tokens 2048] [--prefix 512,1024] [--threads 1]
 import { readFileSync, rmSync, mkdtempSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +18,7 @@ const { values: args } = parseArgs({
     types: { type: "string", default: "f16,q8_0,q4_0" },
     tokens: { type: "string", default: "2048" },
     prefix: { type: "string", default: "512,1024" },
-    threads: { type: "string", default: "2" },
+    threads: { type: "string", default: "1" },
   },
 });
 const modelPath = qwenFixture();
@@ -49,7 +49,8 @@ interface Row {
 }
 const rows: Row[] = [];
 for (const type of args.types.split(",") as ("f16" | "q8_0" | "q4_0")[]) {
-  const context = await model.createContext({ contextSize: total, sequences: 1, threads: { ideal: threads, min: threads }, flashAttention: true, ...kvCacheTypes(type) });
+  // Room beyond the conversation: a full context shifts its oldest tokens out, and the prefix with them.
+  const context = await model.createContext({ contextSize: total + 256, sequences: 1, threads: { ideal: threads, min: threads }, flashAttention: true, ...kvCacheTypes(type) });
   const seq = context.getSequence();
   const states = new Map<number, Uint8Array>();
   const t0 = performance.now();
@@ -63,6 +64,7 @@ for (const type of args.types.split(",") as ("f16" | "q8_0" | "q4_0")[]) {
     rmSync(path);
   }
   const evalMs = performance.now() - t0;
+  if (seq.contextTokens.length !== total) throw new Error(`${type}: the sequence holds ${seq.contextTokens.length} tokens, not ${total}`);
   const raw = states.get(total)!;
   const zstd = (await packState(raw, null)).length;
   const delta = new Map<number, { bytes: number; packMs: number; unpackMs: number }>();
