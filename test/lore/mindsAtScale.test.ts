@@ -47,3 +47,26 @@ describe("GET /v1/lore/minds with many minds", () => {
     expect(await res.text()).toBe('{"minds":[]}');
   });
 });
+
+describe("GET /v1/lore/documents pages at scale", () => {
+  test("pages walk the project's documents newest first, ties in insertion order, each page without sorting the project", async () => {
+    const page = async (offset: number) => {
+      const res = await t.app.handle(new Request(`http://localhost/v1/lore/documents?limit=100&offset=${offset}`, { headers: { authorization: `Bearer ${a.editor}` } }));
+      return JSON.parse(await res.text());
+    };
+    const seen: string[] = [];
+    for (let offset = 0; offset < 500; offset += 100) {
+      const p = await page(offset);
+      expect(p.pagination).toEqual({ total: 500, limit: 100, offset, hasMore: offset + 100 < 500 });
+      seen.push(...p.documents.map((d: { name: string }) => d.name));
+    }
+    // Generated in one instant by the test clock: newest first is the reverse of the order they were written.
+    const written = seen.map((n) => Number(n.split(" ").pop()));
+    expect(written).toEqual(Array.from({ length: 500 }, (_, i) => 499 - i));
+    const plan = t.app.ctx.db
+      .query<{ detail: string }, [string]>("EXPLAIN QUERY PLAN SELECT d.id FROM documents d WHERE d.project_id = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT 100 OFFSET 400")
+      .all(a.projectId)
+      .map((r) => r.detail);
+    expect(plan.join(" | ")).not.toContain("TEMP B-TREE");
+  });
+});

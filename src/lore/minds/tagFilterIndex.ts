@@ -1,5 +1,5 @@
 import type { Db } from "../../db/openDatabase.ts";
-import { documentsTagged, taggedDocumentsOfProject } from "../documents/documentListStore.ts";
+import { documentsTagged, projectDocumentNames, projectDocumentTags } from "../documents/documentListStore.ts";
 
 /** The lore a set of knowledge tags opens: how many documents and chunks, and the documents' names by name. */
 export interface TagFilter {
@@ -33,19 +33,24 @@ export class TagFilterIndex {
     private readonly indexed: boolean,
   ) {
     if (!indexed) return;
+    // Numbered in name order, as the per-mind query sorted them (ties by id), sorted here: SQLite sorting the
+    // joined rows cost more than both plain reads.
+    const docs = projectDocumentNames(db, projectId).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     const ids = new Map<string, number>();
-    for (const r of taggedDocumentsOfProject(db, projectId)) {
-      let n = ids.get(r.id);
-      if (n === undefined) {
-        n = this.names.length;
-        ids.set(r.id, n);
-        this.names.push(r.name);
-        this.chunks.push(r.chunk_count);
-      }
+    for (const d of docs) {
+      ids.set(d.id, this.names.length);
+      this.names.push(d.name);
+      this.chunks.push(d.chunk_count);
+    }
+    for (const r of projectDocumentTags(db, projectId)) {
+      const n = ids.get(r.document_id);
+      if (n === undefined) continue;
       const list = this.byTag.get(r.tag);
       if (list) list.push(n);
       else this.byTag.set(r.tag, [n]);
     }
+    // Each tag's list in name order: a mind's first names are then found without sorting its union.
+    for (const list of this.byTag.values()) list.sort((x, y) => x - y);
     this.stamps = new Int32Array(this.names.length);
   }
 
