@@ -96,9 +96,12 @@ const withNaive = !process.argv.includes("--no-naive");
 const naiveOnly = process.argv.includes("--naive-only");
 if (naiveOnly) for (const part of ["scoping", "conversation", "memory"]) skip.add(part);
 
+/** `--kv-cache f16|q8_0|q4_0`: llama.cpp's KV cache type for both arms (config `kvCacheType`). */
+const kvCacheType = arg("kv-cache", "f16") as "f16" | "q8_0" | "q4_0";
+
 async function appFor(model: string | null, embedder: string): Promise<TestApp> {
   return createTestApp(
-    { model: model ?? undefined, modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, parallel: 1, contextSize, maxReplyTokens, generationTimeoutMs: 600_000 },
+    { model: model ?? undefined, modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, parallel: 1, contextSize, maxReplyTokens, generationTimeoutMs: 600_000, kvCacheType },
     model ? {} : { loadModel: false },
   );
 }
@@ -157,9 +160,9 @@ for (const mk of models) {
     const loaded = worlds.map((world) => loadWorld(t, world, root));
     await t.app.scheduler.trigger("indexer");
     const out: Record<string, unknown> = {};
-    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream };
+    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream, kvCacheType };
     mkdirSync(join(root, "bench/results"), { recursive: true });
-    const file = join(root, "bench/results", `quality-${mk}-${e}-${meta.date.replace(/[:.]/g, "-")}.json`);
+    const file = join(root, "bench/results", `quality-${mk}-${e}-${kvCacheType}-${meta.date.replace(/[:.]/g, "-")}.json`);
     for (const w of loaded) {
       console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
       const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, log: (s) => console.error(s) });
@@ -210,7 +213,7 @@ for (const mk of skip.has("speed") ? [] : models) {
 }
 
 const table = (head: string[], body: string[][]) => [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...body.map((r) => `| ${r.join(" | ")} |`)].join("\n");
-console.log(`\n### Quality on real models (${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "cpu"}, threads ${threads}, load average ${loadavg()[0].toFixed(1)}, maxReplyTokens ${maxReplyTokens}, context ${contextSize}, seeds ${seeds.join(",")}${stream ? ", SSE" : ""})\n`);
+console.log(`\n### Quality on real models (${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "cpu"}, threads ${threads}, load average ${loadavg()[0].toFixed(1)}, maxReplyTokens ${maxReplyTokens}, context ${contextSize}, KV cache ${kvCacheType}, seeds ${seeds.join(",")}${stream ? ", SSE" : ""})\n`);
 console.log(worldTables.join("\n\n"));
 console.log(`\nRetrieval recall of the chunk holding the answer (the grounding questions, each mind's own tags):\n`);
 console.log(table(["embedder", "recall@4", "recall@1", "embedding speed", "indexing"], embedders.filter((e) => recall[e]).map((e) => [e, recall[e], chunkRate[e] ?? "–", embedMs[e]])));

@@ -24,3 +24,16 @@ test("defaults ← lorehold.toml ← environment ← flags", () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("kvCacheType: f16 by default, q8_0 and q4_0 accepted, anything else or a quantized cache without flash attention refused", () => {
+  const dir = tempDir();
+  try {
+    expect(loadConfig({ cwd: dir, env: {} }).kvCacheType).toBe("f16");
+    expect(loadConfig({ cwd: dir, env: { LOREHOLD_KV_CACHE_TYPE: "q8_0" } }).kvCacheType).toBe("q8_0");
+    expect(loadConfig({ cwd: dir, env: { LOREHOLD_KV_CACHE_TYPE: "q4_0", LOREHOLD_FLASH_ATTENTION: "on" } }).kvCacheType).toBe("q4_0");
+    expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_KV_CACHE_TYPE: "q5_1" } })).toThrow(/kvCacheType must be one of f16, q8_0, q4_0/);
+    expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_KV_CACHE_TYPE: "q8_0", LOREHOLD_FLASH_ATTENTION: "off" } })).toThrow(/needs flashAttention/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

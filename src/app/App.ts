@@ -69,7 +69,8 @@ async function loadModel(config: Config, log: Logger): Promise<{ llm: LlmEngine 
       threads: config.threads,
       parallel: config.parallel,
       contextSize: config.contextSize,
-      flashAttention: config.flashAttention === "auto" ? undefined : config.flashAttention === "on",
+      flashAttention: config.kvCacheType !== "f16" ? true : config.flashAttention === "auto" ? undefined : config.flashAttention === "on",
+      kvCacheType: config.kvCacheType,
       kvSnapshots: kvSnapshotOptions(config),
     });
     log.info("model loaded", { path, ms: Math.round(performance.now() - t0), threads: config.threads, parallel: config.parallel });

@@ -21,6 +21,10 @@ export interface Prices {
   embedToken: number;
 }
 
+/** KV cache element types offered: f16 (llama.cpp's default) and the quantized types its CPU kernels handle well. */
+export const KV_CACHE_TYPES = ["f16", "q8_0", "q4_0"] as const;
+export type KvCacheType = (typeof KV_CACHE_TYPES)[number];
+
 export interface Config {
   port: number;
   host: string;
@@ -44,6 +48,8 @@ export interface Config {
   flashAttention: "auto" | "on" | "off";
   /** KV snapshots of conversations and mind prompts on disk under dataDir/kv: on or off */
   kvSnapshots: "on" | "off";
+  /** llama.cpp KV cache element type: f16, or q8_0 / q4_0 (quantized; needs flash attention) */
+  kvCacheType: KvCacheType;
   /** disk budget of those snapshots, in MB (least recently used deleted beyond it) */
   kvDiskBudgetMb: number;
   /** memory budget of the in-memory lore vector caches, in MB: least recently searched projects are evicted past it; 0: no budget */
@@ -92,6 +98,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "sceneIdleSeconds", env: "LOREHOLD_SCENE_IDLE_SECONDS", kind: "int" },
   { key: "flashAttention", env: "LOREHOLD_FLASH_ATTENTION", kind: "string" },
   { key: "kvSnapshots", env: "LOREHOLD_KV_SNAPSHOTS", kind: "string" },
+  { key: "kvCacheType", env: "LOREHOLD_KV_CACHE_TYPE", kind: "string" },
   { key: "kvDiskBudgetMb", env: "LOREHOLD_KV_DISK_BUDGET_MB", kind: "int" },
   { key: "vectorCacheMb", env: "LOREHOLD_VECTOR_CACHE_MB", kind: "int" },
   { key: "vectorIndexMinChunks", env: "LOREHOLD_VECTOR_INDEX_MIN_CHUNKS", kind: "int" },
@@ -121,6 +128,7 @@ export function defaultConfig(): Config {
     sceneIdleSeconds: 900,
     flashAttention: "auto",
     kvSnapshots: "on",
+    kvCacheType: "f16",
     kvDiskBudgetMb: 4096,
     vectorCacheMb: 2048,
     vectorIndexMinChunks: 20_000,
@@ -205,6 +213,9 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.sceneIdleSeconds < 10) throw new ConfigError("sceneIdleSeconds must be at least 10");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");
   if (!["on", "off"].includes(cfg.kvSnapshots)) throw new ConfigError("kvSnapshots must be on or off");
+  if (!(KV_CACHE_TYPES as readonly string[]).includes(cfg.kvCacheType)) throw new ConfigError(`kvCacheType must be one of ${KV_CACHE_TYPES.join(", ")}`);
+  // llama.cpp stores a quantized V cache only with flash attention; "auto" may pick off on some models, so it is forced on.
+  if (cfg.kvCacheType !== "f16" && cfg.flashAttention === "off") throw new ConfigError(`kvCacheType ${cfg.kvCacheType} needs flashAttention auto or on`);
   if (!["debug", "info", "warn", "error", "silent"].includes(cfg.logLevel)) {
     throw new ConfigError(`logLevel must be one of debug, info, warn, error, silent`);
   }

@@ -30,6 +30,7 @@ export const CONFIG_DOCS: Partial<Record<keyof Config, ConfigDoc>> = {
   bodyTimeoutSeconds: { doc: "A request body must arrive whole within this (1–255), on every route: 408 past it." },
   flashAttention: { doc: "llama.cpp flash attention: `auto` (on where the model supports it), `on`, `off`. See BENCHMARKS.md for the trade-off on CPUs." },
   kvSnapshots: { doc: "`on` keeps conversations and minds' static prompts warm on disk (`dataDir/kv`) across restarts and evictions; `off` keeps them in memory only." },
+  kvCacheType: { doc: "Element type of llama.cpp's KV cache: `f16`, `q8_0` (half the memory and snapshot size; grounding within the quality bench's noise, slower prompt evaluation on CPUs) or `q4_0` (a quarter; measure your model first). A quantized cache turns flash attention on (`flashAttention = \"off\"` is refused with it). See docs/warm-players.md." },
   kvDiskBudgetMb: { doc: "Disk budget of those snapshots; the least recently used are deleted beyond it." },
   sceneIdleSeconds: { doc: "A scene nobody has spoken in for this long ends: its memories are checkpointed and its lines deleted (the scene-expiry job). See docs/scenes.md." },
   vectorCacheMb: { doc: "Memory for the lore vector caches of all projects, in MB (~0.5 KB a chunk at 384 dims); the least recently searched project is evicted past it and read from LanceDB again at its next search; 0: no budget. See docs/scaling.md." },

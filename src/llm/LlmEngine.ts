@@ -24,8 +24,7 @@ import { toChatHistory } from "./toChatHistory.ts";
 import { generateTail } from "./generateTail.ts";
 import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
 import { repetitionOptions } from "./repetitionOptions.ts";
-import { modelFingerprint } from "./kv/fingerprint.ts";
-import { SnapshotStore } from "./kv/SnapshotStore.ts";
+import { createContextWithKvType, snapshotStoreFor } from "./kv/kvConfig.ts";
 import { TurnGate } from "./kv/TurnGate.ts";
 import { WarmStarts, type WarmSlot } from "./kv/WarmStarts.ts";
 import type { ChatMessage, GenerateRequest, GenerateResult, GenerateTimings, KvStats, LlmEngineOptions, LlmEngineStats } from "./types.ts";
@@ -91,18 +90,7 @@ export class LlmEngine {
     this.warm =
       kv && stateApi
         ? new WarmStarts(
-            new SnapshotStore(
-              kv.dir,
-              modelFingerprint({
-                modelPath: opts.modelPath,
-                contextSize: this.context.contextSize,
-                kvKeyType: String(this.context.kvCacheKeyType ?? "default"),
-                kvValueType: String(this.context.kvCacheValueType ?? "default"),
-                flashAttention: this.context.flashAttention === true,
-                runtimeVersion: JSON.stringify(init.llama.llamaCppRelease),
-              }),
-              kv.budgetBytes,
-            ),
+            snapshotStoreFor(kv, opts.modelPath, this.context, init.llama),
             this.pool,
             { restore: kv.restore ?? "auto", minGainTokens: kv.minGainTokens ?? MIN_RESTORE_GAIN, chunkTokens: kv.warmChunkTokens },
             this.turns,
@@ -123,7 +111,7 @@ export class LlmEngine {
         promptChunkTokens: opts.promptChunkTokens ?? 128,
         maxWaitMs: opts.batchWaitMs ?? 25,
       });
-      const context = await model.createContext({
+      const context = await createContextWithKvType(model, opts.kvCacheType, {
         sequences: parallel,
         contextSize,
         threads: { ideal: threads, min: threads },

@@ -143,6 +143,8 @@ export interface LlmEngineOptions {
   batchWaitMs?: number;
   /** Flash attention: true, false, or undefined for node-llama-cpp's choice (on where the model supports it). */
   flashAttention?: boolean;
+  /** KV cache element type (ggml name); a quantized type needs flash attention on. Default f16. */
+  kvCacheType?: "f16" | "q8_0" | "q4_0";
   /** llama.cpp log level (default "warn"). */
   logLevel?: "error" | "warn" | "info" | "debug";
   /** KV snapshots of conversations and mind prefixes (off when absent). */

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../core/context.ts";
 import { invalidRequest } from "../core/errors.ts";
 import { requireEditor } from "../auth/authGuards.ts";
 import { ErrorBody, editorErrors, pageQuery, PaginationSchema } from "../http/commonSchemas.ts";
-import { specMinds } from "./minds/readMinds.ts";
+import { specMindsResponse } from "./minds/streamMinds.ts";
 import { readTags } from "./tags/readTags.ts";
 import { readLocations } from "./locations/readLocations.ts";
 import { readRelationships, readRelationshipTypes } from "./relationships/readRelationships.ts";
@@ -30,7 +30,8 @@ export function loreRoutes(ctx: ServiceContext) {
     new Elysia({ name: "lore-routes", prefix: "/lore" })
       // derive runs before schema validation: an unauthenticated caller learns nothing about parameters.
       .derive(({ headers }) => ({ principal: requireEditor(ctx, headers.authorization) }))
-      .get("/minds", ({ principal }) => ({ minds: specMinds(ctx, principal.projectId) }), {
+      // Streamed (streamMinds.ts); the schema below still documents the body.
+      .get("/minds", ({ principal }) => specMindsResponse(ctx, principal.projectId), {
         response: { 200: t.Object({ minds: t.Array(MindSchema) }), ...editorErrors },
         detail: detail("Entity Minds with at least one knowledge tag"),
       })

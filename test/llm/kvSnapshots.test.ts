@@ -155,14 +155,15 @@ describe("conversation snapshots", () => {
 
     const budget = Math.floor(one * 2.5);
     const engine = await load({ kvDir: kvRoot(), budgetBytes: budget });
+    // A mind each: players of one mind share its prefix on disk (stateCodec.ts), so five would fit.
     for (const p of ["p1", "p2", "p3", "p4", "p5"]) {
-      await turn(engine, p, "Ida", [], 0);
+      await turn(engine, p, `Ida ${p}`, [], 0);
       await engine.kvIdle();
     }
     const store = engine.kvStats()!.store;
     expect(store.bytes).toBeLessThanOrEqual(budget);
     expect(store.evictedByBudget).toBeGreaterThanOrEqual(2);
-    const oldest = await turn(engine, "p1", "Ida", [], 0);
+    const oldest = await turn(engine, "p1", "Ida p1", [], 0);
     expect(oldest.timings?.warmSource).not.toBe("conversation");
   });
 });

@@ -1,8 +1,9 @@
 import { mkdirSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
-import { rename, rm } from "node:fs/promises";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { readHeader, readMeta, stateMatches, writeMeta, type SnapshotHeader, type SnapshotKind, type SnapshotMeta } from "./snapshotFile.ts";
+import { checksum, readHeader, readMeta, writeMeta, type SnapshotHeader, type SnapshotKind, type SnapshotMeta } from "./snapshotFile.ts";
+import { packState, unpackState } from "./stateCodec.ts";
 
 interface Entry {
   dir: string;
@@ -20,6 +21,8 @@ export interface SnapshotStoreStats {
   evictedByBudget: number;
 }
 
+/** Unpacked prefix states kept in memory (~6–25 MB each for a 0.5B model's 1–2k-token prompt). */
+const BASES_IN_MEMORY = 2;
 /** How long saving stays off after the disk said full or read-only. */
 const UNWRITABLE_BACKOFF_MS = 60_000;
 const DISK_FULL = new Set(["ENOSPC", "EROFS", "EACCES", "EPERM", "EDQUOT"]);
@@ -37,6 +40,9 @@ export class SnapshotStore {
   private unwritableUntil = 0;
   private refused = 0;
   private evictedByBudget = 0;
+  private loads = 0;
+  /** Unpacked prefix states by prefix key, most recently used last. */
+  private readonly bases = new Map<string, { rawHash: string; raw: Uint8Array }>();
 
   constructor(
     readonly root: string,
@@ -85,39 +91,68 @@ export class SnapshotStore {
   }
 
   /**
-   * Hands the state file to `load` only when it is exactly what the meta vouches for; refuses
-   * (and deletes) it otherwise. Returns false when refused.
+   * Hands the unpacked state to `load` (as a file: llama.cpp reads states from files) only when the
+   * packed file is exactly what the meta vouches for, its base prefix snapshot is the one it was
+   * packed against, and it unpacks to the state that was saved; refuses (and deletes) it otherwise.
+   * Returns false when refused.
    */
   async load(meta: SnapshotMeta, load: (statePath: string) => Promise<void>): Promise<boolean> {
-    const id = SnapshotStore.id(meta.kind, meta.key);
-    const entry = this.entries.get(this.entryKey(this.dir, id));
-    const statePath = join(this.dir, `${id}.state`);
-    if (!entry || !(await stateMatches(statePath, meta))) {
-      if (entry) this.refuse(entry);
-      return false;
+    const raw = await this.unpacked(meta);
+    if (!raw) return false;
+    const rawPath = join(this.dir, `${SnapshotStore.id(meta.kind, meta.key)}.load-${++this.loads}.tmp`);
+    try {
+      await writeFile(rawPath, raw);
+      await load(rawPath);
+    } finally {
+      await rm(rawPath, { force: true }).catch(() => {});
     }
-    await load(statePath);
-    this.touch(entry);
     return true;
   }
 
+  /** The state as llama.cpp wrote it, when every check passes; null (and the snapshot deleted) otherwise. */
+  private async unpacked(meta: SnapshotMeta): Promise<Uint8Array | null> {
+    const entry = this.entries.get(this.entryKey(this.dir, SnapshotStore.id(meta.kind, meta.key)));
+    if (!entry) return null;
+    const packed = await readFile(join(this.dir, `${entry.id}.state`)).catch(() => null);
+    const base = meta.base ? await this.unpackedBase(meta.base) : null;
+    // A conversation whose mind's prefix snapshot is gone (evicted, or the prompt changed) can never load again.
+    let raw: Uint8Array | null = null;
+    if (packed && packed.length === meta.stateBytes && checksum(packed) === meta.stateHash && (base || !meta.base)) {
+      raw = await unpackState(packed, base).catch(() => null);
+    }
+    if (!raw || raw.length !== meta.rawBytes || checksum(raw) !== meta.rawHash) {
+      this.refuse(entry);
+      return null;
+    }
+    this.touch(entry);
+    return raw;
+  }
+
   /**
-   * Saves a snapshot: `write` puts llama.cpp's state at the given path, then the meta vouches for it.
+   * Saves a snapshot: `write` puts llama.cpp's state at the given path, it is packed (against
+   * `base`, a prefix snapshot the tokens start with, when given), then the meta vouches for it.
    * Null when skipped (disk full or read-only) or failed; never throws.
    */
-  async save(kind: SnapshotKind, key: string, tokens: readonly number[], write: (statePath: string) => Promise<void>): Promise<SnapshotMeta | null> {
+  async save(kind: SnapshotKind, key: string, tokens: readonly number[], write: (statePath: string) => Promise<void>, base: SnapshotMeta | null = null): Promise<SnapshotMeta | null> {
     if (!this.writable) return null;
     const id = SnapshotStore.id(kind, key);
     const metaPath = join(this.dir, `${id}.meta`);
     const statePath = join(this.dir, `${id}.state`);
     const tmpState = `${statePath}.tmp`;
+    const rawState = `${statePath}.raw.tmp`;
     try {
       mkdirSync(this.dir, { recursive: true });
-      await write(tmpState);
+      await write(rawState);
+      const raw = await readFile(rawState);
+      await rm(rawState, { force: true });
+      const dictionary = base ? await this.unpackedBase({ key: base.key, rawHash: base.rawHash }) : null;
+      await writeFile(tmpState, await packState(raw, dictionary));
       // Nothing vouches for the old state while the new one replaces it.
       await rm(metaPath, { force: true });
       await rename(tmpState, statePath);
-      const meta = await writeMeta(metaPath, statePath, { fingerprint: this.fingerprint, kind, key, savedAt: this.now() }, tokens);
+      const header = { fingerprint: this.fingerprint, kind, key, rawBytes: raw.length, rawHash: checksum(raw), base: dictionary && base ? { key: base.key, rawHash: base.rawHash } : null, savedAt: this.now() };
+      const meta = await writeMeta(metaPath, statePath, header, tokens);
+      if (kind === "prefix") this.bases.delete(key);
       this.entries.set(this.entryKey(this.dir, id), { dir: this.dir, id, bytes: fileBytes(metaPath) + meta.stateBytes, lastUsed: this.now() });
       this.enforceBudget(this.entryKey(this.dir, id));
       return this.entries.has(this.entryKey(this.dir, id)) ? meta : null;
@@ -127,8 +162,37 @@ export class SnapshotStore {
       this.removeFiles(this.dir, id);
       this.entries.delete(this.entryKey(this.dir, id));
       await rm(tmpState, { force: true }).catch(() => {});
+      await rm(rawState, { force: true }).catch(() => {});
       return null;
     }
+  }
+
+  /**
+   * A prefix snapshot's state, unpacked, when it is still the one named (same unpacked checksum):
+   * the dictionary of the conversations packed against it. Using it counts as using the prefix, so
+   * a mind's prefix stays while its players' conversations are being restored. The last few are
+   * kept in memory: every save and restore of a mind's players needs the same one.
+   */
+  private async unpackedBase(ref: { key: string; rawHash: string }): Promise<Uint8Array | null> {
+    const cached = this.bases.get(ref.key);
+    if (cached && cached.rawHash === ref.rawHash) {
+      this.bases.delete(ref.key);
+      this.bases.set(ref.key, cached);
+      const entry = this.entries.get(this.entryKey(this.dir, SnapshotStore.id("prefix", ref.key)));
+      if (entry) {
+        this.touch(entry);
+        return cached.raw;
+      }
+    }
+    this.bases.delete(ref.key);
+    const meta = await this.lookup("prefix", ref.key);
+    if (!meta || meta.rawHash !== ref.rawHash || meta.base) return null;
+    const raw = await this.unpacked(meta);
+    if (!raw) return null;
+    this.bases.delete(ref.key);
+    this.bases.set(ref.key, { rawHash: ref.rawHash, raw });
+    if (this.bases.size > BASES_IN_MEMORY) this.bases.delete(this.bases.keys().next().value!);
+    return raw;
   }
 
   /** Deletes every snapshot (any fingerprint) whose header matches; returns how many. */

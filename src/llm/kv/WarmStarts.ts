@@ -264,9 +264,15 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   private async save(w: WarmSlot, key: string): Promise<void> {
     const tokens = [...w.sequence.contextTokens];
     const t0 = performance.now();
-    const meta = await this.store.save("conversation", key, tokens, async (path) => {
-      await w.sequence.saveStateToFile(path);
-    });
+    const meta = await this.store.save(
+      "conversation",
+      key,
+      tokens,
+      async (path) => {
+        await w.sequence.saveStateToFile(path);
+      },
+      await this.baseFor(tokens),
+    );
     if (!meta) {
       this.counters.saveFailures++;
       return;
@@ -343,6 +349,20 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     this.knownPrefixes.delete(meta.key);
     this.knownPrefixes.set(meta.key, meta.tokens);
     if (this.knownPrefixes.size > KNOWN_PREFIXES) this.knownPrefixes.delete(this.knownPrefixes.keys().next().value!);
+  }
+
+  /**
+   * The mind prefix snapshot a conversation's state is packed against: the longest known one its
+   * tokens start with whole (its KV rows are then the same bytes), so only the conversation's own
+   * tokens take space on disk.
+   */
+  private async baseFor(tokens: readonly number[]): Promise<SnapshotMeta | null> {
+    let best: { key: string; length: number } | null = null;
+    for (const [key, prefix] of this.knownPrefixes) {
+      if (prefix.length < this.options.minGainTokens || prefix.length > tokens.length || (best && prefix.length <= best.length)) continue;
+      if (commonPrefixLength(prefix, tokens) === prefix.length) best = { key, length: prefix.length };
+    }
+    return best ? this.store.lookup("prefix", best.key) : null;
   }
 
   /** The known prefix snapshot sharing the longest start with the prompt, beyond what the sequence holds. */

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { createHash } from "node:crypto";
 
 /** Bumped when the snapshot layout (ours or what we ask llama.cpp to write) changes. */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 
 export interface FingerprintInput {
   modelPath: string;

@@ -3,13 +3,14 @@ import { readFile, rename, stat, writeFile } from "node:fs/promises";
 import { SNAPSHOT_FORMAT } from "./fingerprint.ts";
 
 /**
- * One snapshot is two files side by side: `<id>.state`, the sequence state exactly as llama.cpp
- * writes it (node-llama-cpp's `saveStateToFile`), and `<id>.meta`, our header that vouches for it:
+ * One snapshot is two files side by side: `<id>.state`, the sequence state as llama.cpp writes it
+ * (node-llama-cpp's `saveStateToFile`) packed by stateCodec.ts (zstd, a conversation against its
+ * mind's prefix state, named by `base`), and `<id>.meta`, our header that vouches for it:
  *
  *   "LHKV" | u32 format | u32 header length | header JSON | u32 × tokenCount (the token list)
  *
- * The header carries the model fingerprint, the conversation key, the token list's and the state
- * file's sizes and xxHash64 checksums. A state is only ever handed to llama.cpp after its meta
+ * The header carries the model fingerprint, the conversation key, the token list's, the state
+ * file's and the unpacked state's sizes and xxHash64 checksums. A state is only ever handed to llama.cpp after its meta
  * parsed, its fingerprint matched and the state file's size and checksum matched: a truncated,
  * corrupt, foreign or half-written snapshot is refused, never loaded blindly. The meta is written
  * last (then renamed into place), so a crash mid-save leaves a state nobody vouches for.
@@ -24,6 +25,11 @@ export interface SnapshotHeader {
   tokensHash: string;
   stateBytes: number;
   stateHash: string;
+  /** The state as llama.cpp wrote it, before packing. */
+  rawBytes: number;
+  rawHash: string;
+  /** The prefix snapshot this state was packed against (its unpacked state is the dictionary); null: none. */
+  base: { key: string; rawHash: string } | null;
   savedAt: number;
 }
 
@@ -105,7 +111,12 @@ export async function stateMatches(statePath: string, header: SnapshotHeader): P
 }
 
 /** Writes the meta for a state file already in place: checksums it, writes to a temp name, renames. */
-export async function writeMeta(metaPath: string, statePath: string, header: Omit<SnapshotHeader, "tokenCount" | "tokensHash" | "stateBytes" | "stateHash">, tokens: readonly number[]): Promise<SnapshotMeta> {
+export async function writeMeta(
+  metaPath: string,
+  statePath: string,
+  header: Omit<SnapshotHeader, "tokenCount" | "tokensHash" | "stateBytes" | "stateHash">,
+  tokens: readonly number[],
+): Promise<SnapshotMeta> {
   const state = await readFile(statePath);
   const full = { ...header, stateBytes: state.length, stateHash: checksum(state) };
   const encoded = encodeMeta(full, tokens);
@@ -137,6 +148,9 @@ function parseHeader(json: Uint8Array): SnapshotHeader | null {
       typeof h.tokensHash === "string" &&
       Number.isInteger(h.stateBytes) &&
       typeof h.stateHash === "string" &&
+      Number.isInteger(h.rawBytes) &&
+      typeof h.rawHash === "string" &&
+      (h.base === null || (typeof h.base === "object" && typeof h.base?.key === "string" && typeof h.base?.rawHash === "string")) &&
       typeof h.savedAt === "number";
     return ok ? (h as SnapshotHeader) : null;
   } catch {

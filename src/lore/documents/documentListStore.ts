@@ -123,3 +123,17 @@ export function documentsTagged(db: Db, projectId: string, tagNames: string[]): 
     )
     .all(projectId, ...tagNames);
 }
+
+/** Every document of a project (no content): the minds list's filters in one read. */
+export function projectDocumentNames(db: Db, projectId: string): { id: string; name: string; chunk_count: number }[] {
+  return db.query<{ id: string; name: string; chunk_count: number }, [string]>("SELECT id, name, chunk_count FROM documents WHERE project_id = ?").all(projectId);
+}
+
+/** Every (document, tag name) pair of a project. */
+export function projectDocumentTags(db: Db, projectId: string): { document_id: string; tag: string }[] {
+  return db
+    .query<{ document_id: string; tag: string }, [string]>(
+      "SELECT dt.document_id, t.name AS tag FROM document_tags dt JOIN tags t ON t.id = dt.tag_id WHERE t.project_id = ?",
+    )
+    .all(projectId);
+}

@@ -3,7 +3,7 @@ import { parseJsonColumn } from "../../core/json.ts";
 import { groupBy } from "../sqlList.ts";
 import { knowledgeTagPairs, mindRows, projectConditionalKnowledge } from "./mindStore.ts";
 import { relationshipCountsByMind } from "../relationships/relationshipStore.ts";
-import { documentsTagged } from "../documents/documentListStore.ts";
+import { TagFilterIndex } from "./tagFilterIndex.ts";
 import { MICRO_PER_CREDIT } from "../../projects/defaults.ts";
 import { personaFields, splitLines, type Persona } from "./personaFields.ts";
 import { effectiveResponseConfig, type ResponseConfig, type StoredResponseConfig } from "./responseConfig.ts";
@@ -38,21 +38,33 @@ export function readMinds(
   projectId: string,
   opts: { onlyWithTags?: boolean; ids?: string[]; knowledge?: boolean } = {},
 ): MindView[] {
+  return [...mindViews(ctx, projectId, opts)];
+}
+
+/**
+ * readMinds one mind at a time: every row is read up front (one consistent view of the project), each
+ * mind's view is built when asked for, so a long list can be written out as it is built.
+ */
+export function* mindViews(
+  ctx: ServiceContext,
+  projectId: string,
+  opts: { onlyWithTags?: boolean; ids?: string[]; knowledge?: boolean } = {},
+): Generator<MindView> {
   const rows = mindRows(ctx.db, projectId, opts.ids);
-  if (rows.length === 0) return [];
+  if (rows.length === 0) return;
   const tagsByMind = groupBy(knowledgeTagPairs(ctx.db, projectId), (r) => r.mind_id);
   const conditionalByMind = groupBy(projectConditionalKnowledge(ctx.db, projectId), (r) => r.mind_id);
   const relCount = relationshipCountsByMind(ctx.db, projectId);
+  const filters = TagFilterIndex.forMinds(ctx.db, projectId, rows.length);
 
-  const views: MindView[] = [];
   for (const r of rows) {
     const knowledgeTags = (tagsByMind.get(r.id) ?? []).map((t) => t.name);
     const knowledge = (conditionalByMind.get(r.id) ?? []).map((k) => ({ tag: k.tag, when: k.when }));
     if (opts.onlyWithTags && knowledgeTags.length === 0) continue;
-    const filter = computeFilter(ctx, projectId, knowledgeTags);
+    const filter = filters.filter(knowledgeTags);
     const persona = personaFields(r);
     const plain = splitLines(persona);
-    views.push({
+    yield {
       id: r.id,
       ...persona,
       ...(opts.knowledge ? {} : { hints: plain.hints, restrictions: plain.restrictions }),
@@ -60,7 +72,7 @@ export function readMinds(
       location: r.location_id ? { id: r.location_id, name: r.location_name ?? "" } : null,
       knowledgeTags,
       ...(opts.knowledge ? { knowledge } : {}),
-      knowledgeDescription: r.knowledge_description?.trim() || describeKnowledge(knowledgeTags, filter.documentNames),
+      knowledgeDescription: r.knowledge_description?.trim() || describeKnowledge(knowledgeTags, filter.firstNames, filter.totalNames),
       computedFilter: { tags: knowledgeTags, documentCount: filter.documentCount, chunkCount: filter.chunkCount },
       responseConfig: effectiveResponseConfig(parseJsonColumn<StoredResponseConfig>(r.response_config, {})),
       buildCreditsUsed: r.build_credits_used / MICRO_PER_CREDIT,
@@ -68,37 +80,16 @@ export function readMinds(
       relationshipCount: relCount.get(r.id) ?? 0,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
-    });
+    };
   }
-  return views;
-}
-
-/** The spec's view of minds (GET /lore/minds): readMinds without `knowledge` lists only plain hints and restrictions. */
-export function specMinds(ctx: ServiceContext, projectId: string): (Omit<MindView, "hints" | "restrictions"> & { hints: string[]; restrictions: string[] })[] {
-  return readMinds(ctx, projectId, { onlyWithTags: true }) as (Omit<MindView, "hints" | "restrictions"> & { hints: string[]; restrictions: string[] })[];
-}
-
-/** The effective lore filter of a set of knowledge tags: how much lore it opens. */
-function computeFilter(
-  ctx: ServiceContext,
-  projectId: string,
-  tagNames: string[],
-): { documentCount: number; chunkCount: number; documentNames: string[] } {
-  if (tagNames.length === 0) return { documentCount: 0, chunkCount: 0, documentNames: [] };
-  const docs = documentsTagged(ctx.db, projectId, tagNames);
-  return {
-    documentCount: docs.length,
-    chunkCount: docs.reduce((n, d) => n + d.chunk_count, 0),
-    documentNames: docs.map((d) => d.name),
-  };
 }
 
 /** The knowledge sentence generated when the author wrote none. */
-export function describeKnowledge(tags: string[], documentNames: string[]): string {
+export function describeKnowledge(tags: string[], firstNames: string[], total: number): string {
   if (tags.length === 0) return "Knows nothing beyond their own personality.";
   const tagText = tags.join(", ");
-  if (documentNames.length === 0) return `Knows about ${tagText}.`;
-  const shown = documentNames.slice(0, 3).join("; ");
-  const more = documentNames.length > 3 ? ` and ${documentNames.length - 3} more` : "";
-  return `Knows about ${tagText} (${documentNames.length} document${documentNames.length === 1 ? "" : "s"}: ${shown}${more}).`;
+  if (total === 0) return `Knows about ${tagText}.`;
+  const shown = firstNames.slice(0, 3).join("; ");
+  const more = total > 3 ? ` and ${total - 3} more` : "";
+  return `Knows about ${tagText} (${total} document${total === 1 ? "" : "s"}: ${shown}${more}).`;
 }

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { bigProject } from "../../bench/support/bigProject.ts";
+import { documentsTagged } from "../../src/lore/documents/documentListStore.ts";
+
+// GET /v1/lore/minds over many minds: streamed, and every mind's filter computed from one read of the
+// project's tagged documents; checked against the per-mind query it replaced, and scoped to the key's project.
+let t: TestApp;
+let a: ReturnType<typeof bigProject>;
+let b: ReturnType<typeof bigProject>;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  a = bigProject(t.app.ctx as never, { minds: 60, documents: 500, name: "A" });
+  b = bigProject(t.app.ctx as never, { minds: 20, documents: 100, name: "B" });
+});
+afterAll(() => t.close());
+
+const get = (key: string) => t.app.handle(new Request("http://localhost/v1/lore/minds", { headers: { authorization: `Bearer ${key}` } }));
+
+describe("GET /v1/lore/minds with many minds", () => {
+  test("every mind's filter and knowledge sentence match a query of its own tags", async () => {
+    const res = await get(a.editor);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json;charset=utf-8");
+    const body = JSON.parse(await res.text());
+    expect(Object.keys(body)).toEqual(["minds"]);
+    expect(body.minds).toHaveLength(60);
+    for (const m of body.minds) {
+      const docs = documentsTagged(t.app.ctx.db, a.projectId, m.knowledgeTags);
+      expect(m.computedFilter).toEqual({ tags: m.knowledgeTags, documentCount: docs.length, chunkCount: docs.reduce((n, d) => n + d.chunk_count, 0) });
+      const shown = docs.slice(0, 3).map((d) => d.name).join("; ");
+      expect(m.knowledgeDescription).toBe(`Knows about ${m.knowledgeTags.join(", ")} (${docs.length} documents: ${shown} and ${docs.length - 3} more).`);
+    }
+  });
+
+  test("another project's key sees only its own minds; a wrong key is refused before anything is read", async () => {
+    const other = JSON.parse(await (await get(b.editor)).text());
+    expect(other.minds.map((m: { id: string }) => m.id).sort()).toEqual([...b.minds].sort());
+    const wrong = await get("lh_editor_not-a-key");
+    expect(wrong.status).toBe(401);
+  });
+
+  test("a project without minds answers an empty list", async () => {
+    const empty = bigProject(t.app.ctx as never, { minds: 0, documents: 3, name: "Empty" });
+    const res = await get(empty.editor);
+    expect(await res.text()).toBe('{"minds":[]}');
+  });
+});
+
+describe("GET /v1/lore/documents pages at scale", () => {
+  test("pages walk the project's documents newest first, ties in insertion order, each page without sorting the project", async () => {
+    const page = async (offset: number) => {
+      const res = await t.app.handle(new Request(`http://localhost/v1/lore/documents?limit=100&offset=${offset}`, { headers: { authorization: `Bearer ${a.editor}` } }));
+      return JSON.parse(await res.text());
+    };
+    const seen: string[] = [];
+    for (let offset = 0; offset < 500; offset += 100) {
+      const p = await page(offset);
+      expect(p.pagination).toEqual({ total: 500, limit: 100, offset, hasMore: offset + 100 < 500 });
+      seen.push(...p.documents.map((d: { name: string }) => d.name));
+    }
+    // Generated in one instant by the test clock: newest first is the reverse of the order they were written.
+    const written = seen.map((n) => Number(n.split(" ").pop()));
+    expect(written).toEqual(Array.from({ length: 500 }, (_, i) => 499 - i));
+    const plan = t.app.ctx.db
+      .query<{ detail: string }, [string]>("EXPLAIN QUERY PLAN SELECT d.id FROM documents d WHERE d.project_id = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT 100 OFFSET 400")
+      .all(a.projectId)
+      .map((r) => r.detail);
+    expect(plan.join(" | ")).not.toContain("TEMP B-TREE");
+  });
+});
