@@ -23,6 +23,8 @@ export interface VectorStoreOptions {
   vectorCacheMb?: number;
   /** chunks from which a project is searched through an approximate index (built in the background); 0: never */
   vectorIndexMinChunks?: number;
+  /** candidates per hit the int8 scan hands to float32 re-scoring (default 4); 0: the int8 ranking as is */
+  vectorRescore?: number;
 }
 
 /** Rows per batch when copying into a new generation. */
@@ -61,7 +63,7 @@ export class VectorStore implements VectorTables {
     private active: Generation,
     opts: VectorStoreOptions,
   ) {
-    this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024, { indexMinRows: opts.vectorIndexMinChunks });
+    this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024, { indexMinRows: opts.vectorIndexMinChunks, rescore: opts.vectorRescore }, dir);
   }
 
   static async open(dir: string, embedder: Embedder, opts: VectorStoreOptions = {}): Promise<VectorStore> {
@@ -129,10 +131,12 @@ export class VectorStore implements VectorTables {
         // ~520 ms per document at 100k chunks against ~25 ms for this.) A crash between the two
         // leaves the document without chunks until it is indexed again: the indexer should treat
         // documents still PROCESSING at boot as PENDING.
+        this.caches.invalidate(g, projectId); // the project's snapshot file goes before the table changes
         await g.chunkGate.write(async () => {
           if (g.documents.has(docKey)) await g.chunks.delete(where);
           await g.chunks.add(data);
           if (vectors) g.vectorCache.get(projectId)?.setDocument(documentId, rows, vectors);
+          this.caches.invalidate(g, projectId);
         });
         g.documents.add(docKey);
         this.caches.enforce(g);
@@ -146,9 +150,11 @@ export class VectorStore implements VectorTables {
     const where = documentFilter(projectId, documentId);
     await this.locks.chunks.run(async () => {
       for (const g of this.writeTargets()) {
+        this.caches.invalidate(g, projectId);
         await g.chunkGate.write(async () => {
           await g.chunks.delete(where);
           g.vectorCache.get(projectId)?.deleteDocument(documentId);
+          this.caches.invalidate(g, projectId);
         });
         g.documents.delete(documentKey(projectId, documentId));
       }
@@ -163,8 +169,10 @@ export class VectorStore implements VectorTables {
       await this.locks[kind].run(async () => {
         for (const g of this.writeTargets()) {
           if (kind === "chunks") {
+            this.caches.invalidate(g, projectId);
             await g.chunkGate.write(async () => {
               await g.chunks.delete(where);
+              this.caches.invalidate(g, projectId);
               g.vectorCache.get(projectId)?.stop(); // and any index build it has running
               g.vectorCache.delete(projectId);
             });
@@ -202,9 +210,14 @@ export class VectorStore implements VectorTables {
     }
   }
 
-  /** Memory the active generation's project caches hold, in bytes (their estimate), and how many projects are loaded. */
-  cacheUsage(): { bytes: number; projects: number } {
-    return { bytes: this.caches.bytes(this.active), projects: this.active.vectorCache.size };
+  /** Memory the active generation's project caches hold, in bytes (their estimate), how many projects are loaded, and from where. */
+  cacheUsage(): { bytes: number; projects: number; loadsFrom: { snapshot: number; lance: number } } {
+    return { bytes: this.caches.bytes(this.active), projects: this.active.vectorCache.size, loadsFrom: { ...this.caches.loadsFrom } };
+  }
+
+  /** Waits until every vector cache snapshot being written is on disk or dropped (tests and benches). */
+  snapshotsIdle(): Promise<void> {
+    return this.caches.idle();
   }
 
   /** @internal the project's vector cache for generation g, loaded from LanceDB on first use */
@@ -307,6 +320,7 @@ export class VectorStore implements VectorTables {
 
   private async dropGeneration(g: Generation): Promise<void> {
     for (const cache of g.vectorCache.values()) cache.stop();
+    this.caches.dropGeneration(g);
     for (const kind of ["chunks", "memories"] as const) {
       try {
         g[kind].close();
@@ -332,6 +346,7 @@ export class VectorStore implements VectorTables {
     await this.upkeep.idle();
     await this.locks.chunks.idle();
     await this.locks.memories.idle();
+    await this.caches.flush(this.active); // the next start reads each project's cache back in one go
     this.upkeep.clearTimers();
     this.closed = true;
     for (const g of [this.active, this.pending]) {
@@ -354,13 +369,11 @@ export class VectorStore implements VectorTables {
     return this.pending ? [this.active, this.pending] : [this.active];
   }
 
-  /** @internal */
-  activeGeneration(): Generation {
+  /** @internal */ activeGeneration(): Generation {
     return this.active;
   }
 
-  /** @internal */
-  acquire(): Generation {
+  /** @internal */ acquire(): Generation {
     const g = this.active;
     g.readers++;
     return g;
@@ -370,8 +383,7 @@ export class VectorStore implements VectorTables {
     return this.locks.chunks.run(() => this.locks.memories.run(fn));
   }
 
-  /** Vectors for the active embedder, computed before taking a lock (embedding is the slow part of a write). */
-  /** @internal */
+  /** @internal vectors for the active embedder, computed before taking a lock (embedding is the slow part of a write) */
   async embedForActive(texts: string[]): Promise<PreEmbedded | null> {
     const e = this.active.embedder;
     return e ? { embedderId: e.id, vectors: await e.embed(texts) } : null;
