@@ -178,7 +178,7 @@ export class VectorStore implements VectorTables {
             });
             const prefix = documentKey(projectId, "");
             for (const key of g.documents) if (key.startsWith(prefix)) g.documents.delete(key);
-          } else await g.memories.delete(where);
+          } else await g.memories.delete(where).then(() => g.memoryGroups.deleted({ projectId }));
         }
       });
       this.upkeep.noteCommit(kind);
