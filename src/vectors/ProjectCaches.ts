@@ -45,9 +45,14 @@ export class ProjectCaches {
     if (!loading) {
       const path = this.dir === undefined ? undefined : snapshotPath(this.dir, g.gen, projectId);
       loading = loadProjectCache(g, projectId, this.cacheOptions, path)
-        .then(({ cache, fromSnapshot }) => {
+        .then(async ({ cache, fromSnapshot }) => {
           this.loadsFrom[fromSnapshot ? "snapshot" : "lance"]++;
-          if (!fromSnapshot) this.save(g, cache);
+          if (!fromSnapshot) {
+            // written before the first search: the float32 copies a LanceDB load makes (1.5 KB a row) then give
+            // way to views on the file, instead of counting against the budget until a background save ends
+            this.save(g, cache);
+            await this.running.get(key);
+          }
           return cache;
         })
         .finally(() => this.loads.delete(key));

@@ -10,11 +10,11 @@ import { OptimizePolicy } from "./OptimizePolicy.ts";
 import { copyBatch } from "./copyBatch.ts";
 import { searchVectorHits, searchVectors, type VectorQuery } from "./searchChunks.ts";
 import { deleteMemories, searchMemories, upsertMemories } from "./memoryIndex.ts";
+import { replaceDocumentsChunks, type DocumentChunks } from "./writeChunks.ts";
 import type { VectorTables } from "./vectorTables.ts";
 import type { ChunkRow, MemoryRow } from "./rows.ts";
-import { chunkRecord } from "./vectorRecords.ts";
-import { TABLE_RE, allIds, asData, createGeneration, documentKey, openGeneration, optimizeTable, readMeta, tableName } from "./generation.ts";
-import { vectorsFor, writeMeta, type Generation, type Kind, type PreEmbedded } from "./generation.ts";
+import { TABLE_RE, allIds, createGeneration, documentKey, openGeneration, optimizeTable, readMeta, tableName } from "./generation.ts";
+import { writeMeta, type Generation, type Kind, type PreEmbedded } from "./generation.ts";
 
 export type { ChunkRow, MemoryRow, VectorHit, VectorQuery };
 
@@ -109,40 +109,13 @@ export class VectorStore implements VectorTables {
   // ---------------------------------------------------------------- lore chunks
 
   async replaceDocumentChunks(projectId: string, documentId: string, rows: ChunkRow[]): Promise<void> {
-    this.assertOpen();
-    for (const r of rows) {
-      if (r.projectId !== projectId || r.documentId !== documentId) {
-        throw new Error(`Chunk ${r.id} belongs to ${r.projectId}/${r.documentId}, not ${projectId}/${documentId}`);
-      }
-    }
-    if (new Set(rows.map((r) => r.id)).size !== rows.length) throw new Error("Duplicate chunk ids in one document");
     if (!rows.length) return this.deleteDocument(projectId, documentId);
-    const texts = rows.map((r) => r.text);
-    const pre = await this.embedForActive(texts);
-    const where = documentFilter(projectId, documentId);
-    const docKey = documentKey(projectId, documentId);
-    await this.locks.chunks.run(async () => {
-      for (const g of this.writeTargets()) {
-        const vectors = await vectorsFor(g, texts, pre);
-        const data = asData(g, "chunks", rows.map((r, i) => chunkRecord(r, vectors?.[i] ?? null)));
-        // Two commits, but under the gate's write side: no search runs between them, so a reader
-        // sees the old chunks or the new ones, never both and never neither. (A single mergeInsert
-        // with whenNotMatchedBySourceDelete is atomic on disk too, but scans the whole table:
-        // ~520 ms per document at 100k chunks against ~25 ms for this.) A crash between the two
-        // leaves the document without chunks until it is indexed again: the indexer should treat
-        // documents still PROCESSING at boot as PENDING.
-        this.caches.invalidate(g, projectId); // the project's snapshot file goes before the table changes
-        await g.chunkGate.write(async () => {
-          if (g.documents.has(docKey)) await g.chunks.delete(where);
-          await g.chunks.add(data);
-          if (vectors) g.vectorCache.get(projectId)?.setDocument(documentId, rows, vectors);
-          this.caches.invalidate(g, projectId);
-        });
-        g.documents.add(docKey);
-        this.caches.enforce(g);
-      }
-    });
-    this.upkeep.noteCommit("chunks", rows.length);
+    return replaceDocumentsChunks(this, this.caches, projectId, [{ documentId, rows }]);
+  }
+
+  /** Several documents of one project at once (a bulk import): one embedding call, two LanceDB commits. */
+  replaceDocumentsChunks(projectId: string, docs: DocumentChunks[]): Promise<void> {
+    return replaceDocumentsChunks(this, this.caches, projectId, docs);
   }
 
   async deleteDocument(projectId: string, documentId: string): Promise<void> {
