@@ -1,6 +1,6 @@
 // Indexing throughput through the indexer job (chunk + embed + LanceDB + SQLite) over a bulk import, at the start
-// of the backlog and at its end, with and without the claim index of migration 028 — side by side in one run
-// (the "without" project drops the index first). Flat means the backlog's size costs nothing per document.
+// of the backlog and at its end, a document at a time (as the indexer wrote before) and in batches — side by side
+// in one run. Flat means the project's size costs nothing per document.
 // Usage: bun bench/scale-indexing.ts [--documents 2000]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import { createTag } from "../src/lore/tags/writeTags.ts";
 import { silentLogger } from "../src/ops/logger.ts";
 import { createProject } from "../src/projects/projectService.ts";
 import { bigWorld } from "./support/bigWorld.ts";
+import { runIndexer, type IndexerContext } from "../src/lore/indexer/indexerJob.ts";
 
 const { values: args } = parseArgs({ options: { documents: { type: "string", default: "2000" } } });
 const docs = Number(args.documents);
@@ -20,11 +21,10 @@ const PER_DOC = 4;
 const world = bigWorld({ chunks: docs * PER_DOC * 5, chunksPerDocument: PER_DOC * 5, queries: 1 });
 
 const rows: string[] = [];
-for (const withIndex of [false, true]) {
+for (const batchSize of [1, 32]) {
   const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-idx-"));
   const config = loadConfig({ cwd: dir, env: {}, flags: { dataDir: join(dir, "data"), modelsDir: dir, logLevel: "silent" } });
   const app = await App.create(config, { logger: silentLogger, loadModel: false });
-  if (!withIndex) app.db.run("DROP INDEX documents_status_updated");
   const projectId = createProject(app.ctx, { name: "Bench" }).id;
   for (const name of world.tags) createTag(app.ctx, projectId, { name });
   // ~4 chunks a document: five generated chunks of ~60 words per part, four parts under headings
@@ -40,7 +40,8 @@ for (const withIndex of [false, true]) {
     const t0 = performance.now();
     let done = 0;
     while (done < n) {
-      const r = (await app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
+      // the job's own function, with the batch size under test (1: a document at a time, as it was)
+      const r = await runIndexer(app.ctx as IndexerContext, undefined, 50, batchSize);
       if (!r || r.indexed === 0) break;
       done += r.indexed;
     }
@@ -49,13 +50,13 @@ for (const withIndex of [false, true]) {
   const first = await timed(tenth);
   await timed(docs - 2 * tenth);
   const last = await timed(tenth);
-  rows.push(`| ${withIndex ? "with" : "without"} | ${docs.toLocaleString("en")} | ${count().toLocaleString("en")} | ${first.toFixed(0)} chunks/s | ${last.toFixed(0)} chunks/s |`);
+  rows.push(`| ${batchSize === 1 ? "one at a time (as it was)" : `${batchSize} documents / 256 chunks`} | ${docs.toLocaleString("en")} | ${count().toLocaleString("en")} | ${first.toFixed(0)} chunks/s | ${last.toFixed(0)} chunks/s |`);
   await app.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(`\n### Indexing a bulk import — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. Hashing embedder, documents of ~${PER_DOC} chunks (~1,200 words), all created before the indexer starts.\n`);
-console.log("| claim index (migration 028) | documents | chunks | first tenth of the backlog | last tenth |");
+console.log("| indexer writes | documents | chunks | first tenth of the backlog | last tenth |");
 console.log("|---|---|---|---|---|");
 for (const r of rows) console.log(r);
 process.exit(0);

@@ -42,7 +42,7 @@ function prepare(doc: PendingDocument): Prepared {
   return { doc, chunks, rows };
 }
 
-export async function runIndexer(ctx: IndexerContext, signal?: AbortSignal, maxDocuments = 50): Promise<{ indexed: number; failed: number; removed: number }> {
+export async function runIndexer(ctx: IndexerContext, signal?: AbortSignal, maxDocuments = 50, batchDocuments = BATCH_DOCUMENTS): Promise<{ indexed: number; failed: number; removed: number }> {
   let removed = 0;
   for (const t of takeTombstones(ctx)) {
     await ctx.vectors.deleteDocument(t.projectId, t.documentId);
@@ -57,7 +57,7 @@ export async function runIndexer(ctx: IndexerContext, signal?: AbortSignal, maxD
     const batch: Prepared[] = [];
     const before = n;
     let chunks = 0;
-    while (n < maxDocuments && batch.length < BATCH_DOCUMENTS && chunks < BATCH_CHUNKS) {
+    while (n < maxDocuments && batch.length < batchDocuments && chunks < BATCH_CHUNKS) {
       const doc = claimPendingDocument(ctx);
       if (!doc) break;
       n++;
