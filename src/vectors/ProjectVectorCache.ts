@@ -49,6 +49,9 @@ const TAG_BITS = 32;
  * nothing (symmetric per-row scaling of a unit vector errs by < 0.4 % of a
  * coordinate; bench/scale-retrieval.ts measures recall against float32), and
  * the few hits a turn keeps get their text from SQLite, the source of truth.
+ * What int8 does lose (two rows closer than its error swap places) the search
+ * wins back by re-scoring its top candidates with float32 vectors, which live
+ * in the project's memory-mapped snapshot file, not in the heap (cacheSnapshot.ts).
  */
 export class ProjectVectorCache {
   private readonly docs = new Map<string, DocumentBlock>();
