@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { DocumentBlock } from "./cacheBlocks.ts";
@@ -130,6 +130,8 @@ export function commitSnapshot(tmp: string, path: string): void {
 
 interface Mapped {
   map: Uint8Array;
+  /** the mapped file's inode: a read of the same path must find the same file (a save renames over it) */
+  ino: number;
   header: SnapshotHeader;
   codesAt: number;
   scalesAt: number;
@@ -140,7 +142,9 @@ interface Mapped {
 function mapSnapshot(path: string): Mapped | null {
   if (!existsSync(path)) return null;
   try {
+    const ino = statSync(path).ino;
     const map = Bun.mmap(path, { shared: false });
+    if (statSync(path).ino !== ino) return null;
     if (map.byteLength < 16 || Buffer.from(map.buffer, map.byteOffset, 8).toString("latin1") !== MAGIC) return null;
     const len = new DataView(map.buffer, map.byteOffset + 8, 4).getUint32(0, true);
     const header = JSON.parse(new TextDecoder().decode(map.subarray(16, 16 + len))) as SnapshotHeader;
@@ -149,7 +153,7 @@ function mapSnapshot(path: string): Mapped | null {
     const scalesAt = pad(codesAt + rows * dims);
     const fullAt = pad(scalesAt + rows * 4);
     if (map.byteLength < (header.hasFull ? fullAt + rows * dims * 4 : scalesAt + rows * 4)) return null;
-    return { map, header, codesAt, scalesAt, fullAt };
+    return { map, ino, header, codesAt, scalesAt, fullAt };
   } catch {
     return null; // truncated or garbled: LanceDB has the rows
   }
@@ -163,10 +167,23 @@ function fullViews(m: Mapped): Float32Array | null {
 export function readSnapshot(path: string): SnapshotFile | null {
   const m = mapSnapshot(path);
   if (!m) return null;
-  const { map, header, codesAt, scalesAt } = m;
+  const { header, codesAt, scalesAt } = m;
   const { dims, rows } = header;
-  const codes = new Int8Array(map.buffer.slice(map.byteOffset + codesAt, map.byteOffset + codesAt + rows * dims));
-  const scales = new Float32Array(map.buffer.slice(map.byteOffset + scalesAt, map.byteOffset + scalesAt + rows * 4));
+  // codes and scales in one read into the heap, not copied out of the map: pages copied from a mapping stay
+  // resident in it (and in the RSS) for as long as the float32 views keep the mapping alive
+  const part = Buffer.alloc(scalesAt + rows * 4 - codesAt);
+  try {
+    const fd = openSync(path, "r");
+    try {
+      if (fstatSync(fd).ino !== m.ino || readSync(fd, part, 0, part.length, codesAt) !== part.length) return null;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null; // deleted by a write since it was mapped: LanceDB has the rows
+  }
+  const codes = new Int8Array(part.buffer, part.byteOffset, rows * dims);
+  const scales = new Float32Array(part.buffer, part.byteOffset + scalesAt - codesAt, rows);
   const full = fullViews(m);
   let r = 0;
   const s = header.strings;
