@@ -45,14 +45,13 @@ export class ProjectCaches {
     if (!loading) {
       const path = this.dir === undefined ? undefined : snapshotPath(this.dir, g.gen, projectId);
       loading = loadProjectCache(g, projectId, this.cacheOptions, path)
-        .then(async ({ cache, fromSnapshot }) => {
+        .then(({ cache, fromSnapshot }) => {
           this.loadsFrom[fromSnapshot ? "snapshot" : "lance"]++;
-          if (!fromSnapshot) {
-            // written before the first search: the float32 copies a LanceDB load makes (1.5 KB a row) then give
-            // way to views on the file, instead of counting against the budget until a background save ends
-            this.save(g, cache);
-            await this.running.get(key);
-          }
+          // in the background: awaited, a 100k-chunk load took ~3× longer (bench/scale-load.ts), its writes waiting
+          // behind the index build that starts beside it. Until it ends, the float32 copies the load made (1.5 KB
+          // a row) count against the budget, which may evict another project early: that one's next load then
+          // reads its own snapshot file (a fraction of a second), so the trade favours the search waiting here.
+          if (!fromSnapshot) this.save(g, cache);
           return cache;
         })
         .finally(() => this.loads.delete(key));

@@ -127,12 +127,11 @@ test("a snapshot being written while a write lands is not kept", async () => {
     reached();
     return held;
   };
-  const asking = ask(store); // loaded from LanceDB, then its snapshot is written (the search waits for it)
+  await ask(store); // loaded from LanceDB: its snapshot is now being written in the background
   await atCommit;
   // the same number of rows, new tags: only the epoch check (not the row count) can tell the old file from the table
   await store.replaceDocumentChunks("p", "d0", Array.from({ length: 10 }, (_, i) => chunk("p", "d0", i, text(i), ["zz"])));
   release();
-  await asking;
   await store.snapshotsIdle();
   // no close (the process died): whatever the next one loads must hold the write
   const again = await VectorStore.open(dir, emb);
