@@ -2,7 +2,8 @@
 // vectors) side by side with the int8 cache, in one run, over one generated world (bench/support/bigWorld.ts).
 // Reports per size: search p50 / p99, recall@4 and recall@20 of the int8 ranking against the float32 exact one,
 // memory per chunk (heap + array buffers after GC, and the cache's own estimate), and build time from rows.
-// Usage: bun bench/scale-retrieval.ts [--sizes 10000,100000] [--queries 300]
+// With --rescore: the same caches re-scoring their top rescore × n candidates in float32, side by side.
+// Usage: bun bench/scale-retrieval.ts [--sizes 10000,100000] [--queries 300] [--probes 0.05,0.1,0.2] [--rescore 2,4]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
@@ -12,9 +13,10 @@ import { bigWorld } from "./support/bigWorld.ts";
 import { Float32VectorCache } from "./support/float32Cache.ts";
 
 const { values: args } = parseArgs({
-  options: { sizes: { type: "string", default: "10000,100000" }, queries: { type: "string", default: "300" }, probes: { type: "string", default: "0.05,0.1,0.2" } },
+  options: { sizes: { type: "string", default: "10000,100000" }, queries: { type: "string", default: "300" }, probes: { type: "string", default: "0.05,0.1,0.2" }, rescore: { type: "string", default: "2,4" } },
 });
 const probes = args.probes!.split(",").map(Number);
+const rescores = args.rescore!.split(",").map(Number);
 const sizes = args.sizes!.split(",").map(Number);
 const nQueries = Number(args.queries);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
@@ -62,7 +64,9 @@ for (const size of sizes) {
     return { cache, ms, bytes: mem() - before };
   };
   const f32 = build(() => new Float32VectorCache(embedder.dims));
-  const i8 = build(() => new ProjectVectorCache(embedder.dims, "p", { indexMinRows: 0 }));
+  const i8 = build(() => new ProjectVectorCache(embedder.dims, "p", { indexMinRows: 0, rescore: 0 }));
+  // with float32 vectors for re-scoring (own copies here; in the store they are views on the mapped snapshot file)
+  const rs = build(() => new ProjectVectorCache(embedder.dims, "p", { indexMinRows: 0 }));
   const ix = build(() => new ProjectVectorCache(embedder.dims, "p", { indexMinRows: 1 }));
   const t0 = performance.now();
   await ix.cache.indexIdle();
@@ -96,17 +100,24 @@ for (const size of sizes) {
     return { t, r4: r4 / want4, r20: r20 / want20 };
   };
   run(queries.slice(0, 20)); // JIT warm-up
-  for (const [label, qs] of [["question", queries], ["dense", dense]] as const) {
-    const r = run(qs);
+  run(queries.slice(0, 20), rs.cache);
+  const line = (label: string, what: string, r: ReturnType<typeof run>) =>
     out.push(
-      `| ${size.toLocaleString("en")} | ${label} | int8 exact | ${pct(r.t.f32, 0.5).toFixed(2)} / ${pct(r.t.f32, 0.99).toFixed(2)} ms | ${pct(r.t.i8, 0.5).toFixed(2)} / ${pct(r.t.i8, 0.99).toFixed(2)} ms | ${r.r4.toFixed(3)} | ${r.r20.toFixed(3)} |`,
+      `| ${size.toLocaleString("en")} | ${label} | ${what} | ${pct(r.t.f32, 0.5).toFixed(2)} / ${pct(r.t.f32, 0.99).toFixed(2)} ms | ${pct(r.t.i8, 0.5).toFixed(2)} / ${pct(r.t.i8, 0.99).toFixed(2)} ms | ${r.r4.toFixed(3)} | ${r.r20.toFixed(3)} |`,
     );
+  const mutable = (c: ProjectVectorCache) => c.opts as { rescore?: number; probeShare?: number };
+  for (const [label, qs] of [["question", queries], ["dense", dense]] as const) {
+    line(label, "int8 exact", run(qs));
+    for (const x of rescores) {
+      mutable(rs.cache).rescore = x;
+      line(label, `int8 exact, float32 re-score of ${x}×n`, run(qs, rs.cache));
+    }
     for (const share of probes) {
-      ix.cache.opts.probeShare = share;
-      const r = run(qs, ix.cache);
-      out.push(
-        `| ${size.toLocaleString("en")} | ${label} | int8 index, ${share * 100}% of lists | ${pct(r.t.f32, 0.5).toFixed(2)} / ${pct(r.t.f32, 0.99).toFixed(2)} ms | ${pct(r.t.i8, 0.5).toFixed(2)} / ${pct(r.t.i8, 0.99).toFixed(2)} ms | ${r.r4.toFixed(3)} | ${r.r20.toFixed(3)} |`,
-      );
+      mutable(ix.cache).probeShare = share;
+      for (const x of [0, ...rescores]) {
+        mutable(ix.cache).rescore = x;
+        line(label, `int8 index, ${share * 100}% of lists${x ? `, float32 re-score of ${x}×n` : ""}`, run(qs, ix.cache));
+      }
     }
   }
   out.push(

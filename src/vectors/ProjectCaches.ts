@@ -1,3 +1,4 @@
+import { commitSnapshot, dropSnapshot, dropSnapshotFolder, mappedViews, snapshotPath, writeSnapshotTmp } from "./cacheSnapshot.ts";
 import type { Generation } from "./generation.ts";
 import { loadProjectCache } from "./loadProjectCache.ts";
 import type { CacheOptions, ProjectVectorCache } from "./ProjectVectorCache.ts";
@@ -7,17 +8,30 @@ import type { CacheOptions, ProjectVectorCache } from "./ProjectVectorCache.ts";
  * first search, or by the warm job at boot while the budget allows), one load
  * at a time per project, and evicted least-recently-searched first once their
  * memory passes the `vectorCacheMb` budget. An evicted project is loaded again
- * at its next search (~0.5 s at 100k chunks): a studio hosting more worlds than
- * memory holds pays that once per return, instead of the box running out.
+ * at its next search: a studio hosting more worlds than memory holds pays that
+ * once per return, instead of the box running out.
+ *
+ * With a folder, each cache is also kept as a snapshot file (cacheSnapshot.ts):
+ * written after a load from LanceDB, when a changed cache is evicted and at
+ * close; deleted before every write to its project. A load tries it first.
  */
 export class ProjectCaches {
   private readonly loads = new Map<string, Promise<ProjectVectorCache>>();
   private clock = 0;
+  /** per generation and project, bumped by every write: a snapshot written across a write is not kept */
+  private readonly epochs = new Map<string, number>();
+  private readonly saving = new Set<Promise<void>>();
+  private readonly running = new Map<string, Promise<void>>();
+  /** loads answered by a snapshot file and by LanceDB (tests and benches tell the two paths apart by them) */
+  readonly loadsFrom = { snapshot: 0, lance: 0 };
+  /** @internal test hook: awaited between writing a snapshot and keeping it */
+  beforeCommit: (() => Promise<void>) | null = null;
 
-  /** budgetBytes 0: no budget, nothing is evicted */
+  /** budgetBytes 0: no budget, nothing is evicted; dir: where snapshot files go (none without) */
   constructor(
     readonly budgetBytes: number,
     private readonly cacheOptions: CacheOptions = {},
+    private readonly dir?: string,
   ) {}
 
   async get(g: Generation, projectId: string): Promise<ProjectVectorCache> {
@@ -29,13 +43,83 @@ export class ProjectCaches {
     const key = `${g.gen}\u0000${projectId}`;
     let loading = this.loads.get(key);
     if (!loading) {
-      loading = loadProjectCache(g, projectId, this.cacheOptions).finally(() => this.loads.delete(key));
+      const path = this.dir === undefined ? undefined : snapshotPath(this.dir, g.gen, projectId);
+      loading = loadProjectCache(g, projectId, this.cacheOptions, path)
+        .then(({ cache, fromSnapshot }) => {
+          this.loadsFrom[fromSnapshot ? "snapshot" : "lance"]++;
+          // in the background: awaited, a 100k-chunk load took ~3× longer (bench/scale-load.ts), its writes waiting
+          // behind the index build that starts beside it. Until it ends, the float32 copies the load made (1.5 KB
+          // a row) count against the budget, which may evict another project early: that one's next load then
+          // reads its own snapshot file (a fraction of a second), so the trade favours the search waiting here.
+          if (!fromSnapshot) this.save(g, cache);
+          return cache;
+        })
+        .finally(() => this.loads.delete(key));
       this.loads.set(key, loading);
     }
     const cache = await loading;
     cache.usedAt = ++this.clock;
     this.enforce(g, cache);
     return cache;
+  }
+
+  /**
+   * Called before a write to the project commits, and again once its cache has
+   * the write: the snapshot goes, and a save running across the write is dropped.
+   */
+  invalidate(g: Generation, projectId: string): void {
+    const key = `${g.gen}\u0000${projectId}`;
+    this.epochs.set(key, (this.epochs.get(key) ?? 0) + 1);
+    if (this.dir !== undefined) dropSnapshot(snapshotPath(this.dir, g.gen, projectId));
+  }
+
+  /** Writes the cache's snapshot in the background (a no-op without a folder). */
+  save(g: Generation, cache: ProjectVectorCache): void {
+    const dir = this.dir;
+    if (dir === undefined || !g.embedder) return;
+    const key = `${g.gen}\u0000${cache.projectId}`;
+    // one save of a project at a time: a second waits for the first, then writes only if there is still news
+    const before = this.running.get(key) ?? Promise.resolve();
+    const run = before
+      .then(() => (cache.dirty ? this.write(g, cache, dir) : undefined))
+      .catch((e) => console.error(`lorehold: vector cache snapshot of ${cache.projectId} not written: ${e}`));
+    this.running.set(key, run);
+    this.saving.add(run);
+    void run.finally(() => {
+      this.saving.delete(run);
+      if (this.running.get(key) === run) this.running.delete(key);
+    });
+  }
+
+  private async write(g: Generation, cache: ProjectVectorCache, dir: string): Promise<void> {
+    const key = `${g.gen}\u0000${cache.projectId}`;
+    const path = snapshotPath(dir, g.gen, cache.projectId);
+    // the block list under the gate: no commit is half-applied to it (and the blocks themselves never change)
+    const [epoch, blocks] = await g.chunkGate.read(async () => [this.epochs.get(key) ?? 0, cache.blocks()] as const);
+    const tmp = await writeSnapshotTmp(path, { gen: g.gen, embedderId: g.embedderId, dims: g.dims, projectId: cache.projectId }, blocks);
+    await this.beforeCommit?.();
+    // synchronous from the check to the rename: a write's invalidate cannot slip between them
+    if ((this.epochs.get(key) ?? 0) !== epoch) return dropSnapshot(tmp);
+    commitSnapshot(tmp, path);
+    cache.dirty = false;
+    cache.adoptMapped(mappedViews(path, blocks));
+  }
+
+  /** Saves every changed cache of the generation and waits for all saves (at close). */
+  async flush(g: Generation): Promise<void> {
+    await this.idle();
+    for (const c of g.vectorCache.values()) if (c.dirty) this.save(g, c);
+    await this.idle();
+  }
+
+  /** Resolves once no snapshot is being written. */
+  async idle(): Promise<void> {
+    while (this.saving.size) await Promise.all([...this.saving]);
+  }
+
+  /** Removes a dropped generation's snapshot files. */
+  dropGeneration(g: Generation): void {
+    if (this.dir !== undefined) dropSnapshotFolder(this.dir, g.gen);
   }
 
   /** Memory the generation's caches hold (their own estimate). */
@@ -58,6 +142,7 @@ export class ProjectCaches {
       if (!victim) return;
       g.vectorCache.delete(victim[0]);
       victim[1].stop();
+      if (victim[1].dirty) this.save(g, victim[1]); // its next load then reads the file, not LanceDB
       total -= victim[1].bytes;
     }
   }

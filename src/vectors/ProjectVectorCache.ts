@@ -1,4 +1,4 @@
-import { prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
+import { fullScore, normalised, prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
 import { IvfIndex } from "./IvfIndex.ts";
 import type { ChunkRow } from "./rows.ts";
 
@@ -10,7 +10,21 @@ export const DEFAULT_INDEX_MIN_ROWS = 20_000;
 /** Share of the index's lists a search always scans (more only when too few visible rows were found). */
 export const DEFAULT_PROBE_SHARE = 0.2;
 
+/** Candidates per wanted hit that the int8 scan hands to float32 re-scoring (0: none, the int8 ranking as is). */
+export const DEFAULT_RESCORE = 4;
+
+/** A document's rows apart from their vectors, column by column. */
+export interface RowMeta {
+  ids: string[];
+  documentName: string[];
+  locationId: (string | null)[];
+  chunkIndex: Int32Array;
+  tags: string[][];
+}
+
 export interface CacheOptions {
+  /** candidates per hit re-scored in float32; 0: none (and no float32 vectors kept) */
+  rescore?: number;
   /** 0: never index */
   indexMinRows?: number;
   probeShare?: number;
@@ -35,12 +49,17 @@ const TAG_BITS = 32;
  * nothing (symmetric per-row scaling of a unit vector errs by < 0.4 % of a
  * coordinate; bench/scale-retrieval.ts measures recall against float32), and
  * the few hits a turn keeps get their text from SQLite, the source of truth.
+ * What int8 does lose (two rows closer than its error swap places) the search
+ * wins back by re-scoring its top candidates with float32 vectors, which live
+ * in the project's memory-mapped snapshot file, not in the heap (cacheSnapshot.ts).
  */
 export class ProjectVectorCache {
   private readonly docs = new Map<string, DocumentBlock>();
   private readonly tagBit = new Map<string, number>();
   private count = 0;
   private byteCount = 0;
+  /** changed since it was loaded or last saved as a snapshot file */
+  dirty = false;
   /** when it was last searched, on the ProjectCaches clock (least recently used is evicted first) */
   usedAt = 0;
 
@@ -94,10 +113,55 @@ export class ProjectVectorCache {
     const n = rows.length;
     const codes = new Int8Array(n * dims);
     const scales = new Float32Array(n);
+    const full = this.rescore > 0 ? new Float32Array(n * dims) : null;
+    for (let i = 0; i < n; i++) {
+      scales[i] = quantise(vectors[i], dims, codes, i * dims);
+      if (full) full.set(normalised(vectors[i], dims), i * dims);
+    }
+    const meta: RowMeta = {
+      ids: rows.map((r) => r.id),
+      documentName: rows.map((r) => r.documentName),
+      locationId: rows.map((r) => r.locationId),
+      chunkIndex: Int32Array.from(rows, (r) => r.chunkIndex),
+      tags: rows.map((r) => r.tags),
+    };
+    this.place(documentId, meta, codes, scales, full, true);
+    this.dirty = true;
+  }
+
+  /** A document as a snapshot file holds it (codes and scales copied into memory, full a view on the mapped file). */
+  restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: Float32Array | null): void {
+    this.deleteDocument(documentId);
+    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null, false);
+  }
+
+  /** Every live document block, in one consistent state (the blocks themselves never change once placed). */
+  blocks(): DocumentBlock[] {
+    return [...this.docs.values()];
+  }
+
+  /** After a snapshot was written: rows whose vectors it now holds drop their own copies for views on it. */
+  adoptMapped(views: Map<DocumentBlock, Float32Array>): void {
+    for (const [block, view] of views) {
+      if (block.dead || !block.ownFull || !block.full) continue;
+      const own = block.full.byteLength;
+      block.full = view;
+      block.ownFull = false;
+      block.bytes -= own;
+      this.byteCount -= own;
+    }
+  }
+
+  private get rescore(): number {
+    return this.opts.rescore ?? DEFAULT_RESCORE;
+  }
+
+  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: Float32Array | null, ownFull: boolean): void {
+    const n = scales.length;
     const tagBits = new Uint32Array(n);
     const overflow = new Uint8Array(n);
     const tags: string[][] = [];
-    let bytes = 200 + documentId.length + codes.length + n * (4 + 4 + 4 + 1 + 16 + 16);
+    let bytes = 200 + documentId.length + codes.length + n * (4 + 4 + 4 + 1 + 16 + 16) + (full && ownFull ? full.byteLength : 0);
     const shared = new Map<string, string[]>();
     const strings = new Map<string, string>();
     const intern = (s: string) => {
@@ -109,35 +173,37 @@ export class ProjectVectorCache {
     };
     const documentName: string[] = [];
     const locationId: (string | null)[] = [];
-    rows.forEach((row, i) => {
-      documentName.push(intern(row.documentName));
-      locationId.push(row.locationId === null ? null : intern(row.locationId));
-      scales[i] = quantise(vectors[i], dims, codes, i * dims);
-      const key = row.tags.join("\u0000");
+    for (let i = 0; i < n; i++) {
+      documentName.push(intern(meta.documentName[i]));
+      const loc = meta.locationId[i];
+      locationId.push(loc === null ? null : intern(loc));
+      const key = meta.tags[i].join("\u0000");
       let own = shared.get(key);
       if (!own) {
-        own = [...row.tags];
+        own = [...meta.tags[i]];
         shared.set(key, own);
         bytes += 32 + own.reduce((s, t) => s + 24 + t.length, 0);
       }
       tags.push(own);
-      bytes += 32 + row.id.length; // the id string and its slot
+      bytes += 32 + meta.ids[i].length; // the id string and its slot
       for (const t of own) {
         const bit = this.bitOf(t, true);
         if (bit === null) overflow[i] = 1;
         else tagBits[i] |= bit;
       }
-    });
+    }
     const block: DocumentBlock = {
       documentId,
       dead: false,
       documentName,
       locationId,
-      ids: rows.map((r) => r.id),
-      chunkIndex: Int32Array.from(rows, (r) => r.chunkIndex),
+      ids: meta.ids,
+      chunkIndex: meta.chunkIndex,
       tags,
       codes,
       scales,
+      full,
+      ownFull: ownFull && full !== null,
       tagBits,
       overflow,
       bytes,
@@ -157,6 +223,7 @@ export class ProjectVectorCache {
     this.byteCount -= old.bytes;
     this.docs.delete(documentId);
     old.dead = true; // an index, or a build's snapshot, may still list its rows
+    this.dirty = true;
     this.ivf?.remove(old);
     this.pendingAdds?.delete(old);
   }
@@ -172,7 +239,9 @@ export class ProjectVectorCache {
     let want = 0;
     for (const t of tags) want |= this.bitOf(t, false) ?? 0;
     const p = prepareQuery(query, this.dims, want, tags, exclude);
-    const best = new TopN(n);
+    // The int8 ranking keeps rescore × n candidates, which their float32 vectors then rank exactly: the int8
+    // error only decides which rows reach the candidates, not their order (bench/scale-retrieval.ts: recall).
+    const best = new TopN(this.rescore > 0 ? n * this.rescore : n);
     // A sparse query (the hashing embedder's) costs only its non-zero dims per row, so the exact scan stays
     // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
     // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
@@ -183,7 +252,13 @@ export class ProjectVectorCache {
         for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);
       }
     }
-    return best.items.map(({ score, doc, row }) => ({
+    let items = best.items;
+    if (this.rescore > 0) {
+      items = items.map((it) => ({ ...it, score: fullScore(it.doc, it.row, p, this.dims) ?? it.score }));
+      items.sort((a, b) => b.score - a.score);
+      items = items.slice(0, n);
+    }
+    return items.map(({ score, doc, row }) => ({
       id: doc.ids[row],
       projectId: this.projectId,
       documentId: doc.documentId,

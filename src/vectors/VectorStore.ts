@@ -10,11 +10,11 @@ import { OptimizePolicy } from "./OptimizePolicy.ts";
 import { copyBatch } from "./copyBatch.ts";
 import { searchVectorHits, searchVectors, type VectorQuery } from "./searchChunks.ts";
 import { deleteMemories, searchMemories, upsertMemories } from "./memoryIndex.ts";
+import { replaceDocumentsChunks, type DocumentChunks } from "./writeChunks.ts";
 import type { VectorTables } from "./vectorTables.ts";
 import type { ChunkRow, MemoryRow } from "./rows.ts";
-import { chunkRecord } from "./vectorRecords.ts";
-import { TABLE_RE, allIds, asData, createGeneration, documentKey, openGeneration, optimizeTable, readMeta, tableName } from "./generation.ts";
-import { vectorsFor, writeMeta, type Generation, type Kind, type PreEmbedded } from "./generation.ts";
+import { TABLE_RE, allIds, createGeneration, documentKey, openGeneration, optimizeTable, readMeta, tableName } from "./generation.ts";
+import { writeMeta, type Generation, type Kind, type PreEmbedded } from "./generation.ts";
 
 export type { ChunkRow, MemoryRow, VectorHit, VectorQuery };
 
@@ -23,6 +23,8 @@ export interface VectorStoreOptions {
   vectorCacheMb?: number;
   /** chunks from which a project is searched through an approximate index (built in the background); 0: never */
   vectorIndexMinChunks?: number;
+  /** candidates per hit the int8 scan hands to float32 re-scoring (default 4); 0: the int8 ranking as is */
+  vectorRescore?: number;
 }
 
 /** Rows per batch when copying into a new generation. */
@@ -61,7 +63,7 @@ export class VectorStore implements VectorTables {
     private active: Generation,
     opts: VectorStoreOptions,
   ) {
-    this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024, { indexMinRows: opts.vectorIndexMinChunks });
+    this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024, { indexMinRows: opts.vectorIndexMinChunks, rescore: opts.vectorRescore }, dir);
   }
 
   static async open(dir: string, embedder: Embedder, opts: VectorStoreOptions = {}): Promise<VectorStore> {
@@ -107,38 +109,13 @@ export class VectorStore implements VectorTables {
   // ---------------------------------------------------------------- lore chunks
 
   async replaceDocumentChunks(projectId: string, documentId: string, rows: ChunkRow[]): Promise<void> {
-    this.assertOpen();
-    for (const r of rows) {
-      if (r.projectId !== projectId || r.documentId !== documentId) {
-        throw new Error(`Chunk ${r.id} belongs to ${r.projectId}/${r.documentId}, not ${projectId}/${documentId}`);
-      }
-    }
-    if (new Set(rows.map((r) => r.id)).size !== rows.length) throw new Error("Duplicate chunk ids in one document");
     if (!rows.length) return this.deleteDocument(projectId, documentId);
-    const texts = rows.map((r) => r.text);
-    const pre = await this.embedForActive(texts);
-    const where = documentFilter(projectId, documentId);
-    const docKey = documentKey(projectId, documentId);
-    await this.locks.chunks.run(async () => {
-      for (const g of this.writeTargets()) {
-        const vectors = await vectorsFor(g, texts, pre);
-        const data = asData(g, "chunks", rows.map((r, i) => chunkRecord(r, vectors?.[i] ?? null)));
-        // Two commits, but under the gate's write side: no search runs between them, so a reader
-        // sees the old chunks or the new ones, never both and never neither. (A single mergeInsert
-        // with whenNotMatchedBySourceDelete is atomic on disk too, but scans the whole table:
-        // ~520 ms per document at 100k chunks against ~25 ms for this.) A crash between the two
-        // leaves the document without chunks until it is indexed again: the indexer should treat
-        // documents still PROCESSING at boot as PENDING.
-        await g.chunkGate.write(async () => {
-          if (g.documents.has(docKey)) await g.chunks.delete(where);
-          await g.chunks.add(data);
-          if (vectors) g.vectorCache.get(projectId)?.setDocument(documentId, rows, vectors);
-        });
-        g.documents.add(docKey);
-        this.caches.enforce(g);
-      }
-    });
-    this.upkeep.noteCommit("chunks", rows.length);
+    return replaceDocumentsChunks(this, this.caches, projectId, [{ documentId, rows }]);
+  }
+
+  /** Several documents of one project at once (a bulk import): one embedding call, two LanceDB commits. */
+  replaceDocumentsChunks(projectId: string, docs: DocumentChunks[]): Promise<void> {
+    return replaceDocumentsChunks(this, this.caches, projectId, docs);
   }
 
   async deleteDocument(projectId: string, documentId: string): Promise<void> {
@@ -146,9 +123,11 @@ export class VectorStore implements VectorTables {
     const where = documentFilter(projectId, documentId);
     await this.locks.chunks.run(async () => {
       for (const g of this.writeTargets()) {
+        this.caches.invalidate(g, projectId);
         await g.chunkGate.write(async () => {
           await g.chunks.delete(where);
           g.vectorCache.get(projectId)?.deleteDocument(documentId);
+          this.caches.invalidate(g, projectId);
         });
         g.documents.delete(documentKey(projectId, documentId));
       }
@@ -163,14 +142,16 @@ export class VectorStore implements VectorTables {
       await this.locks[kind].run(async () => {
         for (const g of this.writeTargets()) {
           if (kind === "chunks") {
+            this.caches.invalidate(g, projectId);
             await g.chunkGate.write(async () => {
               await g.chunks.delete(where);
+              this.caches.invalidate(g, projectId);
               g.vectorCache.get(projectId)?.stop(); // and any index build it has running
               g.vectorCache.delete(projectId);
             });
             const prefix = documentKey(projectId, "");
             for (const key of g.documents) if (key.startsWith(prefix)) g.documents.delete(key);
-          } else await g.memories.delete(where);
+          } else await g.memories.delete(where).then(() => g.memoryGroups.deleted({ projectId }));
         }
       });
       this.upkeep.noteCommit(kind);
@@ -202,9 +183,14 @@ export class VectorStore implements VectorTables {
     }
   }
 
-  /** Memory the active generation's project caches hold, in bytes (their estimate), and how many projects are loaded. */
-  cacheUsage(): { bytes: number; projects: number } {
-    return { bytes: this.caches.bytes(this.active), projects: this.active.vectorCache.size };
+  /** Memory the active generation's project caches hold, in bytes (their estimate), how many projects are loaded, and from where. */
+  cacheUsage(): { bytes: number; projects: number; loadsFrom: { snapshot: number; lance: number } } {
+    return { bytes: this.caches.bytes(this.active), projects: this.active.vectorCache.size, loadsFrom: { ...this.caches.loadsFrom } };
+  }
+
+  /** Waits until every vector cache snapshot being written is on disk or dropped (tests and benches). */
+  snapshotsIdle(): Promise<void> {
+    return this.caches.idle();
   }
 
   /** @internal the project's vector cache for generation g, loaded from LanceDB on first use */
@@ -307,6 +293,7 @@ export class VectorStore implements VectorTables {
 
   private async dropGeneration(g: Generation): Promise<void> {
     for (const cache of g.vectorCache.values()) cache.stop();
+    this.caches.dropGeneration(g);
     for (const kind of ["chunks", "memories"] as const) {
       try {
         g[kind].close();
@@ -332,6 +319,7 @@ export class VectorStore implements VectorTables {
     await this.upkeep.idle();
     await this.locks.chunks.idle();
     await this.locks.memories.idle();
+    await this.caches.flush(this.active); // the next start reads each project's cache back in one go
     this.upkeep.clearTimers();
     this.closed = true;
     for (const g of [this.active, this.pending]) {
@@ -354,13 +342,11 @@ export class VectorStore implements VectorTables {
     return this.pending ? [this.active, this.pending] : [this.active];
   }
 
-  /** @internal */
-  activeGeneration(): Generation {
+  /** @internal */ activeGeneration(): Generation {
     return this.active;
   }
 
-  /** @internal */
-  acquire(): Generation {
+  /** @internal */ acquire(): Generation {
     const g = this.active;
     g.readers++;
     return g;
@@ -370,8 +356,7 @@ export class VectorStore implements VectorTables {
     return this.locks.chunks.run(() => this.locks.memories.run(fn));
   }
 
-  /** Vectors for the active embedder, computed before taking a lock (embedding is the slow part of a write). */
-  /** @internal */
+  /** @internal vectors for the active embedder, computed before taking a lock (embedding is the slow part of a write) */
   async embedForActive(texts: string[]): Promise<PreEmbedded | null> {
     const e = this.active.embedder;
     return e ? { embedderId: e.id, vectors: await e.embed(texts) } : null;

@@ -12,6 +12,14 @@ export interface DocumentBlock {
   /** rows × dims int8 codes of the L2-normalised vector; the row's value d is codes[d] × scales[row] */
   codes: Int8Array;
   scales: Float32Array;
+  /**
+   * rows × dims unit float32 vectors for re-scoring a search's top candidates, or null (re-scoring off): a view on
+   * the project's snapshot file (mapped, in the OS page cache, only the candidates' pages ever read), or this
+   * process's own copy for rows written since the snapshot
+   */
+  full: Float32Array | null;
+  /** full is an own copy (counted in bytes), not a view on the mapped snapshot */
+  ownFull: boolean;
   /** per row, a bit per tag (bits assigned per project as tags appear) */
   tagBits: Uint32Array;
   /** per row, 1 when some tag has no bit (more than 32 distinct tags): checked by name */
@@ -43,6 +51,22 @@ export function prepareQuery(query: Float32Array, dims: number, want: number, ta
 /** The knowledge-scoping rule, per row: one of its tags is among the visible ones. */
 export function visible(doc: DocumentBlock, r: number, p: PreparedQuery): boolean {
   return (doc.tagBits[r] & p.want) !== 0 || (doc.overflow[r] === 1 && doc.tags[r].some((t) => p.tags.has(t)));
+}
+
+/** The exact cosine of row r against the query, from its float32 vector (null without one). */
+export function fullScore(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number | null {
+  const full = doc.full;
+  if (!full) return null;
+  const base = r * dims;
+  let dot = 0;
+  if (p.sparse) {
+    const { nzIdx, nzVal } = p;
+    for (let j = 0; j < nzIdx.length; j++) dot += nzVal[j] * full[base + nzIdx[j]];
+  } else {
+    const q = p.q;
+    for (let d = 0; d < dims; d++) dot += q[d] * full[base + d];
+  }
+  return dot;
 }
 
 export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number {

@@ -6,6 +6,7 @@ import type { Embedder } from "./Embedder.ts";
 import { ReadWriteLock } from "./Mutex.ts";
 import { chunkSchema, memorySchema, toArrowTable } from "./schemas.ts";
 import type { ProjectVectorCache } from "./ProjectVectorCache.ts";
+import { MemoryGroups } from "./memoryGroups.ts";
 
 /** Generations: the set of LanceDB tables one embedder built, their metadata file, creation and opening. */
 
@@ -39,6 +40,8 @@ export interface Generation {
    * ProjectVectorCache); loaded at a project's first search, kept in step by every write.
    */
   vectorCache: Map<string, ProjectVectorCache>;
+  /** recently searched (project, mind, player) memory groups with their vectors (see MemoryGroups) */
+  memoryGroups: MemoryGroups;
 }
 
 export interface Meta {
@@ -106,7 +109,7 @@ export async function createGeneration(db: Connection, gen: number, embedderId: 
   await memories.createIndex("id", { config: lancedb.Index.btree() });
   await memories.createIndex("projectId", { config: lancedb.Index.btree() });
   await memories.createIndex("playerId", { config: lancedb.Index.btree() });
-  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0, chunkGate: new ReadWriteLock(), documents: new Set(), vectorCache: new Map() };
+  return { gen, chunks, memories, embedderId, dims, embedder, readers: 0, chunkGate: new ReadWriteLock(), documents: new Set(), vectorCache: new Map(), memoryGroups: new MemoryGroups(dims) };
 }
 
 export async function openGeneration(db: Connection, meta: Meta, embedder: Embedder | null): Promise<Generation> {
@@ -134,6 +137,7 @@ export async function openGeneration(db: Connection, meta: Meta, embedder: Embed
     chunkGate: new ReadWriteLock(),
     documents,
     vectorCache: new Map(),
+    memoryGroups: new MemoryGroups(meta.dims),
   };
 }
 

@@ -3,6 +3,7 @@ import { idsFilter, projectFilter } from "./filters.ts";
 import { ProjectVectorCache, type CacheOptions, type CachedRow } from "./ProjectVectorCache.ts";
 import { CHUNK_COLUMNS, toStringArray } from "./schemas.ts";
 import type { Raw } from "./vectorRecords.ts";
+import { readSnapshot, restoreInto, type SnapshotHeader } from "./cacheSnapshot.ts";
 
 /** Every chunk column but the text: the cache keeps no text, and not decoding it makes a cold load ~2× faster. */
 const CACHED_COLUMNS = CHUNK_COLUMNS.filter((c) => c !== "text");
@@ -12,9 +13,15 @@ const CACHED_COLUMNS = CHUNK_COLUMNS.filter((c) => c !== "text");
  * registers it, under the chunk gate's read side: a write waits until the
  * cache is registered, then keeps it in step (none can be missed).
  */
-export function loadProjectCache(g: Generation, projectId: string, opts: CacheOptions = {}): Promise<ProjectVectorCache> {
+export function loadProjectCache(g: Generation, projectId: string, opts: CacheOptions = {}, snapshot?: string): Promise<{ cache: ProjectVectorCache; fromSnapshot: boolean }> {
   return g.chunkGate.read(async () => {
     const cache = new ProjectVectorCache(g.dims, projectId, opts);
+    const file = snapshot ? readSnapshot(snapshot) : null;
+    if (file && (await snapshotCurrent(g, projectId, file.header))) {
+      restoreInto(cache, file);
+      g.vectorCache.set(projectId, cache);
+      return { cache, fromSnapshot: true };
+    }
     const byDoc = new Map<string, { rows: CachedRow[]; vectors: Float32Array[] }>();
     for await (const batch of g.chunks.query().where(projectFilter(projectId)).select([...CACHED_COLUMNS, "vector"])) {
       // column by column: Arrow's row proxies cost ~3× more per row, and the vectors arrive as one flat
@@ -37,8 +44,14 @@ export function loadProjectCache(g: Generation, projectId: string, opts: CacheOp
     }
     for (const [doc, d] of byDoc) cache.setDocument(doc, d.rows, d.vectors);
     g.vectorCache.set(projectId, cache); // set before the gate opens: no write can be missed
-    return cache;
+    return { cache, fromSnapshot: false };
   });
+}
+
+/** Whether a snapshot file describes this generation's rows of the project (a write deletes it first, so a count check catches the rest). */
+async function snapshotCurrent(g: Generation, projectId: string, h: SnapshotHeader): Promise<boolean> {
+  if (h.gen !== g.gen || h.embedderId !== g.embedderId || h.dims !== g.dims || h.projectId !== projectId) return false;
+  return (await g.chunks.countRows(projectFilter(projectId))) === h.rows;
 }
 
 /**

@@ -2,7 +2,8 @@ import { asData, vectorsFor } from "./generation.ts";
 import { memoryFilter } from "./filters.ts";
 import type { MemoryRow } from "./rows.ts";
 import { MEMORY_COLUMNS } from "./schemas.ts";
-import { memoryRecord, toMemoryRow } from "./vectorRecords.ts";
+import { memoryRecord, toMemoryRow, type Raw } from "./vectorRecords.ts";
+import { MemoryGroups } from "./memoryGroups.ts";
 import type { VectorTables } from "./vectorTables.ts";
 
 /** The memories table: one row per memory, searched per (project, mind, player). */
@@ -18,6 +19,7 @@ export async function upsertMemories(t: VectorTables, rows: MemoryRow[]): Promis
       const vectors = await vectorsFor(g, texts, pre);
       const data = asData(g, "memories", rows.map((r, i) => memoryRecord(r, vectors?.[i] ?? null)));
       await g.memories.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+      g.memoryGroups.upserted(rows, vectors); // synchronously after the commit (see MemoryGroups)
     }
   });
   t.upkeep.noteCommit("memories", rows.length);
@@ -28,7 +30,10 @@ export async function deleteMemories(t: VectorTables, filter: { projectId: strin
   if (filter.ids && filter.ids.length === 0) return; // "these ids" with none listed deletes nothing
   const where = memoryFilter(filter);
   await t.locks.memories.run(async () => {
-    for (const g of t.writeTargets()) await g.memories.delete(where);
+    for (const g of t.writeTargets()) {
+      await g.memories.delete(where);
+      g.memoryGroups.deleted(filter);
+    }
   });
   t.upkeep.noteCommit("memories");
 }
@@ -48,17 +53,23 @@ export async function searchMemories(t: VectorTables, q: {
   try {
     if (!g.embedder) return [];
     const [v] = await g.embedder.embed([q.query]);
+    const key = MemoryGroups.key(q.projectId, q.entityMindId, q.playerId);
+    const cached = g.memoryGroups.search(key, v, k);
+    if (cached) return cached;
+    // the whole group, once: later turns of the conversation rank it in memory
+    const since = g.memoryGroups.epoch;
     const where = memoryFilter({ projectId: q.projectId, entityMindId: q.entityMindId, playerId: q.playerId });
-    const rows = await g.memories
-      .vectorSearch(v)
-      .distanceType("cosine")
-      .where(where)
-      .select([...MEMORY_COLUMNS, "_distance"])
-      .limit(k)
-      .toArray();
-    return rows
-      .map((r) => ({ ...toMemoryRow(r), score: 1 - Number(r._distance) }))
-      .filter((m) => m.projectId === q.projectId && m.entityMindId === q.entityMindId && m.playerId === q.playerId);
+    const raw = (await g.memories.query().where(where).select([...MEMORY_COLUMNS, "vector"]).toArray()) as Raw[];
+    const rows: MemoryRow[] = [];
+    const vectors: ArrayLike<number>[] = [];
+    for (const r of raw) {
+      const row = toMemoryRow(r);
+      if (r.vector == null || row.projectId !== q.projectId || row.entityMindId !== q.entityMindId || row.playerId !== q.playerId) continue;
+      rows.push(row);
+      vectors.push(r.vector.toArray ? r.vector.toArray() : r.vector);
+    }
+    g.memoryGroups.install(key, rows, vectors, since);
+    return g.memoryGroups.search(key, v, k) ?? new MemoryGroups(g.dims, rows.length + 1).searchOnce(rows, vectors, v, k);
   } finally {
     g.readers--;
   }

@@ -47,7 +47,7 @@ test("int8 scores stay within 0.01 of the exact cosine, for dense and sparse vec
 });
 
 test("the cache keeps no text, and its memory estimate counts what it holds", () => {
-  const cache = new ProjectVectorCache(384, "p");
+  const cache = new ProjectVectorCache(384, "p", { rescore: 0 });
   const rows = Array.from({ length: 100 }, (_, i) => chunk("p", "d", i, "x".repeat(2000), ["t"]));
   cache.setDocument("d", rows, rows.map(() => Float32Array.from({ length: 384 }, (_, i) => i % 7)));
   expect(cache.bytes / 100).toBeLessThan(600); // 384 B of codes and ~100 B of bookkeeping, never the 2,000 B of text
@@ -55,6 +55,10 @@ test("the cache keeps no text, and its memory estimate counts what it holds", ()
   expect(Object.keys(cache.search(Float32Array.of(1), new Set(["t"]), 1)[0])).not.toContain("text");
   cache.deleteDocument("d");
   expect(cache.bytes).toBe(0);
+  // with re-scoring, rows written since the last snapshot hold their own float32 vectors, and the estimate says so
+  const rescoring = new ProjectVectorCache(384, "p");
+  rescoring.setDocument("d", rows, rows.map(() => Float32Array.from({ length: 384 }, (_, i) => i % 7)));
+  expect(rescoring.bytes / 100).toBeGreaterThan(384 + 384 * 4);
 });
 
 test("past vectorCacheMb the least recently searched project is evicted, and it answers the same once reloaded", async () => {
@@ -71,6 +75,7 @@ test("past vectorCacheMb the least recently searched project is evicted, and it 
   expect(store.cacheUsage().projects).toBe(1);
   await ask("p2");
   await ask("p3");
+  await store.snapshotsIdle(); // a load's float32 copies give way to views on its snapshot file once it is written
   const usage = store.cacheUsage();
   expect(usage.projects).toBe(1); // p1 and p2 were evicted in turn
   expect(usage.bytes).toBeLessThanOrEqual(0.03 * 1024 * 1024);

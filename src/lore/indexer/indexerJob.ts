@@ -3,7 +3,8 @@ import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../ops/logger.ts";
 import type { VectorStore } from "../../vectors/VectorStore.ts";
 import { chunkText } from "../chunker.ts";
-import { claimPendingDocument, clearTombstone, completeDocument, failDocument, takeTombstones } from "../documents/documentStore.ts";
+import { claimPendingDocument, clearTombstone, completeDocument, failDocument, takeTombstones, type PendingDocument } from "../documents/documentStore.ts";
+import type { ChunkRow } from "../../vectors/rows.ts";
 
 export interface IndexerContext extends ServiceContext {
   vectors: VectorStore;
@@ -12,11 +13,36 @@ export interface IndexerContext extends ServiceContext {
 
 /**
  * The `indexer` job: removes the vectors of deleted documents, then takes
- * PENDING documents one by one (PENDING → PROCESSING → COMPLETED, or FAILED
- * with the reason kept): chunk, embed, write LanceDB, record the chunks.
+ * PENDING documents a batch at a time (PENDING → PROCESSING → COMPLETED, or
+ * FAILED with the reason kept): chunk, embed, write LanceDB, record the chunks.
  * Only the server process runs it, so only the server writes LanceDB.
  */
-export async function runIndexer(ctx: IndexerContext, signal?: AbortSignal, maxDocuments = 50): Promise<{ indexed: number; failed: number; removed: number }> {
+/** Documents, and chunks, claimed per step at most: bounds one embedding call and one LanceDB add. */
+const BATCH_DOCUMENTS = 32;
+const BATCH_CHUNKS = 256;
+
+interface Prepared {
+  doc: PendingDocument;
+  chunks: { id: string; chunkIndex: number; content: string }[];
+  rows: ChunkRow[];
+}
+
+function prepare(doc: PendingDocument): Prepared {
+  const chunks = chunkText(doc.content).map((c) => ({ ...c, id: newId("chunk") }));
+  const rows = chunks.map((c) => ({
+    id: c.id,
+    projectId: doc.projectId,
+    documentId: doc.id,
+    documentName: doc.name,
+    chunkIndex: c.chunkIndex,
+    text: c.content,
+    tags: doc.tags,
+    locationId: doc.locationId,
+  }));
+  return { doc, chunks, rows };
+}
+
+export async function runIndexer(ctx: IndexerContext, signal?: AbortSignal, maxDocuments = 50, batchDocuments = BATCH_DOCUMENTS): Promise<{ indexed: number; failed: number; removed: number }> {
   let removed = 0;
   for (const t of takeTombstones(ctx)) {
     await ctx.vectors.deleteDocument(t.projectId, t.documentId);
@@ -25,31 +51,49 @@ export async function runIndexer(ctx: IndexerContext, signal?: AbortSignal, maxD
   }
   let indexed = 0;
   let failed = 0;
-  for (let n = 0; n < maxDocuments && !signal?.aborted; n++) {
-    const doc = claimPendingDocument(ctx);
-    if (!doc) break;
-    try {
-      const chunks = chunkText(doc.content).map((c) => ({ ...c, id: newId("chunk") }));
-      await ctx.vectors.replaceDocumentChunks(
-        doc.projectId,
-        doc.id,
-        chunks.map((c) => ({
-          id: c.id,
-          projectId: doc.projectId,
-          documentId: doc.id,
-          documentName: doc.name,
-          chunkIndex: c.chunkIndex,
-          text: c.content,
-          tags: doc.tags,
-          locationId: doc.locationId,
-        })),
-      );
-      if (completeDocument(ctx, doc, chunks)) indexed++;
-    } catch (e) {
-      failed++;
-      const reason = e instanceof Error ? e.message : String(e);
-      ctx.log.warn("document indexing failed", { documentId: doc.id, reason });
-      failDocument(ctx, doc, `Indexing failed: ${reason}`);
+  let n = 0;
+  while (n < maxDocuments && !signal?.aborted) {
+    // several documents a step: one embedding call and two LanceDB commits for all of them (writeChunks.ts)
+    const batch: Prepared[] = [];
+    const before = n;
+    let chunks = 0;
+    while (n < maxDocuments && batch.length < batchDocuments && chunks < BATCH_CHUNKS) {
+      const doc = claimPendingDocument(ctx);
+      if (!doc) break;
+      n++;
+      try {
+        const prepared = prepare(doc);
+        batch.push(prepared);
+        chunks += prepared.rows.length;
+      } catch (e) {
+        failed++;
+        failDocument(ctx, doc, `Indexing failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    if (!batch.length) {
+      if (n === before) break; // nothing pending
+      continue; // only documents that failed to chunk
+    }
+    const byProject = Map.groupBy(batch, (p) => p.doc.projectId);
+    for (const [projectId, group] of byProject) {
+      let written = false;
+      try {
+        await ctx.vectors.replaceDocumentsChunks(projectId, group.map((p) => ({ documentId: p.doc.id, rows: p.rows })));
+        written = true;
+      } catch {
+        // one bad document must not fail the others: write them one by one, each failing on its own
+      }
+      for (const p of group) {
+        try {
+          if (!written) await ctx.vectors.replaceDocumentChunks(projectId, p.doc.id, p.rows);
+          if (completeDocument(ctx, p.doc, p.chunks)) indexed++;
+        } catch (e) {
+          failed++;
+          const reason = e instanceof Error ? e.message : String(e);
+          ctx.log.warn("document indexing failed", { documentId: p.doc.id, reason });
+          failDocument(ctx, p.doc, `Indexing failed: ${reason}`);
+        }
+      }
     }
   }
   return { indexed, failed, removed };

@@ -1,0 +1,74 @@
+import { documentFilter } from "./filters.ts";
+import { asData, documentKey, vectorsFor } from "./generation.ts";
+import type { ProjectCaches } from "./ProjectCaches.ts";
+import type { ChunkRow } from "./rows.ts";
+import { sqlString } from "./sqlString.ts";
+import { chunkRecord } from "./vectorRecords.ts";
+import type { VectorTables } from "./vectorTables.ts";
+
+/** The new chunks of one document (none: the document's chunks go). */
+export interface DocumentChunks {
+  documentId: string;
+  rows: ChunkRow[];
+}
+
+/**
+ * Replaces the chunks of several documents of one project in one embedding
+ * call and two LanceDB commits (a delete of those that had chunks, one add),
+ * instead of two commits a document: each commit costs ~20 ms whatever its
+ * size, and adds a fragment that later reads and the compaction pay for, so a
+ * bulk import's throughput was bounded by commits (BENCHMARKS.md "Big worlds").
+ *
+ * Both commits run under the gate's write side: no search runs between them, so
+ * a reader sees the old chunks or the new ones, never both and never neither. (A
+ * single mergeInsert with whenNotMatchedBySourceDelete is atomic on disk too, but
+ * scans the whole table: ~520 ms per document at 100k chunks.) A crash between the
+ * two leaves the documents without chunks until indexed again: documents still
+ * PROCESSING at boot go back to PENDING.
+ */
+export async function replaceDocumentsChunks(t: VectorTables, caches: ProjectCaches, projectId: string, docs: DocumentChunks[]): Promise<void> {
+  t.assertOpen();
+  const seenDocs = new Set<string>();
+  const ids = new Set<string>();
+  for (const d of docs) {
+    if (seenDocs.has(d.documentId)) throw new Error(`Document ${d.documentId} listed twice`);
+    seenDocs.add(d.documentId);
+    for (const r of d.rows) {
+      if (r.projectId !== projectId || r.documentId !== d.documentId) {
+        throw new Error(`Chunk ${r.id} belongs to ${r.projectId}/${r.documentId}, not ${projectId}/${d.documentId}`);
+      }
+      if (ids.has(r.id)) throw new Error("Duplicate chunk ids in one document");
+      ids.add(r.id);
+    }
+  }
+  if (!docs.length) return;
+  const rows = docs.flatMap((d) => d.rows);
+  const texts = rows.map((r) => r.text);
+  const pre = texts.length ? await t.embedForActive(texts) : null;
+  await t.locks.chunks.run(async () => {
+    for (const g of t.writeTargets()) {
+      const vectors = texts.length ? await vectorsFor(g, texts, pre) : null;
+      const data = rows.length ? asData(g, "chunks", rows.map((r, i) => chunkRecord(r, vectors?.[i] ?? null))) : null;
+      const had = docs.filter((d) => g.documents.has(documentKey(projectId, d.documentId))).map((d) => d.documentId);
+      caches.invalidate(g, projectId); // the project's snapshot file goes before the table changes
+      await g.chunkGate.write(async () => {
+        if (had.length) await g.chunks.delete(had.length === 1 ? documentFilter(projectId, had[0]) : `projectId = ${sqlString(projectId)} AND documentId IN (${had.map(sqlString).join(", ")})`);
+        if (data) await g.chunks.add(data);
+        const cache = g.vectorCache.get(projectId);
+        let at = 0;
+        for (const d of docs) {
+          if (!d.rows.length) cache?.deleteDocument(d.documentId);
+          else if (vectors) cache?.setDocument(d.documentId, d.rows, vectors.slice(at, at + d.rows.length));
+          at += d.rows.length;
+        }
+        caches.invalidate(g, projectId);
+      });
+      for (const d of docs) {
+        if (d.rows.length) g.documents.add(documentKey(projectId, d.documentId));
+        else g.documents.delete(documentKey(projectId, d.documentId));
+      }
+      caches.enforce(g);
+    }
+  });
+  t.upkeep.noteCommit("chunks", rows.length);
+}
