@@ -100,6 +100,8 @@ function longestRunFromStart(r: string[], p: string[]): number {
 
 const META: RegExp[] = [
   /\baccording to (the|my|these|those|this|your)\b[^.!?\n]{0,60}\b(section|notes?|lore|document|text|passage|information|context|records?|entry|article|instructions?|messages?|content|descriptions?|paragraph|excerpt|snippet|prompt|data)\b/i,
+  // The opening alone gives it away: a reply cut short at "According to the provided" is still talk about the notes.
+  /\baccording to (the|my|these|this|your) (provided|given|above|following|available)\b/i,
   /\b(given|provided|above) (text|information|context|notes?|lore|passage|narrative|descriptions?|content|paragraph|excerpt|snippet)\b/i,
   /\b(excerpt|paragraph|snippet) (provided|given|above)\b/i,
   /\b(can be|is) found in the (notes?|lore|text|document|passage|context|information|content)\b/i,

@@ -51,7 +51,8 @@ export function earlyVerdict(text: string, c: ReplyContext, openings: string[][]
   return openings.some((o) => startsLike(w, o)) ? { kind: "hold" } : { kind: "pass" };
 }
 
-function earlyProblem(text: string, c: ReplyContext): Problem | null {
+/** What of the detectors' findings holds for any text that starts with `text` (a sentence judged early stays judged). */
+export function earlyProblem(text: string, c: ReplyContext): Problem | null {
   const checks: [Problem["kind"], string | null][] = [
     ["echo", echoOf(text, c.playerLine)],
     ["meta", metaTalk(text)],
