@@ -271,9 +271,27 @@ describe("ReplyShaper", () => {
         }
       }
       expect([s.failure?.kind, s.stopWhy, sent]).toEqual(["meta", "fail", ""]);
-      // judged when the first sentence ended ("The" shows it ended), not at the end of the reply
-      expect(all[stoppedAt]).toBe(" The");
+      // judged as soon as the phrase's last word was complete (the piece after it shows it was), not at the end
+      expect(all[stoppedAt]).toBe(" notes,");
     }
+  });
+
+  test("an echo waits for its sentence to end (it is told by its length against the sentence's); phrases do not", () => {
+    const player = "Evening. Long day. My feet hurt and I need a hot bath.";
+    const echo = new ReplyShaper({ context: { ...ctx, playerLine: player, maxSentences: 9 }, maxTokens: 64, judgeOpening: true, streaming: false });
+    const said: string[] = [];
+    for (const p of pieces("Ah, evening. Long day. My feet hurt and I need a hot bath. Aye.")) {
+      said.push(p);
+      if (echo.push(p).stop) break;
+    }
+    expect([echo.failure?.kind, said.at(-1)]).toEqual(["echo", " Aye."]);
+    const third = new ReplyShaper({ context: ctx, maxTokens: 64, judgeOpening: true, streaming: false });
+    const out: string[] = [];
+    for (const p of pieces("Aye, and Idris Vane is tired of the dawn cars and the cold.")) {
+      out.push(p);
+      if (third.push(p).stop) break;
+    }
+    expect([third.failure?.kind, out.at(-1)]).toEqual(["wrongPerson", " tired"]);
   });
 
   test("without a client stream nothing is sent, and cuts are not limited by what was", () => {

@@ -43,6 +43,8 @@ export class ReplyShaper {
   private checked = 0;
   /** characters of the text whose sentences the guard judged while nothing had been sent */
   private judgedTo = 0;
+  /** characters of complete words checked for give-away phrases */
+  private wordsJudged = 0;
   private readonly openings: string[][];
   private readonly ownLabel: RegExp;
 
@@ -78,18 +80,22 @@ export class ReplyShaper {
     // Until something is sent, each sentence is judged as soon as it ends: a sample that goes wrong in its first
     // sentence is abandoned there and the next one starts at once, instead of after the whole reply was generated.
     // A streamed reply starts once its first sentence passed (or it ran long without ending one).
+    // Within a sentence, its complete words are checked for the phrases that give a reply away ("according to the
+    // provided", "Idris Vane is"), so a one-sentence sample that goes wrong stops there too.
     let holdAll = false;
     if (this.o.judgeOpening && this.sent === 0) {
       const upto = ends.at(-1) ?? (this.o.streaming && text.length >= FIRST_SENTENCE_HOLD_MAX_CHARS ? text.length : 0);
-      if (upto > this.judgedTo) {
-        const problem = earlyProblem(text.slice(0, upto), this.o.context);
-        if (problem) {
-          this.failure = problem;
-          this.stopWhy = "fail";
-          return { emit: "", stop: true };
-        }
-        this.judgedTo = upto;
+      const wordsDone = text.slice(0, Math.max(upto, text.search(/\s\S*$/)));
+      const problem =
+        (upto > this.judgedTo ? earlyProblem(text.slice(0, upto), this.o.context) : null) ??
+        (wordsDone.length > upto && wordsDone.length > this.wordsJudged ? earlyProblem(wordsDone, this.o.context, true) : null);
+      if (problem) {
+        this.failure = problem;
+        this.stopWhy = "fail";
+        return { emit: "", stop: true };
       }
+      this.judgedTo = Math.max(this.judgedTo, upto);
+      this.wordsJudged = Math.max(this.wordsJudged, wordsDone.length);
       holdAll = this.o.streaming && this.judgedTo === 0;
     }
     const max = this.o.context.maxSentences;
