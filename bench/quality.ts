@@ -165,12 +165,17 @@ for (const mk of models) {
     const file = join(root, "bench/results", `quality-${mk}-${e}-${kvCacheType}-${meta.date.replace(/[:.]/g, "-")}.json`);
     for (const w of loaded) {
       console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
-      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, log: (s) => console.error(s) });
+      const save = () => writeFileSync(file, JSON.stringify({ meta, worlds: out }, (_k, v) => (v instanceof RegExp ? String(v) : v), 2));
+      const onRecord = (records: unknown[]) => {
+        out[w.world.name] = { memory: null, records };
+        save();
+      };
+      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, log: (s) => console.error(s), onRecord });
       out[w.world.name] = { memory, records };
       worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
       // Written after each world (a long run keeps what it has); the load average as it went.
       meta.loadAverage.push(loadavg()[0]);
-      writeFileSync(file, JSON.stringify({ meta, worlds: out }, (_k, v) => (v instanceof RegExp ? String(v) : v), 2));
+      save();
       console.error(`replies written to ${file}`);
     }
     await t.close();

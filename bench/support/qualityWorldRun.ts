@@ -86,6 +86,8 @@ export interface RunOptions {
   /** false: the naive baseline alone (it does not depend on the product's code, so it can run beside a change) */
   product?: boolean;
   log: (s: string) => void;
+  /** after each reply: a long run (or one stopped early) keeps every reply it has */
+  onRecord?: (records: ReplyRecord[]) => void;
 }
 
 export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o: RunOptions): Promise<{ records: ReplyRecord[]; memory: string | null }> {
@@ -118,8 +120,9 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
       ...(direct === undefined ? {} : { direct }),
     };
     records.push(rec);
+    o.onRecord?.(records);
     const flag = rec.hit === undefined ? "" : rec.hit ? (part === "grounding" ? "✓ " : "LEAK ") : part === "grounding" ? "✗ " : "";
-    o.log(`  ${++n} ${part} ${arm} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations}: ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
+    o.log(`  ${++n} ${part} ${arm} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations} first ${((rec.replyFirstTokenMs ?? rec.ttftMs) / 1000).toFixed(1)}s (engine ${(rec.ttftMs / 1000).toFixed(1)}s): ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
     return rec;
   };
 

@@ -95,7 +95,23 @@ describe("the reply guard's decisions", () => {
     expect([again.calls.length, r2.result.text, r2.report.stoppedBy]).toEqual([1, "I can't say.", "loop"]);
   });
 
-  test("a streamed reply whose opening passed is the reply, even if a problem shows later", async () => {
+  test("a problem in a later sentence, nothing sent yet, stops that sample there: the next starts without waiting for the whole reply", async () => {
+    const tail = " The cars are hauled by a winding engine that is older than the town itself and twice as loud.".repeat(3);
+    // Streamed, the first sentence is held and judged (what passes is sent, and cannot be taken back); not streamed, every one.
+    for (const [streaming, first] of [[true, "As the Keeper, Idris Vane is tired of the dawn cars."], [false, "Aye, the cars run at dawn. As the Keeper, Idris Vane is tired of them."]] as const) {
+      const { llm, calls } = scripted([`${first}${tail}`, "Aye, the cars run at dawn. I am tired of them."]);
+      const sent: string[] = [];
+      const { result, report } = await generateReply(llm, base(streaming ? (t) => sent.push(t) : undefined), { ...ctx, maxSentences: 9 });
+      expect(calls).toHaveLength(2);
+      expect(report.attempts[0]).toMatchObject({ early: true, problems: [{ kind: "wrongPerson" }] });
+      expect(result.text).toBe("Aye, the cars run at dawn. I am tired of them.");
+      expect(sent.join("")).toBe(streaming ? result.text : "");
+      // the first sample ended at the sentence that went wrong, not after its 57-word tail (the second is 10 words)
+      expect(result.completionTokens).toBeLessThan(30);
+    }
+  });
+
+  test("a streamed reply whose first sentence passed is the reply, even if a problem shows later", async () => {
     const { llm, calls } = scripted(["Aye, friend. According to the notes it is eleven minutes.", "unused"]);
     const sent: string[] = [];
     const { result, report } = await generateReply(llm, base((t) => sent.push(t)), { ...ctx, maxSentences: 3 });
@@ -225,12 +241,57 @@ describe("ReplyShaper", () => {
     expect(unjudged.sent).toBe("Eleven minutes.");
   });
 
-  test("a reply that diverges from every risky opening is released at once", () => {
+  test("a reply the guard may resample is released once its first sentence passed; the last attempt at once", () => {
     const s = new ReplyShaper({ context: ctx, maxTokens: 64, judgeOpening: true, streaming: true });
-    expect(s.push("Aye").emit).toBe("Aye");
-    const held = new ReplyShaper({ context: ctx, maxTokens: 64, judgeOpening: true, streaming: true });
-    expect(held.push("Good").emit).toBe(""); // the player's line starts so
-    expect(held.push(" morning").emit).toBe("Good morning");
+    expect(s.push("Aye").emit).toBe("");
+    expect(s.push(", friend.").emit).toBe("");
+    expect(s.push(" The").emit).toBe("Aye, friend. The");
+    expect(s.push(" cars").emit).toBe(" cars");
+    const last = new ReplyShaper({ context: ctx, maxTokens: 64, judgeOpening: false, streaming: true });
+    expect(last.push("Aye").emit).toBe("Aye");
+    // a first sentence that never ends is judged as it is once it is long, then sent
+    const long = new ReplyShaper({ context: ctx, maxTokens: 200, judgeOpening: true, streaming: true });
+    let sent = "";
+    for (const p of pieces("Aye and the cars go up and down the hill all day long while the engine hisses and the gulls cry over the slag heaps and the miners wait in the rain for their turn to ride up to the town where the chapel bell rings for the shift and the")) sent += long.push(p).emit;
+    expect(sent.length).toBeGreaterThan(0);
+  });
+
+  test("a sentence that goes wrong after the opening passed ends the attempt at that sentence, before anything is sent", () => {
+    for (const streaming of [true, false]) {
+      const s = new ReplyShaper({ context: { ...ctx, maxSentences: 3 }, maxTokens: 64, judgeOpening: true, streaming });
+      let sent = "";
+      let stoppedAt = -1;
+      const all = pieces("Well now, according to the provided notes, it takes eleven minutes. The cars are old. They creak.");
+      for (const [i, p] of all.entries()) {
+        const r = s.push(p);
+        sent += r.emit;
+        if (r.stop) {
+          stoppedAt = i;
+          break;
+        }
+      }
+      expect([s.failure?.kind, s.stopWhy, sent]).toEqual(["meta", "fail", ""]);
+      // judged as soon as the phrase's last word was complete (the piece after it shows it was), not at the end
+      expect(all[stoppedAt]).toBe(" notes,");
+    }
+  });
+
+  test("an echo waits for its sentence to end (it is told by its length against the sentence's); phrases do not", () => {
+    const player = "Evening. Long day. My feet hurt and I need a hot bath.";
+    const echo = new ReplyShaper({ context: { ...ctx, playerLine: player, maxSentences: 9 }, maxTokens: 64, judgeOpening: true, streaming: false });
+    const said: string[] = [];
+    for (const p of pieces("Ah, evening. Long day. My feet hurt and I need a hot bath. Aye.")) {
+      said.push(p);
+      if (echo.push(p).stop) break;
+    }
+    expect([echo.failure?.kind, said.at(-1)]).toEqual(["echo", " Aye."]);
+    const third = new ReplyShaper({ context: ctx, maxTokens: 64, judgeOpening: true, streaming: false });
+    const out: string[] = [];
+    for (const p of pieces("Aye, and Idris Vane is tired of the dawn cars and the cold.")) {
+      out.push(p);
+      if (third.push(p).stop) break;
+    }
+    expect([third.failure?.kind, out.at(-1)]).toEqual(["wrongPerson", " tired"]);
   });
 
   test("without a client stream nothing is sent, and cuts are not limited by what was", () => {

@@ -100,12 +100,16 @@ function longestRunFromStart(r: string[], p: string[]): number {
 
 const META: RegExp[] = [
   /\baccording to (the|my|these|those|this|your)\b[^.!?\n]{0,60}\b(section|notes?|lore|document|text|passage|information|context|records?|entry|article|instructions?|messages?|content|descriptions?|paragraph|excerpt|snippet|prompt|data)\b/i,
+  // The opening alone gives it away: a reply cut short at "According to the provided" is still talk about the notes.
+  /\baccording to (the|my|these|this|your) (provided|given|above|following|available)\b/i,
+  // A reply that ends on "the provided" was cut at the prompt's heading that came next ("… in the provided [Lore]").
+  /\b(the|my|these|this|your) (provided|given|above)\s*$/i,
   /\b(given|provided|above) (text|information|context|notes?|lore|passage|narrative|descriptions?|content|paragraph|excerpt|snippet)\b/i,
   /\b(excerpt|paragraph|snippet) (provided|given|above)\b/i,
   /\b(can be|is) found in the (notes?|lore|text|document|passage|context|information|content)\b/i,
   /\b(in|from) (the|my|these|your) (notes?|lore|documents?|passages?|context|instructions|system prompt|provided text)\b/i,
   /\bthe (provided|given|above) (text|information|context|notes?|lore|passage|narrative|descriptions?)\b/i,
-  /\bbased on (the|my|these|this|your)\b[^.!?\n]{0,40}\b(narrative|descriptions?|information|text|notes?|lore|context|passages?|details|story|document|content|paragraph|excerpt|snippet|prompt|data)\b/i,
+  /\bbased on (the|my|these|this|your)\b[^.!?\n]{0,40}\b(narrative|narration|descriptions?|information|text|notes?|lore|context|passages?|details|story|document|content|paragraph|excerpt|snippet|prompt|data)\b/i,
   /\bdesigned to (interact|assist|help|answer)\b/i,
   // An assistant's voice, not a character's.
   /\b(I can('|no)?t|I'm unable to|I am unable to|I cannot) (assist|help)( you)? with (that|this)\b/i,

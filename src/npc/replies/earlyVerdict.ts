@@ -51,9 +51,14 @@ export function earlyVerdict(text: string, c: ReplyContext, openings: string[][]
   return openings.some((o) => startsLike(w, o)) ? { kind: "hold" } : { kind: "pass" };
 }
 
-function earlyProblem(text: string, c: ReplyContext): Problem | null {
+/**
+ * What of the detectors' findings can be told from the start of a reply. `midSentence`: the text ends inside a
+ * sentence, so only the phrase checks run (a phrase once written stays in the reply); an echo is told by its length
+ * against the sentence's, so it waits for the sentence to end.
+ */
+export function earlyProblem(text: string, c: ReplyContext, midSentence = false): Problem | null {
   const checks: [Problem["kind"], string | null][] = [
-    ["echo", echoOf(text, c.playerLine)],
+    ["echo", midSentence ? null : echoOf(text, c.playerLine)],
     ["meta", metaTalk(text)],
     ["roleLabel", roleLabel(text, c.mindName)],
     ["promptEcho", promptEcho(text, c)],
