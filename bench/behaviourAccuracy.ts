@@ -18,6 +18,8 @@ import { parseTail } from "../src/behaviour/parseTail.ts";
 import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { halfOf, labelledTurns, shopkeeper, type LabelHalf } from "./support/behaviourLabels.ts";
 import { BEFORE_DELIMITER, behaviourBlockBefore, tailSchemaBefore } from "./support/behaviourBefore.ts";
+import { ACTS_FIRST_DELIMITER, behaviourBlockActsFirst, tailSchemaActsFirst } from "./support/behaviourActsFirst.ts";
+import { decideBlock, decideSchema, fromDecide, oneActionSchema } from "./support/behaviourVariants.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -39,10 +41,17 @@ interface Variant {
   delimiter: string;
   block: (b: Behaviour) => string;
   schema: (b: Behaviour, offered: ActionDef[], refs: RefNames) => Record<string, unknown>;
+  /** the grammar allows JSON's optional whitespace (the tail before it was made compact) */
+  spaced?: boolean;
+  /** the tail's text in the current tail's shape, for parseTail */
+  normalise?: (text: string) => string;
 }
 const VARIANTS: Record<string, Variant> = {
   before: { name: "before", delimiter: BEFORE_DELIMITER, block: behaviourBlockBefore, schema: tailSchemaBefore },
+  actsFirst: { name: "actsFirst", delimiter: ACTS_FIRST_DELIMITER, block: behaviourBlockActsFirst, schema: tailSchemaActsFirst, spaced: true },
   now: { name: "now", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: tailSchema },
+  decide: { name: "decide", delimiter: BEHAVIOUR_DELIMITER, block: decideBlock, schema: decideSchema, normalise: fromDecide },
+  one: { name: "one", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: oneActionSchema },
 };
 
 const b = resolveBehaviour(shopkeeper.behaviour as any)!;
@@ -67,7 +76,8 @@ const ttft: Record<string, { on: number; off: number }> = {};
 
 for (const v of args.variants.split(",").map((n) => VARIANTS[n])) {
   const schema = v.schema(b, offered, refs);
-  const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema) };
+  const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema), ...(v.spaced || v.name === "before" ? { spacedJson: true } : {}) };
+  const parseSchema = v.normalise ? tailSchema(b, offered, refs) : schema;
   const system = `${shopkeeper.system}\nYou sell: ${shopkeeper.items.join(", ")}.\n${v.block(b)}`;
   const messages = (line: string, prefix = ""): ChatMessage[] => [{ role: "system", content: prefix + system }, { role: "user", content: line }];
   const byHalf = Object.fromEntries(halves.map((h) => [h, tally()])) as Record<LabelHalf, Tally>;
@@ -78,7 +88,7 @@ for (const v of args.variants.split(",").map((n) => VARIANTS[n])) {
       t.total++;
       // the words are the reply: a prompt that makes the model skip them to act is no improvement
       if (!/\p{L}/u.test(r.text)) t.noWords++;
-      const p = r.tail ? parseTail(r.tail.text, schema, b, offered, 1) : null;
+      const p = r.tail ? parseTail(v.normalise ? v.normalise(r.tail.text) : r.tail.text, parseSchema, b, offered, 1) : null;
       if (r.tail) t.tailTokens.push(r.tail.tokens);
       if (args.verbose) console.error(`${v.name} ${turn.half} ${turn.line.slice(0, 40)} | ${r.text.slice(0, 60).replace(/\n/g, " ")} | ${r.tail?.text}`);
       if (!p?.valid) continue;

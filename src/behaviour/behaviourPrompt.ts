@@ -37,13 +37,15 @@ export function behaviourBlock(b: Behaviour): string {
     `First answer the player in your own words, as always. After your words, the game adds a line "${marker}" and you write one JSON object on the next line: what you do, how you feel${b.trust ? " and how your trust in the player changes" : ""}.`,
   ];
   if (b.actions.length) {
-    lines.push(`Actions: take one when the player's words call for it, at most ${b.maxActionsPerTurn} per turn; when nothing calls for one, write "${NO_ACTION}".`);
+    lines.push(
+      `Actions: most turns need none. Take an action only when the player asks for it or the scene plainly demands it; talk, questions, news and stories need "${NO_ACTION}". At most ${b.maxActionsPerTurn} per turn.`,
+      `- ${NO_ACTION}: do nothing (most turns).`,
+    );
     for (const a of b.actions) lines.push(actionLine(a));
-    lines.push(`- ${NO_ACTION}: do nothing.`);
   } else {
     lines.push(`You take no actions: the list is always [{"name":"${NO_ACTION}"}].`);
   }
-  lines.push(`Emotions: ${b.emotions.join(", ")}; intensity from 0 to 1.`);
+  lines.push(`Emotions: ${b.emotions.join(", ")}; intensity from 0 to 10.`);
   if (b.trust) {
     lines.push(
       `Trust: how much you trust this player, from ${b.trust.min} to ${b.trust.max}. Each turn change it by at most ${b.trust.maxStep} either way: up when the player is kind or helpful, down when rude or threatening, 0 otherwise.`,
@@ -105,7 +107,7 @@ export function renderTail(t: TurnBehaviour): string {
   const tail: Record<string, unknown> = {
     actions: t.actions.length ? t.actions.map((a) => ({ name: a.name, params: a.params })) : [{ name: NO_ACTION }],
     emotion: t.emotion.name,
-    intensity: t.emotion.intensity,
+    intensity: Math.round(t.emotion.intensity * 10),
   };
   if (t.trust) tail.trust = t.trust.delta;
   return JSON.stringify(tail);

@@ -7,8 +7,13 @@ export type RefNames = Record<"mind" | "location" | "item", string[]>;
 /** The action list's entry that means "no action" (a name no catalogue may use: validateBehaviour.ts). */
 export const NO_ACTION = "none";
 
-/** The intensities the tail may name: 0 to 1 in tenths (a grammar cannot bound a free number, an enum it can). */
-export const INTENSITIES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] as const;
+/**
+ * The intensities the tail may name: 0 to 10, in tenths of the response's 0–1 (parseTail.ts divides). A grammar
+ * cannot bound a free number, an enum it can; and a digit is one token where `0.6` is three.
+ */
+export const INTENSITIES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
+/** The tail's intensity → the response's (0–1). */
+export const intensityOf = (tenths: number) => tenths / 10;
 /** An integer parameter whose whole range has at most this many values is an enum in the grammar (bounded by it). */
 const ENUM_INTEGER_SPAN = 64;
 /**
@@ -33,7 +38,7 @@ export function tailSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): 
   const properties: Json = {
     actions: actionsSchema(b, offered, refs),
     emotion: { type: "string", enum: b.emotions },
-    intensity: { type: "number", enum: [...INTENSITIES] },
+    intensity: { type: "integer", enum: [...INTENSITIES] },
   };
   if (b.trust) properties.trust = { type: "integer", enum: range(-b.trust.maxStep, b.trust.maxStep) };
   return closedObject(properties);
