@@ -86,7 +86,7 @@ describe("the tail's schema", () => {
     const longest = JSON.stringify({
       actions: Array.from({ length: 3 }, () => ({ name: "say_to", params: { who: "Garrick", line: "@".repeat(40), tone: "urgent", loud: false } })),
       emotion: "neutral",
-      intensity: 0.1,
+      intensity: 10,
       trust: -2,
     }).replaceAll("@", "\\u0040");
     expect(bound).toBeGreaterThan(longest.length);
@@ -98,7 +98,7 @@ describe("parsing a tail", () => {
   const offered = offerActions(b, base).offered;
   const schema = tailSchema(b, offered, REFS);
   const parse = (v: unknown, turn = 7, bh: Behaviour = b) => parseTail(typeof v === "string" ? v : JSON.stringify(v), schema, bh, offered, turn);
-  const tail = (actions: unknown[], extra: Record<string, unknown> = {}) => ({ emotion: "happy", intensity: 0.6, actions, trust: 1, ...extra });
+  const tail = (actions: unknown[], extra: Record<string, unknown> = {}) => ({ emotion: "happy", intensity: 6, actions, trust: 1, ...extra });
 
   test("a valid tail: emotion, ids unique in the conversation, params as given, the trust step", () => {
     const r = parse(tail([{ name: "give_item", params: { item: "Iron key", count: 2 } }, { name: "say_to", params: { who: "Elena", line: "Hi", tone: "calm", loud: true } }]));
