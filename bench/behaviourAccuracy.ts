@@ -19,7 +19,7 @@ import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { halfOf, labelledTurns, shopkeeper, type LabelHalf } from "./support/behaviourLabels.ts";
 import { BEFORE_DELIMITER, behaviourBlockBefore, tailSchemaBefore } from "./support/behaviourBefore.ts";
 import { ACTS_FIRST_DELIMITER, behaviourBlockActsFirst, tailSchemaActsFirst } from "./support/behaviourActsFirst.ts";
-import { decideBlock, decideSchema, fromDecide, oneActionSchema } from "./support/behaviourVariants.ts";
+import { decideBlock, decideSchema, feelFirstBlock, feelFirstSchema, fromDecide, noneAloneSchema, oneActionSchema } from "./support/behaviourVariants.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -51,6 +51,8 @@ const VARIANTS: Record<string, Variant> = {
   actsFirst: { name: "actsFirst", delimiter: ACTS_FIRST_DELIMITER, block: behaviourBlockActsFirst, schema: tailSchemaActsFirst, spaced: true },
   now: { name: "now", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: tailSchema },
   decide: { name: "decide", delimiter: BEHAVIOUR_DELIMITER, block: decideBlock, schema: decideSchema, normalise: fromDecide },
+  alone: { name: "alone", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: noneAloneSchema },
+  feelFirst: { name: "feelFirst", delimiter: BEHAVIOUR_DELIMITER, block: feelFirstBlock, schema: feelFirstSchema },
   one: { name: "one", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: oneActionSchema },
 };
 

@@ -53,3 +53,35 @@ export function oneActionSchema(b: Behaviour, offered: ActionDef[], refs: RefNam
   s.properties.actions.maxItems = 1;
   return s;
 }
+
+/** `none` alone or actions alone: once the model writes `none`, the list closes (no action may follow it). */
+export function noneAloneSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
+  const s = tailSchema(b, offered, refs) as { properties: Json & { actions: Json & { items: Json } } };
+  const { items, maxItems } = s.properties.actions;
+  const variants = Array.isArray(items.oneOf) ? (items.oneOf as Json[]) : [items];
+  const isNone = (v: Json) => (v.properties as { name: { const: string } }).name.const === NO_ACTION;
+  const real = variants.filter((v) => !isNone(v));
+  const none = variants.find(isNone)!;
+  if (!real.length) return s;
+  (s.properties as Json).actions = {
+    oneOf: [
+      { type: "array", items: none, minItems: 1, maxItems: 1 },
+      { type: "array", items: real.length === 1 ? real[0] : { oneOf: real }, minItems: 1, maxItems },
+    ],
+  };
+  return s;
+}
+
+/** The feeling first, then the actions (`none` alone): does naming a calm feeling first make "none" likelier? */
+export function feelFirstSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
+  const s = noneAloneSchema(b, offered, refs) as { properties: Json; required: string[] };
+  const { actions, ...rest } = s.properties;
+  s.properties = { ...rest, actions };
+  s.required = Object.keys(s.properties);
+  return s;
+}
+
+/** The block with its example tails in the feeling-first order. */
+export function feelFirstBlock(b: Behaviour): string {
+  return behaviourBlock(b).replace(/\{"actions":(\[.*?\]),("emotion":"\w+","intensity":\d+(?:,"trust":-?\d+)?)\}/g, '{$2,"actions":$1}');
+}
