@@ -51,22 +51,23 @@ export function maxActionsOf(b: Behaviour, offered: ActionDef[]): number {
 }
 
 /**
- * The action list: at least one entry, `{"name": "none"}` among the choices. Measured on the labelled set
- * (bench/behaviourAccuracy.ts): with an empty list allowed, a small model closed the list at once on every
- * turn; choosing "none" by name, beside the actions' names, is a choice it makes like the others.
+ * The action list: `[{"name": "none"}]` alone, or one to maxItems of the offered actions. Measured on the labelled
+ * set (bench/behaviourAccuracy.ts): with an empty list allowed, a small model closed the list at once on every
+ * turn; choosing "none" by name, beside the actions' names, is a choice it makes like the others. Once it has
+ * chosen "none" the list closes: a model let to go on wrote `[none, call_guard]` on small talk.
  */
 function actionsSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
-  const maxItems = Math.max(1, maxActionsOf(b, offered));
-  const variants = [
-    closedObject({ name: { const: NO_ACTION } }),
-    ...offered.map((a) =>
-      closedObject({
-        name: { const: a.name },
-        params: closedObject(Object.fromEntries(a.params.map(([name, p]) => [name, paramSchema(p, refs)]))),
-      }),
-    ),
-  ];
-  return { type: "array", items: variants.length === 1 ? variants[0] : { oneOf: variants }, minItems: 1, maxItems };
+  const none = closedObject({ name: { const: NO_ACTION } });
+  const variants = offered.map((a) =>
+    closedObject({
+      name: { const: a.name },
+      params: closedObject(Object.fromEntries(a.params.map(([name, p]) => [name, paramSchema(p, refs)]))),
+    }),
+  );
+  const onlyNone = { type: "array", items: none, minItems: 1, maxItems: 1 };
+  if (!variants.length) return onlyNone;
+  const acts = { type: "array", items: variants.length === 1 ? variants[0] : { oneOf: variants }, minItems: 1, maxItems: Math.max(1, maxActionsOf(b, offered)) };
+  return { oneOf: [onlyNone, acts] };
 }
 
 function paramSchema(p: ParamInput, refs: RefNames): Json {

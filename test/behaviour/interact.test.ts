@@ -104,7 +104,7 @@ describe("a mind with behaviour", () => {
     expect(user).toContain("[Now]\nYour trust in this player: 0 (neutral).\nActions possible now: wave; no others.");
     expect(p.body.warnings).toEqual(["Ignored availableActions not configured for this Entity Mind: fly"]);
     expect(p.body.behaviour.offered).toEqual(["wave"]);
-    expect(p.body.behaviour.tailSchema.properties.actions.items.oneOf.map((v: any) => v.properties.name)).toEqual([{ const: "none" }, { const: "wave" }]);
+    expect(p.body.behaviour.tailSchema.properties.actions.oneOf.map((v: any) => v.items.properties.name)).toEqual([{ const: "none" }, { const: "wave" }]);
     expect(p.body.behaviour.tailMaxTokens).toBeGreaterThan(0);
     // Per-player things stay out of the shared prefix.
     expect(system).not.toContain("Your trust in this player");
