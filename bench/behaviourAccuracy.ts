@@ -4,7 +4,7 @@
 // for), emotion agreement; and its cost: the first token with behaviour on ÷ off on the same prompt, and the
 // tail's tokens. Each variant — `before` (the block and tail as they were before tuning, bench/support/
 // behaviourBefore.ts) and `now` (src/behaviour) — runs in the same process on the same turns and seeds.
-// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,now] [--half both|tuning|heldout]
+// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,actsFirst,now] [--half both|tuning|heldout]
 //          [--seeds 2] [--threads 1] [--words 24] [--pairs 6] [--verbose]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -19,7 +19,6 @@ import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { halfOf, labelledTurns, shopkeeper, type LabelHalf } from "./support/behaviourLabels.ts";
 import { BEFORE_DELIMITER, behaviourBlockBefore, tailSchemaBefore } from "./support/behaviourBefore.ts";
 import { ACTS_FIRST_DELIMITER, behaviourBlockActsFirst, tailSchemaActsFirst } from "./support/behaviourActsFirst.ts";
-import { decideBlock, decideSchema, feelFirstBlock, feelFirstSchema, fromDecide, noneAloneSchema, oneActionSchema } from "./support/behaviourVariants.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -43,17 +42,11 @@ interface Variant {
   schema: (b: Behaviour, offered: ActionDef[], refs: RefNames) => Record<string, unknown>;
   /** the grammar allows JSON's optional whitespace (the tail before it was made compact) */
   spaced?: boolean;
-  /** the tail's text in the current tail's shape, for parseTail */
-  normalise?: (text: string) => string;
 }
 const VARIANTS: Record<string, Variant> = {
   before: { name: "before", delimiter: BEFORE_DELIMITER, block: behaviourBlockBefore, schema: tailSchemaBefore },
   actsFirst: { name: "actsFirst", delimiter: ACTS_FIRST_DELIMITER, block: behaviourBlockActsFirst, schema: tailSchemaActsFirst, spaced: true },
   now: { name: "now", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: tailSchema },
-  decide: { name: "decide", delimiter: BEHAVIOUR_DELIMITER, block: decideBlock, schema: decideSchema, normalise: fromDecide },
-  alone: { name: "alone", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: noneAloneSchema },
-  feelFirst: { name: "feelFirst", delimiter: BEHAVIOUR_DELIMITER, block: feelFirstBlock, schema: feelFirstSchema },
-  one: { name: "one", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: oneActionSchema },
 };
 
 const b = resolveBehaviour(shopkeeper.behaviour as any)!;
@@ -79,7 +72,6 @@ const ttft: Record<string, { on: number; off: number }> = {};
 for (const v of args.variants.split(",").map((n) => VARIANTS[n])) {
   const schema = v.schema(b, offered, refs);
   const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema), ...(v.spaced || v.name === "before" ? { spacedJson: true } : {}) };
-  const parseSchema = v.normalise ? tailSchema(b, offered, refs) : schema;
   const system = `${shopkeeper.system}\nYou sell: ${shopkeeper.items.join(", ")}.\n${v.block(b)}`;
   const messages = (line: string, prefix = ""): ChatMessage[] => [{ role: "system", content: prefix + system }, { role: "user", content: line }];
   const byHalf = Object.fromEntries(halves.map((h) => [h, tally()])) as Record<LabelHalf, Tally>;
@@ -90,7 +82,7 @@ for (const v of args.variants.split(",").map((n) => VARIANTS[n])) {
       t.total++;
       // the words are the reply: a prompt that makes the model skip them to act is no improvement
       if (!/\p{L}/u.test(r.text)) t.noWords++;
-      const p = r.tail ? parseTail(v.normalise ? v.normalise(r.tail.text) : r.tail.text, parseSchema, b, offered, 1) : null;
+      const p = r.tail ? parseTail(r.tail.text, schema, b, offered, 1) : null;
       if (r.tail) t.tailTokens.push(r.tail.tokens);
       if (args.verbose) console.error(`${v.name} ${turn.half} ${turn.line.slice(0, 40)} | ${r.text.slice(0, 60).replace(/\n/g, " ")} | ${r.tail?.text}`);
       if (!p?.valid) continue;
