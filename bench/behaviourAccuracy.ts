@@ -44,7 +44,7 @@ interface Variant {
   spaced?: boolean;
 }
 const VARIANTS: Record<string, Variant> = {
-  before: { name: "before", delimiter: BEFORE_DELIMITER, block: behaviourBlockBefore, schema: tailSchemaBefore },
+  before: { name: "before", delimiter: BEFORE_DELIMITER, block: behaviourBlockBefore, schema: tailSchemaBefore, spaced: true },
   actsFirst: { name: "actsFirst", delimiter: ACTS_FIRST_DELIMITER, block: behaviourBlockActsFirst, schema: tailSchemaActsFirst, spaced: true },
   now: { name: "now", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: tailSchema },
 };
@@ -71,7 +71,7 @@ const ttft: Record<string, { on: number; off: number }> = {};
 
 for (const v of args.variants.split(",").map((n) => VARIANTS[n])) {
   const schema = v.schema(b, offered, refs);
-  const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema), ...(v.spaced || v.name === "before" ? { spacedJson: true } : {}) };
+  const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema), ...(v.spaced ? { spacedJson: true } : {}) };
   const system = `${shopkeeper.system}\nYou sell: ${shopkeeper.items.join(", ")}.\n${v.block(b)}`;
   const messages = (line: string, prefix = ""): ChatMessage[] => [{ role: "system", content: prefix + system }, { role: "user", content: line }];
   const byHalf = Object.fromEntries(halves.map((h) => [h, tally()])) as Record<LabelHalf, Tally>;
