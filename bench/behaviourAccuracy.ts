@@ -5,7 +5,7 @@
 // tail's tokens. Each variant — `before` (the block and tail as they were before tuning, bench/support/
 // behaviourBefore.ts) and `now` (src/behaviour) — runs in the same process on the same turns and seeds.
 // Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,actsFirst,now] [--half both|tuning|heldout]
-//          [--seeds 2] [--threads 1] [--words 24] [--pairs 6] [--verbose]
+//          [--seeds 2] [--first-seed 1] [--threads 1] [--words 24] [--pairs 6] [--verbose]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
@@ -26,6 +26,7 @@ const { values: args } = parseArgs({
     variants: { type: "string", default: "before,now" },
     half: { type: "string", default: "both" },
     seeds: { type: "string", default: "2" },
+    "first-seed": { type: "string", default: "1" },
     threads: { type: "string", default: "1" },
     words: { type: "string", default: "24" },
     pairs: { type: "string", default: "6" },
@@ -78,7 +79,7 @@ for (const v of args.variants.split(",").map((n) => VARIANTS[n])) {
   for (const turn of turns) {
     const t = byHalf[turn.half];
     for (let s = 0; s < seeds; s++) {
-      const r = await engine.generate({ conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: 1 + s, minTokens: 1, tail });
+      const r = await engine.generate({ conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: Number(args["first-seed"]) + s, minTokens: 1, tail });
       t.total++;
       // the words are the reply: a prompt that makes the model skip them to act is no improvement
       if (!/\p{L}/u.test(r.text)) t.noWords++;
