@@ -26,10 +26,12 @@ export interface ActionResultNote {
 
 /**
  * The behaviour block of a mind's static prompt: the same for every player (no trust value, no narrowing:
- * those go in the turn's note). It lists the actions first, with "none" as a choice like them, then the
+ * those go in the turn's note). It lists the actions first, "none" at their head as the usual choice, then the
  * emotions and trust, and shows two tails: one that acts and one that does not. Measured on the labelled
  * set's tuning half (bench/behaviourAccuracy.ts, BENCHMARKS.md "Typed turns: accuracy"): with one example and
- * an empty list, a 0.5B model never acted; an example of each kind lets it choose.
+ * an empty list, a 0.5B model never acted; an example of each kind lets it choose. The rule that an action is
+ * taken only when asked for or plainly demanded goes with the grammar's closing the list after "none"
+ * (BENCHMARKS.md "Typed turns: deciding not to act").
  */
 export function behaviourBlock(b: Behaviour): string {
   const marker = BEHAVIOUR_DELIMITER.trim();
