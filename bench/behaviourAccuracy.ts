@@ -4,8 +4,8 @@
 // for), emotion agreement; and its cost: the first token with behaviour on ÷ off on the same prompt, and the
 // tail's tokens. Each variant — `before` (the block and tail as they were before tuning, bench/support/
 // behaviourBefore.ts) and `now` (src/behaviour) — runs in the same process on the same turns and seeds.
-// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,now] [--half both|tuning|heldout]
-//          [--seeds 2] [--threads 1] [--words 24] [--pairs 6] [--verbose]
+// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,actsFirst,now] [--half both|tuning|heldout]
+//          [--seeds 2] [--first-seed 1] [--threads 1] [--words 24] [--pairs 6] [--verbose]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
@@ -18,6 +18,7 @@ import { parseTail } from "../src/behaviour/parseTail.ts";
 import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { halfOf, labelledTurns, shopkeeper, type LabelHalf } from "./support/behaviourLabels.ts";
 import { BEFORE_DELIMITER, behaviourBlockBefore, tailSchemaBefore } from "./support/behaviourBefore.ts";
+import { ACTS_FIRST_DELIMITER, behaviourBlockActsFirst, tailSchemaActsFirst } from "./support/behaviourActsFirst.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -25,6 +26,7 @@ const { values: args } = parseArgs({
     variants: { type: "string", default: "before,now" },
     half: { type: "string", default: "both" },
     seeds: { type: "string", default: "2" },
+    "first-seed": { type: "string", default: "1" },
     threads: { type: "string", default: "1" },
     words: { type: "string", default: "24" },
     pairs: { type: "string", default: "6" },
@@ -39,9 +41,12 @@ interface Variant {
   delimiter: string;
   block: (b: Behaviour) => string;
   schema: (b: Behaviour, offered: ActionDef[], refs: RefNames) => Record<string, unknown>;
+  /** the grammar allows JSON's optional whitespace (the tail before it was made compact) */
+  spaced?: boolean;
 }
 const VARIANTS: Record<string, Variant> = {
-  before: { name: "before", delimiter: BEFORE_DELIMITER, block: behaviourBlockBefore, schema: tailSchemaBefore },
+  before: { name: "before", delimiter: BEFORE_DELIMITER, block: behaviourBlockBefore, schema: tailSchemaBefore, spaced: true },
+  actsFirst: { name: "actsFirst", delimiter: ACTS_FIRST_DELIMITER, block: behaviourBlockActsFirst, schema: tailSchemaActsFirst, spaced: true },
   now: { name: "now", delimiter: BEHAVIOUR_DELIMITER, block: behaviourBlock, schema: tailSchema },
 };
 
@@ -67,14 +72,14 @@ const ttft: Record<string, { on: number; off: number }> = {};
 
 for (const v of args.variants.split(",").map((n) => VARIANTS[n])) {
   const schema = v.schema(b, offered, refs);
-  const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema) };
+  const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema), ...(v.spaced ? { spacedJson: true } : {}) };
   const system = `${shopkeeper.system}\nYou sell: ${shopkeeper.items.join(", ")}.\n${v.block(b)}`;
   const messages = (line: string, prefix = ""): ChatMessage[] => [{ role: "system", content: prefix + system }, { role: "user", content: line }];
   const byHalf = Object.fromEntries(halves.map((h) => [h, tally()])) as Record<LabelHalf, Tally>;
   for (const turn of turns) {
     const t = byHalf[turn.half];
     for (let s = 0; s < seeds; s++) {
-      const r = await engine.generate({ conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: 1 + s, minTokens: 1, tail });
+      const r = await engine.generate({ conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: Number(args["first-seed"]) + s, minTokens: 1, tail });
       t.total++;
       // the words are the reply: a prompt that makes the model skip them to act is no improvement
       if (!/\p{L}/u.test(r.text)) t.noWords++;

@@ -26,10 +26,12 @@ export interface ActionResultNote {
 
 /**
  * The behaviour block of a mind's static prompt: the same for every player (no trust value, no narrowing:
- * those go in the turn's note). It lists the actions first, with "none" as a choice like them, then the
+ * those go in the turn's note). It lists the actions first, "none" at their head as the usual choice, then the
  * emotions and trust, and shows two tails: one that acts and one that does not. Measured on the labelled
  * set's tuning half (bench/behaviourAccuracy.ts, BENCHMARKS.md "Typed turns: accuracy"): with one example and
- * an empty list, a 0.5B model never acted; an example of each kind lets it choose.
+ * an empty list, a 0.5B model never acted; an example of each kind lets it choose. The rule that an action is
+ * taken only when asked for or plainly demanded goes with the grammar's closing the list after "none"
+ * (BENCHMARKS.md "Typed turns: deciding not to act").
  */
 export function behaviourBlock(b: Behaviour): string {
   const marker = BEHAVIOUR_DELIMITER.trim();
@@ -37,13 +39,15 @@ export function behaviourBlock(b: Behaviour): string {
     `First answer the player in your own words, as always. After your words, the game adds a line "${marker}" and you write one JSON object on the next line: what you do, how you feel${b.trust ? " and how your trust in the player changes" : ""}.`,
   ];
   if (b.actions.length) {
-    lines.push(`Actions: take one when the player's words call for it, at most ${b.maxActionsPerTurn} per turn; when nothing calls for one, write "${NO_ACTION}".`);
+    lines.push(
+      `Actions: most turns need none. Take an action only when the player asks for it or the scene plainly demands it; talk, questions, news and stories need "${NO_ACTION}". At most ${b.maxActionsPerTurn} per turn.`,
+      `- ${NO_ACTION}: do nothing (most turns).`,
+    );
     for (const a of b.actions) lines.push(actionLine(a));
-    lines.push(`- ${NO_ACTION}: do nothing.`);
   } else {
     lines.push(`You take no actions: the list is always [{"name":"${NO_ACTION}"}].`);
   }
-  lines.push(`Emotions: ${b.emotions.join(", ")}; intensity from 0 to 1.`);
+  lines.push(`Emotions: ${b.emotions.join(", ")}; intensity from 0 to 10.`);
   if (b.trust) {
     lines.push(
       `Trust: how much you trust this player, from ${b.trust.min} to ${b.trust.max}. Each turn change it by at most ${b.trust.maxStep} either way: up when the player is kind or helpful, down when rude or threatening, 0 otherwise.`,
@@ -105,7 +109,7 @@ export function renderTail(t: TurnBehaviour): string {
   const tail: Record<string, unknown> = {
     actions: t.actions.length ? t.actions.map((a) => ({ name: a.name, params: a.params })) : [{ name: NO_ACTION }],
     emotion: t.emotion.name,
-    intensity: t.emotion.intensity,
+    intensity: Math.round(t.emotion.intensity * 10),
   };
   if (t.trust) tail.trust = t.trust.delta;
   return JSON.stringify(tail);

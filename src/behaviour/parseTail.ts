@@ -1,6 +1,6 @@
 import { validatorFor } from "../generation/structured.ts";
 import type { ActionDef, Behaviour } from "./resolveBehaviour.ts";
-import { NO_ACTION } from "./tailSchema.ts";
+import { intensityOf, NO_ACTION } from "./tailSchema.ts";
 
 /** What the tail said, as the server settled it (before trust is applied to the stored value). */
 export interface ParsedTail {
@@ -63,7 +63,7 @@ export function parseTail(text: string, schema: object, b: Behaviour, offered: A
   }
   const step = b.trust?.maxStep ?? 0;
   const trustDelta = Math.max(-step, Math.min(step, raw.trust ?? 0));
-  return { emotion: { name: raw.emotion, intensity: raw.intensity }, actions, trustDelta, valid: true, notes };
+  return { emotion: { name: raw.emotion, intensity: intensityOf(raw.intensity) }, actions, trustDelta, valid: true, notes };
 }
 
 /**

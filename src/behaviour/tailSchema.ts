@@ -7,8 +7,13 @@ export type RefNames = Record<"mind" | "location" | "item", string[]>;
 /** The action list's entry that means "no action" (a name no catalogue may use: validateBehaviour.ts). */
 export const NO_ACTION = "none";
 
-/** The intensities the tail may name: 0 to 1 in tenths (a grammar cannot bound a free number, an enum it can). */
-export const INTENSITIES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] as const;
+/**
+ * The intensities the tail may name: 0 to 10, in tenths of the response's 0–1 (parseTail.ts divides). A grammar
+ * cannot bound a free number, an enum it can; and a digit is one token where `0.6` is three.
+ */
+export const INTENSITIES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
+/** The tail's intensity → the response's (0–1). */
+export const intensityOf = (tenths: number) => tenths / 10;
 /** An integer parameter whose whole range has at most this many values is an enum in the grammar (bounded by it). */
 const ENUM_INTEGER_SPAN = 64;
 /**
@@ -33,7 +38,7 @@ export function tailSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): 
   const properties: Json = {
     actions: actionsSchema(b, offered, refs),
     emotion: { type: "string", enum: b.emotions },
-    intensity: { type: "number", enum: [...INTENSITIES] },
+    intensity: { type: "integer", enum: [...INTENSITIES] },
   };
   if (b.trust) properties.trust = { type: "integer", enum: range(-b.trust.maxStep, b.trust.maxStep) };
   return closedObject(properties);
@@ -46,22 +51,23 @@ export function maxActionsOf(b: Behaviour, offered: ActionDef[]): number {
 }
 
 /**
- * The action list: at least one entry, `{"name": "none"}` among the choices. Measured on the labelled set
- * (bench/behaviourAccuracy.ts): with an empty list allowed, a small model closed the list at once on every
- * turn; choosing "none" by name, beside the actions' names, is a choice it makes like the others.
+ * The action list: `[{"name": "none"}]` alone, or one to maxItems of the offered actions. Measured on the labelled
+ * set (bench/behaviourAccuracy.ts): with an empty list allowed, a small model closed the list at once on every
+ * turn; choosing "none" by name, beside the actions' names, is a choice it makes like the others. Once it has
+ * chosen "none" the list closes: a model let to go on wrote `[none, call_guard]` on small talk.
  */
 function actionsSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
-  const maxItems = Math.max(1, maxActionsOf(b, offered));
-  const variants = [
-    closedObject({ name: { const: NO_ACTION } }),
-    ...offered.map((a) =>
-      closedObject({
-        name: { const: a.name },
-        params: closedObject(Object.fromEntries(a.params.map(([name, p]) => [name, paramSchema(p, refs)]))),
-      }),
-    ),
-  ];
-  return { type: "array", items: variants.length === 1 ? variants[0] : { oneOf: variants }, minItems: 1, maxItems };
+  const none = closedObject({ name: { const: NO_ACTION } });
+  const variants = offered.map((a) =>
+    closedObject({
+      name: { const: a.name },
+      params: closedObject(Object.fromEntries(a.params.map(([name, p]) => [name, paramSchema(p, refs)]))),
+    }),
+  );
+  const onlyNone = { type: "array", items: none, minItems: 1, maxItems: 1 };
+  if (!variants.length) return onlyNone;
+  const acts = { type: "array", items: variants.length === 1 ? variants[0] : { oneOf: variants }, minItems: 1, maxItems: Math.max(1, maxActionsOf(b, offered)) };
+  return { oneOf: [onlyNone, acts] };
 }
 
 function paramSchema(p: ParamInput, refs: RefNames): Json {

@@ -249,7 +249,7 @@ export class LlmEngine {
     const prefix = this.warm ? this.prefixes.get(req.messages, (h) => this.historyTokens(h)) : null;
     const grammar = req.jsonSchema ? await this.sampling.grammarFor(req.jsonSchema) : undefined;
     // Made while the words are sampled (cached per schema): the first word never waits for the tail's grammar.
-    const tailGrammar = req.tail ? this.sampling.grammarFor(req.tail.jsonSchema) : null;
+    const tailGrammar = req.tail ? this.sampling.grammarFor(req.tail.jsonSchema, { compact: !req.tail.spacedJson }) : null;
     const timings: GenerateTimings = Object.assign(req.timings ?? emptyTimings(), emptyTimings(), { tokenizeMs: performance.now() - startedAt });
     const stopped = (): GenerateResult => ({
       text: "",

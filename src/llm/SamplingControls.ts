@@ -32,12 +32,12 @@ export class SamplingControls {
   }
 
   /** One grammar per schema, the most recently used kept (behaviour tails vary with each turn's offered actions). */
-  grammarFor(schema: object): Promise<LlamaGrammar> {
-    const key = JSON.stringify(schema);
+  grammarFor(schema: object, o: { compact?: boolean } = {}): Promise<LlamaGrammar> {
+    const key = `${o.compact ? "compact:" : ""}${JSON.stringify(schema)}`;
     let grammar = this.grammars.get(key);
     if (grammar) this.grammars.delete(key);
     else {
-      grammar = jsonSchemaGrammar(this.llama, schema);
+      grammar = jsonSchemaGrammar(this.llama, schema, o);
       grammar.catch(() => this.grammars.delete(key));
       if (this.grammars.size >= MAX_GRAMMARS) this.grammars.delete(this.grammars.keys().next().value!);
     }

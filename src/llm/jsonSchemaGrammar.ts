@@ -12,18 +12,31 @@ type Json = Record<string, unknown>;
  * 16 digits, with an exponent), so each bounded integer is made a placeholder const, and its rule in the
  * generated GBNF is replaced with the range's own (integerRangeGbnf). A schema without one is passed through.
  */
-export async function jsonSchemaGrammar(llama: Llama, schema: object): Promise<LlamaGrammar> {
+export async function jsonSchemaGrammar(llama: Llama, schema: object, o: { compact?: boolean } = {}): Promise<LlamaGrammar> {
   const ranges: [number, number][] = [];
   const marked = markBoundedIntegers(schema as Json, ranges);
-  if (!ranges.length) return llama.createGrammarForJsonSchema(schema as never);
+  if (!ranges.length && !o.compact) return llama.createGrammarForJsonSchema(schema as never);
   const generated = await llama.createGrammarForJsonSchema(marked as never);
-  let gbnf = generated.grammar;
+  let gbnf = o.compact ? compactGbnf(generated.grammar) : generated.grammar;
   ranges.forEach(([lo, hi], i) => {
     const literal = `"\\"${placeholder(i)}\\""`;
     if (!gbnf.includes(literal)) throw new Error(`the grammar for an integer in ${lo}..${hi} could not be placed`);
     gbnf = gbnf.split(literal).join(integerRangeGbnf(lo, hi));
   });
   return llama.createGrammar({ grammar: gbnf });
+}
+
+/**
+ * The grammar without JSON's optional whitespace: no space after a colon or comma, no newline and indentation
+ * between elements, no newlines after the closing brace. Each of those is a token a model may spend (a typed
+ * turn's tail is read by the server, never by a person), and with none allowed it spends none.
+ */
+export function compactGbnf(gbnf: string): string {
+  return gbnf
+    .replace(/^((comma-)?whitespace-[\w-]+-rule) ::= .*$/gm, (_, name: string, comma?: string) => `${name} ::= ${comma ? '","' : '""'}`)
+    .split(" [ ]?")
+    .join("")
+    .replace(/^(root ::= .*) "\\n\\n\\n\\n" \[\\n\]\*$/m, "$1");
 }
 
 const placeholder = (i: number) => `__lorehold_integer_range_${i}__`;

@@ -50,6 +50,8 @@ export interface TailRequest {
   delimiter: string;
   jsonSchema: object;
   maxTokens: number;
+  /** the local grammar allows JSON's optional whitespace (the tail is compact without it; kept to measure the difference) */
+  spacedJson?: boolean;
 }
 
 /** The tail of a generation (GenerateRequest.tail): its text (JSON under the schema unless cut short), cost and time. */

@@ -11,8 +11,8 @@ const b = resolveBehaviour(SHOPKEEPER)!;
 describe("the static behaviour block", () => {
   const block = behaviourBlock(b);
   test("names the emotions, every action with its description and parameters, the trust rule", () => {
-    expect(block).toContain("Emotions: neutral, happy, angry, afraid; intensity from 0 to 1.");
-    expect(block).toContain("at most 3 per turn");
+    expect(block).toContain("Emotions: neutral, happy, angry, afraid; intensity from 0 to 10.");
+    expect(block).toContain("At most 3 per turn.");
     expect(block).toContain("- give_item: Hand an item to the player. Parameters: item (the name of an item: what to give); count (a whole number from 1 to 5).");
     expect(block).toContain("- say_to: Call out to someone nearby. Parameters: who (the name of a mind); line (text, at most 40 characters); tone (one of calm, urgent); loud (true or false).");
     // The whole catalogue, `when`-gated actions included: narrowing is the turn's business, not the static prompt's.
@@ -21,11 +21,12 @@ describe("the static behaviour block", () => {
   });
   test("shows two tails, one that acts and one that does not, in exactly the form a past turn renders", () => {
     expect(block.split("[Behaviour]").length - 1).toBe(3); // the instruction and the two examples
-    expect(block).toContain(`Very well.\n[Behaviour]\n{"actions":[{"name":"give_item","params":{"item":"<item name>","count":1}}],"emotion":"happy","intensity":0.6,"trust":0}`);
-    expect(block).toContain(`Is that so?\n[Behaviour]\n{"actions":[{"name":"none"}],"emotion":"neutral","intensity":0.6,"trust":0}`);
+    expect(block).toContain(`Very well.\n[Behaviour]\n{"actions":[{"name":"give_item","params":{"item":"<item name>","count":1}}],"emotion":"happy","intensity":6,"trust":0}`);
+    expect(block).toContain(`Is that so?\n[Behaviour]\n{"actions":[{"name":"none"}],"emotion":"neutral","intensity":6,"trust":0}`);
     // "none" is listed as a choice beside the actions
-    expect(block).toContain('when nothing calls for one, write "none".');
-    expect(block).toContain("- none: do nothing.");
+    expect(block).toContain("Take an action only when the player asks for it or the scene plainly demands it");
+    // "none" is listed first, before the actions
+    expect(block.indexOf("- none: do nothing (most turns).")).toBeLessThan(block.indexOf("- give_item:"));
   });
   test("nothing per player: the same text whatever the players' trust or the turn's narrowing", () => {
     expect(behaviourBlock(resolveBehaviour(SHOPKEEPER)!)).toBe(block);
@@ -60,7 +61,7 @@ describe("a past turn rendered back", () => {
     const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs: REFS }).offered;
     const t = { emotion: { name: "happy", intensity: 0.6 }, actions: [{ id: "a1-1", name: "give_item", params: { item: "Iron key", count: 2 } }], trust: { value: 1, delta: 1, label: "neutral" } };
     const text = renderReplyWithTail("Take it.", t);
-    expect(text).toBe('Take it.\n\n[Behaviour]\n{"actions":[{"name":"give_item","params":{"item":"Iron key","count":2}}],"emotion":"happy","intensity":0.6,"trust":1}');
+    expect(text).toBe('Take it.\n\n[Behaviour]\n{"actions":[{"name":"give_item","params":{"item":"Iron key","count":2}}],"emotion":"happy","intensity":6,"trust":1}');
     const parsed = parseTail(renderTail(t), tailSchema(b, offered, REFS), b, offered, 1);
     expect(parsed.valid).toBe(true);
     expect(parsed.actions).toEqual(t.actions);

@@ -36,7 +36,7 @@ const settle = (playerId: string, bt: BehaviourTurn, tr: TailResult | undefined)
 
 describe("settling a turn's behaviour", () => {
   test("as written: stored, counted, the sampled text kept for rendering back", () => {
-    const text = '{ "actions": [ {"name": "wave", "params": {}} ], "emotion": "happy", "intensity": 0.5, "trust": 1 }';
+    const text = '{ "actions": [ {"name": "wave", "params": {}} ], "emotion": "happy", "intensity": 5, "trust": 1 }';
     const r = settle("p1", gather("p1"), tail(text));
     expect(r).toEqual({
       behaviour: { emotion: { name: "happy", intensity: 0.5 }, actions: [{ id: "a1-1", name: "wave", params: {} }], trust: { value: 1, delta: 1, label: "friendly" } },

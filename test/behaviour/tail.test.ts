@@ -50,11 +50,12 @@ describe("the tail's schema", () => {
     expect(s.properties.emotion.enum).toEqual(["neutral", "happy", "angry", "afraid"]);
     expect(s.properties.intensity.enum).toEqual([...INTENSITIES]);
     expect(s.properties.trust.enum).toEqual([-2, -1, 0, 1, 2]);
-    expect(s.properties.actions.maxItems).toBe(3);
-    expect(s.properties.actions.minItems).toBe(1);
-    const [none, item, gold, say] = s.properties.actions.items.oneOf;
-    // "none" is a choice like the others, so the list is never empty
-    expect(none).toEqual({ type: "object", properties: { name: { const: "none" } }, required: ["name"], additionalProperties: false });
+    // "none" is a choice like the others, so the list is never empty; chosen, it stands alone
+    const [onlyNone, acts] = s.properties.actions.oneOf;
+    expect(onlyNone).toEqual({ type: "array", items: { type: "object", properties: { name: { const: "none" } }, required: ["name"], additionalProperties: false }, minItems: 1, maxItems: 1 });
+    expect(acts.maxItems).toBe(3);
+    expect(acts.minItems).toBe(1);
+    const [item, gold, say] = acts.items.oneOf;
     expect(item.properties.name).toEqual({ const: "give_item" });
     expect(item.properties.params.properties).toEqual({ item: { type: "string", enum: ["Iron key", "Map of the tunnels"] }, count: { type: "integer", enum: [1, 2, 3, 4, 5] } });
     expect(gold.properties.params.properties.amount).toEqual({ type: "integer", minimum: 1, maximum: 100 }); // wider than an enum: bounded by the grammar
@@ -70,14 +71,17 @@ describe("the tail's schema", () => {
     const s = tailSchema(none, [], REFS) as any;
     expect(Object.keys(s.properties)).toEqual(["actions", "emotion", "intensity"]);
     expect(s.properties.actions).toMatchObject({ type: "array", minItems: 1, maxItems: 1, items: { properties: { name: { const: "none" } } } });
+    expect(validatorFor(s)({ actions: [{ name: "none" }, { name: "none" }], emotion: "calm", intensity: 0 })).toBe(false);
     expect(validatorFor(s)({ actions: [], emotion: "calm", intensity: 0 })).toBe(false);
     expect(validatorFor(s)({ actions: [{ name: "none" }], emotion: "calm", intensity: 0 })).toBe(true);
   });
   test("one offered action with maxPerTurn 1: at most one item", () => {
     const o = offerActions(b, { ...base, availableActions: ["give_item"] });
     const s = tailSchema(b, o.offered, REFS) as any;
-    expect(s.properties.actions.maxItems).toBe(1);
-    expect(s.properties.actions.items.oneOf.map((v: any) => v.properties.name)).toEqual([{ const: "none" }, { const: "give_item" }]);
+    const [onlyNone, acts] = s.properties.actions.oneOf;
+    expect(onlyNone.items.properties.name).toEqual({ const: "none" });
+    expect(acts.maxItems).toBe(1);
+    expect(acts.items.properties.name).toEqual({ const: "give_item" });
   });
   test("the token bound covers the longest tail the schema allows, within the cap", () => {
     const s = tailSchema(b, offerActions(b, base).offered, REFS);
@@ -86,7 +90,7 @@ describe("the tail's schema", () => {
     const longest = JSON.stringify({
       actions: Array.from({ length: 3 }, () => ({ name: "say_to", params: { who: "Garrick", line: "@".repeat(40), tone: "urgent", loud: false } })),
       emotion: "neutral",
-      intensity: 0.1,
+      intensity: 10,
       trust: -2,
     }).replaceAll("@", "\\u0040");
     expect(bound).toBeGreaterThan(longest.length);
@@ -98,7 +102,7 @@ describe("parsing a tail", () => {
   const offered = offerActions(b, base).offered;
   const schema = tailSchema(b, offered, REFS);
   const parse = (v: unknown, turn = 7, bh: Behaviour = b) => parseTail(typeof v === "string" ? v : JSON.stringify(v), schema, bh, offered, turn);
-  const tail = (actions: unknown[], extra: Record<string, unknown> = {}) => ({ emotion: "happy", intensity: 0.6, actions, trust: 1, ...extra });
+  const tail = (actions: unknown[], extra: Record<string, unknown> = {}) => ({ emotion: "happy", intensity: 6, actions, trust: 1, ...extra });
 
   test("a valid tail: emotion, ids unique in the conversation, params as given, the trust step", () => {
     const r = parse(tail([{ name: "give_item", params: { item: "Iron key", count: 2 } }, { name: "say_to", params: { who: "Elena", line: "Hi", tone: "calm", loud: true } }]));
@@ -133,6 +137,7 @@ describe("parsing a tail", () => {
     ["a reference to nobody", tail([{ name: "say_to", params: { who: "Nobody", line: "x", tone: "calm", loud: true } }])],
     ["a missing parameter", tail([{ name: "give_item", params: { item: "Iron key" } }])],
     ["an extra field", tail([], { gold: 1000 })],
+    ["an action after none", tail([{ name: "none" }, { name: "give_gold", params: { amount: 5 } }])],
   ];
   for (const [name, text] of invalid) {
     test(`unusable (${name}): neutral, nothing done, trust unchanged`, () => {
@@ -143,10 +148,10 @@ describe("parsing a tail", () => {
   test("the validator used is the grammar's schema: every valid case passes Ajv as sent", () => {
     expect(validatorFor(schema)(tail([{ name: "none" }]))).toBe(true);
   });
-  test('"none" means no action; beside a real action it is dropped', () => {
+  test('"none" means no action, and stands alone (the grammar closes the list after it)', () => {
     expect(parse(tail([{ name: "none" }])).actions).toEqual([]);
     expect(parse(tail([{ name: "none" }])).valid).toBe(true);
-    expect(parse(tail([{ name: "none" }, { name: "give_gold", params: { amount: 3 } }])).actions).toEqual([{ id: "a7-1", name: "give_gold", params: { amount: 3 } }]);
+    expect(parse(tail([{ name: "give_gold", params: { amount: 3 } }, { name: "none" }])).valid).toBe(false);
   });
   test("an empty list is not a tail the grammar writes: unusable", () => {
     expect(parse(tail([])).valid).toBe(false);

@@ -57,6 +57,8 @@ describe("the behaviour tail on the local engine", () => {
       expect(r.tail!.tokens).toBeGreaterThan(0);
       expect(r.tail!.tokens).toBeLessThanOrEqual(tail.maxTokens + engine.countTokens(BEHAVIOUR_DELIMITER));
       expect(r.text).not.toContain("[Behaviour]");
+      // Compact: the grammar leaves no whitespace outside the strings (a space or newline is a token the game never reads)
+      expect(r.tail!.text.replace(/"(?:[^"\\]|\\.)*"/g, '""')).not.toMatch(/\s/);
       // Only the delimiter (and words that re-tokenize differently) was evaluated for the tail, never the prompt
       // (~200 tokens here). Slack of 16: a random model's words often re-tokenize differently from how they were
       // sampled (byte pieces, whitespace trimmed from the reply, a piece merging across the joins), and the text
