@@ -1,3 +1,4 @@
+import { dataBinFolders, sourcesBeside } from "./buildOutput.ts";
 import { baseName, extensionOf } from "./text.ts";
 
 /**
@@ -55,12 +56,16 @@ const CHANGELOG_FILES = /^(?:change[-_ ]?log|changes|log|news|release[-_ ]?notes
 const LICENCE_FILES = /^(?:licen[cs]e|copying|notice|third[-_ ]?party[-_ ]?notices?|unlicen[cs]e|patents|attributions?)(?:[-_.!][\w.!-]*)?$/i;
 const DOC_FILES = /^(?:readme|install(?:ation)?|building|build|setup|getting[-_ ]?started|contributing|contributors|authors|code[-_ ]of[-_ ]conduct|security|support|funding|credits|bugs|known[-_ ]?issues|pull_request_template|issue_template|bug_report|feature_request|release_template|claude|agents)(?:[-_.][\w.-]*)?$/i;
 
-/** A path's kind when it is skipped by default, else null. */
-export function skipKindOfPath(relativePath: string): SkipKind | null {
+/**
+ * A path's kind when it is skipped by default, else null. `dataBins` are the `bin/` folders that
+ * hold data, not build output (buildOutput.ts: judged from the whole manifest).
+ */
+export function skipKindOfPath(relativePath: string, dataBins?: Set<string>): SkipKind | null {
   const parts = relativePath.split(/[\\/]+/).filter(Boolean);
   const base = parts.pop() ?? "";
   for (let i = 0; i < parts.length; i++) {
     const d = parts[i].toLowerCase();
+    if (d === "bin" && dataBins?.has(parts.slice(0, i + 1).join("/"))) continue;
     // A copy of the Ren'Py SDK's own scripts (renpy/common/00nvl_mode.rpy …) shipped beside a game.
     if (d === "renpy" && parts[i + 1]?.toLowerCase() === "common") return "engine";
     if (d.startsWith(".")) return "ci";
@@ -229,8 +234,10 @@ export interface ScanPlan {
   includeMechanics: boolean;
   /** The archive's source language: `language: xx` in userContext, else the most common language of its files, else "en". */
   sourceLanguage: string;
-  hasInkSource: boolean;
-  hasTweeSource: boolean;
+  /** Compiled Ink JSON at this path has its .ink sources in the same project (buildOutput.ts). */
+  hasInkSourceFor(relativePath: string): boolean;
+  /** A published Twine HTML at this path has its Twee sources in the same project. */
+  hasTweeSourceFor(relativePath: string): boolean;
   /** Why a file is skipped by default, or null when it is scanned. */
   skipKind(relativePath: string): SkipKind | null;
   /** For a file in another language than the source: the source-language file it translates (by key), else null. */
@@ -284,15 +291,15 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     if (!sourceKeys.has(key) && !standIns.has(key)) standIns.set(key, p);
   }
   const standInPaths = new Set(standIns.values());
-  const ext = new Set(paths.map(extensionOf));
+  const dataBins = dataBinFolders(paths);
   return {
     includes,
     includeMechanics: includes.has("mechanics"),
     sourceLanguage,
-    hasInkSource: ext.has(".ink"),
-    hasTweeSource: ext.has(".tw") || ext.has(".twee"),
+    hasInkSourceFor: sourcesBeside(paths, [".ink"]),
+    hasTweeSourceFor: sourcesBeside(paths, [".tw", ".twee"]),
     skipKind(relativePath) {
-      const k = skipKindOfPath(relativePath);
+      const k = skipKindOfPath(relativePath, dataBins);
       return k && !includes.has(k) ? k : null;
     },
     translationOf(relativePath) {
