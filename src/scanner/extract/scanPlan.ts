@@ -169,6 +169,13 @@ export function languageOfPath(relativePath: string): string | null {
   return null;
 }
 
+/** Which regional file of the source language is the source: the configured one, a bare language, en-US, then by name. */
+function regionRank(language: string, sourceLanguage: string): number {
+  if (language.toLowerCase() === sourceLanguage.toLowerCase()) return 0;
+  if (!language.includes("-")) return 1;
+  return language.toLowerCase() === "en-us" ? 2 : 3;
+}
+
 function normLanguage(code: string): string {
   return code.replace("_", "-");
 }
@@ -280,6 +287,24 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     list.push({ language: l, sourceFile: p });
     variants.set(key, list);
   }
+  // The source language kept in several regions (en-US.yml beside en-GB.yml): one file is the source,
+  // the other regions are its variants, not a second candidate for every entry.
+  const regional = new Map<string, [string, string][]>();
+  for (const [p, l] of langOf) {
+    if (!sameLanguage(l, sourceLanguage)) continue;
+    const key = sourceKeyOf(p, l);
+    regional.set(key, [...(regional.get(key) ?? []), [p, l]]);
+  }
+  const regionalCopies = new Set<string>();
+  for (const [key, list] of regional) {
+    if (new Set(list.map(([, l]) => l.toLowerCase())).size < 2) continue;
+    const [primary] = [...list].sort((a, b) => regionRank(a[1], sourceLanguage) - regionRank(b[1], sourceLanguage) || (a[1] < b[1] ? -1 : 1))[0];
+    for (const [p, l] of list) {
+      if (p === primary) continue;
+      regionalCopies.add(p);
+      variants.set(key, [...(variants.get(key) ?? []), { language: l, sourceFile: p }]);
+    }
+  }
   // A translation whose source-language file is not in the archive (a lone fr.po: its msgids are the
   // source text) is scanned itself: the first of its key stands in for the source, the others are its variants.
   const sourceKeys = new Set<string>();
@@ -305,6 +330,7 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     translationOf(relativePath) {
       if (includes.has("translations")) return null;
       const l = langOf.get(relativePath);
+      if (l && regionalCopies.has(relativePath)) return { language: l };
       return l && !sameLanguage(l, sourceLanguage) && !standInPaths.has(relativePath) ? { language: l } : null;
     },
     variantsOf(relativePath) {

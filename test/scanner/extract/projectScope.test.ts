@@ -102,3 +102,21 @@ describe("through the worker: two projects in one archive", () => {
     expect(JSON.stringify(d.skippedContent ?? d.skipped)).toContain("lane/index.html");
   });
 });
+
+describe("the source language kept in several regions", () => {
+  test("en-GB beside en-US is a variant of it, not a second copy of every entry", () => {
+    const paths = ["bin/common/Language/en-US.yml", "bin/common/Language/en-GB.yml", "bin/common/Language/de.yml", "mods/x/Language/en-GB.yml"];
+    const plan = planScan(paths);
+    expect(plan.translationOf("bin/common/Language/en-US.yml")).toBeNull();
+    expect(plan.translationOf("bin/common/Language/en-GB.yml")).toEqual({ language: "en-GB" });
+    expect(plan.variantsOf("bin/common/Language/en-US.yml").map((v) => v.language).sort()).toEqual(["de", "en-GB"]);
+    // A region alone is the source of its folder.
+    expect(plan.translationOf("mods/x/Language/en-GB.yml")).toBeNull();
+  });
+
+  test("the configured source language chooses among the regions", () => {
+    const plan = planScan(["loc/en-US.json", "loc/en-GB.json"], "language: en-GB");
+    expect(plan.translationOf("loc/en-GB.json")).toBeNull();
+    expect(plan.translationOf("loc/en-US.json")).toEqual({ language: "en-US" });
+  });
+});
