@@ -52,33 +52,48 @@ function dirOf(path: string): string {
   return parts.join("/");
 }
 
+// Files that sit at a project's top: its readme, a package or engine project file, a Twee tool's config.
+const PROJECT_MARKER = /^(?:readme(?:\.[\w.-]+)?|package\.json|project\.godot|[\w.-]+\.twee-config\.(?:ya?ml|json))$/i;
+
+function parentOf(dir: string): string {
+  return dir.includes("/") ? dir.slice(0, dir.lastIndexOf("/")) : "";
+}
+
 /**
  * Decides whether a compiled file (a published Twine HTML, a compiled Ink JSON) is built from source
- * files of the given extensions in the same project: the sources sit in the compiled file's folder or
- * below it, or the compiled file sits in a publish folder (`dist/`, `docs/` …) whose parent holds
- * them. Another project's sources elsewhere in the archive do not count: a story published with no
- * source beside it is the only copy of its text.
+ * files of the given extensions in the same project. A project's top is the nearest folder above the
+ * file with a readme, a package or engine project file (Unity's is the folder above ProjectSettings/):
+ * sources anywhere in it count (Assets/Ink/story.ink for Assets/Resources/story.json). With no such
+ * folder, the sources must sit in the compiled file's folder or below it, or the file in a publish
+ * folder (`dist/`, `docs/` …) whose parent holds them. Another project's sources elsewhere in the
+ * archive never count: a story published with no source beside it is the only copy of its text.
  */
 export function sourcesBeside(paths: string[], sourceExtensions: string[]): (compiledPath: string) => boolean {
   const exts = new Set(sourceExtensions);
-  // Every folder that holds a source in its subtree ("" is the archive's root).
+  // Every folder that holds a source in its subtree ("" is the archive's root), and every project top.
   const holds = new Set<string>();
+  const tops = new Set<string>();
   for (const p of paths) {
+    const dir = dirOf(p);
+    const base = p.slice(p.lastIndexOf("/") + 1);
+    if (PROJECT_MARKER.test(base)) tops.add(dir);
+    if (/(?:^|\/)ProjectSettings$/i.test(dir)) tops.add(parentOf(dir));
     if (!exts.has(extensionOf(p))) continue;
-    let d = dirOf(p);
-    for (;;) {
+    for (let d = dir; ; d = parentOf(d)) {
       if (holds.has(d)) break;
       holds.add(d);
       if (d === "") break;
-      d = d.includes("/") ? d.slice(0, d.lastIndexOf("/")) : "";
     }
   }
   return (compiledPath) => {
     if (holds.size === 0) return false;
     const dir = dirOf(compiledPath);
+    for (let d = dir; ; d = parentOf(d)) {
+      if (tops.has(d)) return holds.has(d);
+      if (d === "") break;
+    }
     if (holds.has(dir)) return true;
     const name = dir.slice(dir.lastIndexOf("/") + 1).toLowerCase();
-    const parent = dir.includes("/") ? dir.slice(0, dir.lastIndexOf("/")) : "";
-    return dir !== "" && PUBLISH_DIRS.has(name) && holds.has(parent);
+    return dir !== "" && PUBLISH_DIRS.has(name) && holds.has(parentOf(dir));
   };
 }

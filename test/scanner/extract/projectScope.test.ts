@@ -120,3 +120,17 @@ describe("the source language kept in several regions", () => {
     expect(plan.translationOf("loc/en-US.json")).toEqual({ language: "en-US" });
   });
 });
+
+describe("a project's top decides what is its own", () => {
+  test("compiled Ink JSON in Resources/ of a Unity project whose .ink is in Ink/ is a copy", () => {
+    const plan = planScan(["game/ProjectSettings/ProjectVersion.txt", "game/Assets/Ink/story.ink", "game/Assets/Resources/story.json", "other/README.md", "other/Data/story.json"]);
+    expect(plan.hasInkSourceFor("game/Assets/Resources/story.json")).toBe(true);
+    expect(plan.hasInkSourceFor("other/Data/story.json")).toBe(false);
+  });
+
+  test("projects wrapped in one folder: each readme marks a project, so one's Twee says nothing of the other's HTML", () => {
+    const plan = planScan(["games/lane/README.md", "games/lane/src/a.twee", "games/lane/site/index.html", "games/greek/README.md", "games/greek/index.html"]);
+    expect(plan.hasTweeSourceFor("games/lane/site/index.html")).toBe(true);
+    expect(plan.hasTweeSourceFor("games/greek/index.html")).toBe(false);
+  });
+});
