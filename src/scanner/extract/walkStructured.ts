@@ -57,7 +57,7 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
       if (lines) {
         // Spoken lines: each speaker's lines of the file are one candidate titled by the speaker.
         for (const line of lines) {
-          out.add({ title: line.speaker, text: clean(line.text), kind: opts.objectKind, reviewKind: "dialogue", speaker: line.speaker });
+          out.add({ title: line.speaker, text: clean(line.text), kind: opts.objectKind, reviewKind: "dialogue", speaker: line.speaker, quiet: opts.quietObjects });
           for (const [k, v] of line.rest) children.push({ value: v, key: k, isRoot: false });
         }
       } else if (page) {
