@@ -24,7 +24,7 @@ const t0 = performance.now();
 for (const f of files) {
   if (plan.skipKind(f.rel) || plan.translationOf(f.rel)) continue;
   const a = performance.now();
-  const ex = extractFile(f.rel, decodeText(f.bytes), opts);
+  const ex = extractFile(f.rel, decodeText(f.bytes), { ...opts, hasInkSource: plan.hasInkSourceFor(f.rel), hasTweeSource: plan.hasTweeSourceFor(f.rel) });
   const c = classify(ex.sections, { tags: ["history", "war", "magic", "ring", "Over"], locations: ["Wren", "Bletchley", "Daggerfall", "Over"] });
   const ms = performance.now() - a;
   const ext = f.rel.slice(f.rel.lastIndexOf("."));

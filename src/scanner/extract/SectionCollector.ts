@@ -27,6 +27,8 @@ export interface SectionInput {
    * Entries of a record with the same name (a speaker's rows) pass the name itself.
    */
   groupKey?: string;
+  /** A spoken line: a speaker's lines of one file are joined into one section titled by the speaker. */
+  speaker?: string;
   /**
    * A screen's or a control's text (a Godot scene's labels): short entries are UI and only counted,
    * never listed as names.
@@ -127,12 +129,16 @@ export class SectionCollector {
   }
 
   add(input: SectionInput): void {
-    if (input.groupKey !== undefined) return this.addToGroup(input);
+    // A speaker's group cannot meet a key group: keys hold no NUL.
+    if (input.speaker !== undefined) return this.addToGroup(input, `\u0000${input.speaker}`, null);
+    if (input.groupKey !== undefined) {
+      const { stem, facet } = keyFacet(input.groupKey);
+      return this.addToGroup(input, stem, facet);
+    }
     this.addAt(input, this.seq++);
   }
 
-  private addToGroup(input: SectionInput): void {
-    const { stem, facet } = keyFacet(input.groupKey!);
+  private addToGroup(input: SectionInput, stem: string, facet: string | null): void {
     const text = input.text.trim();
     if (!text) return;
     let g = this.groups.get(stem);
@@ -150,18 +156,17 @@ export class SectionCollector {
     else {
       if (!g.texts.includes(text)) g.texts.push(text);
     }
-    g.lore ||= facet !== null || LORE_KEY_RE.test(input.groupKey!);
+    g.lore ||= facet !== null || LORE_KEY_RE.test(input.groupKey ?? "");
     g.size += text.length;
     if (!g.title && !facet && g.texts.length === 1) g.title = input.title ?? null;
   }
 
   private flushGroup(g: KeyGroup): void {
-    const key = g.input.groupKey!;
-    const title = g.title ?? g.input.title ?? stemTitle(keyFacet(key).stem);
+    const title = g.title ?? g.input.title ?? stemTitle(keyFacet(g.input.groupKey ?? "").stem);
     // A name alone goes to the file's list of names; a name with its description is a candidate.
     const text = g.texts.length ? g.texts.join("\n\n") : (g.title ?? "");
     const named = g.texts.length > 0 && g.lore;
-    this.addAt({ ...g.input, title, text, groupKey: undefined, quiet: g.input.quiet && !named, keyed: g.input.keyed && !named }, g.order);
+    this.addAt({ ...g.input, title, text, groupKey: undefined, speaker: undefined, quiet: g.input.quiet && !named, keyed: g.input.keyed && !named }, g.order);
   }
 
   private addAt(input: SectionInput, order: number): void {

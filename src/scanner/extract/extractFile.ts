@@ -105,9 +105,9 @@ function looksBinary(content: string): boolean {
 }
 
 export interface ExtractOptions {
-  /** The archive holds .ink sources: compiled Ink JSON beside them is a copy (ScanPlan.hasInkSource). */
+  /** The file's project holds .ink sources: compiled Ink JSON there is a copy (ScanPlan.hasInkSourceFor). */
   hasInkSource?: boolean;
-  /** The archive holds Twee sources: a published Twine HTML beside them is a copy. */
+  /** The file's project holds Twee sources: a published Twine HTML there is a copy (ScanPlan.hasTweeSourceFor). */
   hasTweeSource?: boolean;
   /** Scan record files of game mechanics too (ScanPlan.includeMechanics). */
   includeMechanics?: boolean;

@@ -1,3 +1,4 @@
+import { dataBinFolders, sourcesBeside } from "./buildOutput.ts";
 import { baseName, extensionOf } from "./text.ts";
 
 /**
@@ -55,12 +56,16 @@ const CHANGELOG_FILES = /^(?:change[-_ ]?log|changes|log|news|release[-_ ]?notes
 const LICENCE_FILES = /^(?:licen[cs]e|copying|notice|third[-_ ]?party[-_ ]?notices?|unlicen[cs]e|patents|attributions?)(?:[-_.!][\w.!-]*)?$/i;
 const DOC_FILES = /^(?:readme|install(?:ation)?|building|build|setup|getting[-_ ]?started|contributing|contributors|authors|code[-_ ]of[-_ ]conduct|security|support|funding|credits|bugs|known[-_ ]?issues|pull_request_template|issue_template|bug_report|feature_request|release_template|claude|agents)(?:[-_.][\w.-]*)?$/i;
 
-/** A path's kind when it is skipped by default, else null. */
-export function skipKindOfPath(relativePath: string): SkipKind | null {
+/**
+ * A path's kind when it is skipped by default, else null. `dataBins` are the `bin/` folders that
+ * hold data, not build output (buildOutput.ts: judged from the whole manifest).
+ */
+export function skipKindOfPath(relativePath: string, dataBins?: Set<string>): SkipKind | null {
   const parts = relativePath.split(/[\\/]+/).filter(Boolean);
   const base = parts.pop() ?? "";
   for (let i = 0; i < parts.length; i++) {
     const d = parts[i].toLowerCase();
+    if (d === "bin" && dataBins?.has(parts.slice(0, i + 1).join("/"))) continue;
     // A copy of the Ren'Py SDK's own scripts (renpy/common/00nvl_mode.rpy …) shipped beside a game.
     if (d === "renpy" && parts[i + 1]?.toLowerCase() === "common") return "engine";
     if (d.startsWith(".")) return "ci";
@@ -164,6 +169,13 @@ export function languageOfPath(relativePath: string): string | null {
   return null;
 }
 
+/** Which regional file of the source language is the source: the configured one, a bare language, en-US, then by name. */
+function regionRank(language: string, sourceLanguage: string): number {
+  if (language.toLowerCase() === sourceLanguage.toLowerCase()) return 0;
+  if (!language.includes("-")) return 1;
+  return language.toLowerCase() === "en-us" ? 2 : 3;
+}
+
 function normLanguage(code: string): string {
   return code.replace("_", "-");
 }
@@ -229,8 +241,10 @@ export interface ScanPlan {
   includeMechanics: boolean;
   /** The archive's source language: `language: xx` in userContext, else the most common language of its files, else "en". */
   sourceLanguage: string;
-  hasInkSource: boolean;
-  hasTweeSource: boolean;
+  /** Compiled Ink JSON at this path has its .ink sources in the same project (buildOutput.ts). */
+  hasInkSourceFor(relativePath: string): boolean;
+  /** A published Twine HTML at this path has its Twee sources in the same project. */
+  hasTweeSourceFor(relativePath: string): boolean;
   /** Why a file is skipped by default, or null when it is scanned. */
   skipKind(relativePath: string): SkipKind | null;
   /** For a file in another language than the source: the source-language file it translates (by key), else null. */
@@ -273,6 +287,24 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     list.push({ language: l, sourceFile: p });
     variants.set(key, list);
   }
+  // The source language kept in several regions (en-US.yml beside en-GB.yml): one file is the source,
+  // the other regions are its variants, not a second candidate for every entry.
+  const regional = new Map<string, [string, string][]>();
+  for (const [p, l] of langOf) {
+    if (!sameLanguage(l, sourceLanguage)) continue;
+    const key = sourceKeyOf(p, l);
+    regional.set(key, [...(regional.get(key) ?? []), [p, l]]);
+  }
+  const regionalCopies = new Set<string>();
+  for (const [key, list] of regional) {
+    if (new Set(list.map(([, l]) => l.toLowerCase())).size < 2) continue;
+    const [primary] = [...list].sort((a, b) => regionRank(a[1], sourceLanguage) - regionRank(b[1], sourceLanguage) || (a[1] < b[1] ? -1 : 1))[0];
+    for (const [p, l] of list) {
+      if (p === primary) continue;
+      regionalCopies.add(p);
+      variants.set(key, [...(variants.get(key) ?? []), { language: l, sourceFile: p }]);
+    }
+  }
   // A translation whose source-language file is not in the archive (a lone fr.po: its msgids are the
   // source text) is scanned itself: the first of its key stands in for the source, the others are its variants.
   const sourceKeys = new Set<string>();
@@ -284,20 +316,21 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
     if (!sourceKeys.has(key) && !standIns.has(key)) standIns.set(key, p);
   }
   const standInPaths = new Set(standIns.values());
-  const ext = new Set(paths.map(extensionOf));
+  const dataBins = dataBinFolders(paths);
   return {
     includes,
     includeMechanics: includes.has("mechanics"),
     sourceLanguage,
-    hasInkSource: ext.has(".ink"),
-    hasTweeSource: ext.has(".tw") || ext.has(".twee"),
+    hasInkSourceFor: sourcesBeside(paths, [".ink"]),
+    hasTweeSourceFor: sourcesBeside(paths, [".tw", ".twee"]),
     skipKind(relativePath) {
-      const k = skipKindOfPath(relativePath);
+      const k = skipKindOfPath(relativePath, dataBins);
       return k && !includes.has(k) ? k : null;
     },
     translationOf(relativePath) {
       if (includes.has("translations")) return null;
       const l = langOf.get(relativePath);
+      if (l && regionalCopies.has(relativePath)) return { language: l };
       return l && !sameLanguage(l, sourceLanguage) && !standInPaths.has(relativePath) ? { language: l } : null;
     },
     variantsOf(relativePath) {

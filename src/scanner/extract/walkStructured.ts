@@ -5,6 +5,7 @@ import { toStringList } from "./frontMatter.ts";
 import { keyFacet } from "./keyGroups.ts";
 import { looksLikeWords, normalizeKey, SKIP, stripAngleTags } from "./text.ts";
 import { LazyJson, opened } from "./lazyJson.ts";
+import { dialogueLines } from "./dialogueLines.ts";
 
 export interface WalkOptions {
   /** Kind of a section made from an object with text fields ("json-object", "unity-text" …). */
@@ -52,7 +53,14 @@ export function walkStructured(root: unknown, out: SectionCollector, opts: WalkO
     const children: Frame[] = [];
     if (Array.isArray(value)) {
       const page = pageOf(value);
-      if (page) {
+      const lines = page ? null : dialogueLines(value);
+      if (lines) {
+        // Spoken lines: each speaker's lines of the file are one candidate titled by the speaker.
+        for (const line of lines) {
+          out.add({ title: line.speaker, text: clean(line.text), kind: opts.objectKind, reviewKind: "dialogue", speaker: line.speaker, quiet: opts.quietObjects });
+          for (const [k, v] of line.rest) children.push({ value: v, key: k, isRoot: false });
+        }
+      } else if (page) {
         // A page of prose (a logbook entry: [Headline, "…"], paragraphs, [Image, …]) is one section.
         out.add({ title: page.title ?? key, text: page.paragraphs.map(clean).join("\n\n"), kind: opts.stringKind, quiet: true });
         for (const item of value) if (typeof item !== "string" && !page.headings.has(item)) children.push({ value: item, key: null, isRoot: false });

@@ -53,8 +53,6 @@ export class FileExtractor {
     this.plan = planScan(setup.paths, setup.userContext);
     this.tables = new StringTableJoin(setup.paths);
     this.opts = {
-      hasInkSource: this.plan.hasInkSource,
-      hasTweeSource: this.plan.hasTweeSource,
       includeMechanics: this.plan.includeMechanics,
       stringTableKeys: (c) => this.tables.keysOf(c),
       onWork: (units) => this.garbage.spend(units),
@@ -87,7 +85,12 @@ export class FileExtractor {
   }
 
   private extract(relativePath: string, content: string): void {
-    const extraction = extractFile(relativePath, content, this.opts);
+    // A compiled story is a copy only of sources in its own project, not of any in the archive.
+    const extraction = extractFile(relativePath, content, {
+      ...this.opts,
+      hasInkSource: this.plan.hasInkSourceFor(relativePath),
+      hasTweeSource: this.plan.hasTweeSourceFor(relativePath),
+    });
     const variants = this.plan.variantsOf(relativePath);
     for (const s of extraction.skipped) this.skipped.push(s);
     const sections = extraction.sections;

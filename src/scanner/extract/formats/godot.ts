@@ -97,6 +97,7 @@ export function extractGodotResource(content: string, out: SectionCollector): vo
     out.skipFile(SKIP.parse("no [gd_resource] or [gd_scene] header"));
     return;
   }
+  const headings = headingsByParent(blocks);
   let controls = 0;
   for (const b of blocks) {
     if (b.header !== "resource" && b.header !== "sub_resource" && b.header !== "node") continue;
@@ -106,6 +107,8 @@ export function extractGodotResource(content: string, out: SectionCollector): vo
       continue;
     }
     let title: string | null = usableTitle(b.attrs.name);
+    // A node named for its role (Text, Label, Body) is titled by its sibling heading, else by the scene's file.
+    if (b.header === "node" && title && GENERIC_NODE.test(normalizeKey(title))) title = headings.get(b.attrs.parent ?? "") ?? out.stem;
     let bestRank = title ? titleRank("name") : Infinity;
     const parts: string[] = [];
     for (const p of b.props) {
@@ -128,6 +131,22 @@ export function extractGodotResource(content: string, out: SectionCollector): vo
     if (parts.length) out.add({ title, text: parts.join("\n\n"), kind: "godot-text", quiet: true, ui: b.header === "node" });
   }
   if (controls) out.skip(`${controls} controls (buttons, fields, lists)`, SKIP.uiText);
+}
+
+// Node names that say what a node does, not what it is about.
+const GENERIC_NODE = /^(?:text|label|richtextlabel|textlabel|body|content|description|desc|paragraph|message)\d*$/;
+const HEADING_NODE = /^(?:title|heading|header|caption|titlelabel)\d*$/;
+
+/** The text of each parent's heading node ("Title": "Rapport de transmission du 11 août 1945"), by parent path. */
+function headingsByParent(blocks: GodotBlock[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const b of blocks) {
+    if (b.header !== "node" || !HEADING_NODE.test(normalizeKey(b.attrs.name ?? ""))) continue;
+    const text = b.props.find((p) => normalizeKey(p.key) === "text")?.strings[0];
+    const t = text ? usableTitle(stripAngleTags(text).replace(/\[\/?[\w]+(?:=[^\]]*)?\]/g, "")) : null;
+    if (t && !out.has(b.attrs.parent ?? "")) out.set(b.attrs.parent ?? "", t);
+  }
+  return out;
 }
 
 /** Godot Control nodes whose text is a control's caption or content, not a narrative label. */
