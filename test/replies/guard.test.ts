@@ -97,8 +97,8 @@ describe("the reply guard's decisions", () => {
 
   test("a problem in a later sentence, nothing sent yet, stops that sample there: the next starts without waiting for the whole reply", async () => {
     const tail = " The cars are hauled by a winding engine that is older than the town itself and twice as loud.".repeat(3);
-    // Streamed, the first sentence is held and judged (what passes is sent, and cannot be taken back); not streamed, every one.
-    for (const [streaming, first] of [[true, "As the Keeper, Idris Vane is tired of the dawn cars."], [false, "Aye, the cars run at dawn. As the Keeper, Idris Vane is tired of them."]] as const) {
+    // Not streamed, every sentence is judged as it ends (a streamed reply is judged on its opening only: it is sent as it comes).
+    for (const [streaming, first] of [[false, "Aye, the cars run at dawn. As the Keeper, Idris Vane is tired of them."]] as const) {
       const { llm, calls } = scripted([`${first}${tail}`, "Aye, the cars run at dawn. I am tired of them."]);
       const sent: string[] = [];
       const { result, report } = await generateReply(llm, base(streaming ? (t) => sent.push(t) : undefined), { ...ctx, maxSentences: 9 });
@@ -241,23 +241,23 @@ describe("ReplyShaper", () => {
     expect(unjudged.sent).toBe("Eleven minutes.");
   });
 
-  test("a reply the guard may resample is released once its first sentence passed; the last attempt at once", () => {
+  test("a streamed reply whose opening passed is sent as it comes, not held for its first sentence; the last attempt at once", () => {
     const s = new ReplyShaper({ context: ctx, maxTokens: 64, judgeOpening: true, streaming: true });
-    expect(s.push("Aye").emit).toBe("");
-    expect(s.push(", friend.").emit).toBe("");
-    expect(s.push(" The").emit).toBe("Aye, friend. The");
+    expect(s.push("Aye").emit).toBe("Aye");
+    expect(s.push(", friend.").emit).toBe(", friend.");
+    expect(s.push(" The").emit).toBe(" The");
     expect(s.push(" cars").emit).toBe(" cars");
     const last = new ReplyShaper({ context: ctx, maxTokens: 64, judgeOpening: false, streaming: true });
     expect(last.push("Aye").emit).toBe("Aye");
-    // a first sentence that never ends is judged as it is once it is long, then sent
+    // a first sentence that never ends is sent as it comes
     const long = new ReplyShaper({ context: ctx, maxTokens: 200, judgeOpening: true, streaming: true });
     let sent = "";
     for (const p of pieces("Aye and the cars go up and down the hill all day long while the engine hisses and the gulls cry over the slag heaps and the miners wait in the rain for their turn to ride up to the town where the chapel bell rings for the shift and the")) sent += long.push(p).emit;
     expect(sent.length).toBeGreaterThan(0);
   });
 
-  test("a sentence that goes wrong after the opening passed ends the attempt at that sentence, before anything is sent", () => {
-    for (const streaming of [true, false]) {
+  test("not streamed, a sentence that goes wrong after the opening passed ends the attempt at that sentence", () => {
+    for (const streaming of [false]) {
       const s = new ReplyShaper({ context: { ...ctx, maxSentences: 3 }, maxTokens: 64, judgeOpening: true, streaming });
       let sent = "";
       let stoppedAt = -1;

@@ -10,9 +10,6 @@ import { leakOf } from "../secrets/secretTerms.ts";
 /** Tokens before the reply cap from which a reply ends at its next sentence end (and holds back what follows its last one). */
 export const NEAR_CAP_TOKENS = 12;
 
-/** The most a streamed reply is held while its first sentence is written and judged (characters; then it is judged as it is). */
-export const FIRST_SENTENCE_HOLD_MAX_CHARS = 200;
-
 export type StopWhy = "sentences" | "loop" | "cap" | "secret" | "fail";
 
 export interface ShaperOptions {
@@ -79,12 +76,13 @@ export class ReplyShaper {
     const ends = sentenceEnds(text, { final: false });
     // Until something is sent, each sentence is judged as soon as it ends: a sample that goes wrong in its first
     // sentence is abandoned there and the next one starts at once, instead of after the whole reply was generated.
-    // A streamed reply starts once its first sentence passed (or it ran long without ending one).
+    // A streamed reply is not held for its first sentence: the first word reaching the game fast is the point of
+    // streaming, so a streamed sample is judged only on what can be told from its opening (earlyVerdict above) and
+    // on what it wrote while that opening was held.
     // Within a sentence, its complete words are checked for the phrases that give a reply away ("according to the
     // provided", "Idris Vane is"), so a one-sentence sample that goes wrong stops there too.
-    let holdAll = false;
     if (this.o.judgeOpening && this.sent === 0) {
-      const upto = ends.at(-1) ?? (this.o.streaming && text.length >= FIRST_SENTENCE_HOLD_MAX_CHARS ? text.length : 0);
+      const upto = ends.at(-1) ?? 0;
       const wordsDone = text.slice(0, Math.max(upto, text.search(/\s\S*$/)));
       const problem =
         (upto > this.judgedTo ? earlyProblem(text.slice(0, upto), this.o.context) : null) ??
@@ -96,7 +94,6 @@ export class ReplyShaper {
       }
       this.judgedTo = Math.max(this.judgedTo, upto);
       this.wordsJudged = Math.max(this.wordsJudged, wordsDone.length);
-      holdAll = this.o.streaming && this.judgedTo === 0;
     }
     const max = this.o.context.maxSentences;
     // A turn that carries a secret sends only whole sentences, each checked first: one that tells it ends the reply
@@ -125,7 +122,6 @@ export class ReplyShaper {
     let limit = this.cutAt ?? text.length;
     // Near the cap, or while the sentence being written may be an earlier one again, hold back after the last end.
     if (this.cutAt === null && (this.nearFrom !== null || secrets.length > 0 || mayRepeat(text, ends))) limit = ends.at(-1) ?? 0;
-    if (holdAll) limit = 0;
     return { emit: this.release(text, limit), stop: this.stopWhy !== null };
   }
 
