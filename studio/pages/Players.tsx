@@ -11,7 +11,8 @@ export function Players({ projectId }: SectionProps) {
   const [erasing, setErasing] = useState(false);
   const [erased, setErased] = useState<any>(null);
   const act = useAction();
-  const minds = useAsync(() => admin<{ minds: { id: string; entityName: string }[] }>("GET", `/projects/${projectId}/minds`), [projectId]);
+  // Mind names are needed only once a player is shown: fetching a thousand minds up front held the search form back.
+  const minds = useAsync(() => (data ? admin<{ minds: { id: string; entityName: string }[] }>("GET", `/projects/${projectId}/minds`) : Promise.resolve(null)), [projectId, data !== null]);
   const mindName = (id: string) => minds.data?.minds.find((m) => m.id === id)?.entityName ?? id;
   const base = (id: string) => `/projects/${projectId}/players/${encodeURIComponent(id)}`;
   const find = async (e?: Event) => {
