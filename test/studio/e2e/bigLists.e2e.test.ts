@@ -60,9 +60,11 @@ describe.skipIf(!enabled)("the Studio's long lists (Chromium)", () => {
     await page.waitForLoadState("networkidle");
     expect(mindLists).toEqual([]);
     await page.getByLabel("Player id").fill("nobody-yet");
+    // the minds are asked for after the player is shown, in a later render: wait for that request, not for idle
+    const asked = page.waitForRequest((r) => r.url().endsWith(`/projects/${big.projectId}/minds`), { timeout: 15_000 });
     await page.getByRole("button", { name: "Find" }).click();
     await page.getByText("Nothing is kept about this player.").waitFor();
-    await page.waitForLoadState("networkidle");
+    await asked;
     expect(mindLists.length).toBe(1);
     page.off("request", seen);
     expect(s.errors).toEqual([]);
