@@ -9,6 +9,7 @@
  *   bun bench/scanner-corpus.ts                 # once: rebuild the corpus
  *   bun bench/scanner-real.ts [label]           # all projects, combined-v2 (v2's corpus), combined (the tuning corpus), held-out; results in <corpus>/results-<label>.json
  *   ONLY=combined,held-out,fresh bun bench/scanner-real.ts [label]      # some of them
+ *   BENCH_SEED=13 ONLY=fresh bun bench/scanner-real.ts [label]       # a second, independent sample (default seed 12)
  *   bun bench/scanner-judge.ts [label]          # precision from the saved judgements (bench/scanner-judged.json)
  *
  * Precision is judged by hand on the sample (<corpus>/sample-<label>-<name>.txt, and .json for scanner-judge.ts).
