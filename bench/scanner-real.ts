@@ -9,6 +9,7 @@
  *   bun bench/scanner-corpus.ts                 # once: rebuild the corpus
  *   bun bench/scanner-real.ts [label]           # all projects, combined-v2 (v2's corpus), combined (the tuning corpus), held-out; results in <corpus>/results-<label>.json
  *   ONLY=combined,held-out,fresh bun bench/scanner-real.ts [label]      # some of them
+ *   BENCH_SEED=13 ONLY=fresh bun bench/scanner-real.ts [label]       # a second, independent sample (default seed 12)
  *   bun bench/scanner-judge.ts [label]          # precision from the saved judgements (bench/scanner-judged.json)
  *
  * Precision is judged by hand on the sample (<corpus>/sample-<label>-<name>.txt, and .json for scanner-judge.ts).
@@ -158,7 +159,9 @@ async function runOne(name: string): Promise<void> {
       const pool = [...candidates];
       while (sample.length < 60 && pool.length) sample.push(pool.splice(Math.floor(rand() * pool.length), 1)[0]);
     } else {
-      const rank = (c: (typeof candidates)[number]) => createHash("sha256").update(`12\n${sampleKey(c.raw)}`).digest("hex");
+      // BENCH_SEED draws a second, independent sample of the same run (judgements are keyed by candidate, not by seed).
+      const seed = process.env.BENCH_SEED ?? "12";
+      const rank = (c: (typeof candidates)[number]) => createHash("sha256").update(`${seed}\n${sampleKey(c.raw)}`).digest("hex");
       sample.push(...candidates.map((c) => ({ c, r: rank(c) })).sort((a, b) => (a.r < b.r ? -1 : 1)).slice(0, 60).map((x) => x.c));
     }
     const mbIn = job.bytes_processed / MB;
