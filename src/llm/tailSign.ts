@@ -40,7 +40,8 @@ export function tailSignOf(tail: Pick<TailRequest, "delimiter" | "jsonSchema">):
  * Where the words give way to a tail the model wrote itself: a small model copies the prompt's example into its
  * spoken line (`Very well. {"actions":[…` or `[Behaviour]`), before the grammar-constrained tail that follows. The
  * words end at the first delimiter or object opened with one of the tail's keys (`{"actions":`, `{ 'emotion' :`,
- * `{name:`), and before the code fence, the list's bracket or the blank line that leads into it. A brace or bracket that opens
+ * `{name:`), and before the code fence, the list's bracket, the blank line or the sentence ending in a colon that
+ * leads into it. A brace or bracket that opens
  * anything else is speech. A streamed text's end that could still become a sign is reported as held.
  */
 export function tailSignAt(text: string, sign: TailSign): TailSignAt {
@@ -52,7 +53,7 @@ export function tailSignAt(text: string, sign: TailSign): TailSignAt {
     const json = new RegExp(`\\{\\s*["'\`]?(?:${keys})["'\`]?\\s*:`, "i").exec(text);
     if (json && (at < 0 || json.index < at)) at = json.index;
   }
-  if (at >= 0) return { at: leadIn(text, at), holdFrom: null };
+  if (at >= 0) return { at: leadIn(text, at, true), holdFrom: null };
   return { at: null, holdFrom: heldFrom(text, lower, marker, sign.keys) };
 }
 
@@ -62,11 +63,22 @@ export function wordsBeforeTail(text: string, sign: TailSign): string {
   return at === null ? text : text.slice(0, at).trimEnd();
 }
 
-/** The start of what leads into a sign at `at`: a code fence (```json), a list opened around it, the whitespace before. */
-function leadIn(text: string, at: number): number {
+/**
+ * The start of what leads into a sign at `at`: a code fence (```json), a list opened around it, the whitespace
+ * before, and a sentence that announces it ("Here are my actions:"; measured on Qwen2.5-Coder-0.5B, the words
+ * before a tail it wrote itself end so). Only when cutting: while streaming, such a sentence was already sent.
+ */
+function leadIn(text: string, at: number, announce = false): number {
   const m = /(?:`{1,3}[a-z]*\s*)?(?:\[\s*)?$/i.exec(text.slice(0, at));
   let start = m ? m.index : at;
   while (start > 0 && /\s/.test(text[start - 1])) start--;
+  if (announce && text[start - 1] === ":") {
+    const sentence = /(?:^|[.!?\n]\s*)[^.!?\n]*:$/.exec(text.slice(0, start));
+    if (sentence) {
+      start = sentence.index + (/^[.!?\n]/.test(sentence[0]) ? 1 : 0);
+      while (start > 0 && /\s/.test(text[start - 1])) start--;
+    }
+  }
   return start;
 }
 

@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import type { GenerateRequest, GenerateResult } from "../../src/generation/types.ts";
 import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { generateReply } from "../../src/npc/replies/generateReply.ts";
+import { metaTalk } from "../../src/npc/replies/detectors.ts";
 import { ReplyShaper } from "../../src/npc/replies/ReplyShaper.ts";
 import { tailSignAt, tailSignOf, wordsBeforeTail } from "../../src/llm/tailSign.ts";
 import { BEHAVIOUR_DELIMITER } from "../../src/behaviour/behaviourPrompt.ts";
@@ -68,8 +69,16 @@ describe("where the words end: the tail's sign", () => {
       ['Here. [{"name":"none"}]', "Here."],
       ['Take it.\n```json\n{"actions":[]}\n```', "Take it."],
       ['{"actions":[{"name":"none"}],"emotion":"neutral"}', ""],
+      ['Good job! Here are the actions and emotions: {"actions":[]}', "Good job!"],
+      ['Based on your feedback, here is the JSON object:\n{"emotion":"happy"}', ""],
+      ['Take it. Price: {"actions":[]}', "Take it."],
     ];
     for (const [text, words] of cases) expect([text, wordsBeforeTail(text, SIGN)]).toEqual([text, words]);
+  });
+
+  test("words that speak of JSON are talk about the prompt: the guard samples them again", () => {
+    expect(metaTalk("Based on your feedback, here's the updated JSON object")).toBe('"JSON"');
+    expect(metaTalk("Jason sold me the lantern.")).toBeNull();
   });
 
   test("braces and brackets that open anything else are speech", () => {
