@@ -10,6 +10,7 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import type { ChatMessage, TailRequest } from "../src/llm/types.ts";
+import { tailSignAt, tailSignOf } from "../src/llm/tailSign.ts";
 import { resolveBehaviour, type ActionDef, type Behaviour } from "../src/behaviour/resolveBehaviour.ts";
 import { BEHAVIOUR_DELIMITER, behaviourBlock } from "../src/behaviour/behaviourPrompt.ts";
 import { conditionsUnavailable, offerActions } from "../src/behaviour/offerActions.ts";
@@ -65,8 +66,10 @@ const loadBefore = loadavg()[0];
 interface Tally {
   total: number; valid: number; calledFor: number; recalled: number; taken: number; takenRight: number;
   paramsRight: number; noneTurns: number; falseActions: number; emotionAgree: number; tailTokens: number[]; noWords: number;
+  /** turns whose streamed words held a tail the model wrote itself (a player saw it before the words were cut), and whose returned words still do */
+  tailInWords: number; tailLeft: number;
 }
-const tally = (): Tally => ({ total: 0, valid: 0, calledFor: 0, recalled: 0, taken: 0, takenRight: 0, paramsRight: 0, noneTurns: 0, falseActions: 0, emotionAgree: 0, tailTokens: [], noWords: 0 });
+const tally = (): Tally => ({ total: 0, valid: 0, calledFor: 0, recalled: 0, taken: 0, takenRight: 0, paramsRight: 0, noneTurns: 0, falseActions: 0, emotionAgree: 0, tailTokens: [], noWords: 0, tailInWords: 0, tailLeft: 0 });
 const results: { variant: string; half: LabelHalf; t: Tally; ttft?: number }[] = [];
 const ttft: Record<string, { on: number; off: number }> = {};
 
@@ -79,8 +82,12 @@ for (const v of args.variants.split(",").map((n) => VARIANTS[n])) {
   for (const turn of turns) {
     const t = byHalf[turn.half];
     for (let s = 0; s < seeds; s++) {
-      const r = await engine.generate({ conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: Number(args["first-seed"]) + s, minTokens: 1, tail });
+      let streamed = "";
+      const r = await engine.generate({ conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: Number(args["first-seed"]) + s, minTokens: 1, tail, onToken: (p) => (streamed += p) });
       t.total++;
+      const sign = tailSignOf(tail);
+      if (tailSignAt(streamed, sign).at !== null) t.tailInWords++;
+      if (tailSignAt(r.text, sign).at !== null) t.tailLeft++;
       // the words are the reply: a prompt that makes the model skip them to act is no improvement
       if (!/\p{L}/u.test(r.text)) t.noWords++;
       const p = r.tail ? parseTail(r.tail.text, schema, b, offered, 1) : null;
@@ -122,11 +129,11 @@ await engine.dispose();
 
 const pct = (n: number, d: number) => `${d ? ((100 * n) / d).toFixed(0) : "–"} % (${n}/${d})`;
 console.log(`machine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, load ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}; model ${args.model}; threads ${args.threads}; ${turns.length} labelled turns × ${seeds} seeds a variant; words ≤ ${words} tokens; temperature 0.7`);
-console.log("| variant | half | validity | action recall (called for) | action precision (taken) | parameters right (recalled) | false actions (none called for) | emotion agreement | replies without words | tail tokens p50 | first token on ÷ off |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("| variant | half | validity | action recall (called for) | action precision (taken) | parameters right (recalled) | false actions (none called for) | emotion agreement | replies without words | tail in the streamed words | tail in the returned words | tail tokens p50 | first token on ÷ off |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const { variant, half, t } of results) {
   const f = ttft[variant];
   console.log(
-    `| ${variant} | ${half} | ${pct(t.valid, t.total)} | ${pct(t.recalled, t.calledFor)} | ${pct(t.takenRight, t.taken)} | ${pct(t.paramsRight, t.recalled)} | ${pct(t.falseActions, t.noneTurns)} | ${pct(t.emotionAgree, t.valid)} | ${pct(t.noWords, t.total)} | ${median(t.tailTokens)} | ${(f.on / f.off).toFixed(2)} (${f.on.toFixed(0)} / ${f.off.toFixed(0)} ms) |`,
+    `| ${variant} | ${half} | ${pct(t.valid, t.total)} | ${pct(t.recalled, t.calledFor)} | ${pct(t.takenRight, t.taken)} | ${pct(t.paramsRight, t.recalled)} | ${pct(t.falseActions, t.noneTurns)} | ${pct(t.emotionAgree, t.valid)} | ${pct(t.noWords, t.total)} | ${pct(t.tailInWords, t.total)} | ${pct(t.tailLeft, t.total)} | ${median(t.tailTokens)} | ${(f.on / f.off).toFixed(2)} (${f.on.toFixed(0)} / ${f.off.toFixed(0)} ms) |`,
   );
 }

@@ -21,6 +21,7 @@ import { SequencePool, type PoolSlot } from "./SequencePool.ts";
 import { TokenCountCache } from "./TokenCountCache.ts";
 import { StaticPrefixes } from "./staticPrefix.ts";
 import { toChatHistory } from "./toChatHistory.ts";
+import { tailSignOf, wordsBeforeTail } from "./tailSign.ts";
 import { generateTail } from "./generateTail.ts";
 import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
 import { repetitionOptions } from "./repetitionOptions.ts";
@@ -359,7 +360,9 @@ export class LlmEngine {
       const stopReason = response.metadata.stopReason;
       const c = counts(stopReason);
       evaluated = c.evaluatedPromptTokens;
-      const [text, finishReason] = [cleanReply(response.response), finishReasonOf(stopReason, run.reason, req.stopSignal)];
+      // A typed turn's words end where the model began writing the tail itself; the tail continues from there.
+      const text = req.tail ? wordsBeforeTail(cleanReply(response.response), tailSignOf(req.tail)) : cleanReply(response.response);
+      const finishReason = finishReasonOf(stopReason, run.reason, req.stopSignal);
       const tail = tailGrammar && finishReason !== "abort" && finishReason !== "timeout"
         ? await generateTail(chat, { history, words: text, tail: req.tail!, grammar: tailGrammar, signal: run.signal, runReason: () => run.reason, temperature, seed: seed + 1, noBias: this.sampling.noBias, countTokens: (t) => this.countTokens(t), metered })
         : undefined;

@@ -49,7 +49,7 @@ export class Metrics {
     this.replyAttempts = new Counter({ name: "lorehold_reply_attempts_total", help: "NPC replies by how many samples the reply guard drew (1 or 2)", labelNames: ["attempts"], registers });
     this.replyStops = new Counter({
       name: "lorehold_reply_stops_total",
-      help: "NPC replies the server ended early, by why: its sentence limit, a loop, the token cap nearing",
+      help: "NPC replies the server ended early, by why: its sentence limit, a loop, the token cap nearing, a secret, a tail written into the words",
       labelNames: ["why"],
       registers,
     });

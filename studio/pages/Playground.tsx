@@ -298,6 +298,6 @@ function Trace({ turn, index }: { turn: Turn; index: number }) {
 function guardSummary(g: { attempts: { attempt: number; problems: { kind: string; detail: string }[]; early: boolean }[]; chosen: number; stoppedBy: string | null }): string {
   const found = g.attempts.filter((a) => a.problems.length).map((a) => `sample ${a.attempt}: ${a.problems.map((p) => `${p.kind} (${p.detail})`).join(", ")}${a.early ? ", stopped at its opening" : ""}`);
   const samples = g.attempts.length === 1 ? "1 sample" : `${g.attempts.length} samples, sample ${g.chosen} kept`;
-  const ended = g.stoppedBy && g.stoppedBy !== "fail" ? `; ended early: ${{ sentences: "sentence limit", loop: "it began repeating itself", cap: "token cap near" }[g.stoppedBy] ?? g.stoppedBy}` : "";
+  const ended = g.stoppedBy && g.stoppedBy !== "fail" ? `; ended early: ${{ sentences: "sentence limit", loop: "it began repeating itself", cap: "token cap near", tail: "it began writing its behaviour into its words" }[g.stoppedBy] ?? g.stoppedBy}` : "";
   return `${samples}${found.length ? `; ${found.join("; ")}` : "; nothing found"}${ended}`;
 }

@@ -1,3 +1,4 @@
+import { tailSignOf, wordsBeforeTail } from "../../llm/tailSign.ts";
 import { byteBound, chatBound } from "../estimateTokens.ts";
 import { generateStructured } from "../structured.ts";
 import type { BackendConfig, BackendStatus, ChatMessage, GenerateRequest, GenerateResult, GenerationBackend } from "../types.ts";
@@ -144,7 +145,9 @@ export class RemotePool implements GenerationBackend {
     if (words.finishReason === "abort" || words.finishReason === "timeout") return words;
     const backend = this.backends.find((b) => b.name === words.backend)!;
     const timeoutMs = (req.timeoutMs ?? this.opts.defaultTimeoutMs) - (performance.now() - startedAt);
-    return { ...words, tail: await remoteTail(backend, req, words, { timeoutMs, countTokens: (t) => this.countTokens(t) }) };
+    // The words end where the model began writing the tail itself; the tail continues from there.
+    const said = { ...words, text: wordsBeforeTail(words.text, tailSignOf(req.tail!)) };
+    return { ...said, tail: await remoteTail(backend, req, said, { timeoutMs, countTokens: (t) => this.countTokens(t) }) };
   }
 
   /** One generation: routed, retried once on another backend if nothing reached the caller. */

@@ -6,11 +6,12 @@ import { words } from "./wordOverlap.ts";
 import { loopCut, mayRepeat } from "./loopCut.ts";
 import { capSentences, cutAtLastSentence, sentenceEnds } from "./sentences.ts";
 import { leakOf } from "../secrets/secretTerms.ts";
+import { tailSignAt, type TailSign } from "../../llm/tailSign.ts";
 
 /** Tokens before the reply cap from which a reply ends at its next sentence end (and holds back what follows its last one). */
 export const NEAR_CAP_TOKENS = 12;
 
-export type StopWhy = "sentences" | "loop" | "cap" | "secret" | "fail";
+export type StopWhy = "sentences" | "loop" | "cap" | "secret" | "tail" | "fail";
 
 export interface ShaperOptions {
   context: ReplyContext;
@@ -19,13 +20,16 @@ export interface ShaperOptions {
   judgeOpening: boolean;
   /** a client receives the pieces: what was sent can no longer be cut off */
   streaming: boolean;
+  /** a typed turn: the words end where the model starts writing the tail itself (llm/tailSign.ts) */
+  tail?: TailSign;
 }
 
 /**
  * One attempt's text as it streams: what may be sent to the client now, and when the reply should end. It holds
  * the opening until it is judged (earlyVerdict.ts), ends the reply at the end of the sentence that reaches the
  * mind's sentence limit, at the next sentence end once the token cap nears, and where it starts repeating itself.
- * The client is only ever sent a prefix of the final text, and never a trailing space.
+ * In a typed turn it ends the words where the model starts writing the tail into them, and holds back what may be
+ * the start of one. The client is only ever sent a prefix of the final text, and never a trailing space.
  */
 export class ReplyShaper {
   stopWhy: StopWhy | null = null;
@@ -62,7 +66,7 @@ export class ReplyShaper {
     if (this.stopWhy) return { emit: "", stop: true };
     this.raw += piece;
     this.pieces++;
-    const text = this.shaped(this.raw);
+    const { text, tail } = this.words(this.shaped(this.raw), false);
     if (!this.judged) {
       const v = this.o.judgeOpening ? earlyVerdict(text, this.o.context, this.openings) : labelVerdict(text, this.openings);
       if (v.kind === "fail") {
@@ -70,7 +74,11 @@ export class ReplyShaper {
         this.stopWhy = "fail";
         return { emit: "", stop: true };
       }
-      if (v.kind === "hold") return { emit: "", stop: false };
+      if (v.kind === "hold") {
+        if (!tail) return { emit: "", stop: false };
+        this.stop("tail", text.length);
+        return { emit: "", stop: true };
+      }
       this.judged = true;
     }
     const ends = sentenceEnds(text, { final: false });
@@ -119,6 +127,8 @@ export class ReplyShaper {
     if (loop !== null) this.stop("loop", loop);
     else if (ends.length >= max) this.stop("sentences", ends[max - 1]);
     else if (this.nearFrom !== null && ends.length > this.nearFrom) this.stop("cap", ends.at(-1)!);
+    // The rest of the sample is the tail the model wrote into its words: nothing after this point is said.
+    if (tail && this.cutAt === null) this.stop("tail", text.length);
     let limit = this.cutAt ?? text.length;
     // Near the cap, or while the sentence being written may be an earlier one again, hold back after the last end.
     if (this.cutAt === null && (this.nearFrom !== null || secrets.length > 0 || mayRepeat(text, ends))) limit = ends.at(-1) ?? 0;
@@ -131,7 +141,9 @@ export class ReplyShaper {
    */
   finish(text: string, finishReason: FinishReason): { text: string; emit: string } {
     if (this.stopWhy === "fail") return { text: "", emit: "" };
-    let out = this.shaped(text);
+    const words = this.words(this.shaped(text), true);
+    let out = words.text;
+    if (words.tail && this.stopWhy === null) this.stopWhy = "tail";
     if (!this.judged && this.o.judgeOpening) {
       const v = earlyVerdict(out, this.o.context, this.openings, true);
       if (v.kind === "fail") {
@@ -195,6 +207,18 @@ export class ReplyShaper {
     const out = text.slice(this.sent, end);
     this.sent = end;
     return out;
+  }
+
+  /**
+   * The text the words are: before a tail the model started writing itself, and before what may yet become one
+   * while it streams (a finished text ends before it: a lone `{"emo` at the end is the start of a tail, cut off).
+   */
+  private words(text: string, final: boolean): { text: string; tail: boolean } {
+    if (!this.o.tail) return { text, tail: false };
+    const { at, holdFrom } = tailSignAt(text, this.o.tail);
+    if (at !== null) return { text: text.slice(0, at), tail: true };
+    if (holdFrom !== null) return { text: text.slice(0, holdFrom), tail: final };
+    return { text, tail: false };
   }
 
   /** A reply that opens with its own speaker label ("Idris Vane: Aye…") says the rest: the label goes. */

@@ -124,6 +124,8 @@ const META: RegExp[] = [
   /\blanguage model\b/i,
   /\bI('m| am) (just |only )?(an? )?(ai|assistant|chatbot|bot|virtual assistant)\b/i,
   /\bsystem prompt\b/i,
+  // A character never speaks of JSON: a small model announcing the tail it is about to write ("here's the JSON object:").
+  /\bjson\b/i,
   /\bmy (instructions|programming|training data)\b/i,
   /\b(lore|the) notes\b/i,
   /\bthe player\b/i,

@@ -5,6 +5,7 @@ import { leakOf } from "../secrets/secretTerms.ts";
 import { replyProblems, type Problem, type ProblemKind, type ReplyContext } from "./detectors.ts";
 import { ReplyShaper, type StopWhy } from "./ReplyShaper.ts";
 import { splitSentences } from "./sentences.ts";
+import { tailSignOf } from "../../llm/tailSign.ts";
 
 /** What sends a reply back for another sample, and how bad each is when choosing between two (lower is better). */
 const WEIGHT: Partial<Record<ProblemKind, number>> = {
@@ -75,12 +76,13 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
   const baseSeed = req.seed ?? randomSeed();
   const startedAt = performance.now();
   const done: Done[] = [];
+  const tail = req.tail ? tailSignOf(req.tail) : undefined;
   let evaluated = 0;
   let completion = 0;
   let messages = req.messages;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const last = attempt === maxAttempts;
-    const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming });
+    const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming, tail });
     const stop = new AbortController();
     const seed = baseSeed + attempt - 1;
     const startMs = performance.now() - startedAt;
