@@ -28,7 +28,7 @@ import { writeTinyGguf } from "../test/support/tinyGguf.ts";
 import { llamaServerBinary, startLlamaServer } from "../test/support/llamaServer.ts";
 import { bigProject } from "./support/bigProject.ts";
 import { bigWorld } from "./support/bigWorld.ts";
-import { KINDS, type LoadPlan, type StepResult } from "./support/mixedLoad.ts";
+import { KINDS, type LoadPlan, type SoloResult, type StepResult } from "./support/mixedLoad.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -40,6 +40,7 @@ const { values: args } = parseArgs({
     step: { type: "string", default: "10" },
     "turn-workers": { type: "string", default: "2" },
     tokens: { type: "string", default: "8" },
+    solo: { type: "string", default: "8" },
   },
 });
 const BIN = llamaServerBinary();
@@ -125,6 +126,15 @@ try {
     const res = await fetch(`${base}/v1/lore/documents?limit=100&offset=${offset}`, { headers: { authorization: `Bearer ${world.editor}` } });
     documents.push(...((await res.json()) as { documents: { id: string }[] }).documents.map((d) => d.id));
   }
+  // settle what a big project's first searches start in the background (the cache's load from LanceDB, its
+  // snapshot file, the index training past vectorIndexMinChunks) and LanceDB's compaction after the bulk writes:
+  // the load measures a running box, not its first minute
+  t0 = performance.now();
+  await ctx.vectors.warm([world.projectId]);
+  await ctx.vectors.snapshotsIdle();
+  await (await ctx.vectors.projectCache(ctx.vectors.activeGeneration(), world.projectId)).indexIdle();
+  await ctx.vectors.optimizeNow();
+  log(`settled in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   Bun.gc(true);
   const rssBefore = process.memoryUsage().rss;
 
@@ -143,17 +153,37 @@ try {
     stepSeconds: Number(args.step),
     turnWorkers: Number(args["turn-workers"]),
     maxInFlight: 64,
+    soloRate: 20,
+    soloSeconds: Number(args.solo),
   };
   const planPath = join(dir, "plan.json");
   writeFileSync(planPath, JSON.stringify(plan));
   let rssPeak = rssBefore;
-  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
+  // the server's own CPU time (this process: the load runs in another), sampled to attribute it to each solo phase
+  const cpuSamples: [number, number][] = [];
+  const cpuNow = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    cpuSamples.push([Date.now(), cpuNow()]);
+  }, 100);
   const loadAvgBefore = loadavg()[0];
   const driver = Bun.spawn([process.execPath, join(import.meta.dir, "support/mixedLoad.ts"), planPath], { stdout: "pipe", stderr: "inherit" });
   const outText = await new Response(driver.stdout).text();
   await driver.exited;
   clearInterval(sampler);
-  const steps = JSON.parse(outText.trim().split("\n").pop()!) as StepResult[];
+  const { solos, steps } = JSON.parse(outText.trim().split("\n").pop()!) as { solos: SoloResult[]; steps: StepResult[] };
+  const cpuAt = (t: number) => {
+    const after = cpuSamples.find(([at]) => at >= t) ?? cpuSamples.at(-1)!;
+    return after[1];
+  };
+  const idle = solos.find((s) => s.kind === "idle")!;
+  const idleRate = (cpuAt(idle.to) - cpuAt(idle.from)) / (idle.to - idle.from); // CPU ms per wall ms with nothing sent
+  const cpuPer = solos
+    .filter((s) => s.kind !== "idle")
+    .map((s) => ({ ...s, cpuMs: Math.max(0, cpuAt(s.to) - cpuAt(s.from) - idleRate * (s.to - s.from)) / Math.max(1, s.ok + s.failed) }));
 
   // ---- disk
   const du = (p: string): number => {
@@ -195,6 +225,11 @@ try {
       `Generation: a llama-server (1 thread, 2 slots) on a tiny random-weight model, ${args.tokens}-token replies, ${plan.turnWorkers} players' turns back to back throughout. ` +
       `Each step: every kind below at the rate shown at once, open loop, ${plan.stepSeconds} s; the load from its own process on the same box.\n`,
   );
+  console.log(`Each kind alone first (no turns; ${plan.soloRate} requests/s for ${plan.soloSeconds} s; turns one after another), the server process's own CPU time per request (user + system, sampled every 100 ms, less the ${(idleRate * 100).toFixed(1)} % of a core it spent with nothing sent): what one core carries of it, whatever else shares the box.\n`);
+  console.log("| kind | requests | wall p50 | server CPU per request | one core's worth |");
+  console.log("|---|---|---|---|---|");
+  for (const s of cpuPer) console.log(`| ${s.kind} | ${s.ok}${s.failed ? ` (${s.failed} failed)` : ""} | ${f(s.p50)} ms | ${s.cpuMs.toFixed(2)} ms | ${(1000 / s.cpuMs).toFixed(0)}/s |`);
+  console.log("\nThen all kinds at once, at rising rates, with the turns going:\n");
   console.log(`| rate per kind | ${KINDS.map((k) => `${k} p50 / p99`).join(" | ")} | interact turns (p50 / p99, done) |`);
   console.log(`|---|${KINDS.map(() => "---").join("|")}|---|`);
   for (const s of steps) {

@@ -23,6 +23,19 @@ export interface LoadPlan {
   turnWorkers: number;
   /** requests of one kind in flight at most; past it a request is counted as shed, not sent */
   maxInFlight: number;
+  /** each kind alone first (no turns), at this rate for this long: the server's CPU per request (bench/scale.ts reads it) */
+  soloRate: number;
+  soloSeconds: number;
+}
+
+/** One kind alone: its wall-clock window (Date.now()), so the server can attribute its own CPU time to it. */
+export interface SoloResult {
+  kind: Kind | "turn" | "idle";
+  from: number;
+  to: number;
+  ok: number;
+  failed: number;
+  p50: number;
 }
 
 export type Kind = "preview" | "lore" | "event" | "state";
@@ -85,6 +98,38 @@ async function timed(url: string, init: RequestInit): Promise<{ ms: number; stat
   }
 }
 
+async function solo(plan: LoadPlan, kind: Kind | "turn" | "idle"): Promise<SoloResult> {
+  const from = Date.now();
+  if (kind === "idle") {
+    // nothing sent: the server's background CPU (jobs, LanceDB's threads, GC), subtracted from the others
+    await Bun.sleep(plan.soloSeconds * 1000);
+    return { kind, from, to: Date.now(), ok: 0, failed: 0, p50: NaN };
+  }
+  const ms: number[] = [];
+  let failed = 0;
+  const end = performance.now() + plan.soloSeconds * 1000;
+  if (kind === "turn") {
+    // turns one after another: their CPU per turn on the server, generation being the llama-server's
+    for (let n = 0; performance.now() < end; n++) {
+      const r = await timed(...request(plan, "turn", n));
+      if (r.status === 200) ms.push(r.ms);
+      else failed++;
+    }
+  } else {
+    const pending: Promise<void>[] = [];
+    const t0 = performance.now();
+    for (let i = 0; ; i++) {
+      const at = t0 + (i * 1000) / plan.soloRate;
+      if (at >= end) break;
+      const wait = at - performance.now();
+      if (wait > 0) await Bun.sleep(wait);
+      pending.push(timed(...request(plan, kind, i)).then((r) => void (r.status >= 200 && r.status < 300 ? ms.push(r.ms) : failed++)));
+    }
+    await Promise.all(pending);
+  }
+  return { kind, from, to: Date.now(), ok: ms.length, failed, p50: pct(ms, 0.5) };
+}
+
 async function step(plan: LoadPlan, rate: number): Promise<StepResult> {
   const end = performance.now() + plan.stepSeconds * 1000;
   const turnMs: number[] = [];
@@ -135,7 +180,12 @@ async function step(plan: LoadPlan, rate: number): Promise<StepResult> {
 if (import.meta.main) {
   const plan = JSON.parse(readFileSync(process.argv[2], "utf8")) as LoadPlan;
   // warm-up: the JIT, the connections, the first reads of the files (not reported)
-  await step({ ...plan, stepSeconds: 3, turnWorkers: 1 }, Math.min(5, plan.rates[0]));
+  await step({ ...plan, stepSeconds: 5, turnWorkers: 1 }, Math.min(5, plan.rates[0]));
+  const solos: SoloResult[] = [];
+  for (const kind of ["idle" as const, ...KINDS, "turn" as const]) {
+    solos.push(await solo(plan, kind));
+    console.error(`alone: ${kind} ${solos.at(-1)!.ok} ok, p50 ${solos.at(-1)!.p50.toFixed(1)} ms`);
+  }
   const steps: StepResult[] = [];
   for (const rate of plan.rates) {
     const r = await step(plan, rate);
@@ -144,5 +194,5 @@ if (import.meta.main) {
     // two kinds' median past 5× the bound, or shedding: the next step would only measure a queue
     if (KINDS.filter((k) => !(r.kinds[k].p50 <= 100) || r.kinds[k].shed > 0).length >= 2) break;
   }
-  console.log(JSON.stringify(steps));
+  console.log(JSON.stringify({ solos, steps }));
 }
