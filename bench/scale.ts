@@ -1,0 +1,252 @@
+// Where the next box begins: one Lorehold process carrying a big world under a mixed load over HTTP.
+// The world: bench/support/bigProject.ts (`--documents` documents of ~60 words, one chunk each, 20 tags,
+// `--minds` minds), indexed by the server's own indexer with the hashing embedder; `--players` players with
+// memories (2 minds each, `--memories-per-player` in all), written straight to LanceDB as bench/scale-memories.ts
+// does (the write path a turn takes is measured by the events in the load, not spent on the bulk load).
+// Generation is remote: a real llama-server on a tiny random-weight model (1 thread), so a turn's generation
+// costs the box little and what is measured is the control plane.
+// The load (bench/support/mixedLoad.ts, its own process): steps of rising rate, each kind of non-generation
+// request (interact-preview, lore reads, event writes, state writes) held at that rate at once, while
+// `--turn-workers` players hold interact turns going. Reported: per kind, the highest rate whose p99 stayed
+// ≤ 20 ms with no error and nothing shed; the server's RSS; disk per chunk and per player.
+// Usage: bun bench/scale.ts [--documents 20000] [--minds 1000] [--players 10000] [--memories-per-player 10]
+//                          [--rates 10,20,40,80,160] [--step 10] [--turn-workers 2] [--tokens 8]
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { App } from "../src/app/App.ts";
+import { loadConfig } from "../src/config/config.ts";
+import { silentLogger } from "../src/ops/logger.ts";
+import { createApiKey } from "../src/auth/apiKeys.ts";
+import { ensureAdminToken } from "../src/admin/adminToken.ts";
+import { RATE_LIMIT_MAX, setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
+import { asData } from "../src/vectors/generation.ts";
+import { memoryRecord } from "../src/vectors/vectorRecords.ts";
+import type { MemoryRow } from "../src/vectors/rows.ts";
+import { writeTinyGguf } from "../test/support/tinyGguf.ts";
+import { llamaServerBinary, startLlamaServer } from "../test/support/llamaServer.ts";
+import { bigProject } from "./support/bigProject.ts";
+import { bigWorld } from "./support/bigWorld.ts";
+import { KINDS, type LoadPlan, type SoloResult, type StepResult } from "./support/mixedLoad.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    documents: { type: "string", default: "20000" },
+    minds: { type: "string", default: "1000" },
+    players: { type: "string", default: "10000" },
+    "memories-per-player": { type: "string", default: "10" },
+    rates: { type: "string", default: "10,20,40,80,160" },
+    step: { type: "string", default: "10" },
+    "turn-workers": { type: "string", default: "2" },
+    tokens: { type: "string", default: "8" },
+    solo: { type: "string", default: "8" },
+  },
+});
+const BIN = llamaServerBinary();
+if (!BIN) {
+  console.error("no llama-server binary: run scripts/ci/backends.sh first");
+  process.exit(1);
+}
+const nDocs = Number(args.documents);
+const nPlayers = Number(args.players);
+const perPlayer = Number(args["memories-per-player"]);
+const BOUND_MS = 20;
+const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+
+const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-scale-"));
+const dataDir = join(dir, "data");
+const sentences = bigWorld({ chunks: 3000, queries: 1 }).chunks.map((c) => c.text.split(" ").slice(0, 12).join(" "));
+// every word the prompts use is one token of the tiny model (as common words are in a real model's vocab)
+const words = [...new Set(sentences.join(" ").match(/[A-Za-z]+/g) ?? [])];
+const modelPath = join(dir, "tiny.gguf");
+writeTinyGguf(modelPath, { nCtx: 4096, name: "scale-tiny", extraWords: words });
+const llama = await startLlamaServer({ binary: BIN, model: modelPath, parallel: 2, slotContext: 4096, threads: 1 });
+let app: App | null = null;
+try {
+  const backend = { url: llama.url, model: "tiny", apiKey: null, maxConcurrent: 2, weight: 1, timeoutMs: 60_000, kind: "llama-server" as const };
+  const config = loadConfig({
+    cwd: dir,
+    env: {},
+    flags: { dataDir, modelsDir: dir, generation: "remote", backends: [backend], contextSize: 4096, maxReplyTokens: Number(args.tokens), threads: 1, port: 0, host: "127.0.0.1", logLevel: "silent" } as never,
+  });
+  app = await App.create(config, { logger: silentLogger });
+  const ctx = app.ctx;
+
+  // ---- the world
+  let t0 = performance.now();
+  const world = bigProject(ctx, { minds: Number(args.minds), documents: nDocs, tags: 20 });
+  const writeS = (performance.now() - t0) / 1000;
+  log(`${nDocs} documents and ${world.minds.length} minds written in ${writeS.toFixed(0)} s; indexing`);
+  t0 = performance.now();
+  for (;;) {
+    const r = (await app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
+    if (!r || r.indexed === 0) break;
+  }
+  const indexS = (performance.now() - t0) / 1000;
+  const chunks = await ctx.vectors.countChunks(world.projectId);
+  log(`${chunks} chunks indexed in ${indexS.toFixed(0)} s; writing memories`);
+
+  // players' memories: each player has met 2 minds, perPlayer / 2 memories with each
+  t0 = performance.now();
+  const g = ctx.vectors.activeGeneration();
+  const mindsOf = (p: number) => [world.minds[p % world.minds.length], world.minds[(p * 7 + 3) % world.minds.length]];
+  let memories = 0;
+  let batch: MemoryRow[] = [];
+  let x = 4242;
+  const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const flush = async () => {
+    if (!batch.length) return;
+    const vectors = await ctx.vectors.embedder!.embed(batch.map((m) => m.text));
+    await g.memories.add(asData(g, "memories", batch.map((m, i) => memoryRecord(m, vectors[i]))));
+    memories += batch.length;
+    batch = [];
+  };
+  for (let p = 0; p < nPlayers; p++) {
+    for (const mind of mindsOf(p)) {
+      for (let i = 0; i < perPlayer / 2; i++) {
+        batch.push({ id: `mem-${p}-${mind}-${i}`, projectId: world.projectId, entityMindId: mind, playerId: `player${p}`, text: sentences[Math.floor(rnd() * sentences.length)], importance: 5, topics: [], createdAt: "2026-01-15T12:00:00.000Z" });
+      }
+    }
+    if (batch.length >= 20_000) await flush();
+  }
+  await flush();
+  await ctx.vectors.optimizeNow();
+  const memS = (performance.now() - t0) / 1000;
+  log(`${memories} memories of ${nPlayers} players written in ${memS.toFixed(0)} s`);
+
+  // ---- keys, limits, the server
+  const serverKey = createApiKey(ctx, { projectId: world.projectId, type: "server" }).key;
+  const adminToken = ensureAdminToken(app.db).adminToken;
+  setRateLimits(ctx, world.projectId, { perPlayerPerMinute: RATE_LIMIT_MAX, perProjectPerMinute: RATE_LIMIT_MAX });
+  app.listen();
+  const base = `http://127.0.0.1:${app.port}`;
+  const documents: string[] = [];
+  for (let offset = 0; offset < Math.min(nDocs, 2000); offset += 100) {
+    const res = await fetch(`${base}/v1/lore/documents?limit=100&offset=${offset}`, { headers: { authorization: `Bearer ${world.editor}` } });
+    documents.push(...((await res.json()) as { documents: { id: string }[] }).documents.map((d) => d.id));
+  }
+  // settle what a big project's first searches start in the background (the cache's load from LanceDB, its
+  // snapshot file, the index training past vectorIndexMinChunks) and LanceDB's compaction after the bulk writes:
+  // the load measures a running box, not its first minute
+  t0 = performance.now();
+  await ctx.vectors.warm([world.projectId]);
+  await ctx.vectors.snapshotsIdle();
+  await (await ctx.vectors.projectCache(ctx.vectors.activeGeneration(), world.projectId)).indexIdle();
+  await ctx.vectors.optimizeNow();
+  log(`settled in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  Bun.gc(true);
+  const rssBefore = process.memoryUsage().rss;
+
+  // ---- the load, from its own process
+  const plan: LoadPlan = {
+    base,
+    projectId: world.projectId,
+    serverKey,
+    editorKey: world.editor,
+    adminToken,
+    minds: world.minds,
+    documents,
+    tags: world.tags,
+    players: nPlayers,
+    rates: args.rates!.split(",").map(Number),
+    stepSeconds: Number(args.step),
+    turnWorkers: Number(args["turn-workers"]),
+    maxInFlight: 64,
+    soloRate: 20,
+    soloSeconds: Number(args.solo),
+  };
+  const planPath = join(dir, "plan.json");
+  writeFileSync(planPath, JSON.stringify(plan));
+  let rssPeak = rssBefore;
+  // the server's own CPU time (this process: the load runs in another), sampled to attribute it to each solo phase
+  const cpuSamples: [number, number][] = [];
+  const cpuNow = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    cpuSamples.push([Date.now(), cpuNow()]);
+  }, 100);
+  const loadAvgBefore = loadavg()[0];
+  const driver = Bun.spawn([process.execPath, join(import.meta.dir, "support/mixedLoad.ts"), planPath], { stdout: "pipe", stderr: "inherit" });
+  const outText = await new Response(driver.stdout).text();
+  await driver.exited;
+  clearInterval(sampler);
+  const { solos, steps } = JSON.parse(outText.trim().split("\n").pop()!) as { solos: SoloResult[]; steps: StepResult[] };
+  const cpuAt = (t: number) => {
+    const after = cpuSamples.find(([at]) => at >= t) ?? cpuSamples.at(-1)!;
+    return after[1];
+  };
+  const idle = solos.find((s) => s.kind === "idle")!;
+  const idleRate = (cpuAt(idle.to) - cpuAt(idle.from)) / (idle.to - idle.from); // CPU ms per wall ms with nothing sent
+  const cpuPer = solos
+    .filter((s) => s.kind !== "idle")
+    .map((s) => ({ ...s, cpuMs: Math.max(0, cpuAt(s.to) - cpuAt(s.from) - idleRate * (s.to - s.from)) / Math.max(1, s.ok + s.failed) }));
+
+  // ---- disk
+  const du = (p: string): number => {
+    const s = statSync(p);
+    return s.isDirectory() ? readdirSync(p).reduce((n, e) => n + du(join(p, e)), 0) : s.size;
+  };
+  const files = new Map<string, number>();
+  const walk = (p: string, rel: string) => {
+    for (const e of readdirSync(p)) {
+      const full = join(p, e);
+      const name = rel ? `${rel}/${e}` : e;
+      if (statSync(full).isDirectory() && !/\.lance$/.test(e)) walk(full, name);
+      else files.set(name, du(full));
+    }
+  };
+  walk(dataDir, "");
+  const sum = (re: RegExp) => [...files].filter(([k]) => re.test(k)).reduce((n, [, v]) => n + v, 0);
+  const sqliteBytes = sum(/\.(db|sqlite)(-wal|-shm)?$/);
+  const chunkBytes = sum(/chunks_g\d+\.lance$/);
+  const memoryBytes = sum(/memories_g\d+\.lance$/);
+  const totalBytes = du(dataDir);
+
+  // ---- report
+  const capacity = Object.fromEntries(
+    KINDS.map((k) => {
+      const ok = steps.filter((s) => s.kinds[k].p99 <= BOUND_MS && Object.keys(s.kinds[k].errors).length === 0 && s.kinds[k].shed === 0);
+      return [k, ok.length ? Math.max(...ok.map((s) => s.rate)) : 0];
+    }),
+  ) as Record<(typeof KINDS)[number], number>;
+  const allOk = steps.filter((s) => KINDS.every((k) => s.kinds[k].p99 <= BOUND_MS && Object.keys(s.kinds[k].errors).length === 0 && s.kinds[k].shed === 0));
+  const mixed = allOk.length ? Math.max(...allOk.map((s) => s.rate)) : 0;
+  const f = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : "–");
+  const mb = (b: number) => `${(b / 1e6).toFixed(0)} MB`;
+  console.log(`\n### A mixed load on one box — ${new Date().toISOString().slice(0, 10)}\n`);
+  console.log(
+    `Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, load ${loadAvgBefore.toFixed(1)} before the load (${loadavg()[0].toFixed(1)} after); Bun ${Bun.version}. ` +
+      `World: one project, ${chunks.toLocaleString("en")} chunks (${nDocs.toLocaleString("en")} documents, 20 tags, hashing embedder; written in ${writeS.toFixed(0)} s, indexed in ${indexS.toFixed(0)} s = ${(chunks / indexS).toFixed(0)} chunks/s), ` +
+      `${world.minds.length.toLocaleString("en")} minds, ${nPlayers.toLocaleString("en")} players with ${memories.toLocaleString("en")} memories. ` +
+      `Generation: a llama-server (1 thread, 2 slots) on a tiny random-weight model, ${args.tokens}-token replies, ${plan.turnWorkers} players' turns back to back throughout. ` +
+      `Each step: every kind below at the rate shown at once, open loop, ${plan.stepSeconds} s; the load from its own process on the same box.\n`,
+  );
+  console.log(`Each kind alone first (no turns; ${plan.soloRate} requests/s for ${plan.soloSeconds} s; turns one after another), the server process's own CPU time per request (user + system, sampled every 100 ms, less the ${(idleRate * 100).toFixed(1)} % of a core it spent with nothing sent): what one core carries of it, whatever else shares the box.\n`);
+  console.log("| kind | requests | wall p50 | server CPU per request | one core's worth |");
+  console.log("|---|---|---|---|---|");
+  for (const s of cpuPer) console.log(`| ${s.kind} | ${s.ok}${s.failed ? ` (${s.failed} failed)` : ""} | ${f(s.p50)} ms | ${s.cpuMs.toFixed(2)} ms | ${(1000 / s.cpuMs).toFixed(0)}/s |`);
+  console.log("\nThen all kinds at once, at rising rates, with the turns going:\n");
+  console.log(`| rate per kind | ${KINDS.map((k) => `${k} p50 / p99`).join(" | ")} | interact turns (p50 / p99, done) |`);
+  console.log(`|---|${KINDS.map(() => "---").join("|")}|---|`);
+  for (const s of steps) {
+    const cell = (k: (typeof KINDS)[number]) => {
+      const r = s.kinds[k];
+      const bad = Object.entries(r.errors).map(([c, n]) => `${n}× ${c}`).concat(r.shed ? [`${r.shed} shed`] : []);
+      return `${f(r.p50)} / ${f(r.p99)} ms${bad.length ? ` (${bad.join(", ")})` : ""}`;
+    };
+    console.log(`| ${s.rate}/s | ${KINDS.map(cell).join(" | ")} | ${f(s.turns.p50)} / ${f(s.turns.p99)} ms, ${s.turns.ok}${s.turns.errors ? ` (${s.turns.errors} failed)` : ""} |`);
+  }
+  console.log(`\nCapacity at p99 ≤ ${BOUND_MS} ms (the highest step that held it, the others running at the same rate): ${KINDS.map((k) => `${k} ${capacity[k]}/s`).join(", ")}; all four at once ${mixed}/s each (${mixed * KINDS.length} requests/s of non-generation work).`);
+  console.log(`Server RSS: ${mb(rssBefore)} after the world was built, ${mb(rssPeak)} peak under the load.`);
+  console.log(
+    `Disk: ${mb(totalBytes)} in all; LanceDB chunks ${mb(chunkBytes)} = ${(chunkBytes / chunks / 1024).toFixed(2)} KB/chunk; LanceDB memories ${mb(memoryBytes)} = ${(memoryBytes / memories / 1024).toFixed(2)} KB/memory, ${(memoryBytes / nPlayers / 1024).toFixed(1)} KB/player; SQLite ${mb(sqliteBytes)} (documents, minds, the load's events and state).`,
+  );
+} finally {
+  await app?.stop().catch(() => undefined);
+  await llama.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
