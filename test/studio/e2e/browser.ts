@@ -60,10 +60,10 @@ export async function openChromium(base: string, viewport = { width: 1280, heigh
 }
 
 /** A real server (listening on a free port, the tiny model loaded unless `model: false`, jobs running) and a fresh headless Chromium. */
-export async function startStudio(opts: { model?: boolean } = {}): Promise<Studio> {
+export async function startStudio(opts: { model?: boolean; maxReplyTokens?: number } = {}): Promise<Studio> {
   const dir = tempDir("lorehold-studio-e2e-");
   const model = ensureTinyModel(undefined, { nCtx: 2048 });
-  const config = testConfig(dir, { port: 0, host: "127.0.0.1", model, parallel: 2, contextSize: 2048, maxReplyTokens: 16 });
+  const config = testConfig(dir, { port: 0, host: "127.0.0.1", model, parallel: 2, contextSize: 2048, maxReplyTokens: opts.maxReplyTokens ?? 16 });
   const app = await App.start(config, { logger: silentLogger, loadModel: opts.model !== false });
   const base = `http://127.0.0.1:${app.port}`;
   const token = ensureAdminToken(app.db).adminToken;

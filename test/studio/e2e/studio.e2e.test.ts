@@ -10,7 +10,9 @@ let mindId = "";
 let playerId = "";
 
 beforeAll(async () => {
-  if (enabled) s = await startStudio();
+  // Replies long enough to watch them stream: the reply guard holds the last few tokens before the cap back to a
+  // sentence end, so with a 16-token cap a random-weight sample may show only a handful of steps on some CPUs.
+  if (enabled) s = await startStudio({ maxReplyTokens: 64 });
 }, 120_000);
 afterAll(async () => {
   await s?.close();
