@@ -18,12 +18,13 @@ describe.skipIf(!fx || !qwen)("lore tests on Qwen2.5-Coder-0.5B-Instruct (real w
   }, 120_000);
   afterAll(() => w?.t.close());
 
-  // Measured here (Xeon, AVX-512, 1 thread, a heavily loaded 2-core machine): 14 of 15 runs passed (every case met its
-  // 2-of-3; the one failed run was "Garrick names his porter"). The bound: at least 10 of the 15 runs. Runs are
-  // unseeded, so each is an independent draw on any CPU; at a true run rate of 0.85 (well under the 0.93 measured),
-  // fewer than 10 of 15 happens 1.3% of the time, at 0.9 0.2%. The structural checks (knowsFrom, noLeakOf) hold on
-  // every run by construction: the lore reaching the prompt does not depend on the sample. Each `mentions` list holds
-  // several of the lore's own words, so a run fails only when the reply talks past the question.
+  // Measured here (Xeon, AVX-512, 1 thread, a loaded 2-core machine): 14 of 15 runs, then 13 of 15 (every case met
+  // its 2-of-3). The bound: at least 8 of the 15 runs, more than half. Runs are unseeded, so each is an independent
+  // draw on any CPU, and another CPU's kernels shift the rate: at a true run rate of 0.75 (well under the 0.9
+  // measured) fewer than 8 of 15 happens 1.7% of the time, at 0.8 0.4%. A random-weight model passes none. The
+  // structural checks (knowsFrom, noLeakOf) hold on every run by construction: the lore reaching the prompt does not
+  // depend on the sample. Each `mentions` list holds several of the lore's own words, so a run fails only when the
+  // reply talks past the question. Under the bound, the failing runs' replies and checks are what the test shows.
   test("the reply suite: mentions hold in most sampled runs, structure in all", async () => {
     const files = [{ file: "thornhaven-replies.test.yaml", text: readFileSync(join(import.meta.dir, "../../examples/thornhaven-replies.test.yaml"), "utf8") }];
     queueRun(w.t.app.ctx, w.projectId, files);
@@ -35,9 +36,14 @@ describe.skipIf(!fx || !qwen)("lore tests on Qwen2.5-Coder-0.5B-Instruct (real w
     }
     console.log(`[realmodel] lore tests: ${passedRuns}/${runs.length} runs, ${s.passed}/${s.cases.length} cases; ${(s.wallMs / 1000).toFixed(1)} s wall, ${(s.generateMs / 1000).toFixed(1)} s generating`);
     // structure on every run: nothing errored, every knowsFrom and noLeakOf check passed
-    expect(runs.filter((r) => r.error)).toEqual([]);
+    expect(runs.filter((r) => r.error).map((r) => r.error)).toEqual([]);
     const structural = runs.flatMap((r) => r.turns.flatMap((t) => t.checks.filter((c) => /^(knowsFrom|noLeakOf) /.test(c.check))));
     expect(structural.filter((c) => !c.pass)).toEqual([]);
-    expect(passedRuns).toBeGreaterThanOrEqual(10);
+    const failing = s.cases.flatMap((c) =>
+      c.runs
+        .filter((r) => !r.passed)
+        .map((r) => `${c.name}: ${r.error ?? r.turns.map((t) => `${JSON.stringify(t.reply.slice(0, 160))} failed ${t.checks.filter((x) => !x.pass).map((x) => x.check).join("; ")}`).join(" | ")}`),
+    );
+    expect(passedRuns >= 8 ? [] : failing).toEqual([]);
   }, 1_200_000);
 });
