@@ -36,6 +36,11 @@ export interface CorpusProject {
    * them); never looked at while tuning, so its figures are the untuned ones.
    */
   fresh?: boolean;
+  /**
+   * Unseen: a second fresh corpus (v3.2), once the first had been tuned on. Facts written and a sample judged before the
+   * scanner was first run on it; changes are made on the other corpora only, and it is measured once more at the end.
+   */
+  unseen?: boolean;
 }
 
 export const PROJECTS: CorpusProject[] = [
@@ -65,16 +70,23 @@ export const PROJECTS: CorpusProject[] = [
   { name: "road-to-glory", repo: "Tilcob/Road-To-Glory", paths: ["."], what: "Java (libGDX) RPG: Yarn dialogues, quests and a cutscene, Yarn test files, item JSON, developer docs per system", added: "v3.1", fresh: true },
   { name: "le-phare", repo: "CreaJeu/LePhareFarAway", paths: ["."], what: "Godot 4 game written in French: JSON dialogues and missions, notes in .tscn scenes, an addon, credits", added: "v3.1", fresh: true },
   { name: "greek-punishment", repo: "pippinbarr/lets-play-ancient-greek-punishment-the-twine", paths: ["."], what: "Twine published as HTML (no Twee source) beside the author's process journals in Markdown", added: "v3.1", fresh: true },
+  // v3.2 unseen corpus: engines and formats of no other corpus (ChoiceScript, RPG Maker MV, a Starsector mod, a Stellaris mod).
+  { name: "asgard-choicescript", repo: "RunawayStudent/Adventures-in-Asgard", paths: ["."], what: "ChoiceScript game (Norse myths): scenes/*.txt, older copies of the scenes at the root, stats screen", added: "v3.2", unseen: true },
+  { name: "ruseland-rpgmaker", repo: "Archeia/RuselandNessy", paths: ["."], what: "RPG Maker MV project: data/*.json (maps with event text, items, skills, system), dated backups of data/, tileset notes", added: "v3.2", unseen: true },
+  { name: "sotf-starsector", repo: "InventRaccoon/secrets-of-the-frontier", paths: ["."], what: "Starsector mod (Java): descriptions.csv, characters' combat chatter JSON, mission texts, ship and weapon CSV tables, modder notes", added: "v3.2", unseen: true },
+  { name: "mebtr-stellaris", repo: "80LK/MEBtRFix", paths: ["."], what: "Stellaris mod (Mass Effect universe): Paradox script .txt initializers, localisation YAML in english plus nine language folders (l_<language>.yml)", added: "v3.2", unseen: true },
 ];
 
 /** The v2 corpus (25.2 MB): the figures before v2.1 are on these projects only. */
 export const V2_PROJECTS = PROJECTS.filter((p) => !p.added).map((p) => p.name);
 /** The tuning corpus: every project the scanner was tuned on (v2.2's "combined"). */
-export const TUNING_PROJECTS = PROJECTS.filter((p) => !p.heldOut && !p.fresh).map((p) => p.name);
+export const TUNING_PROJECTS = PROJECTS.filter((p) => !p.heldOut && !p.fresh && !p.unseen).map((p) => p.name);
 /** The held-out corpus (v3): never used to tune the scanner. */
 export const HELD_OUT_PROJECTS = PROJECTS.filter((p) => p.heldOut).map((p) => p.name);
 /** The fresh corpus (v3.1): first scanned after its facts and judgements were written, never tuned on. */
 export const FRESH_PROJECTS = PROJECTS.filter((p) => p.fresh).map((p) => p.name);
+/** The unseen corpus (v3.2): a second one never tuned on, measured before any change and once at the end. */
+export const UNSEEN_PROJECTS = PROJECTS.filter((p) => p.unseen).map((p) => p.name);
 
 const MIRROR = process.env.LOREHOLD_MIRROR ?? "/work/.mirror";
 

@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { zipSync } from "fflate";
-import { FRESH_PROJECTS, HELD_OUT_PROJECTS, PROJECTS, TUNING_PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
+import { FRESH_PROJECTS, HELD_OUT_PROJECTS, PROJECTS, TUNING_PROJECTS, UNSEEN_PROJECTS, V2_PROJECTS, corpusRoot } from "./scanner-corpus.ts";
 import { prng } from "../test/support/prng.ts";
 import { OutsideRss } from "./support/outsideRss.ts";
 import { sampleKey } from "./support/sampleKey.ts";
@@ -62,8 +62,8 @@ const norm = (s: string) => s.replace(/\s+/g, " ").toLowerCase();
 async function runOne(name: string): Promise<void> {
   // "combined-v2" is v2's 25.2 MB corpus (the figures before v2.1), "combined" the tuning corpus (every project
   // the scanner was tuned on), "held-out" the projects it never was (v3).
-  // "fresh" the projects added after v3 to check it from outside (v3.1), never tuned on.
-  const dirs = name === "combined" ? TUNING_PROJECTS : name === "held-out" ? HELD_OUT_PROJECTS : name === "fresh" ? FRESH_PROJECTS : name === "combined-v2" ? V2_PROJECTS : [name];
+  // "fresh" the projects added after v3 to check it from outside (v3.1), never tuned on; "unseen" a second such corpus (v3.2).
+  const dirs = name === "combined" ? TUNING_PROJECTS : name === "held-out" ? HELD_OUT_PROJECTS : name === "fresh" ? FRESH_PROJECTS : name === "unseen" ? UNSEEN_PROJECTS : name === "combined-v2" ? V2_PROJECTS : [name];
   const files: Record<string, Uint8Array> = {};
   const manifest: { filename: string; relativePath: string; sizeBytes: number; contentHash: string }[] = [];
   let uncompressed = 0;
@@ -213,7 +213,7 @@ if (process.argv[2] === "--one") {
 
 const label = process.argv[2] ?? "run";
 const results = [];
-for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.name), "combined-v2", "combined", "held-out", "fresh"]) {
+for (const name of process.env.ONLY?.split(",") ?? [...PROJECTS.map((p) => p.name), "combined-v2", "combined", "held-out", "fresh", "unseen"]) {
   const child = Bun.spawnSync([process.execPath, import.meta.path, "--one", name], { env: { ...process.env, BENCH_LABEL: label }, stderr: "inherit" });
   const out = child.stdout.toString().trim().split("\n").pop() ?? "";
   if (child.exitCode !== 0 || !out.startsWith("{")) {
