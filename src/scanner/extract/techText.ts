@@ -14,6 +14,14 @@ const TECH_WORD_RE =
 /** `YarnTask`, `LineProviderBehaviour`, `foo.bar()`, `snake_case`: identifiers quoted in a message. */
 const IDENTIFIER_RE = /\b[A-Z][a-z]{2,}[A-Z][a-z]\w*|\b\w+\.\w+\(|\b\w+\(\)|\b[a-z]+_[a-z_]+\b/g;
 
+/** Identifiers in a text (as isTechnicalText counts them), up to `cap`. */
+export function countIdentifiers(text: string, cap: number): number {
+  let n = 0;
+  IDENTIFIER_RE.lastIndex = 0;
+  while (n < cap && IDENTIFIER_RE.exec(text)) n++;
+  return n;
+}
+
 /**
  * Does an entry read as developer, settings or UI text? One technical word in a short text (under 25
  * words), else at least two and one per 30 words: a tutorial page full of clicks is UI help, a

@@ -1,11 +1,22 @@
 import type { SectionCollector } from "../SectionCollector.ts";
 import { splitFrontMatter } from "../frontMatter.ts";
+import { countIdentifiers } from "../techText.ts";
 import { SKIP, stripAngleTags } from "../text.ts";
 
 /** Headings up to this level start a new section; deeper ones stay inside as plain lines. */
 const SPLIT_LEVEL = 3;
 /** A titled page's section is cut at the first heading past this size. */
 const PAGE_SECTION_CHARS = 4000;
+/** Code a page in a project's docs folder may name and still be read: one stray identifier is not a class reference. */
+const DOCS_CODE_EVIDENCE = 2;
+const DOCS_DIRS = new Set(["docs", "doc", "documentation"]);
+
+/** Is the file inside a `docs/`, `doc/` or `documentation/` folder (at any depth)? */
+export function inDocsFolder(relativePath: string): boolean {
+  const parts = relativePath.split(/[\\/]+/);
+  for (let i = 0; i < parts.length - 1; i++) if (DOCS_DIRS.has(parts[i].toLowerCase())) return true;
+  return false;
+}
 
 /** Markdown: optional YAML front matter (title/tags/location hints), then one section per h1–h3. */
 export function extractMarkdown(content: string, out: SectionCollector): void {
@@ -20,10 +31,20 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
   // A page with a front-matter title is about one entity (a wiki page): its headings stay inside
   // one section until it reaches PAGE_SECTION_CHARS, then it splits on the next heading.
   const page = fm.title ?? null;
+  // A Markdown page in a project's docs folder that names code (a code span, a code block, a class or function
+  // name) is developer documentation — "Purpose", "Flow", "Key components" of a system — however plainly its
+  // sections read. Decided for the whole page, so its sections are held until the end. A lore bible kept in
+  // docs/ names no code and is read as usual.
+  const docsPage = inDocsFolder(out.sourceFile);
+  let code = 0;
+  const held: { title: string | null; text: string; kind: string }[] = [];
   const flush = () => {
     const text = body.join("\n");
     // A heading directly followed by a sub-heading is structure, not an empty section: dropped quietly.
-    if (text.trim() !== "") out.add({ title, text, kind, hints });
+    if (text.trim() !== "") {
+      if (docsPage) held.push({ title, text, kind });
+      else out.add({ title, text, kind, hints });
+    }
     body = [];
     size = 0;
   };
@@ -48,6 +69,7 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
       if (raw.trimStart().startsWith(fence)) fence = null;
       continue;
     }
+    if (docsPage && code < DOCS_CODE_EVIDENCE) code += codeNamed(raw);
     let line = raw;
     if (inComment) {
       const end = line.indexOf("-->");
@@ -64,6 +86,7 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
     const fenceMatch = /^ {0,3}(`{3,}|~{3,})/.exec(line);
     if (fenceMatch) {
       fence = fenceMatch[1];
+      if (docsPage) code++;
       prevWasText = false;
       continue;
     }
@@ -99,6 +122,25 @@ export function extractMarkdown(content: string, out: SectionCollector): void {
     prevWasText = isParagraphLine;
   }
   flush();
+  if (!docsPage) return;
+  if (code >= DOCS_CODE_EVIDENCE) {
+    out.skip(`${held.length} ${held.length === 1 ? "section" : "sections"} of developer docs`, SKIP.toolText);
+    return;
+  }
+  for (const h of held) out.add({ ...h, hints });
+}
+
+/** Code spans and identifiers (`PlayerReference`, `checkLevelUp()`, `xp_table`) a Markdown line names. */
+function codeNamed(line: string): number {
+  let n = 0;
+  let rest = line;
+  if (line.includes("`")) {
+    rest = line.replace(/`+[^`\n]+?`+/g, () => {
+      n++;
+      return " ";
+    });
+  }
+  return n + countIdentifiers(rest, DOCS_CODE_EVIDENCE);
 }
 
 function trimClosingHashes(s: string): string {
