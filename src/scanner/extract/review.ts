@@ -11,6 +11,8 @@ const NARRATIVE = new Set(["ink-knot", "ink-stitch", "yarn-node", "twee-passage"
 const RECORD = new Set(["record", "json-object", "yaml-object", "toml-object", "xml-element", "csv-row", "unity-text", "godot-text", "keyed-entry"]);
 const LOOSE = new Set(["json-string", "yaml-string", "toml-string", "po-entry", "strings-entry", "resx-entry", "xliff-unit", "name-list"]);
 const CODE = new Set(["code-string", "code-comment"]);
+/** Words from which a loose value of two sentences or more reads as a paragraph, not a label or a one-line notice. */
+const LOOSE_PROSE_WORDS = 20;
 
 // Words in a path, title or front-matter tag that say what a thing is.
 const KIND_WORDS: [ReviewKind, RegExp][] = [
@@ -121,7 +123,7 @@ export function properNounDensity(text: string): number {
 /**
  * Confidence that a section is lore a studio would commit, in [0,1]:
  *   0.30 base by shape: narrative unit / titled record / wiki section 0.30, prose 0.25, keyed entry 0.20,
- *        name list 0.15, loose string 0.10, code string 0.05;
+ *        name list 0.15, loose string 0.10 (0.25 when it is a paragraph: 20+ words, 2+ sentences), code string 0.05;
  * + 0.20 meaningful title (a name found in the file, not "<file> #n")
  * + 0.15 kind known (character, location, item, faction, event, dialogue)
  * + 0.15 names things: proper nouns ≥ 4% of words (scaled below that)
@@ -132,12 +134,16 @@ export function properNounDensity(text: string): number {
  */
 export function confidenceOf(section: Section, kind: ReviewKind, speakers: string[], matched: number): number {
   const k = section.kind;
-  const base = NARRATIVE.has(k) || k === "markdown-heading" || RECORD.has(k) ? 0.3 : k === "prose" || k === "html-text" ? 0.25 : LOOSE.has(k) ? (k === "name-list" ? 0.15 : 0.1) : CODE.has(k) ? 0.05 : 0.2;
   // Shares, not sums: the first 8,000 characters say as much as the whole (and keep long texts cheap).
   const text = section.text.length > 8000 ? section.text.slice(0, 8000) : section.text;
-  const density = properNounDensity(text);
   const words = Math.max(1, text.split(/\s+/).length);
   const sentences = (text.match(/[.!?…]["”’)]?(?:\s|$)/g) ?? []).length;
+  // A loose value that is a paragraph of prose (an encyclopedia entry, a briefing kept in a string table) is scored
+  // as prose: its container says nothing of it. The short values beside it — labels, an option's one-line
+  // description, a warning — keep the low base of loose strings.
+  const looseProse = LOOSE.has(k) && k !== "name-list" && words >= LOOSE_PROSE_WORDS && sentences >= 2;
+  const base = NARRATIVE.has(k) || k === "markdown-heading" || RECORD.has(k) ? 0.3 : k === "prose" || k === "html-text" || looseProse ? 0.25 : LOOSE.has(k) ? (k === "name-list" ? 0.15 : 0.1) : CODE.has(k) ? 0.05 : 0.2;
+  const density = properNounDensity(text);
   const residue = (text.match(/\{[^}\n]{0,40}\}|\[\/?\w[^\]\n]{0,30}\]|%\w+|\b_\w+_\b|=\w+_/g) ?? []).join("").length / Math.max(1, text.length);
   let c = base;
   if (section.titled !== false) c += 0.2;
