@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { extractFile } from "../../../src/scanner/extract/index.ts";
 import { inDocsFolder } from "../../../src/scanner/extract/formats/markdown.ts";
+import { skipKindOfPath } from "../../../src/scanner/extract/scanPlan.ts";
 import { SKIP } from "../../../src/scanner/extract/text.ts";
 
 /**
@@ -79,5 +80,21 @@ describe("what the docs rule leaves alone", () => {
     expect(inDocsFolder("game/documents/world.md")).toBe(false);
     expect(inDocsFolder("game/docs.md")).toBe(false);
     expect(inDocsFolder("lore/docs-of-the-realm/world.md")).toBe(false);
+  });
+});
+
+describe("a mod's manifest is tool configuration", () => {
+  // An engine's mods each carry one: name, version, author and a line on what the mod changes, for the mod loader.
+  test("metadata.yml, mod_info.json and modinfo.xml are skipped as configuration, at any depth", () => {
+    for (const p of ["openxcom/bin/standard/XcomUtil_Pistol_Auto_Shot/metadata.yml", "mods/Foo/metadata.json", "mod_info.json", "Mods/Bar/modinfo.xml", "mods/baz/mod-info.yaml"]) {
+      // OpenXcom's bin/ is its data folder (judged from the whole manifest elsewhere).
+      expect(skipKindOfPath(p, new Set(["openxcom/bin"]))).toBe("ci");
+    }
+  });
+
+  test("files that merely hold the word are read: a world's meta-history, an item's info", () => {
+    for (const p of ["lore/metadata-of-the-empire.md", "data/metadata_fields.yml", "items/info.json", "lore/modern-info.md"]) {
+      expect(skipKindOfPath(p)).toBeNull();
+    }
   });
 });

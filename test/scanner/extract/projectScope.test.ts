@@ -4,10 +4,10 @@ import { job, runWorker, scanFixture, submitAndUpload, type ScanFixture } from "
 
 describe("a bin/ folder is judged by what it holds", () => {
   test("text and YAML data in bin/ beside C++ sources are scanned (OpenXcom keeps its rules and language files there)", () => {
-    const paths = ["src/Engine/Game.cpp", "src/Engine/Game.h", "CMakeLists.txt", "bin/common/Language/en-US.yml", "bin/standard/xcom2/metadata.yml", "bin/UFO/notes.txt"];
+    const paths = ["src/Engine/Game.cpp", "src/Engine/Game.h", "CMakeLists.txt", "bin/common/Language/en-US.yml", "bin/standard/xcom2/Ruleset/ufopaedia.yml", "bin/UFO/notes.txt"];
     const plan = planScan(paths);
     expect(plan.skipKind("bin/common/Language/en-US.yml")).toBeNull();
-    expect(plan.skipKind("bin/standard/xcom2/metadata.yml")).toBeNull();
+    expect(plan.skipKind("bin/standard/xcom2/Ruleset/ufopaedia.yml")).toBeNull();
     expect(plan.skipKind("bin/UFO/notes.txt")).toBeNull();
   });
 
