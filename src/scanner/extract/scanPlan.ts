@@ -50,6 +50,8 @@ const SAMPLE_DIRS = new Set([
 // __DEMO01.txt, tutorial_director.rpy, example-quest.json: a sample by its name.
 const SAMPLE_FILES = /^(?:__demo|(?:.*[-_ ])?(?:tutorials?|demos?|examples?|samples?)(?:[-_ ].*)?$)/i;
 const TEST_DIRS = new Set(["tests", "test", "__tests__", "spec", "specs", "testing"]);
+// An installer's or a package's build files (an installer's own string tables: "Choose the folder…").
+const PACKAGING_DIRS = new Set(["install", "installer", "installers", "packaging"]);
 const COMPILED_DIRS = new Set(["bin", "obj", "build", "builds", "dist", "out", "temp", "logs"]);
 // A mod's or package's manifest (name, version, author, what it changes) is written for a mod loader, not the world.
 const CI_FILES = /^(?:\.gitlab-ci\.ya?ml|\.travis\.ya?ml|appveyor\.ya?ml|azure-pipelines\.ya?ml|jenkinsfile|\.editorconfig|\.gitattributes|\.gitignore|package(?:-lock)?\.json|tsconfig(?:\.[\w-]+)?\.json|jsconfig\.json|composer\.json|bunfig\.toml|cargo\.toml|pyproject\.toml|docker-compose\.ya?ml|mkdocs\.ya?ml|\.pre-commit-config\.ya?ml|dependabot\.ya?ml|codecov\.ya?ml|\.readthedocs\.ya?ml|renovate\.json|\.eslintrc(?:\.\w+)?|\.prettierrc(?:\.\w+)?|omnisharp\.json|global\.json|nuget\.config|netlify\.toml|vercel\.json|manifest\.json|packages-lock\.json|[\w.-]+\.twee-config\.(?:ya?ml|json)|metadata\.(?:ya?ml|json)|mod[-_]?info\.(?:json|xml|ya?ml))$/i;
@@ -69,7 +71,7 @@ export function skipKindOfPath(relativePath: string, dataBins?: Set<string>): Sk
     if (d === "bin" && dataBins?.has(parts.slice(0, i + 1).join("/"))) continue;
     // A copy of the Ren'Py SDK's own scripts (renpy/common/00nvl_mode.rpy …) shipped beside a game.
     if (d === "renpy" && parts[i + 1]?.toLowerCase() === "common") return "engine";
-    if (d.startsWith(".")) return "ci";
+    if (d.startsWith(".") || PACKAGING_DIRS.has(d)) return "ci";
     if (ENGINE_DIRS.has(d)) return "engine";
     if (TEST_DIRS.has(d)) return "tests";
     if (COMPILED_DIRS.has(d)) return "compiled";
@@ -93,7 +95,7 @@ export function skipGroupOf(relativePath: string, kind: SkipKind): string {
   for (let i = 0; i < parts.length - 1; i++) {
     const d = parts[i].toLowerCase();
     const hit =
-      (kind === "ci" && d.startsWith(".")) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d)) || (kind === "samples" && SAMPLE_DIRS.has(d)) || (kind === "ui" && d === "gui");
+      (kind === "ci" && (d.startsWith(".") || PACKAGING_DIRS.has(d))) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d)) || (kind === "samples" && SAMPLE_DIRS.has(d)) || (kind === "ui" && d === "gui");
     if (hit) return `${parts.slice(0, i + 1).join("/")}/`;
   }
   return relativePath;

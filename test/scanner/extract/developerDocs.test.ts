@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { extractFile } from "../../../src/scanner/extract/index.ts";
 import { inDocsFolder } from "../../../src/scanner/extract/formats/markdown.ts";
-import { skipKindOfPath } from "../../../src/scanner/extract/scanPlan.ts";
+import { skipGroupOf, skipKindOfPath } from "../../../src/scanner/extract/scanPlan.ts";
 import { SKIP } from "../../../src/scanner/extract/text.ts";
 
 /**
@@ -96,5 +96,18 @@ describe("a mod's manifest is tool configuration", () => {
     for (const p of ["lore/metadata-of-the-empire.md", "data/metadata_fields.yml", "items/info.json", "lore/modern-info.md"]) {
       expect(skipKindOfPath(p)).toBeNull();
     }
+  });
+});
+
+describe("an installer's folder is packaging", () => {
+  test("install/ and installer/ folders are skipped as configuration, and reported under the folder", () => {
+    expect(skipKindOfPath("openxcom/install/win/Language/en-US.yml")).toBe("ci");
+    expect(skipKindOfPath("game/installer/strings.json")).toBe("ci");
+    expect(skipGroupOf("openxcom/install/win/Language/en-US.yml", "ci")).toBe("openxcom/install/");
+  });
+
+  test("a file or folder that only starts with the word is read", () => {
+    expect(skipKindOfPath("lore/the-installer-of-kings.md")).toBeNull();
+    expect(skipKindOfPath("world/installations/orbital-forge.md")).toBeNull();
   });
 });
