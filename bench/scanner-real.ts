@@ -191,7 +191,7 @@ async function runOne(name: string): Promise<void> {
     // The same sample as data: bench/scanner-judge.ts matches it against the saved judgements (bench/scanner-judged.json).
     writeFileSync(
       join(root, `sample-${label}-${name}.json`),
-      JSON.stringify(sample.map((c) => ({ key: sampleKey(c.raw), title: c.title, file: c.files[0] ?? "", confidence: Number(c.raw.confidence.toFixed(3)), text: c.raw.content.replace(/\s+/g, " ").slice(0, 400) })), null, 1),
+      JSON.stringify(sample.map((c) => ({ key: sampleKey(c.raw), title: c.title, file: c.files[0] ?? "", files: c.files.length, confidence: Number(c.raw.confidence.toFixed(3)), text: c.raw.content.replace(/\s+/g, " ").slice(0, 400) })), null, 1),
     );
     // What the scan skipped and why, to read beside the sample (a missed fact is often a skipped file).
     writeFileSync(join(root, `skipped-${label}-${name}.json`), JSON.stringify(JSON.parse(job.skipped), null, 1));
