@@ -173,7 +173,7 @@ export class SectionCollector {
     const givenTitle = input.title ? oneLine(input.title, 200) : "";
     const title = givenTitle || this.fallbackTitle();
     this.added++;
-    const text = tidy(stripGameMarkup(input.text));
+    const text = withoutAuthorNotes(tidy(stripGameMarkup(input.text)));
     const reason = skipReason(text);
     if (reason) {
       if (input.quiet && (reason === SKIP.tooShort || reason === SKIP.empty)) this.quietShort++;
@@ -308,4 +308,13 @@ export class SectionCollector {
     if (this.sections.length === 0 && this.skipped.length === 0) this.skipFile(SKIP.noProse);
     return { sections: this.sections, skipped: this.skipped };
   }
+}
+
+/**
+ * Lines an author left for themselves ("TODO - track medal, note about Paul", "FIXME") are not the world's text: they go,
+ * and a passage that was nothing else is empty. Upper case only: "Todo" or "todo" in a sentence is a word.
+ */
+function withoutAuthorNotes(text: string): string {
+  if (!text.includes("TODO") && !text.includes("FIXME")) return text;
+  return text.replace(/^[ \t]*(?:TODO|FIXME)\b.*(?:\r?\n|$)/gm, "").trim();
 }

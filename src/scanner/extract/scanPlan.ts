@@ -38,7 +38,8 @@ const ENGINE_DIRS = new Set([
 ]);
 // A worldbuilding wiki's own upkeep: page templates, writing protocols, audit prompts, indexes.
 const META_DIRS = new Set(["templates", "template", "_templates", "protocols", "prompts", "skills"]);
-const META_FILES = /^(?:index|ai[-_ ]index|home|sitemap|toc|table[-_ ]of[-_ ]contents|open[-_ ]questions|system[-_ ]governance|naming[-_ ]conventions|style[-_ ]guide|dataview[-_ ]test|todo|roadmap|runbook|corrections|template[-_].*|.*[-_ ](?:audit|issues[-_ ]register|prompt|runbook)|audit[-_ ].*)$/i;
+// An author's own process notes too: a development journal or log, a post-mortem, a to-do list.
+const META_FILES = /^(?:index|ai[-_ ]index|home|sitemap|toc|table[-_ ]of[-_ ]contents|open[-_ ]questions|to[-_ ]do|dev[-_ ]?log|(?:process|dev|development|design)[-_ ](?:journal|log|diary|notes)|post[-_ ]?mortem|system[-_ ]governance|naming[-_ ]conventions|style[-_ ]guide|dataview[-_ ]test|todo|roadmap|runbook|corrections|template[-_].*|.*[-_ ](?:audit|issues[-_ ]register|prompt|runbook)|audit[-_ ].*)$/i;
 // An engine's or a tool's teaching material and a project's developer docs: whatever speaks in them
 // (a tutorial game's guide character, a dialogue tool's feature tour), they explain the tool.
 const SAMPLE_DIRS = new Set([
