@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { bigProject } from "../../bench/support/bigProject.ts";
 import { documentsTagged } from "../../src/lore/documents/documentListStore.ts";
+import { updateDocument } from "../../src/lore/documents/writeDocuments.ts";
 
 // GET /v1/lore/minds over many minds: streamed, and every mind's filter computed from one read of the
 // project's tagged documents; checked against the per-mind query it replaced, and scoped to the key's project.
@@ -68,5 +69,43 @@ describe("GET /v1/lore/documents pages at scale", () => {
       .all(a.projectId)
       .map((r) => r.detail);
     expect(plan.join(" | ")).not.toContain("TEMP B-TREE");
+  });
+});
+
+describe("GET /v1/lore/documents?tag= totals", () => {
+  test("a tag's total (alone, with a status, with a search) is the number of its documents the pages hold, and only this project's", async () => {
+    const list = async (key: string, q: string) => {
+      const res = await t.app.handle(new Request(`http://localhost/v1/lore/documents?${q}`, { headers: { authorization: `Bearer ${key}` } }));
+      expect(res.status).toBe(200);
+      return JSON.parse(await res.text());
+    };
+    // some of A's documents pending again, so a status filter narrows the tag's documents
+    const ids = t.app.ctx.db.query<{ id: string }, [string]>("SELECT id FROM documents WHERE project_id = ? ORDER BY rowid LIMIT 60").all(a.projectId);
+    for (const { id } of ids) updateDocument(t.app.ctx, a.projectId, id, { content: "Rewritten: the ferryman waits." });
+    let checked = 0;
+    for (const tag of a.tags.slice(0, 6)) {
+      for (const q of [`tag=${tag}`, `tag=${tag}&status=PENDING`, `tag=${tag}&status=COMPLETED`, `tag=${tag}&search=ferryman`]) {
+        const all: { id: string; tags: { name: string }[] }[] = [];
+        let p = await list(a.editor, `${q}&limit=100&offset=0`);
+        const total = p.pagination.total;
+        for (let offset = 0; ; ) {
+          all.push(...p.documents);
+          offset += 100;
+          if (offset >= total) break;
+          p = await list(a.editor, `${q}&limit=100&offset=${offset}`);
+        }
+        expect(all.length).toBe(total);
+        expect(new Set(all.map((d) => d.id)).size).toBe(total);
+        for (const d of all) expect(d.tags.map((x) => x.name)).toContain(tag);
+        checked += total;
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+    // B has tags of the same names: A's key never counts B's documents, B's never A's
+    const tag = b.tags[0];
+    const inA = t.app.ctx.db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM document_tags dt JOIN tags t ON t.id = dt.tag_id WHERE t.project_id = ? AND t.name = ?");
+    expect((await list(b.editor, `tag=${tag}&limit=1`)).pagination.total).toBe(inA.get(b.projectId, tag)!.n);
+    expect((await list(a.editor, `tag=${tag}&limit=1`)).pagination.total).toBe(inA.get(a.projectId, tag)!.n);
+    expect((await list(a.editor, "tag=no-such-tag&limit=1")).pagination.total).toBe(0);
   });
 });

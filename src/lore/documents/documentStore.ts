@@ -220,3 +220,11 @@ export function secretDocuments(db: Db, projectId: string, ids: string[]): Map<s
     .all(projectId, ...unique);
   return new Map(rows.map((r) => [r.id, r.reveal]));
 }
+
+/**
+ * The project's lore revision (migration 034's triggers): moves with every write of one of its documents, never
+ * otherwise. 0: the project has had no document since the table exists.
+ */
+export function loreRevision(db: Db, projectId: string): number {
+  return db.query<{ revision: number }, [string]>("SELECT revision FROM lore_revisions WHERE project_id = ?").get(projectId)?.revision ?? 0;
+}
