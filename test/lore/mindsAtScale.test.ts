@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
 import { bigProject } from "../../bench/support/bigProject.ts";
 import { documentsTagged } from "../../src/lore/documents/documentListStore.ts";
-import { updateDocument } from "../../src/lore/documents/writeDocuments.ts";
+import { createDocument, deleteDocument, updateDocument } from "../../src/lore/documents/writeDocuments.ts";
+import { updateTag } from "../../src/lore/tags/writeTags.ts";
+import { updateMind } from "../../src/lore/minds/writeMinds.ts";
 
 // GET /v1/lore/minds over many minds: streamed, and every mind's filter computed from one read of the
 // project's tagged documents; checked against the per-mind query it replaced, and scoped to the key's project.
@@ -46,6 +48,44 @@ describe("GET /v1/lore/minds with many minds", () => {
     const empty = bigProject(t.app.ctx as never, { minds: 0, documents: 3, name: "Empty" });
     const res = await get(empty.editor);
     expect(await res.text()).toBe('{"minds":[]}');
+  });
+});
+
+describe("GET /v1/lore/minds after lore changes (the project's tag index is kept between requests)", () => {
+  const filtersMatch = async (key: string, projectId: string) => {
+    const body = JSON.parse(await (await get(key)).text());
+    for (const m of body.minds) {
+      const docs = documentsTagged(t.app.ctx.db, projectId, m.knowledgeTags);
+      expect(m.computedFilter).toEqual({ tags: m.knowledgeTags, documentCount: docs.length, chunkCount: docs.reduce((n, d) => n + d.chunk_count, 0) });
+      expect(m.knowledgeDescription).toContain(`(${docs.length} documents: ${docs.slice(0, 3).map((d) => d.name).join("; ")}`);
+    }
+    return body.minds as { id: string; knowledgeTags: string[]; computedFilter: { documentCount: number } }[];
+  };
+
+  test("a new document, an indexed one, a renamed one, a deleted one, a renamed tag and a mind's new tag: each shows in the next list", async () => {
+    const first = await filtersMatch(a.editor, a.projectId);
+    const tag = a.tags[3];
+    const knowing = first.find((m) => m.knowledgeTags.includes(tag))!;
+    const doc = createDocument(t.app.ctx, a.projectId, { name: "AAA first by name", content: "A new page.", tags: [tag] }).id;
+    const added = await filtersMatch(a.editor, a.projectId);
+    expect(added.find((m) => m.id === knowing.id)!.computedFilter.documentCount).toBe(knowing.computedFilter.documentCount + 1);
+    await t.app.scheduler.trigger("indexer");
+    await filtersMatch(a.editor, a.projectId);
+    updateDocument(t.app.ctx, a.projectId, doc, { name: "ZZZ last by name" });
+    await filtersMatch(a.editor, a.projectId);
+    deleteDocument(t.app.ctx, a.projectId, doc);
+    const removed = await filtersMatch(a.editor, a.projectId);
+    expect(removed.find((m) => m.id === knowing.id)!.computedFilter.documentCount).toBe(knowing.computedFilter.documentCount);
+    const tagId = t.app.ctx.db.query<{ id: string }, [string, string]>("SELECT id FROM tags WHERE project_id = ? AND name = ?").get(a.projectId, tag)!.id;
+    updateTag(t.app.ctx, a.projectId, tagId, { name: `${tag}-renamed` });
+    const renamed = await filtersMatch(a.editor, a.projectId);
+    expect(renamed.find((m) => m.id === knowing.id)!.knowledgeTags).toContain(`${tag}-renamed`);
+    const other = renamed.find((m) => !m.knowledgeTags.includes(`${tag}-renamed`))!;
+    updateMind(t.app.ctx, a.projectId, other.id, { knowledgeTags: [...other.knowledgeTags, `${tag}-renamed`] });
+    const widened = await filtersMatch(a.editor, a.projectId);
+    expect(widened.find((m) => m.id === other.id)!.computedFilter.documentCount).toBeGreaterThan(other.computedFilter.documentCount);
+    // B's list is its own throughout (its index is kept beside A's)
+    await filtersMatch(b.editor, b.projectId);
   });
 });
 
