@@ -8,6 +8,8 @@ import { loreRevision } from "../../src/lore/documents/documentStore.ts";
 import { prepareTurn } from "../../src/npc/prepareTurn.ts";
 import { validateInteract } from "../../src/npc/validateInteract.ts";
 import { readSelection } from "../../src/npc/sharedLore/sharedLoreStore.ts";
+import { countChunks } from "../../src/lore/documents/chunkSearchStore.ts";
+import { deleteProject } from "../../src/projects/projectService.ts";
 
 // A mind's shared-lore choice is checked against the project's lore revision (migration 034), not against an
 // aggregate of every document: every kind of lore change must still reach the next turn, a turn must never move
@@ -111,5 +113,32 @@ describe("the next turn sees every lore change", () => {
       updateMind(t.app.ctx, w.projectId, w.minds.garrick, { knowledgeTags: ["tavern", "town-history"] });
     }
     expect(await sharedText("p-tag-5")).not.toContain("tunnel runs");
+  });
+});
+
+describe("the chunk total the common-word cut-off reads", () => {
+  test("is the chunks table's count through indexing, re-indexing, deletes and a project's deletion", async () => {
+    const counted = () => t.app.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
+    const same = () => expect(countChunks(t.app.db)).toBe(counted());
+    same();
+    expect(counted()).toBeGreaterThan(0);
+    const id = createDocument(t.app.ctx, w.projectId, { name: "Long", content: Array.from({ length: 8 }, (_, i) => `Part ${i}. ${"The river runs past the mill. ".repeat(30)}`).join("\n\n"), tags: ["tavern"] }).id;
+    await index();
+    same();
+    updateDocument(t.app.ctx, w.projectId, id, { content: "Short now." });
+    await index();
+    same();
+    deleteDocument(t.app.ctx, w.projectId, id);
+    same();
+    const other = buildWorld(t.app.ctx as any, "Gone soon", { index: "none" });
+    await index();
+    same();
+    const before = counted();
+    deleteProject(t.app.ctx, other.projectId);
+    expect(counted()).toBeLessThan(before);
+    same();
+    // a turn and a read leave it alone
+    await turn("p-total");
+    same();
   });
 });

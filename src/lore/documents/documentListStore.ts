@@ -106,6 +106,13 @@ export function documentPage(
 }
 
 function countTagged(db: Db, projectId: string, tag: string, f: { status?: DocumentStatus; match?: string }): number {
+  // A document takes only its own project's tags (writeDocuments resolves tag names within the project), so the
+  // tag's links alone are its documents: counted on the tag's index, no document row read (~7,500 rows at 100k).
+  if (!f.status && f.match === undefined) {
+    return db
+      .query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM tags t CROSS JOIN document_tags dt ON dt.tag_id = t.id WHERE t.project_id = ? AND t.name = ?")
+      .get(projectId, tag)!.n;
+  }
   let where = "t.project_id = ? AND t.name = ? AND d.project_id = t.project_id";
   const params: string[] = [projectId, tag];
   if (f.status) {
