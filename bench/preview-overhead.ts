@@ -20,6 +20,9 @@ import { memoryRecord } from "../src/vectors/vectorRecords.ts";
 import type { MemoryRow } from "../src/vectors/rows.ts";
 import { bigProject } from "./support/bigProject.ts";
 import { bigWorld } from "./support/bigWorld.ts";
+import { loadMindProfile } from "../src/npc/mindProfile.ts";
+import { sharedLoreFor, sharedLoreOutdated } from "../src/npc/sharedLore/sharedLore.ts";
+import { mostUsedMinds } from "../src/npc/sharedLore/sharedLoreStore.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -172,6 +175,29 @@ async function measure(w: WorldMeta): Promise<void> {
     const reads: { wall: number; cpu: number }[] = [];
     for (let i = 0; i < Number(args.lore); i++) reads.push(await lore(i));
     rows.push({ label: "lore read (half by id, half a tag page of 20)", xs: reads });
+    // what the mind-warm job (every 5 s, with a model) reads for each of the 32 most used minds besides the model:
+    // whether its shared lore is outdated, and its shared lore (src/npc/warmMinds.ts); 20 ticks after a first
+    const warm32 = mostUsedMinds(ctx.db, 32);
+    const tickOnce = () => {
+      const c0 = cpu();
+      const t0 = performance.now();
+      for (const m of warm32) {
+        const mind = loadMindProfile(ctx, m.projectId, m.id);
+        sharedLoreOutdated(ctx, m.projectId, mind);
+        sharedLoreFor(ctx, m.projectId, mind, mind.knowledgeTags);
+      }
+      return { wall: performance.now() - t0, cpu: cpu() - c0 };
+    };
+    tickOnce();
+    const ticks: { wall: number; cpu: number }[] = [];
+    for (let i = 0; i < 20; i++) ticks.push(tickOnce());
+    rows.push({ label: "the mind-warm job's lore checks, one tick (32 minds)", xs: ticks });
+    // the minds list (unpaginated by the spec): its first request after the start, then the same list again
+    const minds = () => timed(new Request("http://local/v1/lore/minds", { headers: { authorization: `Bearer ${w.editor}` } }));
+    rows.push({ label: "GET /v1/lore/minds, the first after the start", xs: [await minds()] });
+    const lists: { wall: number; cpu: number }[] = [];
+    for (let i = 0; i < 5; i++) lists.push(await minds());
+    rows.push({ label: "GET /v1/lore/minds, the next 5", xs: lists });
 
     const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
