@@ -10,6 +10,7 @@ import { validateInteract } from "../../src/npc/validateInteract.ts";
 import { readSelection } from "../../src/npc/sharedLore/sharedLoreStore.ts";
 import { countChunks } from "../../src/lore/documents/chunkSearchStore.ts";
 import { deleteProject } from "../../src/projects/projectService.ts";
+import { migrate } from "../../src/db/migrate.ts";
 
 // A mind's shared-lore choice is checked against the project's lore revision (migration 034), not against an
 // aggregate of every document: every kind of lore change must still reach the next turn, a turn must never move
@@ -140,5 +141,23 @@ describe("the chunk total the common-word cut-off reads", () => {
     // a turn and a read leave it alone
     await turn("p-total");
     same();
+  });
+});
+
+describe("migration 034 on a data directory that already has lore", () => {
+  test("seeds every project's revision and the chunk total from what is there", async () => {
+    const db = t.app.db;
+    // back to the schema before 034, with this test's lore in it
+    db.exec(`DROP TRIGGER documents_revision_insert; DROP TRIGGER documents_revision_update; DROP TRIGGER documents_revision_delete;
+      DROP TRIGGER chunks_total_insert; DROP TRIGGER chunks_total_delete; DROP TABLE lore_revisions; DROP TABLE chunk_total;
+      DROP INDEX documents_project_name; DELETE FROM schema_migrations WHERE version = 34;`);
+    expect(migrate(db)).toEqual([34]);
+    const projects = db.query<{ id: string }, []>("SELECT id FROM projects").all();
+    expect(projects.length).toBeGreaterThan(0);
+    for (const p of projects) expect(loreRevision(db, p.id)).toBe(1);
+    expect(countChunks(db)).toBe(db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n);
+    // and it moves from there
+    createDocument(t.app.ctx, w.projectId, { name: "After the upgrade", content: "New.", tags: ["tavern"] });
+    expect(loreRevision(db, w.projectId)).toBe(2);
   });
 });
