@@ -20,3 +20,12 @@ test("a turn's secret lookup reads its documents by primary key, not the project
   expect(plan).toHaveLength(1);
   expect(plan[0]).toContain("USING INDEX sqlite_autoindex_documents_1 (id=?)");
 });
+
+test("a plain read of a project's documents keeps to the creation-order index (the name index is the shared lore's alone)", () => {
+  // the query of the project's documents the minds list and lore packs read; in name order its rows were fetched
+  // out of table order (~0.5 s instead of ~0.1 s at 100,000 documents)
+  const plan = planOf("SELECT id, name, chunk_count FROM documents WHERE project_id = ?", ["p"]);
+  expect(plan.join(" | ")).not.toContain("documents_project_name");
+  const page = planOf("SELECT COUNT(*) AS n FROM documents d WHERE d.project_id = ? AND d.status = ?", ["p", "COMPLETED"]);
+  expect(page.join(" | ")).not.toContain("documents_project_name");
+});
