@@ -38,8 +38,8 @@ export const sharedWalkSql = (tags: number) =>
  * retrieved for this mind first, then in document order: the candidates of its shared lore.
  * In two reads, neither of which visits the whole project: the mind's own retrieval counts (mind_lore_hits,
  * its rows only), then a walk of the project's documents in name order (migration 034's index) that stops once
- * it holds `limit` chunks. One query ordering every visible chunk by its count read and sorted them all: ~45 ms
- * a mind's first turn at 100,000 chunks.
+ * it holds `limit` chunks. One query ordering every visible chunk by its count read every COMPLETED document and
+ * sorted the mind's visible chunks: ~0.25 s of CPU on a mind's first turn at 100,000 chunks (BENCHMARKS.md).
  */
 export function sharedCandidates(db: Db, q: { projectId: string; mindId: string; tags: string[]; limit: number }): SharedChunkRow[] {
   if (q.tags.length === 0 || q.limit <= 0) return [];
