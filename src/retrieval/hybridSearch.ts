@@ -84,21 +84,37 @@ export function bm25Query(text: string, keep?: (word: string) => boolean): strin
  */
 const COMMON_WORD_SHARE = 0.1;
 
-/** Chunk count, refreshed at most every few seconds (only the common-word cut-off needs it). */
-let chunkTotal = { at: 0, n: 0, db: null as unknown };
+/** Chunk count (a counter row: cheap enough to read at every turn). */
 function totalChunks(ctx: ServiceContext): number {
-  const now = Date.now();
-  if (chunkTotal.db !== ctx.db || now - chunkTotal.at > 5000) {
-    chunkTotal = { at: now, n: countChunks(ctx.db), db: ctx.db };
-  }
-  return chunkTotal.n;
+  return countChunks(ctx.db);
 }
+
+/** How long a word's chunk count is reused while the chunk total stays the same. */
+const TERM_COUNT_TTL_MS = 10 * 60_000;
+/** Words kept at most (a player's words repeat: a game's vocabulary is a few thousand). */
+const TERM_COUNT_MAX = 20_000;
+
+/**
+ * Words' chunk counts, kept while the total they were read with holds (and at most TERM_COUNT_TTL_MS): reading a
+ * common word's count from FTS5's vocabulary walks its whole posting list, ~10 ms a word at 100,000 chunks, at
+ * every turn. The counts only steer which words the query leaves out, so a count a little old is harmless.
+ */
+let termCounts = { db: null as unknown, total: -1, at: 0, counts: new Map<string, number>() };
 
 function commonWords(ctx: ServiceContext, words: string[]): Set<string> {
   const total = totalChunks(ctx);
   if (words.length === 0 || total < 50) return new Set();
-  const rows = termChunkCounts(ctx.db, words);
-  return new Set(rows.filter((r) => r.doc > total * COMMON_WORD_SHARE).map((r) => r.term));
+  const now = Date.now();
+  if (termCounts.db !== ctx.db || termCounts.total !== total || now - termCounts.at > TERM_COUNT_TTL_MS || termCounts.counts.size > TERM_COUNT_MAX) {
+    termCounts = { db: ctx.db, total, at: now, counts: new Map() };
+  }
+  const counts = termCounts.counts;
+  const missing = words.filter((w) => !counts.has(w));
+  if (missing.length) {
+    for (const w of missing) counts.set(w, 0);
+    for (const r of termChunkCounts(ctx.db, missing)) counts.set(r.term, r.doc);
+  }
+  return new Set(words.filter((w) => counts.get(w)! > total * COMMON_WORD_SHARE));
 }
 
 /**

@@ -14,8 +14,9 @@ export interface ChunkHitRow {
   tags: string;
 }
 
+/** Chunks of all projects (migration 034's counter, kept by triggers: counting the table took ~25 ms at 100,000). */
 export function countChunks(db: Db): number {
-  return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
+  return db.query<{ n: number }, []>("SELECT n FROM chunk_total WHERE id = 1").get()?.n ?? 0;
 }
 
 /** How many chunks hold each of these terms (FTS5 vocabulary). */

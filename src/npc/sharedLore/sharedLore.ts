@@ -6,7 +6,8 @@ import { systemPrompt } from "../prompt/systemPrompt.ts";
 import { loreBlocks } from "../prompt/renderTurn.ts";
 import type { LoreNote } from "../../retrieval/hybridSearch.ts";
 import { LORE_NOTE_OVERHEAD, generationContext, promptBudget, tokenCounter } from "../tokenBudget.ts";
-import { hitsOf, loreStamp, readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
+import { hitsOf, readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
+import { loreRevision } from "../../lore/documents/documentStore.ts";
 import { rechoiceVerdict, rechoiceWait, type RechoiceVerdict } from "./rechoice.ts";
 
 /**
@@ -72,11 +73,11 @@ export function chooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindPro
 }
 
 /**
- * What a mind's choice is made from, besides counts: the project's indexed lore (its stamp moves when a
- * document is added, edited, deleted or finishes indexing) and the mind's knowledge tags.
+ * What a mind's choice is made from, besides counts: the project's lore (its revision moves with every write of
+ * a document: added, edited, deleted, finishing indexing) and the mind's knowledge tags.
  */
 function loreInputs(ctx: Pick<AppContext, "db">, projectId: string, mind: Pick<MindProfile, "knowledgeTags">): string {
-  return `${loreStamp(ctx.db, projectId)}|${[...mind.knowledgeTags].sort().join(",")}`;
+  return `r${loreRevision(ctx.db, projectId)}|${[...mind.knowledgeTags].sort().join(",")}`;
 }
 
 /** True when the mind's stored choice was made from other lore (or is missing): its next read makes it again. */

@@ -22,23 +22,42 @@ export interface SharedChunkRow {
   secret: number;
 }
 
+/** A chunk's tags meet the mind's: the chunk's own tags (as indexed) decide, never the document's current ones. */
+const MEETS = (n: number) => `EXISTS (SELECT 1 FROM json_each(c.tags) WHERE json_each.value IN (${placeholders(n)}))`;
+
+/** The walk of the project's visible chunks in document order (exported for the test that holds its plan to the index). */
+export const sharedWalkSql = (tags: number) =>
+  `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, 0 AS hits, d.secret
+   FROM documents d INDEXED BY documents_project_name CROSS JOIN chunks c ON c.document_id = d.id
+   WHERE d.project_id = ? AND d.status = 'COMPLETED' AND ${UNGATED} AND c.project_id = d.project_id AND ${MEETS(tags)}
+   ORDER BY d.name, d.id, c.chunk_index
+   LIMIT ?`;
+
 /**
  * The chunks a mind may see (COMPLETED documents of its project whose chunk tags meet `tags`), the most
  * retrieved for this mind first, then in document order: the candidates of its shared lore.
+ * In two reads, neither of which visits the whole project: the mind's own retrieval counts (mind_lore_hits,
+ * its rows only), then a walk of the project's documents in name order (migration 034's index) that stops once
+ * it holds `limit` chunks. One query ordering every visible chunk by its count read every COMPLETED document and
+ * sorted the mind's visible chunks: ~0.25 s of CPU on a mind's first turn at 100,000 chunks (BENCHMARKS.md).
  */
 export function sharedCandidates(db: Db, q: { projectId: string; mindId: string; tags: string[]; limit: number }): SharedChunkRow[] {
-  if (q.tags.length === 0) return [];
-  return db
+  if (q.tags.length === 0 || q.limit <= 0) return [];
+  const hit = db
     .query<SharedChunkRow, (string | number)[]>(
-      `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, COALESCE(h.hits, 0) AS hits, d.secret
-       FROM chunks c JOIN documents d ON d.id = c.document_id
-       LEFT JOIN mind_lore_hits h ON h.mind_id = ? AND h.chunk_id = c.id
-       WHERE c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED' AND ${UNGATED}
-         AND EXISTS (SELECT 1 FROM json_each(c.tags) WHERE json_each.value IN (${placeholders(q.tags.length)}))
-       ORDER BY hits DESC, d.name, c.document_id, c.chunk_index
+      `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, h.hits, d.secret
+       FROM mind_lore_hits h CROSS JOIN chunks c ON c.id = h.chunk_id CROSS JOIN documents d ON d.id = c.document_id
+       WHERE h.mind_id = ? AND h.project_id = ? AND c.project_id = h.project_id AND d.project_id = c.project_id
+         AND d.status = 'COMPLETED' AND ${UNGATED} AND ${MEETS(q.tags.length)}
+       ORDER BY h.hits DESC, d.name, c.document_id, c.chunk_index
        LIMIT ?`,
     )
     .all(q.mindId, q.projectId, ...q.tags, q.limit);
+  if (hit.length >= q.limit) return hit;
+  // Every chunk of the hits is also met by the walk: take enough to skip them.
+  const counted = new Set(hit.map((r) => r.id));
+  const rest = db.query<SharedChunkRow, (string | number)[]>(sharedWalkSql(q.tags.length)).all(q.projectId, ...q.tags, q.limit);
+  return [...hit, ...rest.filter((r) => !counted.has(r.id)).slice(0, q.limit - hit.length)];
 }
 
 /** Those chunks (by id) that belong to a COMPLETED document of the project, with their current text and tags. */
@@ -120,20 +139,6 @@ export function totalHits(db: Db, projectId: string, mindId: string): number {
   return (
     db.query<{ n: number | null }, [string, string]>("SELECT SUM(hits) AS n FROM mind_lore_hits WHERE mind_id = ? AND project_id = ?").get(mindId, projectId)?.n ?? 0
   );
-}
-
-/**
- * A cheap stamp of a project's indexed lore: any edit re-queues a document (index_version), any
- * indexing completes it (the COMPLETED count and processed_at: a pack's documents finishing one by one
- * each change it), a deletion changes the count.
- */
-export function loreStamp(db: Db, projectId: string): string {
-  const d = db
-    .query<{ n: number; done: number | null; v: number | null; at: string | null }, [string]>(
-      "SELECT COUNT(*) AS n, SUM(status = 'COMPLETED') AS done, SUM(index_version) AS v, MAX(processed_at) AS at FROM documents WHERE project_id = ?",
-    )
-    .get(projectId)!;
-  return `${d.n}:${d.done ?? 0}:${d.v ?? 0}:${d.at ?? ""}`;
 }
 
 /** The most talked-to minds that have knowledge tags (those worth keeping warm), all projects. */
