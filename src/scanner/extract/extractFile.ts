@@ -20,6 +20,7 @@ import { extractUnityStringTable, isUnitySharedTableData, isUnityStringTable, st
 import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
+import { extractRpgMaker, isRpgMakerData } from "./formats/rpgMaker.ts";
 import { looksLikeConfig, looksLikeDataTable, looksLikeLog } from "./contentKind.ts";
 
 type Extractor = (content: string, out: SectionCollector, opts: ExtractOptions) => void;
@@ -59,9 +60,10 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
 
 export const ALLOWED_EXTENSIONS: readonly string[] = Object.freeze(Object.keys(EXTRACTORS));
 
-/** Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
+/** RPG Maker MV/MZ keeps its events' message windows in map JSON; Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
 function extractJsonOrTimeline(content: string, out: SectionCollector): void {
-  if (/"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
+  if (isRpgMakerData(out.sourceFile, content)) extractRpgMaker(content, out);
+  else if (/"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
   else extractJson(content, out);
 }
 

@@ -9,7 +9,7 @@ import { baseName, extensionOf } from "./text.ts";
  * with a line `include: <kind>, <kind>` (or `include: all`).
  */
 
-export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta" | "samples" | "ui";
+export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta" | "samples" | "ui" | "backup";
 
 export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   engine: "engine, plugin, addon or editor folder",
@@ -22,6 +22,7 @@ export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   meta: "wiki maintenance (index, templates, audits, prompts, conventions)",
   samples: "tutorials, samples, examples, demos and developer docs (text about the tool, not the world)",
   ui: "user interface layouts (gui/ folders: buttons, menus, dialogs)",
+  backup: "backup copies (an editor's dated copies of the project's files: duplicates of what is scanned)",
 };
 
 export const SKIP_KINDS = Object.keys(SKIP_KIND_LABEL) as SkipKind[];
@@ -53,6 +54,8 @@ const SAMPLE_FILES = /^(?:__demo|(?:.*[-_ ])?(?:tutorials?|demos?|examples?|samp
 const TEST_DIRS = new Set(["tests", "test", "__tests__", "spec", "specs", "testing"]);
 // An installer's or a package's build files (an installer's own string tables: "Choose the folder…").
 const PACKAGING_DIRS = new Set(["install", "installer", "installers", "packaging"]);
+// RPG Maker's and other editors' backups (backup/data_2018-06-13/Map002.json): every line is already in data/.
+const BACKUP_DIRS = /^(?:backups?|bak|\.?backup[-_ ][\w-]*|[\w-]+[-_ ]backups?)$/i;
 const COMPILED_DIRS = new Set(["bin", "obj", "build", "builds", "dist", "out", "temp", "logs"]);
 // A mod's or package's manifest (name, version, author, what it changes) is written for a mod loader, not the world.
 const CI_FILES = /^(?:\.gitlab-ci\.ya?ml|\.travis\.ya?ml|appveyor\.ya?ml|azure-pipelines\.ya?ml|jenkinsfile|\.editorconfig|\.gitattributes|\.gitignore|package(?:-lock)?\.json|tsconfig(?:\.[\w-]+)?\.json|jsconfig\.json|composer\.json|bunfig\.toml|cargo\.toml|pyproject\.toml|docker-compose\.ya?ml|mkdocs\.ya?ml|\.pre-commit-config\.ya?ml|dependabot\.ya?ml|codecov\.ya?ml|\.readthedocs\.ya?ml|renovate\.json|\.eslintrc(?:\.\w+)?|\.prettierrc(?:\.\w+)?|omnisharp\.json|global\.json|nuget\.config|netlify\.toml|vercel\.json|manifest\.json|packages-lock\.json|[\w.-]+\.twee-config\.(?:ya?ml|json)|metadata\.(?:ya?ml|json)|mod[-_]?info\.(?:json|xml|ya?ml))$/i;
@@ -73,6 +76,7 @@ export function skipKindOfPath(relativePath: string, dataBins?: Set<string>): Sk
     // A copy of the Ren'Py SDK's own scripts (renpy/common/00nvl_mode.rpy …) shipped beside a game.
     if (d === "renpy" && parts[i + 1]?.toLowerCase() === "common") return "engine";
     if (d.startsWith(".") || PACKAGING_DIRS.has(d)) return "ci";
+    if (BACKUP_DIRS.test(d)) return "backup";
     if (ENGINE_DIRS.has(d)) return "engine";
     if (TEST_DIRS.has(d)) return "tests";
     if (COMPILED_DIRS.has(d)) return "compiled";
@@ -96,7 +100,7 @@ export function skipGroupOf(relativePath: string, kind: SkipKind): string {
   for (let i = 0; i < parts.length - 1; i++) {
     const d = parts[i].toLowerCase();
     const hit =
-      (kind === "ci" && (d.startsWith(".") || PACKAGING_DIRS.has(d))) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d)) || (kind === "samples" && SAMPLE_DIRS.has(d)) || (kind === "ui" && d === "gui");
+      (kind === "ci" && (d.startsWith(".") || PACKAGING_DIRS.has(d))) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d)) || (kind === "samples" && SAMPLE_DIRS.has(d)) || (kind === "ui" && d === "gui") || (kind === "backup" && BACKUP_DIRS.test(d));
     if (hit) return `${parts.slice(0, i + 1).join("/")}/`;
   }
   return relativePath;
