@@ -21,6 +21,7 @@ import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
 import { extractRpgMaker, isRpgMakerData } from "./formats/rpgMaker.ts";
+import { extractParadoxLocalisation, paradoxLanguage } from "./formats/paradox.ts";
 import { looksLikeConfig, looksLikeDataTable, looksLikeLog } from "./contentKind.ts";
 
 type Extractor = (content: string, out: SectionCollector, opts: ExtractOptions) => void;
@@ -88,9 +89,10 @@ function extractUnityAsset(content: string, out: SectionCollector, opts: Extract
   else extractUnity(content, out);
 }
 
-/** A .yaml exported from Unity keeps its `%TAG !u!` header and needs the Unity reader. */
+/** A Paradox localisation (`l_english:` then ` key:0 "text"`) is not YAML; a .yaml exported from Unity keeps its `%TAG !u!` header and needs the Unity reader. */
 function extractYamlOrUnity(content: string, out: SectionCollector): void {
-  if (/^(?:\uFEFF)?%YAML[^\n]*\n%TAG !u! /.test(content.slice(0, 200))) extractUnity(content, out);
+  if (paradoxLanguage(content) !== null) extractParadoxLocalisation(content, out);
+  else if (/^(?:\uFEFF)?%YAML[^\n]*\n%TAG !u! /.test(content.slice(0, 200))) extractUnity(content, out);
   else extractYaml(content, out);
 }
 

@@ -138,7 +138,11 @@ const LANGUAGE_NAMES: Record<string, string> = {
   korean: "ko", chinese: "zh", schinese: "zh", tchinese: "zh-Hant", czech: "cs", danish: "da", dutch: "nl", finnish: "fi",
   polish: "pl", swedish: "sv", norwegian: "no", turkish: "tr", ukrainian: "uk", malay: "ms", indonesian: "id", greek: "el",
   hungarian: "hu", romanian: "ro", arabic: "ar", hebrew: "he", vietnamese: "vi", thai: "th", piglatin: "x-pig", brazilian: "pt-BR",
+  // Paradox's language names (localisation/braz_por/…_l_braz_por.yml).
+  braz_por: "pt-BR", simp_chinese: "zh",
 };
+/** A Paradox localisation names its language at the end: `btr_origins_l_german.yml`, `l_english.yml`. */
+const PARADOX_SUFFIX = /(?:^|_)l_([a-z_]+)$/;
 const LANG_CODE = /^(?:[a-z]{2,3})(?:[-_](?:[A-Z]{2}|[a-z]{2}|Hans|Hant|Latn|\d{3}))?$/;
 const COMMON_CODES = new Set("en fr de es it pt ru ja ko zh cs da nl fi pl sv nb nn tr uk ms el hu ro ar he vi th ca eo et lt lv sk sl sr bg hr fa hi bn gl eu id af gd ga cy sq mk ka hy az ta ur sw".split(" "));
 
@@ -161,6 +165,8 @@ export function languageOfPath(relativePath: string): string | null {
   const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
   const ext = extensionOf(base);
   const parent = parts[parts.length - 1];
+  const paradox = ext === ".yml" || ext === ".yaml" ? PARADOX_SUFFIX.exec(stem)?.[1] : undefined;
+  if (paradox && LANGUAGE_NAMES[paradox]) return LANGUAGE_NAMES[paradox];
   // A .po is a translation by definition, so any language-code name counts (zu.po, ga.po), not only common ones.
   const PO_CODE = /^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?(?:@\w+)?$/;
   if (ext === ".po" && PO_CODE.test(stem)) return stem.replace("_", "-");
@@ -234,7 +240,8 @@ function sourceKeyOf(relativePath: string, language: string): string {
   const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
   const ext = extensionOf(base);
   const code = language.replace("-", "[-_]");
-  const bareStem = stem.replace(new RegExp(`(?:[-_. ]|^)${code}$|\\(${code}\\)$`, "i"), "").trim();
+  const paradox = PARADOX_SUFFIX.exec(stem);
+  const bareStem = paradox && LANGUAGE_NAMES[paradox[1]] === language ? stem.slice(0, paradox.index) : stem.replace(new RegExp(`(?:[-_. ]|^)${code}$|\\(${code}\\)$`, "i"), "").trim();
   return `${dirsNoTl.join("/")}/${bareStem}|${ext}`;
 }
 
@@ -284,6 +291,11 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
   if (!configured) {
     let best = counts.get("en") ?? 0;
     for (const [l, n] of counts) if (n > best) (best = n), (sourceLanguage = l);
+    // Nine languages of equal size beside a smaller English (a mod shipping the base game's language folders): no
+    // language holds most files, and English, being there, is the one studios write first.
+    let marked = 0;
+    for (const n of counts.values()) marked += n;
+    if (counts.has("en") && best * 2 <= marked) sourceLanguage = "en";
     // Files with no language marker (script.rpy beside tl/french/script.rpy) are the source: they outvote per-language counts.
     if (paths.length - langOf.size >= best) sourceLanguage = "en";
   }
