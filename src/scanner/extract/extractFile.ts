@@ -21,6 +21,7 @@ import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
 import { extractRpgMaker, isRpgMakerData } from "./formats/rpgMaker.ts";
+import { extractStarsectorDescriptions, isStarsectorDescriptions } from "./formats/starsector.ts";
 import { extractParadoxLocalisation, paradoxLanguage } from "./formats/paradox.ts";
 import { looksLikeConfig, looksLikeDataTable, looksLikeLog } from "./contentKind.ts";
 
@@ -38,7 +39,7 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
   ".twee": extractTwee,
   ".rpy": extractRenpy,
   ".json": extractJsonOrTimeline,
-  ".csv": (c, out) => (looksLikeDataTable(c) ? out.skipFile(SKIP.dataTable) : extractDelimited(c, ",", out)),
+  ".csv": (c, out) => (isStarsectorDescriptions(c) ? extractStarsectorDescriptions(c, out) : looksLikeDataTable(c) ? out.skipFile(SKIP.dataTable) : extractDelimited(c, ",", out)),
   ".tsv": (c, out) => (looksLikeDataTable(c) ? out.skipFile(SKIP.dataTable) : extractDelimited(c, "\t", out)),
   ".xml": extractXml,
   ".yaml": extractYamlOrUnity,
