@@ -22,6 +22,7 @@ import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
 import { extractRpgMaker, isRpgMakerData } from "./formats/rpgMaker.ts";
 import { extractStarsectorDescriptions, isStarsectorDescriptions } from "./formats/starsector.ts";
+import { extractChoiceScript, looksLikeChoiceScript } from "./formats/choiceScript.ts";
 import { extractParadoxLocalisation, paradoxLanguage } from "./formats/paradox.ts";
 import { looksLikeConfig, looksLikeDataTable, looksLikeLog } from "./contentKind.ts";
 
@@ -70,11 +71,12 @@ function extractJsonOrTimeline(content: string, out: SectionCollector): void {
 }
 
 /**
- * A .txt of `key:value` records (roguelike data files) is split per record; a play log, a settings
+ * A ChoiceScript scene is read by its commands; a .txt of `key:value` records (roguelike data files) is split per record; a play log, a settings
  * file or a table of game data is skipped whole; anything else is prose.
  */
 function extractTextOrRecords(content: string, out: SectionCollector, opts: ExtractOptions): void {
-  if (looksLikeLog(content)) out.skipFile(SKIP.log);
+  if (looksLikeChoiceScript(content)) extractChoiceScript(content, out);
+  else if (looksLikeLog(content)) out.skipFile(SKIP.log);
   else if (looksLikeRecords(content)) extractRecords(content, out, opts.includeMechanics === true);
   else if (looksLikeConfig(content)) out.skipFile(SKIP.config);
   else if (looksLikeDataTable(content)) out.skipFile(SKIP.dataTable);
