@@ -87,3 +87,9 @@ test("ChoiceScript's template licence notice in startup.txt is boilerplate", () 
   expect(sections.map((s) => [s.title, s.text])).toEqual([["startup: begin", "Loki is in trouble again, and the whole of Asgard knows it before breakfast."]]);
   expect(skipped.map((s) => s.reason)).toContain("Boilerplate (license header)");
 });
+
+test("a branch holding only the player's answer is no candidate", () => {
+  const scene = `*label brokk\nBrokk glares at you across the forge, hammer raised, sparks still falling.\n*choice\n  #Walk out.\n    *goto home\n  #Stay and argue.\n    You stay, and the dwarf laughs at your stubbornness before he turns back to his work.\n`;
+  const { sections } = extractFile("scenes/hammer.txt", scene);
+  expect(sections.map((s) => s.title)).toEqual(["hammer: brokk", "hammer: brokk › Stay and argue."]);
+});

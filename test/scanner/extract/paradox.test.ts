@@ -60,3 +60,14 @@ describe("Paradox localisation", () => {
     expect(paths.filter((p) => p.includes("/tips_") && plan.translationOf(p) === null)).toEqual(["loc/english/tips_l_english.yml"]);
   });
 });
+
+test("a mod's replace/ copy of the base game's whole table is skipped; a short override is read", () => {
+  const many = "l_english:\n" + Array.from({ length: 1200 }, (_, i) => ` ethic_${i}:0 "The only true virtues are courage and discipline, number ${i}."`).join("\n");
+  const copy = extractFile("mod/localisation/english/replace/l_english.yml", many);
+  expect(copy.sections).toEqual([]);
+  expect(copy.skipped[0].reason).toBe("Skipped: the base game's localisation copied into a mod's replace/ folder (1200 entries)");
+  const override = extractFile("mod/localisation/english/replace/mod_l_english.yml", 'l_english:\n ethic_militarist:0 "Militarist"\n ethic_militarist_desc:0 "The only true virtues are courage and discipline, and channeled properly they can overcome any obstacle."\n NAME_Merope:0 "Merope"\n');
+  expect(override.sections[0].text).toBe("Militarist\n\nThe only true virtues are courage and discipline, and channeled properly they can overcome any obstacle.");
+  // A lone name is a short entry of the file's list, not a candidate titled by its key.
+  expect(override.sections.map((s) => s.title)).not.toContain("NAME_Merope");
+});

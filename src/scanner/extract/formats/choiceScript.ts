@@ -36,7 +36,7 @@ export function looksLikeChoiceScript(content: string): boolean {
     kinds.add(m[1]);
     lines++;
   }
-  return kinds.size >= 3 && lines >= 5;
+  return kinds.size >= 3 && lines >= 3;
 }
 
 /** `${var}`, `$!{var}`, `@{var a|b}` (multireplace: its first text), `[n/]` line breaks. */
@@ -73,7 +73,9 @@ export function extractChoiceScript(content: string, out: SectionCollector): voi
   const flush = () => {
     const text = body.join("\n").replace(/\n{3,}/g, "\n\n").trim();
     // ChoiceScript's template startup scene keeps its licence notice as text shown to the player.
-    if (text && LICENCE_RE.test(text)) out.skip(title, SKIP.license);
+    // A branch that is only the player's answers ("> Walk out.") says nothing by itself.
+    if (text && body.every((l) => l === "" || l.startsWith("> "))) out.skip(title, SKIP.tooShort);
+    else if (text && LICENCE_RE.test(text)) out.skip(title, SKIP.license);
     else if (text) out.add({ title, text, kind: "choicescript-passage" });
     body = [];
   };

@@ -1,5 +1,6 @@
 import type { SectionCollector } from "../SectionCollector.ts";
-import { SKIP } from "../text.ts";
+import { MIN_LETTERS, SKIP, countLetters } from "../text.ts";
+import { keyFacet } from "../keyGroups.ts";
 
 /**
  * Paradox localisation (Stellaris, Crusader Kings, Europa Universalis, Hearts of Iron, Victoria):
@@ -31,10 +32,10 @@ const MECHANICS_KEY_RE = /(?:^|_)(?:tooltips?|tt|modifiers?|mod|mult|add|effects
 /**
  * Paradox games name their interface strings in capitals (`EMPIRE_SHIP_SIZE_LIMIT_REACHED`, `TOPBAR_OWNED_SYSTEMS`)
  * and their content in lower case (`turian_hier_origin_desc`); a mod that copies the base game's interface file
- * brings thousands of them. A capitalised key still names lore when it says so (`START_SCREEN_…`, `LOADING_TIP_5`, `…_DESC`).
+ * brings thousands of them. A capitalised key still names lore when it says so (`START_SCREEN_…`, `LOADING_TIP_5`); `…_DESC` in capitals describes a screen or an action (`POLICY_DESC`, `HIRE_NEW_GOVERNOR_DESC`).
  */
 const INTERFACE_KEY_RE = /^[A-Z][A-Z0-9_]*$/;
-const LORE_CAPS_KEY_RE = /(?:^|_)(?:START_SCREEN|TIPS?|QUOTES?|DESC|DESCRIPTION|LORE|HISTORY|STORY|BIO|FLAVOU?R|INTRO|BACKGROUND|EPILOGUE|PROLOGUE)(?:_|$)/;
+const LORE_CAPS_KEY_RE = /(?:^|_)(?:START_SCREEN|TIPS?|QUOTES?|LORE|HISTORY|STORY|BIO|FLAVOU?R|INTRO|BACKGROUND|EPILOGUE|PROLOGUE)(?:_|$)/;
 
 /** `$VAR$`, `§Y…§!` colours, `[Root.GetName]` scopes, `£icon£` icons, `\n` line breaks. */
 export function cleanParadoxText(s: string): string {
@@ -53,9 +54,24 @@ export function cleanParadoxText(s: string): string {
     .trim();
 }
 
+/**
+ * A mod's `replace/` folder overrides a few of the base game's keys; a file there with thousands of entries is
+ * the base game's own table copied whole (Stellaris's interface strings), not the mod's writing.
+ */
+const BASE_GAME_COPY_ENTRIES = 1000;
+
 export function extractParadoxLocalisation(content: string, out: SectionCollector): void {
   const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
+  if (/(?:^|\/)replace\//i.test(out.sourceFile)) {
+    let entries = 0;
+    for (const line of lines) if (ENTRY_RE.test(line)) entries++;
+    if (entries > BASE_GAME_COPY_ENTRIES) {
+      out.skipFile(`${PARADOX_BASE_COPY} (${entries} entries)`);
+      return;
+    }
+  }
   let sawHeader = false;
+  const entries: { key: string; text: string }[] = [];
   let mechanics = 0;
   let placeholders = 0;
   let ui = 0;
@@ -84,7 +100,15 @@ export function extractParadoxLocalisation(content: string, out: SectionCollecto
     }
     const text = cleanParadoxText(raw);
     if (!text) continue;
-    out.add({ title: key, text, kind: "keyed-entry", keyed: true, quiet: true, groupKey: key });
+    entries.push({ key, text });
+  }
+  const members = new Map<string, number>();
+  for (const e of entries) members.set(keyFacet(e.key).stem, (members.get(keyFacet(e.key).stem) ?? 0) + 1);
+  for (const { key, text } of entries) {
+    // A lone short text (a star's name in a name list) joins the file's short entries; a name with its
+    // description (`asari_rep_origin` + `asari_rep_origin_desc`) is one group, titled by the key.
+    if (members.get(keyFacet(key).stem) === 1 && countLetters(text, MIN_LETTERS) < MIN_LETTERS) out.add({ title: null, text, kind: "keyed-entry", quiet: true });
+    else out.add({ title: key, text, kind: "keyed-entry", quiet: true, groupKey: key });
   }
   if (!sawHeader) out.skipFile(SKIP.parse("no l_<language>: header"));
   if (mechanics) out.skip(`${mechanics} ${mechanics === 1 ? "entry" : "entries"}`, PARADOX_MECHANICS);
@@ -94,3 +118,4 @@ export function extractParadoxLocalisation(content: string, out: SectionCollecto
 
 export const PARADOX_MECHANICS = "Game mechanics (tooltips, modifiers, effects: not lore)";
 export const PARADOX_PLACEHOLDER = "Placeholder (the text repeats its key or is one variable)";
+export const PARADOX_BASE_COPY = "Skipped: the base game's localisation copied into a mod's replace/ folder";
