@@ -44,7 +44,7 @@ export function cleanRpgMakerText(s: string): string {
     .trim();
 }
 
-/** The speaker of a message window: MZ's name parameter; a face image named like a person, else none. */
+/** The speaker of a message window: MZ's name parameter. MV's face image is no name (`Actor1`, `People3` are sheet files). */
 function speakerOf(params: unknown): string | undefined {
   if (!Array.isArray(params)) return undefined;
   const name = typeof params[4] === "string" ? cleanRpgMakerText(params[4]) : "";
