@@ -21,7 +21,7 @@ import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
 import { extractRpgMaker, isRpgMakerData } from "./formats/rpgMaker.ts";
-import { extractStarsectorDescriptions, isStarsectorDescriptions } from "./formats/starsector.ts";
+import { extractStarsectorChatter, extractStarsectorDescriptions, isStarsectorChatter, isStarsectorDescriptions } from "./formats/starsector.ts";
 import { extractChoiceScript, looksLikeChoiceScript } from "./formats/choiceScript.ts";
 import { extractParadoxLocalisation, paradoxLanguage } from "./formats/paradox.ts";
 import { looksLikeConfig, looksLikeDataTable, looksLikeLog } from "./contentKind.ts";
@@ -63,9 +63,10 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
 
 export const ALLOWED_EXTENSIONS: readonly string[] = Object.freeze(Object.keys(EXTRACTORS));
 
-/** RPG Maker MV/MZ keeps its events' message windows in map JSON; Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
+/** RPG Maker MV/MZ keeps its events' message windows in map JSON, Starsector its combat chatter in character JSON; Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
 function extractJsonOrTimeline(content: string, out: SectionCollector): void {
   if (isRpgMakerData(out.sourceFile, content)) extractRpgMaker(content, out);
+  else if (isStarsectorChatter(out.sourceFile, content)) extractStarsectorChatter(content, out);
   else if (/"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
   else extractJson(content, out);
 }

@@ -43,3 +43,24 @@ describe("Starsector", () => {
     expect(relaxJson(strict)).toBe(strict);
   });
 });
+
+test("a combat-chatter character's lines are one speaker's dialogue, titled by the character's name", () => {
+  const barrow = `{
+\t# used by Dauntless-Annex-Barrow, Dustkeeper oldguard
+\t"name":"Barrow",
+\t"chance":0, # set via memory
+\t"lines":{
+\t\t"start":[
+\t\t\t{"text":"A cold hell is wrought for the dregs of humanity."},
+\t\t\t{"text":"To victory or dust."},
+\t\t],
+\t\t"retreat":[
+\t\t\t# none yet
+\t\t],
+\t\t"hull_50":[{"text":"We withdraw to pick the shells out of our hides for another battle."}],
+\t},
+}`;
+  const { sections } = extractFile("data/config/chatter/characters/sotf_barrow.json", barrow);
+  expect(sections.map((s) => [s.title, s.reviewKind])).toEqual([["Barrow", "dialogue"]]);
+  expect(sections[0].text).toBe("A cold hell is wrought for the dregs of humanity.\n\nTo victory or dust.\n\nWe withdraw to pick the shells out of our hides for another battle.");
+});

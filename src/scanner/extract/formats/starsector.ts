@@ -1,6 +1,7 @@
 import type { SectionCollector } from "../SectionCollector.ts";
 import { SKIP } from "../text.ts";
 import { readDelimited } from "./csv.ts";
+import { relaxJson } from "../relaxedJson.ts";
 
 /**
  * Starsector's description table (`data/strings/descriptions.csv`): `id,type,text1,text2,text3,text4,text5,notes`.
@@ -38,5 +39,31 @@ export function extractStarsectorDescriptions(content: string, out: SectionColle
     const type = (r[1] ?? "").trim();
     const what = TYPE_WORD[type.toUpperCase()] ?? type.toLowerCase();
     out.add({ title: what ? `${id} (${what})` : id, text, kind: "csv-row", reviewKind: type.toUpperCase() === "FACTION" ? "faction" : type.toUpperCase() === "PLANET" || type.toUpperCase() === "STAR" ? "location" : "item" });
+  }
+}
+
+/**
+ * A Starsector combat-chatter character (`data/config/chatter/characters/*.json`: `"name"`, then `"lines"`: a
+ * category each, `start`, `retreat`, `hull_50` …, of `{"text": …}` lines): one speaker's lines. Read as generic
+ * JSON, each line was a loose string titled `<file> #n`.
+ */
+export function isStarsectorChatter(relativePath: string, content: string): boolean {
+  return /(?:^|\/)chatter\/characters\/[^/]+\.json$/i.test(relativePath) && /"lines"\s*:\s*\{/.test(content);
+}
+
+export function extractStarsectorChatter(content: string, out: SectionCollector): void {
+  let data: { name?: unknown; lines?: Record<string, unknown> };
+  try {
+    data = JSON.parse(relaxJson(content));
+  } catch (e) {
+    out.skipFile(SKIP.parse((e as Error).message));
+    return;
+  }
+  const speaker = typeof data.name === "string" && data.name.trim() ? data.name.trim() : out.stem;
+  for (const list of Object.values(data.lines ?? {})) {
+    if (!Array.isArray(list)) continue;
+    for (const line of list as { text?: unknown }[]) {
+      if (typeof line?.text === "string" && line.text.trim()) out.add({ title: speaker, text: line.text.trim(), kind: "json-object", speaker, reviewKind: "dialogue" });
+    }
   }
 }
