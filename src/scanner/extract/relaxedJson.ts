@@ -1,6 +1,6 @@
 /**
  * JSON as game projects write it: `//`, `/* … *\/` and `#` comments and trailing commas
- * are removed outside strings, and bare keys (`tips:[…]`) and bare words (`[STATIONS]`) are quoted, in one linear pass, so
+ * are removed outside strings, bare keys (`tips:[…]`) and bare words (`[STATIONS]`) are quoted, and Java's float suffix (`0.5f`) dropped, in one linear pass, so
  * JSON.parse can read the rest. Starsector's loose JSON uses `#` comments and bare keys; outside a
  * string neither can appear in strict JSON, so reading them this way changes no valid file.
  */
@@ -30,6 +30,13 @@ export function relaxJson(s: string): string {
       while (j < n && isKeyPart(s.charCodeAt(j))) j++;
       out += `${s.slice(from, i)}"${s.slice(i, j)}"`;
       i = from = j;
+      continue;
+    }
+    if (c >= 48 && c <= 57 && (s[i + 1] === "f" || s[i + 1] === "F") && !isKeyPart(s.charCodeAt(i + 2))) {
+      // A Java float literal (`0.5f`): the number without its suffix.
+      out += s.slice(from, i + 1);
+      i += 2;
+      from = i;
       continue;
     }
     if (c === 47 && (s[i + 1] === "/" || s[i + 1] === "*")) {

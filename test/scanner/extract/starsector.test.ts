@@ -31,15 +31,16 @@ describe("Starsector", () => {
 \t#"an old tip, commented out",
 \t],
 \t"layers":[STATIONS], # GLOW or SMOKE
+\t"alphaMult":0.5f, "num":1F,
 }`;
-    expect(JSON.parse(relaxJson(tips))).toEqual({ tips: [{ freq: 0.75, tip: "At world's end, kindness and fellowship is all we have. Treasure your friendships." }], layers: ["STATIONS"] });
+    expect(JSON.parse(relaxJson(tips))).toEqual({ tips: [{ freq: 0.75, tip: "At world's end, kindness and fellowship is all we have. Treasure your friendships." }], layers: ["STATIONS"], alphaMult: 0.5, num: 1 });
     const { sections, skipped } = extractFile("data/strings/tips.json", tips);
     expect(skipped.some((s) => s.reason.startsWith("Parse error"))).toBe(false);
     expect(sections.some((s) => s.text.includes("At world's end, kindness and fellowship"))).toBe(true);
   });
 
   test("strict JSON reads the same: # and words inside strings are untouched", () => {
-    const strict = `{"title":"Issue #5: true words","items":[true,false,null,"a:b"],"n":-1.5e3}`;
+    const strict = `{"title":"Issue #5: true words, 0.5f","items":[true,false,null,"a:b"],"n":-1.5e3}`;
     expect(relaxJson(strict)).toBe(strict);
   });
 });
