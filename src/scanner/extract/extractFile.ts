@@ -20,6 +20,10 @@ import { extractUnityStringTable, isUnitySharedTableData, isUnityStringTable, st
 import { extractGodotResource } from "./formats/godot.ts";
 import { extractDialogic } from "./formats/dialogic.ts";
 import { extractSourceCode } from "./formats/sourceCode.ts";
+import { extractRpgMaker, isRpgMakerData } from "./formats/rpgMaker.ts";
+import { extractStarsectorChatter, extractStarsectorDescriptions, isStarsectorChatter, isStarsectorDescriptions } from "./formats/starsector.ts";
+import { extractChoiceScript, looksLikeChoiceScript } from "./formats/choiceScript.ts";
+import { extractParadoxLocalisation, paradoxLanguage } from "./formats/paradox.ts";
 import { looksLikeConfig, looksLikeDataTable, looksLikeLog } from "./contentKind.ts";
 
 type Extractor = (content: string, out: SectionCollector, opts: ExtractOptions) => void;
@@ -36,7 +40,7 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
   ".twee": extractTwee,
   ".rpy": extractRenpy,
   ".json": extractJsonOrTimeline,
-  ".csv": (c, out) => (looksLikeDataTable(c) ? out.skipFile(SKIP.dataTable) : extractDelimited(c, ",", out)),
+  ".csv": (c, out) => (isStarsectorDescriptions(c) ? extractStarsectorDescriptions(c, out) : looksLikeDataTable(c) ? out.skipFile(SKIP.dataTable) : extractDelimited(c, ",", out)),
   ".tsv": (c, out) => (looksLikeDataTable(c) ? out.skipFile(SKIP.dataTable) : extractDelimited(c, "\t", out)),
   ".xml": extractXml,
   ".yaml": extractYamlOrUnity,
@@ -59,18 +63,21 @@ export const EXTRACTORS: Readonly<Record<string, Extractor>> = {
 
 export const ALLOWED_EXTENSIONS: readonly string[] = Object.freeze(Object.keys(EXTRACTORS));
 
-/** Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
+/** RPG Maker MV/MZ keeps its events' message windows in map JSON, Starsector its combat chatter in character JSON; Dialogic 1 saves timelines as .json ({"events": [...], "metadata": {"dialogic-version": …}}). */
 function extractJsonOrTimeline(content: string, out: SectionCollector): void {
-  if (/"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
+  if (isRpgMakerData(out.sourceFile, content)) extractRpgMaker(content, out);
+  else if (isStarsectorChatter(out.sourceFile, content)) extractStarsectorChatter(content, out);
+  else if (/"dialogic-version"\s*:/.test(content.slice(-2000)) && /^\s*\{\s*"events"\s*:/.test(content.slice(0, 200))) extractDialogic(content, out);
   else extractJson(content, out);
 }
 
 /**
- * A .txt of `key:value` records (roguelike data files) is split per record; a play log, a settings
+ * A ChoiceScript scene is read by its commands; a .txt of `key:value` records (roguelike data files) is split per record; a play log, a settings
  * file or a table of game data is skipped whole; anything else is prose.
  */
 function extractTextOrRecords(content: string, out: SectionCollector, opts: ExtractOptions): void {
-  if (looksLikeLog(content)) out.skipFile(SKIP.log);
+  if (looksLikeChoiceScript(content)) extractChoiceScript(content, out);
+  else if (looksLikeLog(content)) out.skipFile(SKIP.log);
   else if (looksLikeRecords(content)) extractRecords(content, out, opts.includeMechanics === true);
   else if (looksLikeConfig(content)) out.skipFile(SKIP.config);
   else if (looksLikeDataTable(content)) out.skipFile(SKIP.dataTable);
@@ -86,9 +93,10 @@ function extractUnityAsset(content: string, out: SectionCollector, opts: Extract
   else extractUnity(content, out);
 }
 
-/** A .yaml exported from Unity keeps its `%TAG !u!` header and needs the Unity reader. */
+/** A Paradox localisation (`l_english:` then ` key:0 "text"`) is not YAML; a .yaml exported from Unity keeps its `%TAG !u!` header and needs the Unity reader. */
 function extractYamlOrUnity(content: string, out: SectionCollector): void {
-  if (/^(?:\uFEFF)?%YAML[^\n]*\n%TAG !u! /.test(content.slice(0, 200))) extractUnity(content, out);
+  if (paradoxLanguage(content) !== null) extractParadoxLocalisation(content, out);
+  else if (/^(?:\uFEFF)?%YAML[^\n]*\n%TAG !u! /.test(content.slice(0, 200))) extractUnity(content, out);
   else extractYaml(content, out);
 }
 

@@ -7,7 +7,7 @@ import { countLetters, normalizeWords } from "./text.ts";
  * scores what is lore rather than how long it is.
  */
 
-const NARRATIVE = new Set(["ink-knot", "ink-stitch", "yarn-node", "twee-passage", "renpy-label", "dialogic-timeline"]);
+const NARRATIVE = new Set(["ink-knot", "ink-stitch", "yarn-node", "twee-passage", "renpy-label", "dialogic-timeline", "rpgmaker-event", "choicescript-passage"]);
 const RECORD = new Set(["record", "json-object", "yaml-object", "toml-object", "xml-element", "csv-row", "unity-text", "godot-text", "keyed-entry"]);
 const LOOSE = new Set(["json-string", "yaml-string", "toml-string", "po-entry", "strings-entry", "resx-entry", "xliff-unit", "name-list"]);
 const CODE = new Set(["code-string", "code-comment"]);

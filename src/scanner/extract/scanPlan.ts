@@ -9,7 +9,7 @@ import { baseName, extensionOf } from "./text.ts";
  * with a line `include: <kind>, <kind>` (or `include: all`).
  */
 
-export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta" | "samples" | "ui";
+export type SkipKind = "engine" | "ci" | "changelog" | "licence" | "docs" | "tests" | "compiled" | "meta" | "samples" | "ui" | "backup";
 
 export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   engine: "engine, plugin, addon or editor folder",
@@ -22,6 +22,7 @@ export const SKIP_KIND_LABEL: Record<SkipKind, string> = {
   meta: "wiki maintenance (index, templates, audits, prompts, conventions)",
   samples: "tutorials, samples, examples, demos and developer docs (text about the tool, not the world)",
   ui: "user interface layouts (gui/ folders: buttons, menus, dialogs)",
+  backup: "backup copies (an editor's dated copies of the project's files: duplicates of what is scanned)",
 };
 
 export const SKIP_KINDS = Object.keys(SKIP_KIND_LABEL) as SkipKind[];
@@ -53,6 +54,8 @@ const SAMPLE_FILES = /^(?:__demo|(?:.*[-_ ])?(?:tutorials?|demos?|examples?|samp
 const TEST_DIRS = new Set(["tests", "test", "__tests__", "spec", "specs", "testing"]);
 // An installer's or a package's build files (an installer's own string tables: "Choose the folder…").
 const PACKAGING_DIRS = new Set(["install", "installer", "installers", "packaging"]);
+// RPG Maker's and other editors' backups (backup/data_2018-06-13/Map002.json): every line is already in data/.
+const BACKUP_DIRS = /^(?:backups?|bak|\.?backup[-_ ][\w-]*|[\w-]+[-_ ]backups?)$/i;
 const COMPILED_DIRS = new Set(["bin", "obj", "build", "builds", "dist", "out", "temp", "logs"]);
 // A mod's or package's manifest (name, version, author, what it changes) is written for a mod loader, not the world.
 const CI_FILES = /^(?:\.gitlab-ci\.ya?ml|\.travis\.ya?ml|appveyor\.ya?ml|azure-pipelines\.ya?ml|jenkinsfile|\.editorconfig|\.gitattributes|\.gitignore|package(?:-lock)?\.json|tsconfig(?:\.[\w-]+)?\.json|jsconfig\.json|composer\.json|bunfig\.toml|cargo\.toml|pyproject\.toml|docker-compose\.ya?ml|mkdocs\.ya?ml|\.pre-commit-config\.ya?ml|dependabot\.ya?ml|codecov\.ya?ml|\.readthedocs\.ya?ml|renovate\.json|\.eslintrc(?:\.\w+)?|\.prettierrc(?:\.\w+)?|omnisharp\.json|global\.json|nuget\.config|netlify\.toml|vercel\.json|manifest\.json|packages-lock\.json|[\w.-]+\.twee-config\.(?:ya?ml|json)|metadata\.(?:ya?ml|json)|mod[-_]?info\.(?:json|xml|ya?ml))$/i;
@@ -73,6 +76,7 @@ export function skipKindOfPath(relativePath: string, dataBins?: Set<string>): Sk
     // A copy of the Ren'Py SDK's own scripts (renpy/common/00nvl_mode.rpy …) shipped beside a game.
     if (d === "renpy" && parts[i + 1]?.toLowerCase() === "common") return "engine";
     if (d.startsWith(".") || PACKAGING_DIRS.has(d)) return "ci";
+    if (BACKUP_DIRS.test(d)) return "backup";
     if (ENGINE_DIRS.has(d)) return "engine";
     if (TEST_DIRS.has(d)) return "tests";
     if (COMPILED_DIRS.has(d)) return "compiled";
@@ -96,7 +100,7 @@ export function skipGroupOf(relativePath: string, kind: SkipKind): string {
   for (let i = 0; i < parts.length - 1; i++) {
     const d = parts[i].toLowerCase();
     const hit =
-      (kind === "ci" && (d.startsWith(".") || PACKAGING_DIRS.has(d))) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d)) || (kind === "samples" && SAMPLE_DIRS.has(d)) || (kind === "ui" && d === "gui");
+      (kind === "ci" && (d.startsWith(".") || PACKAGING_DIRS.has(d))) || (kind === "engine" && ENGINE_DIRS.has(d)) || (kind === "tests" && TEST_DIRS.has(d)) || (kind === "compiled" && COMPILED_DIRS.has(d)) || (kind === "meta" && META_DIRS.has(d)) || (kind === "samples" && SAMPLE_DIRS.has(d)) || (kind === "ui" && d === "gui") || (kind === "backup" && BACKUP_DIRS.test(d));
     if (hit) return `${parts.slice(0, i + 1).join("/")}/`;
   }
   return relativePath;
@@ -134,7 +138,11 @@ const LANGUAGE_NAMES: Record<string, string> = {
   korean: "ko", chinese: "zh", schinese: "zh", tchinese: "zh-Hant", czech: "cs", danish: "da", dutch: "nl", finnish: "fi",
   polish: "pl", swedish: "sv", norwegian: "no", turkish: "tr", ukrainian: "uk", malay: "ms", indonesian: "id", greek: "el",
   hungarian: "hu", romanian: "ro", arabic: "ar", hebrew: "he", vietnamese: "vi", thai: "th", piglatin: "x-pig", brazilian: "pt-BR",
+  // Paradox's language names (localisation/braz_por/…_l_braz_por.yml).
+  braz_por: "pt-BR", simp_chinese: "zh",
 };
+/** A Paradox localisation names its language at the end: `btr_origins_l_german.yml`, `l_english.yml`. */
+const PARADOX_SUFFIX = /(?:^|_)l_([a-z_]+)$/;
 const LANG_CODE = /^(?:[a-z]{2,3})(?:[-_](?:[A-Z]{2}|[a-z]{2}|Hans|Hant|Latn|\d{3}))?$/;
 const COMMON_CODES = new Set("en fr de es it pt ru ja ko zh cs da nl fi pl sv nb nn tr uk ms el hu ro ar he vi th ca eo et lt lv sk sl sr bg hr fa hi bn gl eu id af gd ga cy sq mk ka hy az ta ur sw".split(" "));
 
@@ -157,6 +165,8 @@ export function languageOfPath(relativePath: string): string | null {
   const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
   const ext = extensionOf(base);
   const parent = parts[parts.length - 1];
+  const paradox = ext === ".yml" || ext === ".yaml" ? PARADOX_SUFFIX.exec(stem)?.[1] : undefined;
+  if (paradox && LANGUAGE_NAMES[paradox]) return LANGUAGE_NAMES[paradox];
   // A .po is a translation by definition, so any language-code name counts (zu.po, ga.po), not only common ones.
   const PO_CODE = /^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?(?:@\w+)?$/;
   if (ext === ".po" && PO_CODE.test(stem)) return stem.replace("_", "-");
@@ -230,7 +240,8 @@ function sourceKeyOf(relativePath: string, language: string): string {
   const stem = base.includes(".") ? base.slice(0, base.lastIndexOf(".")) : base;
   const ext = extensionOf(base);
   const code = language.replace("-", "[-_]");
-  const bareStem = stem.replace(new RegExp(`(?:[-_. ]|^)${code}$|\\(${code}\\)$`, "i"), "").trim();
+  const paradox = PARADOX_SUFFIX.exec(stem);
+  const bareStem = paradox && LANGUAGE_NAMES[paradox[1]] === language ? stem.slice(0, paradox.index) : stem.replace(new RegExp(`(?:[-_. ]|^)${code}$|\\(${code}\\)$`, "i"), "").trim();
   return `${dirsNoTl.join("/")}/${bareStem}|${ext}`;
 }
 
@@ -280,6 +291,11 @@ export function planScan(paths: string[], userContext?: string | null): ScanPlan
   if (!configured) {
     let best = counts.get("en") ?? 0;
     for (const [l, n] of counts) if (n > best) (best = n), (sourceLanguage = l);
+    // Nine languages of equal size beside a smaller English (a mod shipping the base game's language folders): no
+    // language holds most files, and English, being there, is the one studios write first.
+    let marked = 0;
+    for (const n of counts.values()) marked += n;
+    if (counts.has("en") && best * 2 <= marked) sourceLanguage = "en";
     // Files with no language marker (script.rpy beside tl/french/script.rpy) are the source: they outvote per-language counts.
     if (paths.length - langOf.size >= best) sourceLanguage = "en";
   }
