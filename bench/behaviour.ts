@@ -8,14 +8,11 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import type { ChatMessage, GenerateResult } from "../src/llm/types.ts";
-import { resolveBehaviour } from "../src/behaviour/resolveBehaviour.ts";
-import { BEHAVIOUR_DELIMITER, behaviourBlock } from "../src/behaviour/behaviourPrompt.ts";
-import { conditionsUnavailable, offerActions } from "../src/behaviour/offerActions.ts";
-import { tailSchema, tailTokenBound } from "../src/behaviour/tailSchema.ts";
 import { parseTail } from "../src/behaviour/parseTail.ts";
 import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { prng } from "../test/support/prng.ts";
 import { pairedRatio } from "./support/pairedRatio.ts";
+import { b, lines, offered, schema, shopMessages, tail } from "./support/shopkeeper.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -34,34 +31,6 @@ const qwen = args.model === "qwen" ? qwenFixture() : null;
 if (args.model === "qwen" && !qwen) throw new Error("the Qwen2.5-Coder-0.5B fixture is missing: sh scripts/fetch-fixtures.sh");
 const modelPath = qwen ?? fx.smol;
 
-const b = resolveBehaviour({
-  emotions: ["neutral", "happy", "angry", "afraid"],
-  maxActionsPerTurn: 2,
-  actions: [
-    { name: "give_item", description: "Hand an item to the player.", params: { type: "object", properties: { item: { type: "string", "x-ref": "item" }, count: { type: "integer", minimum: 1, maximum: 5 } } } },
-    { name: "give_gold", description: "Pay the player.", params: { type: "object", properties: { amount: { type: "integer", minimum: 1, maximum: 100 } } } },
-    { name: "call_guard", description: "Shout for the town guard when threatened." },
-    { name: "close_shop", description: "Close the shop and send the player away." },
-  ],
-  trust: { maxStep: 2 },
-})!;
-const refs = { mind: [], location: [], item: ["Iron key", "Map of the tunnels", "Healing draught"] };
-const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs }).offered;
-const schema = tailSchema(b, offered, refs);
-const tail = { delimiter: BEHAVIOUR_DELIMITER, jsonSchema: schema, maxTokens: tailTokenBound(schema) };
-const system =
-  "You are Bram, the shopkeeper of the north gate market, a character in a game. Stay in character and answer in a few sentences.\n" +
-  "Personality: gruff but fair; loves a good bargain; hates thieves.\n" +
-  behaviourBlock(b);
-const lines = [
-  "Good morning! Do you have the iron key I ordered?",
-  "I'll pay you fifty gold for the map of the tunnels.",
-  "Hand over your gold or I'll burn this shop down!",
-  "Thank you for your help yesterday, friend.",
-  "What do you know about the smugglers?",
-  "Can I get a healing draught? I'm hurt.",
-];
-
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, c) => a - c)[Math.floor(xs.length / 2)] : NaN);
 const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
 
@@ -70,10 +39,8 @@ const wordsCap = Number(args.words);
 type Row = { ttft: number; total: number; tailMs?: number; tailTokens?: number; valid?: boolean; actions?: number; secondMs?: number; secondValid?: boolean; secondTokens?: number };
 const rows: Record<"words" | "tail" | "second", Row[]> = { words: [], tail: [], second: [] };
 let key = 0;
-// Each turn's prompt opens with its own number, so no sequence reuses another turn's prompt: every mode's
-// first token pays for the whole prompt, and first tokens compare like for like.
 let nonce = 0;
-const messages = (line: string): ChatMessage[] => [{ role: "system", content: `(${nonce++ % 1000})\n${system}` }, { role: "user", content: line }];
+const messages = (line: string): ChatMessage[] => shopMessages(line, nonce++);
 const gen = async (msgs: ChatMessage[], extra: Partial<Parameters<LlmEngine["generate"]>[0]> = {}, k = `bench:${key++}`) => {
   const t0 = performance.now();
   const r: GenerateResult = await engine.generate({ conversationKey: k, messages: msgs, maxTokens: wordsCap, temperature: 0.7, minTokens: 1, ...extra });
