@@ -83,6 +83,9 @@ for (let i = 0; i < pairCount; i++) {
   const [on, off] = onFirst ? [first, second] : [second, first];
   const parsed = on.r.tail ? parseTail(on.r.tail.text, schema, b, offered, 1) : null;
   pairs.push({ on: on.r.timeToFirstTokenMs, off: off.r.timeToFirstTokenMs, onFirst, load: loadavg()[0], tailTokens: on.r.tail?.tokens, valid: parsed?.valid });
+  // one line a pair as it ends, so a long run on a loaded machine leaves its pairs behind if it is stopped
+  const x = pairs.at(-1)!;
+  console.log(`pair ${i + 1}: on ${fmt(x.on)} ms, off ${fmt(x.off)} ms, ratio ${fmt(x.on / x.off, 3)}, ${onFirst ? "on" : "off"} first, load ${x.load.toFixed(1)}, tail ${x.tailTokens} tokens${x.valid ? "" : " (invalid)"}`);
 }
 await engine.dispose();
 
