@@ -48,6 +48,7 @@ await pool.probeAll();
 // the delimiter's count by the server's tokenizer, as a live pool has it once it counted a typed turn's prompt
 await pool.prepareCounts([tail.delimiter]);
 
+const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
 type Mode = "local" | "remote grammar" | "remote json_schema";
 const MODES: Mode[] = ["local", "remote grammar", "remote json_schema"];
 interface Row {
@@ -86,13 +87,14 @@ for (let i = 0; i < Number(args.turns); i++) {
       valid: parseTail(t.text, schema, b, offered, 1).valid,
       ms: t.ms,
     });
+    const x = rows[mode].at(-1)!;
+    console.log(`turn ${i + 1} ${mode}: ${x.reported} tokens counted, ${x.jsonTokens} JSON tokens, ${x.whitespace} whitespace, ${x.valid ? "valid" : "INVALID"}, ${fmt(x.ms)} ms`);
   }
 }
 await pool.dispose();
 await engine.dispose();
 await server.stop();
 
-const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
 const p50 = (mode: Mode, f: (r: Row) => number) => median(rows[mode].map(f));
 console.log(
   `machine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; model ${args.model}; threads ${threads}; ${args.turns} turns a mode; words ≤ ${args.words} tokens; temperature 0.7`,
