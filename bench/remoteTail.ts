@@ -55,7 +55,10 @@ interface Row {
   reported: number;
   /** the tail's JSON in the model's own tokens (the local tokenizer), the same measure for every mode */
   jsonTokens: number;
+  /** JSON tokens minus those of the same value written compactly: what the whitespace cost */
+  spent: number;
   whitespace: number;
+  actions: number;
   valid: boolean;
   ms: number;
 }
@@ -80,31 +83,42 @@ for (let i = 0; i < Number(args.turns); i++) {
       console.warn(`${mode}: no tail (${t?.error ?? "none"})`);
       continue;
     }
+    const parsed = parseTail(t.text, schema, b, offered, 1);
+    const jsonTokens = engine.countTokens(t.text);
+    let compact = jsonTokens;
+    try {
+      compact = engine.countTokens(JSON.stringify(JSON.parse(t.text)));
+    } catch {}
     rows[mode].push({
       reported: t.tokens,
-      jsonTokens: engine.countTokens(t.text),
+      jsonTokens,
+      spent: jsonTokens - compact,
       whitespace: whitespaceOutsideStrings(t.text),
-      valid: parseTail(t.text, schema, b, offered, 1).valid,
+      actions: parsed.actions.length,
+      valid: parsed.valid,
       ms: t.ms,
     });
     const x = rows[mode].at(-1)!;
-    console.log(`turn ${i + 1} ${mode}: ${x.reported} tokens counted, ${x.jsonTokens} JSON tokens, ${x.whitespace} whitespace, ${x.valid ? "valid" : "INVALID"}, ${fmt(x.ms)} ms`);
+    console.log(`turn ${i + 1} ${mode}: ${x.reported} tokens counted, ${x.jsonTokens} JSON tokens, ${x.whitespace} whitespace (${x.spent} tokens), ${x.valid ? "valid" : "INVALID"}, ${fmt(x.ms)} ms: ${t.text}`);
   }
 }
 await pool.dispose();
 await engine.dispose();
 await server.stop();
 
+const mean = (xs: number[]) => xs.reduce((n, x) => n + x, 0) / xs.length;
 const p50 = (mode: Mode, f: (r: Row) => number) => median(rows[mode].map(f));
 console.log(
   `machine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; model ${args.model}; threads ${threads}; ${args.turns} turns a mode; words ≤ ${args.words} tokens; temperature 0.7`,
 );
-console.log("| mode | tail tokens p50 (as counted: delimiter + sampled) | JSON tokens p50 (model tokenizer) | ÷ local | whitespace outside strings p50 (max) | valid | tail ms p50 |");
-console.log("|---|---|---|---|---|---|---|");
+// A tail's length is mostly the model's choice (no action: ~24 tokens; one with two parameters: ~40), which
+// differs between modes by sampling; the tokens its whitespace cost are the format's, whatever it chose.
+console.log("| mode | tail tokens p50 (counted: delimiter + sampled) | JSON tokens p50 / mean | ÷ local (p50) | tokens spent on whitespace: mean (max) | whitespace chars p50 (max) | with an action | valid | tail ms p50 |");
+console.log("|---|---|---|---|---|---|---|---|---|");
 const local = p50("local", (r) => r.jsonTokens);
 for (const mode of MODES) {
   const rs = rows[mode];
   console.log(
-    `| ${mode} | ${fmt(p50(mode, (r) => r.reported))} | ${fmt(p50(mode, (r) => r.jsonTokens))} | ${fmt(p50(mode, (r) => r.jsonTokens) / local, 2)} | ${fmt(p50(mode, (r) => r.whitespace))} (${Math.max(0, ...rs.map((r) => r.whitespace))}) | ${rs.filter((r) => r.valid).length}/${rs.length} | ${fmt(p50(mode, (r) => r.ms))} |`,
+    `| ${mode} | ${fmt(p50(mode, (r) => r.reported))} | ${fmt(p50(mode, (r) => r.jsonTokens))} / ${fmt(mean(rs.map((r) => r.jsonTokens)), 1)} | ${fmt(p50(mode, (r) => r.jsonTokens) / local, 2)} | ${fmt(mean(rs.map((r) => r.spent)), 1)} (${Math.max(0, ...rs.map((r) => r.spent))}) | ${fmt(p50(mode, (r) => r.whitespace))} (${Math.max(0, ...rs.map((r) => r.whitespace))}) | ${rs.filter((r) => r.actions > 0).length}/${rs.length} | ${rs.filter((r) => r.valid).length}/${rs.length} | ${fmt(p50(mode, (r) => r.ms))} |`,
   );
 }
