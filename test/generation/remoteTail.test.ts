@@ -1,7 +1,7 @@
 // A typed turn's tail through a remote pool, against a REAL llama-server (built by scripts/ci/backends.sh)
 // loading the tiny random-weight GGUF the suite writes. On random weights every tail is an arbitrary choice
-// among what the constraint allows, so each property is asserted of every turn: with `json_schema` it holds
-// by construction; without a schema (a backend of kind "openai") the answer is almost never valid JSON, so
+// among what the constraint allows, so each property is asserted of every turn: under the local engine's grammar
+// (sent as llama-server's `grammar`) it holds by construction; without a schema (a backend of kind "openai") the answer is almost never valid JSON, so
 // each turn must come out as the neutral default with a warning — or, if it ever is valid, as valid behaviour.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
