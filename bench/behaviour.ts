@@ -1,16 +1,18 @@
 // The typed turn's cost on a real model: the words alone, the words with the behaviour tail on the same
 // sequence, and the words followed by a second structured call (what a peer's separate "action" call costs).
-// Usage: bun bench/behaviour.ts [--model smol|qwen] [--runs 2] [--threads 1] [--words 60]
+// With --pairs N, the words' first token with behaviour on and off is measured in N interleaved pairs: each pair
+// one prompt, run once with the tail and once without, in a random order, each on a sequence that holds none of
+// it; reported as the ratio of medians and the median per-pair ratio with a bootstrap interval.
+// Usage: bun bench/behaviour.ts [--model smol|qwen] [--runs 2] [--threads 1] [--words 60] [--pairs 30 --pair-words 8 --seed 1]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import type { ChatMessage, GenerateResult } from "../src/llm/types.ts";
-import { resolveBehaviour } from "../src/behaviour/resolveBehaviour.ts";
-import { BEHAVIOUR_DELIMITER, behaviourBlock } from "../src/behaviour/behaviourPrompt.ts";
-import { conditionsUnavailable, offerActions } from "../src/behaviour/offerActions.ts";
-import { tailSchema, tailTokenBound } from "../src/behaviour/tailSchema.ts";
 import { parseTail } from "../src/behaviour/parseTail.ts";
 import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
+import { prng } from "../test/support/prng.ts";
+import { pairedRatio } from "./support/pairedRatio.ts";
+import { b, lines, offered, schema, shopMessages, tail } from "./support/shopkeeper.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -18,6 +20,9 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "2" },
     threads: { type: "string", default: "1" },
     words: { type: "string", default: "60" },
+    pairs: { type: "string", default: "0" },
+    "pair-words": { type: "string", default: "8" },
+    seed: { type: "string", default: "1" },
   },
 });
 const fx = realFixtures();
@@ -25,34 +30,6 @@ if (!fx) throw new Error("real fixtures missing: sh scripts/fetch-fixtures.sh");
 const qwen = args.model === "qwen" ? qwenFixture() : null;
 if (args.model === "qwen" && !qwen) throw new Error("the Qwen2.5-Coder-0.5B fixture is missing: sh scripts/fetch-fixtures.sh");
 const modelPath = qwen ?? fx.smol;
-
-const b = resolveBehaviour({
-  emotions: ["neutral", "happy", "angry", "afraid"],
-  maxActionsPerTurn: 2,
-  actions: [
-    { name: "give_item", description: "Hand an item to the player.", params: { type: "object", properties: { item: { type: "string", "x-ref": "item" }, count: { type: "integer", minimum: 1, maximum: 5 } } } },
-    { name: "give_gold", description: "Pay the player.", params: { type: "object", properties: { amount: { type: "integer", minimum: 1, maximum: 100 } } } },
-    { name: "call_guard", description: "Shout for the town guard when threatened." },
-    { name: "close_shop", description: "Close the shop and send the player away." },
-  ],
-  trust: { maxStep: 2 },
-})!;
-const refs = { mind: [], location: [], item: ["Iron key", "Map of the tunnels", "Healing draught"] };
-const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs }).offered;
-const schema = tailSchema(b, offered, refs);
-const tail = { delimiter: BEHAVIOUR_DELIMITER, jsonSchema: schema, maxTokens: tailTokenBound(schema) };
-const system =
-  "You are Bram, the shopkeeper of the north gate market, a character in a game. Stay in character and answer in a few sentences.\n" +
-  "Personality: gruff but fair; loves a good bargain; hates thieves.\n" +
-  behaviourBlock(b);
-const lines = [
-  "Good morning! Do you have the iron key I ordered?",
-  "I'll pay you fifty gold for the map of the tunnels.",
-  "Hand over your gold or I'll burn this shop down!",
-  "Thank you for your help yesterday, friend.",
-  "What do you know about the smugglers?",
-  "Can I get a healing draught? I'm hurt.",
-];
 
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, c) => a - c)[Math.floor(xs.length / 2)] : NaN);
 const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
@@ -62,10 +39,8 @@ const wordsCap = Number(args.words);
 type Row = { ttft: number; total: number; tailMs?: number; tailTokens?: number; valid?: boolean; actions?: number; secondMs?: number; secondValid?: boolean; secondTokens?: number };
 const rows: Record<"words" | "tail" | "second", Row[]> = { words: [], tail: [], second: [] };
 let key = 0;
-// Each turn's prompt opens with its own number, so no sequence reuses another turn's prompt: every mode's
-// first token pays for the whole prompt, and first tokens compare like for like.
 let nonce = 0;
-const messages = (line: string): ChatMessage[] => [{ role: "system", content: `(${nonce++ % 1000})\n${system}` }, { role: "user", content: line }];
+const messages = (line: string): ChatMessage[] => shopMessages(line, nonce++);
 const gen = async (msgs: ChatMessage[], extra: Partial<Parameters<LlmEngine["generate"]>[0]> = {}, k = `bench:${key++}`) => {
   const t0 = performance.now();
   const r: GenerateResult = await engine.generate({ conversationKey: k, messages: msgs, maxTokens: wordsCap, temperature: 0.7, minTokens: 1, ...extra });
@@ -91,18 +66,54 @@ for (let run = 0; run < Number(args.runs); run++) {
     rows.second.push({ ttft: s1.r.timeToFirstTokenMs, total: s1.ms + s2.ms, secondMs: s2.ms, secondValid, secondTokens: s2.r.evaluatedPromptTokens + s2.r.completionTokens });
   }
 }
+// First token, behaviour on ÷ off, in pairs. Both runs of a pair read the same prompt (the nonce is the pair's),
+// each under a new conversation key: with two sequences, the second run takes the one the first did not use,
+// which holds the previous pair's prompt, so each run reuses only the chat template's opening and evaluates the
+// rest of the prompt, alike. The order within a pair is random, so neither mode is always the one that runs
+// right after a tail (or right after the previous pair).
+const pairCount = Number(args.pairs);
+const pairs: { on: number; off: number; onFirst: boolean; load: number; tailTokens?: number; valid?: boolean }[] = [];
+const rand = prng(Number(args.seed));
+for (let i = 0; i < pairCount; i++) {
+  const msgs = messages(lines[i % lines.length]);
+  const onFirst = rand() < 0.5;
+  const run = (on: boolean) => gen(msgs, { maxTokens: Number(args["pair-words"]), ...(on ? { tail } : {}) });
+  const first = await run(onFirst);
+  const second = await run(!onFirst);
+  const [on, off] = onFirst ? [first, second] : [second, first];
+  const parsed = on.r.tail ? parseTail(on.r.tail.text, schema, b, offered, 1) : null;
+  pairs.push({ on: on.r.timeToFirstTokenMs, off: off.r.timeToFirstTokenMs, onFirst, load: loadavg()[0], tailTokens: on.r.tail?.tokens, valid: parsed?.valid });
+  // one line a pair as it ends, so a long run on a loaded machine leaves its pairs behind if it is stopped
+  const x = pairs.at(-1)!;
+  console.log(`pair ${i + 1}: on ${fmt(x.on)} ms, off ${fmt(x.off)} ms, ratio ${fmt(x.on / x.off, 3)}, ${onFirst ? "on" : "off"} first, load ${x.load.toFixed(1)}, tail ${x.tailTokens} tokens${x.valid ? "" : " (invalid)"}`);
+}
 await engine.dispose();
 
 const m = (rs: Row[], f: (r: Row) => number | undefined) => median(rs.map(f).filter((x): x is number => typeof x === "number"));
 const rate = (rs: Row[], f: (r: Row) => boolean | undefined) => `${rs.filter((r) => f(r)).length}/${rs.length}`;
 const base = m(rows.words, (r) => r.ttft);
 console.log(`machine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; model ${args.model}; threads ${args.threads}; ${rows.words.length} turns a mode; words ≤ ${wordsCap} tokens`);
-console.log("| | first token (median ms) | vs words only | whole turn (median ms) | behaviour: ms / tokens (median) | behaviour valid | with an action |");
-console.log("|---|---|---|---|---|---|---|");
-console.log(`| words only | ${fmt(base)} | 1.00× | ${fmt(m(rows.words, (r) => r.total))} | – | – | – |`);
-console.log(
-  `| words + tail (same sequence) | ${fmt(m(rows.tail, (r) => r.ttft))} | ${fmt(m(rows.tail, (r) => r.ttft) / base, 2)}× | ${fmt(m(rows.tail, (r) => r.total))} | ${fmt(m(rows.tail, (r) => r.tailMs))} / ${fmt(m(rows.tail, (r) => r.tailTokens))} | ${rate(rows.tail, (r) => r.valid)} | ${rate(rows.tail, (r) => (r.actions ?? 0) > 0)} |`,
-);
-console.log(
-  `| words, then a second JSON call | ${fmt(m(rows.second, (r) => r.ttft))} | ${fmt(m(rows.second, (r) => r.ttft) / base, 2)}× | ${fmt(m(rows.second, (r) => r.total))} | ${fmt(m(rows.second, (r) => r.secondMs))} / ${fmt(m(rows.second, (r) => r.secondTokens))} (evaluated + generated) | ${rate(rows.second, (r) => r.secondValid)} | – |`,
-);
+if (rows.words.length) {
+  console.log("| | first token (median ms) | vs words only | whole turn (median ms) | behaviour: ms / tokens (median) | behaviour valid | with an action |");
+  console.log("|---|---|---|---|---|---|---|");
+  console.log(`| words only | ${fmt(base)} | 1.00× | ${fmt(m(rows.words, (r) => r.total))} | – | – | – |`);
+  console.log(
+    `| words + tail (same sequence) | ${fmt(m(rows.tail, (r) => r.ttft))} | ${fmt(m(rows.tail, (r) => r.ttft) / base, 2)}× | ${fmt(m(rows.tail, (r) => r.total))} | ${fmt(m(rows.tail, (r) => r.tailMs))} / ${fmt(m(rows.tail, (r) => r.tailTokens))} | ${rate(rows.tail, (r) => r.valid)} | ${rate(rows.tail, (r) => (r.actions ?? 0) > 0)} |`,
+  );
+  console.log(
+    `| words, then a second JSON call | ${fmt(m(rows.second, (r) => r.ttft))} | ${fmt(m(rows.second, (r) => r.ttft) / base, 2)}× | ${fmt(m(rows.second, (r) => r.total))} | ${fmt(m(rows.second, (r) => r.secondMs))} / ${fmt(m(rows.second, (r) => r.secondTokens))} (evaluated + generated) | ${rate(rows.second, (r) => r.secondValid)} | – |`,
+  );
+}
+
+if (pairs.length) {
+  const p = pairedRatio(pairs.map((x) => x.on), pairs.map((x) => x.off), prng(Number(args.seed) + 1));
+  const loads = pairs.map((x) => x.load);
+  console.log(`\nfirst token, behaviour on ÷ off, ${p.pairs} interleaved pairs (same prompt, random order, words ≤ ${args["pair-words"]} tokens); 1-min load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`);
+  console.log("| pairs | median on | median off | ratio of medians | median per-pair ratio [95 % bootstrap] | tail tokens p50 | tails valid |");
+  console.log("|---|---|---|---|---|---|---|");
+  console.log(
+    `| ${p.pairs} | ${fmt(p.medianOn)} ms | ${fmt(p.medianOff)} ms | ${fmt(p.ratioOfMedians, 3)} | ${fmt(p.medianRatio, 3)} [${fmt(p.interval[0], 3)}, ${fmt(p.interval[1], 3)}] | ${fmt(median(pairs.flatMap((x) => (x.tailTokens === undefined ? [] : [x.tailTokens]))))} | ${pairs.filter((x) => x.valid).length}/${pairs.length} |`,
+  );
+  const byOrder = (onFirst: boolean) => pairs.filter((x) => x.onFirst === onFirst).map((x) => x.on / x.off);
+  console.log(`per-pair ratio by order: on ran first ${fmt(median(byOrder(true)), 3)} (${byOrder(true).length} pairs), off ran first ${fmt(median(byOrder(false)), 3)} (${byOrder(false).length} pairs)`);
+}

@@ -1,4 +1,4 @@
-import type { LlamaContext, LlamaContextSequence, TokenBias } from "node-llama-cpp";
+import { LlamaJsonSchemaGrammar, type Llama, type LlamaContext, type LlamaContextSequence, type TokenBias } from "node-llama-cpp";
 
 /**
  * Every place the engine reaches past node-llama-cpp's public API, in one file.
@@ -54,6 +54,17 @@ export function sequenceIdOf(sequence: LlamaContextSequence): number | null {
 export function biasMapOf(bias: TokenBias): Map<number, number> | null {
   const map = (bias as unknown as { _biases?: unknown })._biases;
   return map instanceof Map ? (map as Map<number, number>) : null;
+}
+
+/**
+ * The GBNF node-llama-cpp writes for a JSON schema, without a loaded Llama: a remote pool sends it to llama-server
+ * (jsonSchemaGbnf) and has no native runtime. Its generator is not exported; `LlamaJsonSchemaGrammar`'s constructor
+ * writes the text, then hands it to `llama._bindings.AddonGrammar` to parse, which this stand-in skips.
+ * test/llm/jsonSchemaGbnf.test.ts is the canary: the text equals what a real Llama's grammar holds.
+ */
+export function gbnfOfJsonSchema(schema: object): string {
+  const standIn = { _bindings: { AddonGrammar: class {} } } as unknown as Llama;
+  return new LlamaJsonSchemaGrammar(standIn, schema as never).grammar;
 }
 
 /** Probes every internal (and the public state API the snapshots need) on a live context. */

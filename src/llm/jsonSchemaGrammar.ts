@@ -1,5 +1,6 @@
 import type { Llama, LlamaGrammar } from "node-llama-cpp";
 import { integerRangeGbnf } from "./integerRangeGbnf.ts";
+import { gbnfOfJsonSchema } from "./internals.ts";
 
 /** The widest an integer with only one bound may go the other way: 15 digits, within JavaScript's safe integers. */
 const OPEN_BOUND = 999_999_999_999_999;
@@ -8,22 +9,37 @@ type Json = Record<string, unknown>;
 
 /**
  * A grammar for a JSON schema, as node-llama-cpp makes it, except that an integer with a `minimum` or `maximum`
- * samples only numbers within them: node-llama-cpp's JSON-schema grammar knows no bounds (any integer of up to
- * 16 digits, with an exponent), so each bounded integer is made a placeholder const, and its rule in the
- * generated GBNF is replaced with the range's own (integerRangeGbnf). A schema without one is passed through.
+ * samples only numbers within them (jsonSchemaGbnf). A schema without one, not compact, is passed through.
  */
 export async function jsonSchemaGrammar(llama: Llama, schema: object, o: { compact?: boolean } = {}): Promise<LlamaGrammar> {
+  if (!o.compact && !hasBoundedInteger(schema)) return llama.createGrammarForJsonSchema(schema as never);
+  return llama.createGrammar({ grammar: jsonSchemaGbnf(schema, o) });
+}
+
+/**
+ * The GBNF text of jsonSchemaGrammar: the local engine parses it, and a llama-server takes it as its `grammar`
+ * (src/generation/remote/remoteTail.ts), so a typed turn's tail is held to the same grammar on both. node-llama-cpp's
+ * JSON-schema grammar knows no integer bounds (any integer of up to 16 digits, with an exponent), so each bounded
+ * integer is made a placeholder const, and its rule in the generated GBNF is replaced with the range's own
+ * (integerRangeGbnf).
+ */
+export function jsonSchemaGbnf(schema: object, o: { compact?: boolean } = {}): string {
   const ranges: [number, number][] = [];
   const marked = markBoundedIntegers(schema as Json, ranges);
-  if (!ranges.length && !o.compact) return llama.createGrammarForJsonSchema(schema as never);
-  const generated = await llama.createGrammarForJsonSchema(marked as never);
-  let gbnf = o.compact ? compactGbnf(generated.grammar) : generated.grammar;
+  const generated = gbnfOfJsonSchema(marked as object);
+  let gbnf = o.compact ? compactGbnf(generated) : generated;
   ranges.forEach(([lo, hi], i) => {
     const literal = `"\\"${placeholder(i)}\\""`;
     if (!gbnf.includes(literal)) throw new Error(`the grammar for an integer in ${lo}..${hi} could not be placed`);
     gbnf = gbnf.split(literal).join(integerRangeGbnf(lo, hi));
   });
-  return llama.createGrammar({ grammar: gbnf });
+  return gbnf;
+}
+
+function hasBoundedInteger(schema: object): boolean {
+  const ranges: [number, number][] = [];
+  markBoundedIntegers(schema, ranges);
+  return ranges.length > 0;
 }
 
 /**

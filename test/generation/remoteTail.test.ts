@@ -1,7 +1,7 @@
 // A typed turn's tail through a remote pool, against a REAL llama-server (built by scripts/ci/backends.sh)
 // loading the tiny random-weight GGUF the suite writes. On random weights every tail is an arbitrary choice
-// among what the constraint allows, so each property is asserted of every turn: with `json_schema` it holds
-// by construction; without a schema (a backend of kind "openai") the answer is almost never valid JSON, so
+// among what the constraint allows, so each property is asserted of every turn: under the local engine's grammar
+// (sent as llama-server's `grammar`) it holds by construction; without a schema (a backend of kind "openai") the answer is almost never valid JSON, so
 // each turn must come out as the neutral default with a warning — or, if it ever is valid, as valid behaviour.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
@@ -14,6 +14,8 @@ import { interactionCostMicro } from "../../src/credits/prices.ts";
 import type { BehaviourInput } from "../../src/behaviour/behaviourModel.ts";
 import type { BackendKind, GenerateResult } from "../../src/generation/types.ts";
 import type { RemotePool } from "../../src/generation/remote/RemotePool.ts";
+import { schemaProblem } from "../../src/generation/structured.ts";
+import { whitespaceOutsideStrings } from "../support/jsonText.ts";
 
 setDefaultTimeout(600_000);
 
@@ -86,17 +88,19 @@ function checkBehaviour(b: any, offered: string[]) {
   expect(Math.abs(b.trust.delta)).toBeLessThanOrEqual(2);
 }
 
-suite("llama-server: the tail under json_schema", () => {
-  test("the prompt carries the catalogue; over 30 turns every tail parses and validates, and is charged", async () => {
+suite("llama-server: the tail under the local engine's grammar", () => {
+  test("the prompt carries the catalogue; over 30 turns every tail is compact, parses and validates, and is charged", async () => {
     const { t, w } = ls;
     const before = getProjectBalance(t.app.ctx, w.projectId).available;
     const since = Date.now();
     const pool = t.app.ctx.generation as RemotePool;
     const results: GenerateResult[] = [];
+    const schemas: object[] = [];
     const generate = pool.generate.bind(pool);
     pool.generate = async (req) => {
       const r = await generate(req);
       results.push(r);
+      schemas.push(req.tail!.jsonSchema);
       return r;
     };
     let withAction = 0;
@@ -113,6 +117,14 @@ suite("llama-server: the tail under json_schema", () => {
     // word tokens) again, never the prompt, whose catalogue alone is hundreds of tokens.
     expect(results).toHaveLength(30);
     for (const r of results) expect(r.tail!.evaluatedTokens).toBeLessThan(r.promptTokens / 4);
+    // The server sampled under the local engine's compact grammar: random weights take every space and newline
+    // json_schema's grammar allows (it allows one after each colon and comma), so a tail without any, on every
+    // turn, is the grammar's doing; and the text itself is valid under the schema, not only after parsing.
+    const tails = results.map((r) => r.tail!.text);
+    expect(tails.map(whitespaceOutsideStrings)).toEqual(tails.map(() => 0));
+    expect(tails.map((text, i) => schemaProblem(text, schemas[i]))).toEqual(tails.map(() => null));
+    // and no request was refused on the way (a refused grammar would fall back to the schema)
+    expect(pool.status().map((b) => b.errors)).toEqual([0]);
     // The grammar lets the list open with "]" or "{": about even odds a turn on random weights; none in 30 is below 1e-9.
     expect(withAction).toBeGreaterThan(0);
     const samples = t.app.usage.since(w.projectId, since);

@@ -60,7 +60,7 @@ async function waitHealthy(url: string, proc: Subprocess, timeoutMs: number): Pr
 }
 
 /** Starts llama-server on the model with `parallel` slots of `slotContext` tokens each, 1 thread (2 shared cores). */
-export async function startLlamaServer(opts: { binary: string; model: string; parallel?: number; slotContext?: number; threads?: number }): Promise<LlamaServer> {
+export async function startLlamaServer(opts: { binary: string; model: string; parallel?: number; slotContext?: number; threads?: number; extraArgs?: string[] }): Promise<LlamaServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const parallel = opts.parallel ?? 2;
@@ -76,6 +76,7 @@ export async function startLlamaServer(opts: { binary: string; model: string; pa
     "-tb", String(opts.threads ?? 1),
     "--no-webui",
     "--no-warmup",
+    ...(opts.extraArgs ?? []),
   ];
   const spawn = () => Bun.spawn(args, { stdout: "ignore", stderr: process.env.LOREHOLD_LLAMA_SERVER_LOG ? "inherit" : "ignore" });
   const server: LlamaServer = {

@@ -23,6 +23,8 @@ export interface AttemptRequest {
   minTokens?: number;
   /** null: no constraint (also when this backend refused one before) */
   jsonSchema: object | null;
+  /** llama-server only: a GBNF grammar sent in place of jsonSchema (a typed turn's tail: remoteTail.ts) */
+  grammar?: string;
   /** the model's reply so far, continued rather than answered anew (a typed turn's tail: remoteTail.ts) */
   continuation?: string;
   /** stop strings besides the role markers */
@@ -84,6 +86,8 @@ export class RemoteBackend {
   lastError: string | null = null;
   /** the server refused a JSON-schema constraint once: later structured requests go without it */
   schemaUnsupported = false;
+  /** the server refused a GBNF grammar once: later tails go under their JSON schema */
+  grammarUnsupported = false;
   private slots: SlotMap | null = null;
   private probed = false;
 
@@ -213,7 +217,7 @@ export class RemoteBackend {
     };
     try {
       if (reason) throw new Error("aborted before the request");
-      if (req.jsonSchema && this.config.kind === "llama-server") await this.completeStructured(req, slot, upstream.signal, out);
+      if ((req.jsonSchema || req.grammar) && this.config.kind === "llama-server") await this.completeStructured(req, slot, upstream.signal, out);
       else await this.streamChat(req, slot, upstream.signal, out);
       this.breaker.success();
       this.latency.add(performance.now() - startedAt);
@@ -235,7 +239,8 @@ export class RemoteBackend {
         else this.probed = false;
         if (trial.trial) this.breaker.success();
       } else if (refused) {
-        if (req.jsonSchema && status === 400) this.schemaUnsupported = true;
+        if (req.grammar && status === 400) this.grammarUnsupported = true;
+        else if (req.jsonSchema && status === 400) this.schemaUnsupported = true;
         if (trial.trial) this.breaker.success();
       } else {
         this.breaker.failure();
@@ -314,7 +319,7 @@ export class RemoteBackend {
     emit(cleaner.flush());
   }
 
-  /** llama-server structured output: /apply-template, then /completion under the JSON schema (not streamed). */
+  /** llama-server structured output: /apply-template, then /completion under the grammar or JSON schema (not streamed). */
   private async completeStructured(req: AttemptRequest, slot: number, signal: AbortSignal, out: Outcome): Promise<void> {
     const { prompt } = (await (await this.post("/apply-template", { messages: req.messages }, signal)).json()) as { prompt?: string };
     if (typeof prompt !== "string") throw new AttemptError("apply-template returned no prompt", false);
@@ -322,7 +327,7 @@ export class RemoteBackend {
       prompt: prompt + (req.continuation ?? ""),
       n_predict: Math.max(1, Math.floor(req.maxTokens)),
       temperature: req.temperature,
-      json_schema: req.jsonSchema,
+      ...(req.grammar ? { grammar: req.grammar } : { json_schema: req.jsonSchema }),
       cache_prompt: true,
       stream: false,
     };

@@ -1,11 +1,12 @@
+import { jsonSchemaGbnf } from "../../llm/jsonSchemaGrammar.ts";
 import { schemaProblem } from "../structured.ts";
 import type { ChatMessage, GenerateRequest } from "../types.ts";
 import type { TailRequest, TailResult } from "../../llm/types.ts";
 import type { AttemptRequest, RemoteBackend, RemoteResult } from "./RemoteBackend.ts";
 
 /**
- * Whether this backend samples a typed turn's tail under its schema: llama-server (`json_schema` on
- * /completion) and vLLM (guided decoding) do; an "openai" or "ollama" backend is asked without one and its
+ * Whether this backend samples a typed turn's tail under its schema: llama-server (the local engine's grammar,
+ * or `json_schema`, on /completion) and vLLM (guided decoding) do; an "openai" or "ollama" backend is asked without one and its
  * answer validated here (tailByAsking).
  */
 export function constrainsTail(backend: RemoteBackend): boolean {
@@ -17,6 +18,31 @@ export interface TailContext {
   /** the time left of the turn's budget */
   timeoutMs: number;
   countTokens: (text: string) => number;
+}
+
+/**
+ * Whether the tail goes to llama-server as the GBNF the local engine samples it under (jsonSchemaGbnf, compact:
+ * no whitespace outside strings) rather than as `json_schema`, whose grammar lets the model spend tokens on
+ * spaces and newlines. `spacedJson` keeps the schema (the bench's "before").
+ */
+function sendsGrammar(backend: RemoteBackend, tail: TailRequest): boolean {
+  return backend.config.kind === "llama-server" && !backend.grammarUnsupported && !tail.spacedJson;
+}
+
+const MAX_GRAMMARS = 256;
+const grammars = new Map<string, string>();
+
+/** The tail's GBNF, the most recently used kept (tails vary with each turn's offered actions). */
+function tailGrammar(schema: object): string {
+  const key = JSON.stringify(schema);
+  let gbnf = grammars.get(key);
+  if (gbnf !== undefined) grammars.delete(key);
+  else {
+    gbnf = jsonSchemaGbnf(schema, { compact: true });
+    if (grammars.size >= MAX_GRAMMARS) grammars.delete(grammars.keys().next().value!);
+  }
+  grammars.set(key, gbnf);
+  return gbnf;
 }
 
 /**
@@ -42,7 +68,17 @@ export async function remoteTail(backend: RemoteBackend, req: GenerateRequest, w
   };
   try {
     if (!constrainsTail(backend)) return await tailByAsking(backend, base, words.text, tail, startedAt);
-    const r = await backend.chat({ ...base, continuation: words.text + tail.delimiter });
+    const continuation = words.text + tail.delimiter;
+    let r: RemoteResult | null = null;
+    if (sendsGrammar(backend, tail)) {
+      try {
+        r = await backend.chat({ ...base, jsonSchema: null, grammar: tailGrammar(tail.jsonSchema), continuation });
+      } catch (e) {
+        // a server that refuses the grammar (RemoteBackend marks it) gets the schema, now and from then on
+        if (!backend.grammarUnsupported) throw e;
+      }
+    }
+    r ??= await backend.chat({ ...base, continuation });
     return {
       text: r.text.trim(),
       tokens: ctx.countTokens(tail.delimiter) + r.completionTokens,
