@@ -12,6 +12,7 @@
 //          [--seeds 2] [--first-seed 1] [--threads 1] [--words 24] [--pairs 6] [--thresholds 0.3,0.5] [--verbose]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
+import { appendFileSync } from "node:fs";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import type { ChatMessage, TailRequest } from "../src/llm/types.ts";
 import { tailSignAt, tailSignOf } from "../src/llm/tailSign.ts";
@@ -36,6 +37,8 @@ const { values: args } = parseArgs({
     words: { type: "string", default: "24" },
     pairs: { type: "string", default: "6" },
     thresholds: { type: "string", default: "" },
+    /** write each turn's outcome as a JSON line here (to score a gate run later at a threshold chosen elsewhere) */
+    dump: { type: "string", default: "" },
     verbose: { type: "boolean", default: false },
   },
 });
@@ -142,6 +145,7 @@ for (const v of args.variants.split(",").map(variantOf)) {
         ...(r.tail?.gate ? { actProbability: r.tail.gate.actProbability } : {}),
       };
       outcomes.push(o);
+      if (args.dump) appendFileSync(args.dump, `${JSON.stringify({ variant: v.name, seed: Number(args["first-seed"]) + s, ...o, label: { line: turn.line, action: turn.action, emotion: turn.emotion } })}\n`);
       if (o.actProbability !== undefined) probabilityLines.push(`${v.name} ${turn.half} seed ${Number(args["first-seed"]) + s} p(act) ${o.actProbability.toFixed(3)} label ${turn.action?.name ?? "none"} took ${o.actions.map((a) => a.name).join("+") || "none"} | ${turn.line.slice(0, 50)}`);
       if (args.verbose) console.error(`${v.name} ${turn.half} ${turn.line.slice(0, 40)} | ${r.text.slice(0, 60).replace(/\n/g, " ")} | ${r.tail?.text} | p(act) ${o.actProbability?.toFixed(3) ?? "–"}`);
     }
