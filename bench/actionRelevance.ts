@@ -11,16 +11,17 @@ const { values: args } = parseArgs({ options: { half: { type: "string", default:
 const STOP = new Set("a an and are as at be but by can do for from have i if in is it me my of on or so that the this to was what when will with you your yours".split(" "));
 const stems = (text: string) => new Set(text.toLowerCase().match(/\p{L}+/gu)!.filter((w) => w.length > 2 && !STOP.has(w)).map((w) => w.slice(0, 4)));
 
-type Action = (typeof shopkeeper.behaviour.actions)[number] & { params?: { properties: Record<string, { enum?: string[]; "x-ref"?: string }> } };
+type Param = { enum?: string[]; "x-ref"?: string };
+type Action = { name: string; description: string; params?: { properties: Record<string, Param> } };
 const vocab = (a: Action) => {
   const words = [a.name.replace(/_/g, " "), a.description];
-  for (const [name, p] of Object.entries(a.params?.properties ?? {})) {
+  for (const [name, p] of Object.entries(a.params?.properties ?? {}) as [string, Param][]) {
     words.push(name, ...(p.enum ?? []));
     if (p["x-ref"] === "item") words.push(...shopkeeper.items);
   }
   return stems(words.join(" "));
 };
-const actions = (shopkeeper.behaviour.actions as Action[]).map((a) => ({ name: a.name, words: vocab(a) }));
+const actions = (shopkeeper.behaviour.actions as unknown as Action[]).map((a) => ({ name: a.name, words: vocab(a) }));
 const turns = args.half === "third" ? thirdTurns : labelledTurns.filter((_, i) => halfOf(i) === args.half);
 let called = 0, kept = 0, none = 0, nothingOffered = 0;
 for (const t of turns) {

@@ -88,7 +88,7 @@ const ttft: Record<string, { on: number; off: number }> = {};
 /** One labelled turn's outcome (the tally is made from these, so a gate run can be scored at a higher threshold). */
 interface Outcome {
   half: Part; label: (typeof turns)[number]; valid: boolean; actions: { name: string; params: Record<string, unknown> }[];
-  emotion: string | null; tailTokens: number | null; noWords: boolean; tailInWords: boolean; tailLeft: boolean; actProbability?: number;
+  emotion: string | null; tailTokens: number | null; tailMs: number | null; tailEvaluated: number | null; noWords: boolean; tailInWords: boolean; tailLeft: boolean; actProbability?: number;
 }
 function tallyOf(outcomes: Outcome[], threshold?: number): Tally {
   const t = tally();
@@ -138,7 +138,7 @@ for (const v of args.variants.split(",").map(variantOf)) {
       const p = r.tail ? parseTail(r.tail.text, schema, b, offered, 1) : null;
       const o: Outcome = {
         half: turn.half, label: turn, valid: !!p?.valid, actions: p?.valid ? p.actions : [], emotion: p?.valid ? p.emotion.name : null,
-        tailTokens: r.tail ? r.tail.tokens : null,
+        tailTokens: r.tail ? r.tail.tokens : null, tailMs: r.tail?.ms ?? null, tailEvaluated: r.tail?.evaluatedTokens ?? null,
         // the words are the reply: a prompt that makes the model skip them to act is no improvement
         noWords: !/\p{L}/u.test(r.text),
         tailInWords: tailSignAt(streamed, sign).at !== null, tailLeft: tailSignAt(r.text, sign).at !== null,
