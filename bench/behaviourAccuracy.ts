@@ -77,11 +77,11 @@ const loadBefore = loadavg()[0];
 
 interface Tally {
   total: number; valid: number; calledFor: number; recalled: number; taken: number; takenRight: number;
-  paramsRight: number; noneTurns: number; falseActions: number; emotionAgree: number; tailTokens: number[]; noWords: number;
+  paramsRight: number; noneTurns: number; falseActions: number; emotionAgree: number; tailTokens: number[]; tailMs: number[]; tailEvaluated: number[]; noWords: number;
   /** turns whose streamed words held a tail the model wrote itself (a player saw it before the words were cut), and whose returned words still do */
   tailInWords: number; tailLeft: number;
 }
-const tally = (): Tally => ({ total: 0, valid: 0, calledFor: 0, recalled: 0, taken: 0, takenRight: 0, paramsRight: 0, noneTurns: 0, falseActions: 0, emotionAgree: 0, tailTokens: [], noWords: 0, tailInWords: 0, tailLeft: 0 });
+const tally = (): Tally => ({ total: 0, valid: 0, calledFor: 0, recalled: 0, taken: 0, takenRight: 0, paramsRight: 0, noneTurns: 0, falseActions: 0, emotionAgree: 0, tailTokens: [], tailMs: [], tailEvaluated: [], noWords: 0, tailInWords: 0, tailLeft: 0 });
 const results: { variant: string; half: Part; t: Tally; ttft?: number }[] = [];
 const ttft: Record<string, { on: number; off: number }> = {};
 
@@ -98,6 +98,8 @@ function tallyOf(outcomes: Outcome[], threshold?: number): Tally {
     if (o.tailLeft) t.tailLeft++;
     if (o.noWords) t.noWords++;
     if (o.tailTokens !== null) t.tailTokens.push(o.tailTokens);
+    if (o.tailMs !== null) t.tailMs.push(o.tailMs);
+    if (o.tailEvaluated !== null) t.tailEvaluated.push(o.tailEvaluated);
     if (!o.valid) continue;
     t.valid++;
     // below the threshold the gate would have stayed: no action (the feeling is the one sampled in this run)
@@ -172,12 +174,12 @@ await engine.dispose();
 
 const pct = (n: number, d: number) => `${d ? ((100 * n) / d).toFixed(0) : "–"} % (${n}/${d})`;
 console.log(`machine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, load ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}; model ${args.model}; threads ${args.threads}; ${turns.length} labelled turns × ${seeds} seeds a variant; words ≤ ${words} tokens; temperature 0.7`);
-console.log("| variant | half | validity | action recall (called for) | action precision (taken) | parameters right (recalled) | false actions (none called for) | emotion agreement | replies without words | tail in the streamed words | tail in the returned words | tail tokens p50 | first token on ÷ off |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("| variant | half | validity | action recall (called for) | action precision (taken) | parameters right (recalled) | false actions (none called for) | emotion agreement | replies without words | tail in the streamed words | tail in the returned words | tail tokens p50 | tail ms p50 | tail evaluated tokens p50 | first token on ÷ off |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const line of probabilityLines) console.error(line);
 for (const { variant, half, t } of results) {
   const f = ttft[variant.split(" scored at ")[0]];
   console.log(
-    `| ${variant} | ${half} | ${pct(t.valid, t.total)} | ${pct(t.recalled, t.calledFor)} | ${pct(t.takenRight, t.taken)} | ${pct(t.paramsRight, t.recalled)} | ${pct(t.falseActions, t.noneTurns)} | ${pct(t.emotionAgree, t.valid)} | ${pct(t.noWords, t.total)} | ${pct(t.tailInWords, t.total)} | ${pct(t.tailLeft, t.total)} | ${median(t.tailTokens)} | ${(f.on / f.off).toFixed(2)} (${f.on.toFixed(0)} / ${f.off.toFixed(0)} ms) |`,
+    `| ${variant} | ${half} | ${pct(t.valid, t.total)} | ${pct(t.recalled, t.calledFor)} | ${pct(t.takenRight, t.taken)} | ${pct(t.paramsRight, t.recalled)} | ${pct(t.falseActions, t.noneTurns)} | ${pct(t.emotionAgree, t.valid)} | ${pct(t.noWords, t.total)} | ${pct(t.tailInWords, t.total)} | ${pct(t.tailLeft, t.total)} | ${median(t.tailTokens)} | ${median(t.tailMs).toFixed(0)} | ${median(t.tailEvaluated)} | ${(f.on / f.off).toFixed(2)} (${f.on.toFixed(0)} / ${f.off.toFixed(0)} ms) |`,
   );
 }
