@@ -22,6 +22,8 @@ export interface GateRead {
 export async function readTailGate(chat: LlamaChat, r: GateRead): Promise<TailGateResult> {
   const history: ChatHistoryItem[] = [...r.history.slice(0, -1), { type: "model", response: [r.before] }];
   await chat.generateResponse(history, { signal: r.signal, stopOnAbortSignal: true, maxTokens: 1, temperature: 0 });
+  // Stopped on an abort, it returns: the turn ends here like a tail cut before its first token (generateTail).
+  if (r.signal.aborted) throw r.signal.reason ?? new Error("aborted");
   const seq = chat.sequence;
   const ctx = seq.contextTokens;
   // Its logits are gone once evaluated, so the context's last token is evaluated again before the path.
