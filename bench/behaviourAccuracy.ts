@@ -4,20 +4,25 @@
 // for), emotion agreement; and its cost: the first token with behaviour on ÷ off on the same prompt, and the
 // tail's tokens. Each variant — `before` (the block and tail as they were before tuning, bench/support/
 // behaviourBefore.ts) and `now` (src/behaviour) — runs in the same process on the same turns and seeds.
-// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,actsFirst,now] [--half both|tuning|heldout]
-//          [--seeds 2] [--first-seed 1] [--threads 1] [--words 24] [--pairs 6] [--verbose]
+// `gate:<p>` is `now` with the action gate (src/behaviour/tailSchema.ts tailGate) at least probability p; with
+// `--thresholds a,b,…` the bench also scores every threshold ≥ p from the same run (a turn whose act probability is
+// below a threshold would have taken "none"), so one run at a low p calibrates them all. `--half third` is the
+// third labelled set (thirdTurns), held out from all tuning of the gate.
+// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,actsFirst,now,gate:0.5] [--half both|tuning|heldout|third|all]
+//          [--seeds 2] [--first-seed 1] [--threads 1] [--words 24] [--pairs 6] [--thresholds 0.3,0.5] [--verbose]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
+import { appendFileSync } from "node:fs";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import type { ChatMessage, TailRequest } from "../src/llm/types.ts";
 import { tailSignAt, tailSignOf } from "../src/llm/tailSign.ts";
 import { resolveBehaviour, type ActionDef, type Behaviour } from "../src/behaviour/resolveBehaviour.ts";
 import { BEHAVIOUR_DELIMITER, behaviourBlock } from "../src/behaviour/behaviourPrompt.ts";
 import { conditionsUnavailable, offerActions } from "../src/behaviour/offerActions.ts";
-import { tailSchema, tailTokenBound, type RefNames } from "../src/behaviour/tailSchema.ts";
+import { tailGate, tailSchema, tailTokenBound, type RefNames } from "../src/behaviour/tailSchema.ts";
 import { parseTail } from "../src/behaviour/parseTail.ts";
 import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
-import { halfOf, labelledTurns, shopkeeper, type LabelHalf } from "./support/behaviourLabels.ts";
+import { halfOf, labelledTurns, shopkeeper, thirdTurns, type LabelHalf } from "./support/behaviourLabels.ts";
 import { BEFORE_DELIMITER, behaviourBlockBefore, tailSchemaBefore } from "./support/behaviourBefore.ts";
 import { ACTS_FIRST_DELIMITER, behaviourBlockActsFirst, tailSchemaActsFirst } from "./support/behaviourActsFirst.ts";
 
@@ -31,6 +36,9 @@ const { values: args } = parseArgs({
     threads: { type: "string", default: "1" },
     words: { type: "string", default: "24" },
     pairs: { type: "string", default: "6" },
+    thresholds: { type: "string", default: "" },
+    /** write each turn's outcome as a JSON line here (to score a gate run later at a threshold chosen elsewhere) */
+    dump: { type: "string", default: "" },
     verbose: { type: "boolean", default: false },
   },
 });
@@ -44,6 +52,8 @@ interface Variant {
   schema: (b: Behaviour, offered: ActionDef[], refs: RefNames) => Record<string, unknown>;
   /** the grammar allows JSON's optional whitespace (the tail before it was made compact) */
   spaced?: boolean;
+  /** the action gate's least probability (`gate:<p>`) */
+  gate?: number;
 }
 const VARIANTS: Record<string, Variant> = {
   before: { name: "before", delimiter: BEFORE_DELIMITER, block: behaviourBlockBefore, schema: tailSchemaBefore, spaced: true },
@@ -54,8 +64,10 @@ const VARIANTS: Record<string, Variant> = {
 const b = resolveBehaviour(shopkeeper.behaviour as any)!;
 const refs: RefNames = { mind: [], location: [], item: shopkeeper.items };
 const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs }).offered;
-const halves: LabelHalf[] = args.half === "both" ? ["tuning", "heldout"] : [args.half as LabelHalf];
-const turns = labelledTurns.map((t, i) => ({ ...t, i, half: halfOf(i) })).filter((t) => halves.includes(t.half));
+type Part = LabelHalf | "third";
+const halves: Part[] = args.half === "both" ? ["tuning", "heldout"] : args.half === "all" ? ["tuning", "heldout", "third"] : [args.half as Part];
+const turns = [...labelledTurns.map((t, i) => ({ ...t, i, half: halfOf(i) as Part })), ...thirdTurns.map((t, i) => ({ ...t, i: 100 + i, half: "third" as Part }))].filter((t) => halves.includes(t.half));
+const variantOf = (n: string): Variant => (n.startsWith("gate:") ? { ...VARIANTS.now, name: n, gate: Number(n.slice(5)) } : VARIANTS[n]);
 
 const engine = await LlmEngine.load({ modelPath, threads: Number(args.threads), parallel: 1, contextSize: 2048 });
 const words = Number(args.words);
@@ -65,53 +77,86 @@ const loadBefore = loadavg()[0];
 
 interface Tally {
   total: number; valid: number; calledFor: number; recalled: number; taken: number; takenRight: number;
-  paramsRight: number; noneTurns: number; falseActions: number; emotionAgree: number; tailTokens: number[]; noWords: number;
+  paramsRight: number; noneTurns: number; falseActions: number; emotionAgree: number; tailTokens: number[]; tailMs: number[]; tailEvaluated: number[]; noWords: number;
   /** turns whose streamed words held a tail the model wrote itself (a player saw it before the words were cut), and whose returned words still do */
   tailInWords: number; tailLeft: number;
 }
-const tally = (): Tally => ({ total: 0, valid: 0, calledFor: 0, recalled: 0, taken: 0, takenRight: 0, paramsRight: 0, noneTurns: 0, falseActions: 0, emotionAgree: 0, tailTokens: [], noWords: 0, tailInWords: 0, tailLeft: 0 });
-const results: { variant: string; half: LabelHalf; t: Tally; ttft?: number }[] = [];
+const tally = (): Tally => ({ total: 0, valid: 0, calledFor: 0, recalled: 0, taken: 0, takenRight: 0, paramsRight: 0, noneTurns: 0, falseActions: 0, emotionAgree: 0, tailTokens: [], tailMs: [], tailEvaluated: [], noWords: 0, tailInWords: 0, tailLeft: 0 });
+const results: { variant: string; half: Part; t: Tally; ttft?: number }[] = [];
 const ttft: Record<string, { on: number; off: number }> = {};
 
-for (const v of args.variants.split(",").map((n) => VARIANTS[n])) {
-  const schema = v.schema(b, offered, refs);
-  const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema), ...(v.spaced ? { spacedJson: true } : {}) };
-  const system = `${shopkeeper.system}\nYou sell: ${shopkeeper.items.join(", ")}.\n${v.block(b)}`;
-  const messages = (line: string, prefix = ""): ChatMessage[] => [{ role: "system", content: prefix + system }, { role: "user", content: line }];
-  const byHalf = Object.fromEntries(halves.map((h) => [h, tally()])) as Record<LabelHalf, Tally>;
-  for (const turn of turns) {
-    const t = byHalf[turn.half];
-    for (let s = 0; s < seeds; s++) {
-      let streamed = "";
-      const r = await engine.generate({ conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: Number(args["first-seed"]) + s, minTokens: 1, tail, onToken: (p) => (streamed += p) });
-      t.total++;
-      const sign = tailSignOf(tail);
-      if (tailSignAt(streamed, sign).at !== null) t.tailInWords++;
-      if (tailSignAt(r.text, sign).at !== null) t.tailLeft++;
-      // the words are the reply: a prompt that makes the model skip them to act is no improvement
-      if (!/\p{L}/u.test(r.text)) t.noWords++;
-      const p = r.tail ? parseTail(r.tail.text, schema, b, offered, 1) : null;
-      if (r.tail) t.tailTokens.push(r.tail.tokens);
-      if (args.verbose) console.error(`${v.name} ${turn.half} ${turn.line.slice(0, 40)} | ${r.text.slice(0, 60).replace(/\n/g, " ")} | ${r.tail?.text}`);
-      if (!p?.valid) continue;
-      t.valid++;
-      if (p.emotion.name === turn.emotion) t.emotionAgree++;
-      t.taken += p.actions.length;
-      t.takenRight += p.actions.filter((a) => a.name === turn.action?.name).length;
-      if (turn.action === null) {
-        t.noneTurns++;
-        if (p.actions.length) t.falseActions++;
-      } else {
-        t.calledFor++;
-        const hit = p.actions.find((a) => a.name === turn.action!.name);
-        if (hit) {
-          t.recalled++;
-          if (JSON.stringify(hit.params) === JSON.stringify(turn.action.params)) t.paramsRight++;
-        }
+/** One labelled turn's outcome (the tally is made from these, so a gate run can be scored at a higher threshold). */
+interface Outcome {
+  half: Part; label: (typeof turns)[number]; valid: boolean; actions: { name: string; params: Record<string, unknown> }[];
+  emotion: string | null; tailTokens: number | null; tailMs: number | null; tailEvaluated: number | null; noWords: boolean; tailInWords: boolean; tailLeft: boolean; actProbability?: number;
+}
+function tallyOf(outcomes: Outcome[], threshold?: number): Tally {
+  const t = tally();
+  for (const o of outcomes) {
+    t.total++;
+    if (o.tailInWords) t.tailInWords++;
+    if (o.tailLeft) t.tailLeft++;
+    if (o.noWords) t.noWords++;
+    if (o.tailTokens !== null) t.tailTokens.push(o.tailTokens);
+    if (o.tailMs !== null) t.tailMs.push(o.tailMs);
+    if (o.tailEvaluated !== null) t.tailEvaluated.push(o.tailEvaluated);
+    if (!o.valid) continue;
+    t.valid++;
+    // below the threshold the gate would have stayed: no action (the feeling is the one sampled in this run)
+    const actions = threshold !== undefined && (o.actProbability ?? 0) < threshold ? [] : o.actions;
+    const turn = o.label;
+    if (o.emotion === turn.emotion) t.emotionAgree++;
+    t.taken += actions.length;
+    t.takenRight += actions.filter((a) => a.name === turn.action?.name).length;
+    if (turn.action === null) {
+      t.noneTurns++;
+      if (actions.length) t.falseActions++;
+    } else {
+      t.calledFor++;
+      const hit = actions.find((a) => a.name === turn.action!.name);
+      if (hit) {
+        t.recalled++;
+        if (JSON.stringify(hit.params) === JSON.stringify(turn.action.params)) t.paramsRight++;
       }
     }
   }
-  for (const h of halves) results.push({ variant: v.name, half: h, t: byHalf[h] });
+  return t;
+}
+const thresholds = args.thresholds ? args.thresholds.split(",").map(Number) : [];
+const probabilityLines: string[] = [];
+
+for (const v of args.variants.split(",").map(variantOf)) {
+  const schema = v.schema(b, offered, refs);
+  const gate = v.gate !== undefined ? tailGate(b, offered, refs, v.gate) : undefined;
+  const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema), ...(v.spaced ? { spacedJson: true } : {}), ...(gate ? { gate } : {}) };
+  const system = `${shopkeeper.system}\nYou sell: ${shopkeeper.items.join(", ")}.\n${v.block(b)}`;
+  const messages = (line: string, prefix = ""): ChatMessage[] => [{ role: "system", content: prefix + system }, { role: "user", content: line }];
+  const outcomes: Outcome[] = [];
+  for (const turn of turns) {
+    for (let s = 0; s < seeds; s++) {
+      let streamed = "";
+      const r = await engine.generate({ conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: Number(args["first-seed"]) + s, minTokens: 1, tail, onToken: (p) => (streamed += p) });
+      const sign = tailSignOf(tail);
+      const p = r.tail ? parseTail(r.tail.text, schema, b, offered, 1) : null;
+      const o: Outcome = {
+        half: turn.half, label: turn, valid: !!p?.valid, actions: p?.valid ? p.actions : [], emotion: p?.valid ? p.emotion.name : null,
+        tailTokens: r.tail ? r.tail.tokens : null, tailMs: r.tail?.ms ?? null, tailEvaluated: r.tail?.evaluatedTokens ?? null,
+        // the words are the reply: a prompt that makes the model skip them to act is no improvement
+        noWords: !/\p{L}/u.test(r.text),
+        tailInWords: tailSignAt(streamed, sign).at !== null, tailLeft: tailSignAt(r.text, sign).at !== null,
+        ...(r.tail?.gate ? { actProbability: r.tail.gate.actProbability } : {}),
+      };
+      outcomes.push(o);
+      if (args.dump) appendFileSync(args.dump, `${JSON.stringify({ variant: v.name, seed: Number(args["first-seed"]) + s, ...o, label: { line: turn.line, action: turn.action, emotion: turn.emotion } })}\n`);
+      if (o.actProbability !== undefined) probabilityLines.push(`${v.name} ${turn.half} seed ${Number(args["first-seed"]) + s} p(act) ${o.actProbability.toFixed(3)} label ${turn.action?.name ?? "none"} took ${o.actions.map((a) => a.name).join("+") || "none"} | ${turn.line.slice(0, 50)}`);
+      if (args.verbose) console.error(`${v.name} ${turn.half} ${turn.line.slice(0, 40)} | ${r.text.slice(0, 60).replace(/\n/g, " ")} | ${r.tail?.text} | p(act) ${o.actProbability?.toFixed(3) ?? "–"}`);
+    }
+  }
+  for (const h of halves) {
+    const mine = outcomes.filter((o) => o.half === h);
+    results.push({ variant: v.name, half: h, t: tallyOf(mine) });
+    for (const th of thresholds.filter((x) => v.gate !== undefined && x > v.gate)) results.push({ variant: `${v.name} scored at ${th}`, half: h, t: tallyOf(mine, th) });
+  }
 
   // The first token, behaviour on and off, on the same prompt: each pair's prompt opens with its own number so
   // neither reuses the other's cache, and the order within a pair alternates.
@@ -129,11 +174,12 @@ await engine.dispose();
 
 const pct = (n: number, d: number) => `${d ? ((100 * n) / d).toFixed(0) : "–"} % (${n}/${d})`;
 console.log(`machine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, load ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}; model ${args.model}; threads ${args.threads}; ${turns.length} labelled turns × ${seeds} seeds a variant; words ≤ ${words} tokens; temperature 0.7`);
-console.log("| variant | half | validity | action recall (called for) | action precision (taken) | parameters right (recalled) | false actions (none called for) | emotion agreement | replies without words | tail in the streamed words | tail in the returned words | tail tokens p50 | first token on ÷ off |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("| variant | half | validity | action recall (called for) | action precision (taken) | parameters right (recalled) | false actions (none called for) | emotion agreement | replies without words | tail in the streamed words | tail in the returned words | tail tokens p50 | tail ms p50 | tail evaluated tokens p50 | first token on ÷ off |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+for (const line of probabilityLines) console.error(line);
 for (const { variant, half, t } of results) {
-  const f = ttft[variant];
+  const f = ttft[variant.split(" scored at ")[0]];
   console.log(
-    `| ${variant} | ${half} | ${pct(t.valid, t.total)} | ${pct(t.recalled, t.calledFor)} | ${pct(t.takenRight, t.taken)} | ${pct(t.paramsRight, t.recalled)} | ${pct(t.falseActions, t.noneTurns)} | ${pct(t.emotionAgree, t.valid)} | ${pct(t.noWords, t.total)} | ${pct(t.tailInWords, t.total)} | ${pct(t.tailLeft, t.total)} | ${median(t.tailTokens)} | ${(f.on / f.off).toFixed(2)} (${f.on.toFixed(0)} / ${f.off.toFixed(0)} ms) |`,
+    `| ${variant} | ${half} | ${pct(t.valid, t.total)} | ${pct(t.recalled, t.calledFor)} | ${pct(t.takenRight, t.taken)} | ${pct(t.paramsRight, t.recalled)} | ${pct(t.falseActions, t.noneTurns)} | ${pct(t.emotionAgree, t.valid)} | ${pct(t.noWords, t.total)} | ${pct(t.tailInWords, t.total)} | ${pct(t.tailLeft, t.total)} | ${median(t.tailTokens)} | ${median(t.tailMs).toFixed(0)} | ${median(t.tailEvaluated)} | ${(f.on / f.off).toFixed(2)} (${f.on.toFixed(0)} / ${f.off.toFixed(0)} ms) |`,
   );
 }

@@ -37,3 +37,14 @@ test("kvCacheType: f16 by default, q8_0 and q4_0 accepted, anything else or a qu
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("actionGate: on by default, off accepted, anything else refused", () => {
+  const dir = tempDir();
+  try {
+    expect(loadConfig({ cwd: dir, env: {} }).actionGate).toBe("on");
+    expect(loadConfig({ cwd: dir, env: { LOREHOLD_ACTION_GATE: "off" } }).actionGate).toBe("off");
+    expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_ACTION_GATE: "0.9" } })).toThrow(/actionGate must be on or off/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

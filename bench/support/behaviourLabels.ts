@@ -88,3 +88,36 @@ export const labelledTurns: LabelledTurn[] = [
  */
 export type LabelHalf = "tuning" | "heldout";
 export const halfOf = (index: number): LabelHalf => (index % 2 === 0 ? "tuning" : "heldout");
+
+/**
+ * A third set, held out from all tuning of the action gate (written and committed before anything was measured on
+ * it): 12 lines calling for one action with its parameters, 12 calling for none. The none lines lean on the
+ * catalogue's own words (items, doors, guards, prices, stealing) without asking for anything, since a line that
+ * only mentions an action's subject is where a small model acts by mistake.
+ */
+export const thirdTurns: LabelledTurn[] = [
+  { line: "Here's fifteen gold. One healing draught, please.", action: { name: "give_item", params: { item: "Healing draught" } }, emotion: "neutral" },
+  { line: "You said the lantern was mine once I swept the floor. It's swept. May I take it?", action: { name: "give_item", params: { item: "Lantern" } }, emotion: "happy" },
+  { line: "I'll buy the map of the tunnels at your price. Coins are on the counter, pass it here.", action: { name: "give_item", params: { item: "Map of the tunnels" } }, emotion: "neutral" },
+  { line: "Twelve gold for the healing draught and not a coin more. Change the price and I'll buy two.", action: { name: "set_price", params: { item: "Healing draught", price: 12 } }, emotion: "neutral" },
+  { line: "Mark the iron key down to 25 gold, it's rusty.", action: { name: "set_price", params: { item: "Iron key", price: 25 } }, emotion: "neutral" },
+  { line: "Sell me the lantern for 60 gold instead of 80? That's my best offer.", action: { name: "set_price", params: { item: "Lantern", price: 60 } }, emotion: "happy" },
+  { line: "Give me the contents of your strongbox or you'll regret it, old man.", action: { name: "call_guard", params: {} }, emotion: "afraid" },
+  { line: "That boy just pocketed a lantern and is running for the gate!", action: { name: "call_guard", params: {} }, emotion: "angry" },
+  { line: "I've got a crossbow pointed at you. Empty the till, slowly.", action: { name: "call_guard", params: {} }, emotion: "afraid" },
+  { line: "Please open the front door, my arms are full of firewood for you.", action: { name: "open_door", params: { door: "front" } }, emotion: "neutral" },
+  { line: "Can you open the cellar? I'll help you carry up the wine.", action: { name: "open_door", params: { door: "cellar" } }, emotion: "happy" },
+  { line: "The delivery wagon is at the back. Open the back door for the porters.", action: { name: "open_door", params: { door: "back" } }, emotion: "neutral" },
+  { line: "That's a fine lantern hanging over your counter.", action: null, emotion: "happy" },
+  { line: "Is the cellar always this cold?", action: null, emotion: "neutral" },
+  { line: "The guards at the north gate were rude to me this morning.", action: null, emotion: "angry" },
+  { line: "What did the iron key cost you to make?", action: null, emotion: "neutral" },
+  { line: "Thieves robbed the tanner last night. Be careful, Bram.", action: null, emotion: "afraid" },
+  { line: "My mother used to sell healing draughts before she passed.", action: null, emotion: "sad" },
+  { line: "Why do you keep the back door bolted?", action: null, emotion: "neutral" },
+  { line: "Prices went up everywhere this winter, didn't they?", action: null, emotion: "neutral" },
+  { line: "I found a map in my grandfather's chest, it looks like yours.", action: null, emotion: "happy" },
+  { line: "Goodbye, Bram. See you at the festival.", action: null, emotion: "happy" },
+  { line: "Were you ever a guard yourself?", action: null, emotion: "neutral" },
+  { line: "My friend was hurt in the tunnels and I don't know if he'll live.", action: null, emotion: "sad" },
+];

@@ -8,7 +8,8 @@ import { behaviourNote, type ActionResultNote } from "./behaviourPrompt.ts";
 import { readCooldowns } from "./cooldownStore.ts";
 import { conditionsUnavailable, ignoredActionsWarning, offerActions, type ConditionCheck, type Offer } from "./offerActions.ts";
 import { trustLabel, type Behaviour } from "./resolveBehaviour.ts";
-import { tailSchema, tailTokenBound, type RefNames } from "./tailSchema.ts";
+import { tailGate, tailSchema, tailTokenBound, type RefNames } from "./tailSchema.ts";
+import type { TailGate } from "../llm/types.ts";
 import { currentTrust } from "./trust.ts";
 import type { TrustKey } from "./trustStore.ts";
 
@@ -25,6 +26,8 @@ export interface BehaviourTurn {
   schema: Record<string, unknown>;
   /** the tail's token budget (tailTokenBound) */
   maxTokens: number;
+  /** the choice between "none" and an action, made on the model's probabilities (tailGate; none when nothing is offered) */
+  gate?: TailGate;
   /** the player's trust as this turn starts (null: the mind keeps none) */
   trust: { value: number; label: string | null } | null;
   /** the turn's note (trust, the offered actions when narrowed) */
@@ -59,6 +62,7 @@ export function prepareBehaviour(ctx: ServiceContext, b: Behaviour, input: Behav
   });
   if (offer.ignored.length) warnings.push(ignoredActionsWarning(offer.ignored));
   const schema = tailSchema(b, offer.offered, refs);
+  const gate = tailGate(b, offer.offered, refs);
   let trust: BehaviourTurn["trust"] = null;
   if (b.trust) {
     const { value } = currentTrust(ctx, input.key, b.trust);
@@ -72,6 +76,7 @@ export function prepareBehaviour(ctx: ServiceContext, b: Behaviour, input: Behav
     offer,
     schema,
     maxTokens: tailTokenBound(schema),
+    ...(gate ? { gate } : {}),
     trust,
     note: behaviourNote(b, { trust, offered: offer.offered, narrowed: offer.narrowed }),
     actionResults: known,

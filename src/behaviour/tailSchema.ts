@@ -1,5 +1,6 @@
 import type { ParamInput } from "./behaviourModel.ts";
 import type { ActionDef, Behaviour } from "./resolveBehaviour.ts";
+import type { TailGate } from "../llm/types.ts";
 
 /** Names a reference parameter may take, by kind (the project's minds, locations, items), resolved per turn. */
 export type RefNames = Record<"mind" | "location" | "item", string[]>;
@@ -34,9 +35,9 @@ type Json = Record<string, unknown>;
  * only typed, and the server clamps it to safe integers (parseTail.ts). "none" is always a valid list.
  * Properties are listed in the order the model writes them, with `required` and closed objects for Ajv.
  */
-export function tailSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
+export function tailSchema(b: Behaviour, offered: ActionDef[], refs: RefNames, way: ActionWay = "either"): Json {
   const properties: Json = {
-    actions: actionsSchema(b, offered, refs),
+    actions: actionsSchema(b, offered, refs, way),
     emotion: { type: "string", enum: b.emotions },
     intensity: { type: "integer", enum: [...INTENSITIES] },
   };
@@ -56,7 +57,7 @@ export function maxActionsOf(b: Behaviour, offered: ActionDef[]): number {
  * turn; choosing "none" by name, beside the actions' names, is a choice it makes like the others. Once it has
  * chosen "none" the list closes: a model let to go on wrote `[none, call_guard]` on small talk.
  */
-function actionsSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json {
+function actionsSchema(b: Behaviour, offered: ActionDef[], refs: RefNames, way: ActionWay): Json {
   const none = closedObject({ name: { const: NO_ACTION } });
   const variants = offered.map((a) =>
     closedObject({
@@ -65,9 +66,40 @@ function actionsSchema(b: Behaviour, offered: ActionDef[], refs: RefNames): Json
     }),
   );
   const onlyNone = { type: "array", items: none, minItems: 1, maxItems: 1 };
-  if (!variants.length) return onlyNone;
+  if (!variants.length || way === "none") return onlyNone;
   const acts = { type: "array", items: variants.length === 1 ? variants[0] : { oneOf: variants }, minItems: 1, maxItems: Math.max(1, maxActionsOf(b, offered)) };
-  return { oneOf: [onlyNone, acts] };
+  return way === "act" ? acts : { oneOf: [onlyNone, acts] };
+}
+
+/** Which action lists a tail schema allows: "none" or actions (the whole tail), or only one of the two (a gate's ways). */
+export type ActionWay = "either" | "none" | "act";
+
+/** The compact tail's text up to the first action's name: where it chooses between "none" and an action. */
+export const ACTION_BRANCH_PREFIX = '{"actions":[{"name":"';
+
+/**
+ * The least probability the model must give the offered actions together, against "none", at the tail's first
+ * name for the turn to act. Calibrated on the labelled set's tuning half with Qwen2.5-Coder-0.5B (bench/
+ * behaviourAccuracy.ts, BENCHMARKS.md "Typed turns: acting only when asked"): lines that ask for an action mostly
+ * read 0.9–1.0, small talk mostly below 0.6 but up to 0.9; from 0.8 to 0.9 no recall was lost and the last false
+ * action went. A model this small is sure of what it is asked for; where it is unsure, doing nothing is the
+ * cheaper mistake for a game.
+ */
+export const ACT_MIN_PROBABILITY = 0.9;
+
+/**
+ * The gate on the tail's first choice (llm/types.ts TailGate): "none" or the offered actions, decided on the model's
+ * probabilities at that name rather than sampled, and the tail then sampled under a schema that allows only the
+ * way taken. Both schemas narrow `tailSchema`'s, so what Ajv accepts is unchanged. None when nothing is offered.
+ */
+export function tailGate(b: Behaviour, offered: ActionDef[], refs: RefNames, minProbability = ACT_MIN_PROBABILITY): TailGate | undefined {
+  if (!offered.length) return undefined;
+  return {
+    prefix: ACTION_BRANCH_PREFIX,
+    stay: { choice: NO_ACTION, jsonSchema: tailSchema(b, offered, refs, "none") },
+    act: { choices: offered.map((a) => a.name), jsonSchema: tailSchema(b, offered, refs, "act") },
+    minProbability,
+  };
 }
 
 function paramSchema(p: ParamInput, refs: RefNames): Json {

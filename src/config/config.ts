@@ -48,6 +48,8 @@ export interface Config {
   flashAttention: "auto" | "on" | "off";
   /** KV snapshots of conversations and mind prompts on disk under dataDir/kv: on or off */
   kvSnapshots: "on" | "off";
+  /** a typed turn's choice between "none" and an action read from the model's probabilities (local engine) */
+  actionGate: "on" | "off";
   /** llama.cpp KV cache element type: f16, or q8_0 / q4_0 (quantized; needs flash attention) */
   kvCacheType: KvCacheType;
   /** disk budget of those snapshots, in MB (least recently used deleted beyond it) */
@@ -98,6 +100,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "sceneIdleSeconds", env: "LOREHOLD_SCENE_IDLE_SECONDS", kind: "int" },
   { key: "flashAttention", env: "LOREHOLD_FLASH_ATTENTION", kind: "string" },
   { key: "kvSnapshots", env: "LOREHOLD_KV_SNAPSHOTS", kind: "string" },
+  { key: "actionGate", env: "LOREHOLD_ACTION_GATE", kind: "string" },
   { key: "kvCacheType", env: "LOREHOLD_KV_CACHE_TYPE", kind: "string" },
   { key: "kvDiskBudgetMb", env: "LOREHOLD_KV_DISK_BUDGET_MB", kind: "int" },
   { key: "vectorCacheMb", env: "LOREHOLD_VECTOR_CACHE_MB", kind: "int" },
@@ -128,6 +131,7 @@ export function defaultConfig(): Config {
     sceneIdleSeconds: 900,
     flashAttention: "auto",
     kvSnapshots: "on",
+    actionGate: "on",
     kvCacheType: "f16",
     kvDiskBudgetMb: 4096,
     vectorCacheMb: 2048,
@@ -213,6 +217,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.sceneIdleSeconds < 10) throw new ConfigError("sceneIdleSeconds must be at least 10");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");
   if (!["on", "off"].includes(cfg.kvSnapshots)) throw new ConfigError("kvSnapshots must be on or off");
+  if (!["on", "off"].includes(cfg.actionGate)) throw new ConfigError("actionGate must be on or off");
   if (!(KV_CACHE_TYPES as readonly string[]).includes(cfg.kvCacheType)) throw new ConfigError(`kvCacheType must be one of ${KV_CACHE_TYPES.join(", ")}`);
   // llama.cpp stores a quantized V cache only with flash attention; "auto" may pick off on some models, so it is forced on.
   if (cfg.kvCacheType !== "f16" && cfg.flashAttention === "off") throw new ConfigError(`kvCacheType ${cfg.kvCacheType} needs flashAttention auto or on`);

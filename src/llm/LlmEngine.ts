@@ -251,6 +251,7 @@ export class LlmEngine {
     const grammar = req.jsonSchema ? await this.sampling.grammarFor(req.jsonSchema) : undefined;
     // Made while the words are sampled (cached per schema): the first word never waits for the tail's grammar.
     const tailGrammar = req.tail ? this.sampling.grammarFor(req.tail.jsonSchema, { compact: !req.tail.spacedJson }) : null;
+    const gateGrammars = req.tail?.gate ? this.sampling.gateGrammarsFor(req.tail.gate) : undefined;
     const timings: GenerateTimings = Object.assign(req.timings ?? emptyTimings(), emptyTimings(), { tokenizeMs: performance.now() - startedAt });
     const stopped = (): GenerateResult => ({
       text: "",
@@ -364,7 +365,7 @@ export class LlmEngine {
       const text = req.tail ? wordsBeforeTail(cleanReply(response.response), tailSignOf(req.tail)) : cleanReply(response.response);
       const finishReason = finishReasonOf(stopReason, run.reason, req.stopSignal);
       const tail = tailGrammar && finishReason !== "abort" && finishReason !== "timeout"
-        ? await generateTail(chat, { history, words: text, tail: req.tail!, grammar: tailGrammar, signal: run.signal, runReason: () => run.reason, temperature, seed: seed + 1, noBias: this.sampling.noBias, countTokens: (t) => this.countTokens(t), metered })
+        ? await generateTail(chat, { history, words: text, tail: req.tail!, grammar: tailGrammar, gateGrammars, tokenize: (t) => this.model.tokenize(t), signal: run.signal, runReason: () => run.reason, temperature, seed: seed + 1, noBias: this.sampling.noBias, countTokens: (t) => this.countTokens(t), metered })
         : undefined;
       this.tokensGenerated += tail?.tokens ?? 0;
       return { text, promptTokens, ...c, finishReason, ...(tail ? { tail } : {}) };

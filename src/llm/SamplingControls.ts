@@ -2,6 +2,7 @@ import { LlamaText, SpecialTokensText, TokenBias, type Llama, type LlamaGrammar,
 import { PROMPT_SECTION_MARKERS, ROLE_LABEL_STOPS, ROLE_MARKERS } from "./cleanReply.ts";
 import { biasMapOf } from "./internals.ts";
 import { jsonSchemaGrammar } from "./jsonSchemaGrammar.ts";
+import type { TailGate } from "./types.ts";
 
 const MAX_GRAMMARS = 256;
 
@@ -43,6 +44,14 @@ export class SamplingControls {
     }
     this.grammars.set(key, grammar);
     return grammar;
+  }
+
+  /** The grammars of a gated tail's two ways on (compact, like every tail's). */
+  gateGrammarsFor(gate: TailGate): Promise<{ stay: LlamaGrammar; act: LlamaGrammar }> {
+    const both = Promise.all([this.grammarFor(gate.stay.jsonSchema, { compact: true }), this.grammarFor(gate.act.jsonSchema, { compact: true })]).then(([stay, act]) => ({ stay, act }));
+    // Made while the words stream and awaited only after them: a failure is handled there (generateTail), not unhandled now.
+    both.catch(() => {});
+    return both;
   }
 
   /**

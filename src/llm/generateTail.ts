@@ -1,6 +1,7 @@
-import type { ChatHistoryItem, LlamaChat, LlamaGrammar, TokenBias } from "node-llama-cpp";
+import type { ChatHistoryItem, LlamaChat, LlamaGrammar, Token, TokenBias } from "node-llama-cpp";
+import { readTailGate } from "./readTailGate.ts";
 import { finishReasonOf } from "./replyRules.ts";
-import type { TailRequest, TailResult } from "./types.ts";
+import type { TailGateResult, TailRequest, TailResult } from "./types.ts";
 
 export interface TailRun {
   /** the prompt's chat history, ending with the empty model turn the words filled in */
@@ -9,6 +10,9 @@ export interface TailRun {
   words: string;
   tail: TailRequest;
   grammar: Promise<LlamaGrammar>;
+  /** the grammars of the gate's two ways on (tail.gate's schemas), when the tail has a gate */
+  gateGrammars?: Promise<{ stay: LlamaGrammar; act: LlamaGrammar }>;
+  tokenize: (text: string) => Token[];
   signal: AbortSignal;
   runReason: () => "abort" | "timeout" | null;
   temperature: number;
@@ -31,8 +35,10 @@ export async function generateTail(chat: LlamaChat, r: TailRun): Promise<TailRes
   const startedAt = performance.now();
   const delimiterTokens = r.countTokens(r.tail.delimiter);
   let grammar: LlamaGrammar;
+  let gateGrammars: { stay: LlamaGrammar; act: LlamaGrammar } | undefined;
   try {
     grammar = await r.grammar;
+    gateGrammars = r.tail.gate ? await r.gateGrammars : undefined;
   } catch (e) {
     return { text: "", tokens: 0, evaluatedTokens: 0, ms: performance.now() - startedAt, finishReason: "stop", error: e instanceof Error ? e.message : String(e) };
   }
@@ -41,7 +47,13 @@ export async function generateTail(chat: LlamaChat, r: TailRun): Promise<TailRes
   const evaluated = () => Math.max(0, r.metered() - meteredBefore - Math.max(0, sampled - 1));
   const history: ChatHistoryItem[] = [...r.history.slice(0, -1), { type: "model", response: [r.words + r.tail.delimiter] }];
   let sampled = 0;
+  let gate: TailGateResult | undefined;
   try {
+    if (r.tail.gate && gateGrammars) {
+      // The branch is decided on the model's probabilities, then the rest sampled under the way it took.
+      gate = await readTailGate(chat, { history: r.history, before: r.words + r.tail.delimiter, gate: r.tail.gate, signal: r.signal, tokenize: r.tokenize });
+      grammar = gate.took === "act" ? gateGrammars.act : gateGrammars.stay;
+    }
     const response = await chat.generateResponse(history, {
       signal: r.signal,
       stopOnAbortSignal: true,
@@ -61,6 +73,7 @@ export async function generateTail(chat: LlamaChat, r: TailRun): Promise<TailRes
       evaluatedTokens: evaluated(),
       ms: performance.now() - startedAt,
       finishReason: finishReasonOf(stop, r.runReason()),
+      ...(gate ? { gate } : {}),
     };
   } catch (err) {
     // Aborted before the tail's first token (LlamaChat throws then): a cut tail, not an error.

@@ -52,6 +52,29 @@ export interface TailRequest {
   maxTokens: number;
   /** the local grammar allows JSON's optional whitespace (the tail is compact without it; kept to measure the difference) */
   spacedJson?: boolean;
+  /** decide one branch of the tail from the model's own probabilities instead of sampling it (local engine only) */
+  gate?: TailGate;
+}
+
+/**
+ * One choice in the tail made on the model's probabilities: where the grammar reaches `prefix` it may go on with
+ * `stay` (e.g. "none") or any of `act` (e.g. action names). The engine reads the probability the model gives each
+ * (normalised over these choices, as the grammar would) and takes an `act` choice only when their total is at least
+ * `minProbability`; the tail is then sampled under `stay.jsonSchema` or `act.jsonSchema`, each a narrowing of
+ * the tail's `jsonSchema` that begins with `prefix`.
+ */
+export interface TailGate {
+  prefix: string;
+  stay: { choice: string; jsonSchema: object };
+  act: { choices: string[]; jsonSchema: object };
+  minProbability: number;
+}
+
+/** What the gate read and chose (TailResult.gate). */
+export interface TailGateResult {
+  /** the probability of the act choices together at the branch, 0–1 */
+  actProbability: number;
+  took: "stay" | "act";
 }
 
 /** The tail of a generation (GenerateRequest.tail): its text (JSON under the schema unless cut short), cost and time. */
@@ -65,6 +88,8 @@ export interface TailResult {
   finishReason: FinishReason;
   /** why there is no text (the grammar could not be made); absent when the tail was sampled */
   error?: string;
+  /** the gate's reading and choice, when the request had a gate and it was read */
+  gate?: TailGateResult;
 }
 
 /** Penalties on repeating tokens: llama.cpp's repeat/frequency/presence penalties and DRY ("don't repeat yourself"). */

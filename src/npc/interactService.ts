@@ -104,7 +104,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const prices = deps.config.prices;
   // A typed turn's tail (the delimiter and the JSON) is generated too: reserved and charged like the words.
   const bt = prepared.behaviour;
-  const tail = bt ? { delimiter: BEHAVIOUR_DELIMITER, jsonSchema: bt.schema, maxTokens: bt.maxTokens } : undefined;
+  const tail = bt ? { delimiter: BEHAVIOUR_DELIMITER, jsonSchema: bt.schema, maxTokens: bt.maxTokens, ...(bt.gate && deps.config.actionGate === "on" ? { gate: bt.gate } : {}) } : undefined;
   const tailReserve = tail ? tail.maxTokens + tokenCounter(deps)(BEHAVIOUR_DELIMITER) : 0;
   const hold = reserve(deps, {
     teamId: project.teamId,

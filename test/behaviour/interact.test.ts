@@ -44,7 +44,9 @@ const preview = (playerId: string, extra: Record<string, unknown> = {}) =>
 const trustOf = async (playerId: string) => (await t.call("GET", `/v1/npc/${w.minds.garrick}/trust/${playerId}`, { key: w.keys.server })).body;
 
 beforeAll(async () => {
-  t = await createTestApp({ model: MODEL, parallel: 2, contextSize: 4096, maxReplyTokens: 8, threads: 1 });
+  // The action gate off: these tests need a random model's turns to act now and then (with the gate on, its
+  // readings never reach the gate's probability and no turn would act; test/llm/tailGate.test.ts tests the gate).
+  t = await createTestApp({ model: MODEL, parallel: 2, contextSize: 4096, maxReplyTokens: 8, threads: 1, actionGate: "off" });
   w = buildWorld(t.app.ctx as any, "Thornhaven", { index: "none" });
   await t.app.scheduler.trigger("indexer");
   admin = ensureAdminToken(t.app.db).adminToken;
