@@ -3,7 +3,7 @@
 // (the embedder now does that itself, so a pass pads little). Every variant embeds the same chunks, step by step
 // (256 chunks a step, as the indexer hands them over), the variants interleaved per step so the box's load drifts
 // alike for all. Chunks are the chunker's output over generated lore documents (bench/support/bigWorld.ts).
-// Usage: bun bench/embed-batch.ts [--threads 1] [--steps 2] [--batches 1,8,16,32] [--model <folder>]
+// Usage: bun bench/embed-batch.ts [--threads 1] [--steps 2] [--step 256] [--batches 1,8,16,32] [--model <folder>]
 import { availableParallelism, cpus, homedir, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -15,13 +15,16 @@ const { values: args } = parseArgs({
   options: {
     threads: { type: "string", default: "1" },
     steps: { type: "string", default: "2" },
+    step: { type: "string", default: "256" },
     batches: { type: "string", default: "1,8,16,32" },
+    orders: { type: "string", default: "arrival,sorted" },
     model: { type: "string", default: join(homedir(), ".cache", "lorehold-fixtures", "embeddings", "all-MiniLM-L6-v2") },
   },
 });
 const threads = Number(args.threads);
+const order = args.orders!.split(",");
 const steps = Number(args.steps);
-const STEP = 256;
+const STEP = Number(args.step);
 // documents as scale-indexing.ts writes them: four parts of ~10 generated chunks under headings, then chunked
 const world = bigWorld({ chunks: steps * 200 * 40, chunksPerDocument: 40, queries: 1 });
 const chunks: string[] = [];
@@ -34,6 +37,8 @@ for (let d = 0; chunks.length < steps * STEP; d++) {
 const variants: { label: string; embedder: TransformersEmbedder; batch: number; sorted: boolean; ms: number; n: number }[] = [];
 for (const batch of args.batches!.split(",").map(Number)) {
   for (const sorted of batch === 1 ? [false] : [false, true]) {
+    if (sorted && !order.includes("sorted")) continue;
+    if (!sorted && batch > 1 && !order.includes("arrival")) continue;
     variants.push({ label: `${batch} a pass${batch === 1 ? "" : sorted ? ", the step sorted by length (now)" : ", in arrival order (as it was)"}`, embedder: await TransformersEmbedder.load(args.model!, { threads, batch }), batch, sorted, ms: 0, n: 0 });
   }
 }
