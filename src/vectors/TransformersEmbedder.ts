@@ -14,8 +14,13 @@ const ONNX_VARIANTS = [
   ["model_q4.onnx", "q4"],
 ] as const;
 
-/** Texts per forward pass: bounds the padded [batch, seq, dims] tensor (bench/embed-batch.ts measured 1–32). */
-export const DEFAULT_EMBED_BATCH = 16;
+/**
+ * Texts per forward pass. One: bench/embed-batch.ts measured the indexer's chunks (~300 words, ~400 tokens) on
+ * all-MiniLM-L6-v2 int8 at 0.2–0.6× the chunks/s of one text a pass when 16 or 32 went together (the padded
+ * [batch, seq, seq] attention tensors outgrow the caches; there is no padding left to save at one a pass).
+ * Larger batches stay an option (`batch`), sorted by length so a pass pads little.
+ */
+export const DEFAULT_EMBED_BATCH = 1;
 
 // biome-ignore lint: transformers.js pipeline objects are loosely typed
 type Extractor = any;
