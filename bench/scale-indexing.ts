@@ -5,7 +5,8 @@
 // project's size costs nothing per document. Reports chunks/s (first tenth, last tenth, whole backlog) and where the
 // time went: the vector store's write (embedding, LanceDB, its waits for compaction), compaction itself, and the rest
 // (claiming, chunking, SQLite's chunk and FTS rows).
-// Usage: bun bench/scale-indexing.ts [--documents 2000] [--existing 0,10000,100000] [--batch 32]
+// With --policies now,before each size runs twice, the second with the upkeep's commit rule as it was.
+// Usage: bun bench/scale-indexing.ts [--documents 2000] [--existing 0,10000,100000] [--batch 32] [--policies now]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,8 +23,12 @@ import { silentLogger } from "../src/ops/logger.ts";
 import { createProject } from "../src/projects/projectService.ts";
 import type { DocumentChunks } from "../src/vectors/writeChunks.ts";
 import { bigWorld } from "./support/bigWorld.ts";
+import { optimizeAsItWas } from "./support/optimizeAsItWas.ts";
 
-const { values: args } = parseArgs({ options: { documents: { type: "string", default: "2000" }, existing: { type: "string", default: "0,10000,100000" }, batch: { type: "string", default: "32" } } });
+const { values: args } = parseArgs({
+  options: { documents: { type: "string", default: "2000" }, existing: { type: "string", default: "0,10000,100000" }, batch: { type: "string", default: "32" }, policies: { type: "string", default: "now" } },
+});
+const policies = args.policies!.split(",");
 const docs = Number(args.documents);
 const sizes = args.existing!.split(",").map(Number);
 const batchSize = Number(args.batch);
@@ -36,7 +41,7 @@ const content = (d: number) => {
 };
 
 const variants = [];
-for (const existing of sizes) {
+for (const existing of sizes) for (const policy of policies) {
   const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-idx-"));
   const config = loadConfig({ cwd: dir, env: {}, flags: { dataDir: join(dir, "data"), modelsDir: dir, logLevel: "silent" } });
   const app = await App.create(config, { logger: silentLogger, loadModel: false });
@@ -66,10 +71,12 @@ for (const existing of sizes) {
     for (const b of batch) completeDocument(app.ctx, b.doc, b.chunks);
   }
   await app.ctx.vectors.optimizeNow();
+  // "before": the upkeep's commit rule as it was (any 2 s pause compacted the table)
+  if (policy === "before") optimizeAsItWas(app.ctx.vectors.upkeep);
   const fillMs = performance.now() - t0;
   for (let i = 0; i < docs; i++) createDocument(app.ctx, projectId, { name: `Doc ${i}`, content: content(i), tags: [world.tags[i % world.tags.length]] });
   // where the time goes: the store's write call, and the compactions the upkeep policy runs
-  const spent = { write: 0, optimize: 0 };
+  const spent = { write: 0, optimize: 0, compactions: 0 };
   const store = app.ctx.vectors;
   const write = store.replaceDocumentsChunks.bind(store);
   store.replaceDocumentsChunks = async (p, ds) => {
@@ -78,9 +85,15 @@ for (const existing of sizes) {
     spent.write += performance.now() - s;
   };
   const optimize = store.upkeep.run.bind(store.upkeep);
+  // each optimize once (a commit landing while one runs joins it: not a second compaction)
+  const seen = new WeakSet<Promise<void>>();
   store.upkeep.run = (kind) => {
     const s = performance.now();
-    return optimize(kind).finally(() => {
+    const p = optimize(kind);
+    if (seen.has(p)) return p;
+    seen.add(p);
+    spent.compactions++;
+    return p.finally(() => {
       spent.optimize += performance.now() - s;
     });
   };
@@ -95,7 +108,7 @@ for (const existing of sizes) {
     }
     return { chunks: count() - c0, ms: performance.now() - s };
   };
-  variants.push({ existing: count(), fillMs, app, dir, count, timed, spent, tenths: [] as { chunks: number; ms: number }[] });
+  variants.push({ existing: count(), policy, fillMs, app, dir, count, timed, spent, tenths: [] as { chunks: number; ms: number }[] });
 }
 const tenth = Math.max(1, Math.floor(docs / 10));
 for (let i = 0; i < 10; i++) for (const v of variants) v.tenths.push(await v.timed(i === 9 ? docs : tenth));
@@ -105,14 +118,14 @@ for (const v of variants) {
   const total = v.tenths.reduce((s, x) => s + x.ms, 0);
   const share = (ms: number) => `${((100 * ms) / total).toFixed(0)} %`;
   rows.push(
-    `| ${v.existing.toLocaleString("en")} | ${(v.count() - v.existing).toLocaleString("en")} | ${rate(v.tenths.slice(0, 1)).toFixed(0)} chunks/s | ${rate(v.tenths.slice(9)).toFixed(0)} chunks/s | **${rate(v.tenths).toFixed(0)} chunks/s** | ${share(v.spent.write)} (compaction ${share(v.spent.optimize)}) | ${share(total - v.spent.write)} | ${(v.fillMs / 1000).toFixed(0)} s |`,
+    `| ${v.existing.toLocaleString("en")}${policies.length > 1 ? ` | ${v.policy === "before" ? "as it was" : "now"}` : ""} | ${(v.count() - v.existing).toLocaleString("en")} | ${rate(v.tenths.slice(0, 1)).toFixed(0)} chunks/s | ${rate(v.tenths.slice(9)).toFixed(0)} chunks/s | **${rate(v.tenths).toFixed(0)} chunks/s** | ${share(v.spent.write)} (${v.spent.compactions} compactions, ${share(v.spent.optimize)}) | ${share(total - v.spent.write)} | ${(v.fillMs / 1000).toFixed(0)} s |`,
   );
   await v.app.stop();
   rmSync(v.dir, { recursive: true, force: true });
 }
 console.log(`\n### Indexing as the project grows — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. Hashing embedder, ${docs.toLocaleString("en")} new documents of ~${PER_DOC} chunks (~1,200 words), ${batchSize} documents / 256 chunks a step.\n`);
-console.log("| chunks already indexed | new chunks | first tenth | last tenth | whole backlog | vector store write | the rest | fill |");
-console.log("|---|---|---|---|---|---|---|---|");
+console.log(policies.length > 1 ? "| chunks already indexed | upkeep | new chunks | first tenth | last tenth | whole backlog | vector store write | the rest | fill |" : "| chunks already indexed | new chunks | first tenth | last tenth | whole backlog | vector store write | the rest | fill |");
+console.log(policies.length > 1 ? "|---|---|---|---|---|---|---|---|---|" : "|---|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);
 process.exit(0);
