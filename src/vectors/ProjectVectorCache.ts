@@ -7,8 +7,14 @@ export type VectorHit = CachedRow & { score: number };
 
 /** Rows from which a project's cache is searched through an index (bench/scale-retrieval.ts: the exact scan's p99 passes ~5 ms there). */
 export const DEFAULT_INDEX_MIN_ROWS = 20_000;
-/** Share of the index's lists a search always scans (more only when too few visible rows were found). */
+/** Share of the index's lists a search always scans (more only when too few visible rows were found)… */
 export const DEFAULT_PROBE_SHARE = 0.2;
+/**
+ * …but no more lists than hold about this many rows: past 100,000 rows a fixed share would scan a number of rows
+ * growing with the project (200,000 at 1M), where √N lists of √N rows keep the closest lists' recall with a
+ * near-constant count of rows (bench/ivf-build.ts at 1M).
+ */
+export const DEFAULT_PROBE_ROWS = 20_000;
 
 /** Candidates per wanted hit that the int8 scan hands to float32 re-scoring (0: none, the int8 ranking as is). */
 export const DEFAULT_RESCORE = 4;
@@ -28,6 +34,8 @@ export interface CacheOptions {
   /** 0: never index */
   indexMinRows?: number;
   probeShare?: number;
+  /** lists probed hold at most about this many rows (DEFAULT_PROBE_ROWS) unless probeShare is given */
+  probeRows?: number;
 }
 
 /** What the cache keeps of a row. */
@@ -245,7 +253,7 @@ export class ProjectVectorCache {
     // A sparse query (the hashing embedder's) costs only its non-zero dims per row, so the exact scan stays
     // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
     // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
-    if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? DEFAULT_PROBE_SHARE);
+    if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? Math.min(DEFAULT_PROBE_SHARE, (this.opts.probeRows ?? DEFAULT_PROBE_ROWS) / this.count));
     else {
       for (const doc of this.docs.values()) {
         if (exclude?.(doc.documentId)) continue;

@@ -74,4 +74,18 @@ describe("the indexer job", () => {
     expect(await run()).toMatchObject({ removed: 1 });
     expect(await t.app.ctx.vectors.searchVectors({ projectId: pid, query: "lanterns", tags: ["items"], n: 3 })).toEqual([]);
   });
+  test("one tick works through a backlog of many documents, not a fixed 50 (the schedule's 2 s would idle the rest)", async () => {
+    const ids = Array.from({ length: 130 }, (_, i) => createDocument(t.app.ctx, pid, { name: `Rumour ${i}`, content: `Rumour ${i}: the ferry runs late.`, tags: ["history"] }).id);
+    // 130 one-chunk documents are a few batches: far inside one tick's time on any machine
+    expect(await run()).toMatchObject({ indexed: 130, failed: 0 });
+    expect(ids.filter((id) => status(id) !== "COMPLETED")).toEqual([]);
+  });
+  test("a tick ends when its time is up and the next one goes on where it stopped", async () => {
+    const { runIndexer } = await import("../../src/lore/indexer/indexerJob.ts");
+    const ids = Array.from({ length: 5 }, (_, i) => createDocument(t.app.ctx, pid, { name: `Ledger ${i}`, content: `Ledger ${i}: salt and iron.`, tags: ["history"] }).id);
+    // no time at all: nothing is claimed, nothing is left PROCESSING
+    expect(await runIndexer(t.app.ctx as never, undefined, Number.POSITIVE_INFINITY, 32, 0)).toMatchObject({ indexed: 0 });
+    expect(ids.map(status)).toEqual(ids.map(() => "PENDING"));
+    expect(await run()).toMatchObject({ indexed: 5 });
+  });
 });

@@ -63,6 +63,23 @@ describe("TransformersEmbedder on a hand-written ONNX model", () => {
     for (let i = 0; i < 32; i++) expect(vs[42][i]).toBeCloseTo(single[i], 5);
   });
 
+  test("texts of mixed lengths, batched by length, come back in input order with the vectors each has alone", async () => {
+    // lengths interleaved so that sorting by length moves every text: a mix-up of the order would pair a text
+    // with another's vector
+    const texts = Array.from({ length: 23 }, (_, i) => (i % 2 ? "dragon gold mountain road ".repeat(1 + (i % 5)) : `king ${i}`).trim());
+    const small = await TransformersEmbedder.load(modelDir, { batch: 4 });
+    try {
+      const vs = await small.embed(texts);
+      expect(vs).toHaveLength(texts.length);
+      for (let i = 0; i < texts.length; i++) {
+        const [alone] = await small.embed([texts[i]]);
+        for (let d = 0; d < 32; d++) expect(vs[i][d]).toBeCloseTo(alone[d], 5);
+      }
+    } finally {
+      await small.dispose();
+    }
+  });
+
   test("a vector store runs on it", async () => {
     const store = await VectorStore.open(join(tmp.dir, "store"), embedder);
     await store.replaceDocumentChunks("p", "d", [chunk("p", "d", 0, "the dragon sleeps", ["t"]), chunk("p", "d", 1, "gold on the road", ["t"])]);

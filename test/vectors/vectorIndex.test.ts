@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { defaultLists, IvfIndex } from "../../src/vectors/IvfIndex.ts";
 import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import { chunk } from "./helpers.ts";
 
@@ -103,4 +104,42 @@ test("a sparse query (the hashing embedder's) scans exactly even when the index 
     for (let j = 0; j < 5; j++) sparse[(q * 13 + j * 7) % DIMS] = 1 + j;
     expect(ix.search(sparse, new Set(["a", "c"]), 8).map((h) => h.id)).toEqual(exact.search(sparse, new Set(["a", "c"]), 8).map((h) => h.id));
   }
+});
+
+test("the two-level build lists every row exactly once under √N lists, and rows written later join them", async () => {
+  const cache = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0 });
+  fill(cache);
+  const rows = 40 * 50;
+  const index = await IvfIndex.build(cache.blocks(), DIMS, rows, async () => {});
+  expect(index.k).toBe(defaultLists(rows)); // 45: every coarse group got its share, the shares add up to k
+  expect(index.listSizes()).toHaveLength(index.k);
+  expect(index.listSizes().reduce((a, b) => a + b, 0)).toBe(rows);
+  // the lists follow the clusters: no list holds a big share of the rows (24 clusters of ~80 rows)
+  expect(Math.max(...index.listSizes())).toBeLessThan(rows / 8);
+  const extra = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0 });
+  fill(extra, 40, 2);
+  for (const b of extra.blocks()) index.add(b);
+  expect(index.listSizes().reduce((a, b) => a + b, 0)).toBe(rows + 100);
+});
+
+test("probing bounded by rows (a big project's lists) still fills n visible hits, and ranks close to the exact scan", async () => {
+  const exact = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0 });
+  // ~100 rows' worth of lists: 3 of 45, where the default share would probe 9
+  const narrow = new ProjectVectorCache(DIMS, "p", { indexMinRows: 1000, probeRows: 100 });
+  fill(exact);
+  fill(narrow);
+  await narrow.indexIdle();
+  let found = 0;
+  for (let q = 0; q < 24; q++) {
+    const tags = new Set([TAGS[q % TAGS.length]]);
+    const query = near(q, 0.5);
+    const got = narrow.search(query, tags, 20);
+    expect(got).toHaveLength(20);
+    for (const h of got) expect(h.tags.some((t) => tags.has(t))).toBe(true);
+    const ids = new Set(got.slice(0, 4).map((h) => h.id));
+    found += exact.search(query, tags, 4).filter((h) => ids.has(h.id)).length;
+  }
+  // a query's own cluster (~80 rows) is almost always in its closest three lists
+  expect(found / (24 * 4)).toBeGreaterThanOrEqual(0.85);
+  expect(narrow.search(near(1), new Set(["rare"]), 20)).toHaveLength(7);
 });

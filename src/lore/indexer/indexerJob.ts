@@ -20,6 +20,14 @@ export interface IndexerContext extends ServiceContext {
 /** Documents, and chunks, claimed per step at most: bounds one embedding call and one LanceDB add. */
 const BATCH_DOCUMENTS = 32;
 const BATCH_CHUNKS = 256;
+/**
+ * How long one tick goes on while documents wait. The job is scheduled every 2 s; a tick that stopped at a fixed
+ * 50 documents left the rest of those 2 s idle, capping a bulk import at 25 documents a second whatever the
+ * embedder's speed. A tick now works through the backlog, checking the abort signal between batches, and ends
+ * after this long so tombstones (deleted documents) and other projects' documents never wait behind a huge import
+ * for more than a tick.
+ */
+export const INDEXER_TICK_MS = 10_000;
 
 interface Prepared {
   doc: PendingDocument;
@@ -42,7 +50,14 @@ function prepare(doc: PendingDocument): Prepared {
   return { doc, chunks, rows };
 }
 
-export async function runIndexer(ctx: IndexerContext, signal?: AbortSignal, maxDocuments = 50, batchDocuments = BATCH_DOCUMENTS): Promise<{ indexed: number; failed: number; removed: number }> {
+export async function runIndexer(
+  ctx: IndexerContext,
+  signal?: AbortSignal,
+  maxDocuments = Number.POSITIVE_INFINITY,
+  batchDocuments = BATCH_DOCUMENTS,
+  budgetMs = INDEXER_TICK_MS,
+): Promise<{ indexed: number; failed: number; removed: number }> {
+  const until = performance.now() + budgetMs;
   let removed = 0;
   for (const t of takeTombstones(ctx)) {
     await ctx.vectors.deleteDocument(t.projectId, t.documentId);
@@ -52,7 +67,7 @@ export async function runIndexer(ctx: IndexerContext, signal?: AbortSignal, maxD
   let indexed = 0;
   let failed = 0;
   let n = 0;
-  while (n < maxDocuments && !signal?.aborted) {
+  while (n < maxDocuments && !signal?.aborted && performance.now() < until) {
     // several documents a step: one embedding call and two LanceDB commits for all of them (writeChunks.ts)
     const batch: Prepared[] = [];
     const before = n;

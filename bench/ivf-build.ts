@@ -1,0 +1,139 @@
+// Building the approximate index at big-world sizes: the flat k-means as it was (√N/2 lists, every row scored
+// against every centroid; bench/support/ivfFlat.ts) beside the two-level build (√N lists under ~√k coarse
+// centroids; src/vectors/IvfIndex.ts), in one run over one generated world (bench/support/bigWorld.ts, hashing
+// embedder). Reports per size the build time of each and, per probe share, dense queries' p50 / p99 and recall@4
+// (int8 candidates of 4 × 20 re-scored in float32, tie-aware against the float32 exact top 4, as
+// bench/scale-retrieval.ts defines it).
+// Usage: bun bench/ivf-build.ts [--sizes 100000,1000000] [--queries 100] [--probes 0.01,0.02,0.05] [--flat yes]
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { prepareQuery, TopN, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
+import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
+import { IvfIndex } from "../src/vectors/IvfIndex.ts";
+import { ProjectVectorCache } from "../src/vectors/ProjectVectorCache.ts";
+import { bigWorld } from "./support/bigWorld.ts";
+import { IvfFlat } from "./support/ivfFlat.ts";
+
+const { values: args } = parseArgs({
+  options: { sizes: { type: "string", default: "100000,1000000" }, queries: { type: "string", default: "100" }, probes: { type: "string", default: "0.01,0.02,0.05" }, flat: { type: "string", default: "yes" } },
+});
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
+const embedder = new HashingEmbedder();
+const dims = embedder.dims;
+const out: string[] = [];
+for (const size of args.sizes!.split(",").map(Number)) {
+  const world = bigWorld({ chunks: size, queries: Number(args.queries) });
+  const cache = new ProjectVectorCache(dims, "p", { indexMinRows: 0 });
+  const perDoc = new Map<string, { rows: typeof world.chunks; vectors: Float32Array[] }>();
+  for (let i = 0; i < world.chunks.length; i += 1000) {
+    const part = world.chunks.slice(i, i + 1000);
+    const vecs = await embedder.embed(part.map((c) => c.text));
+    part.forEach((c, j) => {
+      const d = perDoc.get(c.documentId) ?? { rows: [], vectors: [] };
+      d.rows.push(c);
+      d.vectors.push(vecs[j]);
+      perDoc.set(c.documentId, d);
+    });
+    if (perDoc.size >= 64 || i + 1000 >= world.chunks.length) {
+      for (const [doc, d] of perDoc) cache.setDocument(doc, d.rows.map((r) => ({ ...r, projectId: "p", locationId: null })), d.vectors);
+      perDoc.clear();
+    }
+  }
+  const blocks: DocumentBlock[] = cache.blocks();
+  const pause = () => Bun.sleep(0);
+  const timed = async <T>(f: () => Promise<T>) => {
+    const t0 = performance.now();
+    const v = await f();
+    return { v, ms: performance.now() - t0 };
+  };
+  const builds: { label: string; ms: number; index: { k: number; search: IvfIndex["search"] } }[] = [];
+  const two = await timed(() => IvfIndex.build(blocks, dims, size, pause));
+  builds.push({ label: `two-level, ${two.v.k} lists`, ms: two.ms, index: two.v });
+  if (args.flat === "yes") {
+    const flat = await timed(() => IvfFlat.build(blocks, dims, size, pause));
+    builds.push({ label: `flat (as it was), ${flat.v.k} lists`, ms: flat.ms, index: flat.v });
+  }
+  // dense queries (a whole chunk's text), over random tag subsets; the float32 exact top 4 by brute force
+  const all = new Set(world.tags);
+  const qs = await Promise.all(world.queries.map(async (q, i) => ({ v: (await embedder.embed([world.chunks[(i * 7919) % size].text]))[0], tags: new Set(q.tags) })));
+  const exactTop = qs.map((q) => {
+    const p = prepareQuery(q.v, dims, 0, all);
+    const scores: number[] = [];
+    for (const b of blocks) {
+      const full = b.full!;
+      for (let r = 0; r < b.scales.length; r++) {
+        if (!b.tags[r].some((t) => q.tags.has(t))) continue;
+        let s = 0;
+        for (let d = 0; d < dims; d++) s += p.q[d] * full[r * dims + d];
+        scores.push(s);
+      }
+    }
+    return scores.sort((a, b) => b - a)[3] - 1e-6;
+  });
+  // the exact int8 scan as the cache runs it below the index threshold (4 × n candidates re-scored), dense queries
+  // and the world's questions (sparse: the hashing embedder's short queries, which always take the exact scan)
+  const questions = await Promise.all(world.queries.map(async (q) => ({ v: (await embedder.embed([q.text]))[0], tags: new Set(q.tags) })));
+  const exactOf = (list: typeof qs, label: string, tops: number[]) => {
+    const ms: number[] = [];
+    let hit = 0;
+    list.forEach((q, i) => {
+      const t0 = performance.now();
+      const hits = cache.search(q.v, q.tags, 20);
+      ms.push(performance.now() - t0);
+      hit += hits.slice(0, 4).filter((h) => h.score >= tops[i]).length;
+    });
+    out.push(`| ${size.toLocaleString("en")} | exact int8 scan, ${label} | – | all | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${(hit / (4 * list.length)).toFixed(3)} |`);
+  };
+  exactOf(qs.slice(0, 10), "warm-up", exactTop.slice(0, 10));
+  out.pop();
+  exactOf(qs, "dense queries", exactTop);
+  const questionTop = questions.map((q) => {
+    const p = prepareQuery(q.v, dims, 0, all);
+    const scores: number[] = [];
+    for (const b of blocks) {
+      for (let r = 0; r < b.scales.length; r++) {
+        if (!b.tags[r].some((t) => q.tags.has(t))) continue;
+        let s = 0;
+        for (let j = 0; j < p.nzIdx.length; j++) s += p.nzVal[j] * b.full![r * dims + p.nzIdx[j]];
+        scores.push(s);
+      }
+    }
+    return scores.sort((a, b) => b - a)[3] - 1e-6;
+  });
+  exactOf(questions, "questions (sparse)", questionTop);
+  Bun.gc(true);
+  const rss = process.memoryUsage().rss;
+  const bitOf = (t: string) => (cache as unknown as { tagBit: Map<string, number> }).tagBit.get(t) ?? 0;
+  for (const b of builds) {
+    for (const share of args.probes!.split(",").map(Number)) {
+      const ms: number[] = [];
+      let hit = 0;
+      qs.forEach((q, i) => {
+        let want = 0;
+        for (const t of q.tags) want |= bitOf(t);
+        const t0 = performance.now();
+        const p = prepareQuery(q.v, dims, want, q.tags);
+        const best = new TopN(80);
+        b.index.search(p, best, share);
+        const top = best.items
+          .map((it) => {
+            let s = 0;
+            for (let d = 0; d < dims; d++) s += p.q[d] * it.doc.full![it.row * dims + d];
+            return s;
+          })
+          .sort((x, y) => y - x)
+          .slice(0, 4);
+        ms.push(performance.now() - t0);
+        hit += top.filter((s) => s >= exactTop[i]).length;
+      });
+      out.push(`| ${size.toLocaleString("en")} | ${b.label} | ${(b.ms / 1000).toFixed(1)} s | ${share * 100} % | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${(hit / (4 * qs.length)).toFixed(3)} |`);
+    }
+  }
+  out.push(`| ${size.toLocaleString("en")} | memory | | | cache ${(cache.bytes / size).toFixed(0)} B/chunk (its float32 vectors, own copies here, ${((cache.bytes - blocks.reduce((s, b) => s + (b.full?.byteLength ?? 0), 0)) / size).toFixed(0)} B/chunk without them); two-level index ${(two.v.bytes / size).toFixed(1)} B/chunk | bench RSS ${(rss / 2 ** 30).toFixed(2)} GB |`);
+  console.error(out.join("\n"));
+}
+console.log(`\n### Building the index — ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. Hashing embedder (384 dims), dense queries, 20 tags, n = 20 (what k = 4 fetches), 4 × n int8 candidates re-scored in float32.\n`);
+console.log("| chunks | index | build | lists probed | search p50 / p99 | recall@4 |");
+console.log("|---|---|---|---|---|---|");
+for (const r of out) console.log(r);
