@@ -7,6 +7,8 @@ const NOT_VERBS = new Set(["as", "this", "thus", "plus", "us", "yes", "perhaps",
 /** Adverbs that may sit between a subject and its verb ("Garrick never forgets"). */
 const ADVERBS = "also|never|always|still|often|rarely|seldom|only|just|even|sometimes|quietly|secretly|usually|once|now|genuinely|really";
 const GAP = `(\\s+(?:(?:${ADVERBS})\\s+){0,2})`;
+/** Words after "her" that make it an object ("told her the truth"), not a possessive ("her furnace"). */
+const NOT_AFTER_POSSESSIVE = "the|a|an|to|and|or|but|that|this|in|on|at|with|for|of|from|by|about|as|if|when|so|up|out|down|off|away|back|again|too|alone|into|over|what|how|why|where|who";
 /** A past form or a modal: the same after "you". */
 const SAME_AFTER_YOU = /^(?:\p{Ll}+(?:ed|ew|ept|ook|ame|ent|old|ad|ought|aught|ound|ade|oke|ost|ave|id|ew|an|at|ot|ung|ank|ore|ept|elt|eft|uilt)|can|could|will|would|may|might|must|shall|should|cannot|can't|won't|wouldn't|couldn't|didn't)$/u;
 
@@ -33,12 +35,26 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * A mind's own prose (personality, backstory, speaking style, hints, restrictions) addressed to the mind: its
  * name as a subject becomes "you" with the verb agreeing ("Marisol tells buyers" → "You tell buyers", "Garrick is"
  * → "You are"), its possessive "your" ("Garrick's inn" → "your inn"), a sentence opened by "He" or "She" (in a
- * persona, the mind itself) the same, and in a sentence so rewritten its "he"/"she" as subjects, "his", "her own"
- * and "himself"/"herself". Why: a small model continues the voice it reads, and a persona written "Marisol is …"
+ * persona, the mind itself) the same, and in a sentence so rewritten, after its subject, "he"/"she" as subjects, "his",
+ * "her" before a noun and "himself"/"herself". Why: a small model continues the voice it reads, and a persona written "Marisol is …"
  * had the NPC speak of itself by name in the third person ("Marisol tells buyers …"). Other people's names, object
  * pronouns ("him", "her": they may be anyone's) and sentences about others are left as written.
  */
 export function toSecondPerson(text: string, mindName: string): string {
+  // The same persona is rendered for every turn and every fitting of the prompt: rewritten once.
+  const key = `${mindName}\u0000${text}`;
+  const hit = CACHE.get(key);
+  if (hit !== undefined) return hit;
+  const out = rewrite(text, mindName);
+  if (CACHE.size >= CACHE_MAX) CACHE.clear();
+  CACHE.set(key, out);
+  return out;
+}
+
+const CACHE = new Map<string, string>();
+const CACHE_MAX = 4096;
+
+function rewrite(text: string, mindName: string): string {
   // Its surname too ("Hesk was made captain"): in the mind's own persona it is the mind.
   const parts = mindName.trim().split(/\s+/);
   const surname = parts.length > 1 && parts.at(-1)!.length > 2 ? [parts.at(-1)!] : [];
@@ -76,6 +92,8 @@ function sentence(s: string, name: string): string {
     })
     .replace(/\b(his|her) own\b/g, "your own")
     .replace(/\bhis\b/g, "your")
+    // "her" before a noun is hers ("her furnace"); before an article or a preposition it is an object, left alone
+    .replace(new RegExp(`\\bher(?=\\s+(?!(?:${NOT_AFTER_POSSESSIVE})\\b)\\p{Ll})`, "gu"), "your")
     .replace(/\b(himself|herself)\b/g, "yourself");
   return out.slice(0, from) + rest;
 }
