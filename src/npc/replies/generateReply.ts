@@ -33,7 +33,7 @@ export interface GuardPolicy {
   resampleTemperature: number | null;
 }
 
-export const GUARD_POLICY: GuardPolicy = { tries: 2, budgetShare: 1, resampleTemperature: null };
+export const GUARD_POLICY: GuardPolicy = { tries: 4, budgetShare: 1, resampleTemperature: 0.3 };
 
 export interface AttemptReport {
   attempt: number;
@@ -80,8 +80,8 @@ interface Done {
  * One NPC reply with the reply guard: the words are shaped as they stream (ReplyShaper: the opening held until
  * judged, the sentence limit, the cap, loops), checked when done (detectors.ts), and a reply that echoes the
  * player, talks about its notes, carries a role label, recites the prompt, speaks as someone else, tells a secret,
- * repeats itself or says nothing is sampled once more with the next seed when nothing of it reached the client;
- * the better of the two is returned, without any sentence that tells a secret when others remain. Never for
+ * repeats itself or says nothing is sampled again with the next seed when nothing of it reached the client
+ * (GuardPolicy: how often, and how cool); the least bad is returned, without any sentence that tells a secret when others remain. Never for
  * grammar-constrained generation or greedy sampling (a resample would repeat it).
  */
 export async function generateReply(
