@@ -88,6 +88,8 @@ export interface RunOptions {
   log: (s: string) => void;
   /** run each mind's grounding, secrets and parroting turns together (fewer prompt evaluations) */
   byMind?: boolean;
+  /** only these minds' single-line turns (many seeds of a few minds: their prompts are evaluated once) */
+  minds?: string[];
   /** after each reply: a long run (or one stopped early) keeps every reply it has */
   onRecord?: (records: ReplyRecord[]) => void;
 }
@@ -157,7 +159,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
   }
   const minds = [...new Set(tasks.map((t) => t.mind))];
   if (o.byMind) tasks.sort((a, b) => minds.indexOf(a.mind) - minds.indexOf(b.mind));
-  for (const task of tasks) await task.run();
+  for (const task of tasks) if (!o.minds || o.minds.includes(task.mind)) await task.run();
   // Scoping is a guarantee (the lore is never in the prompt), checked on the first seed.
   for (const [i, q] of (o.skip.has("scoping") ? [] : w.world.scoping).entries()) {
     await product("scoping", q.mind, q.text, o.seeds[0], `s-${i}`, null, { fact: q.fact });
