@@ -33,7 +33,12 @@ export interface GuardPolicy {
   resampleTemperature: number | null;
 }
 
-export const GUARD_POLICY: GuardPolicy = { tries: 4, budgetShare: 1, resampleTemperature: 0.3 };
+/**
+ * Two samples at the turn's temperature. Measured on the tuning worlds (BENCHMARKS.md "Temperature, more tries,
+ * second person"): 4 tries with resamples at 0.3 drew 1.70 samples a reply against 1.36 and returned as many replies
+ * with a problem (6 of 56 each): a cooler resample of a prompt that goes wrong tends to go wrong the same way.
+ */
+export const GUARD_POLICY: GuardPolicy = { tries: 2, budgetShare: 1, resampleTemperature: null };
 
 export interface AttemptReport {
   attempt: number;
