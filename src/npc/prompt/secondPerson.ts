@@ -86,7 +86,7 @@ function sentence(s: string, name: string): string {
       const v = agree(verb);
       return v ? `${lead}you${gap}${v}` : m;
     })
-    .replace(new RegExp(`(,\\s+|\\band\\s+|\\bbut\\s+)(\\p{Ll}{2,}s)(?=\\s+(?!and\\b|or\\b)\\p{Ll})`, "gu"), (m, lead: string, verb: string) => {
+    .replace(/(,\s+|\band\s+|\bbut\s+)(\p{Ll}{2,}s)(?=\s+(?!and\b|or\b)\p{Ll})/gu, (m, lead: string, verb: string) => {
       const v = baseForm(verb);
       return v ? `${lead}${v}` : m;
     })
