@@ -96,6 +96,10 @@ const withNaive = !process.argv.includes("--no-naive");
 const naiveOnly = process.argv.includes("--naive-only");
 if (naiveOnly) for (const part of ["scoping", "conversation", "memory"]) skip.add(part);
 
+/** `--by-mind`: each mind's single-line turns together (a mind switch re-evaluates its prompt: minutes on a loaded machine). */
+const byMind = process.argv.includes("--by-mind");
+/** `--minds a,b`: only these minds' grounding, secrets and parroting turns (with `--seeds 6`: many draws of a few prompts). */
+const onlyMinds = arg("minds", "") ? arg("minds", "").split(",") : undefined;
 /** `--kv-cache f16|q8_0|q4_0`: llama.cpp's KV cache type for both arms (config `kvCacheType`). */
 const kvCacheType = arg("kv-cache", "f16") as "f16" | "q8_0" | "q4_0";
 
@@ -170,7 +174,7 @@ for (const mk of models) {
         out[w.world.name] = { memory: null, records };
         save();
       };
-      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, log: (s) => console.error(s), onRecord });
+      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, minds: onlyMinds, log: (s) => console.error(s), onRecord });
       out[w.world.name] = { memory, records };
       worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
       // Written after each world (a long run keeps what it has); the load average as it went.

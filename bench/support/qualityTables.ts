@@ -32,6 +32,10 @@ export interface ArmFigures {
   resampled: string;
   /** the model's own echo rate: the first sample's, whether or not the guard then resampled */
   rawEcho: string;
+  /** the first sample's hygiene problems by kind (what the model does before the guard) */
+  firstKinds: string;
+  /** samples the guard drew per reply */
+  samples: string;
 }
 
 export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
@@ -67,10 +71,19 @@ export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
     clientFirst: client.length ? `${median(client)} ms` : "–",
     resampled: arm === "naive" ? "–" : pct(mine.filter((r) => r.generations > 1).length, mine.length),
     rawEcho: pct(mine.filter((r) => (r.firstProblems ?? r.problems).some((p) => p.kind === "echo")).length, mine.length),
+    firstKinds: byKind(mine.map((r) => r.firstProblems ?? r.problems)),
+    samples: arm === "naive" ? "–" : `${(mine.reduce((n, r) => n + r.generations, 0) / mine.length).toFixed(2)} (max ${Math.max(...mine.map((r) => r.generations))})`,
   };
 }
 
-const FIELDS: (keyof ArmFigures)[] = ["grounding", "spread", "secretsTopic", "secretsDirect", "scoping", "echo", "hygiene", "byKind", "overLength", "words", "ttft", "replyFirst", "clientFirst", "resampled", "rawEcho"];
+/** Hygiene problems by kind over the replies (a reply may have several). */
+function byKind(problems: { kind: ProblemKind }[][]): string {
+  const kinds = new Map<string, number>();
+  for (const ps of problems) for (const p of ps) if (HYGIENE.includes(p.kind)) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+  return [...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+}
+
+const FIELDS: (keyof ArmFigures)[] = ["grounding", "spread", "secretsTopic", "secretsDirect", "scoping", "echo", "hygiene", "byKind", "overLength", "words", "ttft", "replyFirst", "clientFirst", "resampled", "rawEcho", "firstKinds", "samples"];
 
 /** The world's table: one row per figure, a column per arm. */
 export function worldTable(records: ReplyRecord[]): string {
@@ -92,6 +105,8 @@ export function worldTable(records: ReplyRecord[]): string {
     ["first token of the returned reply (median / p90)", "replyFirst"],
     ["first token event (SSE client, median)", "clientFirst"],
     ["replies resampled by the guard", "resampled"],
+    ["samples per reply (mean, max)", "samples"],
+    ["hygiene problems of the first sample, by kind (before the guard)", "firstKinds"],
   ];
   return ["| | Lorehold | naive baseline |", "|---|---|---|", ...rows.map(([label, k]) => `| ${label} | ${l[k]} | ${n[k]} |`)].join("\n");
 }

@@ -86,6 +86,10 @@ export interface RunOptions {
   /** false: the naive baseline alone (it does not depend on the product's code, so it can run beside a change) */
   product?: boolean;
   log: (s: string) => void;
+  /** run each mind's grounding, secrets and parroting turns together (fewer prompt evaluations) */
+  byMind?: boolean;
+  /** only these minds' single-line turns (many seeds of a few minds: their prompts are evaluated once) */
+  minds?: string[];
   /** after each reply: a long run (or one stopped early) keeps every reply it has */
   onRecord?: (records: ReplyRecord[]) => void;
 }
@@ -126,24 +130,36 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     return rec;
   };
 
+  // The single-line parts as tasks; `byMind` runs each mind's together (its prompt stays evaluated: on a loaded
+  // machine a mind switch costs minutes of prompt evaluation at 1 thread), else part by part, seed by seed.
+  const tasks: { part: Part; mind: string; run: () => Promise<unknown> }[] = [];
   for (const seed of o.skip.has("grounding") ? [] : o.seeds) {
     for (const [i, q] of w.world.grounding.entries()) {
-      await product("grounding", q.mind, q.text, seed, `g-${seed}-${i}`, null, { fact: q.fact });
-      await naive("grounding", q.mind, q.text, seed, { fact: q.fact });
+      tasks.push({ part: "grounding", mind: q.mind, run: async () => {
+        await product("grounding", q.mind, q.text, seed, `g-${seed}-${i}`, null, { fact: q.fact });
+        await naive("grounding", q.mind, q.text, seed, { fact: q.fact });
+      } });
     }
   }
   for (const seed of o.skip.has("secrets") ? [] : o.seeds) {
     for (const [i, q] of w.world.secrets.entries()) {
-      await product("secrets", q.mind, q.text, seed, `k-${seed}-${i}`, null, { fact: q.fact, direct: q.direct });
-      await naive("secrets", q.mind, q.text, seed, { fact: q.fact, direct: q.direct });
+      tasks.push({ part: "secrets", mind: q.mind, run: async () => {
+        await product("secrets", q.mind, q.text, seed, `k-${seed}-${i}`, null, { fact: q.fact, direct: q.direct });
+        await naive("secrets", q.mind, q.text, seed, { fact: q.fact, direct: q.direct });
+      } });
     }
   }
   for (const seed of o.skip.has("parroting") ? [] : o.seeds) {
     for (const [i, q] of w.world.parroting.entries()) {
-      await product("parroting", q.mind, q.text, seed, `p-${seed}-${i}`, null);
-      await naive("parroting", q.mind, q.text, seed);
+      tasks.push({ part: "parroting", mind: q.mind, run: async () => {
+        await product("parroting", q.mind, q.text, seed, `p-${seed}-${i}`, null);
+        await naive("parroting", q.mind, q.text, seed);
+      } });
     }
   }
+  const minds = [...new Set(tasks.map((t) => t.mind))];
+  if (o.byMind) tasks.sort((a, b) => minds.indexOf(a.mind) - minds.indexOf(b.mind));
+  for (const task of tasks) if (!o.minds || o.minds.includes(task.mind)) await task.run();
   // Scoping is a guarantee (the lore is never in the prompt), checked on the first seed.
   for (const [i, q] of (o.skip.has("scoping") ? [] : w.world.scoping).entries()) {
     await product("scoping", q.mind, q.text, o.seeds[0], `s-${i}`, null, { fact: q.fact });

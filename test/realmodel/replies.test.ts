@@ -81,10 +81,11 @@ describe.skipIf(!fx || !qwen)("the reply guard on Qwen2.5-Coder-0.5B-Instruct (r
     }
     const echoed = reports.filter((x) => x.g.attempts[0].problems.some((p) => p.kind === "echo"));
     for (const x of echoed) {
-      // The decision path, a property: an echo found in the first sample of an unstreamed reply always brings a second.
-      expect(x.g.attempts.length).toBe(2);
-      // and the first is returned only if the second is no better (both echo).
-      if (x.g.chosen === 1) expect(x.g.attempts[1].problems.length).toBeGreaterThan(0);
+      // The decision path, a property: an echo found in the first sample of an unstreamed reply always brings another,
+      expect(x.g.attempts.length).toBeGreaterThanOrEqual(2);
+      // the guard stops at the first clean sample, and returns one with a problem only when every sample had one.
+      expect(x.g.attempts.slice(0, -1).every((a) => a.problems.length > 0)).toBe(true);
+      if (x.g.attempts[x.g.chosen - 1].problems.length > 0) expect(x.g.attempts.every((a) => a.problems.length > 0)).toBe(true);
     }
     console.log(`[realmodel] guard: ${echoed.length}/6 first samples echoed; returned: ${JSON.stringify(reports.map((x) => x.reply.slice(0, 80)))}`);
     // Qwen echoed the first sample in 5 of 6 of these turns here (Xeon, 1 thread): at a rate of even 35% the chance

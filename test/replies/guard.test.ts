@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { GenerateRequest, GenerateResult } from "../../src/generation/types.ts";
 import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
-import { generateReply } from "../../src/npc/replies/generateReply.ts";
+import { generateReply, type GuardPolicy } from "../../src/npc/replies/generateReply.ts";
 import { ReplyShaper } from "../../src/npc/replies/ReplyShaper.ts";
 import { secretTerms } from "../../src/npc/secrets/secretTerms.ts";
 import { stripSecrets } from "../../src/npc/secrets/stripSecrets.ts";
@@ -53,6 +53,9 @@ function scripted(replies: string[], opts: { maxTokensHit?: boolean } = {}) {
   return { llm, calls };
 }
 
+/** Two samples at the turn's temperature: the tests of choosing between two (the default policy may draw more). */
+const TWO: GuardPolicy = { tries: 2, budgetShare: 1, resampleTemperature: null };
+
 const base = (onToken?: (t: string) => void): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 40, onToken });
 
 describe("the reply guard's decisions", () => {
@@ -84,7 +87,7 @@ describe("the reply guard's decisions", () => {
 
   test("without a client stream, a problem found at the end is resampled too, and the better reply is returned", async () => {
     const { llm } = scripted(["Aye. According to the notes, a ride takes eleven minutes.", "Aye, eleven minutes.\nAssistant: anything else?"]);
-    const { result, report } = await generateReply(llm, base(), { ...ctx, maxSentences: 3 });
+    const { result, report } = await generateReply(llm, base(), { ...ctx, maxSentences: 3 }, TWO);
     expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["meta"], ["roleLabel"]]);
     // meta talk (weight 5) is worse than a role label (4)
     expect(report.chosen).toBe(2);
@@ -191,7 +194,7 @@ describe("secrets in the turn", () => {
 
   test("when every sentence tells it and nothing can be cut, the least bad is returned, its telling sentences dropped if others remain", async () => {
     const { llm } = scripted(["Periwinkle. Periwinkle it is.", "Ask the cutter: periwinkle, and the light goes out."], {});
-    const { result, report } = await generateReply(llm, base(), withSecret);
+    const { result, report } = await generateReply(llm, base(), withSecret, TWO);
     expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["secretLeak"], ["secretLeak"]]);
     expect(result.text.length).toBeGreaterThan(0);
   });

@@ -20,9 +20,30 @@ const WEIGHT: Partial<Record<ProblemKind, number>> = {
   repetition: 2,
 };
 
+/**
+ * How the guard samples again while nothing of the reply was sent (bench/quality.ts, BENCHMARKS.md "Temperature,
+ * more tries, second person"): up to `tries` samples, a next one only while the rejected ones together cost fewer
+ * tokens than `budgetShare` of the reply cap (a sample stopped early costs a few tokens, one judged at its end the
+ * whole reply), and every sample after the first at most `resampleTemperature`.
+ */
+export interface GuardPolicy {
+  tries: number;
+  budgetShare: number;
+  /** null: the turn's own temperature */
+  resampleTemperature: number | null;
+}
+
+/**
+ * Two samples at the turn's temperature. Measured on the tuning worlds (BENCHMARKS.md "Temperature, more tries,
+ * second person"): 4 tries with resamples at 0.3 drew 1.70 samples a reply against 1.36 and returned as many replies
+ * with a problem (6 of 56 each): a cooler resample of a prompt that goes wrong tends to go wrong the same way.
+ */
+export const GUARD_POLICY: GuardPolicy = { tries: 2, budgetShare: 1, resampleTemperature: null };
+
 export interface AttemptReport {
   attempt: number;
   seed: number;
+  temperature: number;
   problems: Problem[];
   /** judged on its opening and stopped before anything was sent */
   early: boolean;
@@ -64,15 +85,22 @@ interface Done {
  * One NPC reply with the reply guard: the words are shaped as they stream (ReplyShaper: the opening held until
  * judged, the sentence limit, the cap, loops), checked when done (detectors.ts), and a reply that echoes the
  * player, talks about its notes, carries a role label, recites the prompt, speaks as someone else, tells a secret,
- * repeats itself or says nothing is sampled once more with the next seed when nothing of it reached the client;
- * the better of the two is returned, without any sentence that tells a secret when others remain. Never for
+ * repeats itself or says nothing is sampled again with the next seed when nothing of it reached the client
+ * (GuardPolicy: how often, and how cool); the least bad is returned, without any sentence that tells a secret when others remain. Never for
  * grammar-constrained generation or greedy sampling (a resample would repeat it).
  */
-export async function generateReply(llm: Pick<GenerationBackend, "generate">, req: GenerateRequest, turn: TurnGuard | ReplyContext): Promise<GuardedReply> {
+export async function generateReply(
+  llm: Pick<GenerationBackend, "generate">,
+  req: GenerateRequest,
+  turn: TurnGuard | ReplyContext,
+  policy: GuardPolicy = GUARD_POLICY,
+): Promise<GuardedReply> {
   const { context, withoutSecrets } = "context" in turn ? turn : { context: turn, withoutSecrets: undefined };
   const streaming = !!req.onToken;
-  const guard = !req.jsonSchema && (req.temperature ?? 0.7) > 0;
-  const maxAttempts = guard ? 2 : 1;
+  const temperature = req.temperature ?? 0.7;
+  const guard = !req.jsonSchema && temperature > 0;
+  const maxAttempts = guard ? Math.max(1, policy.tries) : 1;
+  const budget = Math.max(1, Math.round(policy.budgetShare * req.maxTokens));
   const baseSeed = req.seed ?? randomSeed();
   const startedAt = performance.now();
   const done: Done[] = [];
@@ -80,8 +108,11 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
   let evaluated = 0;
   let completion = 0;
   let messages = req.messages;
+  /** tokens the rejected samples cost */
+  let spent = 0;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const last = attempt === maxAttempts;
+    const last = attempt === maxAttempts || (attempt > 2 && spent >= budget);
+    const cooler = attempt > 1 && policy.resampleTemperature !== null ? Math.min(temperature, policy.resampleTemperature) : temperature;
     const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming, tail });
     const stop = new AbortController();
     const seed = baseSeed + attempt - 1;
@@ -92,6 +123,7 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
         ...req,
         messages,
         seed,
+        temperature: cooler,
         stopSignal: stop.signal,
         timings: attempt === 1 ? req.timings : undefined,
         onToken: (piece) => {
@@ -112,9 +144,10 @@ export async function generateReply(llm: Pick<GenerationBackend, "generate">, re
     const ended = result.finishReason === "abort" || result.finishReason === "timeout";
     const { text } = shaper.finish(result.text, ended ? "length" : result.finishReason);
     const problems = ended ? [] : shaper.failure ? [shaper.failure] : replyProblems(text, context).filter((p) => WEIGHT[p.kind] !== undefined);
-    done.push({ report: { attempt, seed, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy }, result: { ...result, text }, startMs, sent });
+    done.push({ report: { attempt, seed, temperature: cooler, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy }, result: { ...result, text }, startMs, sent });
     // Clean, the last try, cut short, or the client already has part of it: this is the reply.
-    if (problems.length === 0 || ended || (streaming && sent > 0)) break;
+    if (problems.length === 0 || ended || (streaming && sent > 0) || last) break;
+    spent += result.completionTokens;
     // A reply that told a secret is sampled again from the prompt without it: what is not seen cannot be told.
     if (withoutSecrets && problems.some((p) => p.kind === "secretLeak")) messages = withoutSecrets();
   }

@@ -1,0 +1,56 @@
+import { describe, expect, test } from "bun:test";
+import { baseForm, toSecondPerson } from "../../src/npc/prompt/secondPerson.ts";
+import { personaParts } from "../../src/npc/prompt/systemPrompt.ts";
+import { wrongPerson } from "../../src/npc/replies/detectors.ts";
+
+describe("a persona addressed to its mind", () => {
+  test.each([
+    ["Garrick loves a story more than he loves money, remembers every face, and cannot keep a rumour to himself.", "Garrick Thorne", "You love a story more than you love money, remember every face, and cannot keep a rumour to yourself."],
+    ["Mara was born on a salt barge and has never slept a week on land.", "Mara Vey", "You were born on a salt barge and have never slept a week on land."],
+    ["Hesk was made captain the next year. She now also leads the search.", "Captain Ilsa Hesk", "You were made captain the next year. You now also lead the search."],
+    ["Brisk and fair. Odile answers questions plainly and hates waste.", "Odile Marsh", "Brisk and fair. You answer questions plainly and hate waste."],
+    ["Garrick's porter is famous.", "Garrick Thorne", "Your porter is famous."],
+    ["He carries the keys and watches the gate.", "Tobias Crane", "You carry the keys and watch the gate."],
+    // another person's sentence, and the pronouns before the mind becomes the subject, stay as written
+    ["Crennan confessed to him on his deathbed what he had done, and Aldous has carried the secret ever since.", "Brother Aldous", "Crennan confessed to him on his deathbed what he had done, and you have carried the secret ever since."],
+    ["She is Captain Hesk's aunt.", "Nan Wicker", "You are Captain Hesk's aunt."],
+    // no subject, nothing to change
+    ["Warm and chatty, full of anecdotes.", "Garrick Thorne", "Warm and chatty, full of anecdotes."],
+  ])("%s", (text, name, want) => {
+    expect(toSecondPerson(text, name)).toBe(want);
+  });
+
+  test.each([
+    ["loves", "love"],
+    ["carries", "carry"],
+    ["watches", "watch"],
+    ["goes", "go"],
+    ["is", "are"],
+    ["has", "have"],
+    ["always", null],
+    ["glass", null],
+    ["bus", null],
+  ])("baseForm(%s) = %s", (verb, want) => {
+    expect(baseForm(verb)).toBe(want);
+  });
+
+  test("the system text of a mind written in the third person no longer speaks of it by name", () => {
+    const parts = personaParts({
+      entityName: "Marisol Ortega",
+      role: "Glassblower",
+      personality: "Marisol is proud of her furnace. Marisol tells buyers the truth about the glass.",
+      backstory: "Marisol came to the glassworks at twelve.",
+      speakingStyle: null,
+      location: null,
+      relationships: [],
+      knowledgeDescription: null,
+      hints: ["Marisol offers a bead to children."],
+      restrictions: [],
+      behaviour: null,
+    } as never);
+    const text = [parts.personality, parts.backstory, ...parts.hints].join("\n");
+    expect(text).toBe("Personality: You are proud of your furnace. You tell buyers the truth about the glass.\nBackstory: You came to the glassworks at twelve.\n- You offer a bead to children.");
+    expect(wrongPerson(text, { mindName: "Marisol Ortega", otherNames: [], playerLine: "" })).toBeNull();
+    expect(parts.identity).toContain("never of yourself by name");
+  });
+});

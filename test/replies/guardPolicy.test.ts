@@ -1,0 +1,100 @@
+import { describe, expect, test } from "bun:test";
+import type { GenerateRequest, GenerateResult } from "../../src/generation/types.ts";
+import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
+import { generateReply, GUARD_POLICY, type GuardPolicy } from "../../src/npc/replies/generateReply.ts";
+
+const ctx: ReplyContext = {
+  playerLine: "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot.",
+  mindName: "Idris Vane",
+  otherNames: [],
+  structuralLines: ["You are Idris Vane, Keeper of the Cindervale Incline, a character in a game."],
+  narrativeLines: [],
+  noteNames: ["Riding the Incline"],
+  previousReply: null,
+  maxSentences: 2,
+  secrets: [],
+};
+
+const pieces = (text: string) => text.match(/\s*\S+/g) ?? [];
+
+/**
+ * A backend that says the scripted replies in order, one per call, a word a token, and honours the stop signal as
+ * the real ones do. It stands in for the model: what is under test is how many samples the guard draws, at which
+ * temperature, and which it returns.
+ */
+function scripted(replies: string[]) {
+  const calls: GenerateRequest[] = [];
+  const llm = {
+    async generate(req: GenerateRequest): Promise<GenerateResult> {
+      calls.push(req);
+      let said = "";
+      for (const p of pieces(replies[calls.length - 1] ?? "")) {
+        if (req.stopSignal?.aborted) break;
+        said += p;
+        req.onToken?.(p);
+      }
+      return { text: said.trim(), promptTokens: 100, evaluatedPromptTokens: 3, completionTokens: pieces(said).length, finishReason: "stop", timeToFirstTokenMs: 10 };
+    },
+  };
+  return { llm, calls };
+}
+
+const req = (maxTokens = 64): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens, temperature: 0.7, seed: 40 });
+const THIRD = "Idris Vane tells travellers the car leaves at dawn.";
+const CLEAN = "The car leaves at dawn, and the fare is two brass bits.";
+const more: GuardPolicy = { tries: 4, budgetShare: 1, resampleTemperature: 0.3 };
+
+describe("the reply guard's sampling policy", () => {
+  test("with more tries, samples stopped early are cheap: it keeps sampling (cooler after the first) until one is clean", async () => {
+    const { llm, calls } = scripted([THIRD, THIRD, THIRD, CLEAN]);
+    const { result, report } = await generateReply(llm, req(), ctx, more);
+    expect(calls.map((c) => [c.seed, c.temperature])).toEqual([[40, 0.7], [41, 0.3], [42, 0.3], [43, 0.3]]);
+    expect(report.attempts.map((a) => a.early)).toEqual([true, true, true, false]);
+    expect(report.chosen).toBe(4);
+    expect(result.text).toBe(CLEAN);
+  });
+
+  test("never more than `tries` samples; with none clean, the least bad is returned (a stopped one has no text)", async () => {
+    const { llm, calls } = scripted([THIRD, THIRD, THIRD, THIRD, CLEAN]);
+    const { result, report } = await generateReply(llm, req(), ctx, more);
+    expect(calls).toHaveLength(4);
+    // the last try is not judged while it streams, so it has its text: that is the reply
+    expect(report.chosen).toBe(4);
+    expect(result.text).toBe(THIRD);
+  });
+
+  test("a cooler resample never heats a cool turn: a mind at 0.2 resamples at 0.2", async () => {
+    const { llm, calls } = scripted([THIRD, CLEAN]);
+    await generateReply(llm, { ...req(), temperature: 0.2 }, ctx, more);
+    expect(calls.map((c) => c.temperature)).toEqual([0.2, 0.2]);
+  });
+
+  test("the token budget: once the rejected samples cost a reply's cap, the next sample is the last", async () => {
+    // The echo is told after its sixth word: each rejected sample costs 6 tokens.
+    const line = "The road up from the river was long and the wind was cold and wet all the way.";
+    const c = { ...ctx, playerLine: line };
+    const { llm, calls } = scripted([line, line, line, CLEAN]);
+    const { result, report } = await generateReply(llm, req(12), c, more);
+    // 6 + 6 tokens rejected ≥ the 12-token budget: the third sample is the last (a fourth would have been clean)
+    expect(calls).toHaveLength(3);
+    expect(report.attempts.map((a) => a.problems[0]?.kind)).toEqual(["echo", "echo", "echo"]);
+    expect(report.attempts.map((a) => a.early)).toEqual([true, true, false]);
+    expect(result.text.startsWith("The road up from the river")).toBe(true);
+    // with room for more, the fourth is drawn
+    const roomy = scripted([line, line, line, CLEAN]);
+    expect((await generateReply(roomy.llm, req(64), c, more)).result.text).toBe(CLEAN);
+  });
+
+  test("greedy and grammar-constrained requests are still sampled once, whatever the policy", async () => {
+    const g = scripted([THIRD, CLEAN]);
+    await generateReply(g.llm, { ...req(), temperature: 0 }, ctx, more);
+    expect(g.calls).toHaveLength(1);
+    const j = scripted([THIRD, CLEAN]);
+    await generateReply(j.llm, { ...req(), jsonSchema: { type: "object" } }, ctx, more);
+    expect(j.calls).toHaveLength(1);
+  });
+
+  test("the default policy", () => {
+    expect(GUARD_POLICY.tries).toBeGreaterThanOrEqual(2);
+  });
+});
