@@ -37,6 +37,8 @@ export interface CacheOptions {
   probeShare?: number;
   /** lists probed hold at most about this many rows (DEFAULT_PROBE_ROWS) unless probeShare is given */
   probeRows?: number;
+  /** rows from which a sparse query is scanned column by column (COLUMN_MIN_ROWS) */
+  columnMinRows?: number;
 }
 
 /** What the cache keeps of a row. */
@@ -259,7 +261,7 @@ export class ProjectVectorCache {
     // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
     // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
     if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? Math.min(DEFAULT_PROBE_SHARE, (this.opts.probeRows ?? DEFAULT_PROBE_ROWS) / this.count));
-    else if (p.sparse && this.count >= COLUMN_MIN_ROWS) {
+    else if (p.sparse && this.count >= (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) {
       if (!this.columns || this.columns.stale) this.columns = new ColumnScan(this.docs.values(), this.count, this.dims);
       this.columns.scan(p, best, (doc, r) => scoreRow(doc, r, p, this.dims));
     } else {
