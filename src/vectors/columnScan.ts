@@ -18,6 +18,9 @@ export class ColumnScan {
   private readonly rowOf: Int32Array;
   private readonly cols: Int8Array;
   private readonly scales: Float32Array;
+  /** per row, the block's tag bits and overflow flag: the visibility test reads no block */
+  private readonly tagBits: Uint32Array;
+  private readonly overflow: Uint8Array;
   private readonly acc: Float64Array;
   /** documents placed since the build: scanned row by row until the next build */
   readonly added = new Set<DocumentBlock>();
@@ -30,12 +33,16 @@ export class ColumnScan {
     this.cols = new Int8Array(rows * dims);
     this.scales = new Float32Array(rows);
     this.acc = new Float64Array(rows);
+    this.tagBits = new Uint32Array(rows);
+    this.overflow = new Uint8Array(rows);
     let i = 0;
     for (const doc of docs) {
       for (let r = 0; r < doc.scales.length; r++, i++) {
         this.docOf[i] = doc;
         this.rowOf[i] = r;
         this.scales[i] = doc.scales[r];
+        this.tagBits[i] = doc.tagBits[r];
+        this.overflow[i] = doc.overflow[r];
         const base = r * dims;
         for (let d = 0; d < dims; d++) this.cols[d * rows + i] = doc.codes[base + d];
       }
@@ -48,7 +55,7 @@ export class ColumnScan {
 
   /** Memory it holds (counted in the cache's bytes). */
   get bytes(): number {
-    return this.cols.byteLength + this.rows * (4 + 4 + 8 + 8);
+    return this.cols.byteLength + this.rows * (4 + 4 + 8 + 8 + 4 + 1);
   }
 
   /** Worth building again: a tenth of its rows gone or written since (those are scanned the slow way). */
@@ -60,7 +67,7 @@ export class ColumnScan {
 
   /** Offers every visible row of a sparse query to `best`, as the cache's row scan does. */
   scan(p: PreparedQuery, best: TopN, scoreRow: (doc: DocumentBlock, r: number) => number): void {
-    const { acc, cols, rowOf, docOf, scales } = this;
+    const { acc, cols, rowOf, docOf, scales, tagBits, overflow } = this;
     const n = this.rows;
     acc.fill(0);
     const { nzIdx, nzVal } = p;
@@ -70,11 +77,17 @@ export class ColumnScan {
       for (let i = 0; i < n; i++) acc[i] += v * cols[off + i];
     }
     const exclude = p.exclude;
+    const want = p.want;
+    // the cheap tests first (tag bits, the score against the worst kept), the block only for a row that passes:
+    // skipping a row that offer would refuse anyway changes nothing
     for (let i = 0; i < n; i++) {
+      if ((tagBits[i] & want) === 0 && overflow[i] === 0) continue;
+      const score = acc[i] * scales[i];
+      if (score <= best.worst) continue;
       const doc = docOf[i];
       if (doc.dead || (exclude && exclude(doc.documentId))) continue;
       const r = rowOf[i];
-      if (visible(doc, r, p)) best.offer(acc[i] * scales[i], doc, r);
+      if (visible(doc, r, p)) best.offer(score, doc, r);
     }
     for (const doc of this.added) {
       if (doc.dead || exclude?.(doc.documentId)) continue;
