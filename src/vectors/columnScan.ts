@@ -22,6 +22,8 @@ export class ColumnScan {
   private readonly tagBits: Uint32Array;
   private readonly overflow: Uint8Array;
   private readonly acc: Float64Array;
+  /** a search's rows that pass the tag bits, in row order */
+  private readonly pass: Int32Array;
   /** documents placed since the build: scanned row by row until the next build */
   readonly added = new Set<DocumentBlock>();
   /** rows of the build's documents deleted or replaced since */
@@ -33,6 +35,7 @@ export class ColumnScan {
     this.cols = new Int8Array(rows * dims);
     this.scales = new Float32Array(rows);
     this.acc = new Float64Array(rows);
+    this.pass = new Int32Array(rows);
     this.tagBits = new Uint32Array(rows);
     this.overflow = new Uint8Array(rows);
     let i = 0;
@@ -55,7 +58,7 @@ export class ColumnScan {
 
   /** Memory it holds (counted in the cache's bytes). */
   get bytes(): number {
-    return this.cols.byteLength + this.rows * (4 + 4 + 8 + 8 + 4 + 1);
+    return this.cols.byteLength + this.rows * (4 + 4 + 8 + 8 + 4 + 1 + 4);
   }
 
   /** Worth building again: a tenth of its rows gone or written since (those are scanned the slow way). */
@@ -67,22 +70,26 @@ export class ColumnScan {
 
   /** Offers every visible row of a sparse query to `best`, as the cache's row scan does. */
   scan(p: PreparedQuery, best: TopN, scoreRow: (doc: DocumentBlock, r: number) => number): void {
-    const { acc, cols, rowOf, docOf, scales, tagBits, overflow } = this;
+    const { acc, cols, rowOf, docOf, scales, tagBits, overflow, pass } = this;
     const n = this.rows;
-    acc.fill(0);
+    const want = p.want;
+    // only the rows whose tag bits pass are scored (a mind knows a few tags of a project's many): the columns
+    // are read at those rows, still front to back
+    let m = 0;
+    for (let i = 0; i < n; i++) if ((tagBits[i] & want) !== 0 || overflow[i] !== 0) pass[m++] = i;
+    acc.fill(0, 0, m);
     const { nzIdx, nzVal } = p;
     for (let j = 0; j < nzIdx.length; j++) {
       const v = nzVal[j];
       const off = nzIdx[j] * n;
-      for (let i = 0; i < n; i++) acc[i] += v * cols[off + i];
+      for (let k = 0; k < m; k++) acc[k] += v * cols[off + pass[k]];
     }
     const exclude = p.exclude;
-    const want = p.want;
-    // the cheap tests first (tag bits, the score against the worst kept), the block only for a row that passes:
-    // skipping a row that offer would refuse anyway changes nothing
-    for (let i = 0; i < n; i++) {
-      if ((tagBits[i] & want) === 0 && overflow[i] === 0) continue;
-      const score = acc[i] * scales[i];
+    // the cheap test first (the score against the worst kept), the block only for a row that passes: skipping a
+    // row that offer would refuse anyway changes nothing
+    for (let k = 0; k < m; k++) {
+      const i = pass[k];
+      const score = acc[k] * scales[i];
       if (score <= best.worst) continue;
       const doc = docOf[i];
       if (doc.dead || (exclude && exclude(doc.documentId))) continue;
