@@ -1,5 +1,6 @@
 import { fullScore, normalised, prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
 import { IvfIndex } from "./IvfIndex.ts";
+import { COLUMN_MIN_ROWS, ColumnScan } from "./columnScan.ts";
 import type { ChunkRow } from "./rows.ts";
 
 /** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
@@ -36,6 +37,8 @@ export interface CacheOptions {
   probeShare?: number;
   /** lists probed hold at most about this many rows (DEFAULT_PROBE_ROWS) unless probeShare is given */
   probeRows?: number;
+  /** rows from which a sparse query is scanned column by column (COLUMN_MIN_ROWS) */
+  columnMinRows?: number;
 }
 
 /** What the cache keeps of a row. */
@@ -77,6 +80,8 @@ export class ProjectVectorCache {
   /** while an index builds: documents written since its snapshot, listed once it is ready */
   private pendingAdds: Set<DocumentBlock> | null = null;
   private trainedRows = 0;
+  /** the sparse queries' exact scan, column by column (columnScan.ts), once a big project meets one */
+  private columns: ColumnScan | null = null;
   private stopped = false;
 
   constructor(
@@ -111,7 +116,7 @@ export class ProjectVectorCache {
 
   /** Memory this cache holds, estimated from its arrays and strings (what the vectorCacheMb budget counts). */
   get bytes(): number {
-    return this.byteCount + (this.ivf?.bytes ?? 0);
+    return this.byteCount + (this.ivf?.bytes ?? 0) + (this.columns?.bytes ?? 0);
   }
 
   setDocument(documentId: string, rows: CachedRow[], vectors: Float32Array[]): void {
@@ -221,6 +226,7 @@ export class ProjectVectorCache {
     this.byteCount += bytes;
     this.ivf?.add(block);
     this.pendingAdds?.add(block);
+    this.columns?.added.add(block);
     this.maybeBuild();
   }
 
@@ -234,6 +240,7 @@ export class ProjectVectorCache {
     this.dirty = true;
     this.ivf?.remove(old);
     this.pendingAdds?.delete(old);
+    if (this.columns && !this.columns.added.delete(old)) this.columns.deadRows += old.ids.length;
   }
 
   /**
@@ -254,7 +261,10 @@ export class ProjectVectorCache {
     // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
     // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
     if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? Math.min(DEFAULT_PROBE_SHARE, (this.opts.probeRows ?? DEFAULT_PROBE_ROWS) / this.count));
-    else {
+    else if (p.sparse && this.count >= (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) {
+      if (!this.columns || this.columns.stale) this.columns = new ColumnScan(this.docs.values(), this.count, this.dims);
+      this.columns.scan(p, best, (doc, r) => scoreRow(doc, r, p, this.dims));
+    } else {
       for (const doc of this.docs.values()) {
         if (exclude?.(doc.documentId)) continue;
         for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);

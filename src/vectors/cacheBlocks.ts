@@ -98,6 +98,11 @@ export class TopN {
     return this.scores.length;
   }
 
+  /** A score at or below this is refused (-Infinity until n are kept). */
+  get worst(): number {
+    return this.scores.length === this.n ? this.scores[this.n - 1] : Number.NEGATIVE_INFINITY;
+  }
+
   offer(score: number, doc: DocumentBlock, row: number): void {
     const { scores, items, n } = this;
     if (scores.length === n && score <= scores[n - 1]) return;

@@ -1,0 +1,104 @@
+import { visible, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
+
+/**
+ * The exact scan of a sparse query (the hashing embedder's: tens of non-zero dims of 384) over a big project,
+ * dimension by dimension. Row by row, each row's few dims sit on as many cache lines, scattered over 384 bytes,
+ * and 100,000 rows cost ~10 ms of memory stalls a turn; here each dim the query uses is one contiguous column
+ * of every row's codes, read front to back. It copies the codes once (rows × dims bytes), so it is built only
+ * for a project past COLUMN_MIN_ROWS that is searched with sparse queries, lazily at such a search.
+ *
+ * Scores and their order are the row scan's: each row's dot product adds the same terms in the same order
+ * (float64, as the row scan's), rows are offered in the cache's document order, and documents written since
+ * the build are scanned row by row after the columns (deleted or replaced ones are skipped: `dead`).
+ */
+export const COLUMN_MIN_ROWS = 20_000;
+
+export class ColumnScan {
+  private readonly docOf: DocumentBlock[];
+  private readonly rowOf: Int32Array;
+  private readonly cols: Int8Array;
+  private readonly scales: Float32Array;
+  /** per row, the block's tag bits and overflow flag: the visibility test reads no block */
+  private readonly tagBits: Uint32Array;
+  private readonly overflow: Uint8Array;
+  private readonly acc: Float64Array;
+  /** a search's rows that pass the tag bits, in row order */
+  private readonly pass: Int32Array;
+  /** documents placed since the build: scanned row by row until the next build */
+  readonly added = new Set<DocumentBlock>();
+  /** rows of the build's documents deleted or replaced since */
+  deadRows = 0;
+
+  constructor(docs: Iterable<DocumentBlock>, rows: number, readonly dims: number) {
+    this.docOf = new Array(rows);
+    this.rowOf = new Int32Array(rows);
+    this.cols = new Int8Array(rows * dims);
+    this.scales = new Float32Array(rows);
+    this.acc = new Float64Array(rows);
+    this.pass = new Int32Array(rows);
+    this.tagBits = new Uint32Array(rows);
+    this.overflow = new Uint8Array(rows);
+    let i = 0;
+    for (const doc of docs) {
+      for (let r = 0; r < doc.scales.length; r++, i++) {
+        this.docOf[i] = doc;
+        this.rowOf[i] = r;
+        this.scales[i] = doc.scales[r];
+        this.tagBits[i] = doc.tagBits[r];
+        this.overflow[i] = doc.overflow[r];
+        const base = r * dims;
+        for (let d = 0; d < dims; d++) this.cols[d * rows + i] = doc.codes[base + d];
+      }
+    }
+  }
+
+  get rows(): number {
+    return this.rowOf.length;
+  }
+
+  /** Memory it holds (counted in the cache's bytes). */
+  get bytes(): number {
+    return this.cols.byteLength + this.rows * (4 + 4 + 8 + 8 + 4 + 1 + 4);
+  }
+
+  /** Worth building again: a tenth of its rows gone or written since (those are scanned the slow way). */
+  get stale(): boolean {
+    let added = 0;
+    for (const b of this.added) added += b.scales.length;
+    return (added + this.deadRows) * 10 > this.rows;
+  }
+
+  /** Offers every visible row of a sparse query to `best`, as the cache's row scan does. */
+  scan(p: PreparedQuery, best: TopN, scoreRow: (doc: DocumentBlock, r: number) => number): void {
+    const { acc, cols, rowOf, docOf, scales, tagBits, overflow, pass } = this;
+    const n = this.rows;
+    const want = p.want;
+    // only the rows whose tag bits pass are scored (a mind knows a few tags of a project's many): the columns
+    // are read at those rows, still front to back
+    let m = 0;
+    for (let i = 0; i < n; i++) if ((tagBits[i] & want) !== 0 || overflow[i] !== 0) pass[m++] = i;
+    acc.fill(0, 0, m);
+    const { nzIdx, nzVal } = p;
+    for (let j = 0; j < nzIdx.length; j++) {
+      const v = nzVal[j];
+      const off = nzIdx[j] * n;
+      for (let k = 0; k < m; k++) acc[k] += v * cols[off + pass[k]];
+    }
+    const exclude = p.exclude;
+    // the cheap test first (the score against the worst kept), the block only for a row that passes: skipping a
+    // row that offer would refuse anyway changes nothing
+    for (let k = 0; k < m; k++) {
+      const i = pass[k];
+      const score = acc[k] * scales[i];
+      if (score <= best.worst) continue;
+      const doc = docOf[i];
+      if (doc.dead || (exclude && exclude(doc.documentId))) continue;
+      const r = rowOf[i];
+      if (visible(doc, r, p)) best.offer(score, doc, r);
+    }
+    for (const doc of this.added) {
+      if (doc.dead || exclude?.(doc.documentId)) continue;
+      for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r), doc, r);
+    }
+  }
+}
