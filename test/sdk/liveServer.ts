@@ -34,7 +34,9 @@ export async function startLiveServer(opts: { model?: boolean } = {}): Promise<L
   const dir = tempDir("lorehold-sdk-");
   const port = freePort();
   const clock = new ManualClock(new Date());
-  const config = testConfig(dir, { port, host: "127.0.0.1", ...(opts.model === false ? {} : { model: ensureTinyModel(undefined, { nCtx: 2048 }) }), parallel: 2, contextSize: 2048, maxReplyTokens: 12 });
+  // The action gate off: the random-weight model reads acting at ~0.3, never the gate's 0.9, and these tests are of
+  // the wire (a turn's actions, their results sent back), not of the model's judgement (test/llm/tailGate.test.ts).
+  const config = testConfig(dir, { port, host: "127.0.0.1", ...(opts.model === false ? {} : { model: ensureTinyModel(undefined, { nCtx: 2048 }) }), parallel: 2, contextSize: 2048, maxReplyTokens: 12, actionGate: "off" });
   const app = await App.start(config, { clock, logger: silentLogger });
   const world = buildWorld(app.ctx as never, "Thornhaven", { index: "none" });
   await app.scheduler.trigger("indexer");

@@ -63,7 +63,9 @@ export async function openChromium(base: string, viewport = { width: 1280, heigh
 export async function startStudio(opts: { model?: boolean; maxReplyTokens?: number } = {}): Promise<Studio> {
   const dir = tempDir("lorehold-studio-e2e-");
   const model = ensureTinyModel(undefined, { nCtx: 2048 });
-  const config = testConfig(dir, { port: 0, host: "127.0.0.1", model, parallel: 2, contextSize: 2048, maxReplyTokens: opts.maxReplyTokens ?? 16 });
+  // The action gate off: the random-weight model reads acting at ~0.3, never the gate's 0.9, and the playground's
+  // action panel and result report are what these tests exercise (the gate itself: test/llm/tailGate.test.ts).
+  const config = testConfig(dir, { port: 0, host: "127.0.0.1", model, parallel: 2, contextSize: 2048, maxReplyTokens: opts.maxReplyTokens ?? 16, actionGate: "off" });
   const app = await App.start(config, { logger: silentLogger, loadModel: opts.model !== false });
   const base = `http://127.0.0.1:${app.port}`;
   const token = ensureAdminToken(app.db).adminToken;
