@@ -139,7 +139,8 @@ export function properNounDensity(text: string): number {
   return words ? names / words : 0;
 }
 
-const LETTER_RE = /^\p{L}/u;
+/** Sticky: tested at an index, no substring cut out per character (CJK text is all non-ASCII letters). */
+const LETTER_RE = /\p{L}/uy;
 
 /** capitalised() of s[start, end) without cutting it out (most words are ASCII). */
 function capitalisedAt(s: string, start: number, end: number): boolean {
@@ -154,8 +155,8 @@ function capitalisedAt(s: string, start: number, end: number): boolean {
 function letterWidth(s: string, i: number): number {
   const c = s.charCodeAt(i);
   if (c < 128) return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? 1 : 0;
-  const w = codePointWidth(s, i);
-  return LETTER_RE.test(s.slice(i, i + w)) ? w : 0;
+  LETTER_RE.lastIndex = i;
+  return LETTER_RE.test(s) ? codePointWidth(s, i) : 0;
 }
 
 /** 2 at a surrogate pair, else 1 (a lone surrogate is one code point, as in a /u regex). */
