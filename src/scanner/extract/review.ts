@@ -113,11 +113,60 @@ export function properNounDensity(text: string): number {
   const sample = text.length > 3000 ? text.slice(0, 3000) : text;
   let names = 0;
   let words = 0;
-  for (const m of sample.matchAll(/[\p{L}][\p{L}'’-]*/gu)) {
+  // For speed: the words of /\p{L}[\p{L}'’-]*/gu found by a scan of code points, ASCII letters decided
+  // without a regex (the Unicode-aware regex iteration was the costliest step of scoring a candidate).
+  let i = 0;
+  while (i < sample.length) {
+    const w = letterWidth(sample, i);
+    if (w === 0) {
+      i += codePointWidth(sample, i);
+      continue;
+    }
+    const start = i;
+    i += w;
+    for (;;) {
+      const c = sample.charCodeAt(i);
+      if (c === 39 || c === 0x2019 || c === 45) i++;
+      else {
+        const n = i < sample.length ? letterWidth(sample, i) : 0;
+        if (n === 0) break;
+        i += n;
+      }
+    }
     words++;
-    if (capitalised(m[0]) && !sentenceInitial(sample, m.index!)) names++;
+    if (capitalisedAt(sample, start, i) && !sentenceInitial(sample, start)) names++;
   }
   return words ? names / words : 0;
+}
+
+/** Sticky: tested at an index, no substring cut out per character (CJK text is all non-ASCII letters). */
+const LETTER_RE = /\p{L}/uy;
+
+/** capitalised() of s[start, end) without cutting it out (most words are ASCII). */
+function capitalisedAt(s: string, start: number, end: number): boolean {
+  if (end - start < 2) return false;
+  const a = s.charCodeAt(start);
+  const b = s.charCodeAt(start + 1);
+  if (a < 128 && b < 128) return a >= 65 && a <= 90 && b >= 97 && b <= 122;
+  return capitalised(s.slice(start, end));
+}
+
+/** UTF-16 units of the letter (\p{L}, one code point) at `i`, or 0 when none starts there. */
+function letterWidth(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c < 128) return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? 1 : 0;
+  LETTER_RE.lastIndex = i;
+  return LETTER_RE.test(s) ? codePointWidth(s, i) : 0;
+}
+
+/** 2 at a surrogate pair, else 1 (a lone surrogate is one code point, as in a /u regex). */
+function codePointWidth(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+    const d = s.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return 2;
+  }
+  return 1;
 }
 
 /**

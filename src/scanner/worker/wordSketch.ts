@@ -59,16 +59,21 @@ export function wordStats(words: string): { unique: number; sketch: Uint8Array }
 }
 
 function sketchOfHashes(hashes: Uint32Array, count: number): Uint8Array {
-  const mins = new Uint32Array(PERMUTATIONS).fill(0xffffffff);
-  for (let j = 0; j < count; j++) {
-    const h = hashes[j];
-    for (let i = 0; i < PERMUTATIONS; i++) {
-      let x = (Math.imul(h, MUL[i]) + ADD[i]) >>> 0;
+  const mins = new Uint32Array(PERMUTATIONS);
+  // For speed: one permutation at a time over all hashes keeps its multiplier, offset and minimum in
+  // registers (the word-major order re-read and re-wrote the 32 minimums per word: a tenth of extraction).
+  for (let i = 0; i < PERMUTATIONS; i++) {
+    const mul = MUL[i];
+    const add = ADD[i];
+    let min = 0xffffffff;
+    for (let j = 0; j < count; j++) {
+      let x = (Math.imul(hashes[j], mul) + add) >>> 0;
       x ^= x >>> 15;
       x = Math.imul(x, 0x2c1b3c6d) >>> 0;
-      x ^= x >>> 12;
-      if (x >>> 0 < mins[i]) mins[i] = x >>> 0;
+      x = (x ^ (x >>> 12)) >>> 0;
+      if (x < min) min = x;
     }
+    mins[i] = min;
   }
   return new Uint8Array(mins.buffer);
 }
