@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import type { ChatMessage, GenerateResult } from "../src/llm/types.ts";
 import { parseTail } from "../src/behaviour/parseTail.ts";
-import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
+import { benchModelPath } from "./support/benchModel.ts";
 import { prng } from "../test/support/prng.ts";
 import { pairedRatio } from "./support/pairedRatio.ts";
 import { b, lines, offered, schema, shopMessages, tail } from "./support/shopkeeper.ts";
@@ -25,11 +25,7 @@ const { values: args } = parseArgs({
     seed: { type: "string", default: "1" },
   },
 });
-const fx = realFixtures();
-if (!fx) throw new Error("real fixtures missing: sh scripts/fetch-fixtures.sh");
-const qwen = args.model === "qwen" ? qwenFixture() : null;
-if (args.model === "qwen" && !qwen) throw new Error("the Qwen2.5-Coder-0.5B fixture is missing: sh scripts/fetch-fixtures.sh");
-const modelPath = qwen ?? fx.smol;
+const modelPath = benchModelPath(args.model);
 
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, c) => a - c)[Math.floor(xs.length / 2)] : NaN);
 const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");

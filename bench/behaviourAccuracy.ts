@@ -21,7 +21,7 @@ import { BEHAVIOUR_DELIMITER, behaviourBlock } from "../src/behaviour/behaviourP
 import { conditionsUnavailable, offerActions } from "../src/behaviour/offerActions.ts";
 import { tailGate, tailSchema, tailTokenBound, type RefNames } from "../src/behaviour/tailSchema.ts";
 import { parseTail } from "../src/behaviour/parseTail.ts";
-import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
+import { benchModelPath } from "./support/benchModel.ts";
 import { halfOf, labelledTurns, shopkeeper, thirdTurns, type LabelHalf } from "./support/behaviourLabels.ts";
 import { BEFORE_DELIMITER, behaviourBlockBefore, tailSchemaBefore } from "./support/behaviourBefore.ts";
 import { ACTS_FIRST_DELIMITER, behaviourBlockActsFirst, tailSchemaActsFirst } from "./support/behaviourActsFirst.ts";
@@ -42,8 +42,7 @@ const { values: args } = parseArgs({
     verbose: { type: "boolean", default: false },
   },
 });
-const modelPath = args.model === "qwen" ? qwenFixture() : realFixtures()?.smol;
-if (!modelPath) throw new Error("fixture missing: sh scripts/fetch-fixtures.sh");
+const modelPath = benchModelPath(args.model);
 
 interface Variant {
   name: string;

@@ -9,7 +9,7 @@ import { LlmEngine } from "../src/llm/LlmEngine.ts";
 import type { GenerateRequest, GenerateResult } from "../src/llm/types.ts";
 import { RemotePool } from "../src/generation/remote/RemotePool.ts";
 import { parseTail } from "../src/behaviour/parseTail.ts";
-import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
+import { benchModelPath } from "./support/benchModel.ts";
 import { llamaServerBinary, startLlamaServer } from "../test/support/llamaServer.ts";
 import { whitespaceOutsideStrings } from "../test/support/jsonText.ts";
 import { prng } from "../test/support/prng.ts";
@@ -25,11 +25,7 @@ const { values: args } = parseArgs({
     seed: { type: "string", default: "1" },
   },
 });
-const fx = realFixtures();
-if (!fx) throw new Error("real fixtures missing: sh scripts/fetch-fixtures.sh");
-const qwen = args.model === "qwen" ? qwenFixture() : null;
-if (args.model === "qwen" && !qwen) throw new Error("the Qwen2.5-Coder-0.5B fixture is missing: sh scripts/fetch-fixtures.sh");
-const modelPath = qwen ?? fx.smol;
+const modelPath = benchModelPath(args.model);
 const BIN = llamaServerBinary();
 if (!BIN) throw new Error("no llama-server binary: sh scripts/ci/backends.sh");
 const threads = Number(args.threads);
