@@ -15,11 +15,9 @@ import { loadConfig } from "../src/config/config.ts";
 import { silentLogger } from "../src/ops/logger.ts";
 import { ensureAdminToken } from "../src/admin/adminToken.ts";
 import { RATE_LIMIT_MAX, setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
-import { asData } from "../src/vectors/generation.ts";
-import { memoryRecord } from "../src/vectors/vectorRecords.ts";
-import type { MemoryRow } from "../src/vectors/rows.ts";
 import { bigProject } from "./support/bigProject.ts";
 import { bigWorld } from "./support/bigWorld.ts";
+import { writePlayerMemories } from "./support/playerMemories.ts";
 import { loadMindProfile } from "../src/npc/mindProfile.ts";
 import { sharedLoreFor, sharedLoreOutdated } from "../src/npc/sharedLore/sharedLore.ts";
 import { mostUsedMinds } from "../src/npc/sharedLore/sharedLoreStore.ts";
@@ -76,29 +74,11 @@ async function buildWorld(): Promise<void> {
     log(`${chunks} chunks indexed in ${((performance.now() - t0) / 1000).toFixed(0)} s; memories`);
     // players' memories as bench/scale.ts writes them: each player has met 2 minds, 5 memories with each
     const sentences = bigWorld({ chunks: 3000, queries: 1 }).chunks.map((c) => c.text.split(" ").slice(0, 12).join(" "));
-    const g = ctx.vectors.activeGeneration();
-    let batch: MemoryRow[] = [];
-    let x = 4242;
-    const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
-    const flush = async () => {
-      if (!batch.length) return;
-      const vectors = await ctx.vectors.embedder!.embed(batch.map((m) => m.text));
-      await g.memories.add(asData(g, "memories", batch.map((m, i) => memoryRecord(m, vectors[i]))));
-      batch = [];
-    };
     const nPlayers = Number(args.players);
-    for (let p = 0; p < nPlayers; p++) {
-      for (const mind of [world.minds[p % world.minds.length], world.minds[(p * 7 + 3) % world.minds.length]]) {
-        for (let i = 0; i < 5; i++) {
-          batch.push({ id: `mem-${p}-${mind}-${i}`, projectId: world.projectId, entityMindId: mind, playerId: `player${p}`, text: sentences[Math.floor(rnd() * sentences.length)], importance: 5, topics: [], createdAt: "2026-01-15T12:00:00.000Z" });
-        }
-      }
-      if (batch.length >= 20_000) await flush();
-    }
-    await flush();
+    await writePlayerMemories(ctx, world.projectId, world.minds, nPlayers, 5, sentences);
     await ctx.vectors.warm([world.projectId]);
     await ctx.vectors.snapshotsIdle();
-    await (await ctx.vectors.projectCache(g, world.projectId)).indexIdle();
+    await (await ctx.vectors.projectCache(ctx.vectors.activeGeneration(), world.projectId)).indexIdle();
     await ctx.vectors.optimizeNow();
     setRateLimits(ctx, world.projectId, { perPlayerPerMinute: RATE_LIMIT_MAX, perProjectPerMinute: RATE_LIMIT_MAX });
     const documents = app.db.query<{ id: string }, [string]>("SELECT id FROM documents WHERE project_id = ? ORDER BY rowid LIMIT 2000").all(world.projectId).map((r) => r.id);

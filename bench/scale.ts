@@ -21,13 +21,11 @@ import { silentLogger } from "../src/ops/logger.ts";
 import { createApiKey } from "../src/auth/apiKeys.ts";
 import { ensureAdminToken } from "../src/admin/adminToken.ts";
 import { RATE_LIMIT_MAX, setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
-import { asData } from "../src/vectors/generation.ts";
-import { memoryRecord } from "../src/vectors/vectorRecords.ts";
-import type { MemoryRow } from "../src/vectors/rows.ts";
 import { writeTinyGguf } from "../test/support/tinyGguf.ts";
 import { llamaServerBinary, startLlamaServer } from "../test/support/llamaServer.ts";
 import { bigProject } from "./support/bigProject.ts";
 import { bigWorld } from "./support/bigWorld.ts";
+import { writePlayerMemories } from "./support/playerMemories.ts";
 import { KINDS, type LoadPlan, type SoloResult, type StepResult } from "./support/mixedLoad.ts";
 
 const { values: args } = parseArgs({
@@ -89,28 +87,7 @@ try {
 
   // players' memories: each player has met 2 minds, perPlayer / 2 memories with each
   t0 = performance.now();
-  const g = ctx.vectors.activeGeneration();
-  const mindsOf = (p: number) => [world.minds[p % world.minds.length], world.minds[(p * 7 + 3) % world.minds.length]];
-  let memories = 0;
-  let batch: MemoryRow[] = [];
-  let x = 4242;
-  const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  const flush = async () => {
-    if (!batch.length) return;
-    const vectors = await ctx.vectors.embedder!.embed(batch.map((m) => m.text));
-    await g.memories.add(asData(g, "memories", batch.map((m, i) => memoryRecord(m, vectors[i]))));
-    memories += batch.length;
-    batch = [];
-  };
-  for (let p = 0; p < nPlayers; p++) {
-    for (const mind of mindsOf(p)) {
-      for (let i = 0; i < perPlayer / 2; i++) {
-        batch.push({ id: `mem-${p}-${mind}-${i}`, projectId: world.projectId, entityMindId: mind, playerId: `player${p}`, text: sentences[Math.floor(rnd() * sentences.length)], importance: 5, topics: [], createdAt: "2026-01-15T12:00:00.000Z" });
-      }
-    }
-    if (batch.length >= 20_000) await flush();
-  }
-  await flush();
+  const memories = await writePlayerMemories(ctx, world.projectId, world.minds, nPlayers, perPlayer / 2, sentences);
   await ctx.vectors.optimizeNow();
   const memS = (performance.now() - t0) / 1000;
   log(`${memories} memories of ${nPlayers} players written in ${memS.toFixed(0)} s`);
