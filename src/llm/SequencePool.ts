@@ -102,8 +102,9 @@ export class SequencePool<T> {
   }
 
   /**
-   * Reserves this idle sequence for background work on what it holds (saving its KV state) without
-   * changing its owner or recency. False when it is busy or somebody is waiting for a sequence.
+   * Reserves this idle sequence for background work (saving its KV state, or evaluating a mind's
+   * prompt over it) without changing its owner or recency. False when it is busy or somebody is
+   * waiting for a sequence.
    */
   pin(slot: PoolSlot<T>): boolean {
     if (slot.busy || this.waiters.length > 0) return false;
@@ -111,22 +112,10 @@ export class SequencePool<T> {
     return true;
   }
 
-  /** Ends a `pin` (or a `takeIdle`): recency unchanged. */
+  /** Ends a `pin`: recency unchanged. */
   unpin(slot: PoolSlot<T>): void {
     slot.busy = false;
     this.pump();
-  }
-
-  /**
-   * Background work that needs a sequence of its own (evaluating a mind's prompt): an unused idle
-   * sequence, else the least recently used idle one accepted by `ok`; never while anyone waits.
-   */
-  takeIdle(ok: (slot: PoolSlot<T>) => boolean): PoolSlot<T> | null {
-    if (this.waiters.length > 0) return null;
-    const idle = this.slots.filter((s) => !s.busy).sort((a, b) => a.lastUsed - b.lastUsed);
-    const slot = idle.find((s) => s.key === null) ?? idle.find(ok) ?? null;
-    if (slot) slot.busy = true;
-    return slot;
   }
 
   /** The sequence no longer belongs to a conversation; it is the first a newcomer gets. */

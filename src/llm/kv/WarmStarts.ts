@@ -5,6 +5,8 @@ import type { SnapshotMeta } from "./snapshotFile.ts";
 import type { SnapshotStore } from "./SnapshotStore.ts";
 import { KvCounters, RestoreCostModel } from "./kvCounters.ts";
 import { TurnGate } from "./TurnGate.ts";
+import { WarmQueue } from "./WarmQueue.ts";
+import { KnownPrefixes } from "./KnownPrefixes.ts";
 
 /** What the engine keeps per sequence for warm starts. */
 export interface WarmSlot {
@@ -29,8 +31,6 @@ export interface WarmStartOptions {
 
 /** Default step of a background warm-up: ~0.2 s of a 0.5B model's prompt processing on 2 cores. */
 const WARM_CHUNK_TOKENS = 64;
-/** Prefix snapshots remembered by their tokens, to find the nearest one when a prompt's own is missing. */
-const KNOWN_PREFIXES = 64;
 
 export interface WarmStartResult {
   /** Prompt tokens the sequence held before evaluation (its own cache or a restored snapshot). */
@@ -57,11 +57,10 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   private readonly background = new Set<Promise<unknown>>();
   /** Keys erased while a save of theirs may be running: that save is deleted again. */
   private readonly forgotten = new Set<string>();
-  /** Prefix keys whose snapshot is being made. */
-  private readonly warming = new Set<string>();
-  /** Prefix snapshots seen (saved or looked up) by their tokens, most recent last. */
-  private readonly knownPrefixes = new Map<string, readonly number[]>();
-  private warmChain: Promise<void> = Promise.resolve();
+  /** Minds' prompts waiting for (or in) a warm-up; one worker warms them, one step at a time. */
+  private readonly queue = new WarmQueue();
+  private warming = false;
+  private readonly known: KnownPrefixes;
   private closed = false;
   private wakeOnClose: () => void = () => {};
   private readonly closing = new Promise<void>((resolve) => (this.wakeOnClose = resolve));
@@ -71,7 +70,9 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     private readonly pool: SequencePool<S>,
     private readonly options: WarmStartOptions,
     private readonly turns: TurnGate = new TurnGate(),
-  ) {}
+  ) {
+    this.known = new KnownPrefixes(store, options.minGainTokens);
+  }
 
   get estimates(): RestoreCostModel {
     return this.cost;
@@ -124,11 +125,11 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       const mind = await this.store.lookup("prefix", prefix.key);
       if (mind) {
         candidates.push(mind);
-        this.remember(mind);
+        this.known.remember(mind);
       } else {
-        this.warmPrefix(prefix.key, prefix.tokens);
+        this.warmPrefix(prefix.key, prefix.tokens, true);
         // Not waiting for that warm-up (it stands aside for turns): the nearest prefix snapshot may cover part of it.
-        const near = await this.nearestPrefix(prompt, own);
+        const near = await this.known.nearest(prompt, own);
         if (near) candidates.push(near);
       }
     }
@@ -182,44 +183,62 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
 
   /**
    * Evaluates a mind's static prompt on an idle sequence and saves it as a prefix snapshot, in the
-   * background, one mind at a time; a prompt already saved by this model is left as it is. It only
-   * starts while no turn is in flight and stops between steps when one comes (giving up its sequence:
-   * a newcomer of this mind that gets it reuses what was evaluated), then resumes once turns are done.
+   * background, one at a time (WarmQueue picks which: first the prompt a sequence already holds, as a turn
+   * left it); a prompt already saved by this model is left as it is. `first`: a turn asked (a player uses
+   * this mind now). Warm-ups only start while no turn is in flight and stop between steps when one comes
+   * (giving up the sequence: a newcomer of that mind that gets it reuses what was evaluated), then resume
+   * once turns are done.
    */
-  warmPrefix(key: string, tokens: readonly Token[]): void {
-    if (this.closed || !this.store.writable || tokens.length < this.options.minGainTokens || this.warming.has(key)) return;
-    this.warming.add(key);
-    const job = this.warmChain.then(async () => {
+  warmPrefix(key: string, tokens: readonly Token[], first = false): void {
+    if (this.closed || !this.store.writable || tokens.length < this.options.minGainTokens) return;
+    this.queue.add(key, tokens, first);
+    this.startWarming();
+  }
+
+  private startWarming(): void {
+    if (this.warming || this.closed || this.queue.size === 0) return;
+    this.warming = true;
+    this.spawn(async () => {
       try {
+        await this.warmQueued();
+      } catch {
+        this.queue.clear(); // a store that fails now fails for every prompt: the next newcomer asks again
+      } finally {
+        this.warming = false;
+      }
+      this.startWarming(); // a prompt queued while the worker was finishing
+    });
+  }
+
+  /** The warm-up worker: until the queue is empty, or no sequence came free for a while (the next newcomer of a mind asks again). */
+  private async warmQueued(): Promise<void> {
+    for (let noSequence = 0; this.queue.size > 0 && !this.closed; ) {
+      for (const [key, tokens] of this.queue.takeUnchecked()) {
         const saved = await this.store.lookup("prefix", key);
         if (saved && saved.tokens.length === tokens.length && commonPrefixLength(saved.tokens, tokens) === tokens.length) {
-          this.remember(saved);
-          return;
+          this.known.remember(saved);
+          this.queue.delete(key);
         }
-        for (let noSequence = 0; noSequence < 20; ) {
-          await this.turnsDone();
-          if (this.closed) return;
-          const slot = this.pool.takeIdle((s) => !this.dirty(s.value));
-          if (!slot) {
-            noSequence++;
-            await Promise.race([Bun.sleep(Math.min(500, 100 * noSequence)), this.closing]); // short: shutdown waits for this loop
-            continue;
-          }
-          let finished = false;
-          try {
-            finished = await this.evaluatePrefix(slot, key, tokens);
-          } finally {
-            this.pool.unpin(slot);
-          }
-          if (finished) return;
-          this.counters.prefixWarmYields++;
-        }
-      } finally {
-        this.warming.delete(key); // done, or no sequence came free: the next newcomer of this mind asks again
       }
-    });
-    this.warmChain = job.catch(() => {});
-    this.spawn(() => job);
+      if (this.queue.size === 0) return;
+      await this.turnsDone();
+      if (this.closed) return;
+      const pick = this.queue.next(this.pool.slotsView(), (s) => !s.busy && !this.dirty(s.value), (s) => s.value.sequence.contextTokens);
+      if (!pick || !this.pool.pin(pick.slot)) {
+        if (++noSequence >= 20) return this.queue.clear();
+        await Promise.race([Bun.sleep(Math.min(500, 100 * noSequence)), this.closing]); // short: shutdown waits for this loop
+        continue;
+      }
+      noSequence = 0;
+      let finished = false;
+      try {
+        finished = await this.evaluatePrefix(pick.slot, pick.key, pick.tokens);
+      } finally {
+        this.pool.unpin(pick.slot);
+      }
+      if (finished) this.queue.delete(pick.key);
+      else this.counters.prefixWarmYields++;
+    }
   }
 
   /** Erases a conversation's state everywhere: resident sequences, pending saves, snapshots on disk. */
@@ -271,7 +290,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       async (path) => {
         await w.sequence.saveStateToFile(path);
       },
-      await this.baseFor(tokens),
+      await this.known.baseFor(tokens),
     );
     if (!meta) {
       this.counters.saveFailures++;
@@ -335,7 +354,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     if (meta) {
       this.counters.prefixSaves++;
       this.counters.savedBytes += meta.stateBytes;
-      this.remember(meta);
+      this.known.remember(meta);
     }
     return true;
   }
@@ -343,39 +362,6 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   /** Waits while any turn is in flight (or until shutdown). */
   private async turnsDone(): Promise<void> {
     while (this.turns.busy && !this.closed) await Promise.race([this.turns.quiet(), this.closing]);
-  }
-
-  private remember(meta: SnapshotMeta): void {
-    this.knownPrefixes.delete(meta.key);
-    this.knownPrefixes.set(meta.key, meta.tokens);
-    if (this.knownPrefixes.size > KNOWN_PREFIXES) this.knownPrefixes.delete(this.knownPrefixes.keys().next().value!);
-  }
-
-  /**
-   * The mind prefix snapshot a conversation's state is packed against: the longest known one its
-   * tokens start with whole (its KV rows are then the same bytes), so only the conversation's own
-   * tokens take space on disk.
-   */
-  private async baseFor(tokens: readonly number[]): Promise<SnapshotMeta | null> {
-    let best: { key: string; length: number } | null = null;
-    for (const [key, prefix] of this.knownPrefixes) {
-      if (prefix.length < this.options.minGainTokens || prefix.length > tokens.length || (best && prefix.length <= best.length)) continue;
-      if (commonPrefixLength(prefix, tokens) === prefix.length) best = { key, length: prefix.length };
-    }
-    return best ? this.store.lookup("prefix", best.key) : null;
-  }
-
-  /** The known prefix snapshot sharing the longest start with the prompt, beyond what the sequence holds. */
-  private async nearestPrefix(prompt: readonly Token[], own: number): Promise<SnapshotMeta | null> {
-    let best: { key: string; reach: number } | null = null;
-    for (const [key, tokens] of this.knownPrefixes) {
-      const reach = Math.min(commonPrefixLength(tokens, prompt), prompt.length - 1);
-      if (reach - own >= this.options.minGainTokens && (!best || reach > best.reach)) best = { key, reach };
-    }
-    if (!best) return null;
-    const meta = await this.store.lookup("prefix", best.key);
-    if (!meta) this.knownPrefixes.delete(best.key);
-    return meta;
   }
 
   private spawn(task: () => Promise<void>): void {
