@@ -5,9 +5,10 @@
  *
  *   sh scripts/bun.sh scripts/screenshots.ts [--tries 12] [--only playground|scan]
  *
- * Writes docs/studio-playground.png (the watch captain asked about the caravan's reward; the reply must name the
- * reward from the lore) and docs/studio-scan-review.png (a small game folder of the demo town, scanned and reviewed
- * by group). Each playground try is printed with its checks, and which one was chosen. Exits non-zero, writing
+ * Writes docs/studio-playground.png (the watch captain asked about the caravan's reward once the minds' prompts are
+ * warm; the reply must name the reward from the lore) and docs/studio-scan-review.png (a small game folder of the demo
+ * town, scanned and reviewed by group). Each playground try is printed with its checks and its prompt tokens (how
+ * many reused, first token), and which one was chosen. Exits non-zero, writing
  * nothing for that picture, when no reply passes the checks, a reply is empty or the page shows an error.
  * Needs the fixture models (fetched by scripts/fetch-fixtures.sh when missing) and Chromium (LOREHOLD_CHROMIUM).
  * LOREHOLD_SCREENSHOT_MODEL picks another GGUF; LOREHOLD_REAL_THREADS the llama.cpp threads (1).
@@ -122,8 +123,16 @@ interface Try {
   trace: { prompt: number; reused: number; firstTokenMs: number } | null;
 }
 
-/** A warm turn: most of the prompt (the mind's static prompt) came from the KV cache or a prefix snapshot. */
-const warm = (t: Try) => t.trace !== null && t.trace.reused >= t.trace.prompt / 2;
+/**
+ * How warm a turn was: 0, its prompt all but its last tokens came from the KV cache (the previous new player asked the
+ * same, with the same lore); 1, most of it (the mind's static prompt from its prefix snapshot; the lore this line
+ * retrieved evaluated); 2, cold.
+ */
+function warmth(t: Try): number {
+  if (!t.trace) return 2;
+  if (t.trace.prompt - t.trace.reused <= 32) return 0;
+  return t.trace.reused >= t.trace.prompt / 2 ? 1 : 2;
+}
 
 function readTrace(text: string): Try["trace"] {
   const tokens = /(\d+) \((\d+) evaluated, (\d+) reused/.exec(text);
@@ -158,10 +167,8 @@ async function playground(b: Chromium, projectId: string, mindId: string): Promi
     const cost = trace ? `${trace.prompt} prompt tokens, ${trace.reused} reused, first token ${trace.firstTokenMs} ms` : "no trace";
     log(`try ${i} (${cost}): ${passed ? "passes" : `fails ${failed.join(", ")}`}: ${JSON.stringify(reply)}`);
   }
-  // Of the replies that pass, a warm turn's (the first player may come before the minds' prompts are warm, as the
-  // server has just started), then the shortest: the picture stays readable.
-  const rank = (t: Try) => (warm(t) ? 0 : 1);
-  const best = results.filter((t) => t.passed).sort((a, c) => rank(a) - rank(c) || a.reply.length - c.reply.length)[0];
+  // Of the replies that pass, the warmest turn's (what a running server does), then the shortest: the picture stays readable.
+  const best = results.filter((t) => t.passed).sort((a, c) => warmth(a) - warmth(c) || a.reply.length - c.reply.length)[0];
   if (!best) fail(`no reply of ${results.length} named ${ASK.factName} in whole, unrepeated, in-character sentences: run again or with more --tries`);
   copyFileSync(best.file, join(DOCS, "studio-playground.png"));
   log(`chose try ${results.indexOf(best) + 1} → docs/studio-playground.png`);
@@ -279,7 +286,14 @@ try {
   log(`${PACK} imported and indexed (${projectOverview(first.ctx, world.projectId).counts.chunks} chunks, embedder ${first.health().embedder})`);
   log(`asking ${ASK.mind}: ${JSON.stringify(ASK.text)}`);
   await stop();
-  if (values.only !== "scan") await playground(await serve(config, true), world.projectId, world.ids.minds[ASK.mind]);
+  if (values.only !== "scan") {
+    const b = await serve(config, true);
+    // As a server that has been up a while: its minds' prompts warmed (prefix snapshots), as App.start begins doing.
+    const t0 = Date.now();
+    await app!.ctx.llm?.kvIdle();
+    log(`minds' prompts warmed in ${Math.round((Date.now() - t0) / 1000)} s (${app!.ctx.llm?.kvStats()?.prefixSaves ?? 0} prefix snapshots)`);
+    await playground(b, world.projectId, world.ids.minds[ASK.mind]);
+  }
   // The scan is reviewed as the scanner's own extraction left it: with a chat model loaded it would also re-title
   // and re-tag the strongest candidates, and a fixture-sized model does that worse than the heuristics.
   if (values.only !== "playground") await scanReview(await serve(config, false), world.projectId);
