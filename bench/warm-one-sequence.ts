@@ -1,0 +1,57 @@
+// New players of one mind on a one-sequence server (`parallel: 1`, the shape of a small VPS) that has just started and
+// is warming its minds' prompts in the background: how much of each new player's first turn came from the KV cache.
+// The demo world (examples/thornhaven.yaml, 7 minds warmed at start), a real fixture model and the MiniLM embedder,
+// as scripts/screenshots.ts drives the playground: the same line from a new player every `--gap-ms` after the last reply.
+// Usage: bun bench/warm-one-sequence.ts [--model qwen|smol] [--players 4] [--gap-ms 1500]   (threads: LOREHOLD_REAL_THREADS, 1)
+import { readFileSync, rmSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { App } from "../src/app/App.ts";
+import { importPack, parsePackText } from "../src/packs/importPack.ts";
+import { silentLogger } from "../src/ops/logger.ts";
+import { projectOverview } from "../src/studio/services/overview.ts";
+import { interact } from "../src/npc/interactService.ts";
+import type { InteractRequest } from "../src/npc/validateInteract.ts";
+import type { InteractDeps } from "../src/core/context.ts";
+import { FIXTURES_DIR, REAL_THREADS, realFixtures } from "../test/realmodel/realFixtures.ts";
+import { tempDir, testConfig } from "../test/support/testApp.ts";
+
+const { values: args } = parseArgs({
+  options: { model: { type: "string", default: "smol" }, players: { type: "string", default: "4" }, "gap-ms": { type: "string", default: "1500" } },
+});
+const fx = realFixtures() ?? (console.error("the fixture models are missing: sh scripts/fetch-fixtures.sh"), process.exit(1));
+const model = args.model === "qwen" ? join(FIXTURES_DIR, "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") : fx.smol;
+const LINE = "How much does the watch pay for news of the caravan?";
+const dir = tempDir("lorehold-bench-warm1-");
+const config = testConfig(dir, { port: 0, host: "127.0.0.1", model, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads: REAL_THREADS, parallel: 1, generationTimeoutMs: 600_000 });
+const load0 = loadavg()[0].toFixed(1);
+
+// The world imported and indexed by a server without the model, then the server the players talk to (it warms the minds at start).
+let app = await App.start(config, { logger: silentLogger, loadModel: false });
+const world = importPack(app.ctx, parsePackText(readFileSync(join(import.meta.dir, "../examples/thornhaven.yaml"), "utf8"), "thornhaven.yaml"), { monthlyCredits: 1_000_000 });
+while (projectOverview(app.ctx, world.projectId).documentsIndexing > 0) {
+  await app.scheduler.trigger("indexer");
+  await Bun.sleep(200);
+}
+await app.stop();
+app = await App.start(config, { logger: silentLogger, loadModel: true });
+const cpu0 = process.cpuUsage();
+console.log(`model ${model.split("/").pop()}, ${REAL_THREADS} thread(s), parallel 1, ${cpus()[0]?.model}, load ${load0}`);
+console.log("| new player | prompt tokens | evaluated | reused | first token | prefix snapshots saved |");
+console.log("|---|---|---|---|---|---|");
+for (let i = 1; i <= Number(args.players); i++) {
+  const timing: { generateMs: number; promptTokens?: number; evaluatedPromptTokens?: number; timeToFirstTokenMs?: number } = { generateMs: 0 };
+  const req = { text: LINE, entityMindId: world.ids.minds["captain-hesk"], playerId: `new-player-${i}`, memory: { retrieve: true } } as InteractRequest;
+  // The App's context carries the interact path's limiter and metrics (App.ts assigns them to it).
+  await interact(app.ctx as InteractDeps, { keyId: "bench", projectId: world.projectId, type: "server" }, req, { timing });
+  const prompt = timing.promptTokens ?? 0;
+  const evaluated = timing.evaluatedPromptTokens ?? 0;
+  console.log(`| ${i} | ${prompt} | ${evaluated} | ${prompt - evaluated} | ${((timing.timeToFirstTokenMs ?? 0) / 1000).toFixed(2)} s | ${app.ctx.llm!.kvStats()!.prefixSaves} |`);
+  await Bun.sleep(Number(args["gap-ms"]));
+}
+const cpu = process.cpuUsage(cpu0);
+console.log(`process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s, load at the end ${loadavg()[0].toFixed(1)}`);
+await app.stop();
+rmSync(dir, { recursive: true, force: true });
+process.exit(0);
