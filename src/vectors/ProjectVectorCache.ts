@@ -1,6 +1,7 @@
 import { fullScore, normalised, prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
 import { IvfIndex } from "./IvfIndex.ts";
-import { COLUMN_MIN_ROWS, ColumnScan } from "./columnScan.ts";
+import { COLUMN_MIN_ROWS } from "./columnScan.ts";
+import { ColumnCopy } from "./columnCopy.ts";
 import type { ChunkRow } from "./rows.ts";
 
 /** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
@@ -39,6 +40,8 @@ export interface CacheOptions {
   probeRows?: number;
   /** rows from which a sparse query is scanned column by column (COLUMN_MIN_ROWS) */
   columnMinRows?: number;
+  /** rows the column copy's background build copies between yields (COLUMN_SLICE_ROWS; tests make it small) */
+  columnSliceRows?: number;
 }
 
 /** What the cache keeps of a row. */
@@ -80,15 +83,17 @@ export class ProjectVectorCache {
   /** while an index builds: documents written since its snapshot, listed once it is ready */
   private pendingAdds: Set<DocumentBlock> | null = null;
   private trainedRows = 0;
-  /** the sparse queries' exact scan, column by column (columnScan.ts), once a big project meets one */
-  private columns: ColumnScan | null = null;
+  /** the sparse queries' exact scan, column by column, built in the background once a big project meets one */
+  private readonly columns: ColumnCopy;
   private stopped = false;
 
   constructor(
     readonly dims: number,
     readonly projectId: string,
     readonly opts: CacheOptions = {},
-  ) {}
+  ) {
+    this.columns = new ColumnCopy(dims, opts.columnSliceRows);
+  }
 
   /** "exact" below the index threshold, "building" while the index is trained in the background, "indexed" once it answers. */
   get mode(): "exact" | "building" | "indexed" {
@@ -96,14 +101,21 @@ export class ProjectVectorCache {
     return this.building ? "building" : "exact";
   }
 
-  /** Resolves when no index build is running (tests and benches wait for it). */
-  async indexIdle(): Promise<void> {
-    while (this.building) await this.building;
+  /** "none" until a sparse search asks for the column copy, "building" while it is copied in the background, then "ready". */
+  get columnState(): "none" | "building" | "ready" {
+    return this.columns.state;
   }
 
-  /** An evicted cache stops any index build it has running. */
+  /** Resolves when no background build (the index or the column copy) is running (tests and benches wait for it). */
+  async indexIdle(): Promise<void> {
+    while (this.building) await this.building;
+    await this.columns.idle();
+  }
+
+  /** An evicted cache stops any build it has running. */
   stop(): void {
     this.stopped = true;
+    this.columns.stop();
   }
 
   private get indexMinRows(): number {
@@ -116,7 +128,7 @@ export class ProjectVectorCache {
 
   /** Memory this cache holds, estimated from its arrays and strings (what the vectorCacheMb budget counts). */
   get bytes(): number {
-    return this.byteCount + (this.ivf?.bytes ?? 0) + (this.columns?.bytes ?? 0);
+    return this.byteCount + (this.ivf?.bytes ?? 0) + this.columns.bytes;
   }
 
   setDocument(documentId: string, rows: CachedRow[], vectors: Float32Array[]): void {
@@ -226,7 +238,7 @@ export class ProjectVectorCache {
     this.byteCount += bytes;
     this.ivf?.add(block);
     this.pendingAdds?.add(block);
-    this.columns?.added.add(block);
+    this.columns.placed(block);
     this.maybeBuild();
   }
 
@@ -240,7 +252,7 @@ export class ProjectVectorCache {
     this.dirty = true;
     this.ivf?.remove(old);
     this.pendingAdds?.delete(old);
-    if (this.columns && !this.columns.added.delete(old)) this.columns.deadRows += old.ids.length;
+    this.columns.deleted(old);
   }
 
   /**
@@ -261,10 +273,7 @@ export class ProjectVectorCache {
     // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
     // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
     if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? Math.min(DEFAULT_PROBE_SHARE, (this.opts.probeRows ?? DEFAULT_PROBE_ROWS) / this.count));
-    else if (p.sparse && this.count >= (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) {
-      if (!this.columns || this.columns.stale) this.columns = new ColumnScan(this.docs.values(), this.count, this.dims);
-      this.columns.scan(p, best, (doc, r) => scoreRow(doc, r, p, this.dims));
-    } else {
+    else if (!this.columnScan(p, best)) {
       for (const doc of this.docs.values()) {
         if (exclude?.(doc.documentId)) continue;
         for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);
@@ -286,6 +295,13 @@ export class ProjectVectorCache {
       locationId: doc.locationId[row],
       score,
     }));
+  }
+
+  /** A big project's sparse query through the column copy (asking for one, or a fresh one, as needed); false: scan the rows. */
+  private columnScan(p: ReturnType<typeof prepareQuery>, best: TopN): boolean {
+    if (!p.sparse || this.count < (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) return false;
+    this.columns.want(() => this.blocks());
+    return this.columns.scan(p, best, (doc, r) => scoreRow(doc, r, p, this.dims));
   }
 
   /**
