@@ -1,5 +1,5 @@
 import { fullScore, normalised, prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
-import { IvfIndex } from "./IvfIndex.ts";
+import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
 import type { ChunkRow } from "./rows.ts";
@@ -86,6 +86,10 @@ export class ProjectVectorCache {
   /** the sparse queries' exact scan, column by column, built in the background once a big project meets one */
   private readonly columns: ColumnCopy;
   private stopped = false;
+  /** set while a snapshot's documents are put back: the index comes from the file, or is trained once after */
+  private holdBuild = false;
+  /** called when a new index swaps in (its owner saves the snapshot again, so a restart finds the index there) */
+  onIndexReady: (() => void) | null = null;
 
   constructor(
     readonly dims: number,
@@ -163,6 +167,31 @@ export class ProjectVectorCache {
   /** Every live document block, in one consistent state (the blocks themselves never change once placed). */
   blocks(): DocumentBlock[] {
     return [...this.docs.values()];
+  }
+
+  /** Puts a snapshot's documents back (`fill`) without starting an index build on the way; then `restored`. */
+  restoring(fill: () => void): void {
+    this.holdBuild = true;
+    try {
+      fill();
+    } finally {
+      this.holdBuild = false;
+    }
+  }
+
+  /** After `restoring`: the file's index, when it had a sound one, else a build; the column copy if it was in use. */
+  restored(index: { parts: IvfParts; trainedRows: number } | null, columns: boolean): void {
+    if (index) {
+      this.ivf = IvfIndex.fromParts(this.dims, index.parts);
+      this.trainedRows = index.trainedRows;
+    }
+    this.maybeBuild();
+    if (columns && this.count >= (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) this.columns.want(() => this.blocks());
+  }
+
+  /** What a snapshot saves beside the rows: the index as it stands (lists copied), and whether columns are in use. */
+  extras(): { index: { parts: IvfParts; trainedRows: number } | null; columns: boolean } {
+    return { index: this.ivf ? { parts: this.ivf.parts(), trainedRows: this.trainedRows } : null, columns: this.columns.state !== "none" };
   }
 
   /** After a snapshot was written: rows whose vectors it now holds drop their own copies for views on it. */
@@ -311,7 +340,7 @@ export class ProjectVectorCache {
    */
   private maybeBuild(): void {
     const min = this.indexMinRows;
-    if (min <= 0 || this.count < min || this.building || this.stopped) return;
+    if (min <= 0 || this.count < min || this.building || this.stopped || this.holdBuild) return;
     if (this.ivf && this.count <= 2 * this.trainedRows) return;
     const pending = new Set<DocumentBlock>();
     const run = async () => {
@@ -329,6 +358,8 @@ export class ProjectVectorCache {
       for (const b of snapshot) if (b.dead) index.remove(b);
       this.ivf = index;
       this.trainedRows = rows;
+      this.dirty = true; // a snapshot saved before now lacks it
+      this.onIndexReady?.();
     };
     this.building = run()
       .catch(() => {}) // an abandoned or failed build leaves the exact scan (or the previous index) answering
