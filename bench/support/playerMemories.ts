@@ -6,13 +6,14 @@ import type { MemoryRow } from "../../src/vectors/rows.ts";
 /**
  * Players' memories for a big-world bench, written straight to LanceDB in batches: player p has met two minds
  * (the p-th and the (7p+3)-th), with `perMind` memories of each, drawn from `sentences` by a fixed-seed generator,
- * so two benches (or two runs) write the same memories. Returns how many were written.
+ * so two benches (or two runs) write the same memories. Players from `fromPlayer` (a world topped up with more
+ * players) draw from a generator seeded by it. Returns how many were written.
  */
-export async function writePlayerMemories(ctx: AppContext, projectId: string, minds: readonly string[], players: number, perMind: number, sentences: readonly string[]): Promise<number> {
+export async function writePlayerMemories(ctx: AppContext, projectId: string, minds: readonly string[], players: number, perMind: number, sentences: readonly string[], fromPlayer = 0): Promise<number> {
   const g = ctx.vectors.activeGeneration();
   let written = 0;
   let batch: MemoryRow[] = [];
-  let x = 4242;
+  let x = 4242 + fromPlayer;
   const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
   const flush = async () => {
     if (!batch.length) return;
@@ -21,7 +22,7 @@ export async function writePlayerMemories(ctx: AppContext, projectId: string, mi
     written += batch.length;
     batch = [];
   };
-  for (let p = 0; p < players; p++) {
+  for (let p = fromPlayer; p < players; p++) {
     for (const mind of [minds[p % minds.length], minds[(p * 7 + 3) % minds.length]]) {
       for (let i = 0; i < perMind; i++) {
         batch.push({ id: `mem-${p}-${mind}-${i}`, projectId, entityMindId: mind, playerId: `player${p}`, text: sentences[Math.floor(rnd() * sentences.length)], importance: 5, topics: [], createdAt: "2026-01-15T12:00:00.000Z" });
