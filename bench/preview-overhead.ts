@@ -23,6 +23,7 @@ import { writePlayerMemories } from "./support/playerMemories.ts";
 import { loadMindProfile } from "../src/npc/mindProfile.ts";
 import { sharedLoreFor, sharedLoreOutdated } from "../src/npc/sharedLore/sharedLore.ts";
 import { mostUsedMinds } from "../src/npc/sharedLore/sharedLoreStore.ts";
+import { updateSettings } from "../src/projects/settings.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -104,8 +105,11 @@ async function topUpWorld(from: string): Promise<void> {
     const t0 = performance.now();
     const sentences = bigWorld({ chunks: 3000, queries: 1 }).chunks.map((c) => c.text.split(" ").slice(0, 12).join(" "));
     const nPlayers = Number(args.players);
-    const n = await writePlayerMemories(ctx, old.projectId, old.minds, nPlayers, 5, sentences, old.players);
-    log(`${n} memories of players ${old.players}–${nPlayers - 1} written in ${((performance.now() - t0) / 1000).toFixed(0)} s; optimizing`);
+    // the old players' memories were written to LanceDB only (as the world builder once did): their SQLite rows,
+    // the same ones (same seed), then the new players' to both
+    const rows = await writePlayerMemories(ctx, old.projectId, old.minds, old.players, 5, sentences, { to: ["sqlite"] });
+    const n = await writePlayerMemories(ctx, old.projectId, old.minds, nPlayers, 5, sentences, { fromPlayer: old.players });
+    log(`${rows} SQLite rows of old memories, ${n} memories of players ${old.players}–${nPlayers - 1} written in ${((performance.now() - t0) / 1000).toFixed(0)} s; optimizing`);
     await ctx.vectors.optimizeNow();
     writeFileSync(metaPath, JSON.stringify({ ...old, players: nPlayers }));
     log("world topped up");
@@ -176,25 +180,42 @@ async function measure(w: WorldMeta): Promise<void> {
     const warm: { wall: number; cpu: number }[] = [];
     for (let i = 0; i < n; i++) warm.push(await preview(pick(hot)));
     rows.push({ label: "preview, 20 minds already seen", xs: warm });
-    // a player with memories of the mind (player p has met minds p and 7p+3, 5 memories each): the pair's first
-    // turn reads its memories from LanceDB, the next one ranks them in memory; the mind one of the 20 already seen
-    const met: { wall: number; cpu: number }[] = [];
-    const metAgain: { wall: number; cpu: number }[] = [];
-    const withMemories = (p: number) =>
-      timed(
+    // a player with memories of the mind (player p has met minds p and 7p+3, 5 memories each), in the default
+    // retrieval (SQLite rows by importance and recency) and the enhanced one (their vectors too: the pair's first
+    // turn reads its group from LanceDB, the next ranks it in memory); the mind one of the 20 already seen
+    let memoriesSeen = 0;
+    const withMemories = async (p: number) => {
+      const c0 = cpu();
+      const t0 = performance.now();
+      const res = await app.handle(
         new Request(`http://local/admin/v1/projects/${w.projectId}/interact-preview`, {
           method: "POST",
           headers: { authorization: `Bearer ${w.adminToken}`, "content-type": "application/json" },
           body: JSON.stringify({ text: pick(LINES), entityMindId: w.minds[p % w.minds.length], playerId: `player${p}`, memory: { retrieve: true } }),
         }),
       );
-    for (let i = 0; i < n; i++) {
-      // players whose first mind is one of the 20 seen: the mind's own first-preview cost is not in these figures
-      const p = Math.floor(rnd() * Math.floor(w.players / w.minds.length)) * w.minds.length + Math.floor(rnd() * hot.length);
-      met.push(await withMemories(p));
-      metAgain.push(await withMemories(p));
+      const body = (await res.json()) as { memories?: string[] };
+      if (res.status !== 200) throw new Error(`preview with memories: ${res.status}`);
+      memoriesSeen += body.memories?.length ?? 0;
+      return { wall: performance.now() - t0, cpu: cpu() - c0 };
+    };
+    const perBlock = Math.floor(w.players / w.minds.length);
+    for (const enhanced of [false, true]) {
+      updateSettings(ctx, w.projectId, { enhancedMemoryRetrieval: enhanced });
+      const met: { wall: number; cpu: number }[] = [];
+      const metAgain: { wall: number; cpu: number }[] = [];
+      for (let i = 0; i < n; i++) {
+        // players whose first mind is one of the 20 seen: the mind's own first-preview cost is not in these figures
+        const p = Math.floor(rnd() * perBlock) * w.minds.length + Math.floor(rnd() * hot.length);
+        met.push(await withMemories(p));
+        metAgain.push(await withMemories(p));
+      }
+      const mode = enhanced ? "enhanced retrieval" : "default retrieval";
+      rows.push({ label: `preview, a player with memories of the mind (${mode}), their first turn with it`, xs: met }, { label: "… the same player and mind again", xs: metAgain });
     }
-    rows.push({ label: "preview, a player with memories of the mind, their first turn with it", xs: met }, { label: "… the same player and mind again", xs: metAgain });
+    updateSettings(ctx, w.projectId, { enhancedMemoryRetrieval: false });
+    // each preview must have found the pair's memories (5 are kept a turn): a world without them measures nothing
+    if (memoriesSeen < 4 * n * 4) throw new Error(`only ${memoriesSeen} memories in ${4 * n} previews with memories`);
     const reads: { wall: number; cpu: number }[] = [];
     for (let i = 0; i < Number(args.lore); i++) reads.push(await lore(i));
     rows.push({ label: "lore read (half by id, half a tag page of 20)", xs: reads });
