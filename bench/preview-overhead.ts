@@ -6,6 +6,8 @@
 // measuring run works on a fresh copy of it, so runs of two versions of the code meet the same world.
 // Usage: bun bench/preview-overhead.ts --world /tmp/world-100k [--documents 100000] [--minds 1000] [--players 20000]
 //        (builds the world when the folder is absent, then measures)  [--previews 300] [--lore 200] [--label now]
+//        --from <world> with --world absent: a copy of that world, its players' memories topped up to --players
+//        (1M memories: --players 100000, 10 memories each)
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,10 +23,12 @@ import { writePlayerMemories } from "./support/playerMemories.ts";
 import { loadMindProfile } from "../src/npc/mindProfile.ts";
 import { sharedLoreFor, sharedLoreOutdated } from "../src/npc/sharedLore/sharedLore.ts";
 import { mostUsedMinds } from "../src/npc/sharedLore/sharedLoreStore.ts";
+import { updateSettings } from "../src/projects/settings.ts";
 
 const { values: args } = parseArgs({
   options: {
     world: { type: "string" },
+    from: { type: "string" },
     documents: { type: "string", default: "100000" },
     minds: { type: "string", default: "1000" },
     players: { type: "string", default: "20000" },
@@ -53,7 +57,8 @@ interface WorldMeta {
 }
 
 const metaPath = join(args.world, "world.json");
-if (!existsSync(metaPath)) await buildWorld();
+if (!existsSync(metaPath) && args.from) await topUpWorld(args.from);
+else if (!existsSync(metaPath)) await buildWorld();
 const meta = JSON.parse(readFileSync(metaPath, "utf8")) as WorldMeta;
 await measure(meta);
 
@@ -85,6 +90,29 @@ async function buildWorld(): Promise<void> {
     const m: WorldMeta = { projectId: world.projectId, editor: world.editor, adminToken: ensureAdminToken(app.db).adminToken, minds: world.minds, tags: world.tags, documents, players: nPlayers, chunks };
     writeFileSync(metaPath, JSON.stringify(m));
     log("world built");
+  } finally {
+    await app.stop();
+  }
+}
+
+async function topUpWorld(from: string): Promise<void> {
+  const old = JSON.parse(readFileSync(join(from, "world.json"), "utf8")) as WorldMeta;
+  const dataDir = join(args.world!, "data");
+  cpSync(join(from, "data"), dataDir, { recursive: true });
+  const app = await App.create(configFor(dataDir, args.world!), { logger: silentLogger, loadModel: false });
+  try {
+    const ctx = app.ctx;
+    const t0 = performance.now();
+    const sentences = bigWorld({ chunks: 3000, queries: 1 }).chunks.map((c) => c.text.split(" ").slice(0, 12).join(" "));
+    const nPlayers = Number(args.players);
+    // the old players' memories were written to LanceDB only (as the world builder once did): their SQLite rows,
+    // the same ones (same seed), then the new players' to both
+    const rows = await writePlayerMemories(ctx, old.projectId, old.minds, old.players, 5, sentences, { to: ["sqlite"] });
+    const n = await writePlayerMemories(ctx, old.projectId, old.minds, nPlayers, 5, sentences, { fromPlayer: old.players });
+    log(`${rows} SQLite rows of old memories, ${n} memories of players ${old.players}–${nPlayers - 1} written in ${((performance.now() - t0) / 1000).toFixed(0)} s; optimizing`);
+    await ctx.vectors.optimizeNow();
+    writeFileSync(metaPath, JSON.stringify({ ...old, players: nPlayers }));
+    log("world topped up");
   } finally {
     await app.stop();
   }
@@ -152,6 +180,42 @@ async function measure(w: WorldMeta): Promise<void> {
     const warm: { wall: number; cpu: number }[] = [];
     for (let i = 0; i < n; i++) warm.push(await preview(pick(hot)));
     rows.push({ label: "preview, 20 minds already seen", xs: warm });
+    // a player with memories of the mind (player p has met minds p and 7p+3, 5 memories each), in the default
+    // retrieval (SQLite rows by importance and recency) and the enhanced one (their vectors too: the pair's first
+    // turn reads its group from LanceDB, the next ranks it in memory); the mind one of the 20 already seen
+    let memoriesSeen = 0;
+    const withMemories = async (p: number) => {
+      const c0 = cpu();
+      const t0 = performance.now();
+      const res = await app.handle(
+        new Request(`http://local/admin/v1/projects/${w.projectId}/interact-preview`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${w.adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ text: pick(LINES), entityMindId: w.minds[p % w.minds.length], playerId: `player${p}`, memory: { retrieve: true } }),
+        }),
+      );
+      const body = (await res.json()) as { memories?: string[] };
+      if (res.status !== 200) throw new Error(`preview with memories: ${res.status}`);
+      memoriesSeen += body.memories?.length ?? 0;
+      return { wall: performance.now() - t0, cpu: cpu() - c0 };
+    };
+    const perBlock = Math.floor(w.players / w.minds.length);
+    for (const enhanced of [false, true]) {
+      updateSettings(ctx, w.projectId, { enhancedMemoryRetrieval: enhanced });
+      const met: { wall: number; cpu: number }[] = [];
+      const metAgain: { wall: number; cpu: number }[] = [];
+      for (let i = 0; i < n; i++) {
+        // players whose first mind is one of the 20 seen: the mind's own first-preview cost is not in these figures
+        const p = Math.floor(rnd() * perBlock) * w.minds.length + Math.floor(rnd() * hot.length);
+        met.push(await withMemories(p));
+        metAgain.push(await withMemories(p));
+      }
+      const mode = enhanced ? "enhanced retrieval" : "default retrieval";
+      rows.push({ label: `preview, a player with memories of the mind (${mode}), their first turn with it`, xs: met }, { label: "… the same player and mind again", xs: metAgain });
+    }
+    updateSettings(ctx, w.projectId, { enhancedMemoryRetrieval: false });
+    // each preview must have found the pair's memories (5 are kept a turn): a world without them measures nothing
+    if (memoriesSeen < 4 * n * 4) throw new Error(`only ${memoriesSeen} memories in ${4 * n} previews with memories`);
     const reads: { wall: number; cpu: number }[] = [];
     for (let i = 0; i < Number(args.lore); i++) reads.push(await lore(i));
     rows.push({ label: "lore read (half by id, half a tag page of 20)", xs: reads });

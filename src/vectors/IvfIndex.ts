@@ -30,9 +30,25 @@ export class IvfIndex {
     /** the coarse level: its unit centroids, and the lists (fine centroids) each one holds */
     private readonly coarse: Float32Array,
     private readonly members: Int32Array[],
+    lists?: IvfLists,
   ) {
-    this.docs = Array.from({ length: k }, () => []);
-    this.rows = Array.from({ length: k }, () => []);
+    this.docs = lists?.docs ?? Array.from({ length: k }, () => []);
+    this.rows = lists?.rows ?? Array.from({ length: k }, () => []);
+    if (lists) for (const l of lists.docs) for (const d of l) this.liveRows += d.dead ? 0 : 1;
+  }
+
+  /**
+   * What a snapshot file keeps of it (ivfSnapshot.ts): the trained centroids and the lists as they stand now,
+   * copied (a save reads them in the background while writes go on changing the index).
+   */
+  parts(): IvfParts {
+    const { k, centroids, coarse, members } = this;
+    return { k, centroids, coarse, members, lists: { docs: this.docs.map((l) => l.slice()), rows: this.rows.map((l) => l.slice()) } };
+  }
+
+  /** An index as a snapshot file kept it, over the restored blocks (checked by ivfSnapshot.ts before it gets here). */
+  static fromParts(dims: number, p: IvfParts): IvfIndex {
+    return new IvfIndex(dims, p.centroids, p.k, p.coarse, p.members, p.lists);
   }
 
   /** Memory of the lists (two array slots a row) and centroids. */
@@ -155,6 +171,20 @@ export class IvfIndex {
     }
     this.deadRows = 0;
   }
+}
+
+/** Each list's rows: block and row within it, side by side. */
+export interface IvfLists {
+  docs: DocumentBlock[][];
+  rows: number[][];
+}
+
+export interface IvfParts {
+  k: number;
+  centroids: Float32Array;
+  coarse: Float32Array;
+  members: Int32Array[];
+  lists: IvfLists;
 }
 
 /** Sample rows per list the k-means trains on, and per coarse centroid. */

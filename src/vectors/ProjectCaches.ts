@@ -1,6 +1,7 @@
 import { commitSnapshot, dropSnapshot, dropSnapshotFolder, mappedViews, snapshotPath, writeSnapshotTmp } from "./cacheSnapshot.ts";
 import type { Generation } from "./generation.ts";
 import { loadProjectCache } from "./loadProjectCache.ts";
+import { encodeIndex } from "./ivfSnapshot.ts";
 import type { CacheOptions, ProjectVectorCache } from "./ProjectVectorCache.ts";
 
 /**
@@ -47,6 +48,12 @@ export class ProjectCaches {
       loading = loadProjectCache(g, projectId, this.cacheOptions, path)
         .then(({ cache, fromSnapshot }) => {
           this.loadsFrom[fromSnapshot ? "snapshot" : "lance"]++;
+          // a newly trained index is saved with the rows, so the next start does not train it again
+          // (a save running meanwhile is dropped, as across a write: its file would lack the index yet be kept clean)
+          cache.onIndexReady = () => {
+            this.bump(g, projectId);
+            this.save(g, cache);
+          };
           // in the background: awaited, a 100k-chunk load took ~3× longer (bench/scale-load.ts), its writes waiting
           // behind the index build that starts beside it. Until it ends, the float32 copies the load made (1.5 KB
           // a row) count against the budget, which may evict another project early: that one's next load then
@@ -68,9 +75,13 @@ export class ProjectCaches {
    * the write: the snapshot goes, and a save running across the write is dropped.
    */
   invalidate(g: Generation, projectId: string): void {
+    this.bump(g, projectId);
+    if (this.dir !== undefined) dropSnapshot(snapshotPath(this.dir, g.gen, projectId));
+  }
+
+  private bump(g: Generation, projectId: string): void {
     const key = `${g.gen}\u0000${projectId}`;
     this.epochs.set(key, (this.epochs.get(key) ?? 0) + 1);
-    if (this.dir !== undefined) dropSnapshot(snapshotPath(this.dir, g.gen, projectId));
   }
 
   /** Writes the cache's snapshot in the background (a no-op without a folder). */
@@ -95,8 +106,9 @@ export class ProjectCaches {
     const key = `${g.gen}\u0000${cache.projectId}`;
     const path = snapshotPath(dir, g.gen, cache.projectId);
     // the block list under the gate: no commit is half-applied to it (and the blocks themselves never change)
-    const [epoch, blocks] = await g.chunkGate.read(async () => [this.epochs.get(key) ?? 0, cache.blocks()] as const);
-    const tmp = await writeSnapshotTmp(path, { gen: g.gen, embedderId: g.embedderId, dims: g.dims, projectId: cache.projectId }, blocks);
+    const [epoch, blocks, extras] = await g.chunkGate.read(async () => [this.epochs.get(key) ?? 0, cache.blocks(), cache.extras()] as const);
+    const index = extras.index && (await encodeIndex(extras.index.parts, extras.index.trainedRows, blocks, () => Bun.sleep(0)));
+    const tmp = await writeSnapshotTmp(path, { gen: g.gen, embedderId: g.embedderId, dims: g.dims, projectId: cache.projectId }, blocks, { index, columns: extras.columns });
     await this.beforeCommit?.();
     // synchronous from the check to the rename: a write's invalidate cannot slip between them
     if ((this.epochs.get(key) ?? 0) !== epoch) return dropSnapshot(tmp);

@@ -1,6 +1,7 @@
 import { fullScore, normalised, prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
-import { IvfIndex } from "./IvfIndex.ts";
-import { COLUMN_MIN_ROWS, ColumnScan } from "./columnScan.ts";
+import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
+import { COLUMN_MIN_ROWS } from "./columnScan.ts";
+import { ColumnCopy } from "./columnCopy.ts";
 import type { ChunkRow } from "./rows.ts";
 
 /** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
@@ -39,6 +40,8 @@ export interface CacheOptions {
   probeRows?: number;
   /** rows from which a sparse query is scanned column by column (COLUMN_MIN_ROWS) */
   columnMinRows?: number;
+  /** rows the column copy's background build copies between yields (COLUMN_SLICE_ROWS; tests make it small) */
+  columnSliceRows?: number;
 }
 
 /** What the cache keeps of a row. */
@@ -80,15 +83,21 @@ export class ProjectVectorCache {
   /** while an index builds: documents written since its snapshot, listed once it is ready */
   private pendingAdds: Set<DocumentBlock> | null = null;
   private trainedRows = 0;
-  /** the sparse queries' exact scan, column by column (columnScan.ts), once a big project meets one */
-  private columns: ColumnScan | null = null;
+  /** the sparse queries' exact scan, column by column, built in the background once a big project meets one */
+  private readonly columns: ColumnCopy;
   private stopped = false;
+  /** set while a snapshot's documents are put back: the index comes from the file, or is trained once after */
+  private holdBuild = false;
+  /** called when a new index swaps in (its owner saves the snapshot again, so a restart finds the index there) */
+  onIndexReady: (() => void) | null = null;
 
   constructor(
     readonly dims: number,
     readonly projectId: string,
     readonly opts: CacheOptions = {},
-  ) {}
+  ) {
+    this.columns = new ColumnCopy(dims, opts.columnSliceRows);
+  }
 
   /** "exact" below the index threshold, "building" while the index is trained in the background, "indexed" once it answers. */
   get mode(): "exact" | "building" | "indexed" {
@@ -96,14 +105,21 @@ export class ProjectVectorCache {
     return this.building ? "building" : "exact";
   }
 
-  /** Resolves when no index build is running (tests and benches wait for it). */
-  async indexIdle(): Promise<void> {
-    while (this.building) await this.building;
+  /** "none" until a sparse search asks for the column copy, "building" while it is copied in the background, then "ready". */
+  get columnState(): "none" | "building" | "ready" {
+    return this.columns.state;
   }
 
-  /** An evicted cache stops any index build it has running. */
+  /** Resolves when no background build (the index or the column copy) is running (tests and benches wait for it). */
+  async indexIdle(): Promise<void> {
+    while (this.building) await this.building;
+    await this.columns.idle();
+  }
+
+  /** An evicted cache stops any build it has running. */
   stop(): void {
     this.stopped = true;
+    this.columns.stop();
   }
 
   private get indexMinRows(): number {
@@ -116,7 +132,7 @@ export class ProjectVectorCache {
 
   /** Memory this cache holds, estimated from its arrays and strings (what the vectorCacheMb budget counts). */
   get bytes(): number {
-    return this.byteCount + (this.ivf?.bytes ?? 0) + (this.columns?.bytes ?? 0);
+    return this.byteCount + (this.ivf?.bytes ?? 0) + this.columns.bytes;
   }
 
   setDocument(documentId: string, rows: CachedRow[], vectors: Float32Array[]): void {
@@ -151,6 +167,31 @@ export class ProjectVectorCache {
   /** Every live document block, in one consistent state (the blocks themselves never change once placed). */
   blocks(): DocumentBlock[] {
     return [...this.docs.values()];
+  }
+
+  /** Puts a snapshot's documents back (`fill`) without starting an index build on the way; then `restored`. */
+  restoring(fill: () => void): void {
+    this.holdBuild = true;
+    try {
+      fill();
+    } finally {
+      this.holdBuild = false;
+    }
+  }
+
+  /** After `restoring`: the file's index, when it had a sound one, else a build; the column copy if it was in use. */
+  restored(index: { parts: IvfParts; trainedRows: number } | null, columns: boolean): void {
+    if (index) {
+      this.ivf = IvfIndex.fromParts(this.dims, index.parts);
+      this.trainedRows = index.trainedRows;
+    }
+    this.maybeBuild();
+    if (columns && this.count >= (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) this.columns.want(() => this.blocks());
+  }
+
+  /** What a snapshot saves beside the rows: the index as it stands (lists copied), and whether columns are in use. */
+  extras(): { index: { parts: IvfParts; trainedRows: number } | null; columns: boolean } {
+    return { index: this.ivf ? { parts: this.ivf.parts(), trainedRows: this.trainedRows } : null, columns: this.columns.state !== "none" };
   }
 
   /** After a snapshot was written: rows whose vectors it now holds drop their own copies for views on it. */
@@ -226,7 +267,7 @@ export class ProjectVectorCache {
     this.byteCount += bytes;
     this.ivf?.add(block);
     this.pendingAdds?.add(block);
-    this.columns?.added.add(block);
+    this.columns.placed(block);
     this.maybeBuild();
   }
 
@@ -240,7 +281,7 @@ export class ProjectVectorCache {
     this.dirty = true;
     this.ivf?.remove(old);
     this.pendingAdds?.delete(old);
-    if (this.columns && !this.columns.added.delete(old)) this.columns.deadRows += old.ids.length;
+    this.columns.deleted(old);
   }
 
   /**
@@ -261,10 +302,7 @@ export class ProjectVectorCache {
     // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
     // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
     if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? Math.min(DEFAULT_PROBE_SHARE, (this.opts.probeRows ?? DEFAULT_PROBE_ROWS) / this.count));
-    else if (p.sparse && this.count >= (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) {
-      if (!this.columns || this.columns.stale) this.columns = new ColumnScan(this.docs.values(), this.count, this.dims);
-      this.columns.scan(p, best, (doc, r) => scoreRow(doc, r, p, this.dims));
-    } else {
+    else if (!this.columnScan(p, best)) {
       for (const doc of this.docs.values()) {
         if (exclude?.(doc.documentId)) continue;
         for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);
@@ -288,6 +326,13 @@ export class ProjectVectorCache {
     }));
   }
 
+  /** A big project's sparse query through the column copy (asking for one, or a fresh one, as needed); false: scan the rows. */
+  private columnScan(p: ReturnType<typeof prepareQuery>, best: TopN): boolean {
+    if (!p.sparse || this.count < (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) return false;
+    this.columns.want(() => this.blocks());
+    return this.columns.scan(p, best, (doc, r) => scoreRow(doc, r, p, this.dims));
+  }
+
   /**
    * Starts an index build in the background once the project reaches the
    * threshold, and a rebuild once it has doubled since the last training (the
@@ -295,7 +340,7 @@ export class ProjectVectorCache {
    */
   private maybeBuild(): void {
     const min = this.indexMinRows;
-    if (min <= 0 || this.count < min || this.building || this.stopped) return;
+    if (min <= 0 || this.count < min || this.building || this.stopped || this.holdBuild) return;
     if (this.ivf && this.count <= 2 * this.trainedRows) return;
     const pending = new Set<DocumentBlock>();
     const run = async () => {
@@ -313,6 +358,8 @@ export class ProjectVectorCache {
       for (const b of snapshot) if (b.dead) index.remove(b);
       this.ivf = index;
       this.trainedRows = rows;
+      this.dirty = true; // a snapshot saved before now lacks it
+      this.onIndexReady?.();
     };
     this.building = run()
       .catch(() => {}) // an abandoned or failed build leaves the exact scan (or the previous index) answering

@@ -3,6 +3,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { DocumentBlock } from "./cacheBlocks.ts";
 import type { ProjectVectorCache, RowMeta } from "./ProjectVectorCache.ts";
+import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
 
 /**
  * A project's vector cache as one file beside the LanceDB tables, so a cold
@@ -11,7 +12,9 @@ import type { ProjectVectorCache, RowMeta } from "./ProjectVectorCache.ts";
  * header (the rows apart from their vectors, and what the file was made from),
  * then every row's int8 codes, their scales, and their unit float32 vectors
  * (the re-scoring's full precision, read through a memory map: only the pages
- * of a search's candidates are ever touched).
+ * of a search's candidates are ever touched), then, when the header says so,
+ * the IVF index (ivfSnapshot.ts). A file without an index section (older, or
+ * saved before the index was built) loads the same; its index is trained anew.
  *
  * Why a file that is deleted at every write rather than one kept up to date:
  * this process is LanceDB's only writer, so unlinking a project's file before
@@ -33,12 +36,24 @@ export interface SnapshotHeader {
   hasFull: boolean;
   strings: string[];
   docs: { d: string; ids: string[]; name: number[]; loc: number[]; ci: number[]; tags: number[][] }[];
+  /** the IVF index section after the vectors, when one was saved */
+  index?: IndexMeta;
+  /** sparse queries were scanned by columns: a restored cache builds its column copy at once */
+  columns?: boolean;
+}
+
+/** What a snapshot holds beside the rows. */
+export interface SnapshotExtras {
+  index: EncodedIndex | null;
+  columns: boolean;
 }
 
 export interface SnapshotFile {
   header: SnapshotHeader;
   /** per document, in header order: its meta and its slices of the file */
   docs: { documentId: string; meta: RowMeta; codes: Int8Array; scales: Float32Array; full: Float32Array | null }[];
+  /** the index section's bytes (copied off the file), or null when there is none or it is cut short */
+  index: Uint8Array | null;
 }
 
 const pad = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
@@ -66,7 +81,7 @@ export function dropSnapshotFolder(dir: string, gen: number): void {
  * it knows no write has landed meanwhile). Returns each block's float32 view
  * on the mapped new file, for the cache to drop its own copies.
  */
-export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "hasFull">, blocks: DocumentBlock[]): Promise<string> {
+export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "hasFull" | "index" | "columns">, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
   const strings: string[] = [];
   const index = new Map<string, number>();
   const str = (s: string) => {
@@ -91,7 +106,7 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
       tags: b.tags.map((t) => t.map(str)),
     };
   });
-  const header: SnapshotHeader = { ...meta, rows, hasFull, strings, docs };
+  const header: SnapshotHeader = { ...meta, rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
   const json = Buffer.from(JSON.stringify(header));
   mkdirSync(join(path, ".."), { recursive: true });
   const tmp = `${path}.tmp`;
@@ -133,6 +148,10 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
     for (const b of blocks) await put(b.scales);
     await align();
     if (hasFull) for (const b of blocks) await put(b.full!);
+    if (extras.index) {
+      await align();
+      for (const part of extras.index.sections) await put(part);
+    }
     await drain();
   } finally {
     await fh.close();
@@ -152,6 +171,8 @@ interface Mapped {
   codesAt: number;
   scalesAt: number;
   fullAt: number;
+  /** where the index section starts (whether or not there is one) */
+  indexAt: number;
 }
 
 /** One map of the whole file and its header; null when there is none or it is unreadable. */
@@ -168,8 +189,9 @@ function mapSnapshot(path: string): Mapped | null {
     const codesAt = pad(16 + len);
     const scalesAt = pad(codesAt + rows * dims);
     const fullAt = pad(scalesAt + rows * 4);
-    if (map.byteLength < (header.hasFull ? fullAt + rows * dims * 4 : scalesAt + rows * 4)) return null;
-    return { map, ino, header, codesAt, scalesAt, fullAt };
+    const end = header.hasFull ? fullAt + rows * dims * 4 : scalesAt + rows * 4;
+    if (map.byteLength < end) return null;
+    return { map, ino, header, codesAt, scalesAt, fullAt, indexAt: pad(end) };
   } catch {
     return null; // truncated or garbled: LanceDB has the rows
   }
@@ -188,10 +210,14 @@ export function readSnapshot(path: string): SnapshotFile | null {
   // codes and scales in one read into the heap, not copied out of the map: pages copied from a mapping stay
   // resident in it (and in the RSS) for as long as the float32 views keep the mapping alive
   const part = Buffer.alloc(scalesAt + rows * 4 - codesAt);
+  // the index section likewise read, not mapped; one cut short is left out (the rows still load)
+  const wantIndex = header.index && typeof header.index === "object" ? indexBytes(header.index, dims, rows) : 0;
+  let index: Uint8Array | null = wantIndex > 0 && Number.isSafeInteger(wantIndex) && m.indexAt + wantIndex <= m.map.byteLength ? new Uint8Array(wantIndex) : null;
   try {
     const fd = openSync(path, "r");
     try {
       if (fstatSync(fd).ino !== m.ino || readSync(fd, part, 0, part.length, codesAt) !== part.length) return null;
+      if (index && readSync(fd, index, 0, index.length, m.indexAt) !== index.length) index = null;
     } finally {
       closeSync(fd);
     }
@@ -215,7 +241,7 @@ export function readSnapshot(path: string): SnapshotFile | null {
       full: full ? full.subarray(at * dims, (at + n) * dims) : null,
     };
   });
-  return r === rows ? { header, docs } : null;
+  return r === rows ? { header, docs, index } : null;
 }
 
 /** The float32 views of a just-written snapshot, block by block, for ProjectVectorCache.adoptMapped. */
@@ -234,8 +260,16 @@ export function mappedViews(path: string, blocks: DocumentBlock[]): Map<Document
   return out;
 }
 
-/** Fills an empty cache from a snapshot's documents. */
+/**
+ * Fills an empty cache from a snapshot's documents, and its index when the file holds one that checks out
+ * (otherwise the cache trains one in the background, as after a load from LanceDB).
+ */
 export function restoreInto(cache: ProjectVectorCache, file: SnapshotFile): void {
-  for (const d of file.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full);
+  cache.restoring(() => {
+    for (const d of file.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full);
+  });
+  const h = file.header;
+  const parts = file.index ? decodeIndex(h.index, file.index, cache.blocks(), h.dims) : null;
+  cache.restored(parts && { parts, trainedRows: h.index!.trainedRows }, h.columns === true);
   cache.dirty = false;
 }

@@ -24,6 +24,16 @@ export function memoryFilter(f: { projectId: string; playerId?: string; entityMi
   return parts.join(" AND ");
 }
 
+/**
+ * One (mind, player) group's rows, to read the group whole: the project is left out on purpose. Its index lookup
+ * returns every row of the project (nearly the whole table on a one-world box), which LanceDB then intersects with
+ * the player's few rows: 2× the CPU of this filter at 200,000 memories, and growing with the table
+ * (BENCHMARKS.md "Big worlds: the sixth pass"). The caller checks every row's project itself.
+ */
+export function memoryGroupFilter(entityMindId: string, playerId: string): string {
+  return `playerId = ${sqlString(playerId)} AND entityMindId = ${sqlString(entityMindId)}`;
+}
+
 export function idsFilter(ids: readonly string[]): string {
   if (!ids.length) throw new Error("idsFilter needs at least one id");
   return `id IN (${ids.map(sqlString).join(", ")})`;

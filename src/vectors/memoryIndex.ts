@@ -1,5 +1,5 @@
 import { asData, vectorsFor } from "./generation.ts";
-import { memoryFilter } from "./filters.ts";
+import { memoryFilter, memoryGroupFilter } from "./filters.ts";
 import type { MemoryRow } from "./rows.ts";
 import { MEMORY_COLUMNS } from "./schemas.ts";
 import { memoryRecord, toMemoryRow, type Raw } from "./vectorRecords.ts";
@@ -58,7 +58,8 @@ export async function searchMemories(t: VectorTables, q: {
     if (cached) return cached;
     // the whole group, once: later turns of the conversation rank it in memory
     const since = g.memoryGroups.epoch;
-    const where = memoryFilter({ projectId: q.projectId, entityMindId: q.entityMindId, playerId: q.playerId });
+    // by player and mind only (memoryGroupFilter says why): the loop below keeps the project's rows alone
+    const where = memoryGroupFilter(q.entityMindId, q.playerId);
     const raw = (await g.memories.query().where(where).select([...MEMORY_COLUMNS, "vector"]).toArray()) as Raw[];
     const rows: MemoryRow[] = [];
     const vectors: ArrayLike<number>[] = [];

@@ -35,30 +35,95 @@ function same(columns: ProjectVectorCache, rows: ProjectVectorCache, seed: numbe
   }
 }
 
-test("a sparse query scanned by columns finds exactly what the row scan finds, before and after writes", () => {
+test("a sparse query scanned by columns finds exactly what the row scan finds, before and after writes", async () => {
   const columns = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, columnMinRows: 1 });
   const rows = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, columnMinRows: Number.POSITIVE_INFINITY });
   for (let d = 0; d < 200; d++) write([columns, rows], `d${d}`, d);
-  same(columns, rows, 1); // builds the columns
+  same(columns, rows, 1); // asks for the columns
+  await columns.indexIdle();
+  expect(columns.columnState).toBe("ready");
+  same(columns, rows, 4); // through the columns
   // fewer than a tenth of the rows change: the columns are kept, the changes scanned beside them
   for (let d = 0; d < 6; d++) write([columns, rows], `d${d * 13}`, 5000 + d); // replaced: new vectors, new tags
   for (let d = 0; d < 4; d++) for (const c of [columns, rows]) c.deleteDocument(`d${d * 17 + 1}`);
   for (let d = 0; d < 5; d++) write([columns, rows], `new${d}`, 9000 + d);
   write([columns, rows], "new2", 9100); // replaced again after being added
   same(columns, rows, 2);
-  // past a tenth: built again
+  // past a tenth: built again (the stale columns answer until then)
   for (let d = 0; d < 40; d++) write([columns, rows], `d${d * 5 + 2}`, 7000 + d);
+  same(columns, rows, 3);
+  await columns.indexIdle();
+  same(columns, rows, 5);
+});
+
+test("the first sparse search does not copy the columns itself: they are built after it, in the background", async () => {
+  const cache = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, columnMinRows: 1 });
+  for (let d = 0; d < 200; d++) write([cache], `d${d}`, d);
+  const before = cache.bytes;
+  cache.search(sparse(rng(3), 5), new Set(TAGS), 12);
+  // the copy (rows × dims bytes and more) is not yet held: the search answered by the row scan
+  expect(cache.bytes).toBe(before);
+  await cache.indexIdle();
+  expect(cache.bytes).toBeGreaterThan(before + 600 * DIMS);
+});
+
+test("searches during the column build, between writes and deletes, find exactly what the row scan finds", async () => {
+  // 16 rows a slice: the build of 600 rows takes ~38 slices, each search during it copying one; the writes,
+  // deletes and searches below land between them (awaits of resolved promises: no immediate runs meanwhile)
+  const columns = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, columnMinRows: 1, columnSliceRows: 16 });
+  const rows = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, columnMinRows: Number.POSITIVE_INFINITY });
+  for (let d = 0; d < 200; d++) write([columns, rows], `d${d}`, d);
+  const rand = rng(77);
+  const one = (step: number) => {
+    const query = sparse(rand, 5);
+    const tags = new Set(TAGS.filter((_, i) => (step + i) % 3 !== 0));
+    expect(columns.search(query, tags, 12)).toEqual(rows.search(query, tags, 12));
+  };
+  one(0); // starts the build
+  let during = 0;
+  for (let step = 1; columns.columnState !== "ready"; step++) {
+    expect(step).toBeLessThan(1000);
+    during++;
+    // documents of the build's moment replaced and deleted, new ones added (and one of those deleted again)
+    if (step % 3 === 0) write([columns, rows], `d${(step * 7) % 200}`, 3000 + step);
+    if (step % 5 === 1) for (const c of [columns, rows]) c.deleteDocument(`d${(step * 11) % 200}`);
+    if (step % 4 === 2) write([columns, rows], `mid${step}`, 6000 + step);
+    if (step === 7) for (const c of [columns, rows]) c.deleteDocument("mid2");
+    one(step);
+    await Promise.resolve();
+  }
+  expect(during).toBeGreaterThan(20);
+  same(columns, rows, 2); // through the new columns, with the writes made during the build beside them
+  write([columns, rows], "d1", 8000);
+  for (const c of [columns, rows]) c.deleteDocument("mid10");
   same(columns, rows, 3);
 });
 
-test("a replaced document is found by its new vector and never by its old one", () => {
+test("a stream of searches that never lets the event loop turn still completes the column copy", async () => {
+  // as back-to-back in-process requests do: no timer or immediate runs between them, so each search copies a slice
+  const cache = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, columnMinRows: 1, columnSliceRows: 64 });
+  for (let d = 0; d < 200; d++) write([cache], `d${d}`, d);
+  const rand = rng(5);
+  let searches = 0;
+  while (cache.columnState !== "ready" && searches < 50) {
+    cache.search(sparse(rand, 5), new Set(TAGS), 12);
+    searches++;
+    await Promise.resolve();
+  }
+  expect(cache.columnState).toBe("ready");
+  expect(searches).toBeLessThanOrEqual(11); // 600 rows, 64 a slice (documents of 3 rows: 66 a slice): 10 slices
+});
+
+test("a replaced document is found by its new vector and never by its old one", async () => {
   const cache = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, columnMinRows: 1 });
   for (let d = 0; d < 100; d++) write([cache], `d${d}`, d);
   const target = new Float32Array(DIMS);
   target[3] = 1;
   const meta = [chunk("p", "d50", 0, "", ["a"])];
   cache.setDocument("d50", meta, [target]);
-  expect(cache.search(target, new Set(["a"]), 1)[0].documentId).toBe("d50"); // columns built with d50 on dim 3
+  expect(cache.search(target, new Set(["a"]), 1)[0].documentId).toBe("d50");
+  await cache.indexIdle(); // columns built with d50 on dim 3
+  expect(cache.columnState).toBe("ready");
   const away = new Float32Array(DIMS);
   away[7] = 1;
   cache.setDocument("d50", meta, [away]);

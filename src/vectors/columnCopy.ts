@@ -1,0 +1,121 @@
+import type { DocumentBlock, PreparedQuery, TopN } from "./cacheBlocks.ts";
+import { COLUMN_SLICE_ROWS, ColumnScan } from "./columnScan.ts";
+
+/**
+ * A project's column copy (columnScan.ts) and its builds. A sparse search past the threshold asks for one (`want`)
+ * and scans it when it is ready; until then, and while a rebuild runs, the search scans the rows (or the previous
+ * copy, still exact: documents written since it was built are scanned beside it). So no request pays the whole
+ * copy (~120 ms at 100,000 rows), and a copy is never used before its last slice is in place.
+ *
+ * The copy is made a slice at a time, each slice a `setImmediate` callback: in the background whenever the event
+ * loop turns. A stream of requests that never lets it turn (in-process calls whose awaits all resolve as
+ * microtasks or native completions, measured: no immediate nor timer ran in 3 s of back-to-back previews) would
+ * starve it, so each search that finds the copy unfinished also copies one slice after it has its answer: the
+ * copy is done after ~50 such searches at 100,000 rows, each paying one slice (~2.5 ms) at most.
+ *
+ * Kept in step with writes like the index: a build copies the live blocks of one moment; blocks placed while it
+ * runs are listed as its `added` when it swaps in, and rows of the moment's blocks deleted meanwhile count as
+ * dead (their blocks are marked dead, which the scan skips).
+ */
+export class ColumnCopy {
+  private current: ColumnScan | null = null;
+  private build: Build | null = null;
+  private idleWaiters: (() => void)[] = [];
+  private stopped = false;
+
+  constructor(
+    private readonly dims: number,
+    private readonly sliceRows = COLUMN_SLICE_ROWS,
+  ) {}
+
+  /** Memory of the ready copy (counted in the cache's bytes; a build's half-made copy is not yet). */
+  get bytes(): number {
+    return this.current?.bytes ?? 0;
+  }
+
+  get state(): "none" | "building" | "ready" {
+    if (this.current) return "ready";
+    return this.build ? "building" : "none";
+  }
+
+  /** Resolves when no build runs. */
+  idle(): Promise<void> {
+    if (!this.build) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.end();
+  }
+
+  placed(block: DocumentBlock): void {
+    this.current?.added.add(block);
+    this.build?.pending.add(block);
+  }
+
+  deleted(block: DocumentBlock): void {
+    this.build?.pending.delete(block);
+    const c = this.current;
+    if (c && !c.added.delete(block)) c.deadRows += block.ids.length;
+  }
+
+  /** Starts a build when there is no copy or it has gone stale, unless one runs; `blocks` are the live blocks now. */
+  want(blocks: () => DocumentBlock[]): void {
+    if (this.build || this.stopped || (this.current && !this.current.stale)) return;
+    const docs = blocks();
+    let rows = 0;
+    for (const b of docs) rows += b.scales.length;
+    this.build = { docs, copy: ColumnScan.empty(rows, this.dims), at: { doc: 0, row: 0 }, pending: new Set() };
+    this.schedule();
+  }
+
+  /** Scans with the ready copy (true), or returns false (the caller scans the rows) after advancing a build. */
+  scan(p: PreparedQuery, best: TopN, scoreRow: (doc: DocumentBlock, r: number) => number): boolean {
+    if (this.current) {
+      this.current.scan(p, best, scoreRow);
+      // a rebuild under way: this search's slice of it (the old copy answered)
+      if (this.build) queueMicrotask(() => this.step());
+      return true;
+    }
+    // after the caller's row scan (the answer first), in the same turn of the event loop
+    if (this.build) queueMicrotask(() => this.step());
+    return false;
+  }
+
+  /** Copies one slice of the running build; swaps it in once complete. */
+  private step(): void {
+    const b = this.build;
+    if (!b || this.stopped) return;
+    if (!b.copy.copy(b.docs, b.at, this.sliceRows)) return;
+    // complete, and synchronous from here: no write slips between catching up and swapping in
+    for (const d of b.pending) if (!d.dead) b.copy.added.add(d);
+    for (const d of b.docs) if (d.dead) b.copy.deadRows += d.scales.length;
+    this.current = b.copy;
+    this.end();
+  }
+
+  private schedule(): void {
+    setImmediate(() => {
+      if (!this.build || this.stopped) return;
+      this.step();
+      if (this.build) this.schedule();
+    });
+  }
+
+  private end(): void {
+    this.build = null;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+interface Build {
+  docs: DocumentBlock[];
+  copy: ColumnScan;
+  /** the next document to copy, and the row it starts at */
+  at: { doc: number; row: number };
+  /** blocks placed since the build's moment */
+  pending: Set<DocumentBlock>;
+}
