@@ -15,6 +15,7 @@ import { rescan } from "./rescan.ts";
 import { detailReview } from "./reviewGroups.ts";
 import { submitArchive } from "./submitArchive.ts";
 import { SCAN_WORKER_JOB } from "./worker/runScanWorker.ts";
+import { warmExtractionThread } from "./worker/idleThread.ts";
 import {
   CancelResponse,
   CommitBody,
@@ -92,6 +93,8 @@ export function scannerRoutes(ctx: AppContext & Pick<InteractDeps, "scheduler">)
       "/submit-archive",
       async ({ principal, request, set }) => {
         const r = submitArchive(ctx, principal.projectId, await readJsonBody(request, "Invalid manifest"));
+        // A scan is coming: its extraction thread loads while the archive uploads.
+        if (r.status === "PENDING_UPLOAD") warmExtractionThread();
         set.status = 202;
         return r;
       },
@@ -111,6 +114,7 @@ export function scannerRoutes(ctx: AppContext & Pick<InteractDeps, "scheduler">)
       "/submit-archive/confirm",
       async ({ principal, body }) => {
         const confirmed = await confirmUpload(ctx, principal.projectId, body.jobId);
+        warmExtractionThread();
         // The worker's own tick comes every 2 s: a small project's whole scan is shorter than that wait.
         ctx.scheduler?.kick(SCAN_WORKER_JOB);
         return confirmed;
