@@ -22,7 +22,7 @@ import { SkipList } from "./SkipList.ts";
 import { SkipTally } from "./SkipTally.ts";
 import { CLASSIFY_SLICE } from "./FileExtractor.ts";
 import { ExtractionThread } from "./ExtractionThread.ts";
-import { GarbageBudget, textChars } from "../GarbageBudget.ts";
+import { GarbageBudget, RSS_HEADROOM, textChars } from "../GarbageBudget.ts";
 
 /**
  * This thread collects after every so many characters of candidate text received: storing them is
@@ -99,7 +99,9 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   let completed = 0;
   let failed = 0;
   let bytes = 0;
-  const garbage = new GarbageBudget(GC_EVERY);
+  // Both threads count from the same mark: the RSS is the process's.
+  const collectAboveRss = process.memoryUsage.rss() + RSS_HEADROOM;
+  const garbage = new GarbageBudget(GC_EVERY, 1, collectAboveRss);
 
   const progress = progressWriter(ctx.db, job.id, attempt);
   const writeProgress = () => {
@@ -134,7 +136,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     if (completed === 1 || now - committedAt >= COMMIT_EVERY_MS || pending.length >= CLASSIFY_SLICE) commit(now);
   };
   const thread = new ExtractionThread(
-    { paths: manifest.map((f) => f.relativePath), userContext: job.user_context, vocab },
+    { paths: manifest.map((f) => f.relativePath), userContext: job.user_context, vocab, collectAboveRss },
     {
       batch: (candidates, skippedSections) => {
         garbage.spend(textChars(candidates));
