@@ -89,9 +89,6 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   const tagOrder = new Map(vocab.tags.map((t, i) => [t, i]));
   const store = new ExtractionStore(ctx.db, job.id, tagOrder);
   const skipped = new SkipList(SCANNER_LIMITS.listedSkips);
-  // What each file is, decided here before it is read; the extraction thread plans the same paths for itself
-  // (variants, Ink/Twee sources): a plan holds functions and cannot cross threads, and planning is cheap.
-  const plan = planScan(manifest.map((f) => f.relativePath), job.user_context);
   const tally = new SkipTally();
   const listed = new Map(manifest.map((f) => [normalizeEntryName(f.relativePath), f]));
   const counted = new Set<string>();
@@ -149,6 +146,10 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     signal,
   );
 
+  // What each file is, decided here before it is read; the extraction thread plans the same paths for
+  // itself (variants, Ink/Twee sources: a plan holds functions and cannot cross threads), at the same
+  // time, since its setup went first (2,000 paths are ~40 ms of planning).
+  const plan = planScan(manifest.map((f) => f.relativePath), job.user_context);
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
     // What a file is decides before decoding: skipped kinds and translations are only counted.
     const skipKind = plan.skipKind(f.relativePath);
