@@ -33,12 +33,14 @@ const SAME = [
   "a: \"\\u00e9t\\u00e9\"\nb: é\n", "\uFEFFa: bom\n", "a: b\r\nc: d\r\n", "- - a\n  - b\n- c\n", "a: >\n  folded\n   more indented\n  back\n",
   "a: \"\\\n  b\"\n", "a: |2\n   two\n", "5: five\n3: three\n", "a:\n- 1\n- 2\n", "a: 1 # c\n# c2\nb: 2\n", "a: \"\"\nb: ''\n",
   "a: -.5\nb: +.inf\nc: 1e+3\nd: 1E3\ne: 0.\n", "en-US:\n  STR_A: \"Hello {0}\"\n  STR_B: Plain text, with comma\n  STR_C: \"Line one\\nLine two\"\n",
+  "x: [a: 1, b]\n", "- [a, b]\n", "x: {a, b}\n", "x: [[1, 2], {a: b}]\n", "- {name: Garrick, text: hello}\n", "- [RES.HAPPINESS, 1]\n- [RES.GOLD, -1]\n",
+  "x:\n  - [a,\n     b]\n", "x: { a: 1,\n  b: [2, 3] }\n",
   "npcs:\n  - name: Garrick\n    description: >\n      A gruff innkeeper who has run the Rusty Tankard for twenty years.\n    tags: [tavern, thornhaven]\n",
 ];
 
 // Where the two differ or must not be trusted: left to the `yaml` library.
 const LEFT_TO_YAML = [
-  "null: e\n", "~: f\n", "a: null\nNull: 1\n", "[a, b]: c\n", "{a: 1}: c\n", "? a\n: b\n", "x: {[a]: b}\n", "%YAML 1.1\n---\na: yes\n", "---\na: 1\n---\nb: 2\n",
+  "null: e\n", "~: f\n", "x: { : a}\n", "[a,\n b]: c\n", "- ? a\n  : b\n", "a: null\nNull: 1\n", "[a, b]: c\n", "{a: 1}: c\n", "? a\n: b\n", "x: {[a]: b}\n", "%YAML 1.1\n---\na: yes\n", "---\na: 1\n---\nb: 2\n",
   "k: v\n...\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: !custom x\n", "base: &b {x: 1}\nc:\n  <<: *b\n",
 ];
 

@@ -11,8 +11,11 @@
 const DOCUMENT_MARKS = /^(?:---|\.\.\.|%)/m;
 /** An anchor (`&a`), alias (`*a`) or tag (`!t`, `!!str`) where a node may start; in quoted text it only costs the fast path. */
 const NODE_PROPERTIES = /(?:^|[\s\[{,:\-?])[&*!][^\s]/;
-/** Keys stringified differently: null keys (`~:`, `null:`), flow collections as keys (`[a, b]: c`), explicit keys (`? a`). */
-const ODD_KEYS = /(?:^|[\s{,])(?:~|null|Null|NULL)?[ \t]*:(?:[ \t]|$)|^[ \t]*(?:-[ \t]+)*[\[{?]|[\]}][ \t]*:(?:[ \t]|$)/m;
+/**
+ * Keys stringified differently: null or empty keys (`~:`, `null:`, `{ : a}`), flow collections as keys (`[a, b]: c`,
+ * found by their end), explicit keys (`? a`). Flow collections as values (`- [RES.GOLD, 1]`) are fine.
+ */
+const ODD_KEYS = /(?:^|[\s{,])(?:~|null|Null|NULL)?[ \t]*:(?:[ \t]|$)|^[ \t]*(?:-[ \t]+)*\?(?:[ \t]|$)|[\]}][ \t]*:(?:[ \t]|$)/m;
 
 /** The parsed tree when the text is plain enough for the native parser, else undefined (use `yaml`). */
 export function parseNativeYaml(text: string): { value: unknown } | undefined {
