@@ -51,12 +51,18 @@ export function endIdleExtractionThread(): void {
 
 function park(worker: Worker): void {
   worker.unref();
-  const timer = setTimeout(() => {
-    if (idle?.worker !== worker) return;
-    idle = null;
+  const drop = () => {
+    if (idle?.worker === worker) {
+      clearTimeout(idle.timer);
+      idle = null;
+    }
     worker.terminate();
-  }, IDLE_MS);
+  };
+  const timer = setTimeout(drop, IDLE_MS);
   timer.unref();
+  // A thread that failed while it waited (its code did not load) must not be handed to a scan: nothing
+  // would answer it. A taken thread gets the scan's own handler, which fails the scan instead.
+  worker.onerror = drop;
   idle = { worker, timer };
 }
 

@@ -63,4 +63,14 @@ describe("the extraction thread kept between scans", () => {
     c.terminate();
     d.terminate();
   });
+
+  test("a waiting thread that failed is not handed to the next scan", async () => {
+    endIdleExtractionThread();
+    const broken = new Worker(URL.createObjectURL(new Blob(["throw new Error('the thread did not load');"], { type: "application/javascript" })));
+    returnExtractionThread(broken);
+    await Bun.sleep(2000);
+    const next = takeExtractionThread();
+    expect(next).not.toBe(broken);
+    next.terminate();
+  });
 });
