@@ -10,7 +10,7 @@ import { edenGC } from "bun:jsc";
  * eden collection): on the extraction thread, the scan's bottleneck, a full one each time cost a
  * fifth of the real corpus's speed, eden ones alone let the 200 MB archive's peak climb ~90 MB.
  * Collections are skipped while the process's RSS is below `aboveRss` (a scan's start plus some
- * headroom, RSS_HEADROOM): a small project never needs one, and they were a tenth of its CPU.
+ * headroom, RSS_HEADROOM): a small project never needs one (they were ~10 % of a scan's CPU).
  */
 export class GarbageBudget {
   private since = 0;
