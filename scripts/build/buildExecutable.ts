@@ -13,7 +13,7 @@ import { stubSharp } from "./patches/stubSharp.ts";
 import { writeNativeFolder } from "./writeNativeFolder.ts";
 import { studioModule } from "./studioModule.ts";
 
-/** The scan's extraction thread (src/scanner/worker/ExtractionThread.ts starts it as a Worker). */
+/** The scan's extraction thread (src/scanner/worker/idleThread.ts starts it as a Worker). */
 export const EXTRACTION_THREAD_ENTRY = "src/scanner/worker/extractionThreadEntry.ts";
 
 export interface BuildExecutableOptions {

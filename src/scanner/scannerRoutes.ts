@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../core/context.ts";
+import type { AppContext, InteractDeps } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import { requireEditor } from "../auth/authGuards.ts";
 import { ErrorBody, editorErrors } from "../http/commonSchemas.ts";
@@ -14,6 +14,8 @@ import { jobDetailStream, listJobs } from "./readJobs.ts";
 import { rescan } from "./rescan.ts";
 import { detailReview } from "./reviewGroups.ts";
 import { submitArchive } from "./submitArchive.ts";
+import { SCAN_WORKER_JOB } from "./worker/runScanWorker.ts";
+import { warmExtractionThread } from "./worker/idleThread.ts";
 import {
   CancelResponse,
   CommitBody,
@@ -36,7 +38,7 @@ const detail = (summary: string, description?: string) => ({ tags: ["Scanner (Ed
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
 
 /** /v1/scanner/* (Editor Key) and the signed upload endpoint behind uploadUrl. */
-export function scannerRoutes(ctx: AppContext) {
+export function scannerRoutes(ctx: AppContext & Pick<InteractDeps, "scheduler">) {
   // No API key here: the URL's HMAC signature is the credential (DESIGN.md "Scanner").
   const uploads = new Elysia({ name: "scanner-uploads", prefix: "/scanner" }).put(
     "/uploads/:jobId",
@@ -91,6 +93,8 @@ export function scannerRoutes(ctx: AppContext) {
       "/submit-archive",
       async ({ principal, request, set }) => {
         const r = submitArchive(ctx, principal.projectId, await readJsonBody(request, "Invalid manifest"));
+        // A scan is coming: its extraction thread loads while the archive uploads.
+        if (r.status === "PENDING_UPLOAD") warmExtractionThread();
         set.status = 202;
         return r;
       },
@@ -108,7 +112,13 @@ export function scannerRoutes(ctx: AppContext) {
     )
     .post(
       "/submit-archive/confirm",
-      async ({ principal, body }) => confirmUpload(ctx, principal.projectId, body.jobId),
+      async ({ principal, body }) => {
+        const confirmed = await confirmUpload(ctx, principal.projectId, body.jobId);
+        warmExtractionThread();
+        // The worker's own tick comes every 2 s: a small project's whole scan is shorter than that wait.
+        ctx.scheduler?.kick(SCAN_WORKER_JOB);
+        return confirmed;
+      },
       {
         body: JobIdBody,
         response: { 200: ConfirmResponse, ...editorErrors, ...errors(402, 403, 404, 409) },

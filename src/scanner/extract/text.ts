@@ -72,8 +72,10 @@ export function countDigits(s: string): number {
 export function tidy(s: string): string {
   // Patterns only match what needs changing (not every single space): this runs on every section.
   const t = s.includes("\r") ? s.replace(/\r\n?/g, "\n") : s;
-  return t
-    .replace(/[\t\f\v\u00a0][ \t\f\v\u00a0]*| {2,}/g, " ")
+  const blanks = t.replace(/[\t\f\v\u00a0][ \t\f\v\u00a0]*| {2,}/g, " ");
+  // One line (a table's cell, a label): the line patterns cannot match, and scanning for them was a third of tidy.
+  if (!blanks.includes("\n")) return blanks.trim();
+  return blanks
     .replace(/ \n ?|\n /g, "\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();

@@ -2,6 +2,13 @@ import type { Skipped } from "../extract/index.ts";
 import type { StorableCandidate } from "./storableCandidate.ts";
 import type { ExtractorSetup } from "./FileExtractor.ts";
 import type { FromThread, ToThread } from "./threadMessages.ts";
+import { returnExtractionThread, takeExtractionThread } from "./idleThread.ts";
+
+/**
+ * A thread that extracted more than this in one scan is ended, not kept: its heap grew with the
+ * archive, and against a scan that long its start is nothing.
+ */
+const KEEP_AFTER_BYTES = 64 * 1024 * 1024;
 
 /** What the main thread does with the extraction thread's output, in the order the thread produced it. */
 export interface ThreadSink {
@@ -17,8 +24,9 @@ export class ExtractionThreadError extends Error {}
  * The main thread's handle on one scan's extraction thread (extractionThreadEntry.ts).
  * Files are transferred, not copied, in archive order; `inFlightBytes` counts
  * what the thread has not finished, so the reader can wait (`drainTo`) instead
- * of queueing a whole archive in memory. One thread per scan, terminated by
- * `close`: its heap goes with it.
+ * of queueing a whole archive in memory. One thread per scan at a time: `close`
+ * hands it back for the next scan when the scan ended cleanly (idleThread.ts),
+ * and otherwise terminates it, whatever it was doing.
  */
 export class ExtractionThread {
   private readonly worker: Worker;
@@ -26,6 +34,7 @@ export class ExtractionThread {
   private readonly inThread = new Map<number, { relativePath: string; size: number }>();
   private nextId = 0;
   private inFlight = 0;
+  private sentBytes = 0;
   private failure: Error | null = null;
   private ended = false;
   private closed = false;
@@ -38,7 +47,7 @@ export class ExtractionThread {
     this.onAbort = () => this.fail(signal!.reason instanceof Error ? signal!.reason : new Error("aborted"));
     this.signal = signal;
     signal?.addEventListener("abort", this.onAbort, { once: true });
-    this.worker = new Worker(threadEntryUrl());
+    this.worker = takeExtractionThread();
     this.worker.onmessage = (e: MessageEvent<FromThread>) => this.receive(e.data);
     this.worker.onerror = (e) => this.fail(new ExtractionThreadError(`The extraction thread failed: ${e.message}`));
     this.post({ type: "setup", setup });
@@ -56,6 +65,7 @@ export class ExtractionThread {
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
     this.inThread.set(id, { relativePath, size: own.byteLength });
     this.inFlight += own.byteLength;
+    this.sentBytes += own.byteLength;
     this.post({ type: "file", id, relativePath, bytes: own }, [own.buffer as ArrayBuffer]);
   }
 
@@ -72,13 +82,15 @@ export class ExtractionThread {
     this.check();
   }
 
-  /** Ends the thread (idempotent); its heap is freed with it. */
+  /** Done with the thread (idempotent): kept for the next scan after a clean end, else terminated. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     // The server's shutdown signal outlives every scan: the listener must not keep this scan alive.
     this.signal?.removeEventListener("abort", this.onAbort);
-    this.worker.terminate();
+    // Only a thread that answered "ended" has nothing of this scan left in its queue.
+    if (this.ended && !this.failure && this.sentBytes <= KEEP_AFTER_BYTES) returnExtractionThread(this.worker);
+    else this.worker.terminate();
   }
 
   private post(m: ToThread, transfer: ArrayBuffer[] = []): void {
@@ -116,15 +128,4 @@ export class ExtractionThread {
     this.check();
     return new Promise((resolve) => (this.wake = () => ((this.wake = null), resolve())));
   }
-}
-
-/**
- * The thread's code: beside this file when run from source. In the executable every module's
- * import.meta.url is the bundle's root (file:///$bunfs/root/<name>, B:/~BUN/root on Windows) and
- * the build embeds the entry under its path from src/, the entry points' common folder
- * (scripts/build/buildExecutable.ts; test/exe/e2e.test.ts runs a scan inside the executable).
- */
-function threadEntryUrl(): string {
-  const embedded = import.meta.url.includes("/$bunfs/") || import.meta.url.includes("~BUN");
-  return new URL(embedded ? "./scanner/worker/extractionThreadEntry.ts" : "./extractionThreadEntry.ts", import.meta.url).href;
 }

@@ -23,6 +23,8 @@ export interface ExtractorSetup {
   paths: string[];
   userContext: string | null;
   vocab: ProjectVocabulary;
+  /** Bytes of the process's RSS under which the thread forces no collection (GarbageBudget.ts; 0: always). */
+  collectAboveRss?: number;
 }
 
 /** Where extraction's output goes: candidates a slice at a time, and the sections it skipped. */
@@ -44,12 +46,13 @@ export class FileExtractor {
   private readonly opts: ExtractOptions;
   private pending: Candidate[] = [];
   private skipped: Skipped[] = [];
-  private readonly garbage = new GarbageBudget(GC_EVERY, 2);
+  private readonly garbage: GarbageBudget;
 
   constructor(
     private readonly setup: ExtractorSetup,
     private readonly sink: ExtractorSink,
   ) {
+    this.garbage = new GarbageBudget(GC_EVERY, 2, setup.collectAboveRss ?? 0);
     this.plan = planScan(setup.paths, setup.userContext);
     this.tables = new StringTableJoin(setup.paths);
     this.opts = {

@@ -24,6 +24,9 @@ self.onmessage = (e: MessageEvent<ToThread>) => {
     } else {
       extractor!.end();
       post({ type: "ended" });
+      // The thread may wait for the next scan (idleThread.ts): nothing of this one stays in its heap.
+      extractor = null;
+      Bun.gc(true);
     }
   } catch (err) {
     post({ type: "failed", message: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });

@@ -22,7 +22,7 @@ import { SkipList } from "./SkipList.ts";
 import { SkipTally } from "./SkipTally.ts";
 import { CLASSIFY_SLICE } from "./FileExtractor.ts";
 import { ExtractionThread } from "./ExtractionThread.ts";
-import { GarbageBudget, textChars } from "../GarbageBudget.ts";
+import { GarbageBudget, RSS_HEADROOM, textChars } from "../GarbageBudget.ts";
 
 /**
  * This thread collects after every so many characters of candidate text received: storing them is
@@ -89,9 +89,6 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   const tagOrder = new Map(vocab.tags.map((t, i) => [t, i]));
   const store = new ExtractionStore(ctx.db, job.id, tagOrder);
   const skipped = new SkipList(SCANNER_LIMITS.listedSkips);
-  // What each file is, decided here before it is read; the extraction thread plans the same paths for itself
-  // (variants, Ink/Twee sources): a plan holds functions and cannot cross threads, and planning is cheap.
-  const plan = planScan(manifest.map((f) => f.relativePath), job.user_context);
   const tally = new SkipTally();
   const listed = new Map(manifest.map((f) => [normalizeEntryName(f.relativePath), f]));
   const counted = new Set<string>();
@@ -99,7 +96,9 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
   let completed = 0;
   let failed = 0;
   let bytes = 0;
-  const garbage = new GarbageBudget(GC_EVERY);
+  // Both threads count from the same mark: the RSS is the process's.
+  const collectAboveRss = process.memoryUsage.rss() + RSS_HEADROOM;
+  const garbage = new GarbageBudget(GC_EVERY, 1, collectAboveRss);
 
   const progress = progressWriter(ctx.db, job.id, attempt);
   const writeProgress = () => {
@@ -134,7 +133,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     if (completed === 1 || now - committedAt >= COMMIT_EVERY_MS || pending.length >= CLASSIFY_SLICE) commit(now);
   };
   const thread = new ExtractionThread(
-    { paths: manifest.map((f) => f.relativePath), userContext: job.user_context, vocab },
+    { paths: manifest.map((f) => f.relativePath), userContext: job.user_context, vocab, collectAboveRss },
     {
       batch: (candidates, skippedSections) => {
         garbage.spend(textChars(candidates));
@@ -147,6 +146,10 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     signal,
   );
 
+  // What each file is, decided here before it is read; the extraction thread plans the same paths for
+  // itself (variants, Ink/Twee sources: a plan holds functions and cannot cross threads), at the same
+  // time, since its setup went first (2,000 paths are ~40 ms of planning).
+  const plan = planScan(manifest.map((f) => f.relativePath), job.user_context);
   const onFile = async (f: { relativePath: string; bytes: Uint8Array }) => {
     // What a file is decides before decoding: skipped kinds and translations are only counted.
     const skipKind = plan.skipKind(f.relativePath);

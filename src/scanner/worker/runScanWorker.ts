@@ -4,6 +4,9 @@ import type { ScannerContext } from "../../core/context.ts";
 import { failProcessing, processScanJob } from "./processScanJob.ts";
 import { jobsWithStatus, queuedAfter, transition } from "../scanJobStore.ts";
 
+/** The job's name (the scheduler's and `/admin/v1/jobs/{name}/run`'s); a confirmed upload kicks it. */
+export const SCAN_WORKER_JOB = "scan-worker";
+
 /** The SQLite page cache while scans run, in KiB (the connection's own is 32 MB). */
 const SCAN_CACHE_KIB = 8000;
 

@@ -5,6 +5,7 @@ import { SKIP } from "../text.ts";
 import { walkStructured } from "../walkStructured.ts";
 import { relaxJson } from "../relaxedJson.ts";
 import { LazyJson } from "../lazyJson.ts";
+import { parseNativeYaml } from "./nativeYaml.ts";
 
 /** Structured files above this size are sniffed before parsing whole (a 4 MB JSON of numbers costs ~50 MB of heap). */
 const SNIFF_ABOVE = 1024 * 1024;
@@ -85,6 +86,12 @@ export function extractYaml(content: string, out: SectionCollector): void {
   // library's document model costs ~20× the text (an 8 MB file peaked 150 MB over the baseline).
   if (content.length > SNIFF_ABOVE && !/^(?:%|---)|\n(?:---|\.\.\.)\s*(?:\n|$)/.test(content)) {
     for (const slice of topLevelSlices(content, YAML_SLICE)) {
+      const native = parseNativeYaml(slice);
+      if (native) {
+        walkStructured(native.value, out, { objectKind: "yaml-object", stringKind: "yaml-string" });
+        out.work(slice.length);
+        continue;
+      }
       const doc = parseDocument(slice, { uniqueKeys: false });
       if (doc.errors.length) {
         out.skip(`lines from "${slice.slice(0, 40).split("\n")[0]}"`, SKIP.parse(doc.errors[0].message));
@@ -93,6 +100,11 @@ export function extractYaml(content: string, out: SectionCollector): void {
       walkStructured(doc.toJS({ maxAliasCount: 1000 }), out, { objectKind: "yaml-object", stringKind: "yaml-string" });
       out.work(slice.length);
     }
+    return;
+  }
+  const native = parseNativeYaml(content);
+  if (native) {
+    walkStructured(native.value, out, { objectKind: "yaml-object", stringKind: "yaml-string" });
     return;
   }
   let docs: ReturnType<typeof parseAllDocuments>;
