@@ -12,18 +12,18 @@ export class ForcedText {
   private readonly chars: [string, Token][] = [];
   private readonly eog: Token[];
   /** a token to read others after (see the constructor) */
-  private readonly after_: Token[];
+  private readonly readAfter: Token[];
 
   constructor(
     private readonly model: LlamaModel,
     private readonly steps: GrammarSteps,
   ) {
-    const after = (this.after_ = model.tokenize("x"));
+    const after = (this.readAfter = model.tokenize("x"));
     for (let code = 32; code < 127; code++) {
       const c = String.fromCharCode(code);
-      // A tokenizer that prefixes a space (SentencePiece) is asked without it; a character it cannot spell as
-      // one token alone is not probed.
-      // (Read after another token: SentencePiece drops a leading space at the start of a text, so `▁a` reads `a` there.)
+      // A tokenizer that prefixes a space (SentencePiece) is asked without it, and a token is read after another
+      // (at a text's start SentencePiece drops the leading space, so `▁a` would read `a`). A character it cannot
+      // spell as one token alone is not probed.
       const spells = (x: Token[]) => x.length === 1 && model.detokenize(x, false, after) === c;
       const t = [model.tokenize(c), model.tokenize(c, false, "trimLeadingSpace")].find(spells);
       if (t) this.chars.push([c, t[0]]);
@@ -56,7 +56,7 @@ export class ForcedText {
   take(state: LlamaGrammarEvaluationState, text: string, room: number): Token[] {
     const m = this.model;
     const tokens =
-      [m.tokenize(text), m.tokenize(text, false, "trimLeadingSpace")].find((x) => m.detokenize(x, false, this.after_) === text) ??
+      [m.tokenize(text), m.tokenize(text, false, "trimLeadingSpace")].find((x) => m.detokenize(x, false, this.readAfter) === text) ??
       [...text].map((c) => this.chars.find(([x]) => x === c)?.[1]).filter((t): t is Token => t !== undefined);
     const taken: Token[] = [];
     for (const t of tokens.slice(0, Math.max(0, room))) {
