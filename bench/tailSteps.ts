@@ -69,7 +69,7 @@ for (let seed = 1; seed <= Number(args.seeds); seed++) {
       const json = t.tokens - delimiterTokens;
       const skeleton = p.valid ? engine.countTokens(t.text.replace(/"(?:[^"\\]|\\.)*"(?!:)|-?\d+|true|false/g, (m) => (m.startsWith('"') ? '""' : ""))) : json;
       rows.push({ mode, set: turn.s.name, t, valid: p.valid, acted, calledFor: turn.action === undefined ? null : turn.action !== null, right: !!hit, paramsRight: !!hit && JSON.stringify(hit.params) === JSON.stringify(turn.action!.params), json, values: json - skeleton, punctuation: skeleton });
-      console.error(`${mode} ${turn.key} s${seed} | tokens ${t.tokens} model ${t.modelTokens} decodes ${t.decodes} forced ${t.forcedTokens ?? 0} ms ${t.ms.toFixed(0)} | ${t.text}`);
+      console.error(`${mode} ${turn.key} s${seed} | tokens ${t.tokens} model ${t.modelTokens} decodes ${t.decodes} forced ${t.forcedTokens ?? 0} ms ${t.ms.toFixed(0)} | p(act) ${t.gate?.actProbability.toFixed(3) ?? "–"} | ${r.text.replace(/\n/g, " ")} | ${t.text}`);
     }
   }
 }
