@@ -50,14 +50,11 @@ export class ForcedText {
   }
 
   /**
-   * The forced text as tokens the grammar takes, each taken on `state` (the model's own spelling where it spells the
-   * text exactly, else a token a character); stops at the first the grammar refuses.
+   * The forced text as tokens the grammar takes, each taken on `state` (`spelled`, else the model's own spelling where
+   * it spells the text exactly, else a token a character); stops at the first the grammar refuses.
    */
-  take(state: LlamaGrammarEvaluationState, text: string, room: number): Token[] {
-    const m = this.model;
-    const tokens =
-      [m.tokenize(text), m.tokenize(text, false, "trimLeadingSpace")].find((x) => m.detokenize(x, false, this.readAfter) === text) ??
-      [...text].map((c) => this.chars.find(([x]) => x === c)?.[1]).filter((t): t is Token => t !== undefined);
+  take(state: LlamaGrammarEvaluationState, text: string, room: number, spelled?: Token[]): Token[] {
+    const tokens = spelled ?? this.spell(text);
     const taken: Token[] = [];
     for (const t of tokens.slice(0, Math.max(0, room))) {
       if (!this.steps.canBeNext(state, t)) break;
@@ -65,6 +62,28 @@ export class ForcedText {
       taken.push(t);
     }
     return taken;
+  }
+
+  /**
+   * Text as tokens that read back as exactly it after other text: the model's own spelling, without the leading
+   * space a SentencePiece tokenizer puts at a text's start, else a token a character (those this class probes).
+   */
+  spell(text: string): Token[] {
+    const m = this.model;
+    return (
+      [m.tokenize(text), m.tokenize(text, false, "trimLeadingSpace")].find((x) => m.detokenize(x, false, this.readAfter) === text) ??
+      [...text].map((c) => this.chars.find(([x]) => x === c)?.[1]).filter((t): t is Token => t !== undefined)
+    );
+  }
+
+  /** Whether the grammar, from `state`, takes these tokens in turn (the state itself is not advanced). */
+  allows(state: LlamaGrammarEvaluationState, tokens: Token[]): boolean {
+    const probe = state.clone();
+    for (const t of tokens) {
+      if (!this.steps.canBeNext(probe, t)) return false;
+      this.steps.accept(probe, t);
+    }
+    return true;
   }
 
   private mayEnd(state: LlamaGrammarEvaluationState): boolean {

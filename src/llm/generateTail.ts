@@ -1,4 +1,4 @@
-import type { ChatHistoryItem, LlamaChat, LlamaGrammar, LlamaModel, Token, TokenBias } from "node-llama-cpp";
+import { LlamaGrammarEvaluationState, type ChatHistoryItem, type LlamaChat, type LlamaGrammar, type LlamaModel, type Token, type TokenBias } from "node-llama-cpp";
 import type { ForcedText } from "./forcedText.ts";
 import { primeTail, readTailGate } from "./readTailGate.ts";
 import { finishReasonOf } from "./replyRules.ts";
@@ -64,13 +64,26 @@ export async function generateTail(chat: LlamaChat, r: TailRun): Promise<TailRes
   try {
     const batched = r.forced && !r.tail.stepwise;
     const primed = batched || r.tail.gate ? await primeTail(chat, r.history, before, r.signal) : null;
+    let reading: Awaited<ReturnType<typeof readTailGate>> | undefined;
     if (primed && r.tail.gate && gateGrammars) {
-      // The branch is decided on the model's probabilities, then the rest sampled under the way it took.
-      gate = await readTailGate(primed, r.tail.gate, r.tokenize);
+      // The branch is decided on the model's probabilities, then the rest sampled under the way it took. Batched,
+      // the prefix the gate read through stays on the sequence as the tail's first tokens.
+      // The choices spelled as the grammar writes them (never with a SentencePiece tokenizer's leading space).
+      const spell = r.forced ? (t: string) => r.forced!.spell(t) : r.tokenize;
+      reading = await readTailGate(primed, r.tail.gate, spell, !!batched);
+      gate = { actProbability: reading.actProbability, took: reading.took };
       grammar = gate.took === "act" ? gateGrammars.act : gateGrammars.stay;
     }
     if (batched && primed) {
-      const out = await sampleTail({ sequence: primed.sequence, model: r.model, grammar, forced: r.forced!, first: [primed.last], maxTokens: Math.max(1, Math.floor(r.tail.maxTokens)), temperature: r.temperature, seed: r.seed, noBias: r.noBias, signal: r.signal });
+      let first = [reading?.next ?? primed.last];
+      let written = reading?.kept;
+      if (written?.length && !r.forced!.allows(new LlamaGrammarEvaluationState({ model: r.model, grammar }), written)) {
+        // A prefix the grammar does not take as spelled (a tokenizer that merges it otherwise): it goes, and the
+        // tail writes its own.
+        await primed.sequence.eraseContextTokenRanges([{ start: primed.base, end: primed.sequence.contextTokens.length }]);
+        [first, written] = [[primed.last], undefined];
+      }
+      const out = await sampleTail({ sequence: primed.sequence, model: r.model, grammar, forced: r.forced!, first, written, maxTokens: Math.max(1, Math.floor(r.tail.maxTokens)), temperature: r.temperature, seed: r.seed, noBias: r.noBias, signal: r.signal });
       return {
         text: out.text.trim(),
         ...cost(out.tokens, out.fedBack),

@@ -29,25 +29,47 @@ export async function primeTail(chat: LlamaChat, history: ChatHistoryItem[], bef
   return { sequence, last, base };
 }
 
+/** What the gate read and chose; with `keep`, the branch's prefix it left evaluated for the tail to continue. */
+export interface GateReading extends TailGateResult {
+  /** the choices' common prefix: the tail's first tokens, on the sequence after the context's last token but for their last */
+  kept?: Token[];
+  /** the token to evaluate next (the prefix's last, or the context's last when the prefix is empty) */
+  next?: Token;
+}
+
 /**
  * Reads the model's probabilities at the gate's branch and chooses, on a primed sequence: the branch's prefix and
- * the choices' distinct tokens are evaluated on the sequence itself, logits read for the candidate tokens only,
- * and everything past the delimiter erased again, so the tail that follows finds the sequence as priming left it.
- * Costs the prefix's few tokens and one token per point where choices part.
+ * the choices' distinct tokens are evaluated on the sequence itself and logits read for the candidate tokens only.
+ * Costs the prefix's few tokens and one token per point where choices part. Without `keep` everything past the
+ * delimiter is erased again, so the tail finds the sequence as priming left it; with `keep` the prefix every choice
+ * shares (`{"actions":[{"name":"`, which the tail writes whatever the choice) stays, but for its last token, whose
+ * logits are spent: the tail evaluates it again first, and does not evaluate the prefix a second time.
  */
-export async function readTailGate(p: PrimedTail, gate: TailGate, tokenize: (text: string) => Token[]): Promise<TailGateResult> {
+export async function readTailGate(p: PrimedTail, gate: TailGate, tokenize: (text: string) => Token[], keep = false): Promise<GateReading> {
   const seq = p.sequence;
+  // the common prefix, once evaluated and kept (deeper readings extend it)
+  let kept: Token[] | null = null;
   const logitsAt = async (path: Token[], candidates: Token[]) => {
-    const tokens = [p.last, ...path];
+    const reuse = kept !== null && kept.length < path.length + 1 && kept.every((t, i) => path[i] === t);
+    const tokens = reuse ? path.slice(kept!.length) : [p.last, ...path];
+    const start = reuse ? p.base + 1 + kept!.length : p.base;
     const input = tokens.map((t, i) => (i === tokens.length - 1 ? ([t, { generateNext: { logits: { filter: { tokens: candidates } } } }] as const) : t));
+    let stays = false;
     try {
       const out = await seq.controlledEvaluate(input as Parameters<typeof seq.controlledEvaluate>[0]);
+      stays = keep && kept === null;
+      if (stays) kept = [...path];
       return out[tokens.length - 1]?.next.logits ?? new Map<Token, number>();
     } finally {
-      await seq.eraseContextTokenRanges([{ start: p.base, end: p.base + tokens.length }]);
+      if (!stays) await seq.eraseContextTokenRanges([{ start, end: start + tokens.length }]);
     }
   };
   const names = [gate.stay.choice, ...gate.act.choices];
   const choices = names.map((n) => tokenize(`${gate.prefix}${n}"`));
-  return gateChoice(gate, await choiceProbabilities(choices, logitsAt));
+  const result = gateChoice(gate, await choiceProbabilities(choices, logitsAt));
+  if (kept === null) return result;
+  // Left on the sequence: the context's last token and the prefix. Its last token goes, to be evaluated again.
+  const left: Token[] = [p.last, ...(kept as Token[])];
+  await seq.eraseContextTokenRanges([{ start: p.base + left.length - 1, end: p.base + left.length }]);
+  return { ...result, kept, next: left[left.length - 1] };
 }

@@ -8,6 +8,8 @@ export interface TailLoop {
   forced: ForcedText;
   /** evaluated before the first sample: the context's last token again (its logits were spent priming) */
   first: Token[];
+  /** the tail's first tokens, already on the sequence (the gate's kept prefix, whose last token is `first`) */
+  written?: Token[];
   maxTokens: number;
   temperature: number;
   seed: number;
@@ -52,6 +54,15 @@ export async function sampleTail(o: TailLoop): Promise<TailLoopResult> {
     return taken;
   };
   const result = (stopReason: TailLoopResult["stopReason"]): TailLoopResult => ({ text: o.model.detokenize(out), tokens: out.length, forced, sampled, decodes, fedBack, stopReason });
+  // What the gate left written: taken on the grammar like forced text (a prefix every choice shares, so both of the
+  // gate's grammars allow it); a refusal would mean the sequence holds what the grammar forbids, so it is an error.
+  const written = o.written ?? [];
+  if (written.length && o.forced.take(state, o.model.detokenize(written), written.length, written).length !== written.length) {
+    throw new Error("the gate's prefix is not one the tail's grammar allows");
+  }
+  out.push(...written);
+  forced += written.length;
+  fedBack += written.length;
   const opening = force();
   if (o.forced.ended(state)) return result("eogToken");
   const it = o.sequence
