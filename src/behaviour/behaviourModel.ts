@@ -34,6 +34,8 @@ const L = BEHAVIOUR_LIMITS;
 
 export const DEFAULT_EMOTIONS = ["neutral", "happy", "sad", "angry", "afraid", "surprised", "disgusted"] as const;
 export const DEFAULT_MAX_ACTIONS_PER_TURN = 3;
+/** The action gate's threshold for a mind that sets none (calibrated on the labelled set: tailSchema.ts ACT_MIN_PROBABILITY). */
+export const DEFAULT_ACTION_GATE = 0.9;
 export const DEFAULT_TRUST = { min: -10, max: 10, initial: 0, maxStep: 2 } as const;
 
 const closed = { additionalProperties: false } as const;
@@ -129,6 +131,13 @@ export const BehaviourModel = T.Object(
     actions: T.Optional(T.Array(ActionModel, { maxItems: L.actions })),
     maxActionsPerTurn: T.Optional(T.Integer({ minimum: 1, maximum: L.maxPerTurn, default: DEFAULT_MAX_ACTIONS_PER_TURN })),
     trust: T.Optional(TrustModel),
+    actionGate: T.Optional(
+      T.Number({
+        exclusiveMinimum: 0,
+        maximum: 1,
+        description: `the least probability the model must give the offered actions together, against "none", for the turn to act (local engine, with the server's actionGate on); absent: the server's default, ${DEFAULT_ACTION_GATE}`,
+      }),
+    ),
   },
   { ...closed, title: "behaviour", description: "emotions, actions and trust the mind returns with each reply (metadata.behaviour)" },
 );

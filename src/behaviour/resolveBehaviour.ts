@@ -34,6 +34,8 @@ export interface Behaviour {
   maxActionsPerTurn: number;
   /** null: the mind keeps no trust */
   trust: TrustConfig | null;
+  /** the action gate's threshold, 0–1 (null: the server's default) */
+  actionGate: number | null;
 }
 
 /** Labels for the default range's shape, as shares of the range (hostile … devoted). */
@@ -75,6 +77,7 @@ export function resolveBehaviour(stored: BehaviourInput | null): Behaviour | nul
     actions: (stored.actions ?? []).map(resolveAction),
     maxActionsPerTurn: stored.maxActionsPerTurn ?? DEFAULT_MAX_ACTIONS_PER_TURN,
     trust: resolveTrust(stored.trust),
+    actionGate: stored.actionGate ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ParamInput } from "./behaviourModel.ts";
 import type { ActionDef, Behaviour } from "./resolveBehaviour.ts";
 import type { TailGate } from "../llm/types.ts";
+import { DEFAULT_ACTION_GATE } from "./behaviourModel.ts";
 
 /** Names a reference parameter may take, by kind (the project's minds, locations, items), resolved per turn. */
 export type RefNames = Record<"mind" | "location" | "item", string[]>;
@@ -85,14 +86,16 @@ export const ACTION_BRANCH_PREFIX = '{"actions":[{"name":"';
  * action went. A model this small is sure of what it is asked for; where it is unsure, doing nothing is the
  * cheaper mistake for a game.
  */
-export const ACT_MIN_PROBABILITY = 0.9;
+export const ACT_MIN_PROBABILITY = DEFAULT_ACTION_GATE;
 
 /**
  * The gate on the tail's first choice (llm/types.ts TailGate): "none" or the offered actions, decided on the model's
  * probabilities at that name rather than sampled, and the tail then sampled under a schema that allows only the
  * way taken. Both schemas narrow `tailSchema`'s, so what Ajv accepts is unchanged. None when nothing is offered.
+ * The threshold is the mind's own (`behaviour.actionGate`) when it sets one: an author who would rather an NPC
+ * act on a hint than miss a request lowers it; one whose actions are costly raises it.
  */
-export function tailGate(b: Behaviour, offered: ActionDef[], refs: RefNames, minProbability = ACT_MIN_PROBABILITY): TailGate | undefined {
+export function tailGate(b: Behaviour, offered: ActionDef[], refs: RefNames, minProbability = b.actionGate ?? ACT_MIN_PROBABILITY): TailGate | undefined {
   if (!offered.length) return undefined;
   return {
     prefix: ACTION_BRANCH_PREFIX,

@@ -67,6 +67,8 @@ function describeSchema(schema: Record<string, unknown> | undefined): string | n
     case "integer":
       return `an integer${range(v.minimum, v.maximum)}`;
     case "number":
+      // an open lower bound (a share or a probability that must be more than 0)
+      if (v.exclusiveMinimum !== undefined) return `a number above ${v.exclusiveMinimum}${v.maximum !== undefined ? ` and at most ${v.maximum}` : ""}`;
       return `a number${range(v.minimum, v.maximum)}`;
     case "string":
       return v.maxLength !== undefined ? `a string of at most ${v.maxLength} characters` : "a string";

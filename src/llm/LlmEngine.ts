@@ -365,7 +365,7 @@ export class LlmEngine {
       const text = req.tail ? wordsBeforeTail(cleanReply(response.response), tailSignOf(req.tail)) : cleanReply(response.response);
       const finishReason = finishReasonOf(stopReason, run.reason, req.stopSignal);
       const tail = tailGrammar && finishReason !== "abort" && finishReason !== "timeout"
-        ? await generateTail(chat, { history, words: text, tail: req.tail!, grammar: tailGrammar, gateGrammars, tokenize: (t) => this.model.tokenize(t), signal: run.signal, runReason: () => run.reason, temperature, seed: seed + 1, noBias: this.sampling.noBias, countTokens: (t) => this.countTokens(t), metered })
+        ? await generateTail(chat, { history, words: text, tail: req.tail!, grammar: tailGrammar, gateGrammars, model: this.model, forced: this.sampling.forced, tokenize: (t) => this.model.tokenize(t), signal: run.signal, runReason: () => run.reason, temperature, seed: seed + 1, noBias: this.sampling.noBias, countTokens: (t) => this.countTokens(t), metered, decodeCalls: () => this.batcher.decodeCalls })
         : undefined;
       this.tokensGenerated += tail?.tokens ?? 0;
       return { text, promptTokens, ...c, finishReason, ...(tail ? { tail } : {}) };

@@ -1,6 +1,7 @@
 import { LlamaText, SpecialTokensText, TokenBias, type Llama, type LlamaGrammar, type LlamaModel, type Token } from "node-llama-cpp";
 import { PROMPT_SECTION_MARKERS, ROLE_LABEL_STOPS, ROLE_MARKERS } from "./cleanReply.ts";
-import { biasMapOf } from "./internals.ts";
+import { ForcedText } from "./forcedText.ts";
+import { biasMapOf, grammarStepsOf } from "./internals.ts";
 import { jsonSchemaGrammar } from "./jsonSchemaGrammar.ts";
 import type { TailGate } from "./types.ts";
 
@@ -11,6 +12,8 @@ export class SamplingControls {
   /** Turn markers this model knows as special tokens, as the token and as plain text. */
   readonly stopTriggers: LlamaText[];
   readonly noBias: TokenBias;
+  /** what a tail's grammar forces, appended in batches (null: the grammar internals are gone) */
+  readonly forced: ForcedText | null;
   private eogBias: TokenBias | null = null;
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
 
@@ -24,6 +27,8 @@ export class SamplingControls {
     // Prompt imitation (see cleanReply): stopping there keeps the streamed text equal to the final reply.
     for (const m of [...PROMPT_SECTION_MARKERS, ...ROLE_LABEL_STOPS]) this.stopTriggers.push(LlamaText(m));
     this.noBias = new TokenBias(model.tokenizer);
+    const steps = grammarStepsOf(llama);
+    this.forced = steps ? new ForcedText(model, steps) : null;
   }
 
   /** The stop triggers, and a typed turn's delimiter (a model that writes it itself ends its words there). */

@@ -1,4 +1,4 @@
-import { LlamaJsonSchemaGrammar, type Llama, type LlamaContext, type LlamaContextSequence, type TokenBias } from "node-llama-cpp";
+import { LlamaJsonSchemaGrammar, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaGrammarEvaluationState, type Token, type TokenBias } from "node-llama-cpp";
 
 /**
  * Every place the engine reaches past node-llama-cpp's public API, in one file.
@@ -67,6 +67,29 @@ export function gbnfOfJsonSchema(schema: object): string {
   return new LlamaJsonSchemaGrammar(standIn, schema as never).grammar;
 }
 
+/** Stepping a grammar's evaluation state by hand: whether a token may come next, and taking one that was not sampled. */
+export interface GrammarSteps {
+  canBeNext(state: LlamaGrammarEvaluationState, token: Token): boolean;
+  accept(state: LlamaGrammarEvaluationState, token: Token): void;
+}
+
+/**
+ * `llama._bindings.AddonSampler`'s two grammar-state statics (node-llama-cpp's own token predictors use them):
+ * a typed turn's tail appends the text its grammar forces without sampling it (sampleTail.ts), so the grammar
+ * must take those tokens as if sampled.
+ */
+export function grammarStepsOf(llama: Llama): GrammarSteps | null {
+  const sampler = (llama as unknown as { _bindings?: { AddonSampler?: Record<string, unknown> } })._bindings?.AddonSampler;
+  const can = sampler?.canBeNextTokenForGrammarEvaluationState;
+  const accept = sampler?.acceptGrammarEvaluationStateToken;
+  if (typeof can !== "function" || typeof accept !== "function") return null;
+  const native = (s: LlamaGrammarEvaluationState) => (s as unknown as { _state: unknown })._state;
+  return {
+    canBeNext: (state, token) => Boolean(can.call(sampler, native(state), token)),
+    accept: (state, token) => void accept.call(sampler, native(state), token),
+  };
+}
+
 /** Probes every internal (and the public state API the snapshots need) on a live context. */
 export function probeInternals(context: LlamaContext, sequence: LlamaContextSequence, bias: TokenBias): InternalProbe[] {
   const fn = (o: object, name: string) => typeof (o as Record<string, unknown>)[name] === "function";
@@ -91,6 +114,13 @@ export function probeInternals(context: LlamaContext, sequence: LlamaContextSequ
       available: biasMapOf(bias) !== null,
       usedFor: "suppressing end-of-generation tokens until minTokens (TokenBias.set skips them)",
       fallback: "TokenBias.set(token, 'never'), which leaves end-of-generation tokens possible",
+    },
+    {
+      name: "AddonSampler grammar-state statics",
+      kind: "internal",
+      available: grammarStepsOf(sequence.model.llama) !== null,
+      usedFor: "a typed turn's tail: the text its grammar forces appended in one batch, not a decode step a token",
+      fallback: "the tail sampled one token a decode step (the same text, more steps)",
     },
     {
       name: "LlamaContextSequence.saveStateToFile",

@@ -52,6 +52,8 @@ export interface TailRequest {
   maxTokens: number;
   /** the local grammar allows JSON's optional whitespace (the tail is compact without it; kept to measure the difference) */
   spacedJson?: boolean;
+  /** sample every token of the tail one decode at a time, forced ones too (as before batching; kept to measure the difference) */
+  stepwise?: boolean;
   /** decide one branch of the tail from the model's own probabilities instead of sampling it (local engine only) */
   gate?: TailGate;
 }
@@ -80,10 +82,19 @@ export interface TailGateResult {
 /** The tail of a generation (GenerateRequest.tail): its text (JSON under the schema unless cut short), cost and time. */
 export interface TailResult {
   text: string;
-  /** tokens the tail added to the response: the delimiter's and the sampled ones */
+  /** tokens the tail added to the response: the delimiter's and the JSON's (sampled or forced) */
   tokens: number;
-  /** tokens evaluated before its first sample: the delimiter and any word tokens that re-tokenized differently, never the prompt */
+  /**
+   * tokens evaluated besides the JSON's own: the delimiter, any word tokens that re-tokenized differently, the
+   * context's last token read again for its logits, and the gate's reading; never the prompt
+   */
   evaluatedTokens: number;
+  /** every token the tail put through the model: evaluatedTokens and the JSON's tokens fed back */
+  modelTokens?: number;
+  /** the context's decode calls while the tail ran (the tail's own when no other sequence was generating) */
+  decodes?: number;
+  /** of the JSON's tokens, those its grammar forced, appended in batches rather than sampled */
+  forcedTokens?: number;
   ms: number;
   finishReason: FinishReason;
   /** why there is no text (the grammar could not be made); absent when the tail was sampled */

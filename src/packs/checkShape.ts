@@ -66,11 +66,14 @@ export function checkShape(schema: TSchema, value: unknown, path: string, add: (
     case "Number": {
       const isInt = kind === "Integer";
       const what = isInt ? "an integer" : "a number";
-      const [lo, hi] = [schema.minimum, schema.maximum];
-      const range = lo !== undefined && hi !== undefined ? ` from ${lo} to ${hi}` : lo !== undefined ? ` of at least ${lo}` : hi !== undefined ? ` of at most ${hi}` : "";
+      const [lo, hi, above] = [schema.minimum, schema.maximum, schema.exclusiveMinimum];
+      const range =
+        above !== undefined ? ` above ${above}${hi !== undefined ? ` and at most ${hi}` : ""}`
+        : lo !== undefined && hi !== undefined ? ` from ${lo} to ${hi}` : lo !== undefined ? ` of at least ${lo}` : hi !== undefined ? ` of at most ${hi}` : "";
       const ok =
         typeof value === "number" && Number.isFinite(value) && (!isInt || Number.isInteger(value)) &&
-        (schema.minimum === undefined || value >= schema.minimum) && (schema.maximum === undefined || value <= schema.maximum);
+        (schema.minimum === undefined || value >= schema.minimum) && (schema.maximum === undefined || value <= schema.maximum) &&
+        (above === undefined || value > above);
       if (!ok) add(path, `must be ${what}${range}`);
       return;
     }

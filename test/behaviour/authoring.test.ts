@@ -69,6 +69,20 @@ describe("the admin API: a mind's behaviour", () => {
     expect((await admin("GET", mindPath())).body.role).toBe("Innkeeper");
   });
 
+  test("the action gate's threshold: set and read back, 400 with its path outside (0, 1], removed with the behaviour", async () => {
+    const r = await admin("PATCH", mindPath(), { behaviour: { ...SHOPKEEPER, actionGate: 0.35 } });
+    expect(r.status).toBe(200);
+    expect(r.body.behaviour.actionGate).toBe(0.35);
+    for (const bad of [0, -0.2, 1.2, "0.5", null]) {
+      const res = await admin("PATCH", mindPath(), { behaviour: { ...SHOPKEEPER, actionGate: bad } });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("Invalid request");
+      expect(res.body.details).toEqual(["behaviour.actionGate: must be a number above 0 and at most 1"]);
+    }
+    expect((await admin("GET", mindPath())).body.behaviour.actionGate).toBe(0.35);
+    expect((await admin("PATCH", mindPath(), { behaviour: SHOPKEEPER })).body.behaviour).not.toHaveProperty("actionGate");
+  });
+
   test("GET /v1/lore/minds keeps the spec's shape", async () => {
     await admin("PATCH", mindPath(), { behaviour: SHOPKEEPER });
     const r = await t.call("GET", "/v1/lore/minds", { key: w.keys.editor });
@@ -94,6 +108,23 @@ describe("lore packs", () => {
     expect(readMinds(ctx, r.projectId)[0].updatedAt > stamp).toBe(true);
   });
 
+  test("a mind's action gate round-trips through a pack; one outside (0, 1] refuses it", () => {
+    const ctx = t.app.ctx;
+    const r = importPack(ctx, { ...pack({ ...SHOPKEEPER, actionGate: 0.6 }), project: { name: "Gated" } });
+    const exported = exportPack(ctx, r.projectId);
+    expect(exported.minds![0].behaviour).toEqual({ ...SHOPKEEPER, actionGate: 0.6 });
+    const again = importPack(ctx, exported);
+    expect(exportPack(ctx, again.projectId).minds![0].behaviour!.actionGate).toBe(0.6);
+    let err: any;
+    try {
+      importPack(ctx, pack({ actionGate: 2 }));
+    } catch (e) {
+      err = e;
+    }
+    expect(err.status).toBe(400);
+    expect(err.extra.details).toEqual(["minds[0].behaviour.actionGate: must be a number above 0 and at most 1"]);
+  });
+
   test("an invalid behaviour refuses the pack with every problem's path", () => {
     let err: any;
     try {
@@ -105,7 +136,7 @@ describe("lore packs", () => {
     expect(err.error).toBe("Invalid lore pack");
     expect(err.extra.details).toEqual([
       "minds[0].behaviour.actions[0].params.properties.s.maxLength: must be an integer from 1 to 200",
-      "minds[0].behaviour.mood: unknown field (known: emotions, actions, maxActionsPerTurn, trust)",
+      "minds[0].behaviour.mood: unknown field (known: emotions, actions, maxActionsPerTurn, trust, actionGate)",
     ]);
     let rules: any;
     try {

@@ -18,7 +18,7 @@ describe("authoring a behaviour: every problem with its path", () => {
   const cases: Array<[string, unknown, string[]]> = [
     ["the full example", SHOPKEEPER, []],
     ["empty: defaults everywhere", {}, []],
-    ["unknown field", { mood: "x" }, ["behaviour.mood: unknown field (known: emotions, actions, maxActionsPerTurn, trust)"]],
+    ["unknown field", { mood: "x" }, ["behaviour.mood: unknown field (known: emotions, actions, maxActionsPerTurn, trust, actionGate)"]],
     ["emotion not an identifier", { emotions: ["happy", "very sad"] }, [expect.stringContaining("behaviour.emotions[1]: must be an identifier")]],
     ["no emotions", { emotions: [] }, ["behaviour.emotions: at least 1 item"]],
     ["duplicate emotion", { emotions: ["happy", "happy"] }, ["behaviour.emotions[1]: duplicate emotion 'happy'"]],
@@ -49,6 +49,11 @@ describe("authoring a behaviour: every problem with its path", () => {
     ["labels falling", { trust: { labels: [{ min: 0, label: "a" }, { min: -5, label: "b" }] } }, ["behaviour.trust.labels[1].min: thresholds must rise: each min above the one before"]],
     ["label outside the range", { trust: { labels: [{ min: 50, label: "a" }] } }, ["behaviour.trust.labels[0].min: must be within min..max (-10..10)"]],
     ["step too big", { trust: { maxStep: 11 } }, ["behaviour.trust.maxStep: must be an integer from 1 to 10"]],
+    ["an action gate of 0.05 and of 1 (the bounds' inside)", { actionGate: 0.05 }, []],
+    ["an action gate of 1", { actionGate: 1 }, []],
+    ["an action gate of 0 (every turn would act)", { actionGate: 0 }, ["behaviour.actionGate: must be a number above 0 and at most 1"]],
+    ["an action gate above 1 (no turn could act)", { actionGate: 1.5 }, ["behaviour.actionGate: must be a number above 0 and at most 1"]],
+    ["an action gate that is not a number", { actionGate: "high" }, ["behaviour.actionGate: must be a number above 0 and at most 1"]],
     [
       "several problems at once",
       { emotions: ["x", "x"], actions: [action({ name: "1a" }), action({ maxPerTurn: 9 })] },
@@ -68,6 +73,9 @@ describe("authoring a behaviour: every problem with its path", () => {
   test("the TypeBox model (Swagger's, the admin API's) agrees on the shape of every valid case", () => {
     expect(Value.Check(BehaviourModel, SHOPKEEPER)).toBe(true);
     expect(Value.Check(BehaviourModel, { emotions: [] })).toBe(false);
+    expect(Value.Check(BehaviourModel, { actionGate: 0.5 })).toBe(true);
+    expect(Value.Check(BehaviourModel, { actionGate: 0 })).toBe(false);
+    expect(Value.Check(BehaviourModel, { actionGate: 1.01 })).toBe(false);
     expect(Value.Check(BehaviourModel, { actions: [action({ params: params({ o: { type: "object", properties: {} } }) })] })).toBe(false);
   });
 });
@@ -79,6 +87,7 @@ describe("defaults", () => {
       actions: [],
       maxActionsPerTurn: 3,
       trust: null,
+      actionGate: null,
     });
   });
   test("trust: -10..10 from 0 by 2, labelled hostile … devoted", () => {

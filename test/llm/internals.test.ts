@@ -20,6 +20,7 @@ const EXPECTED = [
   "LlamaContext._decodeTokens",
   "LlamaContextSequence._sequenceId",
   "TokenBias._biases",
+  "AddonSampler grammar-state statics",
   "LlamaContextSequence.saveStateToFile",
   "LlamaContextSequence.loadStateFromFile",
   "LlamaContextSequence.evaluateWithoutGeneratingNewTokens",

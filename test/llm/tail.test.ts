@@ -73,6 +73,28 @@ describe("the behaviour tail on the local engine", () => {
     expect(engine.stats()).toMatchObject({ activeSequences: 0, queueDepth: 0 });
   });
 
+  test("what the grammar forces goes in batches: fewer decode steps than tokens, where stepwise takes one a token", async () => {
+    // One tail at a time: `decodes` counts the context's decode calls, the tail's own only when it runs alone.
+    for (let i = 0; i < 12; i++) {
+      const seed = 7000 + i;
+      const run = (stepwise: boolean) =>
+        engine.generate({ conversationKey: `forced:${stepwise}:${i}`, messages: messages(), maxTokens: 4, temperature: 1, seed, tail: { ...tail, ...(stepwise ? { stepwise } : {}) } });
+      const batched = (await run(false)).tail!;
+      const stepwise = (await run(true)).tail!;
+      for (const t of [batched, stepwise]) {
+        expect(parseTail(t.text, schema, b, offered, 1).valid).toBe(true);
+        expect(t.text.replace(/"(?:[^"\\]|\\.)*"/g, '""')).not.toMatch(/\s/);
+      }
+      const json = (t: typeof batched) => t.tokens - engine.countTokens(BEHAVIOUR_DELIMITER);
+      // Every tail opens with `{"actions":[{"name":"`, forced whatever the model: at least those are batched.
+      expect(batched.forcedTokens).toBeGreaterThanOrEqual(3);
+      // A decode step for priming, one a sampled token; the forced ride along. Stepwise: one a token (and the end).
+      expect(batched.decodes).toBeLessThanOrEqual(json(batched) - batched.forcedTokens! + 2);
+      expect(stepwise.decodes).toBeGreaterThanOrEqual(json(stepwise));
+      expect(batched.modelTokens).toBeLessThanOrEqual(json(batched) + batched.evaluatedTokens);
+    }
+  });
+
   test("the words are the same with or without a tail (greedy), and only they stream", async () => {
     for (const line of ["hello traveler", "what is the road north like?", "sell me a sword"]) {
       const plain = await engine.generate({ conversationKey: `plain:${line}`, messages: messages(line), maxTokens: 12, temperature: 0 });

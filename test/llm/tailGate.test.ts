@@ -115,6 +115,19 @@ describe("the gated tail on the local engine", () => {
     for (let s = 0; s < 8; s++) expect(Math.abs(readings[s] - readings[8 + s])).toBeLessThan(0.005);
   });
 
+  test("batched, the tail continues from the prefix the gate read through instead of evaluating it again", async () => {
+    for (let s = 0; s < 4; s++) {
+      const run = (stepwise: boolean) =>
+        engine.generate({ conversationKey: `gate:keep:${stepwise}:${s}`, messages: messages(), maxTokens: 6, temperature: 1, seed: 300 + s, tail: { ...tailAt(0.5), ...(stepwise ? { stepwise } : {}) } });
+      const [kept, stepwise] = [(await run(false)).tail!, (await run(true)).tail!];
+      expect(parseTail(kept.text, schema, b, offered, 1).valid).toBe(true);
+      // The same words, so the same reading (to llama.cpp's last bits) and the same way.
+      expect(Math.abs(kept.gate!.actProbability - stepwise.gate!.actProbability)).toBeLessThan(0.005);
+      // Beyond the JSON's own tokens, batched evaluates less: `{"actions":[{"name":"` is read once, not twice.
+      expect(kept.evaluatedTokens).toBeLessThan(stepwise.evaluatedTokens);
+    }
+  });
+
   test("reading the gate leaves the sequence as the words left it: the next turn evaluates only its new line", async () => {
     const key = "gate:follow-up";
     const opening = messages("good evening, shopkeeper of the gate");

@@ -156,8 +156,11 @@ export function BehaviourEditor({ value, onChange, problems }: { value: Behaviou
             <Field label="Max actions per turn">
               <input type="number" min={1} max={8} value={f.maxActionsPerTurn} placeholder="3" onInput={set("maxActionsPerTurn")} />
             </Field>
+            <Field label="Action gate" hint="how sure the model must be to act, above 0 up to 1; empty: the server's 0.9">
+              <input type="number" min={0.01} max={1} step={0.05} value={f.actionGate} placeholder="0.9" onInput={set("actionGate")} />
+            </Field>
           </Row>
-          <Problems list={[...at(".emotions"), ...at(".maxActionsPerTurn")]} />
+          <Problems list={[...at(".emotions"), ...at(".maxActionsPerTurn"), ...at(".actionGate")]} />
           <h3>Actions</h3>
           {f.actions.map((a, i) => (
             <ActionCard

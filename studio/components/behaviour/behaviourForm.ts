@@ -27,6 +27,8 @@ export interface BehaviourForm {
   enabled: boolean;
   emotions: string;
   maxActionsPerTurn: string;
+  /** the action gate's threshold, as typed (empty: the server's default) */
+  actionGate: string;
   actions: ActionForm[];
   trustEnabled: boolean;
   trustMin: string;
@@ -43,6 +45,7 @@ export const emptyBehaviour = (): BehaviourForm => ({
   enabled: false,
   emotions: "",
   maxActionsPerTurn: "",
+  actionGate: "",
   actions: [],
   trustEnabled: false,
   trustMin: "",
@@ -74,6 +77,7 @@ export function toForm(b: any): BehaviourForm {
     enabled: true,
     emotions: (b.emotions ?? []).join(", "),
     maxActionsPerTurn: str(b.maxActionsPerTurn),
+    actionGate: str(b.actionGate),
     actions: (b.actions ?? []).map((a: any) => ({
       name: a.name,
       description: a.description ?? "",
@@ -123,6 +127,7 @@ export function toJson(f: BehaviourForm): Record<string, unknown> | null {
   return defined({
     emotions: emotions.length ? emotions : undefined,
     maxActionsPerTurn: num(f.maxActionsPerTurn),
+    actionGate: num(f.actionGate),
     actions: f.actions.map((a) =>
       defined({
         name: a.name.trim(),
