@@ -31,7 +31,11 @@ export interface TransformersEmbedderOptions {
   threads?: number;
   /** segments per forward pass */
   batch?: number;
-  /** word pieces a segment holds, [CLS] and [SEP] included (default: the tokenizer's model_max_length, capped at 512) */
+  /**
+   * Word pieces of a text the model reads, [CLS] and [SEP] included; 0 or unset: as many as the model can (its
+   * tokenizer's model_max_length, at most its position table). A cut below that is part of the embedder's id, so
+   * changing it re-embeds the lore (vectors of one project all come from one way of reading).
+   */
   maxTokens?: number;
   /** what becomes of the pieces past `maxTokens`: cut off, or read in further windows (default truncate) */
   longText?: LongTextMode;
@@ -86,9 +90,11 @@ export class TransformersEmbedder implements Embedder {
     if (!(dims > 0)) throw new Error(`Embedding model ${abs} produced no vector`);
     // The position table bounds what the model can read at once (BERT: 512); a tokenizer may claim more.
     const modelMax = Math.min(512, Number(extractor.tokenizer.model_max_length) || 512, Number(extractor.model.config?.max_position_embeddings) || 512);
-    const maxTokens = Math.max(8, Math.min(modelMax, Math.floor(opts.maxTokens ?? modelMax)));
+    const maxTokens = opts.maxTokens ? Math.max(8, Math.min(modelMax, Math.floor(opts.maxTokens))) : modelMax;
+    const windows = opts.longText === "windows";
+    const reading = maxTokens === modelMax ? "" : windows ? `@w${maxTokens}` : `@${maxTokens}`;
     return new TransformersEmbedder(
-      `onnx:${basename(abs)}`,
+      `onnx:${basename(abs)}${reading}`,
       dims,
       extractor,
       Math.max(1, Math.floor(opts.batch ?? DEFAULT_EMBED_BATCH)),
