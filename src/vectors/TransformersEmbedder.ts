@@ -92,7 +92,7 @@ export class TransformersEmbedder implements Embedder {
     const modelMax = Math.min(512, Number(extractor.tokenizer.model_max_length) || 512, Number(extractor.model.config?.max_position_embeddings) || 512);
     const maxTokens = opts.maxTokens ? Math.max(8, Math.min(modelMax, Math.floor(opts.maxTokens))) : modelMax;
     const windows = opts.longText === "windows";
-    const reading = maxTokens === modelMax ? "" : windows ? `@w${maxTokens}` : `@${maxTokens}`;
+    const reading = windows ? `@w${maxTokens}` : maxTokens === modelMax ? "" : `@${maxTokens}`;
     return new TransformersEmbedder(
       `onnx:${basename(abs)}${reading}`,
       dims,
@@ -105,7 +105,8 @@ export class TransformersEmbedder implements Embedder {
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
-    // One forward pass at a time: ONNX Runtime already uses every core for one.
+    // One forward pass at a time: ONNX Runtime already uses every core for one (and onnxruntime-node runs a pass on
+    // the JavaScript thread, so two sessions in one process would not run side by side anyway).
     return this.lock.run(async () => {
       if (!this.extractor) throw new Error(`Embedder ${this.id} is disposed`);
       const { tokenizer } = this.extractor;
