@@ -226,6 +226,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.port > 65535) throw new ConfigError("port must be at most 65535");
   if (cfg.idleTimeoutSeconds < 1 || cfg.idleTimeoutSeconds > 255) throw new ConfigError("idleTimeoutSeconds must be from 1 to 255");
   if (cfg.bodyTimeoutSeconds < 1 || cfg.bodyTimeoutSeconds > 255) throw new ConfigError("bodyTimeoutSeconds must be from 1 to 255");
+  if (cfg.embeddingMaxTokens > 0 && cfg.embeddingMaxTokens < 8) throw new ConfigError("embeddingMaxTokens must be 0 (as much as the model reads) or at least 8");
   if (cfg.sceneIdleSeconds < 10) throw new ConfigError("sceneIdleSeconds must be at least 10");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");
   if (!["on", "off"].includes(cfg.kvSnapshots)) throw new ConfigError("kvSnapshots must be on or off");
