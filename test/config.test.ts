@@ -48,6 +48,9 @@ test("embeddingMaxTokens: 256 by default, 0 and 8 up accepted (the file, the env
     expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_MAX_TOKENS: "-1" } })).toThrow(ConfigError);
     writeFileSync(join(dir, "lorehold.toml"), "embeddingMaxTokens = 512\n");
     expect(loadConfig({ cwd: dir, env: {} }).embeddingMaxTokens).toBe(512);
+    expect(loadConfig({ cwd: dir, env: {} }).embeddingLongText).toBe("truncate");
+    expect(loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_LONG_TEXT: "windows" } }).embeddingLongText).toBe("windows");
+    expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_LONG_TEXT: "mean" } })).toThrow(/embeddingLongText must be truncate or windows/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

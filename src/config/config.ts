@@ -36,6 +36,8 @@ export interface Config {
   embeddingModel: string;
   /** word pieces of a chunk an ONNX embedding model reads (the rest is left to full-text search); 0: as many as the model can */
   embeddingMaxTokens: number;
+  /** the pieces of a chunk past embeddingMaxTokens: left to full-text search ("truncate") or read in further windows whose mean is the vector ("windows") */
+  embeddingLongText: "truncate" | "windows";
   threads: number;
   parallel: number;
   /** tokens per sequence of the generation context */
@@ -99,6 +101,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "model", env: "LOREHOLD_MODEL", kind: "nullable" },
   { key: "embeddingModel", env: "LOREHOLD_EMBEDDING_MODEL", kind: "string" },
   { key: "embeddingMaxTokens", env: "LOREHOLD_EMBEDDING_MAX_TOKENS", kind: "int" },
+  { key: "embeddingLongText", env: "LOREHOLD_EMBEDDING_LONG_TEXT", kind: "string" },
   { key: "threads", env: "LOREHOLD_THREADS", kind: "int" },
   { key: "parallel", env: "LOREHOLD_PARALLEL", kind: "int" },
   { key: "contextSize", env: "LOREHOLD_CONTEXT_SIZE", kind: "int" },
@@ -131,6 +134,7 @@ export function defaultConfig(): Config {
     model: null,
     embeddingModel: "hashing",
     embeddingMaxTokens: DEFAULT_EMBEDDING_MAX_TOKENS,
+    embeddingLongText: "truncate",
     threads: availableParallelism(),
     parallel: 4,
     contextSize: 2048,
@@ -227,6 +231,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.idleTimeoutSeconds < 1 || cfg.idleTimeoutSeconds > 255) throw new ConfigError("idleTimeoutSeconds must be from 1 to 255");
   if (cfg.bodyTimeoutSeconds < 1 || cfg.bodyTimeoutSeconds > 255) throw new ConfigError("bodyTimeoutSeconds must be from 1 to 255");
   if (cfg.embeddingMaxTokens > 0 && cfg.embeddingMaxTokens < 8) throw new ConfigError("embeddingMaxTokens must be 0 (as much as the model reads) or at least 8");
+  if (!["truncate", "windows"].includes(cfg.embeddingLongText)) throw new ConfigError("embeddingLongText must be truncate or windows");
   if (cfg.sceneIdleSeconds < 10) throw new ConfigError("sceneIdleSeconds must be at least 10");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");
   if (!["on", "off"].includes(cfg.kvSnapshots)) throw new ConfigError("kvSnapshots must be on or off");

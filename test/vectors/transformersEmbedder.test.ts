@@ -128,6 +128,9 @@ describe("TransformersEmbedder on a hand-written ONNX model", () => {
       const e = await createEmbedder("tiny-bert", modelsDir, { maxTokens: 256 });
       expect(e.id).toBe("onnx:tiny-bert@256");
       await e.dispose?.();
+      const w = await createEmbedder("tiny-bert", modelsDir, { maxTokens: 128, longText: "windows" });
+      expect(w.id).toBe("onnx:tiny-bert@w128");
+      await w.dispose?.();
     });
   });
 
