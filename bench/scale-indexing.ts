@@ -6,7 +6,12 @@
 // time went: the vector store's write (embedding, LanceDB, its waits for compaction), compaction itself, and the rest
 // (claiming, chunking, SQLite's chunk and FTS rows).
 // With --policies now,before each size runs twice, the second with the upkeep's commit rule as it was.
+// With --embedder minilm the new documents are embedded by all-MiniLM-L6-v2 (the real fixture, read as the server
+// reads it: embeddingMaxTokens, --threads intra-op threads); the existing lore is then written with the hashing
+// embedder's vectors under MiniLM's id (its vectors are never searched here, and embedding 100k chunks for real
+// would take hours): what is measured is the new documents' indexing beside a project of that size.
 // Usage: bun bench/scale-indexing.ts [--documents 2000] [--existing 0,10000,100000] [--batch 32] [--policies now]
+//        [--embedder hashing|minilm] [--threads 2] [--max-tokens 256]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,12 +26,15 @@ import { runIndexer, type IndexerContext } from "../src/lore/indexer/indexerJob.
 import { createTag } from "../src/lore/tags/writeTags.ts";
 import { silentLogger } from "../src/ops/logger.ts";
 import { createProject } from "../src/projects/projectService.ts";
+import { createEmbedder } from "../src/vectors/createEmbedder.ts";
+import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
+import { realFixtures } from "../test/realmodel/realFixtures.ts";
 import type { DocumentChunks } from "../src/vectors/writeChunks.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 import { optimizeAsItWas } from "./support/optimizeAsItWas.ts";
 
 const { values: args } = parseArgs({
-  options: { documents: { type: "string", default: "2000" }, existing: { type: "string", default: "0,10000,100000" }, batch: { type: "string", default: "32" }, policies: { type: "string", default: "now" } },
+  options: { documents: { type: "string", default: "2000" }, existing: { type: "string", default: "0,10000,100000" }, batch: { type: "string", default: "32" }, policies: { type: "string", default: "now" }, embedder: { type: "string", default: "hashing" }, threads: { type: "string", default: "2" }, "max-tokens": { type: "string", default: "256" } },
 });
 const policies = args.policies!.split(",");
 const docs = Number(args.documents);
@@ -41,10 +49,15 @@ const content = (d: number) => {
 };
 
 const variants = [];
+let embedderLabel = "Hashing embedder";
 for (const existing of sizes) for (const policy of policies) {
   const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-idx-"));
   const config = loadConfig({ cwd: dir, env: {}, flags: { dataDir: join(dir, "data"), modelsDir: dir, logLevel: "silent" } });
-  const app = await App.create(config, { logger: silentLogger, loadModel: false });
+  const fx = args.embedder === "minilm" ? realFixtures() : null;
+  if (args.embedder === "minilm" && !fx) throw new Error("bench/scale-indexing: the MiniLM fixture is missing; run `sh scripts/fetch-fixtures.sh` first");
+  const embedder = fx ? await createEmbedder(fx.minilm, fx.modelsDir, { threads: Number(args.threads), maxTokens: Number(args["max-tokens"]) }) : undefined;
+  const app = await App.create(config, { logger: silentLogger, loadModel: false, embedder });
+  if (embedder) embedderLabel = `${embedder.id} embedder, ${args.threads} intra-op thread(s)`;
   const projectId = createProject(app.ctx, { name: "Bench" }).id;
   for (const name of world.tags) createTag(app.ctx, projectId, { name });
   const count = () => app.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
@@ -52,6 +65,9 @@ for (const existing of sizes) for (const policy of policies) {
   // rows) but in batches of ~5,000 chunks, so a 100k-chunk project is ready in minutes
   const t0 = performance.now();
   let d = 0;
+  // the existing lore's vectors: the hashing embedder's under the real embedder's id (see the header)
+  const realEmbed = embedder?.embed.bind(embedder);
+  if (embedder) embedder.embed = (texts) => new HashingEmbedder().embed(texts);
   while (count() < existing) {
     const batch: { doc: NonNullable<ReturnType<typeof claimPendingDocument>>; chunks: { id: string; chunkIndex: number; content: string }[] }[] = [];
     let n = 0;
@@ -70,6 +86,7 @@ for (const existing of sizes) for (const policy of policies) {
     await app.ctx.vectors.replaceDocumentsChunks(projectId, rows);
     for (const b of batch) completeDocument(app.ctx, b.doc, b.chunks);
   }
+  if (embedder && realEmbed) embedder.embed = realEmbed;
   await app.ctx.vectors.optimizeNow();
   // "before": the upkeep's commit rule as it was (any 2 s pause compacted the table)
   if (policy === "before") optimizeAsItWas(app.ctx.vectors.upkeep);
@@ -124,7 +141,7 @@ for (const v of variants) {
   rmSync(v.dir, { recursive: true, force: true });
 }
 console.log(`\n### Indexing as the project grows — ${new Date().toISOString().slice(0, 10)}\n`);
-console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. Hashing embedder, ${docs.toLocaleString("en")} new documents of ~${PER_DOC} chunks (~1,200 words), ${batchSize} documents / 256 chunks a step.\n`);
+console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. ${embedderLabel}, ${docs.toLocaleString("en")} new documents of ~${PER_DOC} chunks (~1,200 words), ${batchSize} documents / 256 chunks a step.\n`);
 console.log(policies.length > 1 ? "| chunks already indexed | upkeep | new chunks | first tenth | last tenth | whole backlog | vector store write | the rest | fill |" : "| chunks already indexed | new chunks | first tenth | last tenth | whole backlog | vector store write | the rest | fill |");
 console.log(policies.length > 1 ? "|---|---|---|---|---|---|---|---|---|" : "|---|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);

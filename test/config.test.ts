@@ -38,6 +38,24 @@ test("kvCacheType: f16 by default, q8_0 and q4_0 accepted, anything else or a qu
   }
 });
 
+test("embeddingMaxTokens: 256 by default, 0 and 8 up accepted (the file, the environment), 1–7 and negatives refused", () => {
+  const dir = tempDir();
+  try {
+    expect(loadConfig({ cwd: dir, env: {} }).embeddingMaxTokens).toBe(256);
+    expect(loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_MAX_TOKENS: "128" } }).embeddingMaxTokens).toBe(128);
+    expect(loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_MAX_TOKENS: "0" } }).embeddingMaxTokens).toBe(0);
+    expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_MAX_TOKENS: "4" } })).toThrow(/embeddingMaxTokens must be 0/);
+    expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_MAX_TOKENS: "-1" } })).toThrow(ConfigError);
+    writeFileSync(join(dir, "lorehold.toml"), "embeddingMaxTokens = 512\n");
+    expect(loadConfig({ cwd: dir, env: {} }).embeddingMaxTokens).toBe(512);
+    expect(loadConfig({ cwd: dir, env: {} }).embeddingLongText).toBe("truncate");
+    expect(loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_LONG_TEXT: "windows" } }).embeddingLongText).toBe("windows");
+    expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_LONG_TEXT: "mean" } })).toThrow(/embeddingLongText must be truncate or windows/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("actionGate: on by default, off accepted, anything else refused", () => {
   const dir = tempDir();
   try {

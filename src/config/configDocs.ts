@@ -19,6 +19,12 @@ export const CONFIG_DOCS: Partial<Record<keyof Config, ConfigDoc>> = {
   modelsDir: { doc: "GGUF chat models and `embeddings/` folders." },
   model: { doc: "The chat model: a path, or a file name in modelsDir.", defaultText: "the only GGUF in modelsDir" },
   embeddingModel: { doc: "`hashing` (built in, no download) or a folder under `modelsDir/embeddings` holding an ONNX sentence embedder." },
+  embeddingMaxTokens: {
+    doc: "Word pieces of a lore chunk an ONNX embedding model reads, from its start ([CLS] and [SEP] included); full-text search still reads all of it. 256 is all-MiniLM-L6-v2's own limit; 128 indexes ~2× faster again at a measured cost in recall on long chunks; 0 reads as much as the model can (512). Changing it re-embeds the lore in the background. See docs/embedding-speed.md.",
+  },
+  embeddingLongText: {
+    doc: "What becomes of a chunk's word pieces past `embeddingMaxTokens`: `truncate` leaves them to full-text search; `windows` reads them too, in further windows of `embeddingMaxTokens` (up to 4), the vector being the mean of all their tokens (with 128: recall as good as reading it all, at ~0.8× its CPU). Changing it re-embeds the lore. See docs/embedding-speed.md.",
+  },
   threads: { doc: "llama.cpp threads. Set it to the physical cores you give Lorehold: more threads than cores is very slow.", defaultText: "available cores" },
   parallel: { doc: "Conversations kept in the model's KV cache at once (sequences of one context)." },
   contextSize: { doc: "Tokens per conversation sequence." },

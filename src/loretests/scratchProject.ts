@@ -62,7 +62,7 @@ export async function scratchFromLive(ctx: InteractDeps, projectId: string): Pro
   let db: Db | null = null;
   try {
     db = openDatabase(join(dir, "lorehold.db"));
-    const embedder = ctx.vectors.embedder ?? (await createEmbedder(ctx.config.embeddingModel, ctx.config.modelsDir, { threads: ctx.config.threads }));
+    const embedder = ctx.vectors.embedder ?? (await createEmbedder(ctx.config.embeddingModel, ctx.config.modelsDir, { threads: ctx.config.threads, maxTokens: ctx.config.embeddingMaxTokens, longText: ctx.config.embeddingLongText }));
     const vectors = await VectorStore.open(join(dir, "lance"), embedder);
     const deps: InteractDeps = {
       db,

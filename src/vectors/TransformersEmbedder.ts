@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Embedder } from "./Embedder.ts";
 import { Mutex } from "./Mutex.ts";
+import { accumulate, type LongTextMode, meanNormalised, type Segment, segmentsOf } from "./tokenWindows.ts";
 
 /** ONNX file names transformers.js looks for under onnx/, per dtype, in order of preference. */
 const ONNX_VARIANTS = [
@@ -25,6 +26,25 @@ export const DEFAULT_EMBED_BATCH = 1;
 // biome-ignore lint: transformers.js pipeline objects are loosely typed
 type Extractor = any;
 
+export interface TransformersEmbedderOptions {
+  /** ONNX Runtime intra-op threads (default: every core; pass the server's `threads` setting) */
+  threads?: number;
+  /** segments per forward pass */
+  batch?: number;
+  /**
+   * Word pieces of a text the model reads, [CLS] and [SEP] included; 0 or unset: as many as the model can (its
+   * tokenizer's model_max_length, at most its position table). A cut below that is part of the embedder's id, so
+   * changing it re-embeds the lore (vectors of one project all come from one way of reading).
+   */
+  maxTokens?: number;
+  /** what becomes of the pieces past `maxTokens`: cut off, or read in further windows (default truncate) */
+  longText?: LongTextMode;
+  /** windows a text is read in at most, with longText "windows" (default 4) */
+  maxWindows?: number;
+  /** ONNX Runtime graph optimisation level (default "all") */
+  graphOptimization?: "disabled" | "basic" | "extended" | "all";
+}
+
 /**
  * A sentence-embedding model from a local folder (`models/embeddings/<name>/`:
  * config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx) run by
@@ -39,13 +59,13 @@ export class TransformersEmbedder implements Embedder {
     readonly dims: number,
     private extractor: Extractor | null,
     private readonly batch: number,
+    /** word pieces a segment holds, [CLS] and [SEP] included */
+    readonly maxTokens: number,
+    private readonly longText: LongTextMode,
+    private readonly maxWindows: number,
   ) {}
 
-  /**
-   * `threads`: ONNX Runtime intra-op threads (default: every core; pass the server's `threads` setting);
-   * `batch`: texts per forward pass.
-   */
-  static async load(dir: string, opts: { threads?: number; batch?: number } = {}): Promise<TransformersEmbedder> {
+  static async load(dir: string, opts: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
     const abs = resolve(dir);
     if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new Error(`Embedding model folder not found: ${abs}`);
     for (const f of ["config.json", "tokenizer.json"]) {
@@ -62,38 +82,68 @@ export class TransformersEmbedder implements Embedder {
       local_files_only: true,
       device: "cpu",
       dtype: variant[1],
-      session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 },
+      session_options: { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: opts.graphOptimization ?? "all" },
     });
     // One forward pass tells the dimension (configs name it hidden_size, d_model, dim, ...) and proves the model runs.
     const probe = await extractor(["dimension probe"], { pooling: "mean", normalize: true });
     const dims = Number(probe.dims[probe.dims.length - 1]);
     if (!(dims > 0)) throw new Error(`Embedding model ${abs} produced no vector`);
-    return new TransformersEmbedder(`onnx:${basename(abs)}`, dims, extractor, Math.max(1, Math.floor(opts.batch ?? DEFAULT_EMBED_BATCH)));
+    // The position table bounds what the model can read at once (BERT: 512); a tokenizer may claim more.
+    const modelMax = Math.min(512, Number(extractor.tokenizer.model_max_length) || 512, Number(extractor.model.config?.max_position_embeddings) || 512);
+    const maxTokens = opts.maxTokens ? Math.max(8, Math.min(modelMax, Math.floor(opts.maxTokens))) : modelMax;
+    const windows = opts.longText === "windows";
+    const reading = windows ? `@w${maxTokens}` : maxTokens === modelMax ? "" : `@${maxTokens}`;
+    return new TransformersEmbedder(
+      `onnx:${basename(abs)}${reading}`,
+      dims,
+      extractor,
+      Math.max(1, Math.floor(opts.batch ?? DEFAULT_EMBED_BATCH)),
+      maxTokens,
+      opts.longText ?? "truncate",
+      Math.max(1, Math.floor(opts.maxWindows ?? 4)),
+    );
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
-    // One forward pass at a time: ONNX Runtime already uses every core for one.
+    // One forward pass at a time: ONNX Runtime already uses every core for one (and onnxruntime-node runs a pass on
+    // the JavaScript thread, so two sessions in one process would not run side by side anyway).
     return this.lock.run(async () => {
       if (!this.extractor) throw new Error(`Embedder ${this.id} is disposed`);
-      // A pass pads every text to its longest: texts of like length batched together waste no work on padding
-      // (the indexer hands over up to 256 chunks of a few dozen to a few hundred tokens at once). The order is
-      // the texts' length in characters, a stand-in for tokens that costs nothing; results go back in input order.
-      const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
-      const out = new Array<Float32Array>(texts.length);
-      for (let i = 0; i < order.length; i += this.batch) {
-        const ids = order.slice(i, i + this.batch);
-        const t = await this.extractor(
-          ids.map((j) => texts[j]),
-          { pooling: "mean", normalize: true },
-        );
-        const data = t.data as Float32Array;
-        ids.forEach((j, b) => {
-          out[j] = data.slice(b * this.dims, (b + 1) * this.dims);
-        });
-        t.dispose?.();
+      const { tokenizer } = this.extractor;
+      const segments: Segment[] = texts.flatMap((text, i) => segmentsOf(i, tokenizer.encode(text) as number[], this.maxTokens, this.longText, this.maxWindows));
+      // A pass pads every segment to its longest: segments of like length batched together waste no work on
+      // padding (the indexer hands over up to 256 chunks of a few dozen to a few hundred tokens at once).
+      segments.sort((a, b) => a.ids.length - b.ids.length);
+      const sums = texts.map(() => new Float32Array(this.dims));
+      const counts = texts.map(() => 0);
+      for (let i = 0; i < segments.length; i += this.batch) {
+        const pass = segments.slice(i, i + this.batch);
+        const width = pass[pass.length - 1].ids.length;
+        await this.forward(pass, width, (hidden) => accumulate(hidden, pass, width, this.dims, sums, counts));
       }
-      return out;
+      return sums.map((sum, i) => meanNormalised(sum, counts[i]));
     });
+  }
+
+  /** One forward pass over `pass`, each segment padded to `width`; `use` reads the last hidden state, [segments, width, dims]. */
+  private async forward(pass: Segment[], width: number, use: (hidden: Float32Array) => void): Promise<void> {
+    const { Tensor } = await import("@huggingface/transformers");
+    const pad = Number(this.extractor.tokenizer.pad_token_id ?? 0);
+    const ids = new BigInt64Array(pass.length * width).fill(BigInt(pad));
+    const mask = new BigInt64Array(pass.length * width);
+    pass.forEach((s, b) => {
+      for (let t = 0; t < s.ids.length; t++) {
+        ids[b * width + t] = BigInt(s.ids[t]);
+        mask[b * width + t] = 1n;
+      }
+    });
+    const out = await this.extractor.model({ input_ids: new Tensor("int64", ids, [pass.length, width]), attention_mask: new Tensor("int64", mask, [pass.length, width]) });
+    const state = out.last_hidden_state ?? out.logits ?? out.token_embeddings;
+    try {
+      use(state.data as Float32Array);
+    } finally {
+      for (const t of Object.values(out)) (t as { dispose?: () => void }).dispose?.();
+    }
   }
 
   async dispose(): Promise<void> {

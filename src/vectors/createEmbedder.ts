@@ -8,7 +8,7 @@ import { TransformersEmbedder } from "./TransformersEmbedder.ts";
  * The embedder named by the `embeddingModel` setting: "hashing" (the built-in,
  * needs no files) or the name of a folder under `<modelsDir>/embeddings/`.
  */
-export async function createEmbedder(setting: string, modelsDir: string, opts: { threads?: number } = {}): Promise<Embedder> {
+export async function createEmbedder(setting: string, modelsDir: string, opts: { threads?: number; maxTokens?: number; longText?: "truncate" | "windows" } = {}): Promise<Embedder> {
   const name = setting.trim();
   if (name === "" || name === "hashing") return new HashingEmbedder();
   // A setting is a folder name, not a path: it must not climb out of models/embeddings.

@@ -48,6 +48,32 @@ describe.skipIf(!fx)("all-MiniLM-L6-v2 through transformers.js (real weights)", 
   }
 });
 
+describe.skipIf(!fx)("all-MiniLM-L6-v2 reads a chunk to embeddingMaxTokens word pieces (real weights)", () => {
+  test("a text longer than the limit embeds the same as its prefix that fits, and unlike the whole", async () => {
+    const { AutoTokenizer } = await import("@huggingface/transformers");
+    const dir = join(fx!.modelsDir, "embeddings", fx!.minilm);
+    const tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
+    // common words, one word piece each (checked below), so the first 254 words are exactly what a cut at 256
+    // ([CLS] + 254 + [SEP]) reads
+    const vocab = "the river rises in spring and the boats come down from the hills with salt and wool for the market while old men watch from the bridge".split(" ");
+    const words = Array.from({ length: 400 }, (_, i) => vocab[(i * 7 + Math.floor(i / vocab.length)) % vocab.length]);
+    expect(tokenizer.encode(words.join(" ")).length).toBe(words.length + 2);
+    const cut = await createEmbedder(fx!.minilm, fx!.modelsDir, { threads: REAL_THREADS, maxTokens: 256 });
+    const whole = await createEmbedder(fx!.minilm, fx!.modelsDir, { threads: REAL_THREADS, maxTokens: 0 });
+    try {
+      expect(cut.id).toBe("onnx:all-MiniLM-L6-v2@256");
+      const [long, prefix] = await cut.embed([words.join(" "), words.slice(0, 254).join(" ")]);
+      const [all] = await whole.embed([words.join(" ")]);
+      // the same pieces in the same passes: equal to float rounding (ONNX Runtime's kernels are deterministic for a
+      // given input shape); reading all 400 words moves the vector by far more
+      expect(cos(long, prefix)).toBeGreaterThan(0.99999);
+      expect(cos(long, all)).toBeLessThan(0.999);
+    } finally {
+      await Promise.all([cut.dispose?.(), whole.dispose?.()]);
+    }
+  });
+});
+
 describe.skipIf(!fx)("switching embedder re-embeds in the background (real MiniLM)", () => {
   const dir = tempDir("lorehold-reembed-");
   afterAll(() => dir && require("node:fs").rmSync(dir, { recursive: true, force: true }));
@@ -69,8 +95,9 @@ describe.skipIf(!fx)("switching embedder re-embeds in the background (real MiniL
       const during = await retrieveLore(second.ctx, { projectId, query: "What do the lantern signals mean?", tags: ["smugglers", "river-trade"], k: 4 });
       expect(during.length).toBeGreaterThan(0);
       const t0 = Date.now();
-      while (second.health().embedder !== "onnx:all-MiniLM-L6-v2" && Date.now() - t0 < 90_000) await Bun.sleep(100);
-      expect(second.health().embedder).toBe("onnx:all-MiniLM-L6-v2");
+      // the configured reading (embeddingMaxTokens, 256 by default) is part of the id
+      while (second.health().embedder !== "onnx:all-MiniLM-L6-v2@256" && Date.now() - t0 < 90_000) await Bun.sleep(100);
+      expect(second.health().embedder).toBe("onnx:all-MiniLM-L6-v2@256");
       expect(await second.ctx.vectors.countChunks(projectId)).toBe(chunks);
       // A paraphrase that shares few words with the chunk: the semantic vectors alone rank it first among all the
       // project's chunks (cosine 0.43 against 0.29 for the next, measured here), a margin no CPU's int8 kernels close.

@@ -80,6 +80,60 @@ describe("TransformersEmbedder on a hand-written ONNX model", () => {
     }
   });
 
+  describe("how much of a long text is read", () => {
+    // The tiny model's words are one word piece each, so a text of N words is [CLS] + N pieces + [SEP].
+    const A = "dragon mountain inn innkeeper ale tavern king queen sword river forest castle thief guard".split(" "); // 14
+    const B = "gold silver caravan road tunnel smuggler town history dragons she it they was is".split(" "); // 14
+    const same = (x: Float32Array, y: Float32Array) => x.every((v, i) => Math.abs(v - y[i]) < 1e-6);
+
+    test("a text longer than the limit embeds the same as its prefix that fits, and unlike the whole", async () => {
+      const cut = await TransformersEmbedder.load(modelDir, { maxTokens: 16 });
+      try {
+        // 16 pieces: [CLS], 14 words, [SEP]. The whole text reads past the cut only without it.
+        const [long, prefix, shortOne] = await cut.embed([[...A, ...B].join(" "), A.join(" "), A.slice(0, 5).join(" ")]);
+        const [prefixAlone] = await embedder.embed([A.join(" ")]);
+        const [whole] = await embedder.embed([[...A, ...B].join(" ")]);
+        expect(same(long, prefix)).toBe(true);
+        expect(same(prefix, prefixAlone)).toBe(true);
+        expect(same(long, whole)).toBe(false);
+        // a text within the limit is read as it is
+        const [shortAlone] = await embedder.embed([A.slice(0, 5).join(" ")]);
+        expect(same(shortOne, shortAlone)).toBe(true);
+      } finally {
+        await cut.dispose();
+      }
+    });
+
+    test("windows read every piece: the tiny model has no positions, so the windows' order does not matter", async () => {
+      const win = await TransformersEmbedder.load(modelDir, { maxTokens: 16, longText: "windows" });
+      const cut = await TransformersEmbedder.load(modelDir, { maxTokens: 16 });
+      try {
+        const [ab, ba] = await win.embed([[...A, ...B].join(" "), [...B, ...A].join(" ")]);
+        const [cutAb, cutBa] = await cut.embed([[...A, ...B].join(" "), [...B, ...A].join(" ")]);
+        expect(same(ab, ba)).toBe(true);
+        expect(same(cutAb, cutBa)).toBe(false);
+        expect(same(ab, cutAb)).toBe(false);
+      } finally {
+        await Promise.all([win.dispose(), cut.dispose()]);
+      }
+    });
+
+    test("a cut below the model's limit is part of the id (changing it re-embeds); the model's own limit is not", async () => {
+      const cut = await TransformersEmbedder.load(modelDir, { maxTokens: 16 });
+      const full = await TransformersEmbedder.load(modelDir, { maxTokens: 512 });
+      expect([cut.id, cut.maxTokens]).toEqual(["onnx:tiny-bert@16", 16]);
+      expect([full.id, full.maxTokens]).toEqual(["onnx:tiny-bert", 512]);
+      expect(embedder.maxTokens).toBe(512);
+      await Promise.all([cut.dispose(), full.dispose()]);
+      const e = await createEmbedder("tiny-bert", modelsDir, { maxTokens: 256 });
+      expect(e.id).toBe("onnx:tiny-bert@256");
+      await e.dispose?.();
+      const w = await createEmbedder("tiny-bert", modelsDir, { maxTokens: 128, longText: "windows" });
+      expect(w.id).toBe("onnx:tiny-bert@w128");
+      await w.dispose?.();
+    });
+  });
+
   test("a vector store runs on it", async () => {
     const store = await VectorStore.open(join(tmp.dir, "store"), embedder);
     await store.replaceDocumentChunks("p", "d", [chunk("p", "d", 0, "the dragon sleeps", ["t"]), chunk("p", "d", 1, "gold on the road", ["t"])]);

@@ -1,0 +1,230 @@
+// MiniLM (all-MiniLM-L6-v2 int8 ONNX, the real fixture): what indexing costs and what retrieval gets for it, per way of
+// reading a chunk, side by side in one run.
+//
+// Speed: the indexer's chunks (the chunker's output over generated lore, ~390 word pieces, as bench/embed-batch.ts
+// makes them) embedded by every variant, step by step, the variants interleaved per step so the box's load drifts
+// alike for all; chunks/s (wall) and CPU ms per chunk (this process's CPU time: ONNX Runtime's threads included).
+// Variants: how much of a chunk is read (512 word pieces = all of it, today; 256; 128; every piece in windows of
+// 128), intra-op threads 1 vs 2, two single-threaded sessions side by side, ONNX Runtime's graph optimisation level.
+//
+// Quality: recall of the answer's chunk for the grounding questions (each mind's own tags), by the vector search
+// alone and by the hybrid retrieval a turn uses (vectors + full-text, fused), in three worlds: the tuning worlds
+// (Thornhaven + Saltmarsh, chunks of 250–360 pieces in Thornhaven), the held-out world (Cindervale, 40–70 pieces a
+// chunk: any cut at 128 or more reads all of it) and the held-out world at full chunk size
+// (bench/support/longChunkWorld.ts: each answer hidden at a random place in a ~390-piece chunk, beside distractors;
+// several seeds, each placing the answers anew). Every retrieval is paired with today's on the same question, so
+// the table gives the questions a variant gains and loses against today, and a two-sided sign test on them.
+//
+// Usage: bun bench/minilm-indexing.ts [--parts speed,quality] [--steps 4] [--step 24] [--seeds 1,2,3] [--threads 2]
+import { availableParallelism, cpus, homedir, loadavg } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { chunkText } from "../src/lore/chunker.ts";
+import { knowledgeTagNames } from "../src/lore/minds/mindStore.ts";
+import { createDocument } from "../src/lore/documents/writeDocuments.ts";
+import { createTag } from "../src/lore/tags/writeTags.ts";
+import { createProject } from "../src/projects/projectService.ts";
+import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
+import type { Embedder } from "../src/vectors/Embedder.ts";
+import { TransformersEmbedder, type TransformersEmbedderOptions } from "../src/vectors/TransformersEmbedder.ts";
+import { createTestApp, type TestApp } from "../test/support/testApp.ts";
+import { bigWorld } from "./support/bigWorld.ts";
+import { longChunkWorld } from "./support/longChunkWorld.ts";
+import { TUNING } from "./support/qualityQuestions.ts";
+import { loadWorld } from "./support/qualityWorldRun.ts";
+import { CINDERVALE } from "./worlds/cindervale.questions.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    parts: { type: "string", default: "speed,quality" },
+    steps: { type: "string", default: "4" },
+    step: { type: "string", default: "24" },
+    seeds: { type: "string", default: "1,2,3" },
+    threads: { type: "string", default: "2" },
+    speed: { type: "string", default: "" },
+    model: { type: "string", default: join(homedir(), ".cache", "lorehold-fixtures", "embeddings", "all-MiniLM-L6-v2") },
+  },
+});
+const parts = args.parts!.split(",");
+const threads = Number(args.threads);
+const root = join(import.meta.dir, "..");
+const load = (o: TransformersEmbedderOptions) => TransformersEmbedder.load(args.model!, { threads, ...o });
+
+/** Two single-threaded sessions, each embedding half of what is asked, side by side. */
+async function pairOf(o: TransformersEmbedderOptions): Promise<Embedder> {
+  const [a, b] = await Promise.all([load({ ...o, threads: 1 }), load({ ...o, threads: 1 })]);
+  return {
+    id: a.id,
+    dims: a.dims,
+    async embed(texts) {
+      const half = Math.ceil(texts.length / 2);
+      const [x, y] = await Promise.all([a.embed(texts.slice(0, half)), b.embed(texts.slice(half))]);
+      return [...x, ...y];
+    },
+    async dispose() {
+      await Promise.all([a.dispose(), b.dispose()]);
+    },
+  };
+}
+
+const READS: { key: string; label: string; opts: TransformersEmbedderOptions }[] = [
+  { key: "512", label: "all of it (512 pieces, today)", opts: {} },
+  { key: "256", label: "first 256 pieces", opts: { maxTokens: 256 } },
+  { key: "128", label: "first 128 pieces", opts: { maxTokens: 128 } },
+  { key: "w128", label: "windows of 128, mean of all", opts: { maxTokens: 128, longText: "windows" } },
+];
+const SPEED: { label: string; make: () => Promise<Embedder> }[] = [
+  ...READS.map((r) => ({ label: `${r.label}, ${threads} threads`, make: () => load(r.opts) })),
+  { label: `windows of 128, 4 windows a pass, ${threads} threads`, make: () => load({ maxTokens: 128, longText: "windows", batch: 4 }) },
+  { label: "first 128 pieces, 1 thread", make: () => load({ maxTokens: 128, threads: 1 }) },
+  { label: "first 128 pieces, two 1-thread sessions side by side", make: () => pairOf({ maxTokens: 128 }) },
+  { label: "first 256 pieces, two 1-thread sessions side by side", make: () => pairOf({ maxTokens: 256 }) },
+  { label: `first 128 pieces, 4 a pass, ${threads} threads`, make: () => load({ maxTokens: 128, batch: 4 }) },
+  { label: `first 128 pieces, graph optimisation basic, ${threads} threads`, make: () => load({ maxTokens: 128, graphOptimization: "basic" }) },
+  { label: `first 128 pieces, graph optimisation disabled, ${threads} threads`, make: () => load({ maxTokens: 128, graphOptimization: "disabled" }) },
+];
+const speedOnly = args.speed ? args.speed.split(",").map(Number) : null;
+
+const machine = () => `${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}`;
+
+// ---------------------------------------------------------------- speed
+if (parts.includes("speed")) {
+  const steps = Number(args.steps);
+  const STEP = Number(args.step);
+  const world = bigWorld({ chunks: steps * 200 * 40, chunksPerDocument: 40, queries: 1 });
+  const chunks: string[] = [];
+  for (let d = 0; chunks.length < steps * STEP; d++) {
+    const part = (i: number) => world.chunks.slice(d * 40 + i * 10, d * 40 + (i + 1) * 10).map((c) => c.text).join(" ");
+    chunks.push(...chunkText(Array.from({ length: 4 }, (_, i) => `## Part ${i}\n\n${part(i)}`).join("\n\n")).map((c) => c.content));
+  }
+  const variants: { label: string; e: Embedder; ms: number; cpu: number; n: number }[] = [];
+  for (const [i, s] of SPEED.entries()) if (!speedOnly || speedOnly.includes(i)) variants.push({ ...s, e: await s.make(), ms: 0, cpu: 0, n: 0 });
+  for (const v of variants) await v.e.embed(chunks.slice(0, 4)); // warm-up
+  const loadStart = loadavg()[0];
+  for (let s = 0; s < steps; s++) {
+    const step = chunks.slice(s * STEP, (s + 1) * STEP);
+    for (const v of variants) {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      await v.e.embed(step);
+      v.ms += performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      v.cpu += (c.user + c.system) / 1000;
+      v.n += step.length;
+    }
+  }
+  const enc = (await load({})) as TransformersEmbedder;
+  const pieces = chunks.slice(0, steps * STEP).map((c) => (enc as any).extractor.tokenizer.encode(c).length as number).sort((a, b) => a - b);
+  await enc.dispose();
+  const base = variants[0];
+  const rate = (v: (typeof variants)[number]) => v.n / (v.ms / 1000);
+  console.log(`\n### MiniLM indexing speed — ${new Date().toISOString().slice(0, 10)}\n`);
+  console.log(`Machine: ${machine()} (load at start ${loadStart.toFixed(1)}). all-MiniLM-L6-v2 int8 ONNX, ${steps} steps of ${STEP} chunks (${pieces[0]}–${pieces.at(-1)} word pieces, median ${pieces[pieces.length >> 1]}), variants interleaved per step.\n`);
+  console.log("| variant | chunks/s | ÷ today | CPU ms per chunk | today's CPU ÷ this |");
+  console.log("|---|---|---|---|---|");
+  for (const v of variants) console.log(`| ${v.label} | ${rate(v).toFixed(1)} | ${(rate(v) / rate(base)).toFixed(2)} | ${(v.cpu / v.n).toFixed(0)} | ${(base.cpu / base.n / (v.cpu / v.n)).toFixed(2)} |`);
+  for (const v of variants) await v.e.dispose?.();
+}
+
+// ---------------------------------------------------------------- quality
+type Q = { text: string; tags: string[]; docId: string };
+/** Hits per question: [vector@1, vector@4, hybrid@1, hybrid@4]. */
+async function recalls(t: TestApp, projectOf: (q: Q) => string, qs: Q[]): Promise<boolean[][]> {
+  for (let i = 0; i < 100; i++) {
+    const r = (await t.app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
+    if (!r || r.indexed === 0) break;
+  }
+  const out: boolean[][] = [];
+  for (const q of qs) {
+    const projectId = projectOf(q);
+    const byVector = await t.app.ctx.vectors.searchVectors({ projectId, query: q.text, tags: q.tags, n: 4 });
+    const hybrid = await retrieveLore(t.app.ctx, { projectId, query: q.text, tags: q.tags, k: 4 });
+    out.push([byVector[0]?.documentId === q.docId, byVector.some((h) => h.documentId === q.docId), hybrid[0]?.documentId === q.docId, hybrid.some((h) => h.documentId === q.docId)]);
+  }
+  return out;
+}
+
+async function packWorld(e: Embedder, world: typeof TUNING): Promise<boolean[][]> {
+  const t = await createTestApp({ embeddingModel: "hashing" }, { loadModel: false, embedder: e });
+  try {
+    const w = loadWorld(t, world, root);
+    const ids: Record<string, string> = {};
+    for (const projectId of Object.keys(w.key))
+      for (const r of t.app.ctx.db.query<{ id: string; key: string }, [string]>("SELECT id, key FROM documents WHERE project_id = ?").all(projectId)) ids[r.key] = r.id;
+    const qs = world.grounding.map((g) => ({ text: g.text, tags: knowledgeTagNames(t.app.ctx.db, w.minds[g.mind].id), docId: ids[g.doc!], mind: g.mind }));
+    return await recalls(t, (q) => w.minds[(q as (typeof qs)[number]).mind].projectId, qs);
+  } finally {
+    await t.close();
+  }
+}
+
+async function longWorld(e: Embedder, seed: number): Promise<boolean[][]> {
+  const t = await createTestApp({ embeddingModel: "hashing" }, { loadModel: false, embedder: e });
+  try {
+    const world = longChunkWorld(seed);
+    const projectId = createProject(t.app.ctx, { name: "Cindervale at full chunk size" }).id;
+    for (const name of world.tags) createTag(t.app.ctx, projectId, { name });
+    const ids: Record<string, string> = {};
+    for (const d of world.documents) ids[d.key] = createDocument(t.app.ctx, projectId, { name: d.key, content: d.content, tags: d.tags }).id;
+    const chunks = t.app.ctx.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE project_id = ?");
+    const qs = world.questions.map((q) => ({ text: q.text, tags: q.tags, docId: ids[q.doc] }));
+    const r = await recalls(t, () => projectId, qs);
+    const n = chunks.get(projectId)!.n;
+    if (n !== world.documents.length) console.error(`long world: ${n} chunks for ${world.documents.length} documents (a document split)`);
+    return r;
+  } finally {
+    await t.close();
+  }
+}
+
+/** Two-sided exact sign test: the chance of a split at least this uneven between gains and losses if neither side is favoured. */
+function signTest(gains: number, losses: number): number {
+  const n = gains + losses;
+  if (n === 0) return 1;
+  const k = Math.min(gains, losses);
+  let p = 0;
+  let c = 1;
+  for (let i = 0; i <= k; i++) {
+    p += c / 2 ** n;
+    c = (c * (n - i)) / (i + 1);
+  }
+  return Math.min(1, 2 * p);
+}
+
+if (parts.includes("quality")) {
+  const seeds = args.seeds!.split(",").map(Number);
+  const worlds: { name: string; run: (e: Embedder) => Promise<boolean[][]> }[] = [
+    { name: "tuning (Thornhaven + Saltmarsh)", run: (e) => packWorld(e, TUNING) },
+    { name: "held-out (Cindervale)", run: (e) => packWorld(e, CINDERVALE) },
+    { name: `held-out at full chunk size (seeds ${seeds.join(",")})`, run: async (e) => (await Promise.all(seeds.map((s) => longWorld(e, s)))).flat() },
+  ];
+  const res: Record<string, boolean[][][]> = {};
+  for (const r of READS) {
+    const e = await load(r.opts);
+    res[r.key] = [];
+    for (const w of worlds) res[r.key].push(await w.run(e));
+    await e.dispose();
+    console.error(`quality: ${r.label} done`);
+  }
+  const METRICS = ["vector recall@1", "vector recall@4", "hybrid recall@1", "hybrid recall@4"];
+  console.log(`\n### MiniLM retrieval by how much of a chunk is read — ${new Date().toISOString().slice(0, 10)}\n`);
+  console.log(`Machine: ${machine()}. Recall of the answer's chunk, the grounding questions with each mind's own tags; "+g −l" = questions this variant answers that today's misses, and the reverse; p = two-sided sign test on them.\n`);
+  worlds.forEach((w, wi) => {
+    console.log(`\n#### ${w.name}\n`);
+    console.log(`| read | ${METRICS.join(" | ")} |`);
+    console.log(`|---|${METRICS.map(() => "---").join("|")}|`);
+    for (const r of READS) {
+      const mine = res[r.key][wi];
+      const today = res["512"][wi];
+      const cells = METRICS.map((_, m) => {
+        const hits = mine.filter((x) => x[m]).length;
+        const gains = mine.filter((x, i) => x[m] && !today[i][m]).length;
+        const losses = mine.filter((x, i) => !x[m] && today[i][m]).length;
+        const base = `${hits}/${mine.length} (${Math.round((100 * hits) / mine.length)} %)`;
+        return r.key === "512" ? base : `${base} +${gains} −${losses}, p ${signTest(gains, losses).toFixed(2)}`;
+      });
+      console.log(`| ${r.label} | ${cells.join(" | ")} |`);
+    }
+  });
+}
+process.exit(0);
