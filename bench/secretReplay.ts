@@ -33,14 +33,18 @@ const recorded: Rec[] = files.flatMap((f) => Object.values((JSON.parse(readFileS
 
 const t = await createTestApp({ embeddingModel: fx ? fx.minilm : "hashing", modelsDir: fx?.modelsDir }, { loadModel: false });
 let [told, caught, passedClean, flaggedClean] = [0, 0, 0, 0];
+/** replies to other questions (grounding, parroting) of a mind whose turn held a secret, and how many the check flagged */
+let [others, othersFlagged] = [0, 0];
 for (const world of worlds) {
   const w = loadWorld(t, world, root);
   await t.app.scheduler.trigger("indexer");
+  const guardOf = async (mind: string, text: string) => {
+    const m = w.minds[mind];
+    const p = await prepareTurn(t.app.ctx, m.projectId, validateInteract({ text, entityMindId: m.id, playerId: "secret-replay" }));
+    return turnGuard(p, text);
+  };
   for (const q of world.secrets) {
-    const m = w.minds[q.mind];
-    const req = validateInteract({ text: q.text, entityMindId: m.id, playerId: "secret-replay" });
-    const p = await prepareTurn(t.app.ctx, m.projectId, req);
-    const g = turnGuard(p, q.text);
+    const g = await guardOf(q.mind, q.text);
     console.log(`\n${q.mind} (${q.direct ? "direct" : "topic"}): ${q.text}`);
     for (const s of g.context.secrets) console.log(`  secret ${s.name}: words [${s.words.join(" ")}] strong [${s.strong.join(" ")}] pairs [${(s.pairs ?? []).join(", ")}]`);
     if (g.context.secrets.length === 0) console.log("  (no kept secret in this turn's prompt)");
@@ -55,6 +59,21 @@ for (const world of worlds) {
       }
     }
   }
+  const minds = new Set(Object.keys(w.minds));
+  for (const r of recorded.filter((r) => r.part !== "secrets" && r.arm === "lorehold" && minds.has(r.mind))) {
+    const g = await guardOf(r.mind, r.text);
+    if (g.context.secrets.length === 0) continue;
+    for (const text of [r.reply, r.firstAttempt]) {
+      if (!text) continue;
+      others++;
+      const leak = leakOf(text, g.context.secrets);
+      if (leak) {
+        othersFlagged++;
+        console.log(`  flagged ${r.part} ${r.mind} s${r.seed} [${leak}] ${JSON.stringify(text.slice(0, 200))}`);
+      }
+    }
+  }
 }
-console.log(`\nreplies stating the secret's fact: ${caught + told}, caught by the check ${caught}, missed ${told}; without the fact: ${passedClean + flaggedClean}, flagged ${flaggedClean}`);
+console.log(`\nsecret probes: replies stating the secret's fact ${caught + told}, caught by the check ${caught}, missed ${told}; without the fact ${passedClean + flaggedClean}, flagged ${flaggedClean}`);
+console.log(`other parts' replies with a secret in the turn: ${others}, flagged ${othersFlagged}`);
 await t.close();
