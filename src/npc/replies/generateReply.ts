@@ -86,7 +86,8 @@ interface Done {
  * judged, the sentence limit, the cap, loops), checked when done (detectors.ts), and a reply that echoes the
  * player, talks about its notes, carries a role label, recites the prompt, speaks as someone else, tells a secret,
  * repeats itself or says nothing is sampled again with the next seed when nothing of it reached the client
- * (GuardPolicy: how often, and how cool); the least bad is returned, without any sentence that tells a secret when others remain. Never for
+ * (GuardPolicy: how often, and how cool); the least bad is returned, without any sentence that tells a secret when others remain
+ * (and when the reply to return tells one, a last sample from the prompt without the secrets is drawn and returned instead). Never for
  * grammar-constrained generation or greedy sampling (a resample would repeat it).
  */
 export async function generateReply(
