@@ -12,6 +12,7 @@
  *   bun bench/quality.ts --models qwen,smol,gemma --worlds heldout --stream  # replies over SSE (client first token)
  *   bun bench/quality.ts --rescore --merge A.json B.json   # one table of several runs' replies (parts or arms run apart)
  *   bun bench/quality.ts --summary --seeds 5  # memory summaries alone (bench/support/qualitySummary.ts)
+ *   bun bench/quality.ts --worlds tuning --temperature 0.4 --out tone/t04  # minds with no temperature at 0.4, both arms; files under bench/results/tone/t04
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -102,6 +103,8 @@ const byMind = process.argv.includes("--by-mind");
 const onlyMinds = arg("minds", "") ? arg("minds", "").split(",") : undefined;
 /** `--kv-cache f16|q8_0|q4_0`: llama.cpp's KV cache type for both arms (config `kvCacheType`). */
 const kvCacheType = arg("kv-cache", "f16") as "f16" | "q8_0" | "q4_0";
+/** `--temperature T`: what minds that set no temperature sample at, in both arms (a candidate for the product's default). */
+const defaultTemperature = arg("temperature", "") ? Number(arg("temperature", "")) : undefined;
 
 async function appFor(model: string | null, embedder: string): Promise<TestApp> {
   return createTestApp(
@@ -161,12 +164,12 @@ for (const mk of models) {
   for (const e of embedders) {
     const t = await appFor(MODELS[mk].path, EMBEDDERS[e]);
     const turns = new SeededTurns(t.app.ctx.generation!);
-    const loaded = worlds.map((world) => loadWorld(t, world, root));
+    const loaded = worlds.map((world) => loadWorld(t, world, root, defaultTemperature));
     await t.app.scheduler.trigger("indexer");
     const out: Record<string, unknown> = {};
-    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream, kvCacheType };
-    mkdirSync(join(root, "bench/results"), { recursive: true });
-    const file = join(root, "bench/results", `quality-${mk}-${e}-${kvCacheType}-${meta.date.replace(/[:.]/g, "-")}.json`);
+    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream, kvCacheType, defaultTemperature: defaultTemperature ?? "product default" };
+    mkdirSync(join(root, "bench/results", arg("out", "")), { recursive: true });
+    const file = join(root, "bench/results", arg("out", ""), `quality-${mk}-${e}-${kvCacheType}-${meta.date.replace(/[:.]/g, "-")}.json`);
     for (const w of loaded) {
       console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
       const save = () => writeFileSync(file, JSON.stringify({ meta, worlds: out }, (_k, v) => (v instanceof RegExp ? String(v) : v), 2));

@@ -34,8 +34,8 @@ export interface NaiveMind {
   personaLines: string[];
 }
 
-/** Per mind key of the packs: the naive system prompt and the mind's temperature. */
-export function naivePrompts(root: string, packs: string[]): Map<string, NaiveMind> {
+/** Per mind key of the packs: the naive system prompt and the mind's temperature (`defaultTemperature` where it sets none). */
+export function naivePrompts(root: string, packs: string[], defaultTemperature = 0.7): Map<string, NaiveMind> {
   const out = new Map<string, NaiveMind>();
   for (const file of packs) {
     const pack = parse(readFileSync(join(root, file), "utf8")) as { minds?: PackMind[]; documents?: PackDocument[] };
@@ -51,7 +51,7 @@ export function naivePrompts(root: string, packs: string[]): Map<string, NaiveMi
         ...(m.restrictions ?? []),
       ].filter(Boolean);
       const lore = docs.map((d) => `${d.name}:\n${d.content.trim()}`).join("\n\n");
-      out.set(m.key, { system: `${persona.join("\n")}\n\n${lore}`, temperature: m.responseConfig?.temperature ?? 0.7, personaLines: persona });
+      out.set(m.key, { system: `${persona.join("\n")}\n\n${lore}`, temperature: m.responseConfig?.temperature ?? defaultTemperature, personaLines: persona });
     }
   }
   return out;

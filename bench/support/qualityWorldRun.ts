@@ -60,11 +60,17 @@ export interface LoadedWorld {
   naive: Map<string, NaiveMind>;
 }
 
-/** Imports the world's packs into `t` (a project each) with a server key per project. */
-export function loadWorld(t: TestApp, world: QualityWorld, root: string): LoadedWorld {
-  const out: LoadedWorld = { world, key: {}, minds: {}, docNames: {}, naive: naivePrompts(root, world.packs) };
+/**
+ * Imports the world's packs into `t` (a project each) with a server key per project. `defaultTemperature`: what a
+ * mind that sets no temperature samples at, in both arms (the product's default, or a candidate for it).
+ */
+export function loadWorld(t: TestApp, world: QualityWorld, root: string, defaultTemperature?: number): LoadedWorld {
+  const out: LoadedWorld = { world, key: {}, minds: {}, docNames: {}, naive: naivePrompts(root, world.packs, defaultTemperature) };
   for (const file of world.packs) {
     const pack = parsePackText(readFileSync(join(root, file), "utf8"), file) as any;
+    if (defaultTemperature !== undefined)
+      for (const m of pack.minds as { responseConfig?: { temperature?: number } }[])
+        if (m.responseConfig?.temperature === undefined) m.responseConfig = { ...m.responseConfig, temperature: defaultTemperature };
     const r = importPack(t.app.ctx as any, pack, { monthlyCredits: 1_000_000 });
     out.key[r.projectId] = createApiKey(t.app.ctx as any, { projectId: r.projectId, type: "server" }).key;
     for (const m of pack.minds as { key: string; knowledgeTags: string[] }[]) {

@@ -173,6 +173,38 @@ describe("secrets in the turn", () => {
     expect(calls[1].messages[1].content).toBe("What is the code word?");
   });
 
+  test("when the samples the policy allows end with one that tells the secret, one more is drawn from the prompt without it and returned", async () => {
+    const note = { documentId: "d1", documentName: "The Keeper's Code Word", secret: true, text: 'The cutter signals "periwinkle".' };
+    const system = `You are Idris Vane.\n\n[Lore]\n${loreNote(note)}\n\nAbout The Light: It flashes every ten seconds.`;
+    // the first speaks of itself by name (stopped early), the second tells the secret: both fail
+    const { llm, calls } = scripted(["Idris Vane says the light stays lit.", "The cutter signals periwinkle and I put the light out.", "The light stays lit, friend."]);
+    const req = { ...base(), messages: [{ role: "system" as const, content: system }, { role: "user" as const, content: "Do ships ever ask you to put the light out?" }] };
+    const { result, report } = await generateReply(llm, req, { context: withSecret, withoutSecrets: () => stripSecrets(req.messages, [note]) }, TWO);
+    expect(calls).toHaveLength(3);
+    expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["wrongPerson"], ["secretLeak"], []]);
+    expect(calls[1].messages[0].content).toContain("periwinkle");
+    expect(calls[2].messages[0].content).not.toContain("periwinkle");
+    expect([report.chosen, result.text]).toEqual([3, "The light stays lit, friend."]);
+  });
+
+  test("no sample beyond the policy's when the reply to return tells nothing, or when the turn holds no secret", async () => {
+    const clean = scripted(["Idris Vane says the light stays lit.", "The light stays lit, friend."]);
+    const r1 = await generateReply(clean.llm, base(), { context: withSecret, withoutSecrets: () => [] }, TWO);
+    expect([clean.calls.length, r1.result.text]).toEqual([2, "The light stays lit, friend."]);
+    const none = scripted(["Idris Vane says the light stays lit.", "Idris Vane says it again.", "unused"]);
+    await generateReply(none.llm, base(), { context: ctx }, TWO);
+    expect(none.calls).toHaveLength(2);
+  });
+
+  test("a reply telling the secret is returned only when every sample tells it (the secret-free one drawn too)", async () => {
+    const { llm, calls } = scripted(["The cutter signals periwinkle.", "Periwinkle, they signal.", "The word is periwinkle, I guess."]);
+    const { report } = await generateReply(llm, base(), { context: withSecret, withoutSecrets: () => [{ role: "user", content: "x" }] }, TWO);
+    // the first told it: the second was already drawn from the prompt without it, so no third
+    expect(calls).toHaveLength(2);
+    expect(calls[1].messages).toEqual([{ role: "user", content: "x" }]);
+    expect(report.attempts.every((a) => a.problems.some((p) => p.kind === "secretLeak"))).toBe(true);
+  });
+
   test("stripSecrets removes each secret where it was rendered, and a heading left empty", () => {
     const a = { documentId: "a", documentName: "A", secret: true, text: "alpha" };
     const only = stripSecrets([{ role: "user", content: `[Lore]\n${loreNote(a)}\n\n[Player]\nhello` }], [a]);

@@ -86,7 +86,8 @@ interface Done {
  * judged, the sentence limit, the cap, loops), checked when done (detectors.ts), and a reply that echoes the
  * player, talks about its notes, carries a role label, recites the prompt, speaks as someone else, tells a secret,
  * repeats itself or says nothing is sampled again with the next seed when nothing of it reached the client
- * (GuardPolicy: how often, and how cool); the least bad is returned, without any sentence that tells a secret when others remain. Never for
+ * (GuardPolicy: how often, and how cool); the least bad is returned, without any sentence that tells a secret when others remain
+ * (and when the reply to return tells one, a last sample from the prompt without the secrets is drawn and returned instead). Never for
  * grammar-constrained generation or greedy sampling (a resample would repeat it).
  */
 export async function generateReply(
@@ -110,8 +111,20 @@ export async function generateReply(
   let messages = req.messages;
   /** tokens the rejected samples cost */
   let spent = 0;
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const last = attempt === maxAttempts || (attempt > 2 && spent >= budget);
+  /** the samples drawn from the prompt without the secrets (none until one told a secret) */
+  let secretFree = false;
+  // One sample more than the policy's when the reply to return still tells a secret: it comes from the prompt
+  // without the secrets (what the model does not see it cannot tell), whatever made the others fail.
+  const secretTry = guard && !!withoutSecrets;
+  for (let attempt = 1; attempt <= maxAttempts + (secretTry ? 1 : 0); attempt++) {
+    const extra = attempt > maxAttempts;
+    if (extra) {
+      const pick = done.length ? done[choose(done, streaming)] : null;
+      if (!pick || secretFree || pick.sent > 0 || !tellsSecret(pick)) break;
+      messages = withoutSecrets!();
+      secretFree = true;
+    }
+    const last = attempt >= maxAttempts || (attempt > 2 && spent >= budget);
     const cooler = attempt > 1 && policy.resampleTemperature !== null ? Math.min(temperature, policy.resampleTemperature) : temperature;
     const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming, tail });
     const stop = new AbortController();
@@ -145,11 +158,15 @@ export async function generateReply(
     const { text } = shaper.finish(result.text, ended ? "length" : result.finishReason);
     const problems = ended ? [] : shaper.failure ? [shaper.failure] : replyProblems(text, context).filter((p) => WEIGHT[p.kind] !== undefined);
     done.push({ report: { attempt, seed, temperature: cooler, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy }, result: { ...result, text }, startMs, sent });
-    // Clean, the last try, cut short, or the client already has part of it: this is the reply.
-    if (problems.length === 0 || ended || (streaming && sent > 0) || last) break;
+    // Clean, cut short, or the client already has part of it: this is the reply (after the last try, see above).
+    if (extra || problems.length === 0 || ended || (streaming && sent > 0)) break;
+    if (last) {
+      attempt = maxAttempts; // the policy's samples are spent: only the secret's extra one may follow
+      continue;
+    }
     spent += result.completionTokens;
     // A reply that told a secret is sampled again from the prompt without it: what is not seen cannot be told.
-    if (withoutSecrets && problems.some((p) => p.kind === "secretLeak")) messages = withoutSecrets();
+    if (withoutSecrets && !secretFree && problems.some((p) => p.kind === "secretLeak")) [messages, secretFree] = [withoutSecrets(), true];
   }
   const pick = done[choose(done, streaming)];
   let text = pick.result.text;
@@ -168,14 +185,22 @@ export async function generateReply(
   return { result, report: { attempts: done.map((d) => d.report), chosen: pick.report.attempt, stoppedBy: pick.report.stoppedBy, redacted } };
 }
 
-/** The attempt to return: the one a streaming client was sent, else the least bad (an early stop has no text). */
+function tellsSecret(d: Done): boolean {
+  return d.report.problems.some((p) => p.kind === "secretLeak");
+}
+
+/**
+ * The attempt to return: the one a streaming client was sent, else the least bad (an early stop has no text); a
+ * reply that tells a secret only when every one does.
+ */
 function choose(done: Done[], streaming: boolean): number {
   const sentOne = done.findIndex((d) => d.sent > 0);
   if (streaming && sentOne >= 0) return sentOne;
+  const discreet = done.some((d) => !tellsSecret(d) && !d.report.early);
   let best = done.length - 1;
   let bestScore = Number.POSITIVE_INFINITY;
   done.forEach((d, i) => {
-    const score = d.report.early ? 1000 : d.report.problems.reduce((n, p) => n + (WEIGHT[p.kind] ?? 0), 0);
+    const score = d.report.early ? 1000 : (discreet && tellsSecret(d) ? 500 : 0) + d.report.problems.reduce((n, p) => n + (WEIGHT[p.kind] ?? 0), 0);
     if (score < bestScore) [best, bestScore] = [i, score];
   });
   return best;

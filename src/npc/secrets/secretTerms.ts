@@ -3,7 +3,10 @@ import { words } from "../replies/wordOverlap.ts";
 /**
  * What would give a secret away: the words of a kept secret that nothing else in the turn says (not the persona,
  * not the other notes, not the player). A reply holding two of them, or one of its names (capitalised inside a
- * sentence, or quoted), tells the secret. Measured on the bench's secret probes (BENCHMARKS.md "Replies in character").
+ * sentence, or quoted), tells the secret. So does a reply holding two words side by side that stand side by side
+ * in the secret and nowhere else in the turn ("three hundred sacks", "the top shelf"): a secret is mostly told in
+ * words the turn also uses elsewhere, and it is their combination that only the secret has. Measured on the
+ * bench's secret probes (BENCHMARKS.md "Replies in character").
  */
 export interface SecretTerms {
   /** the document's name, for the trace */
@@ -12,6 +15,8 @@ export interface SecretTerms {
   words: string[];
   /** of those, its names and quoted words: one is enough */
   strong: string[];
+  /** adjacent content words of the secret ("three hundr"), one of them its own, that stand together nowhere else in the turn: one is enough */
+  pairs?: string[];
 }
 
 const COMMON = new Set(
@@ -33,23 +38,50 @@ export function stem(w: string): string {
   return s;
 }
 
+/** Short words that carry nothing alone, left out of a pair ("of", "the": "sacks of grain" pairs "sack grain"). */
+const FUNCTION_WORDS = new Set(
+  ("a an and any are as at be but by can did do for had has he her him his how i if in is it its me my no nor not of off on or " +
+    "our out she so the to too up us was we who why you all one").split(" "),
+);
+
+/** The content words of a text as stems, in order: what pairs are made of. */
+function contentStems(text: string): string[] {
+  return words(text).filter((w) => w.length >= 3 && !FUNCTION_WORDS.has(w) && !COMMON.has(w)).map(stem);
+}
+
+/** Adjacent content stems within a sentence, as "a b". */
+function pairsOf(text: string): string[] {
+  return text.split(/[.!?;:\n]+/).flatMap((sentence) => {
+    const c = contentStems(sentence);
+    return c.slice(1).map((w, i) => `${c[i]} ${w}`).filter((p, i) => c[i] !== c[i + 1]);
+  });
+}
+
 export function secretTerms(name: string, secret: string, known: string[]): SecretTerms {
   const knownStems = new Set(known.flatMap((t) => words(t)).map(stem));
+  const knownPairs = new Set(known.flatMap(pairsOf));
   const strongWords = new Set<string>();
   // Names: capitalised words not at a sentence's start; and anything in quotes.
   for (const m of secret.matchAll(/(?<![.!?]\s|^)(?<=\s)(\p{Lu}[\p{L}'-]+)/gu)) strongWords.add(stem(m[1].toLowerCase()));
   for (const m of secret.matchAll(/["“]([^"”]{2,40})["”]/g)) for (const w of words(m[1])) strongWords.add(stem(w));
   const mine = [...new Set(words(secret).filter((w) => w.length >= 4 && !COMMON.has(w)).map(stem))].filter((w) => !knownStems.has(w));
-  return { name, words: mine, strong: mine.filter((w) => strongWords.has(w)) };
+  // A pair counts when one of its words is the secret's alone: the secret's own word in the secret's own
+  // company ("three hundred", "top shelf"), never two words the turn says anyway ("Warden Haska", "great flood").
+  const own = new Set(contentStems(secret).filter((w) => !knownStems.has(w)));
+  const pairs = [...new Set(pairsOf(secret))].filter((p) => !knownPairs.has(p) && p.split(" ").some((w) => own.has(w)));
+  return { name, words: mine, strong: mine.filter((w) => strongWords.has(w)), pairs };
 }
 
 /** The secret a reply gives away, if any: `name: the words`. */
 export function leakOf(reply: string, secrets: SecretTerms[]): string | null {
   if (secrets.length === 0) return null;
   const said = new Set(words(reply).map(stem));
+  const saidPairs = new Set(pairsOf(reply));
   for (const s of secrets) {
     const hit = s.words.filter((w) => said.has(w));
     if (hit.length >= 2 || hit.some((w) => s.strong.includes(w))) return `${s.name}: ${hit.join(", ")}`;
+    const pair = s.pairs?.find((p) => saidPairs.has(p));
+    if (pair) return `${s.name}: "${pair}"`;
   }
   return null;
 }
