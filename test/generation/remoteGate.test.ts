@@ -13,6 +13,10 @@ import { NO_ACTION, tailGate, tailLengthBound, tailSchema } from "../../src/beha
 import { parseTail } from "../../src/behaviour/parseTail.ts";
 import { BEHAVIOUR_DELIMITER } from "../../src/behaviour/behaviourPrompt.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { buildWorld } from "../support/world.ts";
+import { ensureAdminToken } from "../../src/admin/adminToken.ts";
+import type { BehaviourInput } from "../../src/behaviour/behaviourModel.ts";
 import { llamaServerBinary, startLlamaServer, warnNoLlamaServer, type LlamaServer } from "../support/llamaServer.ts";
 
 setDefaultTimeout(600_000);
@@ -25,7 +29,7 @@ const MODEL = ensureTinyModel(undefined, { nCtx: 4096 });
 const REFS = { mind: [], location: [], item: ["Iron key", "Lantern"] };
 // `nod` shares "no" with `none`, and the two `give_` actions share a prefix: the choices part at three points on
 // this model's character tokens, so the probe reads several points in its one request.
-const b = resolveBehaviour({
+const BEHAVIOUR: BehaviourInput = {
   emotions: ["neutral", "happy", "angry"],
   maxActionsPerTurn: 1,
   actions: [
@@ -35,7 +39,8 @@ const b = resolveBehaviour({
     { name: "call_guard", description: "Shout for the guard." },
   ],
   trust: { min: -3, max: 3, maxStep: 1 },
-})!;
+};
+const b = resolveBehaviour(BEHAVIOUR)!;
 const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs: REFS }).offered;
 const schema = tailSchema(b, offered, REFS);
 const tailAt = (minProbability?: number) => ({
@@ -55,6 +60,7 @@ let old: ReturnType<typeof Bun.serve>;
 const oldBodies: Record<string, unknown>[] = [];
 const warnings: string[] = [];
 const pools: RemotePool[] = [];
+const apps: TestApp[] = [];
 
 function poolOn(url: string): RemotePool {
   const pool = new RemotePool({
@@ -89,6 +95,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   for (const p of pools) await p.dispose();
+  for (const t of apps) await t.close();
   old?.stop(true);
   await server?.stop();
 });
@@ -171,5 +178,55 @@ suite("the action gate on llama-server", () => {
     expect(pool.backends[0].tailGatesUnread).toBe(4);
     expect(pool.backends[0].status().tailGatesUnread).toBe(4);
     expect(warnings.slice(before).filter((w) => w.includes("probabilities"))).toHaveLength(1);
+  });
+});
+
+suite("the action gate through /v1/npc/interact on a remote pool", () => {
+  async function turns(actionGate: "on" | "off"): Promise<{ results: GenerateResult[]; actions: string[][] }> {
+    const t = await createTestApp({
+      generation: "remote",
+      backends: [{ url: server.url, model: "tiny", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 60_000, kind: "llama-server" }],
+      contextSize: 4096,
+      maxReplyTokens: 8,
+      actionGate,
+    });
+    apps.push(t);
+    const w = buildWorld(t.app.ctx as any, "Thornhaven", { index: "none" });
+    await t.app.scheduler.trigger("indexer");
+    const admin = ensureAdminToken(t.app.db).adminToken;
+    expect((await t.call("PATCH", `/admin/v1/projects/${w.projectId}/minds/${w.minds.garrick}`, { key: admin, body: { behaviour: BEHAVIOUR } })).status).toBe(200);
+    const pool = t.app.ctx.generation as RemotePool;
+    const results: GenerateResult[] = [];
+    const generate = pool.generate.bind(pool);
+    pool.generate = async (req) => {
+      const r = await generate(req);
+      if (req.tail) results.push(r);
+      return r;
+    };
+    const actions: string[][] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await t.call("POST", "/v1/npc/interact", { key: w.keys.server, body: { text: LINES[i % LINES.length], entityMindId: w.minds.garrick, playerId: `p-${actionGate}-${i}` } });
+      expect(r.status).toBe(200);
+      expect(r.body.metadata.warnings ?? []).toEqual([]);
+      actions.push(r.body.metadata.behaviour.actions.map((a: { name: string }) => a.name));
+    }
+    pool.generate = generate;
+    return { results, actions };
+  }
+
+  test("on (the default): every turn's tail is gated at 0.9 and acts only where its reading reached it", async () => {
+    const { results, actions } = await turns("on");
+    expect(results.length).toBeGreaterThanOrEqual(6);
+    const last = results.slice(-6);
+    for (let i = 0; i < 6; i++) {
+      const gate = last[i].tail!.gate!;
+      expect(gate.took).toBe(gate.actProbability >= 0.9 ? "act" : "stay");
+      expect(actions[i].length > 0).toBe(gate.took === "act");
+    }
+  });
+
+  test("off: the tail is sampled as before, no reading", async () => {
+    const { results } = await turns("off");
+    for (const r of results) expect(r.tail!.gate).toBeUndefined();
   });
 });
