@@ -182,10 +182,10 @@ suite("the action gate on llama-server", () => {
 });
 
 suite("the action gate through /v1/npc/interact on a remote pool", () => {
-  async function turns(actionGate: "on" | "off"): Promise<{ results: GenerateResult[]; actions: string[][] }> {
+  async function turns(actionGate: "on" | "off", url = server.url): Promise<{ t: TestApp; results: GenerateResult[]; actions: string[][] }> {
     const t = await createTestApp({
       generation: "remote",
-      backends: [{ url: server.url, model: "tiny", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 60_000, kind: "llama-server" }],
+      backends: [{ url, model: "tiny", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 60_000, kind: "llama-server" }],
       contextSize: 4096,
       maxReplyTokens: 8,
       actionGate,
@@ -211,7 +211,7 @@ suite("the action gate through /v1/npc/interact on a remote pool", () => {
       actions.push(r.body.metadata.behaviour.actions.map((a: { name: string }) => a.name));
     }
     pool.generate = generate;
-    return { results, actions };
+    return { t, results, actions };
   }
 
   test("on (the default): every turn's tail is gated at 0.9 and acts only where its reading reached it", async () => {
@@ -228,5 +228,13 @@ suite("the action gate through /v1/npc/interact on a remote pool", () => {
   test("off: the tail is sampled as before, no reading", async () => {
     const { results } = await turns("off");
     for (const r of results) expect(r.tail!.gate).toBeUndefined();
+  });
+
+  test("a server without probabilities: the turns answer as usual, and /metrics counts each ungated tail", async () => {
+    const { t, results } = await turns("on", `http://127.0.0.1:${old.port}`);
+    expect(results.length).toBeGreaterThanOrEqual(6);
+    for (const r of results) expect(r.tail!.gate).toBeUndefined();
+    const text = await (await t.app.handle(new Request("http://localhost/metrics"))).text();
+    expect(text).toMatch(new RegExp(`lorehold_backend_tail_gates_unread\\{backend="backend-0"[^}]*\\} ${results.length}\\n`));
   });
 });
