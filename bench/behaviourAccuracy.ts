@@ -231,7 +231,10 @@ async function startRemote(model: string, threads: number) {
     defaultTimeoutMs: 600_000,
     fallbackContextSize: 2048,
   });
-  if (!(await pool.probeAll()).every(Boolean)) throw new Error(`llama-server not answering: ${pool.status()[0]?.lastError}`);
+  if (!(await pool.probeAll()).every(Boolean)) {
+    await server.stop();
+    throw new Error(`llama-server not answering: ${pool.status()[0]?.lastError}`);
+  }
   return {
     pool,
     stop: async () => {
