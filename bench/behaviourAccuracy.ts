@@ -73,7 +73,10 @@ const refs: RefNames = { mind: [], location: [], item: shopkeeper.items };
 const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs }).offered;
 type Part = LabelHalf | "third";
 const halves: Part[] = args.half === "both" ? ["tuning", "heldout"] : args.half === "all" ? ["tuning", "heldout", "third"] : (args.half.split(",") as Part[]);
-const turns = [...labelledTurns.map((t, i) => ({ ...t, i, half: halfOf(i) as Part })), ...thirdTurns.map((t, i) => ({ ...t, i: 100 + i, half: "third" as Part }))].filter((t) => halves.includes(t.half));
+const allTurns = [...labelledTurns.map((t, i) => ({ ...t, i, half: halfOf(i) as Part })), ...thirdTurns.map((t, i) => ({ ...t, i: 100 + i, half: "third" as Part }))];
+// the parts taken in turn (one line of each, then the next), so a run cut short has lines of every part
+const byPart = halves.map((h) => allTurns.filter((t) => t.half === h));
+const turns = Array.from({ length: Math.max(...byPart.map((p) => p.length)) }, (_, k) => byPart.flatMap((p) => (k < p.length ? [p[k]] : []))).flat();
 const variantOf = (n: string): Variant => {
   if (n.startsWith("remote:")) return { ...variantOf(n.slice(7)), name: n, remote: true };
   return n.startsWith("gate:") ? { ...VARIANTS.now, name: n, gate: Number(n.slice(5)) } : VARIANTS[n];

@@ -181,6 +181,22 @@ suite("the action gate on llama-server", () => {
   });
 });
 
+suite("the action gate on a backend without probabilities to give (kind openai)", () => {
+  test("the tail is asked for and validated as before, and counted as ungated", async () => {
+    const pool = new RemotePool({
+      backends: [{ url: server.url, model: "tiny", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 120_000, kind: "openai" }],
+      defaultTimeoutMs: 120_000,
+      fallbackContextSize: 4096,
+      log: { warn: (msg) => warnings.push(msg) },
+    });
+    pools.push(pool);
+    await pool.probeAll();
+    const r = await pool.generate({ conversationKey: "openai:0", messages: messages(LINES[0]), maxTokens: 6, temperature: 0, minTokens: 1, tail: tailAt(0.9) });
+    expect(r.tail!.gate).toBeUndefined();
+    expect(pool.backends[0].tailGatesUnread).toBe(1);
+  });
+});
+
 suite("the action gate through /v1/npc/interact on a remote pool", () => {
   async function turns(actionGate: "on" | "off", url = server.url): Promise<{ t: TestApp; results: GenerateResult[]; actions: string[][] }> {
     const t = await createTestApp({

@@ -69,7 +69,10 @@ export async function remoteTail(backend: RemoteBackend, req: GenerateRequest, w
     promptEstimate: words.promptTokens,
   };
   try {
-    if (!constrainsTail(backend)) return await tailByAsking(backend, base, words.text, tail, startedAt);
+    if (!constrainsTail(backend)) {
+      if (tail.gate) ungated(backend, ctx);
+      return await tailByAsking(backend, base, words.text, tail, startedAt);
+    }
     const continuation = words.text + tail.delimiter;
     let r: RemoteResult | null = null;
     let gate: RemoteGateRead | undefined;
@@ -81,6 +84,8 @@ export async function remoteTail(backend: RemoteBackend, req: GenerateRequest, w
       } catch (e) {
         // a server that refuses the grammar (RemoteBackend marks it) gets the schema, now and from then on
         if (!backend.grammarUnsupported) throw e;
+        // and its choice sampled: a reading taken before the refusal was not applied
+        gate = undefined;
       }
     }
     r ??= await backend.chat({ ...base, continuation });
