@@ -11,7 +11,7 @@
 // `remote:gate:0.9`) runs through a remote pool on a llama-server loading the same model (`--no-repack`, the same
 // threads), started only when a variant needs it; `--remote` prefixes every variant. Its table adds the HTTP
 // requests per turn by path.
-// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,actsFirst,now,gate:0.5,remote:gate:0.9] [--remote] [--half both|tuning|heldout|third|all|heldout,third]
+// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,actsFirst,now,gate:0.5,remote:gate:0.9] [--remote] [--calls both|action|none] [--half both|tuning|heldout|third|all|heldout,third]
 //          [--seeds 2] [--first-seed 1] [--threads 1] [--words 24] [--pairs 6] [--thresholds 0.3,0.5] [--verbose]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -46,6 +46,8 @@ const { values: args } = parseArgs({
     dump: { type: "string", default: "" },
     verbose: { type: "boolean", default: false },
     remote: { type: "boolean", default: false },
+    /** only the lines that call for an action (`action`) or for none (`none`): two processes can split a run */
+    calls: { type: "string", default: "both" },
   },
 });
 const modelPath = benchModelPath(args.model);
@@ -75,7 +77,8 @@ type Part = LabelHalf | "third";
 const halves: Part[] = args.half === "both" ? ["tuning", "heldout"] : args.half === "all" ? ["tuning", "heldout", "third"] : (args.half.split(",") as Part[]);
 const allTurns = [...labelledTurns.map((t, i) => ({ ...t, i, half: halfOf(i) as Part })), ...thirdTurns.map((t, i) => ({ ...t, i: 100 + i, half: "third" as Part }))];
 // the parts taken in turn (one line of each, then the next), so a run cut short has lines of every part
-const byPart = halves.map((h) => allTurns.filter((t) => t.half === h));
+const called = (t: (typeof allTurns)[number]) => args.calls === "both" || (args.calls === "none") === (t.action === null);
+const byPart = halves.map((h) => allTurns.filter((t) => t.half === h && called(t)));
 const turns = Array.from({ length: Math.max(...byPart.map((p) => p.length)) }, (_, k) => byPart.flatMap((p) => (k < p.length ? [p[k]] : []))).flat();
 const variantOf = (n: string): Variant => {
   if (n.startsWith("remote:")) return { ...variantOf(n.slice(7)), name: n, remote: true };
