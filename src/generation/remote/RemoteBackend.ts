@@ -9,6 +9,7 @@ import { sseData } from "./sseEvents.ts";
 import { StreamCleaner } from "./StreamCleaner.ts";
 import { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
 import { completeStructured, type GrammarChoice } from "./completeStructured.ts";
+import type { Outcome, Timings, Usage } from "./attemptOutcome.ts";
 
 export { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
 
@@ -51,31 +52,7 @@ export interface RemoteResult extends GenerateResult {
   serverMs: number | null;
 }
 
-export interface Usage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number };
-}
-
-export interface Timings {
-  cache_n?: number;
-  prompt_n?: number;
-  prompt_ms?: number;
-  predicted_ms?: number;
-}
-
 const PROBE_TIMEOUT_MS = 2_000;
-
-/** What an attempt gathered so far (a failed attempt's `streamed` decides whether it may be retried). */
-export interface Outcome {
-  raw: string;
-  pieces: number;
-  streamed: boolean;
-  firstAt: number | null;
-  finish: string | null;
-  usage: Usage | null;
-  timings: Timings | null;
-}
 
 /** One OpenAI-compatible server: its client, circuit, slots and counters. */
 export class RemoteBackend {

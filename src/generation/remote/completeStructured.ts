@@ -1,5 +1,18 @@
 import { AttemptError } from "./attemptErrors.ts";
-import type { AttemptRequest, Outcome, Timings } from "./RemoteBackend.ts";
+import type { ChatMessage } from "../types.ts";
+import type { Outcome, Timings } from "./attemptOutcome.ts";
+
+/** What a structured completion takes of an attempt's request (RemoteBackend's AttemptRequest). */
+export interface StructuredRequest {
+  messages: ChatMessage[];
+  maxTokens: number;
+  temperature: number;
+  seed?: number;
+  jsonSchema: object | null;
+  grammar?: string;
+  chooseGrammar?: GrammarChoice;
+  continuation?: string;
+}
 
 /** A POST to the attempt's server, with the attempt's cancellation (RemoteBackend.post). */
 export type Post = (path: string, body: unknown) => Promise<Response>;
@@ -23,7 +36,7 @@ export type GrammarChoice = (prompt: string, server: ServerCalls) => Promise<str
  * streamed). One rendering serves the grammar choice and the completion, so a gated tail costs one more request,
  * not two.
  */
-export async function completeStructured(post: Post, req: AttemptRequest, slot: number, out: Outcome): Promise<void> {
+export async function completeStructured(post: Post, req: StructuredRequest, slot: number, out: Outcome): Promise<void> {
   const { prompt } = (await (await post("/apply-template", { messages: req.messages })).json()) as { prompt?: string };
   if (typeof prompt !== "string") throw new AttemptError("apply-template returned no prompt", false);
   const full = prompt + (req.continuation ?? "");
