@@ -241,6 +241,9 @@ async function startRemote(model: string, threads: number) {
     await server.stop();
     throw new Error(`llama-server not answering: ${pool.status()[0]?.lastError}`);
   }
+  // the delimiters' tokens by the server's tokenizer, as a live pool has them once it counted a typed turn's prompt
+  // (else a tail's count takes them at a token per byte)
+  await pool.prepareCounts(Object.values(VARIANTS).map((v) => v.delimiter));
   return {
     pool,
     stop: async () => {
