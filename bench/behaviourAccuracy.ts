@@ -7,8 +7,11 @@
 // `gate:<p>` is `now` with the action gate (src/behaviour/tailSchema.ts tailGate) at least probability p; with
 // `--thresholds a,b,…` the bench also scores every threshold ≥ p from the same run (a turn whose act probability is
 // below a threshold would have taken "none"), so one run at a low p calibrates them all. `--half third` is the
-// third labelled set (thirdTurns), held out from all tuning of the gate.
-// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,actsFirst,now,gate:0.5] [--half both|tuning|heldout|third|all]
+// third labelled set (thirdTurns), held out from all tuning of the gate. A variant prefixed `remote:` (`remote:now`,
+// `remote:gate:0.9`) runs through a remote pool on a llama-server loading the same model (`--no-repack`, the same
+// threads), started only when a variant needs it; `--remote` prefixes every variant. Its table adds the HTTP
+// requests per turn by path.
+// Usage: bun bench/behaviourAccuracy.ts [--model qwen|smol] [--variants before,actsFirst,now,gate:0.5,remote:gate:0.9] [--remote] [--calls both|action|none] [--half both|tuning|heldout|third|all|heldout,third]
 //          [--seeds 2] [--first-seed 1] [--threads 1] [--words 24] [--pairs 6] [--thresholds 0.3,0.5] [--verbose]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -22,6 +25,8 @@ import { conditionsUnavailable, offerActions } from "../src/behaviour/offerActio
 import { tailGate, tailSchema, tailTokenBound, type RefNames } from "../src/behaviour/tailSchema.ts";
 import { parseTail } from "../src/behaviour/parseTail.ts";
 import { benchModelPath } from "./support/benchModel.ts";
+import { RemotePool } from "../src/generation/remote/RemotePool.ts";
+import { llamaServerBinary, startLlamaServer } from "../test/support/llamaServer.ts";
 import { halfOf, labelledTurns, shopkeeper, thirdTurns, type LabelHalf } from "./support/behaviourLabels.ts";
 import { BEFORE_DELIMITER, behaviourBlockBefore, tailSchemaBefore } from "./support/behaviourBefore.ts";
 import { ACTS_FIRST_DELIMITER, behaviourBlockActsFirst, tailSchemaActsFirst } from "./support/behaviourActsFirst.ts";
@@ -40,6 +45,9 @@ const { values: args } = parseArgs({
     /** write each turn's outcome as a JSON line here (to score a gate run later at a threshold chosen elsewhere) */
     dump: { type: "string", default: "" },
     verbose: { type: "boolean", default: false },
+    remote: { type: "boolean", default: false },
+    /** only the lines that call for an action (`action`) or for none (`none`): two processes can split a run */
+    calls: { type: "string", default: "both" },
   },
 });
 const modelPath = benchModelPath(args.model);
@@ -53,6 +61,8 @@ interface Variant {
   spaced?: boolean;
   /** the action gate's least probability (`gate:<p>`) */
   gate?: number;
+  /** through a remote pool on llama-server (`remote:<variant>`) */
+  remote?: boolean;
 }
 const VARIANTS: Record<string, Variant> = {
   before: { name: "before", delimiter: BEFORE_DELIMITER, block: behaviourBlockBefore, schema: tailSchemaBefore, spaced: true },
@@ -64,11 +74,24 @@ const b = resolveBehaviour(shopkeeper.behaviour as any)!;
 const refs: RefNames = { mind: [], location: [], item: shopkeeper.items };
 const offered = offerActions(b, { turn: 1, lastUsed: {}, when: conditionsUnavailable, refs }).offered;
 type Part = LabelHalf | "third";
-const halves: Part[] = args.half === "both" ? ["tuning", "heldout"] : args.half === "all" ? ["tuning", "heldout", "third"] : [args.half as Part];
-const turns = [...labelledTurns.map((t, i) => ({ ...t, i, half: halfOf(i) as Part })), ...thirdTurns.map((t, i) => ({ ...t, i: 100 + i, half: "third" as Part }))].filter((t) => halves.includes(t.half));
-const variantOf = (n: string): Variant => (n.startsWith("gate:") ? { ...VARIANTS.now, name: n, gate: Number(n.slice(5)) } : VARIANTS[n]);
+const halves: Part[] = args.half === "both" ? ["tuning", "heldout"] : args.half === "all" ? ["tuning", "heldout", "third"] : (args.half.split(",") as Part[]);
+const allTurns = [...labelledTurns.map((t, i) => ({ ...t, i, half: halfOf(i) as Part })), ...thirdTurns.map((t, i) => ({ ...t, i: 100 + i, half: "third" as Part }))];
+// the parts taken in turn (one line of each, then the next), so a run cut short has lines of every part
+const called = (t: (typeof allTurns)[number]) => args.calls === "both" || (args.calls === "none") === (t.action === null);
+const byPart = halves.map((h) => allTurns.filter((t) => t.half === h && called(t)));
+const turns = Array.from({ length: Math.max(...byPart.map((p) => p.length)) }, (_, k) => byPart.flatMap((p) => (k < p.length ? [p[k]] : []))).flat();
+const variantOf = (n: string): Variant => {
+  if (n.startsWith("remote:")) return { ...variantOf(n.slice(7)), name: n, remote: true };
+  return n.startsWith("gate:") ? { ...VARIANTS.now, name: n, gate: Number(n.slice(5)) } : VARIANTS[n];
+};
+const variants = args.variants.split(",").map((n) => variantOf(args.remote && !n.startsWith("remote:") ? `remote:${n}` : n));
 
-const engine = await LlmEngine.load({ modelPath, threads: Number(args.threads), parallel: 1, contextSize: 2048 });
+/** HTTP requests to llama-server by path, per variant (the gate's probe is one more /completion a tail) */
+const requests: Record<string, Record<string, number>> = {};
+let counting: Record<string, number> | null = null;
+const engine = variants.some((v) => !v.remote) ? await LlmEngine.load({ modelPath, threads: Number(args.threads), parallel: 1, contextSize: 2048 }) : null;
+const remote = variants.some((v) => v.remote) ? await startRemote(modelPath, Number(args.threads)) : null;
+const generate = (v: Variant, req: Parameters<LlmEngine["generate"]>[0]) => (v.remote ? remote!.pool.generate(req) : engine!.generate(req));
 const words = Number(args.words);
 const seeds = Number(args.seeds);
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, c) => a - c)[Math.floor(xs.length / 2)] : NaN);
@@ -124,17 +147,27 @@ function tallyOf(outcomes: Outcome[], threshold?: number): Tally {
 const thresholds = args.thresholds ? args.thresholds.split(",").map(Number) : [];
 const probabilityLines: string[] = [];
 
-for (const v of args.variants.split(",").map(variantOf)) {
+// Variants interleaved turn by turn (their order turned each turn), so a run cut short still compares them on the
+// same lines, and the box's load falls on each alike.
+const setups = variants.map((v) => {
+  requests[v.name] = {};
   const schema = v.schema(b, offered, refs);
   const gate = v.gate !== undefined ? tailGate(b, offered, refs, v.gate) : undefined;
   const tail: TailRequest = { delimiter: v.delimiter, jsonSchema: schema, maxTokens: tailTokenBound(schema), ...(v.spaced ? { spacedJson: true } : {}), ...(gate ? { gate } : {}) };
   const system = `${shopkeeper.system}\nYou sell: ${shopkeeper.items.join(", ")}.\n${v.block(b)}`;
   const messages = (line: string, prefix = ""): ChatMessage[] => [{ role: "system", content: prefix + system }, { role: "user", content: line }];
-  const outcomes: Outcome[] = [];
-  for (const turn of turns) {
-    for (let s = 0; s < seeds; s++) {
+  return { v, schema, tail, messages, outcomes: [] as Outcome[] };
+});
+let rotation = 0;
+for (const turn of turns) {
+  for (let s = 0; s < seeds; s++) {
+    const order = setups.map((_, k) => setups[(k + rotation) % setups.length]);
+    rotation++;
+    for (const { v, schema, tail, messages, outcomes } of order) {
       let streamed = "";
-      const r = await engine.generate({ conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: Number(args["first-seed"]) + s, minTokens: 1, tail, onToken: (p) => (streamed += p) });
+      counting = requests[v.name];
+      const r = await generate(v, { conversationKey: `acc:${v.name}:${turn.i}:${s}`, messages: messages(turn.line), maxTokens: words, temperature: 0.7, seed: Number(args["first-seed"]) + s, minTokens: 1, tail, onToken: (p) => (streamed += p) });
+      counting = null;
       const sign = tailSignOf(tail);
       const p = r.tail ? parseTail(r.tail.text, schema, b, offered, 1) : null;
       const o: Outcome = {
@@ -151,6 +184,8 @@ for (const v of args.variants.split(",").map(variantOf)) {
       if (args.verbose) console.error(`${v.name} ${turn.half} ${turn.line.slice(0, 40)} | ${r.text.slice(0, 60).replace(/\n/g, " ")} | ${r.tail?.text} | p(act) ${o.actProbability?.toFixed(3) ?? "–"}`);
     }
   }
+}
+for (const { v, tail, messages, outcomes } of setups) {
   for (const h of halves) {
     const mine = outcomes.filter((o) => o.half === h);
     results.push({ variant: v.name, half: h, t: tallyOf(mine) });
@@ -163,22 +198,58 @@ for (const v of args.variants.split(",").map(variantOf)) {
   for (let k = 0; k < Number(args.pairs); k++) {
     const line = labelledTurns[(k * 7) % labelledTurns.length].line;
     for (const withTail of k % 2 ? [true, false] : [false, true]) {
-      const r = await engine.generate({ conversationKey: `ttft:${v.name}:${k}:${withTail}`, messages: messages(line, `(${v.name} ${k}${withTail ? "a" : "b"})\n`), maxTokens: 4, temperature: 0.7, minTokens: 1, ...(withTail ? { tail } : {}) });
+      const r = await generate(v, { conversationKey: `ttft:${v.name}:${k}:${withTail}`, messages: messages(line, `(${v.name} ${k}${withTail ? "a" : "b"})\n`), maxTokens: 4, temperature: 0.7, minTokens: 1, ...(withTail ? { tail } : {}) });
       (withTail ? on : off).push(r.timeToFirstTokenMs);
     }
   }
   ttft[v.name] = { on: median(on), off: median(off) };
 }
-await engine.dispose();
+await engine?.dispose();
+await remote?.stop();
 
 const pct = (n: number, d: number) => `${d ? ((100 * n) / d).toFixed(0) : "–"} % (${n}/${d})`;
 console.log(`machine: ${cpus()[0]?.model ?? "?"}, ${availableParallelism()} cores, load ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}; model ${args.model}; threads ${args.threads}; ${turns.length} labelled turns × ${seeds} seeds a variant; words ≤ ${words} tokens; temperature 0.7`);
 console.log("| variant | half | validity | action recall (called for) | action precision (taken) | parameters right (recalled) | false actions (none called for) | emotion agreement | replies without words | tail in the streamed words | tail in the returned words | tail tokens p50 | tail ms p50 | tail evaluated tokens p50 | first token on ÷ off |");
 console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const line of probabilityLines) console.error(line);
+for (const [name, byPath] of Object.entries(requests)) if (Object.keys(byPath).length) console.log(`HTTP requests, ${name}, per turn (${turns.length * seeds} turns): ${Object.entries(byPath).map(([p, n]) => `${p} ${(n / (turns.length * seeds)).toFixed(2)}`).join(", ")}`);
 for (const { variant, half, t } of results) {
   const f = ttft[variant.split(" scored at ")[0]];
   console.log(
     `| ${variant} | ${half} | ${pct(t.valid, t.total)} | ${pct(t.recalled, t.calledFor)} | ${pct(t.takenRight, t.taken)} | ${pct(t.paramsRight, t.recalled)} | ${pct(t.falseActions, t.noneTurns)} | ${pct(t.emotionAgree, t.valid)} | ${pct(t.noWords, t.total)} | ${pct(t.tailInWords, t.total)} | ${pct(t.tailLeft, t.total)} | ${median(t.tailTokens)} | ${median(t.tailMs).toFixed(0)} | ${median(t.tailEvaluated)} | ${(f.on / f.off).toFixed(2)} (${f.on.toFixed(0)} / ${f.off.toFixed(0)} ms) |`,
   );
+}
+
+/** A llama-server on the bench's model and a remote pool on it; every request it gets is counted by path. */
+async function startRemote(model: string, threads: number) {
+  const bin = llamaServerBinary();
+  if (!bin) throw new Error("no llama-server binary: sh scripts/ci/backends.sh");
+  // --no-repack: this build segfaults repacking the real models' quantized weights on an AVX-512/AMX Xeon (bench/remoteTail.ts)
+  const server = await startLlamaServer({ binary: bin, model, parallel: 1, slotContext: 2048, threads, extraArgs: ["--no-repack"] });
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+    if (counting && url.origin === server.url) counting[url.pathname] = (counting[url.pathname] ?? 0) + 1;
+    return realFetch(input, init);
+  }) as typeof fetch;
+  const pool = new RemotePool({
+    backends: [{ url: server.url, model: "bench", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 600_000, kind: "llama-server" }],
+    defaultTimeoutMs: 600_000,
+    fallbackContextSize: 2048,
+  });
+  if (!(await pool.probeAll()).every(Boolean)) {
+    await server.stop();
+    throw new Error(`llama-server not answering: ${pool.status()[0]?.lastError}`);
+  }
+  // the delimiters' tokens by the server's tokenizer, as a live pool has them once it counted a typed turn's prompt
+  // (else a tail's count takes them at a token per byte)
+  await pool.prepareCounts(Object.values(VARIANTS).map((v) => v.delimiter));
+  return {
+    pool,
+    stop: async () => {
+      globalThis.fetch = realFetch;
+      await pool.dispose();
+      await server.stop();
+    },
+  };
 }

@@ -25,6 +25,7 @@ export function backendGauges(registers: Registry[], statuses: () => BackendStat
   gauge("lorehold_backend_requests", "Generation attempts sent to the backend since start", (s) => s.requests);
   gauge("lorehold_backend_errors", "Failed generation attempts on the backend since start", (s) => s.errors);
   gauge("lorehold_backend_cached_prompt_tokens", "Prompt tokens the backend served from its cache (as it reported)", (s) => s.cachedPromptTokens);
+  gauge("lorehold_backend_tail_gates_unread", "Typed turns whose action choice the backend sampled instead of gating it: it gives no token probabilities", (s) => s.tailGatesUnread ?? null);
   gauge("lorehold_backend_latency_p50_ms", "Median duration of the backend's recent generations (ms)", (s) => s.latencyP50Ms);
   gauge("lorehold_backend_latency_p99_ms", "99th percentile duration of the backend's recent generations (ms)", (s) => s.latencyP99Ms);
 }

@@ -38,6 +38,8 @@ export interface BackendStatus {
   errors: number;
   /** prompt tokens the backend reported as served from its cache */
   cachedPromptTokens: number;
+  /** typed turns' tails whose action choice was sampled, not gated: the backend read no token probabilities (remote only) */
+  tailGatesUnread?: number;
   /** median / 99th percentile of the recent attempts' duration (ms), null before the first */
   latencyP50Ms: number | null;
   latencyP99Ms: number | null;

@@ -47,6 +47,8 @@ async function appOf(kind: BackendKind): Promise<{ t: TestApp; w: World }> {
     backends: [{ url: server.url, model: "tiny", apiKey: null, maxConcurrent: 2, weight: 1, timeoutMs: 60_000, kind }],
     contextSize: 4096,
     maxReplyTokens: 8,
+    // the tail's own sampling under its grammar (the action gate is test/generation/remoteGate.test.ts's)
+    actionGate: "off",
   });
   apps.push(t);
   const w = buildWorld(t.app.ctx as any, "Thornhaven", { index: "none" });

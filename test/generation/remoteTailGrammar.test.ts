@@ -129,5 +129,9 @@ suite("the tail's grammar on llama-server", () => {
     expect(x.pool.backends[0].grammarUnsupported).toBe(true);
     expect(forwarded.filter((b) => "json_schema" in b).length - before).toBe(6);
     expect(x.tails.map((t) => schemaProblem(t.r.tail!.text, t.schema))).toEqual(x.tails.map(() => null));
+    // the action gate is read only with the grammar: the first turn's reading, taken before the refusal, was not
+    // applied, so no tail reports one, and each counts as sampled
+    expect(x.tails.map((t) => t.r.tail!.gate)).toEqual(x.tails.map(() => undefined));
+    expect(x.pool.backends[0].tailGatesUnread).toBe(6);
   });
 });

@@ -8,6 +8,8 @@ import { SlotMap } from "./SlotMap.ts";
 import { sseData } from "./sseEvents.ts";
 import { StreamCleaner } from "./StreamCleaner.ts";
 import { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
+import { completeStructured, type GrammarChoice } from "./completeStructured.ts";
+import type { Outcome, Timings, Usage } from "./attemptOutcome.ts";
 
 export { AttemptError, ContextOverflowError, contextOverflow } from "./attemptErrors.ts";
 
@@ -25,6 +27,8 @@ export interface AttemptRequest {
   jsonSchema: object | null;
   /** llama-server only: a GBNF grammar sent in place of jsonSchema (a typed turn's tail: remoteTail.ts) */
   grammar?: string;
+  /** llama-server only: decides the grammar at the rendered prompt before sampling (a typed turn's gate: remoteGate.ts) */
+  chooseGrammar?: GrammarChoice;
   /** the model's reply so far, continued rather than answered anew (a typed turn's tail: remoteTail.ts) */
   continuation?: string;
   /** stop strings besides the role markers */
@@ -48,31 +52,7 @@ export interface RemoteResult extends GenerateResult {
   serverMs: number | null;
 }
 
-interface Usage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number };
-}
-
-interface Timings {
-  cache_n?: number;
-  prompt_n?: number;
-  prompt_ms?: number;
-  predicted_ms?: number;
-}
-
 const PROBE_TIMEOUT_MS = 2_000;
-
-/** What an attempt gathered so far (a failed attempt's `streamed` decides whether it may be retried). */
-interface Outcome {
-  raw: string;
-  pieces: number;
-  streamed: boolean;
-  firstAt: number | null;
-  finish: string | null;
-  usage: Usage | null;
-  timings: Timings | null;
-}
 
 /** One OpenAI-compatible server: its client, circuit, slots and counters. */
 export class RemoteBackend {
@@ -88,6 +68,10 @@ export class RemoteBackend {
   schemaUnsupported = false;
   /** the server refused a GBNF grammar once: later tails go under their JSON schema */
   grammarUnsupported = false;
+  /** the server answered the action gate's probe without probabilities: later tails sample the choice (remoteGate.ts) */
+  gateUnsupported = false;
+  /** gated tails whose action choice was sampled because this backend read no probabilities */
+  tailGatesUnread = 0;
   private slots: SlotMap | null = null;
   private probed = false;
 
@@ -217,7 +201,7 @@ export class RemoteBackend {
     };
     try {
       if (reason) throw new Error("aborted before the request");
-      if ((req.jsonSchema || req.grammar) && this.config.kind === "llama-server") await this.completeStructured(req, slot, upstream.signal, out);
+      if ((req.jsonSchema || req.grammar) && this.config.kind === "llama-server") await completeStructured((path, body) => this.post(path, body, upstream.signal), req, slot, out);
       else await this.streamChat(req, slot, upstream.signal, out);
       this.breaker.success();
       this.latency.add(performance.now() - startedAt);
@@ -258,7 +242,8 @@ export class RemoteBackend {
     }
   }
 
-  private async post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
+  /** A POST to the server; an error status thrown as AttemptError (ContextOverflowError for an overflow). */
+  async post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
     const send = () => fetch(this.url(path), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal });
     let res: Response;
     try {
@@ -319,40 +304,6 @@ export class RemoteBackend {
     emit(cleaner.flush());
   }
 
-  /** llama-server structured output: /apply-template, then /completion under the grammar or JSON schema (not streamed). */
-  private async completeStructured(req: AttemptRequest, slot: number, signal: AbortSignal, out: Outcome): Promise<void> {
-    const { prompt } = (await (await this.post("/apply-template", { messages: req.messages }, signal)).json()) as { prompt?: string };
-    if (typeof prompt !== "string") throw new AttemptError("apply-template returned no prompt", false);
-    const body: Record<string, unknown> = {
-      prompt: prompt + (req.continuation ?? ""),
-      n_predict: Math.max(1, Math.floor(req.maxTokens)),
-      temperature: req.temperature,
-      ...(req.grammar ? { grammar: req.grammar } : { json_schema: req.jsonSchema }),
-      cache_prompt: true,
-      stream: false,
-    };
-    if (slot >= 0) body.id_slot = slot;
-    if (req.seed !== undefined) body.seed = req.seed;
-    const r = (await (await this.post("/completion", body, signal)).json()) as {
-      content?: unknown;
-      tokens_predicted?: number;
-      tokens_evaluated?: number;
-      stop_type?: string;
-      timings?: Timings;
-    };
-    if (typeof r.content !== "string") throw new AttemptError("completion without content", false);
-    out.firstAt = performance.now();
-    out.raw = r.content;
-    out.pieces = r.tokens_predicted ?? 0;
-    out.timings = r.timings ?? null;
-    out.usage = {
-      prompt_tokens: r.tokens_evaluated,
-      completion_tokens: r.tokens_predicted,
-      prompt_tokens_details: { cached_tokens: r.timings?.cache_n },
-    };
-    out.finish = r.stop_type === "limit" ? "length" : "stop";
-  }
-
   status(): BackendStatus {
     const s = this.breaker.state;
     return {
@@ -366,6 +317,7 @@ export class RemoteBackend {
       requests: this.requests,
       errors: this.errors,
       cachedPromptTokens: this.cachedPromptTokens,
+      tailGatesUnread: this.tailGatesUnread,
       latencyP50Ms: this.latency.quantile(0.5),
       latencyP99Ms: this.latency.quantile(0.99),
       contextSize: this.contextSize,

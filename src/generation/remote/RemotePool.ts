@@ -147,7 +147,7 @@ export class RemotePool implements GenerationBackend {
     const timeoutMs = (req.timeoutMs ?? this.opts.defaultTimeoutMs) - (performance.now() - startedAt);
     // The words end where the model began writing the tail itself; the tail continues from there.
     const said = { ...words, text: wordsBeforeTail(words.text, tailSignOf(req.tail!)) };
-    return { ...said, tail: await remoteTail(backend, req, said, { timeoutMs, countTokens: (t) => this.countTokens(t) }) };
+    return { ...said, tail: await remoteTail(backend, req, said, { timeoutMs, countTokens: (t) => this.countTokens(t), log: this.opts.log }) };
   }
 
   /** One generation: routed, retried once on another backend if nothing reached the caller. */

@@ -3,6 +3,7 @@ import { schemaProblem } from "../structured.ts";
 import type { ChatMessage, GenerateRequest } from "../types.ts";
 import type { TailRequest, TailResult } from "../../llm/types.ts";
 import type { AttemptRequest, RemoteBackend, RemoteResult } from "./RemoteBackend.ts";
+import { gatedGrammar, type RemoteGateRead } from "./remoteGate.ts";
 
 /**
  * Whether this backend samples a typed turn's tail under its schema: llama-server (the local engine's grammar,
@@ -18,6 +19,7 @@ export interface TailContext {
   /** the time left of the turn's budget */
   timeoutMs: number;
   countTokens: (text: string) => number;
+  log?: { warn(msg: string, fields?: Record<string, unknown>): void };
 }
 
 /**
@@ -67,27 +69,51 @@ export async function remoteTail(backend: RemoteBackend, req: GenerateRequest, w
     promptEstimate: words.promptTokens,
   };
   try {
-    if (!constrainsTail(backend)) return await tailByAsking(backend, base, words.text, tail, startedAt);
+    if (!constrainsTail(backend)) {
+      if (tail.gate) ungated(backend, ctx);
+      return await tailByAsking(backend, base, words.text, tail, startedAt);
+    }
     const continuation = words.text + tail.delimiter;
     let r: RemoteResult | null = null;
+    let gate: RemoteGateRead | undefined;
     if (sendsGrammar(backend, tail)) {
+      // The action gate is read on the rendered prompt, in the same attempt, before the tail is sampled.
+      const chooseGrammar = tail.gate && !backend.gateUnsupported ? gatedGrammar(backend, tail.gate, tailGrammar, { read: (g) => (gate = g), unread: () => (backend.gateUnsupported = true) }) : undefined;
       try {
-        r = await backend.chat({ ...base, jsonSchema: null, grammar: tailGrammar(tail.jsonSchema), continuation });
+        r = await backend.chat({ ...base, jsonSchema: null, grammar: tailGrammar(tail.jsonSchema), continuation, ...(chooseGrammar ? { chooseGrammar } : {}) });
       } catch (e) {
         // a server that refuses the grammar (RemoteBackend marks it) gets the schema, now and from then on
         if (!backend.grammarUnsupported) throw e;
+        // and its choice sampled: a reading taken before the refusal was not applied
+        gate = undefined;
       }
     }
     r ??= await backend.chat({ ...base, continuation });
+    if (tail.gate && !gate) ungated(backend, ctx);
     return {
       text: r.text.trim(),
       tokens: ctx.countTokens(tail.delimiter) + r.completionTokens,
-      evaluatedTokens: r.evaluatedPromptTokens,
+      evaluatedTokens: r.evaluatedPromptTokens + (gate?.evaluatedTokens ?? 0),
       ms: performance.now() - startedAt,
       finishReason: r.finishReason,
+      ...(gate ? { gate: gate.result } : {}),
     };
   } catch (e) {
     return { text: "", tokens: 0, evaluatedTokens: 0, ms: performance.now() - startedAt, finishReason: "stop", error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/**
+ * A gated tail whose choice was sampled: the backend reads no probabilities (vLLM, OpenAI-compatible, a
+ * llama-server without them or without grammars). The reply keeps its shape; the count is on /metrics
+ * (lorehold_backend_tail_gates_unread) and the first one is logged.
+ */
+function ungated(backend: RemoteBackend, ctx: TailContext): void {
+  if (backend.tailGatesUnread++ === 0) {
+    ctx.log?.warn("generation backend reads no token probabilities: its typed turns sample the action choice instead of gating it", {
+      backend: backend.name,
+      kind: backend.config.kind,
+    });
   }
 }
 

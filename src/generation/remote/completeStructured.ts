@@ -1,0 +1,81 @@
+import { AttemptError } from "./attemptErrors.ts";
+import type { ChatMessage } from "../types.ts";
+import type { Outcome, Timings } from "./attemptOutcome.ts";
+
+/** What a structured completion takes of an attempt's request (RemoteBackend's AttemptRequest). */
+export interface StructuredRequest {
+  messages: ChatMessage[];
+  maxTokens: number;
+  temperature: number;
+  seed?: number;
+  jsonSchema: object | null;
+  grammar?: string;
+  chooseGrammar?: GrammarChoice;
+  continuation?: string;
+}
+
+/** A POST to the attempt's server, with the attempt's cancellation (RemoteBackend.post). */
+export type Post = (path: string, body: unknown) => Promise<Response>;
+
+/** What a grammar choice may ask of the server before the completion, on the attempt's slot. */
+export interface ServerCalls {
+  /** /completion on the attempt's slot, prompt cached, not streamed: the parsed JSON answer */
+  complete(body: Record<string, unknown>): Promise<unknown>;
+  /** token ids of plain text by the server's own tokenizer (no BOS) */
+  tokenize(text: string): Promise<number[]>;
+}
+
+/**
+ * Decides the grammar of a structured completion once the prompt is rendered (a typed turn's action gate,
+ * remoteGate.ts): `prompt` is the whole text the completion continues. Undefined keeps the request's grammar.
+ */
+export type GrammarChoice = (prompt: string, server: ServerCalls) => Promise<string | undefined>;
+
+/**
+ * llama-server structured output: /apply-template, then /completion under the grammar or JSON schema (not
+ * streamed). One rendering serves the grammar choice and the completion, so a gated tail costs one more request,
+ * not two.
+ */
+export async function completeStructured(post: Post, req: StructuredRequest, slot: number, out: Outcome): Promise<void> {
+  const { prompt } = (await (await post("/apply-template", { messages: req.messages })).json()) as { prompt?: string };
+  if (typeof prompt !== "string") throw new AttemptError("apply-template returned no prompt", false);
+  const full = prompt + (req.continuation ?? "");
+  const onSlot = (body: Record<string, unknown>) => (slot >= 0 ? { ...body, id_slot: slot } : body);
+  const server: ServerCalls = {
+    complete: async (body) => (await post("/completion", onSlot({ ...body, cache_prompt: true, stream: false }))).json(),
+    tokenize: async (text) => {
+      const r = (await (await post("/tokenize", { content: text, add_special: false })).json()) as { tokens?: unknown[] };
+      if (!Array.isArray(r.tokens)) throw new AttemptError("tokenize returned no tokens", false);
+      return r.tokens.map((t) => (typeof t === "number" ? t : (t as { id: number }).id));
+    },
+  };
+  const grammar = (req.chooseGrammar ? await req.chooseGrammar(full, server) : undefined) ?? req.grammar;
+  const body: Record<string, unknown> = {
+    prompt: full,
+    n_predict: Math.max(1, Math.floor(req.maxTokens)),
+    temperature: req.temperature,
+    ...(grammar ? { grammar } : { json_schema: req.jsonSchema }),
+    cache_prompt: true,
+    stream: false,
+  };
+  if (slot >= 0) body.id_slot = slot;
+  if (req.seed !== undefined) body.seed = req.seed;
+  const r = (await (await post("/completion", body)).json()) as {
+    content?: unknown;
+    tokens_predicted?: number;
+    tokens_evaluated?: number;
+    stop_type?: string;
+    timings?: Timings;
+  };
+  if (typeof r.content !== "string") throw new AttemptError("completion without content", false);
+  out.firstAt = performance.now();
+  out.raw = r.content;
+  out.pieces = r.tokens_predicted ?? 0;
+  out.timings = r.timings ?? null;
+  out.usage = {
+    prompt_tokens: r.tokens_evaluated,
+    completion_tokens: r.tokens_predicted,
+    prompt_tokens_details: { cached_tokens: r.timings?.cache_n },
+  };
+  out.finish = r.stop_type === "limit" ? "length" : "stop";
+}
