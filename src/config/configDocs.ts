@@ -35,7 +35,7 @@ export const CONFIG_DOCS: Partial<Record<keyof Config, ConfigDoc>> = {
   idleTimeoutSeconds: { doc: "A connection silent this long is closed (1–255); an interaction is allowed its whole generation budget instead." },
   bodyTimeoutSeconds: { doc: "A request body must arrive whole within this (1–255), on every route: 408 past it." },
   flashAttention: { doc: "llama.cpp flash attention: `auto` (on where the model supports it), `on`, `off`. See BENCHMARKS.md for the trade-off on CPUs." },
-  actionGate: { doc: "`on`: a typed turn acts only when the model gives the offered actions together at least 0.9 against `none` (the local engine, and remote llama-server backends that return token probabilities; docs/typed-turns.md); `off` samples that choice like the rest of the tail." },
+  actionGate: { doc: "`on`: a typed turn acts only when the model gives the offered actions together at least the mind's `behaviour.actionGate` (0.9 when it sets none) against `none` (the local engine, and remote llama-server backends that return token probabilities; docs/typed-turns.md); `off` samples that choice like the rest of the tail." },
   kvSnapshots: { doc: "`on` keeps conversations and minds' static prompts warm on disk (`dataDir/kv`) across restarts and evictions; `off` keeps them in memory only." },
   kvCacheType: { doc: "Element type of llama.cpp's KV cache: `f16`, `q8_0` (half the memory and snapshot size; grounding within the quality bench's noise, slower prompt evaluation on CPUs) or `q4_0` (a quarter; measure your model first). A quantized cache turns flash attention on (`flashAttention = \"off\"` is refused with it). See docs/warm-players.md." },
   kvDiskBudgetMb: { doc: "Disk budget of those snapshots; the least recently used are deleted beyond it." },
