@@ -28,7 +28,8 @@ export class TranscriptChatWrapper extends ChatWrapper {
     chatHistory.forEach((item, i) => {
       const last = i === chatHistory.length - 1;
       if (item.type === "system") parts.push(LlamaText([LlamaText.fromJSON(item.text), "\n\n"]));
-      else if (item.type === "user") parts.push(LlamaText([item.text, "\n"]));
+      // A turn that ends by naming the next speaker ("Idris Vane:") leaves the model on that line, mid-script.
+      else if (item.type === "user") parts.push(LlamaText([item.text, item.text.endsWith(":") ? "" : "\n"]));
       // The open turn (the last item) is what the model writes: nothing after it.
       else parts.push(LlamaText([this.generateModelResponseText(item.response), last ? "" : "\n\n"]));
     });
@@ -46,7 +47,7 @@ export class TranscriptChatWrapper extends ChatWrapper {
  */
 export function replyOpening(wrapper: ChatWrapper, speaker: string | undefined): string | undefined {
   if (!(wrapper instanceof TranscriptChatWrapper) || !speaker?.trim()) return undefined;
-  return `\n\n[${speaker.replace(/[[\]\n]/g, " ").trim()}]`;
+  return `\n\n${speaker.replace(/[[\]\n:]/g, " ").trim()}:`;
 }
 
 /** The model's own chat template (node-llama-cpp maps it to a built-in wrapper or runs its Jinja), or a transcript when it has none. */
