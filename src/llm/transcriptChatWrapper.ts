@@ -11,7 +11,7 @@ import {
 /**
  * The layout for a model that carries no chat template of its own (a base model such as Gemma 3 270M): the
  * conversation as a plain transcript, each turn a paragraph, and the reply's turn opened with the speaker's name
- * as a heading (`[Idris Vane]`, like the `[Player]` heading of the player's turn).
+ * as in a script (`Idris Vane:`), the model left on that line.
  *
  * Why: a base model was never trained on turn markers. Given node-llama-cpp's fallback for Gemma
  * (`<start_of_turn>user … <start_of_turn>model`), Gemma 3 270M went on with the start of the text it had just
@@ -25,13 +25,18 @@ export class TranscriptChatWrapper extends ChatWrapper {
 
   override generateContextState({ chatHistory }: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState {
     const parts: LlamaText[] = [];
+    let onLabel = false;
     chatHistory.forEach((item, i) => {
       const last = i === chatHistory.length - 1;
       if (item.type === "system") parts.push(LlamaText([LlamaText.fromJSON(item.text), "\n\n"]));
       // A turn that ends by naming the next speaker ("Idris Vane:") leaves the model on that line, mid-script.
-      else if (item.type === "user") parts.push(LlamaText([item.text, item.text.endsWith(":") ? "" : "\n"]));
-      // The open turn (the last item) is what the model writes: nothing after it.
-      else parts.push(LlamaText([this.generateModelResponseText(item.response), last ? "" : "\n\n"]));
+      else if (item.type === "user") {
+        onLabel = item.text.endsWith(":");
+        parts.push(LlamaText([item.text, onLabel ? "" : "\n"]));
+      }
+      // The open turn (the last item) is what the model writes: nothing after it. An earlier reply on a label's
+      // line gets the space the model wrote there (the reply was trimmed), so the cached prefix still matches.
+      else parts.push(LlamaText([onLabel && !last ? " " : "", this.generateModelResponseText(item.response), last ? "" : "\n\n"]));
     });
     return {
       contextText: LlamaText([new SpecialToken("BOS"), ...parts]),
@@ -42,7 +47,7 @@ export class TranscriptChatWrapper extends ChatWrapper {
 }
 
 /**
- * The heading that opens `speaker`'s turn when `wrapper` lays the conversation out as a transcript (appended to
+ * The label that opens `speaker`'s turn when `wrapper` lays the conversation out as a transcript (appended to
  * the turn before it, toChatHistory.ts); nothing for a chat template, whose own markers open the reply.
  */
 export function replyOpening(wrapper: ChatWrapper, speaker: string | undefined): string | undefined {

@@ -25,14 +25,15 @@ describe("the transcript layout", () => {
   test("each turn a paragraph, every reply opened by the speaker's name, nothing after the open turn", () => {
     const opening = replyOpening(new TranscriptChatWrapper(), "Idris Vane");
     const text = render(toChatHistory(messages, opening));
-    expect(text.endsWith("[Player]\nHow many cars?\n\n[Idris Vane]\n")).toBe(true);
-    expect(text).toContain("You are Idris Vane, the keeper of the incline.\n\n[Player]\nHello.\n\n[Idris Vane]\nEvening, traveller.\n\n[Lore]");
+    // the model is left on the speaker's line, as in a script
+    expect(text.endsWith("[Player]\nHow many cars?\n\nIdris Vane:")).toBe(true);
+    expect(text).toContain("You are Idris Vane, the keeper of the incline.\n\n[Player]\nHello.\n\nIdris Vane: Evening, traveller.\n\n[Lore]");
     // no turn markers of any template
     expect(text).not.toMatch(/<start_of_turn>|<\|im_start\|>|### /);
   });
 
-  test("a name cannot open a heading of its own or break the line", () => {
-    expect(replyOpening(new TranscriptChatWrapper(), "Idris [Vane]\nPlayer")).toBe("\n\n[Idris  Vane  Player]");
+  test("a name cannot open a heading, break the line or end the label early", () => {
+    expect(replyOpening(new TranscriptChatWrapper(), "Idris [Vane]\nPlayer: x")).toBe("\n\nIdris  Vane  Player  x:");
     expect(replyOpening(new TranscriptChatWrapper(), "  ")).toBeUndefined();
     expect(replyOpening(new TranscriptChatWrapper(), undefined)).toBeUndefined();
   });
@@ -68,10 +69,10 @@ describe("which layout a model gets (real llama.cpp, the tiny random-weight mode
     expect((templated as unknown as { chatWrapper: unknown }).chatWrapper).toBeInstanceOf(ChatMLChatWrapper);
   });
 
-  test("a base model's reply holds only what it wrote: never the heading that opened its turn", async () => {
+  test("a base model's reply holds only what it wrote: never the label that opened its turn", async () => {
     for (const seed of [1, 2, 3]) {
       const r = await base.generate({ conversationKey: `t${seed}`, messages, maxTokens: 12, minTokens: 4, seed, speaker: "Idris Vane" });
-      expect(r.text).not.toContain("[Idris Vane]");
+      expect(r.text).not.toMatch(/^\s*Idris Vane:/);
       expect(r.promptTokens).toBeGreaterThan(base.countChatTokens(messages) - 1);
     }
   });
