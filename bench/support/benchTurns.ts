@@ -69,7 +69,7 @@ export class SeededTurns {
   }
 
   /** The naive baseline's turn: one generation of the pasted prompt, seeded the same way. */
-  naive(seed: number, system: string, text: string, opts: { maxTokens: number; temperature: number; key: string }): Promise<TurnResult> {
+  naive(seed: number, system: string, text: string, opts: { maxTokens: number; temperature: number; key: string; speaker?: string }): Promise<TurnResult> {
     return this.turn(seed, async () => {
       const r = await this.gen.generate({
         conversationKey: opts.key,
@@ -80,6 +80,7 @@ export class SeededTurns {
         maxTokens: opts.maxTokens,
         temperature: opts.temperature,
         minTokens: 1,
+        speaker: opts.speaker,
       }).catch((e: unknown) => ({ text: `(failed: ${e instanceof Error ? e.message.slice(0, 80) : e})`, failed: true }));
       return "failed" in r ? { status: 500, reply: r.text } : { status: 200, reply: r.text };
     });

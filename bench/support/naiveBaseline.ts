@@ -29,6 +29,8 @@ interface PackDocument {
 
 export interface NaiveMind {
   system: string;
+  /** the mind's name: who the reply speaks as (a model without a chat template opens the reply's turn with it) */
+  name: string;
   temperature: number;
   /** the persona's lines, for the prompt-echo check of the baseline's replies */
   personaLines: string[];
@@ -51,7 +53,7 @@ export function naivePrompts(root: string, packs: string[], defaultTemperature =
         ...(m.restrictions ?? []),
       ].filter(Boolean);
       const lore = docs.map((d) => `${d.name}:\n${d.content.trim()}`).join("\n\n");
-      out.set(m.key, { system: `${persona.join("\n")}\n\n${lore}`, temperature: m.responseConfig?.temperature ?? defaultTemperature, personaLines: persona });
+      out.set(m.key, { system: `${persona.join("\n")}\n\n${lore}`, name: m.entityName, temperature: m.responseConfig?.temperature ?? defaultTemperature, personaLines: persona });
     }
   }
   return out;

@@ -113,7 +113,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
   const naive = async (part: Part, mind: string, text: string, seed: number, extra: Extra = {}) => {
     if (!o.naive) return;
     const nm = w.naive.get(mind)!;
-    const r = await turns.naive(seed, nm.system, text, { maxTokens: o.maxReplyTokens, temperature: nm.temperature, key: `naive:${mind}` });
+    const r = await turns.naive(seed, nm.system, text, { maxTokens: o.maxReplyTokens, temperature: nm.temperature, key: `naive:${mind}`, speaker: nm.name });
     return record(part, "naive", mind, text, seed, r, null, extra);
   };
   const record = (part: Part, arm: Arm, mind: string, text: string, seed: number, r: TurnResult, previousReply: string | null, { fact, direct }: Extra) => {

@@ -1,7 +1,6 @@
 import { basename } from "node:path";
 import {
   LlamaChat,
-  resolveChatWrapper,
   type ChatHistoryItem,
   type ChatWrapper,
   type Llama,
@@ -21,6 +20,7 @@ import { SequencePool, type PoolSlot } from "./SequencePool.ts";
 import { TokenCountCache } from "./TokenCountCache.ts";
 import { StaticPrefixes } from "./staticPrefix.ts";
 import { toChatHistory } from "./toChatHistory.ts";
+import { chatWrapperFor, replyOpening } from "./transcriptChatWrapper.ts";
 import { tailSignOf, wordsBeforeTail } from "./tailSign.ts";
 import { generateTail } from "./generateTail.ts";
 import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
@@ -75,8 +75,8 @@ export class LlmEngine {
     // The file name, as operators pick models by it (`--model`, `model list`); the GGUF's own
     // general.name is often generic or missing.
     this.modelName = basename(opts.modelPath).replace(/\.gguf$/i, "");
-    // The model's own template: node-llama-cpp maps it to a built-in wrapper or runs the Jinja template.
-    this.chatWrapper = resolveChatWrapper(this.model);
+    // The model's own template (node-llama-cpp maps it to a built-in wrapper or runs its Jinja), or a transcript.
+    this.chatWrapper = chatWrapperFor(this.model);
     const slots: SequenceSlot[] = [];
     for (let i = 0; i < this.context.totalSequences; i++) {
       const sequence = this.context.getSequence();
@@ -244,7 +244,7 @@ export class LlmEngine {
 
   private async run(req: GenerateRequest, run: RequestSignal): Promise<GenerateResult> {
     const startedAt = performance.now();
-    const history = toChatHistory(req.messages);
+    const history = toChatHistory(req.messages, replyOpening(this.chatWrapper, req.speaker));
     const prompt = this.historyTokens(history);
     const promptTokens = prompt.length;
     const prefix = this.warm ? this.prefixes.get(req.messages, (h) => this.historyTokens(h)) : null;

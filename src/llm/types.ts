@@ -44,6 +44,8 @@ export interface GenerateRequest {
   stopSignal?: AbortSignal;
   /** Repetition control in sampling (src/npc/replies/repetition.ts chooses it for NPC replies); none when absent. */
   repetition?: RepetitionControl;
+  /** Who the reply speaks as (a mind's name): a model without a chat template reads a transcript whose last line opens with it. */
+  speaker?: string;
 }
 
 export interface TailRequest {

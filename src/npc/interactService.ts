@@ -138,6 +138,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
       timings: opts.timing ? (opts.timing.llm = emptyTimings()) : undefined,
       tail,
       repetition: NPC_REPETITION,
+      speaker: prepared.mind.entityName,
     }, turnGuard(prepared, req.text, opts.heard)));
   } catch (e) {
     releaseQuietly(deps, hold.reservationId);

@@ -93,6 +93,15 @@ describe("roleLabel", () => {
     ["**Idris:** Eleven minutes.", true],
     ["Note this: the fare is four bits.", false],
     ["Eleven minutes, and mind the gap.", false],
+    // a line that is only a turn's heading, the prompt's form (a base model's transcript), its own or made up
+    ["[Idris Vane]", true],
+    ["[Igor Vane]\nThe cars run at dawn.", true],
+    ["Aye, the cars run at dawn.\n[Player]", true],
+    ["  [pessimus]  \nHey, boy.", true],
+    // brackets inside speech are not a heading
+    ["The sign says [closed] today.", false],
+    ["It shows the keeper's name, but not the code word.]", false],
+    ["[laughs] Eleven minutes, friend.", false],
   ];
   for (const [reply, want] of table) test(`${want ? "label" : "fine"}: ${JSON.stringify(reply)}`, () => expect(roleLabel(reply, "Idris Vane") !== null).toBe(want));
 });

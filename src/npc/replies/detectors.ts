@@ -144,12 +144,21 @@ export function metaTalk(reply: string): string | null {
 
 const ROLE_WORDS = "player|user|assistant|system|model|npc|narrator|human|ai";
 
-/** A line opening with a speaker label: a role ("Player:", "Assistant:") or the mind's own name ("Idris Vane:", "**Idris:**"). */
+/**
+ * A turn's heading in the prompt's own form: a line that is nothing but a bracketed name (`[Player]`, `[Idris Vane]`,
+ * or one the model made up). The prompt opens every turn so (src/npc/prompt/renderTurn.ts, and the reply's own turn
+ * on a model without a chat template, src/llm/transcriptChatWrapper.ts): such a line starts a turn, it is no speech.
+ */
+const HEADING_LINE = /(^|\n)[ \t]*(\[[^[\]\n]{1,60}\])[ \t]*(?=\n|$)/;
+
+/** A line opening with a speaker label: a role ("Player:", "Assistant:") or the mind's own name ("Idris Vane:", "**Idris:**"), or a heading line ("[Idris Vane]"). */
 export function roleLabel(reply: string, mindName: string): string | null {
   const names = nameForms(mindName).map(escape).join("|");
   const re = new RegExp(`(^|\\n)[ \\t]*\\**[ \\t]*(${ROLE_WORDS}${names ? `|${names}` : ""})[ \\t]*\\**[ \\t]*:`, "i");
   const m = re.exec(reply);
-  return m ? `"${m[2]}:"` : null;
+  if (m) return `"${m[2]}:"`;
+  const h = HEADING_LINE.exec(reply);
+  return h ? `"${h[2]}"` : null;
 }
 
 /** Fixed pieces of the system prompt and the turn's layout (src/npc/prompt): a reply holding one recites the prompt. */
