@@ -1,10 +1,7 @@
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { LlmEngine } from "../../src/llm/LlmEngine.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import type { GenerateRequest } from "../../src/llm/types.ts";
-import { ensureTinyModel } from "../support/tinyGguf.ts";
+import { warmEngines } from "../support/warmEngines.ts";
 
 // A server busy warming other minds' prompts (as at start) while new players keep coming to one mind: the
 // mind's prompt a turn leaves in a sequence is what the next newcomer of that mind needs, and a warm-up of
@@ -13,27 +10,7 @@ import { ensureTinyModel } from "../support/tinyGguf.ts";
 // and the order of events (what the warm-ups had done when a turn came), never durations.
 setDefaultTimeout(120_000);
 
-const roots: string[] = [];
-const engines: LlmEngine[] = [];
-afterAll(async () => {
-  for (const e of engines) await e.dispose().catch(() => {});
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
-});
-
-async function load(parallel: number): Promise<LlmEngine> {
-  const dir = mkdtempSync(join(tmpdir(), "lorehold-kv-keep-"));
-  roots.push(dir);
-  const engine = await LlmEngine.load({
-    modelPath: ensureTinyModel(undefined, { nCtx: 2048 }),
-    threads: 1,
-    parallel,
-    contextSize: 2048,
-    // The tiny model evaluates faster than a restore's fixed cost: restore whenever it saves tokens.
-    kvSnapshots: { dir, budgetBytes: 1 << 30, restore: "always", warmChunkTokens: 64 },
-  });
-  engines.push(engine);
-  return engine;
-}
+const load = warmEngines("kv-keep");
 
 /** A long static prompt (many warm-up steps of 64 tokens). */
 const mind = (who: string, lore: string) => `You are ${who}, who knows every barge and every debt on the river road. ${lore.repeat(30)}`;

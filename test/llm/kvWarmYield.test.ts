@@ -1,37 +1,14 @@
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { LlmEngine } from "../../src/llm/LlmEngine.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import type { ChatMessage, GenerateRequest } from "../../src/llm/types.ts";
-import { ensureTinyModel } from "../support/tinyGguf.ts";
+import { warmEngines } from "../support/warmEngines.ts";
 
 // A background warm-up of a mind's prompt never holds up a turn: it stands aside between its steps while
 // any turn is in flight. Real llama.cpp on the suite's tiny model; every assertion is about the order of
 // events (what the warm-up had done when the turn ended), never about durations.
 setDefaultTimeout(120_000);
 
-const roots: string[] = [];
-const engines: LlmEngine[] = [];
-afterAll(async () => {
-  for (const e of engines) await e.dispose().catch(() => {});
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
-});
-
-async function load(parallel: number): Promise<LlmEngine> {
-  const dir = mkdtempSync(join(tmpdir(), "lorehold-kv-yield-"));
-  roots.push(dir);
-  const engine = await LlmEngine.load({
-    modelPath: ensureTinyModel(undefined, { nCtx: 2048 }),
-    threads: 1,
-    parallel,
-    contextSize: 2048,
-    // The tiny model evaluates faster than a restore's fixed cost: restore whenever it saves tokens.
-    kvSnapshots: { dir, budgetBytes: 1 << 30, restore: "always", warmChunkTokens: 64 },
-  });
-  engines.push(engine);
-  return engine;
-}
+const load = warmEngines("kv-yield");
 
 /** A long static prompt: the warm-up needs many steps of 64 tokens. */
 const longMind = (who: string, lore = "The mill by the marsh grinds barley for the abbey. ") =>
