@@ -7,9 +7,8 @@
 import { availableParallelism, cpus, homedir, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { chunkText } from "../src/lore/chunker.ts";
 import { TransformersEmbedder } from "../src/vectors/TransformersEmbedder.ts";
-import { bigWorld } from "./support/bigWorld.ts";
+import { indexerChunks } from "./support/indexerChunks.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -25,15 +24,7 @@ const threads = Number(args.threads);
 const order = args.orders!.split(",");
 const steps = Number(args.steps);
 const STEP = Number(args.step);
-// documents as scale-indexing.ts writes them: four parts of ~10 generated chunks under headings, then chunked
-const world = bigWorld({ chunks: steps * 200 * 40, chunksPerDocument: 40, queries: 1 });
-const chunks: string[] = [];
-for (let d = 0; chunks.length < steps * STEP; d++) {
-  const part = (i: number) => world.chunks.slice(d * 40 + i * 10, d * 40 + (i + 1) * 10).map((c) => c.text).join(" ");
-  const content = Array.from({ length: 4 }, (_, i) => `## Part ${i}\n\n${part(i)}`).join("\n\n");
-  // a few short documents too (a character card, a rumour): real lore is not all one length
-  chunks.push(...chunkText(content).map((c) => c.content), ...(d % 3 === 0 ? [world.chunks[d].text.slice(0, 120)] : []));
-}
+const chunks = indexerChunks(steps * STEP, { sizeHint: steps * 200 * 40, shortDocs: true });
 const variants: { label: string; embedder: TransformersEmbedder; batch: number; sorted: boolean; ms: number; n: number }[] = [];
 for (const batch of args.batches!.split(",").map(Number)) {
   for (const sorted of batch === 1 ? [false] : [false, true]) {

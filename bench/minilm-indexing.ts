@@ -19,7 +19,6 @@
 import { availableParallelism, cpus, homedir, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { chunkText } from "../src/lore/chunker.ts";
 import { knowledgeTagNames } from "../src/lore/minds/mindStore.ts";
 import { createDocument } from "../src/lore/documents/writeDocuments.ts";
 import { createTag } from "../src/lore/tags/writeTags.ts";
@@ -28,7 +27,7 @@ import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
 import type { Embedder } from "../src/vectors/Embedder.ts";
 import { TransformersEmbedder, type TransformersEmbedderOptions } from "../src/vectors/TransformersEmbedder.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
-import { bigWorld } from "./support/bigWorld.ts";
+import { indexerChunks } from "./support/indexerChunks.ts";
 import { longChunkWorld } from "./support/longChunkWorld.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
@@ -91,12 +90,7 @@ const machine = () => `${availableParallelism()} cores (${cpus()[0]?.model}), lo
 if (parts.includes("speed")) {
   const steps = Number(args.steps);
   const STEP = Number(args.step);
-  const world = bigWorld({ chunks: steps * 200 * 40, chunksPerDocument: 40, queries: 1 });
-  const chunks: string[] = [];
-  for (let d = 0; chunks.length < steps * STEP; d++) {
-    const part = (i: number) => world.chunks.slice(d * 40 + i * 10, d * 40 + (i + 1) * 10).map((c) => c.text).join(" ");
-    chunks.push(...chunkText(Array.from({ length: 4 }, (_, i) => `## Part ${i}\n\n${part(i)}`).join("\n\n")).map((c) => c.content));
-  }
+  const chunks = indexerChunks(steps * STEP, { sizeHint: steps * 200 * 40 });
   const variants: { label: string; e: Embedder; ms: number; cpu: number; n: number }[] = [];
   for (const [i, s] of SPEED.entries()) if (!speedOnly || speedOnly.includes(i)) variants.push({ ...s, e: await s.make(), ms: 0, cpu: 0, n: 0 });
   for (const v of variants) await v.e.embed(chunks.slice(0, 4)); // warm-up
