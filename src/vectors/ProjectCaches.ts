@@ -1,8 +1,17 @@
 import { commitSnapshot, dropSnapshot, dropSnapshotFolder, mappedViews, snapshotPath, writeSnapshotTmp } from "./cacheSnapshot.ts";
 import type { Generation } from "./generation.ts";
-import { loadProjectCache } from "./loadProjectCache.ts";
+import { dropIndexPart, indexPartPath, writeIndexPartTmp } from "./indexPart.ts";
+import { loadProjectCache, type RowsOnDisk } from "./loadProjectCache.ts";
 import { encodeIndex } from "./ivfSnapshot.ts";
 import type { CacheOptions, ProjectVectorCache } from "./ProjectVectorCache.ts";
+
+/** What of a loaded cache is on disk: its rows' file (null once a write deleted it), and which index is saved. */
+interface OnDisk {
+  rows: RowsOnDisk | null;
+  /** bumped at each index swap; the index part holds `savedIndex` */
+  index: number;
+  savedIndex: number;
+}
 
 /**
  * The projects' vector caches of each generation: loaded lazily (at a project's
@@ -15,6 +24,10 @@ import type { CacheOptions, ProjectVectorCache } from "./ProjectVectorCache.ts";
  * With a folder, each cache is also kept as a snapshot file (cacheSnapshot.ts):
  * written after a load from LanceDB, when a changed cache is evicted and at
  * close; deleted before every write to its project. A load tries it first.
+ * Its index is a part of its own (indexPart.ts): a newly trained index writes
+ * that part alone while the rows' file on disk still holds the cache's rows;
+ * the rows' file is written only when rows changed (with the index part after
+ * it), never for an index.
  */
 export class ProjectCaches {
   private readonly loads = new Map<string, Promise<ProjectVectorCache>>();
@@ -23,6 +36,7 @@ export class ProjectCaches {
   private readonly epochs = new Map<string, number>();
   private readonly saving = new Set<Promise<void>>();
   private readonly running = new Map<string, Promise<void>>();
+  private readonly disk = new WeakMap<ProjectVectorCache, OnDisk>();
   /** loads answered by a snapshot file and by LanceDB (tests and benches tell the two paths apart by them) */
   readonly loadsFrom = { snapshot: 0, lance: 0 };
   /** @internal test hook: awaited between writing a snapshot and keeping it */
@@ -46,13 +60,15 @@ export class ProjectCaches {
     if (!loading) {
       const path = this.dir === undefined ? undefined : snapshotPath(this.dir, g.gen, projectId);
       loading = loadProjectCache(g, projectId, this.cacheOptions, path)
-        .then(({ cache, fromSnapshot }) => {
+        .then(({ cache, fromSnapshot, onDisk }) => {
           this.loadsFrom[fromSnapshot ? "snapshot" : "lance"]++;
-          // a newly trained index is saved with the rows, so the next start does not train it again
-          // (a save running meanwhile is dropped, as across a write: its file would lack the index yet be kept clean)
+          const disk: OnDisk = { rows: onDisk ?? null, index: 0, savedIndex: 0 };
+          this.disk.set(cache, disk);
+          // a newly trained index is saved (its part alone when the rows' file is current), so the next start does
+          // not train it again; a save running meanwhile goes on: its rows are as good, this one follows it
           cache.onIndexReady = () => {
-            this.bump(g, projectId);
-            this.save(g, cache);
+            disk.index++;
+            this.save(g, cache, "index");
           };
           // in the background: awaited, a 100k-chunk load took ~3× longer (bench/scale-load.ts), its writes waiting
           // behind the index build that starts beside it. Until it ends, the float32 copies the load made (1.5 KB
@@ -76,7 +92,19 @@ export class ProjectCaches {
    */
   invalidate(g: Generation, projectId: string): void {
     this.bump(g, projectId);
-    if (this.dir !== undefined) dropSnapshot(snapshotPath(this.dir, g.gen, projectId));
+    const cache = g.vectorCache.get(projectId);
+    const disk = cache && this.disk.get(cache);
+    if (disk) disk.rows = null;
+    if (this.dir === undefined) return;
+    const path = snapshotPath(this.dir, g.gen, projectId);
+    dropSnapshot(path);
+    dropIndexPart(path); // its lists are row numbers of the file just deleted
+  }
+
+  /** A trained index not yet in an index part. */
+  private indexUnsaved(cache: ProjectVectorCache): boolean {
+    const disk = this.disk.get(cache);
+    return disk !== undefined && disk.index !== disk.savedIndex;
   }
 
   private bump(g: Generation, projectId: string): void {
@@ -84,15 +112,15 @@ export class ProjectCaches {
     this.epochs.set(key, (this.epochs.get(key) ?? 0) + 1);
   }
 
-  /** Writes the cache's snapshot in the background (a no-op without a folder). */
-  save(g: Generation, cache: ProjectVectorCache): void {
+  /** Writes the cache's snapshot in the background (a no-op without a folder); "index": the index part only. */
+  save(g: Generation, cache: ProjectVectorCache, what: "rows" | "index" = "rows"): void {
     const dir = this.dir;
     if (dir === undefined || !g.embedder) return;
     const key = `${g.gen}\u0000${cache.projectId}`;
     // one save of a project at a time: a second waits for the first, then writes only if there is still news
     const before = this.running.get(key) ?? Promise.resolve();
     const run = before
-      .then(() => (cache.dirty ? this.write(g, cache, dir) : undefined))
+      .then(() => this.write(g, cache, dir, what))
       .catch((e) => console.error(`lorehold: vector cache snapshot of ${cache.projectId} not written: ${e}`));
     this.running.set(key, run);
     this.saving.add(run);
@@ -102,25 +130,73 @@ export class ProjectCaches {
     });
   }
 
-  private async write(g: Generation, cache: ProjectVectorCache, dir: string): Promise<void> {
+  /**
+   * The rule: the rows' file is written when rows changed since it was (after a load from LanceDB, at eviction, at
+   * close), never because an index was trained: a new index writes its part alone over the rows' file on disk, or
+   * waits for the rows' next write when that file is gone (a write deleted it). An older file without a stamp,
+   * whose rows are unchanged, is written again once so its index can have a part.
+   */
+  private write(g: Generation, cache: ProjectVectorCache, dir: string, what: "rows" | "index"): Promise<void> | undefined {
+    if (what === "rows" && cache.dirty) return this.writeRows(g, cache, dir);
+    if (!this.indexUnsaved(cache)) return;
+    if (this.disk.get(cache)!.rows) return this.writeIndex(g, cache, dir);
+    if (!cache.dirty) return this.writeRows(g, cache, dir);
+  }
+
+  /** The rows' file, and the index part after it (a new stamp ties the two). */
+  private async writeRows(g: Generation, cache: ProjectVectorCache, dir: string): Promise<void> {
     const key = `${g.gen}\u0000${cache.projectId}`;
     const path = snapshotPath(dir, g.gen, cache.projectId);
+    const disk = this.disk.get(cache);
     // the block list under the gate: no commit is half-applied to it (and the blocks themselves never change)
-    const [epoch, blocks, extras] = await g.chunkGate.read(async () => [this.epochs.get(key) ?? 0, cache.blocks(), cache.extras()] as const);
+    const [epoch, blocks, extras, indexGen] = await g.chunkGate.read(async () => [this.epochs.get(key) ?? 0, cache.blocks(), cache.extras(), disk?.index ?? 0] as const);
     const index = extras.index && (await encodeIndex(extras.index.parts, extras.index.trainedRows, blocks, () => Bun.sleep(0)));
-    const tmp = await writeSnapshotTmp(path, { gen: g.gen, embedderId: g.embedderId, dims: g.dims, projectId: cache.projectId }, blocks, { index, columns: extras.columns });
+    const stamp = crypto.randomUUID();
+    const tmp = await writeSnapshotTmp(path, { stamp, gen: g.gen, embedderId: g.embedderId, dims: g.dims, projectId: cache.projectId }, blocks, { index: null, columns: extras.columns });
+    let rows = 0;
+    for (const b of blocks) rows += b.scales.length;
+    const partTmp = index ? await writeIndexPartTmp(path, { stamp, rows, dims: g.dims }, index, extras.columns) : null;
     await this.beforeCommit?.();
-    // synchronous from the check to the rename: a write's invalidate cannot slip between them
-    if ((this.epochs.get(key) ?? 0) !== epoch) return dropSnapshot(tmp);
+    // synchronous from the check to the renames: a write's invalidate cannot slip between them
+    if ((this.epochs.get(key) ?? 0) !== epoch) {
+      if (partTmp) dropSnapshot(partTmp);
+      return dropSnapshot(tmp);
+    }
+    // the old part goes first: it names the old stamp, and would be dropped at load anyway
+    dropIndexPart(path);
     commitSnapshot(tmp, path);
+    if (partTmp) commitSnapshot(partTmp, indexPartPath(path));
     cache.dirty = false;
+    if (disk) {
+      disk.rows = { stamp, blocks };
+      if (index) disk.savedIndex = indexGen;
+    }
     cache.adoptMapped(mappedViews(path, blocks));
+  }
+
+  /** The index part alone, over the rows' file on disk (nothing when that file no longer holds the cache's rows). */
+  private async writeIndex(g: Generation, cache: ProjectVectorCache, dir: string): Promise<void> {
+    const key = `${g.gen}\u0000${cache.projectId}`;
+    const path = snapshotPath(dir, g.gen, cache.projectId);
+    const disk = this.disk.get(cache)!;
+    const [epoch, rows, extras, indexGen] = await g.chunkGate.read(async () => [this.epochs.get(key) ?? 0, disk.rows, cache.extras(), disk.index] as const);
+    // rows changed since their file was written: the index is saved with them, at eviction or close
+    if (!rows || !extras.index) return;
+    const index = await encodeIndex(extras.index.parts, extras.index.trainedRows, rows.blocks, () => Bun.sleep(0));
+    if (!index) return;
+    let count = 0;
+    for (const b of rows.blocks) count += b.scales.length;
+    const tmp = await writeIndexPartTmp(path, { stamp: rows.stamp, rows: count, dims: g.dims }, index, extras.columns);
+    await this.beforeCommit?.();
+    if ((this.epochs.get(key) ?? 0) !== epoch || disk.rows !== rows) return dropSnapshot(tmp);
+    commitSnapshot(tmp, indexPartPath(path));
+    disk.savedIndex = indexGen;
   }
 
   /** Saves every changed cache of the generation and waits for all saves (at close). */
   async flush(g: Generation): Promise<void> {
     await this.idle();
-    for (const c of g.vectorCache.values()) if (c.dirty) this.save(g, c);
+    for (const c of g.vectorCache.values()) if (c.dirty || this.indexUnsaved(c)) this.save(g, c);
     await this.idle();
   }
 
@@ -154,7 +230,7 @@ export class ProjectCaches {
       if (!victim) return;
       g.vectorCache.delete(victim[0]);
       victim[1].stop();
-      if (victim[1].dirty) this.save(g, victim[1]); // its next load then reads the file, not LanceDB
+      if (victim[1].dirty || this.indexUnsaved(victim[1])) this.save(g, victim[1]); // its next load then reads the file, not LanceDB
       total -= victim[1].bytes;
     }
   }

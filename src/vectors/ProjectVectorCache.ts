@@ -88,7 +88,7 @@ export class ProjectVectorCache {
   private stopped = false;
   /** set while a snapshot's documents are put back: the index comes from the file, or is trained once after */
   private holdBuild = false;
-  /** called when a new index swaps in (its owner saves the snapshot again, so a restart finds the index there) */
+  /** called when a new index swaps in (its owner saves the index part, so a restart finds the index there) */
   onIndexReady: (() => void) | null = null;
 
   constructor(
@@ -358,8 +358,7 @@ export class ProjectVectorCache {
       for (const b of snapshot) if (b.dead) index.remove(b);
       this.ivf = index;
       this.trainedRows = rows;
-      this.dirty = true; // a snapshot saved before now lacks it
-      this.onIndexReady?.();
+      this.onIndexReady?.(); // the rows are unchanged: only the index part is saved again
     };
     this.building = run()
       .catch(() => {}) // an abandoned or failed build leaves the exact scan (or the previous index) answering

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { DocumentBlock } from "./cacheBlocks.ts";
 import type { ProjectVectorCache, RowMeta } from "./ProjectVectorCache.ts";
 import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
+import type { IndexPart } from "./indexPart.ts";
 
 /**
  * A project's vector cache as one file beside the LanceDB tables, so a cold
@@ -12,9 +13,11 @@ import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./iv
  * header (the rows apart from their vectors, and what the file was made from),
  * then every row's int8 codes, their scales, and their unit float32 vectors
  * (the re-scoring's full precision, read through a memory map: only the pages
- * of a search's candidates are ever touched), then, when the header says so,
- * the IVF index (ivfSnapshot.ts). A file without an index section (older, or
- * saved before the index was built) loads the same; its index is trained anew.
+ * of a search's candidates are ever touched). The IVF index is a part of its
+ * own beside it (indexPart.ts), so training it again rewrites only that part;
+ * files written before kept it here, after the vectors, when the header says
+ * so (ivfSnapshot.ts), and still load with it. A file with neither loads the
+ * same; its index is trained anew.
  *
  * Why a file that is deleted at every write rather than one kept up to date:
  * this process is LanceDB's only writer, so unlinking a project's file before
@@ -28,6 +31,8 @@ const ALIGN = 64;
 const STAGE_BYTES = 8 * 1024 * 1024;
 
 export interface SnapshotHeader {
+  /** a random id per written file: the index part beside it names the rows it lists (absent in older files) */
+  stamp?: string;
   gen: number;
   embedderId: string;
   dims: number;
@@ -36,7 +41,7 @@ export interface SnapshotHeader {
   hasFull: boolean;
   strings: string[];
   docs: { d: string; ids: string[]; name: number[]; loc: number[]; ci: number[]; tags: number[][] }[];
-  /** the IVF index section after the vectors, when one was saved */
+  /** the IVF index section after the vectors, in files written before the index had a part of its own */
   index?: IndexMeta;
   /** sparse queries were scanned by columns: a restored cache builds its column copy at once */
   columns?: boolean;
@@ -81,7 +86,7 @@ export function dropSnapshotFolder(dir: string, gen: number): void {
  * it knows no write has landed meanwhile). Returns each block's float32 view
  * on the mapped new file, for the cache to drop its own copies.
  */
-export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "hasFull" | "index" | "columns">, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
+export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "hasFull" | "index" | "columns" | "stamp"> & { stamp?: string }, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
   const strings: string[] = [];
   const index = new Map<string, number>();
   const str = (s: string) => {
@@ -106,7 +111,7 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
       tags: b.tags.map((t) => t.map(str)),
     };
   });
-  const header: SnapshotHeader = { ...meta, rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
+  const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
   const json = Buffer.from(JSON.stringify(header));
   mkdirSync(join(path, ".."), { recursive: true });
   const tmp = `${path}.tmp`;
@@ -261,15 +266,19 @@ export function mappedViews(path: string, blocks: DocumentBlock[]): Map<Document
 }
 
 /**
- * Fills an empty cache from a snapshot's documents, and its index when the file holds one that checks out
- * (otherwise the cache trains one in the background, as after a load from LanceDB).
+ * Fills an empty cache from a snapshot's documents, and its index when the index part beside the file (or, in a
+ * file written before parts, its own index section) holds one that checks out; otherwise the cache trains one in
+ * the background, as after a load from LanceDB. True when the index came from the part.
  */
-export function restoreInto(cache: ProjectVectorCache, file: SnapshotFile): void {
+export function restoreInto(cache: ProjectVectorCache, file: SnapshotFile, part: IndexPart | null = null): boolean {
   cache.restoring(() => {
     for (const d of file.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full);
   });
   const h = file.header;
-  const parts = file.index ? decodeIndex(h.index, file.index, cache.blocks(), h.dims) : null;
-  cache.restored(parts && { parts, trainedRows: h.index!.trainedRows }, h.columns === true);
+  const meta = part ? part.header.index : h.index;
+  const bytes = part ? part.bytes : file.index;
+  const parts = bytes ? decodeIndex(meta, bytes, cache.blocks(), h.dims) : null;
+  cache.restored(parts && { parts, trainedRows: meta!.trainedRows }, h.columns === true || part?.header.columns === true);
   cache.dirty = false;
+  return part !== null && parts !== null;
 }

@@ -4,23 +4,34 @@ import { ProjectVectorCache, type CacheOptions, type CachedRow } from "./Project
 import { CHUNK_COLUMNS, toStringArray } from "./schemas.ts";
 import type { Raw } from "./vectorRecords.ts";
 import { readSnapshot, restoreInto, type SnapshotHeader } from "./cacheSnapshot.ts";
+import type { DocumentBlock } from "./cacheBlocks.ts";
+import { dropIndexPart, readIndexPart } from "./indexPart.ts";
 
 /** Every chunk column but the text: the cache keeps no text, and not decoding it makes a cold load ~2× faster. */
 const CACHED_COLUMNS = CHUNK_COLUMNS.filter((c) => c !== "text");
+
+/** The rows' file a cache was restored from: its stamp, and its documents in the file's order. */
+export interface RowsOnDisk {
+  stamp: string;
+  blocks: DocumentBlock[];
+}
 
 /**
  * Reads a project's chunk vectors of generation g into a new cache and
  * registers it, under the chunk gate's read side: a write waits until the
  * cache is registered, then keeps it in step (none can be missed).
  */
-export function loadProjectCache(g: Generation, projectId: string, opts: CacheOptions = {}, snapshot?: string): Promise<{ cache: ProjectVectorCache; fromSnapshot: boolean }> {
+export function loadProjectCache(g: Generation, projectId: string, opts: CacheOptions = {}, snapshot?: string): Promise<{ cache: ProjectVectorCache; fromSnapshot: boolean; onDisk?: RowsOnDisk }> {
   return g.chunkGate.read(async () => {
     const cache = new ProjectVectorCache(g.dims, projectId, opts);
     const file = snapshot ? readSnapshot(snapshot) : null;
-    if (file && (await snapshotCurrent(g, projectId, file.header))) {
-      restoreInto(cache, file);
+    if (snapshot && file && (await snapshotCurrent(g, projectId, file.header))) {
+      const { part, found } = readIndexPart(snapshot, file.header);
+      // a part made over other rows, or one that fails the index's checks, is never used: gone, and trained anew
+      if (!restoreInto(cache, file, part) && found) dropIndexPart(snapshot);
       g.vectorCache.set(projectId, cache);
-      return { cache, fromSnapshot: true };
+      const stamp = file.header.stamp;
+      return { cache, fromSnapshot: true, ...(typeof stamp === "string" ? { onDisk: { stamp, blocks: cache.blocks() } } : {}) };
     }
     const byDoc = new Map<string, { rows: CachedRow[]; vectors: Float32Array[] }>();
     for await (const batch of g.chunks.query().where(projectFilter(projectId)).select([...CACHED_COLUMNS, "vector"])) {

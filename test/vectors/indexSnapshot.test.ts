@@ -1,15 +1,17 @@
 import { afterAll, expect, test } from "bun:test";
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Embedder } from "../../src/vectors/Embedder.ts";
 import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
 import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import { VectorStore } from "../../src/vectors/VectorStore.ts";
 import { commitSnapshot, readSnapshot, restoreInto, snapshotPath, writeSnapshotTmp } from "../../src/vectors/cacheSnapshot.ts";
+import { indexPartPath } from "../../src/vectors/indexPart.ts";
 import { chunk, tempDir } from "./helpers.ts";
 
-// The IVF index kept in a project's snapshot file (src/vectors/ivfSnapshot.ts): a restart answers through it at
-// once; a damaged or foreign index section is dropped and trained anew; a file without one loads as before.
+// The IVF index kept beside a project's snapshot file, in its index part (src/vectors/indexPart.ts, ivfSnapshot.ts):
+// a restart answers through it at once; a damaged or foreign part is dropped and trained anew; a file without one
+// loads as before.
 // All vectors here are plain JS arithmetic on fixed texts (the same on any CPU); the k-means is deterministic.
 
 const tmp = tempDir();
@@ -71,31 +73,43 @@ test("a restarted store answers through the index saved in its snapshot, with no
   await store.close();
 });
 
-test("a damaged or foreign index section is dropped: the rows load from the file, the index is trained again", async () => {
+test("a damaged or foreign index part is dropped: the rows load from the file, the index is trained again", async () => {
   const { dir, hits } = await indexedWorld("damaged");
   const path = snapshotPath(dir, 1, "p");
-  const good = join(tmp.dir, "good.vc");
-  copyFileSync(path, good);
-  // the file ends with the index: …, coarse centroids (5 × 384 floats), 5 group sizes, 24 group members, 24 list
+  const partPath = indexPartPath(path);
+  const good = join(tmp.dir, "good.ivf");
+  copyFileSync(partPath, good);
+  const rowsFile = statSync(path);
+  // the part ends with the index: …, coarse centroids (5 × 384 floats), 5 group sizes, 24 group members, 24 list
   // sizes, then the 600 rows' list entries (24 lists for 600 rows: IvfIndex.defaultLists)
   const damages: [string, (b: Buffer) => Buffer][] = [
     // the last two list entries made the same row: a row listed twice (and one not at all)
     ["a row listed twice", (b) => (b.writeInt32LE(b.readInt32LE(b.length - 8), b.length - 4), b)],
     ["a row number past the rows", (b) => (b.writeInt32LE(600, b.length - 4), b)],
-    ["another version", (b) => (b.write('"v":7', b.indexOf('"index":{"v":1') + 9, "latin1"), b)],
+    ["another index version", (b) => (b.write('"v":7', b.indexOf('"index":{"v":1') + 9, "latin1"), b)],
+    ["another part version", (b) => (b.write('{"v":7', b.indexOf('{"v":1,"rowsStamp"'), "latin1"), b)],
+    // a part written over other rows (the stamp of another rows' file): its row numbers mean other rows
+    ["made over other rows", (b) => (b.write("z", b.indexOf('"rowsStamp":"') + 13, "latin1"), b)],
     ["a coarse centroid not a number", (b) => (b.writeFloatLE(Number.NaN, b.length - 4 * (600 + 24 + 24 + 5 + 384)), b)],
     ["cut short", (b) => b.subarray(0, b.length - 100)],
+    ["not a part", () => Buffer.from("LHVIVFP1 not really")],
   ];
   for (const [what, damage] of damages) {
-    writeFileSync(path, damage(readFileSync(good)));
+    writeFileSync(partPath, damage(readFileSync(good)));
     const store = await VectorStore.open(dir, emb, OPTS);
     const cache = await cacheOf(store);
     expect([what, store.cacheUsage().loadsFrom]).toEqual([what, { snapshot: 1, lance: 0 }]);
     expect([what, cache.mode]).toEqual([what, "building"]);
+    // never used, and gone: nothing else can pick it up
+    expect([what, existsSync(partPath)]).toEqual([what, false]);
     await cache.indexIdle();
     expect(cache.mode).toBe("indexed");
     // trained again on the same rows in the same order: the same centroids and lists as the first time
     expect(await askAll(store)).toEqual(hits);
+    await store.snapshotsIdle();
+    // the new index went to a new part, the rows' file left as it was
+    expect([what, readFileSync(partPath).equals(readFileSync(good))]).toEqual([what, true]);
+    expect([what, statSync(path).ino, statSync(path).mtimeMs]).toEqual([what, rowsFile.ino, rowsFile.mtimeMs]);
     await store.close();
   }
 });
