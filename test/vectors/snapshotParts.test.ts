@@ -1,0 +1,174 @@
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Embedder } from "../../src/vectors/Embedder.ts";
+import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
+import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
+import { VectorStore } from "../../src/vectors/VectorStore.ts";
+import { commitSnapshot, readSnapshot, restoreInto, snapshotPath, writeSnapshotTmp } from "../../src/vectors/cacheSnapshot.ts";
+import { encodeIndex } from "../../src/vectors/ivfSnapshot.ts";
+import { chunk, tempDir } from "./helpers.ts";
+
+// A project's snapshot in parts: the rows' file, and the IVF index in a part beside it (src/vectors/indexPart.ts),
+// so training the index again writes the part alone. Vectors are plain JS arithmetic on fixed texts (the same on
+// any CPU) and the k-means is deterministic.
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+/** Dense vectors (the index serves dense queries): the hashing features plus a constant on every dim. */
+class DenseEmbedder implements Embedder {
+  readonly id = "test-dense-384-v1";
+  readonly dims = 384;
+  private readonly inner = new HashingEmbedder();
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return (await this.inner.embed(texts)).map((v) => {
+      const out = v.map((x) => x + 0.03);
+      const n = Math.hypot(...out);
+      return out.map((x) => x / n);
+    });
+  }
+}
+const emb = new DenseEmbedder();
+const OPTS = { vectorIndexMinChunks: 200 };
+const WORDS = "ferry toll abbey crypt bell lantern smuggler tunnel cellar harbour ship storm keeper lighthouse marsh barley".split(" ");
+const text = (i: number) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]} part ${i}`;
+const QUERIES = ["lantern smuggler harbour", "abbey crypt bell", "storm keeper lighthouse"];
+const askAll = (store: VectorStore) => Promise.all(QUERIES.map((query) => store.searchVectorHits({ projectId: "p", query, tags: ["t0", "t1", "t2"], n: 8 })));
+const cacheOf = (store: VectorStore) => store.projectCache(store.activeGeneration(), "p");
+const partOf = (rowsPath: string) => rowsPath.replace(/\.vc$/, ".ivf");
+const fileId = (path: string) => {
+  const s = statSync(path);
+  return { ino: s.ino, mtimeMs: s.mtimeMs, size: s.size };
+};
+
+/** A closed store whose project p (600 rows) has its rows' file and index saved; its hits. */
+async function savedWorld(name: string) {
+  const dir = join(tmp.dir, name);
+  const store = await VectorStore.open(dir, emb, OPTS);
+  for (let d = 0; d < 60; d++) {
+    const rows = Array.from({ length: 10 }, (_, i) => chunk("p", `d${d}`, i, text(d * 10 + i), [`t${(d + i) % 3}`]));
+    await store.replaceDocumentChunks("p", `d${d}`, rows);
+  }
+  await askAll(store);
+  await (await cacheOf(store)).indexIdle();
+  await store.snapshotsIdle();
+  const hits = await askAll(store);
+  await store.close();
+  return { dir, path: snapshotPath(dir, 1, "p"), hits };
+}
+
+/** Rewrites the rows' file as the cache's rows alone, with no index anywhere (what a restart then trains). */
+async function rowsOnly(path: string, keepStamp: boolean) {
+  const file = readSnapshot(path)!;
+  const c = new ProjectVectorCache(file.header.dims, "p", { indexMinRows: 0 });
+  restoreInto(c, file);
+  const { gen, embedderId, dims, projectId, stamp } = file.header;
+  commitSnapshot(await writeSnapshotTmp(path, { gen, embedderId, dims, projectId, ...(keepStamp ? { stamp } : {}) }, c.blocks()), path);
+  if (existsSync(partOf(path))) unlinkSync(partOf(path));
+}
+
+test("an index trained over the rows' file on disk writes its index part alone: the rows' file is not written again", async () => {
+  const { dir, path, hits } = await savedWorld("retrain");
+  await rowsOnly(path, true);
+  const before = fileId(path);
+  const store = await VectorStore.open(dir, emb, OPTS);
+  const cache = await cacheOf(store);
+  expect(store.cacheUsage().loadsFrom).toEqual({ snapshot: 1, lance: 0 });
+  expect(cache.mode).toBe("building");
+  await cache.indexIdle();
+  await store.snapshotsIdle();
+  expect(fileId(path)).toEqual(before);
+  // the part is what was written: a small fraction of the rows' file (600 rows: ~2 KB a row there, 4 B here)
+  expect(statSync(partOf(path)).size).toBeLessThan(before.size / 10);
+  await store.close();
+  expect(fileId(path)).toEqual(before); // nor at close: nothing changed
+  const again = await VectorStore.open(dir, emb, OPTS);
+  expect((await cacheOf(again)).mode).toBe("indexed"); // at once, from the part
+  expect(await askAll(again)).toEqual(hits);
+  await again.close();
+});
+
+test("a write deletes the rows' file and its index part; the next save writes both, tied by a new stamp", async () => {
+  const { dir, path } = await savedWorld("write");
+  const stampBefore = readSnapshot(path)!.header.stamp;
+  const store = await VectorStore.open(dir, emb, OPTS);
+  expect((await cacheOf(store)).mode).toBe("indexed");
+  await store.replaceDocumentChunks("p", "new", [chunk("p", "new", 0, "lantern smuggler harbour", ["t0"])]);
+  expect([existsSync(path), existsSync(partOf(path))]).toEqual([false, false]);
+  await store.close();
+  const stamp = readSnapshot(path)!.header.stamp;
+  expect(typeof stamp).toBe("string");
+  expect(stamp).not.toBe(stampBefore);
+  expect(readFileSync(partOf(path)).includes(`"rowsStamp":"${stamp}"`)).toBe(true);
+  const again = await VectorStore.open(dir, emb, OPTS);
+  const cache = await cacheOf(again);
+  expect(again.cacheUsage().loadsFrom).toEqual({ snapshot: 1, lance: 0 });
+  expect(cache.mode).toBe("indexed");
+  expect(cache.size).toBe(601);
+  expect((await askAll(again))[0][0].documentId).toBe("new");
+  await again.close();
+});
+
+test("a crash between the two renames (the rows' file new, its part missing or a temporary left) costs a training, nothing else", async () => {
+  const { dir, path, hits } = await savedWorld("crash");
+  unlinkSync(partOf(path));
+  writeFileSync(`${partOf(path)}.tmp`, "half a part");
+  const store = await VectorStore.open(dir, emb, OPTS);
+  const cache = await cacheOf(store);
+  expect(store.cacheUsage().loadsFrom).toEqual({ snapshot: 1, lance: 0 });
+  expect(cache.mode).toBe("building");
+  await cache.indexIdle();
+  expect(await askAll(store)).toEqual(hits);
+  await store.snapshotsIdle();
+  expect(existsSync(partOf(path))).toBe(true);
+  await store.close();
+  const again = await VectorStore.open(dir, emb, OPTS);
+  expect((await cacheOf(again)).mode).toBe("indexed");
+  await again.close();
+});
+
+test("a single-file snapshot of the layout before parts still loads with its index; one without a stamp gets a part once", async () => {
+  const { dir, path, hits } = await savedWorld("legacy");
+  // the layout before: the index after the vectors in the one file, and no stamp (blanked out: JSON ignores spaces)
+  const file = readSnapshot(path)!;
+  const c = new ProjectVectorCache(384, "p", { indexMinRows: 200 });
+  restoreInto(c, file);
+  await c.indexIdle();
+  const blocks = c.blocks();
+  const ex = c.extras();
+  const index = await encodeIndex(ex.index!.parts, ex.index!.trainedRows, blocks, async () => {});
+  const { gen, embedderId, dims, projectId } = file.header;
+  const writeLegacy = async (withIndex: boolean) => {
+    commitSnapshot(await writeSnapshotTmp(path, { gen, embedderId, dims, projectId }, blocks, { index: withIndex ? index : null, columns: false }), path);
+    const bytes = readFileSync(path);
+    const at = bytes.indexOf('"stamp":"');
+    const end = bytes.indexOf('",', at) + 2;
+    bytes.fill(0x20, at, end);
+    writeFileSync(path, bytes);
+    if (existsSync(partOf(path))) unlinkSync(partOf(path));
+    expect(readSnapshot(path)!.header.stamp).toBeUndefined();
+  };
+
+  await writeLegacy(true);
+  const before = fileId(path);
+  let store = await VectorStore.open(dir, emb, OPTS);
+  expect((await cacheOf(store)).mode).toBe("indexed"); // from the file's own index section
+  expect(await askAll(store)).toEqual(hits);
+  await store.snapshotsIdle();
+  await store.close();
+  expect(fileId(path)).toEqual(before); // nothing to save: it stays as it is
+
+  // without its index: trained, and the file (unstamped, so no part can name it) written again once, with a part
+  await writeLegacy(false);
+  store = await VectorStore.open(dir, emb, OPTS);
+  await (await cacheOf(store)).indexIdle();
+  await store.snapshotsIdle();
+  expect(typeof readSnapshot(path)!.header.stamp).toBe("string");
+  expect(existsSync(partOf(path))).toBe(true);
+  await store.close();
+  store = await VectorStore.open(dir, emb, OPTS);
+  expect((await cacheOf(store)).mode).toBe("indexed");
+  expect(await askAll(store)).toEqual(hits);
+  await store.close();
+});
