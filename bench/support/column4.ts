@@ -6,13 +6,18 @@ import { fullScore, TopN, visible, type DocumentBlock, type PreparedQuery } from
 export class Column4Scan {
   private readonly docOf: DocumentBlock[];
   private readonly rowOf: Int32Array;
-  /** dims × ⌈rows / 2⌉: row i's code of dim d in the low (even i) or high (odd i) nibble of byte d·half + i/2 */
+  /**
+   * dims × ⌈rows / 2⌉: row i's code of dim d in byte d·half + (i mod half), the first half's rows in the low nibbles
+   * and the second half's in the high ones, so a scan reads each half with one branch-free loop
+   */
   private readonly cols: Int8Array;
   private readonly scales: Float32Array;
   private readonly tagBits: Uint32Array;
   private readonly overflow: Uint8Array;
   private readonly acc: Float64Array;
   private readonly pass: Int32Array;
+  /** per passing row, its byte within a column (i mod half) */
+  private readonly at: Int32Array;
   private readonly half: number;
 
   constructor(blocks: DocumentBlock[], readonly dims: number) {
@@ -27,6 +32,7 @@ export class Column4Scan {
     this.overflow = new Uint8Array(rows);
     this.acc = new Float64Array(rows);
     this.pass = new Int32Array(rows);
+    this.at = new Int32Array(rows);
     let i = 0;
     for (const b of blocks) {
       for (let r = 0; r < b.scales.length; r++, i++) {
@@ -34,16 +40,14 @@ export class Column4Scan {
         this.rowOf[i] = r;
         this.tagBits[i] = b.tagBits[r];
         this.overflow[i] = b.overflow[r];
-        // from the row's unit float32 vector: a scale per row, codes in -7…7
+        // from the row's int8 codes (what the cache holds in memory; its largest code is ±127): codes in -7…7
         const base = r * dims;
-        let max = 0;
-        for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(b.full![base + d]));
-        if (max === 0) continue;
-        this.scales[i] = max / 7;
+        this.scales[i] = (b.scales[r] * 127) / 7;
         for (let d = 0; d < dims; d++) {
-          const c = Math.round((b.full![base + d] / max) * 7) & 15;
-          const at = d * this.half + (i >> 1);
-          this.cols[at] = (i & 1 ? (this.cols[at] & 0x0f) | (c << 4) : (this.cols[at] & 0xf0) | c) << 24 >> 24;
+          const c = Math.round((b.codes[base + d] * 7) / 127) & 15;
+          const high = i >= this.half;
+          const at = d * this.half + (high ? i - this.half : i);
+          this.cols[at] = ((high ? (this.cols[at] & 0x0f) | (c << 4) : (this.cols[at] & 0xf0) | c) << 24) >> 24;
         }
       }
     }
@@ -51,25 +55,28 @@ export class Column4Scan {
 
   get bytes(): number {
     const rows = this.rowOf.length;
-    return this.cols.byteLength + rows * (4 + 4 + 8 + 8 + 4 + 1 + 4);
+    return this.cols.byteLength + rows * (4 + 4 + 8 + 8 + 4 + 4 + 1 + 4);
   }
 
   /** The n best visible rows: `rescore` × n candidates by the 4-bit scores, ordered by their float32 cosines. */
   search(p: PreparedQuery, n: number, rescore: number): { doc: DocumentBlock; row: number; score: number }[] {
-    const { acc, cols, rowOf, docOf, scales, tagBits, overflow, pass, half } = this;
+    const { acc, cols, rowOf, docOf, scales, tagBits, overflow, pass, at, half } = this;
     const rows = rowOf.length;
     let m = 0;
-    for (let i = 0; i < rows; i++) if ((tagBits[i] & p.want) !== 0 || overflow[i] !== 0) pass[m++] = i;
+    let low = 0;
+    for (let i = 0; i < rows; i++) {
+      if ((tagBits[i] & p.want) === 0 && overflow[i] === 0) continue;
+      if (i < half) low++;
+      at[m] = i < half ? i : i - half;
+      pass[m++] = i;
+    }
     acc.fill(0, 0, m);
     const { nzIdx, nzVal } = p;
     for (let j = 0; j < nzIdx.length; j++) {
       const v = nzVal[j];
       const off = nzIdx[j] * half;
-      for (let k = 0; k < m; k++) {
-        const i = pass[k];
-        const b = cols[off + (i >> 1)];
-        acc[k] += v * (i & 1 ? b >> 4 : (b << 28) >> 28);
-      }
+      for (let k = 0; k < low; k++) acc[k] += v * ((cols[off + at[k]] << 28) >> 28);
+      for (let k = low; k < m; k++) acc[k] += v * (cols[off + at[k]] >> 4);
     }
     const best = new TopN(n * rescore);
     for (let k = 0; k < m; k++) {
