@@ -328,7 +328,8 @@ export class ProjectVectorCache {
 
   /** A big project's sparse query through the column copy (asking for one, or a fresh one, as needed); false: scan the rows. */
   private columnScan(p: ReturnType<typeof prepareQuery>, best: TopN): boolean {
-    if (!p.sparse || this.count < (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) return false;
+    // its 4-bit scores only pick candidates: without float32 re-scoring the rows' int8 scan ranks
+    if (!p.sparse || this.rescore === 0 || this.count < (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) return false;
     this.columns.want(() => this.blocks());
     return this.columns.scan(p, best, (doc, r) => scoreRow(doc, r, p, this.dims));
   }

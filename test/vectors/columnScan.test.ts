@@ -3,8 +3,10 @@ import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import { chunk } from "./helpers.ts";
 
 // The column-by-column scan of sparse queries (src/vectors/columnScan.ts) against the row scan, on seeded sparse
-// vectors (plain JS arithmetic: the same on any CPU). It must return exactly the row scan's hits, scores and
-// order, also after documents are replaced, deleted and added since its columns were built.
+// vectors (plain JS arithmetic: the same on any CPU). Its 4-bit scores pick 4 × n candidates that the cache then
+// re-scores in float32, as the row scan's int8 ones do: on these vectors the two must return exactly the same hits,
+// scores and order (a code stored or read back wrong, in either half of a column, sends rows out of the candidates),
+// also after documents are replaced, deleted and added since its columns were built.
 const DIMS = 96;
 function rng(seed: number) {
   let x = seed;
@@ -61,10 +63,12 @@ test("the first sparse search does not copy the columns itself: they are built a
   for (let d = 0; d < 200; d++) write([cache], `d${d}`, d);
   const before = cache.bytes;
   cache.search(sparse(rng(3), 5), new Set(TAGS), 12);
-  // the copy (rows × dims bytes and more) is not yet held: the search answered by the row scan
+  // the copy (rows × dims half-bytes and more) is not yet held: the search answered by the row scan
   expect(cache.bytes).toBe(before);
   await cache.indexIdle();
-  expect(cache.bytes).toBeGreaterThan(before + 600 * DIMS);
+  expect(cache.bytes).toBeGreaterThan(before + (600 * DIMS) / 2);
+  // half a byte a dimension and a few arrays a row (an int8 copy held a byte a dimension)
+  expect(cache.bytes - before).toBeLessThan(600 * (DIMS / 2 + 48));
 });
 
 test("searches during the column build, between writes and deletes, find exactly what the row scan finds", async () => {
@@ -132,4 +136,12 @@ test("a replaced document is found by its new vector and never by its old one", 
   expect(cache.search(away, new Set(["a"]), 1)[0].documentId).toBe("d50");
   cache.deleteDocument("d50");
   expect(cache.search(away, new Set(["a"]), 200).some((h) => h.documentId === "d50")).toBe(false);
+});
+
+test("without float32 re-scoring the row scan answers: the 4-bit columns alone would rank too coarsely", async () => {
+  const cache = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, columnMinRows: 1, rescore: 0 });
+  for (let d = 0; d < 50; d++) write([cache], `d${d}`, d);
+  cache.search(sparse(rng(3), 5), new Set(TAGS), 12);
+  await cache.indexIdle();
+  expect(cache.columnState).toBe("none");
 });
