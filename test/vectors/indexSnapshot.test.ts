@@ -112,7 +112,7 @@ test("a damaged or foreign index part is dropped: the rows load from the file, t
     expect([what, statSync(path).ino, statSync(path).mtimeMs]).toEqual([what, rowsFile.ino, rowsFile.mtimeMs]);
     await store.close();
   }
-});
+}, 60_000); // eight restarts over LanceDB: longer than the default 5 s on a shared 2-core box
 
 test("a snapshot without an index section (the layout before it) still loads, and trains its index", async () => {
   const dims = 384;

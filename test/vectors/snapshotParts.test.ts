@@ -11,7 +11,8 @@ import { chunk, tempDir } from "./helpers.ts";
 
 // A project's snapshot in parts: the rows' file, and the IVF index in a part beside it (src/vectors/indexPart.ts),
 // so training the index again writes the part alone. Vectors are plain JS arithmetic on fixed texts (the same on
-// any CPU) and the k-means is deterministic.
+// any CPU) and the k-means is deterministic. Each test opens stores three or four times over LanceDB: on a shared
+// 2-core box that takes longer than bun's default 5 s, hence the timeouts.
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -46,10 +47,11 @@ const fileId = (path: string) => {
 async function savedWorld(name: string) {
   const dir = join(tmp.dir, name);
   const store = await VectorStore.open(dir, emb, OPTS);
-  for (let d = 0; d < 60; d++) {
-    const rows = Array.from({ length: 10 }, (_, i) => chunk("p", `d${d}`, i, text(d * 10 + i), [`t${(d + i) % 3}`]));
-    await store.replaceDocumentChunks("p", `d${d}`, rows);
-  }
+  // one bulk write: sixty single-document writes cost seconds of LanceDB commits on a loaded box
+  await store.replaceDocumentsChunks(
+    "p",
+    Array.from({ length: 60 }, (_, d) => ({ documentId: `d${d}`, rows: Array.from({ length: 10 }, (_, i) => chunk("p", `d${d}`, i, text(d * 10 + i), [`t${(d + i) % 3}`])) })),
+  );
   await askAll(store);
   await (await cacheOf(store)).indexIdle();
   await store.snapshotsIdle();
@@ -87,7 +89,7 @@ test("an index trained over the rows' file on disk writes its index part alone: 
   expect((await cacheOf(again)).mode).toBe("indexed"); // at once, from the part
   expect(await askAll(again)).toEqual(hits);
   await again.close();
-});
+}, 60_000);
 
 test("a write deletes the rows' file and its index part; the next save writes both, tied by a new stamp", async () => {
   const { dir, path } = await savedWorld("write");
@@ -108,7 +110,7 @@ test("a write deletes the rows' file and its index part; the next save writes bo
   expect(cache.size).toBe(601);
   expect((await askAll(again))[0][0].documentId).toBe("new");
   await again.close();
-});
+}, 60_000);
 
 test("a crash between the two renames (the rows' file new, its part missing or a temporary left) costs a training, nothing else", async () => {
   const { dir, path, hits } = await savedWorld("crash");
@@ -126,7 +128,7 @@ test("a crash between the two renames (the rows' file new, its part missing or a
   const again = await VectorStore.open(dir, emb, OPTS);
   expect((await cacheOf(again)).mode).toBe("indexed");
   await again.close();
-});
+}, 60_000);
 
 test("a single-file snapshot of the layout before parts still loads with its index; one without a stamp gets a part once", async () => {
   const { dir, path, hits } = await savedWorld("legacy");
@@ -171,4 +173,4 @@ test("a single-file snapshot of the layout before parts still loads with its ind
   expect((await cacheOf(store)).mode).toBe("indexed");
   expect(await askAll(store)).toEqual(hits);
   await store.close();
-});
+}, 60_000);
