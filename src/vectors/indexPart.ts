@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { dropSnapshot, type SnapshotHeader } from "./cacheSnapshot.ts";
 import { indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
 
 /**
@@ -44,8 +43,20 @@ export function indexPartPath(rowsPath: string): string {
   return rowsPath.replace(/\.vc$/, "") + ".ivf";
 }
 
+/** Removes the part beside a rows' file; a missing one is fine. */
 export function dropIndexPart(rowsPath: string): void {
-  dropSnapshot(indexPartPath(rowsPath));
+  try {
+    unlinkSync(indexPartPath(rowsPath));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
+
+/** What of the rows' file's header a part is checked against (cacheSnapshot.ts SnapshotHeader). */
+interface RowsHeader {
+  stamp?: string;
+  rows: number;
+  dims: number;
 }
 
 /** Writes the part to its path + ".tmp" and returns that path (the caller renames it into place). */
@@ -68,7 +79,7 @@ export async function writeIndexPartTmp(rowsPath: string, rows: { stamp: string;
  * The part beside a rows' file, when it was made over exactly that file (`rows`: its header); null when there is
  * none, or it is unreadable or made over other rows. `found` tells a present but unusable part from none.
  */
-export function readIndexPart(rowsPath: string, rows: SnapshotHeader): { part: IndexPart | null; found: boolean } {
+export function readIndexPart(rowsPath: string, rows: RowsHeader): { part: IndexPart | null; found: boolean } {
   const path = indexPartPath(rowsPath);
   if (!existsSync(path)) return { part: null, found: false };
   try {
