@@ -20,6 +20,9 @@ export const COLUMN_MIN_ROWS = 20_000;
 /** Rows copied between two yields of a background build (a few ms at 384 dims). */
 export const COLUMN_SLICE_ROWS = 2_048;
 
+/** An int8 code (as its byte) to the 4-bit code nearest it, ±127 → ±7, as the nibble's 4 bits. */
+const NIBBLE = Uint8Array.from({ length: 256 }, (_, b) => Math.round((((b << 24) >> 24) * 7) / 127) & 15);
+
 export class ColumnScan {
   private readonly docOf: DocumentBlock[];
   private readonly rowOf: Int32Array;
@@ -79,13 +82,11 @@ export class ColumnScan {
         tagBits[i] = doc.tagBits[r];
         overflow[i] = doc.overflow[r];
         const base = r * dims;
-        const high = i >= half;
-        const byte = high ? i - half : i;
-        for (let d = 0; d < dims; d++) {
-          const c = Math.round((doc.codes[base + d] * 7) / 127) & 15;
-          const b = d * half + byte;
-          cols[b] = high ? (cols[b] & 0x0f) | (c << 4) : (cols[b] & 0xf0) | c; // stored as int8: the high nibble signed
-        }
+        const codes = doc.codes;
+        // rows are copied in order, so a low-half row finds its bytes empty and a high-half row finds its low
+        // nibbles written: a store, or an or, per code (stored as int8: the high nibble reads back signed)
+        if (i < half) for (let d = 0; d < dims; d++) cols[d * half + i] = NIBBLE[codes[base + d] & 255];
+        else for (let d = 0; d < dims; d++) cols[d * half + i - half] |= NIBBLE[codes[base + d] & 255] << 4;
       }
     }
     at.row = i;
