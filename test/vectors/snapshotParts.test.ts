@@ -174,3 +174,43 @@ test("a single-file snapshot of the layout before parts still loads with its ind
   expect(await askAll(store)).toEqual(hits);
   await store.close();
 }, 60_000);
+
+// The save after a load from LanceDB and the index training start together; whichever ends first, the rows' file
+// is written once and kept, and the index goes to its part (before, a training that ended during the save dropped
+// the file and wrote it whole again, index included).
+test("a rows' file written while the index trains is kept, and the index part follows it", async () => {
+  const dir = join(tmp.dir, "across");
+  const store = await VectorStore.open(dir, emb, OPTS);
+  await store.replaceDocumentsChunks(
+    "p",
+    Array.from({ length: 60 }, (_, d) => ({ documentId: `d${d}`, rows: Array.from({ length: 10 }, (_, i) => chunk("p", `d${d}`, i, text(d * 10 + i), [`t${(d + i) % 3}`])) })),
+  );
+  // hold the save that follows the load from LanceDB between writing its file and keeping it
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let reached!: () => void;
+  const atCommit = new Promise<void>((r) => (reached = r));
+  const caches = (store as unknown as { caches: { beforeCommit: (() => Promise<void>) | null } }).caches;
+  caches.beforeCommit = () => {
+    caches.beforeCommit = null;
+    reached();
+    return held;
+  };
+  await askAll(store);
+  await atCommit;
+  const path = snapshotPath(dir, 1, "p");
+  const written = statSync(`${path}.tmp`).ino;
+  await (await cacheOf(store)).indexIdle(); // the index swaps in (if it had not yet) while that file waits
+  const hits = await askAll(store);
+  release();
+  await store.snapshotsIdle();
+  // the file written before the index was kept (a rename keeps its inode), not dropped and written again
+  expect(statSync(path).ino).toBe(written);
+  expect(existsSync(partOf(path))).toBe(true);
+  await store.close();
+  expect(statSync(path).ino).toBe(written);
+  const again = await VectorStore.open(dir, emb, OPTS);
+  expect((await cacheOf(again)).mode).toBe("indexed");
+  expect(await askAll(again)).toEqual(hits);
+  await again.close();
+}, 60_000);
