@@ -2,6 +2,7 @@ import { fullScore, normalised, prepareQuery, quantise, scoreRow, TopN, visible,
 import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
+import { BuildTurns } from "./buildTurns.ts";
 import type { ChunkRow } from "./rows.ts";
 
 /** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
@@ -80,6 +81,8 @@ export class ProjectVectorCache {
   /** the approximate index, once built (projects of indexMinRows rows and more) */
   private ivf: IvfIndex | null = null;
   private building: Promise<void> | null = null;
+  /** the build's pauses, which a search ends early (buildTurns.ts: back-to-back requests never turn the loop) */
+  private readonly turns = new BuildTurns();
   /** while an index builds: documents written since its snapshot, listed once it is ready */
   private pendingAdds: Set<DocumentBlock> | null = null;
   private trainedRows = 0;
@@ -308,6 +311,7 @@ export class ProjectVectorCache {
         for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);
       }
     }
+    if (this.building) this.turns.nudge();
     let items = best.items;
     if (this.rescore > 0) {
       items = items.map((it) => ({ ...it, score: fullScore(it.doc, it.row, p, this.dims) ?? it.score }));
@@ -344,14 +348,11 @@ export class ProjectVectorCache {
     if (this.ivf && this.count <= 2 * this.trainedRows) return;
     const pending = new Set<DocumentBlock>();
     const run = async () => {
-      await Bun.sleep(0); // after the current synchronous writes (a cold load sets every document in one go)
+      const pause = () => this.turns.pause(() => this.stopped);
+      await pause(); // after the current synchronous writes (a cold load sets every document in one go)
       this.pendingAdds = pending;
       const snapshot = [...this.docs.values()];
       const rows = this.count;
-      const pause = async () => {
-        await Bun.sleep(0);
-        if (this.stopped) throw new Error("cache evicted");
-      };
       const index = await IvfIndex.build(snapshot, this.dims, rows, pause);
       // synchronous from here: no write can slip between catching up and swapping in
       for (const b of pending) if (!b.dead) index.add(b);

@@ -143,3 +143,25 @@ test("probing bounded by rows (a big project's lists) still fills n visible hits
   expect(found / (24 * 4)).toBeGreaterThanOrEqual(0.85);
   expect(narrow.search(near(1), new Set(["rare"]), 20)).toHaveLength(7);
 });
+
+test("a stream of searches that never lets the event loop turn still completes the index build", async () => {
+  // As back-to-back in-process requests do (app.handle in a loop): their awaits resolve as microtasks, so no timer
+  // or immediate runs between them, and a build that only resumed on a timer would never finish. Each search that
+  // finds a build running lets it go on for a few ms after the answer.
+  const ix = new ProjectVectorCache(DIMS, "p", { indexMinRows: 1000 });
+  fill(ix);
+  expect(ix.mode).toBe("building");
+  let searches = 0;
+  let timersRan = 0;
+  setTimeout(() => timersRan++, 0);
+  while (ix.mode !== "indexed" && searches < 2000) {
+    expect(ix.search(near(searches % CENTRES.length), new Set(TAGS), 4)).toHaveLength(4);
+    searches++;
+    await Promise.resolve();
+  }
+  expect(timersRan).toBe(0); // the loop really never turned
+  expect(ix.mode).toBe("indexed");
+  // 2,000 rows: a few hundred steps in all (kmeans passes of 128 rows, listing 256 rows a step), several per search
+  expect(searches).toBeLessThan(200);
+  await ix.indexIdle();
+});
