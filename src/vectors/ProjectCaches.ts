@@ -1,4 +1,4 @@
-import { commitSnapshot, dropSnapshot, dropSnapshotFolder, mappedViews, snapshotPath, writeSnapshotTmp } from "./cacheSnapshot.ts";
+import { commitSnapshot, dropSnapshot, dropSnapshotFolder, snapshotRows, snapshotPath, writeSnapshotTmp } from "./cacheSnapshot.ts";
 import type { Generation } from "./generation.ts";
 import { loadProjectCache } from "./loadProjectCache.ts";
 import { encodeIndex } from "./ivfSnapshot.ts";
@@ -114,7 +114,7 @@ export class ProjectCaches {
     if ((this.epochs.get(key) ?? 0) !== epoch) return dropSnapshot(tmp);
     commitSnapshot(tmp, path);
     cache.dirty = false;
-    cache.adoptMapped(mappedViews(path, blocks));
+    cache.adoptMapped(snapshotRows(path, blocks));
   }
 
   /** Saves every changed cache of the generation and waits for all saves (at close). */

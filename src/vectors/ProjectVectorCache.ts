@@ -3,6 +3,7 @@ import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
 import { BuildTurns } from "./buildTurns.ts";
+import { OwnVectors, type FullVectors } from "./fullVectors.ts";
 import type { ChunkRow } from "./rows.ts";
 
 /** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
@@ -157,14 +158,14 @@ export class ProjectVectorCache {
       chunkIndex: Int32Array.from(rows, (r) => r.chunkIndex),
       tags: rows.map((r) => r.tags),
     };
-    this.place(documentId, meta, codes, scales, full, true);
+    this.place(documentId, meta, codes, scales, full && new OwnVectors(full, dims));
     this.dirty = true;
   }
 
-  /** A document as a snapshot file holds it (codes and scales copied into memory, full a view on the mapped file). */
-  restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: Float32Array | null): void {
+  /** A document as a snapshot file holds it (codes and scales copied into memory, full read from the file). */
+  restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null): void {
     this.deleteDocument(documentId);
-    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null, false);
+    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null);
   }
 
   /** Every live document block, in one consistent state (the blocks themselves never change once placed). */
@@ -197,13 +198,12 @@ export class ProjectVectorCache {
     return { index: this.ivf ? { parts: this.ivf.parts(), trainedRows: this.trainedRows } : null, columns: this.columns.state !== "none" };
   }
 
-  /** After a snapshot was written: rows whose vectors it now holds drop their own copies for views on it. */
-  adoptMapped(views: Map<DocumentBlock, Float32Array>): void {
+  /** After a snapshot was written: rows whose vectors it now holds drop their own copies for its rows. */
+  adoptMapped(views: Map<DocumentBlock, FullVectors>): void {
     for (const [block, view] of views) {
-      if (block.dead || !block.ownFull || !block.full) continue;
-      const own = block.full.byteLength;
+      if (block.dead || !block.full?.owned) continue;
+      const own = block.full.heapBytes;
       block.full = view;
-      block.ownFull = false;
       block.bytes -= own;
       this.byteCount -= own;
     }
@@ -213,12 +213,12 @@ export class ProjectVectorCache {
     return this.opts.rescore ?? DEFAULT_RESCORE;
   }
 
-  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: Float32Array | null, ownFull: boolean): void {
+  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null): void {
     const n = scales.length;
     const tagBits = new Uint32Array(n);
     const overflow = new Uint8Array(n);
     const tags: string[][] = [];
-    let bytes = 200 + documentId.length + codes.length + n * (4 + 4 + 4 + 1 + 16 + 16) + (full && ownFull ? full.byteLength : 0);
+    let bytes = 200 + documentId.length + codes.length + n * (4 + 4 + 4 + 1 + 16 + 16) + (full?.heapBytes ?? 0);
     const shared = new Map<string, string[]>();
     const strings = new Map<string, string>();
     const intern = (s: string) => {
@@ -260,7 +260,6 @@ export class ProjectVectorCache {
       codes,
       scales,
       full,
-      ownFull: ownFull && full !== null,
       tagBits,
       overflow,
       bytes,

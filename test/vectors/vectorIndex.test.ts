@@ -161,7 +161,8 @@ test("a stream of searches that never lets the event loop turn still completes t
   }
   expect(timersRan).toBe(0); // the loop really never turned
   expect(ix.mode).toBe("indexed");
-  // 2,000 rows: a few hundred steps in all (kmeans passes of 128 rows, listing 256 rows a step), several per search
-  expect(searches).toBeLessThan(200);
+  // each search runs at least one step of the build (more when the box is fast enough for several in 2 ms); at
+  // 2,000 rows it has ~220 (kmeans passes of 128 rows, listing 256 rows a step), whatever the CPU or its load
+  expect(searches).toBeLessThanOrEqual(300);
   await ix.indexIdle();
 });
