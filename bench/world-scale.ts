@@ -10,7 +10,7 @@
 //  - interact-preview of a mind with its ~1,000 world memories, a player new to it (a first turn: up to 3 of them);
 //  - rankWorldMemories alone (what the turn's gather step runs for them).
 // Usage: bun bench/world-scale.ts --world <preview world> [--seed] [--events 100000] [--witnesses 10]
-//        [--requests 100] [--label now]
+//        [--requests 100] [--label now] [--only <part of a kind's label>]
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +33,8 @@ const { values: args } = parseArgs({
     witnesses: { type: "string", default: "10" },
     requests: { type: "string", default: "100" },
     label: { type: "string", default: "this code" },
+    /** only the kinds whose label contains this (a profile of one) */
+    only: { type: "string", default: "" },
   },
 });
 if (!args.world) throw new Error("--world <folder> is required");
@@ -134,10 +136,11 @@ async function measure(): Promise<void> {
         return { wall: performance.now() - t0, cpu: cpu() - c0 };
       },
     };
-    for (const f of Object.values(kinds)) for (let i = 0; i < 3; i++) await f(); // JIT and first loads
-    const res = new Map(Object.keys(kinds).map((k) => [k, [] as { wall: number; cpu: number }[]]));
+    const chosen = Object.entries(kinds).filter(([k]) => k.includes(args.only!));
+    for (const [, f] of chosen) for (let i = 0; i < 3; i++) await f(); // JIT and first loads
+    const res = new Map(chosen.map(([k]) => [k, [] as { wall: number; cpu: number }[]]));
     for (let i = 0; i < Number(args.requests); i++) {
-      for (const [k, f] of Object.entries(kinds)) {
+      for (const [k, f] of chosen) {
         n++;
         res.get(k)!.push(await f());
       }
