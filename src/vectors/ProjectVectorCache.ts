@@ -347,17 +347,14 @@ export class ProjectVectorCache {
     if (this.ivf && this.count <= 2 * this.trainedRows) return;
     const pending = new Set<DocumentBlock>();
     const run = async () => {
-      const pause = () => this.turns.pause(() => this.stopped);
-      await pause(); // after the current synchronous writes (a cold load sets every document in one go)
-      this.pendingAdds = pending;
-      const snapshot = [...this.docs.values()];
-      const rows = this.count;
-      const index = await IvfIndex.build(snapshot, this.dims, rows, pause);
+      // its first step after the current synchronous writes (a cold load sets every document in one go)
+      const at = { snapshot: [] as DocumentBlock[], rows: 0 };
+      const index = await this.turns.drive(this.indexSteps(pending, at), () => this.stopped);
       // synchronous from here: no write can slip between catching up and swapping in
       for (const b of pending) if (!b.dead) index.add(b);
-      for (const b of snapshot) if (b.dead) index.remove(b);
+      for (const b of at.snapshot) if (b.dead) index.remove(b);
       this.ivf = index;
-      this.trainedRows = rows;
+      this.trainedRows = at.rows;
       this.dirty = true; // a snapshot saved before now lacks it
       this.onIndexReady?.();
     };
@@ -367,6 +364,14 @@ export class ProjectVectorCache {
         this.pendingAdds = null;
         this.building = null;
       });
+  }
+
+  /** A build's steps: the live blocks of its first step's moment, then the index trained on them. */
+  private *indexSteps(pending: Set<DocumentBlock>, at: { snapshot: DocumentBlock[]; rows: number }): Generator<void, IvfIndex> {
+    this.pendingAdds = pending;
+    at.snapshot = [...this.docs.values()];
+    at.rows = this.count;
+    return yield* IvfIndex.steps(at.snapshot, this.dims, at.rows);
   }
 
   /** The bit of a tag; a tag past the 32nd gets none (its rows are then checked by name). */
