@@ -114,7 +114,7 @@ export class ProjectCaches {
     if ((this.epochs.get(key) ?? 0) !== epoch) return dropSnapshot(tmp);
     commitSnapshot(tmp, path);
     cache.dirty = false;
-    cache.adoptMapped(snapshotRows(path, blocks));
+    cache.adoptSnapshotRows(snapshotRows(path, blocks));
   }
 
   /** Saves every changed cache of the generation and waits for all saves (at close). */

@@ -67,7 +67,7 @@ const TAG_BITS = 32;
  * the few hits a turn keeps get their text from SQLite, the source of truth.
  * What int8 does lose (two rows closer than its error swap places) the search
  * wins back by re-scoring its top candidates with float32 vectors, which live
- * in the project's memory-mapped snapshot file, not in the heap (cacheSnapshot.ts).
+ * in the project's snapshot file, read a row at a time, not in the heap (fullVectors.ts).
  */
 export class ProjectVectorCache {
   private readonly docs = new Map<string, DocumentBlock>();
@@ -199,7 +199,7 @@ export class ProjectVectorCache {
   }
 
   /** After a snapshot was written: rows whose vectors it now holds drop their own copies for its rows. */
-  adoptMapped(views: Map<DocumentBlock, FullVectors>): void {
+  adoptSnapshotRows(views: Map<DocumentBlock, FullVectors>): void {
     for (const [block, view] of views) {
       if (block.dead || !block.full?.owned) continue;
       const own = block.full.heapBytes;

@@ -79,8 +79,8 @@ export function dropSnapshotFolder(dir: string, gen: number): void {
 
 /**
  * Writes the blocks to `path` + ".tmp" (the caller renames it into place once
- * it knows no write has landed meanwhile). Returns each block's float32 view
- * on the mapped new file, for the cache to drop its own copies.
+ * it knows no write has landed meanwhile); `snapshotRows` then gives each block's
+ * float32 rows in the new file, for the cache to drop its own copies.
  */
 export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "hasFull" | "index" | "columns">, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
   const strings: string[] = [];
@@ -252,7 +252,7 @@ export function readSnapshot(path: string): SnapshotFile | null {
   return r === rows ? { header, docs, index } : null;
 }
 
-/** The float32 rows of a just-written snapshot, block by block, for ProjectVectorCache.adoptMapped. */
+/** The float32 rows of a just-written snapshot, block by block, for ProjectVectorCache.adoptSnapshotRows. */
 export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<DocumentBlock, FullVectors> {
   const out = new Map<DocumentBlock, FullVectors>();
   const m = openSnapshot(path);

@@ -26,7 +26,7 @@ function fill(cache: ProjectVectorCache, docs: number, seed: number) {
 async function save(cache: ProjectVectorCache, path: string) {
   const blocks = cache.blocks();
   commitSnapshot(await writeSnapshotTmp(path, meta, blocks), path);
-  cache.adoptMapped(snapshotRows(path, blocks));
+  cache.adoptSnapshotRows(snapshotRows(path, blocks));
 }
 const queries = (seed: number) => {
   const r = rng(seed);
