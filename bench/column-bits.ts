@@ -40,7 +40,7 @@ for (const [doc, d] of byDoc) {
   f32.setDocument(doc, d.rows, d.vectors);
 }
 const unitOf = new Map<string, Float32Array>();
-for (const b of cache.blocks()) b.ids.forEach((id, r) => unitOf.set(id, b.full!.subarray(r * dims, (r + 1) * dims)));
+for (const b of cache.blocks()) b.ids.forEach((id, r) => unitOf.set(id, b.full!.row(r).slice()));
 const queries = await Promise.all(world.queries.map(async (q) => ({ v: (await embedder.embed([q.text]))[0], tags: new Set(q.tags) })));
 // the column copy, as a big project's first sparse search asks for it
 cache.search(queries[0].v, queries[0].tags, 20);
@@ -110,7 +110,7 @@ for (let r = 0; r < 3; r++) {
 }
 const internals = cache as unknown as { columns: { bytes: number } };
 let meta = 0;
-for (const b of cache.blocks()) meta += b.bytes - b.codes.byteLength - (b.ownFull ? b.full!.byteLength : 0);
+for (const b of cache.blocks()) meta += b.bytes - b.codes.byteLength - (b.full?.owned ? b.full.heapBytes : 0);
 const per = (b: number) => `${(b / size).toFixed(0)} B`;
 console.log(`\n${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}; ${size.toLocaleString("en")} chunks, ${queries.length} question queries\n`);
 console.log("| sparse scan | recall@4 | CPU p50 / p90 per search | ÷ int8's p50 |\n|---|---|---|---|");

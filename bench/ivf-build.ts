@@ -60,7 +60,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
     const p = prepareQuery(q.v, dims, 0, all);
     const scores: number[] = [];
     for (const b of blocks) {
-      const full = b.full!;
+      const full = b.full!.all();
       for (let r = 0; r < b.scales.length; r++) {
         if (!b.tags[r].some((t) => q.tags.has(t))) continue;
         let s = 0;
@@ -94,7 +94,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
       for (let r = 0; r < b.scales.length; r++) {
         if (!b.tags[r].some((t) => q.tags.has(t))) continue;
         let s = 0;
-        for (let j = 0; j < p.nzIdx.length; j++) s += p.nzVal[j] * b.full![r * dims + p.nzIdx[j]];
+        for (let j = 0; j < p.nzIdx.length; j++) s += p.nzVal[j] * b.full!.row(r)[p.nzIdx[j]];
         scores.push(s);
       }
     }
@@ -118,7 +118,8 @@ for (const size of args.sizes!.split(",").map(Number)) {
         const top = best.items
           .map((it) => {
             let s = 0;
-            for (let d = 0; d < dims; d++) s += p.q[d] * it.doc.full![it.row * dims + d];
+            const v = it.doc.full!.row(it.row);
+            for (let d = 0; d < dims; d++) s += p.q[d] * v[d];
             return s;
           })
           .sort((x, y) => y - x)
@@ -129,7 +130,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
       out.push(`| ${size.toLocaleString("en")} | ${b.label} | ${(b.ms / 1000).toFixed(1)} s | ${share * 100} % | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${(hit / (4 * qs.length)).toFixed(3)} |`);
     }
   }
-  out.push(`| ${size.toLocaleString("en")} | memory | | | cache ${(cache.bytes / size).toFixed(0)} B/chunk (its float32 vectors, own copies here, ${((cache.bytes - blocks.reduce((s, b) => s + (b.full?.byteLength ?? 0), 0)) / size).toFixed(0)} B/chunk without them); two-level index ${(two.v.bytes / size).toFixed(1)} B/chunk | bench RSS ${(rss / 2 ** 30).toFixed(2)} GB |`);
+  out.push(`| ${size.toLocaleString("en")} | memory | | | cache ${(cache.bytes / size).toFixed(0)} B/chunk (its float32 vectors, own copies here, ${((cache.bytes - blocks.reduce((s, b) => s + (b.full?.heapBytes ?? 0), 0)) / size).toFixed(0)} B/chunk without them); two-level index ${(two.v.bytes / size).toFixed(1)} B/chunk | bench RSS ${(rss / 2 ** 30).toFixed(2)} GB |`);
   console.error(out.join("\n"));
 }
 console.log(`\n### Building the index — ${new Date().toISOString().slice(0, 10)}\n`);

@@ -11,7 +11,7 @@
 // ≤ 20 ms with no error and nothing shed; the server's RSS; disk per chunk and per player.
 // Usage: bun bench/scale.ts [--documents 20000] [--minds 1000] [--players 10000] [--memories-per-player 10]
 //                          [--rates 10,20,40,80,160] [--step 10] [--turn-workers 2] [--tokens 8]
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -114,6 +114,12 @@ try {
   log(`settled in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   Bun.gc(true);
   const rssBefore = process.memoryUsage().rss;
+  // what the RSS is made of (bench/rss-account.ts has it stage by stage): anonymous memory and mapped files, and
+  // the JS heap as the runtime counts it (this process built the world too, so its allocators served the bulk writes)
+  const status = existsSync("/proc/self/status") ? readFileSync("/proc/self/status", "utf8") : "";
+  const kb = (k: string) => Number(status.match(new RegExp(`${k}:\\s+(\\d+)`))?.[1] ?? 0) * 1024;
+  const inMb = (b: number) => `${(b / 1e6).toFixed(0)} MB`;
+  const split = `anonymous ${inMb(kb("RssAnon"))}, mapped files ${inMb(kb("RssFile"))}; JS heap ${inMb(process.memoryUsage().heapUsed)} used (array buffers ${inMb(process.memoryUsage().arrayBuffers)} of it)`;
 
   // ---- the load, from its own process
   const plan: LoadPlan = {
@@ -218,7 +224,7 @@ try {
     console.log(`| ${s.rate}/s | ${KINDS.map(cell).join(" | ")} | ${f(s.turns.p50)} / ${f(s.turns.p99)} ms, ${s.turns.ok}${s.turns.errors ? ` (${s.turns.errors} failed)` : ""} |`);
   }
   console.log(`\nCapacity at p99 ≤ ${BOUND_MS} ms (the highest step that held it, the others running at the same rate): ${KINDS.map((k) => `${k} ${capacity[k]}/s`).join(", ")}; all four at once ${mixed}/s each (${mixed * KINDS.length} requests/s of non-generation work).`);
-  console.log(`Server RSS: ${mb(rssBefore)} after the world was built, ${mb(rssPeak)} peak under the load.`);
+  console.log(`Server RSS: ${mb(rssBefore)} after the world was built (${split}), ${mb(rssPeak)} peak under the load.`);
   console.log(
     `Disk: ${mb(totalBytes)} in all; LanceDB chunks ${mb(chunkBytes)} = ${(chunkBytes / chunks / 1024).toFixed(2)} KB/chunk; LanceDB memories ${mb(memoryBytes)} = ${(memoryBytes / memories / 1024).toFixed(2)} KB/memory, ${(memoryBytes / nPlayers / 1024).toFixed(1)} KB/player; SQLite ${mb(sqliteBytes)} (documents, minds, the load's events and state).`,
   );

@@ -16,7 +16,7 @@ import type { Embedder } from "../src/vectors/Embedder.ts";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
 import { ProjectVectorCache } from "../src/vectors/ProjectVectorCache.ts";
 import type { ChunkRow } from "../src/vectors/rows.ts";
-import { commitSnapshot, mappedViews, readSnapshot, restoreInto, writeSnapshotTmp } from "../src/vectors/cacheSnapshot.ts";
+import { commitSnapshot, readSnapshot, restoreInto, writeSnapshotTmp } from "../src/vectors/cacheSnapshot.ts";
 import { indexPartPath, readIndexPart, writeIndexPartTmp } from "../src/vectors/indexPart.ts";
 import { encodeIndex } from "../src/vectors/ivfSnapshot.ts";
 import { bigWorld } from "./support/bigWorld.ts";
@@ -98,9 +98,8 @@ try {
       for (const b of m.blocks()) {
         codes += b.codes.byteLength;
         scales += b.scales.byteLength;
-        rest += b.bytes - b.codes.byteLength - (b.ownFull && b.full ? b.full.byteLength : 0);
+        rest += b.bytes - b.codes.byteLength - (b.full?.owned ? b.full.heapBytes : 0);
         b.full = null;
-        b.ownFull = false;
       }
       const total = (await mem()) - before;
       const internals = m as unknown as { ivf: { bytes: number }; columns: { bytes: number } };

@@ -86,7 +86,7 @@ async function deliver(ctx: ServiceContext & { vectors?: VectorStore }): Promise
   });
   if (ctx.vectors) {
     for (const { projectId, memory } of made) {
-      await ctx.vectors.upsertMemories([toVectorRow(projectId, memory)]).catch(() => undefined);
+      await ctx.vectors.upsertMemories([toVectorRow(projectId, memory)], { fresh: true }).catch(() => undefined);
     }
   }
   return made.length;

@@ -86,7 +86,7 @@ export async function recordEvents(
   });
   if (memories.length) {
     try {
-      await ctx.vectors.upsertMemories(memories.map((m) => toVectorRow(projectId, m)));
+      await ctx.vectors.upsertMemories(memories.map((m) => toVectorRow(projectId, m)), { fresh: true }); // ids made above
     } catch (e) {
       ctx.log?.warn("event memories stored without vectors", { count: memories.length, err: e instanceof Error ? e.message : String(e) });
     }

@@ -71,15 +71,25 @@ export class IvfIndex {
    * A search still scores every list's centroid and probes the closest, whatever group they belong to.
    */
   static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>, lists = defaultLists(total)): Promise<IvfIndex> {
+    const steps = IvfIndex.steps(blocks, dims, total, lists);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      await pause();
+    }
+  }
+
+  /** The build as steps of a few ms each (a `yield` between two), for a caller that decides when each runs (buildTurns.ts). */
+  static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total)): Generator<void, IvfIndex> {
     const k = Math.max(1, Math.min(lists, total));
     const sample = sampleRows(blocks, Math.min(total, SAMPLE_PER_LIST * k));
     const k1 = Math.max(1, Math.min(sample.length, Math.round(Math.sqrt(k))));
-    const coarse = await kmeans(spread(sample, COARSE_SAMPLE_PER_CENTROID * k1), k1, dims, pause);
+    const coarse = yield* kmeans(spread(sample, COARSE_SAMPLE_PER_CENTROID * k1), k1, dims);
     // each sample row to its coarse group, and each group its share of the k lists
     const groups: Float32Array[][] = Array.from({ length: k1 }, () => []);
     for (let i = 0; i < sample.length; i++) {
       groups[nearestOf(coarse, null, dims, sample[i])].push(sample[i]);
-      if (i % 512 === 511) await pause();
+      if (i % 512 === 511) yield;
     }
     const centroids = new Float32Array(k * dims);
     const members: Int32Array[] = [];
@@ -94,7 +104,7 @@ export class IvfIndex {
         members.push(new Int32Array(0));
         continue;
       }
-      centroids.set(await kmeans(groups[g], kg, dims, pause), next * dims);
+      centroids.set(yield* kmeans(groups[g], kg, dims), next * dims);
       members.push(Int32Array.from({ length: kg }, (_, j) => next + j));
       next += kg;
     }
@@ -106,7 +116,7 @@ export class IvfIndex {
       since += b.scales.length;
       if (since >= 256) {
         since = 0;
-        await pause();
+        yield;
       }
     }
     return index;
@@ -198,7 +208,7 @@ export function defaultLists(rows: number): number {
 }
 
 /** Spherical k-means: k unit centroids of `rows` (seeded with evenly spaced rows), yielding between passes. */
-async function kmeans(rows: Float32Array[], k: number, dims: number, pause: () => Promise<void>): Promise<Float32Array> {
+function* kmeans(rows: Float32Array[], k: number, dims: number): Generator<void, Float32Array> {
   const centroids = new Float32Array(k * dims);
   for (let c = 0; c < k; c++) centroids.set(rows[Math.floor((c * rows.length) / k)] ?? new Float32Array(dims), c * dims);
   const assign = new Int32Array(rows.length);
@@ -206,7 +216,7 @@ async function kmeans(rows: Float32Array[], k: number, dims: number, pause: () =
     for (let i = 0; i < rows.length; i++) {
       assign[i] = nearestOf(centroids, null, dims, rows[i]);
       // a row against every centroid: yield often, so a turn arriving mid-build waits a few ms at most
-      if (i % 128 === 127) await pause();
+      if (i % 128 === 127) yield;
     }
     const sums = new Float32Array(k * dims);
     for (let i = 0; i < rows.length; i++) for (let d = 0; d < dims; d++) sums[assign[i] * dims + d] += rows[i][d];
@@ -217,7 +227,7 @@ async function kmeans(rows: Float32Array[], k: number, dims: number, pause: () =
       const s = 1 / Math.sqrt(norm);
       for (let d = 0; d < dims; d++) centroids[c * dims + d] = sums[c * dims + d] * s;
     }
-    await pause();
+    yield;
   }
   return centroids;
 }

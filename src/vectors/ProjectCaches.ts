@@ -1,4 +1,4 @@
-import { commitSnapshot, dropSnapshot, dropSnapshotFolder, mappedViews, snapshotPath, writeSnapshotTmp } from "./cacheSnapshot.ts";
+import { commitSnapshot, dropSnapshot, dropSnapshotFolder, snapshotRows, snapshotPath, writeSnapshotTmp } from "./cacheSnapshot.ts";
 import type { Generation } from "./generation.ts";
 import { dropIndexPart, indexPartPath, writeIndexPartTmp } from "./indexPart.ts";
 import { loadProjectCache, type RowsOnDisk } from "./loadProjectCache.ts";
@@ -171,7 +171,7 @@ export class ProjectCaches {
       disk.rows = { stamp, blocks };
       if (index) disk.savedIndex = indexGen;
     }
-    cache.adoptMapped(mappedViews(path, blocks));
+    cache.adoptSnapshotRows(snapshotRows(path, blocks));
   }
 
   /** The index part alone, over the rows' file on disk (nothing when that file no longer holds the cache's rows). */

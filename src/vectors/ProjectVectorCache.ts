@@ -2,6 +2,8 @@ import { fullScore, normalised, prepareQuery, quantise, scoreRow, TopN, visible,
 import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
+import { BuildTurns } from "./buildTurns.ts";
+import { OwnVectors, type FullVectors } from "./fullVectors.ts";
 import type { ChunkRow } from "./rows.ts";
 
 /** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
@@ -65,7 +67,7 @@ const TAG_BITS = 32;
  * the few hits a turn keeps get their text from SQLite, the source of truth.
  * What int8 does lose (two rows closer than its error swap places) the search
  * wins back by re-scoring its top candidates with float32 vectors, which live
- * in the project's memory-mapped snapshot file, not in the heap (cacheSnapshot.ts).
+ * in the project's snapshot file, read a row at a time, not in the heap (fullVectors.ts).
  */
 export class ProjectVectorCache {
   private readonly docs = new Map<string, DocumentBlock>();
@@ -80,6 +82,8 @@ export class ProjectVectorCache {
   /** the approximate index, once built (projects of indexMinRows rows and more) */
   private ivf: IvfIndex | null = null;
   private building: Promise<void> | null = null;
+  /** the build's pauses, which a search ends early (buildTurns.ts: back-to-back requests never turn the loop) */
+  private readonly turns = new BuildTurns();
   /** while an index builds: documents written since its snapshot, listed once it is ready */
   private pendingAdds: Set<DocumentBlock> | null = null;
   private trainedRows = 0;
@@ -154,14 +158,14 @@ export class ProjectVectorCache {
       chunkIndex: Int32Array.from(rows, (r) => r.chunkIndex),
       tags: rows.map((r) => r.tags),
     };
-    this.place(documentId, meta, codes, scales, full, true);
+    this.place(documentId, meta, codes, scales, full && new OwnVectors(full, dims));
     this.dirty = true;
   }
 
-  /** A document as a snapshot file holds it (codes and scales copied into memory, full a view on the mapped file). */
-  restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: Float32Array | null): void {
+  /** A document as a snapshot file holds it (codes and scales copied into memory, full read from the file). */
+  restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null): void {
     this.deleteDocument(documentId);
-    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null, false);
+    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null);
   }
 
   /** Every live document block, in one consistent state (the blocks themselves never change once placed). */
@@ -194,13 +198,12 @@ export class ProjectVectorCache {
     return { index: this.ivf ? { parts: this.ivf.parts(), trainedRows: this.trainedRows } : null, columns: this.columns.state !== "none" };
   }
 
-  /** After a snapshot was written: rows whose vectors it now holds drop their own copies for views on it. */
-  adoptMapped(views: Map<DocumentBlock, Float32Array>): void {
+  /** After a snapshot was written: rows whose vectors it now holds drop their own copies for its rows. */
+  adoptSnapshotRows(views: Map<DocumentBlock, FullVectors>): void {
     for (const [block, view] of views) {
-      if (block.dead || !block.ownFull || !block.full) continue;
-      const own = block.full.byteLength;
+      if (block.dead || !block.full?.owned) continue;
+      const own = block.full.heapBytes;
       block.full = view;
-      block.ownFull = false;
       block.bytes -= own;
       this.byteCount -= own;
     }
@@ -210,12 +213,12 @@ export class ProjectVectorCache {
     return this.opts.rescore ?? DEFAULT_RESCORE;
   }
 
-  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: Float32Array | null, ownFull: boolean): void {
+  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null): void {
     const n = scales.length;
     const tagBits = new Uint32Array(n);
     const overflow = new Uint8Array(n);
     const tags: string[][] = [];
-    let bytes = 200 + documentId.length + codes.length + n * (4 + 4 + 4 + 1 + 16 + 16) + (full && ownFull ? full.byteLength : 0);
+    let bytes = 200 + documentId.length + codes.length + n * (4 + 4 + 4 + 1 + 16 + 16) + (full?.heapBytes ?? 0);
     const shared = new Map<string, string[]>();
     const strings = new Map<string, string>();
     const intern = (s: string) => {
@@ -257,7 +260,6 @@ export class ProjectVectorCache {
       codes,
       scales,
       full,
-      ownFull: ownFull && full !== null,
       tagBits,
       overflow,
       bytes,
@@ -308,6 +310,7 @@ export class ProjectVectorCache {
         for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);
       }
     }
+    if (this.building) this.turns.nudge();
     let items = best.items;
     if (this.rescore > 0) {
       items = items.map((it) => ({ ...it, score: fullScore(it.doc, it.row, p, this.dims) ?? it.score }));
@@ -345,20 +348,14 @@ export class ProjectVectorCache {
     if (this.ivf && this.count <= 2 * this.trainedRows) return;
     const pending = new Set<DocumentBlock>();
     const run = async () => {
-      await Bun.sleep(0); // after the current synchronous writes (a cold load sets every document in one go)
-      this.pendingAdds = pending;
-      const snapshot = [...this.docs.values()];
-      const rows = this.count;
-      const pause = async () => {
-        await Bun.sleep(0);
-        if (this.stopped) throw new Error("cache evicted");
-      };
-      const index = await IvfIndex.build(snapshot, this.dims, rows, pause);
+      // its first step after the current synchronous writes (a cold load sets every document in one go)
+      const at = { snapshot: [] as DocumentBlock[], rows: 0 };
+      const index = await this.turns.drive(this.indexSteps(pending, at), () => this.stopped);
       // synchronous from here: no write can slip between catching up and swapping in
       for (const b of pending) if (!b.dead) index.add(b);
-      for (const b of snapshot) if (b.dead) index.remove(b);
+      for (const b of at.snapshot) if (b.dead) index.remove(b);
       this.ivf = index;
-      this.trainedRows = rows;
+      this.trainedRows = at.rows;
       this.onIndexReady?.(); // the rows are unchanged: only the index part is saved again
     };
     this.building = run()
@@ -367,6 +364,14 @@ export class ProjectVectorCache {
         this.pendingAdds = null;
         this.building = null;
       });
+  }
+
+  /** A build's steps: the live blocks of its first step's moment, then the index trained on them. */
+  private *indexSteps(pending: Set<DocumentBlock>, at: { snapshot: DocumentBlock[]; rows: number }): Generator<void, IvfIndex> {
+    this.pendingAdds = pending;
+    at.snapshot = [...this.docs.values()];
+    at.rows = this.count;
+    return yield* IvfIndex.steps(at.snapshot, this.dims, at.rows);
   }
 
   /** The bit of a tag; a tag past the 32nd gets none (its rows are then checked by name). */

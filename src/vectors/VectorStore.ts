@@ -205,8 +205,9 @@ export class VectorStore implements VectorTables {
 
   // ------------------------------------------------------------------- memories
 
-  upsertMemories(rows: MemoryRow[]): Promise<void> {
-    return upsertMemories(this, rows);
+  /** `fresh`: every id is new (never written before), so the rows are appended rather than merged on id. */
+  upsertMemories(rows: MemoryRow[], opts: { fresh?: boolean } = {}): Promise<void> {
+    return upsertMemories(this, rows, opts.fresh ?? false);
   }
 
   deleteMemories(filter: { projectId: string; playerId?: string; entityMindId?: string; ids?: string[] }): Promise<void> {

@@ -1,3 +1,5 @@
+import type { FullVectors } from "./fullVectors.ts";
+
 /** The rows of the project vector cache, a document at a time, and the scoring both its scans share. */
 
 export interface DocumentBlock {
@@ -13,13 +15,11 @@ export interface DocumentBlock {
   codes: Int8Array;
   scales: Float32Array;
   /**
-   * rows × dims unit float32 vectors for re-scoring a search's top candidates, or null (re-scoring off): a view on
-   * the project's snapshot file (mapped, in the OS page cache, only the candidates' pages ever read), or this
-   * process's own copy for rows written since the snapshot
+   * rows × dims unit float32 vectors for re-scoring a search's top candidates, or null (re-scoring off): rows of
+   * the project's snapshot file (read for the candidates alone, from the OS page cache), or this process's own copy
+   * for rows written since the snapshot (fullVectors.ts)
    */
-  full: Float32Array | null;
-  /** full is an own copy (counted in bytes), not a view on the mapped snapshot */
-  ownFull: boolean;
+  full: FullVectors | null;
   /** per row, a bit per tag (bits assigned per project as tags appear) */
   tagBits: Uint32Array;
   /** per row, 1 when some tag has no bit (more than 32 distinct tags): checked by name */
@@ -55,16 +55,15 @@ export function visible(doc: DocumentBlock, r: number, p: PreparedQuery): boolea
 
 /** The exact cosine of row r against the query, from its float32 vector (null without one). */
 export function fullScore(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number | null {
-  const full = doc.full;
-  if (!full) return null;
-  const base = r * dims;
+  if (!doc.full) return null;
+  const full = doc.full.row(r);
   let dot = 0;
   if (p.sparse) {
     const { nzIdx, nzVal } = p;
-    for (let j = 0; j < nzIdx.length; j++) dot += nzVal[j] * full[base + nzIdx[j]];
+    for (let j = 0; j < nzIdx.length; j++) dot += nzVal[j] * full[nzIdx[j]];
   } else {
     const q = p.q;
-    for (let d = 0; d < dims; d++) dot += q[d] * full[base + d];
+    for (let d = 0; d < dims; d++) dot += q[d] * full[d];
   }
   return dot;
 }

@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { DocumentBlock } from "./cacheBlocks.ts";
+import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts";
 import type { ProjectVectorCache, RowMeta } from "./ProjectVectorCache.ts";
 import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
 import type { IndexPart } from "./indexPart.ts";
@@ -56,7 +57,7 @@ export interface SnapshotExtras {
 export interface SnapshotFile {
   header: SnapshotHeader;
   /** per document, in header order: its meta and its slices of the file */
-  docs: { documentId: string; meta: RowMeta; codes: Int8Array; scales: Float32Array; full: Float32Array | null }[];
+  docs: { documentId: string; meta: RowMeta; codes: Int8Array; scales: Float32Array; full: FullVectors | null }[];
   /** the index section's bytes (copied off the file), or null when there is none or it is cut short */
   index: Uint8Array | null;
 }
@@ -83,8 +84,8 @@ export function dropSnapshotFolder(dir: string, gen: number): void {
 
 /**
  * Writes the blocks to `path` + ".tmp" (the caller renames it into place once
- * it knows no write has landed meanwhile). Returns each block's float32 view
- * on the mapped new file, for the cache to drop its own copies.
+ * it knows no write has landed meanwhile); `snapshotRows` then gives each block's
+ * float32 rows in the new file, for the cache to drop its own copies.
  */
 export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "hasFull" | "index" | "columns" | "stamp"> & { stamp?: string }, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
   const strings: string[] = [];
@@ -152,7 +153,7 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
     await align();
     for (const b of blocks) await put(b.scales);
     await align();
-    if (hasFull) for (const b of blocks) await put(b.full!);
+    if (hasFull) for (const b of blocks) await put(b.full!.all());
     if (extras.index) {
       await align();
       for (const part of extras.index.sections) await put(part);
@@ -168,70 +169,77 @@ export function commitSnapshot(tmp: string, path: string): void {
   renameSync(tmp, path);
 }
 
-interface Mapped {
-  map: Uint8Array;
-  /** the mapped file's inode: a read of the same path must find the same file (a save renames over it) */
-  ino: number;
+interface Opened {
+  /** the file, read through one descriptor from here on: a save renaming a newer file over the path changes nothing */
+  file: SnapshotReader;
   header: SnapshotHeader;
   codesAt: number;
   scalesAt: number;
   fullAt: number;
   /** where the index section starts (whether or not there is one) */
   indexAt: number;
+  size: number;
 }
 
-/** One map of the whole file and its header; null when there is none or it is unreadable. */
-function mapSnapshot(path: string): Mapped | null {
+/** Reads `into` whole from `position`; false when the file ends first. */
+function readFully(fd: number, into: Uint8Array, position: number): boolean {
+  let done = 0;
+  while (done < into.length) {
+    const n = readSync(fd, into, done, into.length - done, position + done);
+    if (n <= 0) return false;
+    done += n;
+  }
+  return true;
+}
+
+/** The file opened and its header read; null when there is none or it is unreadable. Nothing is mapped (fullVectors.ts says why). */
+function openSnapshot(path: string): Opened | null {
   if (!existsSync(path)) return null;
+  let fd = -1;
   try {
-    const ino = statSync(path).ino;
-    const map = Bun.mmap(path, { shared: false });
-    if (statSync(path).ino !== ino) return null;
-    if (map.byteLength < 16 || Buffer.from(map.buffer, map.byteOffset, 8).toString("latin1") !== MAGIC) return null;
-    const len = new DataView(map.buffer, map.byteOffset + 8, 4).getUint32(0, true);
-    const header = JSON.parse(new TextDecoder().decode(map.subarray(16, 16 + len))) as SnapshotHeader;
+    fd = openSync(path, "r");
+    const size = fstatSync(fd).size;
+    const head = Buffer.alloc(16);
+    if (size < 16 || !readFully(fd, head, 0) || head.toString("latin1", 0, 8) !== MAGIC) throw new Error("not a snapshot");
+    const len = head.readUInt32LE(8);
+    const json = Buffer.alloc(len);
+    if (16 + len > size || !readFully(fd, json, 16)) throw new Error("cut short");
+    const header = JSON.parse(json.toString("utf8")) as SnapshotHeader;
     const { dims, rows } = header;
     const codesAt = pad(16 + len);
     const scalesAt = pad(codesAt + rows * dims);
     const fullAt = pad(scalesAt + rows * 4);
     const end = header.hasFull ? fullAt + rows * dims * 4 : scalesAt + rows * 4;
-    if (map.byteLength < end) return null;
-    return { map, ino, header, codesAt, scalesAt, fullAt, indexAt: pad(end) };
+    if (size < end) throw new Error("cut short");
+    // from here the reader owns the descriptor (closed once nothing reads from it)
+    const file = new SnapshotReader(fd);
+    fd = -1;
+    return { file, header, codesAt, scalesAt, fullAt, indexAt: pad(end), size };
   } catch {
+    if (fd >= 0) closeSync(fd);
     return null; // truncated or garbled: LanceDB has the rows
   }
 }
 
-function fullViews(m: Mapped): Float32Array | null {
-  return m.header.hasFull ? new Float32Array(m.map.buffer, m.map.byteOffset + m.fullAt, m.header.rows * m.header.dims) : null;
-}
-
-/** Reads a snapshot (the codes and scales copied into memory, the float32 part left mapped); null when there is none or it is unreadable. */
+/** Reads a snapshot (the codes and scales into memory, the float32 rows left in the file); null when there is none or it is unreadable. */
 export function readSnapshot(path: string): SnapshotFile | null {
-  const m = mapSnapshot(path);
+  const m = openSnapshot(path);
   if (!m) return null;
   const { header, codesAt, scalesAt } = m;
   const { dims, rows } = header;
-  // codes and scales in one read into the heap, not copied out of the map: pages copied from a mapping stay
-  // resident in it (and in the RSS) for as long as the float32 views keep the mapping alive
+  // codes and scales in one read
   const part = Buffer.alloc(scalesAt + rows * 4 - codesAt);
-  // the index section likewise read, not mapped; one cut short is left out (the rows still load)
+  // the index section likewise; one cut short is left out (the rows still load)
   const wantIndex = header.index && typeof header.index === "object" ? indexBytes(header.index, dims, rows) : 0;
-  let index: Uint8Array | null = wantIndex > 0 && Number.isSafeInteger(wantIndex) && m.indexAt + wantIndex <= m.map.byteLength ? new Uint8Array(wantIndex) : null;
+  let index: Uint8Array | null = wantIndex > 0 && Number.isSafeInteger(wantIndex) && m.indexAt + wantIndex <= m.size ? new Uint8Array(wantIndex) : null;
   try {
-    const fd = openSync(path, "r");
-    try {
-      if (fstatSync(fd).ino !== m.ino || readSync(fd, part, 0, part.length, codesAt) !== part.length) return null;
-      if (index && readSync(fd, index, 0, index.length, m.indexAt) !== index.length) index = null;
-    } finally {
-      closeSync(fd);
-    }
+    if (!readFully(m.file.fd, part, codesAt)) return null;
+    if (index && !readFully(m.file.fd, index, m.indexAt)) index = null;
   } catch {
-    return null; // deleted by a write since it was mapped: LanceDB has the rows
+    return null; // LanceDB has the rows
   }
   const codes = new Int8Array(part.buffer, part.byteOffset, rows * dims);
   const scales = new Float32Array(part.buffer, part.byteOffset + scalesAt - codesAt, rows);
-  const full = fullViews(m);
   let r = 0;
   const s = header.strings;
   const docs = header.docs.map((d) => {
@@ -243,23 +251,22 @@ export function readSnapshot(path: string): SnapshotFile | null {
       meta: { ids: d.ids, documentName: d.name.map((i) => s[i]), locationId: d.loc.map((i) => (i < 0 ? null : s[i])), chunkIndex: Int32Array.from(d.ci), tags: d.tags.map((t) => t.map((i) => s[i])) },
       codes: codes.subarray(at * dims, (at + n) * dims),
       scales: scales.subarray(at, at + n),
-      full: full ? full.subarray(at * dims, (at + n) * dims) : null,
+      full: header.hasFull ? new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims) : null,
     };
   });
   return r === rows ? { header, docs, index } : null;
 }
 
-/** The float32 views of a just-written snapshot, block by block, for ProjectVectorCache.adoptMapped. */
-export function mappedViews(path: string, blocks: DocumentBlock[]): Map<DocumentBlock, Float32Array> {
-  const out = new Map<DocumentBlock, Float32Array>();
-  const m = mapSnapshot(path);
-  const full = m && fullViews(m);
-  if (!m || !full || m.header.docs.length !== blocks.length) return out;
+/** The float32 rows of a just-written snapshot, block by block, for ProjectVectorCache.adoptSnapshotRows. */
+export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<DocumentBlock, FullVectors> {
+  const out = new Map<DocumentBlock, FullVectors>();
+  const m = openSnapshot(path);
+  if (!m || !m.header.hasFull || m.header.docs.length !== blocks.length) return out;
   const dims = m.header.dims;
   let at = 0;
   blocks.forEach((b, i) => {
     const n = b.scales.length;
-    if (m.header.docs[i].d === b.documentId && m.header.docs[i].ids.length === n) out.set(b, full.subarray(at * dims, (at + n) * dims));
+    if (m.header.docs[i].d === b.documentId && m.header.docs[i].ids.length === n) out.set(b, new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims));
     at += n;
   });
   return out;

@@ -198,6 +198,24 @@ describe("VectorStore: memories", () => {
     expect(await store.searchMemories({ ...scope, projectId: "p2", query: "x", k: 10 })).toHaveLength(1);
   });
 
+  test("fresh memories are appended and found, in a loaded group too; a later upsert of one replaces it", async () => {
+    // a loaded group (searched once) must take appended rows as it takes merged ones
+    await store.upsertMemories([memory("f1", "p1", "garrick", "alice", "the salt barrels at the harbour")]);
+    expect((await store.searchMemories({ ...scope, query: "salt", k: 10 })).map((h) => h.id)).toEqual(["f1"]);
+    await store.upsertMemories([memory("f2", "p1", "garrick", "alice", "a ship off the north cape"), memory("f3", "p2", "garrick", "alice", "other project")], { fresh: true });
+    expect((await store.searchMemories({ ...scope, query: "ship north cape", k: 10 })).map((h) => h.id)).toEqual(["f2", "f1"]);
+    await store.upsertMemories([memory("f2", "p1", "garrick", "alice", "the ship sank", { importance: 9 })]);
+    const hits = await store.searchMemories({ ...scope, query: "ship", k: 10 });
+    expect(hits.map((h) => [h.id, h.text, h.importance])).toEqual([["f2", "the ship sank", 9], ["f1", "the salt barrels at the harbour", 5]]);
+    // a fresh store (no group loaded) reads the same rows from LanceDB: one f2, the replaced one
+    const dir = freshDir();
+    const again = await VectorStore.open(dir, new HashingEmbedder());
+    await again.upsertMemories([memory("g1", "p1", "garrick", "alice", "first")], { fresh: true });
+    await again.upsertMemories([memory("g1", "p1", "garrick", "alice", "first, replaced")]);
+    expect((await again.searchMemories({ ...scope, query: "first", k: 10 })).map((h) => h.text)).toEqual(["first, replaced"]);
+    await again.close();
+  });
+
   test("ids and player ids with quotes are data, not SQL", async () => {
     const evil = "alice' OR playerId != '";
     await store.upsertMemories([memory("it's", "p1", "garrick", evil, "quoted player"), memory("m2", "p1", "garrick", "bob", "bob's memory")]);

@@ -75,7 +75,8 @@ export async function storeMemories(
       });
       // Erased while this store ran: the erase took the memories written so far with it.
       if (!stored) return [];
-      await ctx.vectors.upsertMemories([toVectorRow(scope.projectId, stored)]);
+      // a draft that merged into an existing memory keeps its id (its vector is replaced); any other is new
+      await ctx.vectors.upsertMemories([toVectorRow(scope.projectId, stored)], { fresh: stored.id !== targetId });
       // An erase may have deleted the row while the vector was being written (its
       // purge may already have run): never leave a vector without its row.
       if (!memoryExists(ctx.db, stored.id)) {

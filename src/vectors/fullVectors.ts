@@ -1,0 +1,100 @@
+import { closeSync, openSync, readSync } from "node:fs";
+
+/**
+ * A document block's float32 vectors (rows × dims unit vectors), which re-score a search's top candidates: the
+ * process's own copy for rows written since the project's snapshot, else rows of the snapshot file read when a
+ * search needs them.
+ *
+ * Why the file's rows are read and not mapped: a mapping is an ArrayBuffer, and the runtime counts its whole length
+ * as heap (196 MB at 100,000 chunks, though only the pages read are resident). The collector lets garbage pile up in
+ * proportion to the heap it counts, so the mapping cost real memory: in a process with 60 MB of live objects, a
+ * 206 MB mapping left alone raised the peak RSS under a stream of garbage from 203 to 653 MB (bench/rss-account.ts).
+ * A search re-scores a few dozen candidates: as many reads of 1.5 KB from the OS page cache (a few µs each).
+ */
+export interface FullVectors {
+  /** an own copy (held in this process, counted in the cache's bytes), or rows of a snapshot file */
+  readonly owned: boolean;
+  /** bytes this process holds for them */
+  readonly heapBytes: number;
+  /** row r's vector: a view valid until the next call on any FullVectors */
+  row(r: number): Float32Array;
+  /** every row, in one array (a snapshot's save writes them) */
+  all(): Float32Array;
+}
+
+export class OwnVectors implements FullVectors {
+  readonly owned = true;
+  constructor(
+    private readonly data: Float32Array,
+    private readonly dims: number,
+  ) {}
+
+  get heapBytes(): number {
+    return this.data.byteLength;
+  }
+
+  row(r: number): Float32Array {
+    return this.data.subarray(r * this.dims, (r + 1) * this.dims);
+  }
+
+  all(): Float32Array {
+    return this.data;
+  }
+}
+
+/** An open snapshot file. Closed once no block reads from it (a newer snapshot replaced it, or the cache went). */
+export class SnapshotReader {
+  private static readonly closer = new FinalizationRegistry<number>((fd) => {
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+  });
+
+  /** The file stays readable through its descriptor after a newer snapshot is renamed over its path. */
+  constructor(readonly fd: number) {
+    SnapshotReader.closer.register(this, fd);
+  }
+
+  static open(path: string): SnapshotReader {
+    return new SnapshotReader(openSync(path, "r"));
+  }
+}
+
+let scratch = new Float32Array(0);
+
+export class FileVectors implements FullVectors {
+  readonly owned = false;
+  readonly heapBytes = 0;
+
+  /** `at`: the byte offset of the block's first row in the file */
+  constructor(
+    private readonly file: SnapshotReader,
+    private readonly at: number,
+    private readonly rows: number,
+    private readonly dims: number,
+  ) {}
+
+  row(r: number): Float32Array {
+    if (scratch.length !== this.dims) scratch = new Float32Array(this.dims);
+    this.read(scratch, this.at + r * this.dims * 4);
+    return scratch;
+  }
+
+  all(): Float32Array {
+    const out = new Float32Array(this.rows * this.dims);
+    this.read(out, this.at);
+    return out;
+  }
+
+  private read(into: Float32Array, position: number): void {
+    const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
+    let done = 0;
+    while (done < bytes.length) {
+      const n = readSync(this.file.fd, bytes, done, bytes.length - done, position + done);
+      if (n <= 0) throw new Error("vector cache snapshot cut short");
+      done += n;
+    }
+  }
+}
