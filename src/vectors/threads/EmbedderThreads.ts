@@ -33,7 +33,7 @@ interface Item {
  * thread stays free for requests while they run. A text's vector is the one TransformersEmbedder gives in-thread:
  * the same code runs in each thread. A call of a few texts (a turn's query) goes before the texts of an indexing
  * batch already waiting. A thread that dies fails the calls it was working for with EmbedderThreadError, and a
- * new one is started when there is work again; `dispose` ends them all.
+ * new one is started in its place; `dispose` ends them all.
  */
 export class EmbedderThreads implements Embedder {
   private readonly slots: (EmbedderThread | null)[];
@@ -76,6 +76,11 @@ export class EmbedderThreads implements Embedder {
 
   get threadCount(): number {
     return this.slots.length;
+  }
+
+  /** threads alive and loaded now (fewer than threadCount while one is being started again) */
+  get liveThreads(): number {
+    return this.slots.filter((t) => t !== null).length;
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
@@ -133,9 +138,10 @@ export class EmbedderThreads implements Embedder {
 
   private died(thread: EmbedderThread): void {
     const s = this.slots.indexOf(thread);
-    if (s >= 0) this.slots[s] = null;
-    // Started again when there is work (pump), so a thread that cannot live does not restart in a loop.
-    queueMicrotask(() => this.pump());
+    if (s < 0) return;
+    this.slots[s] = null;
+    // Once per death: a thread that cannot load is not started again until there is work for it (pump).
+    if (!this.disposed && !this.starting[s]) this.restart(s);
   }
 
   private restart(s: number): void {
