@@ -4,8 +4,10 @@
 // Speed: the indexer's chunks (the chunker's output over generated lore, ~390 word pieces, as bench/embed-batch.ts
 // makes them) embedded by every variant, step by step, the variants interleaved per step so the box's load drifts
 // alike for all; chunks/s (wall) and CPU ms per chunk (this process's CPU time: ONNX Runtime's threads included).
-// Variants: how much of a chunk is read (512 word pieces = all of it, today; 256; 128; every piece in windows of
-// 128), intra-op threads 1 vs 2, two single-threaded sessions side by side, ONNX Runtime's graph optimisation level.
+// Variants, all reading 256 word pieces (the default): the session in the server's thread with `--threads` intra-op
+// threads (as it was) or in worker threads of one intra-op thread each (EmbedderThreads), the graph as exported or
+// with its softmax NaN guards pruned, spinning intra-op threads or not, one or four texts a pass.
+// (The variants by how much of a chunk is read are in BENCHMARKS "Big worlds: MiniLM indexing".)
 //
 // Quality: recall of the answer's chunk for the grounding questions (each mind's own tags), by the vector search
 // alone and by the hybrid retrieval a turn uses (vectors + full-text, fused), in three worlds: the tuning worlds
@@ -25,6 +27,7 @@ import { createTag } from "../src/lore/tags/writeTags.ts";
 import { createProject } from "../src/projects/projectService.ts";
 import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
 import type { Embedder } from "../src/vectors/Embedder.ts";
+import { EmbedderThreads } from "../src/vectors/threads/EmbedderThreads.ts";
 import { TransformersEmbedder, type TransformersEmbedderOptions } from "../src/vectors/TransformersEmbedder.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
 import { indexerChunks } from "./support/indexerChunks.ts";
@@ -49,23 +52,6 @@ const threads = Number(args.threads);
 const root = join(import.meta.dir, "..");
 const load = (o: TransformersEmbedderOptions) => TransformersEmbedder.load(args.model!, { threads, ...o });
 
-/** Two single-threaded sessions, each embedding half of what is asked, side by side. */
-async function pairOf(o: TransformersEmbedderOptions): Promise<Embedder> {
-  const [a, b] = await Promise.all([load({ ...o, threads: 1 }), load({ ...o, threads: 1 })]);
-  return {
-    id: a.id,
-    dims: a.dims,
-    async embed(texts) {
-      const half = Math.ceil(texts.length / 2);
-      const [x, y] = await Promise.all([a.embed(texts.slice(0, half)), b.embed(texts.slice(half))]);
-      return [...x, ...y];
-    },
-    async dispose() {
-      await Promise.all([a.dispose(), b.dispose()]);
-    },
-  };
-}
-
 const READS: { key: string; label: string; opts: TransformersEmbedderOptions }[] = [
   { key: "512", label: "all of it (512 pieces, today)", opts: {} },
   { key: "256", label: "first 256 pieces", opts: { maxTokens: 256 } },
@@ -73,14 +59,13 @@ const READS: { key: string; label: string; opts: TransformersEmbedderOptions }[]
   { key: "w128", label: "windows of 128, mean of all", opts: { maxTokens: 128, longText: "windows" } },
 ];
 const SPEED: { label: string; make: () => Promise<Embedder> }[] = [
-  ...READS.map((r) => ({ label: `${r.label}, ${threads} threads`, make: () => load(r.opts) })),
-  { label: `windows of 128, 4 windows a pass, ${threads} threads`, make: () => load({ maxTokens: 128, longText: "windows", batch: 4 }) },
-  { label: "first 128 pieces, 1 thread", make: () => load({ maxTokens: 128, threads: 1 }) },
-  { label: "first 128 pieces, two 1-thread sessions side by side", make: () => pairOf({ maxTokens: 128 }) },
-  { label: "first 256 pieces, two 1-thread sessions side by side", make: () => pairOf({ maxTokens: 256 }) },
-  { label: `first 128 pieces, 4 a pass, ${threads} threads`, make: () => load({ maxTokens: 128, batch: 4 }) },
-  { label: `first 128 pieces, graph optimisation basic, ${threads} threads`, make: () => load({ maxTokens: 128, graphOptimization: "basic" }) },
-  { label: `first 128 pieces, graph optimisation disabled, ${threads} threads`, make: () => load({ maxTokens: 128, graphOptimization: "disabled" }) },
+  { label: `as it was: in the server's thread, ${threads} intra-op threads, graph as exported`, make: () => load({ maxTokens: 256, pruneGuards: false }) },
+  { label: `in the server's thread, ${threads} intra-op threads, NaN guards pruned`, make: () => load({ maxTokens: 256 }) },
+  { label: `in the server's thread, ${threads} intra-op threads, pruned, no spinning`, make: () => load({ maxTokens: 256, spinning: false }) },
+  { label: "in the server's thread, 1 intra-op thread, pruned", make: () => load({ maxTokens: 256, threads: 1 }) },
+  { label: `${threads} worker threads × 1 intra-op, graph as exported`, make: () => EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256, pruneGuards: false }) },
+  { label: `**${threads} worker threads × 1 intra-op, pruned (now)**`, make: () => EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256 }) },
+  { label: `${threads} worker threads × 1 intra-op, pruned, 4 a pass (sorted by length)`, make: () => EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256, batch: 4 }) },
 ];
 const speedOnly = args.speed ? args.speed.split(",").map(Number) : null;
 
@@ -108,7 +93,7 @@ if (parts.includes("speed")) {
     }
   }
   const enc = (await load({})) as TransformersEmbedder;
-  const pieces = chunks.slice(0, steps * STEP).map((c) => (enc as any).extractor.tokenizer.encode(c).length as number).sort((a, b) => a - b);
+  const pieces = chunks.slice(0, steps * STEP).map((c) => Math.min(256, enc.tokenizer.encode(c).length as number)).sort((a, b) => a - b);
   await enc.dispose();
   const base = variants[0];
   const rate = (v: (typeof variants)[number]) => v.n / (v.ms / 1000);

@@ -81,3 +81,8 @@ export function serializeFields(fields: Field[]): Uint8Array {
 export const fieldText = (f: Field): string => decoder.decode(f.raw);
 export const textField = (no: number, text: string): Field => ({ no, wire: 2, raw: encoder.encode(text) });
 export const messageField = (no: number, fields: Field[]): Field => ({ no, wire: 2, raw: serializeFields(fields) });
+export const varintField = (no: number, value: number): Field => {
+  const raw: number[] = [];
+  writeVarint(value, raw);
+  return { no, wire: 0, raw: Uint8Array.from(raw) };
+};
