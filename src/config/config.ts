@@ -235,7 +235,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.idleTimeoutSeconds < 1 || cfg.idleTimeoutSeconds > 255) throw new ConfigError("idleTimeoutSeconds must be from 1 to 255");
   if (cfg.bodyTimeoutSeconds < 1 || cfg.bodyTimeoutSeconds > 255) throw new ConfigError("bodyTimeoutSeconds must be from 1 to 255");
   if (cfg.embeddingMaxTokens > 0 && cfg.embeddingMaxTokens < 8) throw new ConfigError("embeddingMaxTokens must be 0 (as much as the model reads) or at least 8");
-  if (cfg.embeddingThreads < 0) throw new ConfigError("embeddingThreads must be 0 (one per thread of `threads`) or more");
+  if (cfg.embeddingThreads < 0) throw new ConfigError("embeddingThreads must be 0 (one per thread of threads) or more");
   if (!["truncate", "windows"].includes(cfg.embeddingLongText)) throw new ConfigError("embeddingLongText must be truncate or windows");
   if (cfg.sceneIdleSeconds < 10) throw new ConfigError("sceneIdleSeconds must be at least 10");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");

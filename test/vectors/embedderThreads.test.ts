@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { EmbedderThreadError } from "../../src/vectors/threads/EmbedderThread.ts";
+import { EmbedderThread, EmbedderThreadError } from "../../src/vectors/threads/EmbedderThread.ts";
 import { EmbedderThreads } from "../../src/vectors/threads/EmbedderThreads.ts";
 import { TransformersEmbedder } from "../../src/vectors/TransformersEmbedder.ts";
+import { createDocument } from "../../src/lore/documents/writeDocuments.ts";
+import { createProject } from "../../src/projects/projectService.ts";
 import { createTestApp } from "../support/testApp.ts";
 import { writeTinyOnnxModel } from "../support/tinyOnnx.ts";
 import { tempDir } from "./helpers.ts";
@@ -121,6 +123,7 @@ describe("EmbedderThreads: the model in worker threads", () => {
     await expect(running).rejects.toThrow(/disposed|stopped/);
     await expect(pool.embed(["x"])).rejects.toThrow(/disposed/);
     expect(await settledThreads(before)).toBe(before);
+    expect(EmbedderThread.running).toBe(0);
   });
 
   test("a model that does not load fails the start and leaves no thread behind", async () => {
@@ -131,18 +134,38 @@ describe("EmbedderThreads: the model in worker threads", () => {
 });
 
 describe("the server's embedder threads", () => {
+  test("a thread dying in an indexing step: the step ends, the document that killed it FAILED with the reason, the rest indexed", async () => {
+    const embedder = await EmbedderThreads.load(modelDir, { count: 2, entry: FAILING });
+    const t = await createTestApp({}, { loadModel: false, embedder });
+    try {
+      const projectId = createProject(t.app.ctx, { name: "Crashes" }).id;
+      const ids = ["The dragon sleeps under the mountain.", "exit this thread", "The toll chain is lowered at night.", "Garrick brews a black beer."].map(
+        (content, i) => createDocument(t.app.ctx, projectId, { name: `doc ${i}`, content, tags: [] }).id,
+      );
+      for (let i = 0; i < 10; i++) {
+        const r = (await t.app.scheduler.trigger("indexer"))!.lastResult as { indexed: number; failed: number } | null;
+        if (!r || r.indexed + r.failed === 0) break;
+      }
+      const row = (id: string) => t.app.ctx.db.query<{ status: string; error_message: string | null }, [string]>("SELECT status, error_message FROM documents WHERE id = ?").get(id)!;
+      expect(ids.map((id) => row(id).status)).toEqual(["COMPLETED", "FAILED", "COMPLETED", "COMPLETED"]);
+      expect(row(ids[1]).error_message).toMatch(/embedding thread exited/);
+    } finally {
+      await t.close();
+      await embedder.dispose();
+    }
+  });
+
   test("embeddingThreads starts that many; they end when the server stops", async () => {
-    // a first server starts the runtime's and LanceDB's own threads, which outlive it
-    await (await createTestApp({ embeddingModel: "tiny-bert", modelsDir, embeddingThreads: 1 }, { loadModel: false })).close();
-    await Bun.sleep(200);
-    const before = osThreads();
     const t = await createTestApp({ embeddingModel: "tiny-bert", modelsDir, embeddingThreads: 2 }, { loadModel: false });
     const embedder = t.app.ctx.vectors.embedder as EmbedderThreads;
     expect(embedder).toBeInstanceOf(EmbedderThreads);
     expect(embedder.threadCount).toBe(2);
+    expect(EmbedderThread.running).toBe(2);
     const [v] = await embedder.embed(["the river rises"]);
     expect(cos(v, (await inThread.embed(["the river rises"]))[0])).toBeGreaterThanOrEqual(0.99999);
     await t.close();
-    expect(await settledThreads(before)).toBe(before);
+    // each thread's "close" event has come: the threads have ended, not merely been told to
+    for (let i = 0; i < 100 && EmbedderThread.running > 0; i++) await Bun.sleep(20);
+    expect(EmbedderThread.running).toBe(0);
   });
 });

@@ -17,6 +17,8 @@ export interface LoadedModel {
  * An idle thread does not keep the process alive.
  */
 export class EmbedderThread {
+  /** threads of this process not yet ended (counted down when a thread's "close" event says it has) */
+  static running = 0;
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
   private nextId = 0;
@@ -27,7 +29,11 @@ export class EmbedderThread {
     this.worker = new Worker(entry);
     this.worker.onmessage = (e: MessageEvent<FromEmbedderThread>) => this.receive(e.data);
     this.worker.onerror = (e) => this.die(new EmbedderThreadError(`The embedding thread failed: ${e.message}`));
-    this.worker.addEventListener("close", () => this.die(new EmbedderThreadError("The embedding thread exited")));
+    EmbedderThread.running++;
+    this.worker.addEventListener("close", () => {
+      EmbedderThread.running--;
+      this.die(new EmbedderThreadError("The embedding thread exited"));
+    });
     this.worker.unref();
   }
 

@@ -21,6 +21,9 @@ async function handle(m: ToEmbedderThread): Promise<void> {
       installThreadNatives(m.natives);
       const { TransformersEmbedder } = await import("../TransformersEmbedder.ts");
       embedder = await TransformersEmbedder.load(m.dir, m.options);
+      // The model's file and its pruned copy (~2 × its size) are garbage now; a thread's heap grows too slowly
+      // for a collection to come soon on its own.
+      Bun.gc(true);
       post({ type: "loaded", id: embedder.id, dims: embedder.dims, maxTokens: embedder.maxTokens });
     } catch (e) {
       post({ type: "failed", id: null, message: (e as Error).message });
