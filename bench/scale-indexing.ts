@@ -143,12 +143,13 @@ for (const existing of sizes) for (const policy of policies) for (const way of w
 const tenth = Math.max(1, Math.floor(docs / 10));
 for (let i = 0; i < 10; i++) for (const v of variants) v.tenths.push(await v.timed(i === 9 ? docs : tenth));
 const rate = (t: { chunks: number; ms: number }[]) => t.reduce((s, x) => s + x.chunks, 0) / (t.reduce((s, x) => s + x.ms, 0) / 1000);
+const fmt = (r: number) => (r < 10 ? r.toFixed(1) : r.toFixed(0));
 const rows: string[] = [];
 for (const v of variants) {
   const total = v.tenths.reduce((s, x) => s + x.ms, 0);
   const share = (ms: number) => `${((100 * ms) / total).toFixed(0)} %`;
   rows.push(
-    `| ${v.existing.toLocaleString("en")}${policies.length > 1 ? ` | ${v.policy === "before" ? "as it was" : "now"}` : ""}${ways.length > 1 ? ` | ${v.way}` : ""} | ${(v.cpuMs / Math.max(1, v.count() - v.existing)).toFixed(0)} | ${(v.count() - v.existing).toLocaleString("en")} | ${rate(v.tenths.slice(0, 1)).toFixed(0)} chunks/s | ${rate(v.tenths.slice(9)).toFixed(0)} chunks/s | **${rate(v.tenths).toFixed(0)} chunks/s** | ${share(v.spent.write)} (${v.spent.compactions} compactions, ${share(v.spent.optimize)}) | ${share(total - v.spent.write)} | ${(v.fillMs / 1000).toFixed(0)} s |`,
+    `| ${v.existing.toLocaleString("en")}${policies.length > 1 ? ` | ${v.policy === "before" ? "as it was" : "now"}` : ""}${ways.length > 1 ? ` | ${v.way}` : ""} | ${(v.cpuMs / Math.max(1, v.count() - v.existing)).toFixed(0)} | ${(v.count() - v.existing).toLocaleString("en")} | ${fmt(rate(v.tenths.slice(0, 1)))} chunks/s | ${fmt(rate(v.tenths.slice(9)))} chunks/s | **${fmt(rate(v.tenths))} chunks/s** | ${share(v.spent.write)} (${v.spent.compactions} compactions, ${share(v.spent.optimize)}) | ${share(total - v.spent.write)} | ${(v.fillMs / 1000).toFixed(0)} s |`,
   );
   await v.app.stop();
   await v.embedder?.dispose?.();
