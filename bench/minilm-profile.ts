@@ -1,8 +1,8 @@
 // Where a MiniLM chunk's time goes (all-MiniLM-L6-v2 int8, the indexer's chunks, read as the server reads them):
 // tokenization (transformers.js's tokenizer, JS), building the input tensors (JS), the ONNX pass (native, with
-// `--threads` intra-op threads), mean pooling and normalisation (JS). For each part: wall ms per chunk, the
+// `--threads` intra-op threads; `--prune no`: the graph as exported), mean pooling and normalisation (JS). For each part: wall ms per chunk, the
 // JavaScript thread's CPU ms (from /proc/self/task/<main tid>/stat) and the whole process's CPU ms (every thread).
-// Usage: bun bench/minilm-profile.ts [--chunks 48] [--threads 2] [--max-tokens 256]
+// Usage: bun bench/minilm-profile.ts [--chunks 48] [--threads 2] [--max-tokens 256] [--prune yes|no]
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism, cpus, homedir, loadavg } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,7 @@ const { values: args } = parseArgs({
     chunks: { type: "string", default: "48" },
     threads: { type: "string", default: "2" },
     "max-tokens": { type: "string", default: "256" },
+    prune: { type: "string", default: "yes" },
     model: { type: "string", default: join(homedir(), ".cache", "lorehold-fixtures", "embeddings", "all-MiniLM-L6-v2") },
   },
 });
@@ -34,11 +35,11 @@ const maxTokens = Number(args["max-tokens"]);
 const threads = Number(args.threads);
 const chunks = indexerChunks(n, { sizeHint: n * 60 }).slice(0, n);
 const before = threadsNow();
-const e = await TransformersEmbedder.load(args.model!, { threads, maxTokens });
+const e = await TransformersEmbedder.load(args.model!, { threads, maxTokens, pruneGuards: args.prune !== "no" });
 const after = threadsNow();
-// biome-ignore lint: reaching into the embedder's pipeline to time its parts
-const ex = (e as any).extractor;
-const { Tensor } = await import("@huggingface/transformers");
+// biome-ignore lint: reaching into the embedder's session to time its parts
+const session = (e as any).session as import("onnxruntime-node").InferenceSession;
+const { Tensor } = await import("onnxruntime-node");
 await e.embed(chunks.slice(0, 4)); // warm-up
 
 type Part = { wall: number; js: number; all: number };
@@ -54,25 +55,24 @@ function timed<T>(name: string, f: () => T): T {
 }
 const ids0: number[][] = [];
 // Each part over all chunks at once (CPU ticks are 10 ms: a per-chunk reading would be mostly rounding).
-const toks = timed("tokenize (JS)", () => chunks.map((c) => ex.tokenizer.encode(c) as number[]));
+const toks = timed("tokenize (JS)", () => chunks.map((c) => e.tokenizer.encode(c) as number[]));
 const segs = toks.map((ids, i) => segmentsOf(i, ids, e.maxTokens, "truncate", 1)[0]);
 const feeds = timed("input tensors (JS)", () =>
   segs.map((s) => {
     const ids = new BigInt64Array(s.ids.length);
     const mask = new BigInt64Array(s.ids.length).fill(1n);
     for (let t = 0; t < s.ids.length; t++) ids[t] = BigInt(s.ids[t]);
-    return { input_ids: new Tensor("int64", ids, [1, s.ids.length]), attention_mask: new Tensor("int64", mask, [1, s.ids.length]) };
+    const shape = [1, s.ids.length];
+    return { input_ids: new Tensor("int64", ids, shape), attention_mask: new Tensor("int64", mask, shape), token_type_ids: new Tensor("int64", new BigInt64Array(s.ids.length), shape) };
   }),
 );
-// The pass through transformers.js's model call (its own JS around the session: token_type_ids, output wrapping).
-const sess = ex.model.sessions?.model ?? Object.values(ex.model.sessions ?? {})[0];
 const outs: Float32Array[] = [];
 const w0 = performance.now(), j0 = cpuMs(mainTid), a0 = cpuMs();
 for (const f of feeds) {
-  const out = await ex.model(f);
-  outs.push((out.last_hidden_state ?? out.logits).data as Float32Array);
+  const out = await session.run(f);
+  outs.push(out.last_hidden_state.data as Float32Array);
 }
-parts["ONNX pass (transformers.js model call)"] = { wall: performance.now() - w0, js: cpuMs(mainTid) - j0, all: cpuMs() - a0 };
+parts["ONNX pass (onnxruntime-node session.run)"] = { wall: performance.now() - w0, js: cpuMs(mainTid) - j0, all: cpuMs() - a0 };
 timed("mean pooling + normalise (JS)", () => outs.forEach((h, i) => {
   const sums = [new Float32Array(e.dims)];
   const counts = [0];
@@ -85,7 +85,7 @@ await e.embed(chunks);
 const whole = { wall: performance.now() - wE, js: cpuMs(mainTid) - jE, all: cpuMs() - aE };
 const pieces = toks.map((t) => Math.min(t.length, e.maxTokens));
 console.log(`\n### Where a MiniLM chunk's time goes — ${new Date().toISOString().slice(0, 16)} UTC\n`);
-console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. ${n} chunks, ${pieces.reduce((a, b) => a + b, 0) / n | 0} pieces read on average (max ${maxTokens}), ${threads} intra-op thread(s); threads in the process: ${before} before the session, ${after} after. Session: ${JSON.stringify(sess?.handler ? "onnxruntime-node" : typeof sess)}.\n`);
+console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. ${n} chunks, ${pieces.reduce((a, b) => a + b, 0) / n | 0} pieces read on average (max ${maxTokens}), ${threads} intra-op thread(s); threads in the process: ${before} before the session, ${after} after. Graph: ${args.prune === "no" ? "as exported" : "NaN guards pruned"}.\n`);
 console.log("| part | wall ms per chunk | JS thread CPU ms per chunk | process CPU ms per chunk | other threads' CPU ms |");
 console.log("|---|---|---|---|---|");
 for (const [name, p] of [...Object.entries(parts), ["embed() as a whole", whole] as const]) console.log(`| ${name} | ${(p.wall / n).toFixed(1)} | ${(p.js / n).toFixed(1)} | ${(p.all / n).toFixed(1)} | ${((p.all - p.js) / n).toFixed(1)} |`);
