@@ -37,8 +37,8 @@ const chunks = indexerChunks(n, { sizeHint: n * 60 }).slice(0, n);
 const before = threadsNow();
 const e = await TransformersEmbedder.load(args.model!, { threads, maxTokens, pruneGuards: args.prune !== "no" });
 const after = threadsNow();
-// biome-ignore lint: reaching into the embedder's session to time its parts
-const session = (e as any).session as import("onnxruntime-node").InferenceSession;
+// reaching into the embedder's session to time its parts
+const session = (e as unknown as { session: unknown }).session as import("onnxruntime-node").InferenceSession;
 const { Tensor } = await import("onnxruntime-node");
 await e.embed(chunks.slice(0, 4)); // warm-up
 
@@ -53,7 +53,6 @@ function timed<T>(name: string, f: () => T): T {
   p.all += cpuMs() - a0;
   return r;
 }
-const ids0: number[][] = [];
 // Each part over all chunks at once (CPU ticks are 10 ms: a per-chunk reading would be mostly rounding).
 const toks = timed("tokenize (JS)", () => chunks.map((c) => e.tokenizer.encode(c) as number[]));
 const segs = toks.map((ids, i) => segmentsOf(i, ids, e.maxTokens, "truncate", 1)[0]);

@@ -24,7 +24,7 @@ const ONNX_VARIANTS = [
  */
 export const DEFAULT_EMBED_BATCH = 1;
 
-// biome-ignore lint: transformers.js tokenizers are loosely typed
+// transformers.js tokenizers are loosely typed
 type Tokenizer = any;
 type Session = import("onnxruntime-node").InferenceSession;
 

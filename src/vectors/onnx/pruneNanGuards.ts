@@ -54,7 +54,7 @@ export function pruneNanGuards(model: Uint8Array): { model: Uint8Array; pruned: 
     if (n.op !== "Where" || n.inputs.length !== 3) continue;
     const [condition, , value] = n.inputs;
     const guard = producer.get(condition);
-    if (!guard || guard.op !== "IsNaN" || guard.inputs[0] !== value) continue;
+    if (guard?.op !== "IsNaN" || guard.inputs[0] !== value) continue;
     const rest = n.parts.filter((p) => p.no !== NODE_INPUT && p.no !== NODE_OP);
     replaced.set(n.field, messageField(GRAPH_NODE, [textField(NODE_INPUT, value), ...rest, textField(NODE_OP, "Identity")]));
     // The IsNaN goes too when the Where was its only reader.
