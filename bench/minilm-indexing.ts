@@ -4,8 +4,10 @@
 // Speed: the indexer's chunks (the chunker's output over generated lore, ~390 word pieces, as bench/embed-batch.ts
 // makes them) embedded by every variant, step by step, the variants interleaved per step so the box's load drifts
 // alike for all; chunks/s (wall) and CPU ms per chunk (this process's CPU time: ONNX Runtime's threads included).
-// Variants: how much of a chunk is read (512 word pieces = all of it, today; 256; 128; every piece in windows of
-// 128), intra-op threads 1 vs 2, two single-threaded sessions side by side, ONNX Runtime's graph optimisation level.
+// Variants, all reading 256 word pieces (the default): the session in the server's thread with `--threads` intra-op
+// threads (as it was) or in worker threads of one intra-op thread each (EmbedderThreads), the graph as exported or
+// with its softmax NaN guards pruned, spinning intra-op threads or not, one or four texts a pass.
+// (The variants by how much of a chunk is read are in BENCHMARKS "Big worlds: MiniLM indexing".)
 //
 // Quality: recall of the answer's chunk for the grounding questions (each mind's own tags), by the vector search
 // alone and by the hybrid retrieval a turn uses (vectors + full-text, fused), in three worlds: the tuning worlds
@@ -25,6 +27,7 @@ import { createTag } from "../src/lore/tags/writeTags.ts";
 import { createProject } from "../src/projects/projectService.ts";
 import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
 import type { Embedder } from "../src/vectors/Embedder.ts";
+import { EmbedderThreads } from "../src/vectors/threads/EmbedderThreads.ts";
 import { TransformersEmbedder, type TransformersEmbedderOptions } from "../src/vectors/TransformersEmbedder.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
 import { indexerChunks } from "./support/indexerChunks.ts";
@@ -49,23 +52,6 @@ const threads = Number(args.threads);
 const root = join(import.meta.dir, "..");
 const load = (o: TransformersEmbedderOptions) => TransformersEmbedder.load(args.model!, { threads, ...o });
 
-/** Two single-threaded sessions, each embedding half of what is asked, side by side. */
-async function pairOf(o: TransformersEmbedderOptions): Promise<Embedder> {
-  const [a, b] = await Promise.all([load({ ...o, threads: 1 }), load({ ...o, threads: 1 })]);
-  return {
-    id: a.id,
-    dims: a.dims,
-    async embed(texts) {
-      const half = Math.ceil(texts.length / 2);
-      const [x, y] = await Promise.all([a.embed(texts.slice(0, half)), b.embed(texts.slice(half))]);
-      return [...x, ...y];
-    },
-    async dispose() {
-      await Promise.all([a.dispose(), b.dispose()]);
-    },
-  };
-}
-
 const READS: { key: string; label: string; opts: TransformersEmbedderOptions }[] = [
   { key: "512", label: "all of it (512 pieces, today)", opts: {} },
   { key: "256", label: "first 256 pieces", opts: { maxTokens: 256 } },
@@ -73,14 +59,13 @@ const READS: { key: string; label: string; opts: TransformersEmbedderOptions }[]
   { key: "w128", label: "windows of 128, mean of all", opts: { maxTokens: 128, longText: "windows" } },
 ];
 const SPEED: { label: string; make: () => Promise<Embedder> }[] = [
-  ...READS.map((r) => ({ label: `${r.label}, ${threads} threads`, make: () => load(r.opts) })),
-  { label: `windows of 128, 4 windows a pass, ${threads} threads`, make: () => load({ maxTokens: 128, longText: "windows", batch: 4 }) },
-  { label: "first 128 pieces, 1 thread", make: () => load({ maxTokens: 128, threads: 1 }) },
-  { label: "first 128 pieces, two 1-thread sessions side by side", make: () => pairOf({ maxTokens: 128 }) },
-  { label: "first 256 pieces, two 1-thread sessions side by side", make: () => pairOf({ maxTokens: 256 }) },
-  { label: `first 128 pieces, 4 a pass, ${threads} threads`, make: () => load({ maxTokens: 128, batch: 4 }) },
-  { label: `first 128 pieces, graph optimisation basic, ${threads} threads`, make: () => load({ maxTokens: 128, graphOptimization: "basic" }) },
-  { label: `first 128 pieces, graph optimisation disabled, ${threads} threads`, make: () => load({ maxTokens: 128, graphOptimization: "disabled" }) },
+  { label: `as it was: in the server's thread, ${threads} intra-op threads, graph as exported`, make: () => load({ maxTokens: 256, pruneGuards: false }) },
+  { label: `in the server's thread, ${threads} intra-op threads, NaN guards pruned`, make: () => load({ maxTokens: 256 }) },
+  { label: `in the server's thread, ${threads} intra-op threads, pruned, no spinning`, make: () => load({ maxTokens: 256, spinning: false }) },
+  { label: "in the server's thread, 1 intra-op thread, pruned", make: () => load({ maxTokens: 256, threads: 1 }) },
+  { label: `${threads} worker threads × 1 intra-op, graph as exported`, make: () => EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256, pruneGuards: false }) },
+  { label: `**${threads} worker threads × 1 intra-op, pruned (now)**`, make: () => EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256 }) },
+  { label: `${threads} worker threads × 1 intra-op, pruned, 4 a pass (sorted by length)`, make: () => EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256, batch: 4 }) },
 ];
 const speedOnly = args.speed ? args.speed.split(",").map(Number) : null;
 
@@ -91,8 +76,8 @@ if (parts.includes("speed")) {
   const steps = Number(args.steps);
   const STEP = Number(args.step);
   const chunks = indexerChunks(steps * STEP, { sizeHint: steps * 200 * 40 });
-  const variants: { label: string; e: Embedder; ms: number; cpu: number; n: number }[] = [];
-  for (const [i, s] of SPEED.entries()) if (!speedOnly || speedOnly.includes(i)) variants.push({ ...s, e: await s.make(), ms: 0, cpu: 0, n: 0 });
+  const variants: { label: string; e: Embedder; ms: number; cpu: number; n: number; lags: number[] }[] = [];
+  for (const [i, s] of SPEED.entries()) if (!speedOnly || speedOnly.includes(i)) variants.push({ ...s, e: await s.make(), ms: 0, cpu: 0, n: 0, lags: [] });
   for (const v of variants) await v.e.embed(chunks.slice(0, 4)); // warm-up
   const loadStart = loadavg()[0];
   for (let s = 0; s < steps; s++) {
@@ -100,7 +85,15 @@ if (parts.includes("speed")) {
     for (const v of variants) {
       const c0 = process.cpuUsage();
       const t0 = performance.now();
+      // How long a request arriving now would wait for the JavaScript thread: a 5 ms timer's lateness.
+      let last = performance.now();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        v.lags.push(Math.max(0, now - last - 5));
+        last = now;
+      }, 5);
       await v.e.embed(step);
+      clearInterval(timer);
       v.ms += performance.now() - t0;
       const c = process.cpuUsage(c0);
       v.cpu += (c.user + c.system) / 1000;
@@ -108,15 +101,19 @@ if (parts.includes("speed")) {
     }
   }
   const enc = (await load({})) as TransformersEmbedder;
-  const pieces = chunks.slice(0, steps * STEP).map((c) => (enc as any).extractor.tokenizer.encode(c).length as number).sort((a, b) => a - b);
+  const pieces = chunks.slice(0, steps * STEP).map((c) => Math.min(256, enc.tokenizer.encode(c).length as number)).sort((a, b) => a - b);
   await enc.dispose();
   const base = variants[0];
   const rate = (v: (typeof variants)[number]) => v.n / (v.ms / 1000);
   console.log(`\n### MiniLM indexing speed — ${new Date().toISOString().slice(0, 10)}\n`);
   console.log(`Machine: ${machine()} (load at start ${loadStart.toFixed(1)}). all-MiniLM-L6-v2 int8 ONNX, ${steps} steps of ${STEP} chunks (${pieces[0]}–${pieces.at(-1)} word pieces, median ${pieces[pieces.length >> 1]}), variants interleaved per step.\n`);
-  console.log("| variant | chunks/s | ÷ today | CPU ms per chunk | today's CPU ÷ this |");
-  console.log("|---|---|---|---|---|");
-  for (const v of variants) console.log(`| ${v.label} | ${rate(v).toFixed(1)} | ${(rate(v) / rate(base)).toFixed(2)} | ${(v.cpu / v.n).toFixed(0)} | ${(base.cpu / base.n / (v.cpu / v.n)).toFixed(2)} |`);
+  const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
+  console.log("| variant | chunks/s | ÷ first | CPU ms per chunk | first's CPU ÷ this | JS thread blocked p50 / p99 / max ms |");
+  console.log("|---|---|---|---|---|---|");
+  for (const v of variants)
+    console.log(
+      `| ${v.label} | ${rate(v).toFixed(1)} | ${(rate(v) / rate(base)).toFixed(2)} | ${(v.cpu / v.n).toFixed(0)} | ${(base.cpu / base.n / (v.cpu / v.n)).toFixed(2)} | ${pct(v.lags, 0.5).toFixed(0)} / ${pct(v.lags, 0.99).toFixed(0)} / ${Math.max(0, ...v.lags).toFixed(0)} |`,
+    );
   for (const v of variants) await v.e.dispose?.();
 }
 

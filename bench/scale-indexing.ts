@@ -28,15 +28,19 @@ import { silentLogger } from "../src/ops/logger.ts";
 import { createProject } from "../src/projects/projectService.ts";
 import { createEmbedder } from "../src/vectors/createEmbedder.ts";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
+import { TransformersEmbedder } from "../src/vectors/TransformersEmbedder.ts";
 import { realFixtures } from "../test/realmodel/realFixtures.ts";
 import type { DocumentChunks } from "../src/vectors/writeChunks.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 import { optimizeAsItWas } from "./support/optimizeAsItWas.ts";
 
 const { values: args } = parseArgs({
-  options: { documents: { type: "string", default: "2000" }, existing: { type: "string", default: "0,10000,100000" }, batch: { type: "string", default: "32" }, policies: { type: "string", default: "now" }, embedder: { type: "string", default: "hashing" }, threads: { type: "string", default: "2" }, "max-tokens": { type: "string", default: "256" } },
+  options: { ways: { type: "string", default: "now" }, documents: { type: "string", default: "2000" }, existing: { type: "string", default: "0,10000,100000" }, batch: { type: "string", default: "32" }, policies: { type: "string", default: "now" }, embedder: { type: "string", default: "hashing" }, threads: { type: "string", default: "2" }, "max-tokens": { type: "string", default: "256" } },
 });
 const policies = args.policies!.split(",");
+// MiniLM only: "before" runs the model as it was (in the server's thread, --threads intra-op threads, the graph as
+// exported), "now" as the server does (--threads worker threads of one intra-op thread, NaN guards pruned).
+const ways = args.ways!.split(",");
 const docs = Number(args.documents);
 const sizes = args.existing!.split(",").map(Number);
 const batchSize = Number(args.batch);
@@ -50,14 +54,19 @@ const content = (d: number) => {
 
 const variants = [];
 let embedderLabel = "Hashing embedder";
-for (const existing of sizes) for (const policy of policies) {
+for (const existing of sizes) for (const policy of policies) for (const way of ways) {
   const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-idx-"));
   const config = loadConfig({ cwd: dir, env: {}, flags: { dataDir: join(dir, "data"), modelsDir: dir, logLevel: "silent" } });
   const fx = args.embedder === "minilm" ? realFixtures() : null;
   if (args.embedder === "minilm" && !fx) throw new Error("bench/scale-indexing: the MiniLM fixture is missing; run `sh scripts/fetch-fixtures.sh` first");
-  const embedder = fx ? await createEmbedder(fx.minilm, fx.modelsDir, { threads: Number(args.threads), maxTokens: Number(args["max-tokens"]) }) : undefined;
+  const minilm = { threads: Number(args.threads), maxTokens: Number(args["max-tokens"]) };
+  const embedder = !fx
+    ? undefined
+    : way === "before"
+      ? await TransformersEmbedder.load(join(fx.modelsDir, "embeddings", fx.minilm), { ...minilm, pruneGuards: false })
+      : await createEmbedder(fx.minilm, fx.modelsDir, { ...minilm, workers: minilm.threads });
   const app = await App.create(config, { logger: silentLogger, loadModel: false, embedder });
-  if (embedder) embedderLabel = `${embedder.id} embedder, ${args.threads} intra-op thread(s)`;
+  if (embedder) embedderLabel = `${embedder.id} embedder, ${args.threads} threads (before: intra-op in the server's thread; now: worker threads)`;
   const projectId = createProject(app.ctx, { name: "Bench" }).id;
   for (const name of world.tags) createTag(app.ctx, projectId, { name });
   const count = () => app.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
@@ -116,6 +125,7 @@ for (const existing of sizes) for (const policy of policies) {
   };
   const timed = async (n: number) => {
     const c0 = count();
+    const cpu0 = process.cpuUsage();
     const s = performance.now();
     let done = 0;
     while (done < n) {
@@ -123,26 +133,32 @@ for (const existing of sizes) for (const policy of policies) {
       if (!r || r.indexed === 0) break;
       done += r.indexed;
     }
+    const cpu = process.cpuUsage(cpu0);
+    v.cpuMs += (cpu.user + cpu.system) / 1000;
     return { chunks: count() - c0, ms: performance.now() - s };
   };
-  variants.push({ existing: count(), policy, fillMs, app, dir, count, timed, spent, tenths: [] as { chunks: number; ms: number }[] });
+  const v = { existing: count(), policy, way, embedder, fillMs, app, dir, count, timed, spent, cpuMs: 0, tenths: [] as { chunks: number; ms: number }[] };
+  variants.push(v);
 }
 const tenth = Math.max(1, Math.floor(docs / 10));
 for (let i = 0; i < 10; i++) for (const v of variants) v.tenths.push(await v.timed(i === 9 ? docs : tenth));
 const rate = (t: { chunks: number; ms: number }[]) => t.reduce((s, x) => s + x.chunks, 0) / (t.reduce((s, x) => s + x.ms, 0) / 1000);
+const fmt = (r: number) => (r < 10 ? r.toFixed(1) : r.toFixed(0));
 const rows: string[] = [];
 for (const v of variants) {
   const total = v.tenths.reduce((s, x) => s + x.ms, 0);
   const share = (ms: number) => `${((100 * ms) / total).toFixed(0)} %`;
   rows.push(
-    `| ${v.existing.toLocaleString("en")}${policies.length > 1 ? ` | ${v.policy === "before" ? "as it was" : "now"}` : ""} | ${(v.count() - v.existing).toLocaleString("en")} | ${rate(v.tenths.slice(0, 1)).toFixed(0)} chunks/s | ${rate(v.tenths.slice(9)).toFixed(0)} chunks/s | **${rate(v.tenths).toFixed(0)} chunks/s** | ${share(v.spent.write)} (${v.spent.compactions} compactions, ${share(v.spent.optimize)}) | ${share(total - v.spent.write)} | ${(v.fillMs / 1000).toFixed(0)} s |`,
+    `| ${v.existing.toLocaleString("en")}${policies.length > 1 ? ` | ${v.policy === "before" ? "as it was" : "now"}` : ""}${ways.length > 1 ? ` | ${v.way}` : ""} | ${(v.cpuMs / Math.max(1, v.count() - v.existing)).toFixed(0)} | ${(v.count() - v.existing).toLocaleString("en")} | ${fmt(rate(v.tenths.slice(0, 1)))} chunks/s | ${fmt(rate(v.tenths.slice(9)))} chunks/s | **${fmt(rate(v.tenths))} chunks/s** | ${share(v.spent.write)} (${v.spent.compactions} compactions, ${share(v.spent.optimize)}) | ${share(total - v.spent.write)} | ${(v.fillMs / 1000).toFixed(0)} s |`,
   );
   await v.app.stop();
+  await v.embedder?.dispose?.();
   rmSync(v.dir, { recursive: true, force: true });
 }
 console.log(`\n### Indexing as the project grows — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. ${embedderLabel}, ${docs.toLocaleString("en")} new documents of ~${PER_DOC} chunks (~1,200 words), ${batchSize} documents / 256 chunks a step.\n`);
-console.log(policies.length > 1 ? "| chunks already indexed | upkeep | new chunks | first tenth | last tenth | whole backlog | vector store write | the rest | fill |" : "| chunks already indexed | new chunks | first tenth | last tenth | whole backlog | vector store write | the rest | fill |");
-console.log(policies.length > 1 ? "|---|---|---|---|---|---|---|---|---|" : "|---|---|---|---|---|---|---|---|");
+const head = ["chunks already indexed", ...(policies.length > 1 ? ["upkeep"] : []), ...(ways.length > 1 ? ["embedder"] : []), "CPU ms a chunk", "new chunks", "first tenth", "last tenth", "whole backlog", "vector store write", "the rest", "fill"];
+console.log(`| ${head.join(" | ")} |`);
+console.log(`|${head.map(() => "---").join("|")}|`);
 for (const r of rows) console.log(r);
 process.exit(0);

@@ -15,6 +15,8 @@ import { studioModule } from "./studioModule.ts";
 
 /** The scan's extraction thread (src/scanner/worker/idleThread.ts starts it as a Worker). */
 export const EXTRACTION_THREAD_ENTRY = "src/scanner/worker/extractionThreadEntry.ts";
+/** An embedding thread (src/vectors/threads/EmbedderThreads.ts starts them as Workers). */
+export const EMBEDDER_THREAD_ENTRY = "src/vectors/threads/embedderThreadEntry.ts";
 
 export interface BuildExecutableOptions {
   /** Project root (holds package.json and node_modules). */
@@ -68,9 +70,9 @@ export async function buildExecutable(options: BuildExecutableOptions): Promise<
 
   fs.mkdirSync(path.dirname(outfile), { recursive: true });
   const result = await Bun.build({
-    // The scanner's extraction thread (a Worker) is bundled as a second entry point: Bun embeds it
-    // in the executable, and `new Worker(new URL("./extractionThreadEntry.ts", import.meta.url))` finds it there.
-    entrypoints: [path.resolve(root, options.entry), path.resolve(root, EXTRACTION_THREAD_ENTRY)],
+    // The worker threads' code (the scanner's extraction thread, the embedding threads) is bundled as further
+    // entry points: Bun embeds them in the executable, and `new Worker(new URL(...))` finds them there.
+    entrypoints: [path.resolve(root, options.entry), path.resolve(root, EXTRACTION_THREAD_ENTRY), path.resolve(root, EMBEDDER_THREAD_ENTRY)],
     target: "bun",
     compile: {
       target: target.bunTarget,

@@ -9,7 +9,7 @@ import { appliedMigrations } from "../db/migrate.ts";
 import { createHttpApp, type HttpApp } from "../http/createHttpApp.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
 import { Scheduler } from "../jobs/Scheduler.ts";
-import { createEmbedder } from "../vectors/createEmbedder.ts";
+import { createEmbedder, embedderOptions } from "../vectors/createEmbedder.ts";
 import { VectorStore } from "../vectors/VectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
 import { requeueInterrupted } from "../lore/documents/documentStore.ts";
@@ -107,6 +107,8 @@ export class App {
   private server: Server<unknown> | null = null;
   private stopped = false;
   private reembedding: Promise<void> | null = null;
+  /** the embedder this app made (its threads end with the app); one a caller passed in stays the caller's */
+  private ownEmbedder: Embedder | null = null;
 
   private constructor(
     readonly config: Config,
@@ -148,11 +150,13 @@ export class App {
     mkdirSync(config.dataDir, { recursive: true });
     const paths = dataPaths(config);
     const db = openDatabase(paths.db);
+    let made: Embedder | null = null;
     try {
-      const embedder = opts.embedder ?? (await createEmbedder(config.embeddingModel, config.modelsDir, { threads: config.threads, maxTokens: config.embeddingMaxTokens, longText: config.embeddingLongText }));
+      const embedder = opts.embedder ?? (made = await createEmbedder(config.embeddingModel, config.modelsDir, embedderOptions(config)));
       const vectors = await VectorStore.open(paths.lance, embedder, { vectorCacheMb: config.vectorCacheMb, vectorIndexMinChunks: config.vectorIndexMinChunks });
       const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
+      app.ownEmbedder = made;
       const requeued = requeueInterrupted(app.ctx);
       if (requeued) log.warn("documents left PROCESSING by an earlier run were re-queued", { count: requeued });
       const released = releaseInteractionReservations(app.ctx);
@@ -160,6 +164,7 @@ export class App {
       if (vectors.embedderId !== embedder.id) app.startReembed(embedder);
       return app;
     } catch (e) {
+      await made?.dispose?.();
       db.close();
       throw e;
     }
@@ -284,6 +289,7 @@ export class App {
     if (this.reembedding) await this.reembedding;
     await (this.ctx.generation ?? this.ctx.llm)?.dispose();
     await this.ctx.vectors.close();
+    await this.ownEmbedder?.dispose?.();
     this.db.close();
   }
 }

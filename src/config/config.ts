@@ -38,6 +38,8 @@ export interface Config {
   embeddingMaxTokens: number;
   /** the pieces of a chunk past embeddingMaxTokens: left to full-text search ("truncate") or read in further windows whose mean is the vector ("windows") */
   embeddingLongText: "truncate" | "windows";
+  /** worker threads an ONNX embedding model runs in, one single-threaded session each; 0: one per `threads` */
+  embeddingThreads: number;
   threads: number;
   parallel: number;
   /** tokens per sequence of the generation context */
@@ -102,6 +104,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "embeddingModel", env: "LOREHOLD_EMBEDDING_MODEL", kind: "string" },
   { key: "embeddingMaxTokens", env: "LOREHOLD_EMBEDDING_MAX_TOKENS", kind: "int" },
   { key: "embeddingLongText", env: "LOREHOLD_EMBEDDING_LONG_TEXT", kind: "string" },
+  { key: "embeddingThreads", env: "LOREHOLD_EMBEDDING_THREADS", kind: "int" },
   { key: "threads", env: "LOREHOLD_THREADS", kind: "int" },
   { key: "parallel", env: "LOREHOLD_PARALLEL", kind: "int" },
   { key: "contextSize", env: "LOREHOLD_CONTEXT_SIZE", kind: "int" },
@@ -135,6 +138,7 @@ export function defaultConfig(): Config {
     embeddingModel: "hashing",
     embeddingMaxTokens: DEFAULT_EMBEDDING_MAX_TOKENS,
     embeddingLongText: "truncate",
+    embeddingThreads: 0,
     threads: availableParallelism(),
     parallel: 4,
     contextSize: 2048,
@@ -231,6 +235,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.idleTimeoutSeconds < 1 || cfg.idleTimeoutSeconds > 255) throw new ConfigError("idleTimeoutSeconds must be from 1 to 255");
   if (cfg.bodyTimeoutSeconds < 1 || cfg.bodyTimeoutSeconds > 255) throw new ConfigError("bodyTimeoutSeconds must be from 1 to 255");
   if (cfg.embeddingMaxTokens > 0 && cfg.embeddingMaxTokens < 8) throw new ConfigError("embeddingMaxTokens must be 0 (as much as the model reads) or at least 8");
+  if (cfg.embeddingThreads < 0) throw new ConfigError("embeddingThreads must be 0 (one per thread of threads) or more");
   if (!["truncate", "windows"].includes(cfg.embeddingLongText)) throw new ConfigError("embeddingLongText must be truncate or windows");
   if (cfg.sceneIdleSeconds < 10) throw new ConfigError("sceneIdleSeconds must be at least 10");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");

@@ -25,6 +25,10 @@ export const CONFIG_DOCS: Partial<Record<keyof Config, ConfigDoc>> = {
   embeddingLongText: {
     doc: "What becomes of a chunk's word pieces past `embeddingMaxTokens`: `truncate` leaves them to full-text search; `windows` reads them too, in further windows of `embeddingMaxTokens` (up to 4), the vector being the mean of all their tokens (with 128: recall as good as reading it all, at ~0.8× its CPU). Changing it re-embeds the lore. See docs/embedding-speed.md.",
   },
+  embeddingThreads: {
+    doc: "Worker threads an ONNX embedding model runs in, each with its own single-threaded session of the model (~100 MB each): passes run side by side on the cores and the server's own thread stays free while lore is indexed. Vectors do not depend on it. See docs/embedding-speed.md.",
+    defaultText: "one per thread of `threads`",
+  },
   threads: { doc: "llama.cpp threads. Set it to the physical cores you give Lorehold: more threads than cores is very slow.", defaultText: "available cores" },
   parallel: { doc: "Conversations kept in the model's KV cache at once (sequences of one context)." },
   contextSize: { doc: "Tokens per conversation sequence." },

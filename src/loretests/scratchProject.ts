@@ -5,7 +5,8 @@ import type { InteractDeps } from "../core/context.ts";
 import { dataPaths, type Config } from "../config/config.ts";
 import { openDatabase, type Db } from "../db/openDatabase.ts";
 import { VectorStore } from "../vectors/VectorStore.ts";
-import { createEmbedder } from "../vectors/createEmbedder.ts";
+import { createEmbedder, embedderOptions } from "../vectors/createEmbedder.ts";
+import type { Embedder } from "../vectors/Embedder.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { getProject } from "../projects/projectService.ts";
 import { grantTopUp } from "../credits/grantTopUp.ts";
@@ -60,9 +61,12 @@ export function openScratchBudget(deps: Pick<InteractDeps, "db" | "clock">, proj
 export async function scratchFromLive(ctx: InteractDeps, projectId: string): Promise<ScratchProject> {
   const dir = copyDataDir(ctx.db, ctx.config);
   let db: Db | null = null;
+  let made: Embedder | null = null;
   try {
     db = openDatabase(join(dir, "lorehold.db"));
-    const embedder = ctx.vectors.embedder ?? (await createEmbedder(ctx.config.embeddingModel, ctx.config.modelsDir, { threads: ctx.config.threads, maxTokens: ctx.config.embeddingMaxTokens, longText: ctx.config.embeddingLongText }));
+    // The server's own embedder when its vectors are current; else one of the copy's own, ended with it.
+    made = ctx.vectors.embedder ? null : await createEmbedder(ctx.config.embeddingModel, ctx.config.modelsDir, embedderOptions(ctx.config));
+    const embedder = ctx.vectors.embedder ?? made!;
     const vectors = await VectorStore.open(join(dir, "lance"), embedder);
     const deps: InteractDeps = {
       db,
@@ -77,16 +81,19 @@ export async function scratchFromLive(ctx: InteractDeps, projectId: string): Pro
     };
     openScratchBudget(deps, projectId);
     const opened = db;
+    const ownEmbedder = made;
     return {
       dir,
       deps,
       async close() {
         await vectors.close();
+        await ownEmbedder?.dispose?.();
         opened.close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (e) {
+    await made?.dispose?.();
     db?.close();
     rmSync(dir, { recursive: true, force: true });
     throw e;

@@ -1,8 +1,9 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Embedder } from "./Embedder.ts";
 import { Mutex } from "./Mutex.ts";
+import { pruneNanGuards } from "./onnx/pruneNanGuards.ts";
 import { accumulate, type LongTextMode, meanNormalised, type Segment, segmentsOf } from "./tokenWindows.ts";
 
 /** ONNX file names transformers.js looks for under onnx/, per dtype, in order of preference. */
@@ -23,8 +24,9 @@ const ONNX_VARIANTS = [
  */
 export const DEFAULT_EMBED_BATCH = 1;
 
-// biome-ignore lint: transformers.js pipeline objects are loosely typed
-type Extractor = any;
+// transformers.js tokenizers are loosely typed
+type Tokenizer = any;
+type Session = import("onnxruntime-node").InferenceSession;
 
 export interface TransformersEmbedderOptions {
   /** ONNX Runtime intra-op threads (default: every core; pass the server's `threads` setting) */
@@ -43,13 +45,21 @@ export interface TransformersEmbedderOptions {
   maxWindows?: number;
   /** ONNX Runtime graph optimisation level (default "all") */
   graphOptimization?: "disabled" | "basic" | "extended" | "all";
+  /**
+   * Whether ONNX Runtime's intra-op threads spin while they wait for work (its default: yes). With 2 threads on a
+   * busy box spinning doubled the CPU a pass costs; it matters only with `threads` > 1.
+   */
+  spinning?: boolean;
+  /** Drop the softmax NaN guards of a PyTorch attention export (bit-identical output, less work; default true) */
+  pruneGuards?: boolean;
 }
 
 /**
  * A sentence-embedding model from a local folder (`models/embeddings/<name>/`:
- * config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx) run by
- * transformers.js: feature extraction, mean pooling, L2 normalisation. Nothing
- * is ever downloaded (DESIGN.md: nothing is fetched at run time).
+ * config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx): transformers.js's
+ * tokenizer, the ONNX graph run by onnxruntime-node (the session transformers.js would make, but
+ * from the model's bytes, so that dead work can be cut out of the graph first: pruneNanGuards),
+ * mean pooling, L2 normalisation. Nothing is ever downloaded (DESIGN.md: nothing is fetched at run time).
  */
 export class TransformersEmbedder implements Embedder {
   private readonly lock = new Mutex();
@@ -57,7 +67,9 @@ export class TransformersEmbedder implements Embedder {
   private constructor(
     readonly id: string,
     readonly dims: number,
-    private extractor: Extractor | null,
+    /** transformers.js's tokenizer of the model (benches read it) */
+    readonly tokenizer: Tokenizer,
+    private session: Session | null,
     private readonly batch: number,
     /** word pieces a segment holds, [CLS] and [SEP] included */
     readonly maxTokens: number,
@@ -74,29 +86,28 @@ export class TransformersEmbedder implements Embedder {
     const variant = ONNX_VARIANTS.find(([file]) => existsSync(join(abs, "onnx", file)));
     if (!variant) throw new Error(`Embedding model folder ${abs} has no onnx/model.onnx (or a quantized variant)`);
 
-    const { env, pipeline } = await import("@huggingface/transformers");
+    const { env, AutoTokenizer } = await import("@huggingface/transformers");
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
-    const threads = Math.max(1, Math.floor(opts.threads ?? availableParallelism()));
-    const extractor = await pipeline("feature-extraction", abs, {
-      local_files_only: true,
-      device: "cpu",
-      dtype: variant[1],
-      session_options: { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: opts.graphOptimization ?? "all" },
-    });
+    const tokenizer = await AutoTokenizer.from_pretrained(abs, { local_files_only: true });
+    const config = JSON.parse(readFileSync(join(abs, "config.json"), "utf8")) as { max_position_embeddings?: number };
+    const session = await openSession(join(abs, "onnx", variant[0]), opts);
+    const probe = new TransformersEmbedder("probe", 0, tokenizer, session, 1, 512, "truncate", 1);
     // One forward pass tells the dimension (configs name it hidden_size, d_model, dim, ...) and proves the model runs.
-    const probe = await extractor(["dimension probe"], { pooling: "mean", normalize: true });
-    const dims = Number(probe.dims[probe.dims.length - 1]);
-    if (!(dims > 0)) throw new Error(`Embedding model ${abs} produced no vector`);
+    const ids = tokenizer.encode("dimension probe") as number[];
+    let dims = 0;
+    await probe.forward([{ text: 0, ids }], ids.length, (hidden) => (dims = hidden.length / ids.length));
+    if (!(dims > 0) || !Number.isInteger(dims)) throw new Error(`Embedding model ${abs} produced no vector`);
     // The position table bounds what the model can read at once (BERT: 512); a tokenizer may claim more.
-    const modelMax = Math.min(512, Number(extractor.tokenizer.model_max_length) || 512, Number(extractor.model.config?.max_position_embeddings) || 512);
+    const modelMax = Math.min(512, Number(tokenizer.model_max_length) || 512, Number(config.max_position_embeddings) || 512);
     const maxTokens = opts.maxTokens ? Math.max(8, Math.min(modelMax, Math.floor(opts.maxTokens))) : modelMax;
     const windows = opts.longText === "windows";
     const reading = windows ? `@w${maxTokens}` : maxTokens === modelMax ? "" : `@${maxTokens}`;
     return new TransformersEmbedder(
       `onnx:${basename(abs)}${reading}`,
       dims,
-      extractor,
+      tokenizer,
+      session,
       Math.max(1, Math.floor(opts.batch ?? DEFAULT_EMBED_BATCH)),
       maxTokens,
       opts.longText ?? "truncate",
@@ -108,8 +119,8 @@ export class TransformersEmbedder implements Embedder {
     // One forward pass at a time: ONNX Runtime already uses every core for one (and onnxruntime-node runs a pass on
     // the JavaScript thread, so two sessions in one process would not run side by side anyway).
     return this.lock.run(async () => {
-      if (!this.extractor) throw new Error(`Embedder ${this.id} is disposed`);
-      const { tokenizer } = this.extractor;
+      if (!this.session) throw new Error(`Embedder ${this.id} is disposed`);
+      const tokenizer = this.tokenizer;
       const segments: Segment[] = texts.flatMap((text, i) => segmentsOf(i, tokenizer.encode(text) as number[], this.maxTokens, this.longText, this.maxWindows));
       // A pass pads every segment to its longest: segments of like length batched together waste no work on
       // padding (the indexer hands over up to 256 chunks of a few dozen to a few hundred tokens at once).
@@ -127,8 +138,10 @@ export class TransformersEmbedder implements Embedder {
 
   /** One forward pass over `pass`, each segment padded to `width`; `use` reads the last hidden state, [segments, width, dims]. */
   private async forward(pass: Segment[], width: number, use: (hidden: Float32Array) => void): Promise<void> {
-    const { Tensor } = await import("@huggingface/transformers");
-    const pad = Number(this.extractor.tokenizer.pad_token_id ?? 0);
+    const session = this.session;
+    if (!session) throw new Error(`Embedder ${this.id} is disposed`);
+    const { Tensor } = await import("onnxruntime-node");
+    const pad = Number(this.tokenizer.pad_token_id ?? 0);
     const ids = new BigInt64Array(pass.length * width).fill(BigInt(pad));
     const mask = new BigInt64Array(pass.length * width);
     pass.forEach((s, b) => {
@@ -137,20 +150,43 @@ export class TransformersEmbedder implements Embedder {
         mask[b * width + t] = 1n;
       }
     });
-    const out = await this.extractor.model({ input_ids: new Tensor("int64", ids, [pass.length, width]), attention_mask: new Tensor("int64", mask, [pass.length, width]) });
-    const state = out.last_hidden_state ?? out.logits ?? out.token_embeddings;
+    const shape = [pass.length, width];
+    // What transformers.js feeds a BERT-like encoder: the ids, the mask, and all-zero token types if it takes them.
+    const feeds: Record<string, InstanceType<typeof Tensor>> = { input_ids: new Tensor("int64", ids, shape), attention_mask: new Tensor("int64", mask, shape) };
+    if (session.inputNames.includes("token_type_ids")) feeds.token_type_ids = new Tensor("int64", new BigInt64Array(pass.length * width), shape);
+    const unknown = session.inputNames.filter((n) => !(n in feeds));
+    if (unknown.length) throw new Error(`Embedding model ${this.id} wants inputs this embedder does not make: ${unknown.join(", ")}`);
+    const name = ["last_hidden_state", "logits", "token_embeddings"].find((n) => session.outputNames.includes(n)) ?? session.outputNames[0];
+    const out = await session.run(feeds, [name]);
+    const data = out[name].data;
     try {
-      use(state.data as Float32Array);
+      use(data instanceof Float32Array ? data : Float32Array.from(data as ArrayLike<number>));
     } finally {
-      for (const t of Object.values(out)) (t as { dispose?: () => void }).dispose?.();
+      for (const t of Object.values(out)) t.dispose();
     }
   }
 
   async dispose(): Promise<void> {
     await this.lock.run(async () => {
-      const e = this.extractor;
-      this.extractor = null;
-      await e?.dispose?.();
+      const s = this.session;
+      this.session = null;
+      await s?.release();
     });
   }
+}
+
+/** The model's ONNX Runtime session; the graph pruned first unless the model keeps external data beside it. */
+async function openSession(file: string, opts: TransformersEmbedderOptions): Promise<Session> {
+  const { InferenceSession } = await import("onnxruntime-node");
+  const threads = Math.max(1, Math.floor(opts.threads ?? availableParallelism()));
+  const options: import("onnxruntime-node").InferenceSession.SessionOptions = {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: opts.graphOptimization ?? "all",
+    ...(opts.spinning === false ? { extra: { session: { intra_op: { allow_spinning: "0" } } } } : {}),
+  };
+  // Weights in a separate file are found relative to the model's path, which a buffer does not have.
+  const external = existsSync(`${file}_data`) || existsSync(`${file}.data`);
+  if (opts.pruneGuards === false || external) return InferenceSession.create(file, options);
+  return InferenceSession.create(pruneNanGuards(readFileSync(file)).model, options);
 }

@@ -18,6 +18,7 @@ import type { Subprocess } from "bun";
 import { strToU8, zipSync } from "fflate";
 import { buildExecutable } from "../../scripts/build/buildExecutable.ts";
 import { writeTinyGguf } from "../support/tinyGguf.ts";
+import { writeTinyOnnxModel } from "../support/tinyOnnx.ts";
 import { startFileServer } from "../models/fileServer.ts";
 
 const root = path.resolve(import.meta.dir, "../..");
@@ -134,9 +135,11 @@ describe.skipIf(skip)("the lorehold executable, end to end from an empty folder"
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const spawnedAt = performance.now();
+    // An ONNX embedding model from here on: it runs in worker threads (one per --threads) bundled into the executable.
+    writeTinyOnnxModel(path.join(runDir, "models", "embeddings", "tiny-bert"), { dims: 32 });
     const server: Subprocess<"ignore", "pipe", "pipe"> = Bun.spawn([exe, "serve", "--port", String(port), "--model", "tiny.gguf", "--threads", "2"], {
       cwd: runDir,
-      env,
+      env: { ...env, LOREHOLD_EMBEDDING_MODEL: "tiny-bert" },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
@@ -165,6 +168,8 @@ describe.skipIf(skip)("the lorehold executable, end to end from an empty folder"
         return statuses.length === documentIds.length && statuses.every((s: string) => s === "COMPLETED");
       });
       figures.indexDemoMs = Math.round(performance.now() - indexedAt);
+      // the lore imported before is re-embedded by the ONNX model's threads in the background
+      await until("the lore embedded by the ONNX model", 90_000, async () => /^onnx:tiny-bert\b/.test(((await (await fetch(`${base}/healthz`)).json()) as any).embedder));
 
       // a real reply from llama.cpp inside the executable
       const askedAt = performance.now();

@@ -1,0 +1,13 @@
+import type { ThreadNatives } from "../../runtime/threadNatives.ts";
+import type { TransformersEmbedderOptions } from "../TransformersEmbedder.ts";
+
+/** The main thread to an embedding thread. */
+export type ToEmbedderThread =
+  | { type: "load"; dir: string; options: TransformersEmbedderOptions; natives: ThreadNatives | null }
+  | { type: "embed"; id: number; texts: string[] };
+
+/** An embedding thread to the main thread. */
+export type FromEmbedderThread =
+  | { type: "loaded"; id: string; dims: number; maxTokens: number }
+  | { type: "vectors"; id: number; vectors: Float32Array[] }
+  | { type: "failed"; id: number | null; message: string };

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, renameSync } from "node:fs";
+import { join } from "node:path";
+import { EmbedderThread, EmbedderThreadError } from "../../src/vectors/threads/EmbedderThread.ts";
+import { EmbedderThreads } from "../../src/vectors/threads/EmbedderThreads.ts";
+import { TransformersEmbedder } from "../../src/vectors/TransformersEmbedder.ts";
+import { createDocument } from "../../src/lore/documents/writeDocuments.ts";
+import { createProject } from "../../src/projects/projectService.ts";
+import { createTestApp } from "../support/testApp.ts";
+import { writeTinyOnnxModel } from "../support/tinyOnnx.ts";
+import { tempDir } from "./helpers.ts";
+
+const tmp = tempDir("lorehold-threads-");
+const modelsDir = join(tmp.dir, "models");
+const modelDir = join(modelsDir, "embeddings", "tiny-bert");
+const FAILING = new URL("../support/failingEmbedderThread.ts", import.meta.url).href;
+const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+const osThreads = () => readdirSync("/proc/self/task").length;
+/** The process's thread count once it settles (a terminated worker's thread ends a moment later). */
+async function settledThreads(want: number): Promise<number> {
+  for (let i = 0; i < 100 && osThreads() !== want; i++) await Bun.sleep(20);
+  return osThreads();
+}
+/**
+ * The process's threads after a first pool came and went: the first worker also starts the runtime's own helpers
+ * (JIT, GC), which stay for the process's life; only what comes after that is the pool's.
+ */
+async function baseline(): Promise<number> {
+  const warm = await EmbedderThreads.load(modelDir, { count: 1 });
+  await warm.embed(["warm"]);
+  await warm.dispose();
+  await Bun.sleep(200);
+  return osThreads();
+}
+const TEXTS = Array.from({ length: 41 }, (_, i) => (i % 3 ? `dragon ${i} gold mountain road `.repeat(1 + (i % 7)) : `king ${i} queen`).trim());
+
+let inThread: TransformersEmbedder;
+beforeAll(async () => {
+  writeTinyOnnxModel(modelDir, { dims: 32 });
+  inThread = await TransformersEmbedder.load(modelDir, { threads: 1 });
+});
+afterAll(async () => {
+  await inThread?.dispose();
+  tmp.cleanup();
+});
+
+describe("EmbedderThreads: the model in worker threads", () => {
+  test("the same vectors as in the calling thread, in input order, with the same id and size", async () => {
+    const pool = await EmbedderThreads.load(modelDir, { count: 2 });
+    try {
+      expect(pool.id).toBe(inThread.id);
+      expect(pool.dims).toBe(inThread.dims);
+      const [a, b] = await Promise.all([pool.embed(TEXTS), inThread.embed(TEXTS)]);
+      expect(a).toHaveLength(TEXTS.length);
+      for (let i = 0; i < TEXTS.length; i++) expect(cos(a[i], b[i])).toBeGreaterThanOrEqual(0.99999);
+      expect(await pool.embed([])).toEqual([]);
+    } finally {
+      await pool.dispose();
+    }
+  });
+
+  test("a call of one text goes before the texts of a batch already waiting", async () => {
+    const pool = await EmbedderThreads.load(modelDir, { count: 1 });
+    try {
+      const order: string[] = [];
+      const batch = pool.embed(Array.from({ length: 300 }, (_, i) => `lore ${i} `.repeat(20))).then(() => order.push("batch"));
+      const query = pool.embed(["where is the dragon"]).then(() => order.push("query"));
+      await Promise.all([batch, query]);
+      expect(order).toEqual(["query", "batch"]);
+    } finally {
+      await pool.dispose();
+    }
+  });
+
+  for (const [how, text] of [
+    ["exits", "exit this thread"],
+    ["throws an uncaught error", "throw in this thread"],
+  ] as const) {
+    test(`a thread that ${how} fails its call with a clear error, and a new thread takes its place`, async () => {
+      const pool = await EmbedderThreads.load(modelDir, { count: 2, entry: FAILING });
+      try {
+        const texts = [...TEXTS.slice(0, 10), text, ...TEXTS.slice(10, 20)];
+        const failed = await pool.embed(texts).then(
+          () => null,
+          (e) => e,
+        );
+        expect(failed).toBeInstanceOf(EmbedderThreadError);
+        expect(String(failed.message)).toMatch(/embedding thread (failed|exited)/);
+        // the next calls are served, by the surviving thread and the one started in the dead one's place
+        const after = await pool.embed(TEXTS);
+        const want = await inThread.embed(TEXTS);
+        for (let i = 0; i < TEXTS.length; i++) expect(cos(after[i], want[i])).toBeGreaterThanOrEqual(0.99999);
+        for (let i = 0; i < 250 && pool.liveThreads < 2; i++) await Bun.sleep(20);
+        expect(pool.liveThreads).toBe(2);
+        expect(pool.restarts).toBe(1);
+      } finally {
+        await pool.dispose();
+      }
+    });
+  }
+
+  test("when no thread can be started again, waiting work fails instead of hanging", async () => {
+    const dir = tempDir("lorehold-threads-gone-");
+    const own = join(dir.dir, "tiny");
+    writeTinyOnnxModel(own, { dims: 32 });
+    const pool = await EmbedderThreads.load(own, { count: 1, entry: FAILING });
+    try {
+      renameSync(own, `${own}-moved`); // the model is gone: a new thread cannot load it
+      await expect(pool.embed(["exit this thread"])).rejects.toThrow(/embedding thread exited/);
+      await expect(pool.embed(["dragon"])).rejects.toThrow(/could not be restarted: .*not found/);
+    } finally {
+      await pool.dispose();
+      dir.cleanup();
+    }
+  });
+
+  test("dispose ends every thread; later calls fail", async () => {
+    const before = await baseline();
+    const pool = await EmbedderThreads.load(modelDir, { count: 2 });
+    expect(osThreads()).toBeGreaterThanOrEqual(before + 2);
+    const running = pool.embed(Array.from({ length: 200 }, (_, i) => `lore ${i}`));
+    await pool.dispose();
+    await expect(running).rejects.toThrow(/disposed|stopped/);
+    await expect(pool.embed(["x"])).rejects.toThrow(/disposed/);
+    expect(await settledThreads(before)).toBe(before);
+    expect(EmbedderThread.running).toBe(0);
+  });
+
+  test("a model that does not load fails the start and leaves no thread behind", async () => {
+    const before = await baseline();
+    await expect(EmbedderThreads.load(join(tmp.dir, "nowhere"), { count: 2 })).rejects.toThrow(/not found/);
+    expect(await settledThreads(before)).toBe(before);
+  });
+});
+
+describe("the server's embedder threads", () => {
+  test("a thread dying in an indexing step: the step ends, the document that killed it FAILED with the reason, the rest indexed", async () => {
+    const embedder = await EmbedderThreads.load(modelDir, { count: 2, entry: FAILING });
+    const t = await createTestApp({}, { loadModel: false, embedder });
+    try {
+      const projectId = createProject(t.app.ctx, { name: "Crashes" }).id;
+      const ids = ["The dragon sleeps under the mountain.", "exit this thread", "The toll chain is lowered at night.", "Garrick brews a black beer."].map(
+        (content, i) => createDocument(t.app.ctx, projectId, { name: `doc ${i}`, content, tags: [] }).id,
+      );
+      for (let i = 0; i < 10; i++) {
+        const r = (await t.app.scheduler.trigger("indexer"))!.lastResult as { indexed: number; failed: number } | null;
+        if (!r || r.indexed + r.failed === 0) break;
+      }
+      const row = (id: string) => t.app.ctx.db.query<{ status: string; error_message: string | null }, [string]>("SELECT status, error_message FROM documents WHERE id = ?").get(id)!;
+      expect(ids.map((id) => row(id).status)).toEqual(["COMPLETED", "FAILED", "COMPLETED", "COMPLETED"]);
+      expect(row(ids[1]).error_message).toMatch(/embedding thread exited/);
+    } finally {
+      await t.close();
+      await embedder.dispose();
+    }
+  });
+
+  test("embeddingThreads starts that many; they end when the server stops", async () => {
+    const t = await createTestApp({ embeddingModel: "tiny-bert", modelsDir, embeddingThreads: 2 }, { loadModel: false });
+    const embedder = t.app.ctx.vectors.embedder as EmbedderThreads;
+    expect(embedder).toBeInstanceOf(EmbedderThreads);
+    expect(embedder.threadCount).toBe(2);
+    expect(EmbedderThread.running).toBe(2);
+    const [v] = await embedder.embed(["the river rises"]);
+    expect(cos(v, (await inThread.embed(["the river rises"]))[0])).toBeGreaterThanOrEqual(0.99999);
+    await t.close();
+    // each thread's "close" event has come: the threads have ended, not merely been told to
+    for (let i = 0; i < 100 && EmbedderThread.running > 0; i++) await Bun.sleep(20);
+    expect(EmbedderThread.running).toBe(0);
+  });
+});
