@@ -1,6 +1,7 @@
 import { AttemptError } from "./attemptErrors.ts";
 import type { ChatMessage } from "../types.ts";
 import type { Outcome, Timings } from "./attemptOutcome.ts";
+import { LOCAL_SAMPLING } from "./localSampling.ts";
 
 /** What a structured completion takes of an attempt's request (RemoteBackend's AttemptRequest). */
 export interface StructuredRequest {
@@ -65,6 +66,7 @@ export async function completeStructured(post: Post, req: StructuredRequest, slo
     prompt: full,
     n_predict: Math.max(1, Math.floor(req.maxTokens)),
     temperature: req.temperature,
+    ...LOCAL_SAMPLING,
     ...(grammar ? { grammar } : { json_schema: req.jsonSchema }),
     cache_prompt: true,
     stream: false,
