@@ -105,7 +105,8 @@ for (const [i, line] of lines.entries()) {
       }
     }
   }
-  console.log(`line ${i + 1}/${lines.length}: ${MODES.map((m) => `${m} ${rows[m].filter((r) => r.noWords).length}/${rows[m].length}`).join(", ")}`);
+  const nowRequests = rows["remote now"].reduce((n, r) => n + r.requests, 0);
+  console.log(`line ${i + 1}/${lines.length}: ${MODES.map((m) => `${m} ${rows[m].filter((r) => r.noWords).length}/${rows[m].length}`).join(", ")}; remote now requests ${nowRequests}`);
 }
 globalThis.fetch = realFetch;
 await pool.dispose();

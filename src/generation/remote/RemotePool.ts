@@ -185,7 +185,8 @@ export class RemotePool implements GenerationBackend {
             timeoutMs: Math.max(1, Math.min(backend.config.timeoutMs, deadline - performance.now())),
             onToken: req.onToken
               ? (t) => {
-                  streamed = true;
+                  // whitespace alone is no reply yet (the local engine does not even stream it)
+                  if (t.trim() !== "") streamed = true;
                   req.onToken!(t);
                 }
               : undefined,
