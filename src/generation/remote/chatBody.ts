@@ -2,6 +2,7 @@ import { ROLE_MARKERS } from "../../llm/cleanReply.ts";
 import type { RepetitionControl } from "../../llm/types.ts";
 import type { BackendConfig, ChatMessage } from "../types.ts";
 import { continueChatBody } from "./continueBody.ts";
+import { LOCAL_SAMPLING } from "./localSampling.ts";
 
 /** What of an attempt (RemoteBackend's AttemptRequest) the body is made of. */
 export interface ChatRequest {
@@ -34,6 +35,7 @@ export function chatBody(config: BackendConfig, req: ChatRequest, slot: number):
   if (!req.jsonSchema && kind !== "openai") body.stop = [...ROLE_MARKERS, ...(req.stop ?? [])];
   if (kind === "llama-server") {
     body.cache_prompt = true;
+    Object.assign(body, LOCAL_SAMPLING);
     if (slot >= 0) body.id_slot = slot;
     if (req.jsonSchema) body.json_schema = req.jsonSchema;
   } else if (req.jsonSchema) {

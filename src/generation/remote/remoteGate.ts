@@ -4,6 +4,7 @@ import type { TailGate, TailGateResult } from "../../llm/types.ts";
 import { AttemptError, ContextOverflowError } from "./attemptErrors.ts";
 import type { GrammarChoice, ServerCalls } from "./completeStructured.ts";
 import type { RemoteBackend } from "./RemoteBackend.ts";
+import { serverSpellings } from "./serverSpelling.ts";
 
 /**
  * Added to the logits of the choices' tokens in the probe, so that they hold all but a vanishing share of the
@@ -24,22 +25,6 @@ interface ProbeAnswer {
   timings?: { prompt_n?: number };
 }
 
-const MAX_TOKENIZED = 512;
-const tokenized = new WeakMap<RemoteBackend, Map<string, number[]>>();
-
-/** The server's tokens of a choice's text, kept per backend (the same names come back every turn). */
-async function tokensOf(backend: RemoteBackend, server: ServerCalls, text: string): Promise<number[]> {
-  let cache = tokenized.get(backend);
-  if (!cache) tokenized.set(backend, (cache = new Map()));
-  let tokens = cache.get(text);
-  if (!tokens) {
-    tokens = await server.tokenize(text);
-    if (cache.size >= MAX_TOKENIZED) cache.delete(cache.keys().next().value!);
-    cache.set(text, tokens);
-  }
-  return tokens;
-}
-
 /**
  * The action gate (llm/types.ts TailGate) read on llama-server, as the local engine reads it (readTailGate), with
  * the same arithmetic (gateChoices). The points where the choices' tokens part are known from their tokens alone,
@@ -53,7 +38,8 @@ async function tokensOf(backend: RemoteBackend, server: ServerCalls, text: strin
  */
 export async function readRemoteGate(backend: RemoteBackend, gate: TailGate, before: string, server: ServerCalls): Promise<RemoteGateRead | null> {
   const names = [gate.stay.choice, ...gate.act.choices];
-  const choices = (await Promise.all(names.map((n) => tokensOf(backend, server, `${gate.prefix}${n}"`)))) as Token[][];
+  // spelled as the tail's grammar writes them after the delimiter, as the local engine spells them (serverSpelling.ts)
+  const choices = (await serverSpellings(backend, names.map((n) => `${gate.prefix}${n}"`), server)) as Token[][];
   const points: { path: Token[]; candidates: Token[] }[] = [];
   await choiceProbabilities(choices, async (path, candidates) => {
     points.push({ path, candidates });
