@@ -74,9 +74,9 @@ describe("steerAway: what a resample is steered from", () => {
     expect(distinctive("I owe you 30 gold for the room, and a bit more.")).toEqual(["owe", "gold", "room", "bit", "more"]);
   });
 
-  test("several failed samples: every word once, at the stronger bias", () => {
-    const m = mergeAvoid([{ text: "gulls", logit: -2 }], [{ text: "gulls", logit: -4 }, { text: "quay", logit: -4 }]);
-    expect(m).toEqual([{ text: "gulls", logit: -4 }, { text: "quay", logit: -4 }]);
+  test("several failed samples: every word once, a word both failed with pushed down by both", () => {
+    const m = mergeAvoid([{ text: "gulls", logit: -4 }], [{ text: "gulls", logit: -4 }, { text: "quay", logit: -4 }]);
+    expect(m).toEqual([{ text: "gulls", logit: -8 }, { text: "quay", logit: -4 }]);
     expect(mergeAvoid(undefined, [])).toBeUndefined();
   });
 });
@@ -102,6 +102,13 @@ describe("the guard steers its resamples", () => {
     expect(texts(calls[2])).toContain(" gulls");
     expect(texts(calls[2])).toContain(" assist");
     expect(report.attempts.map((a) => a.avoided?.includes("gulls") ?? false)).toEqual([false, true, true]);
+  });
+
+  test("a prompt that draws the same echo twice: the third sample is pushed from the line twice as hard", async () => {
+    const { llm, calls } = scripted([ECHO, ECHO, CLEAN]);
+    await generateReply(llm, req(), ctx, steer);
+    const logit = (r: GenerateRequest, t: string) => r.avoid?.find((a) => a.text === t)?.logit;
+    expect([logit(calls[1], " gulls"), logit(calls[2], " gulls")]).toEqual([-4, -8]);
   });
 
   test("without a steering logit, the resamples are the next seeds alone", async () => {

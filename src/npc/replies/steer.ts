@@ -62,11 +62,14 @@ export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LO
   return [...out.values()];
 }
 
-/** The steering of several failed samples together: each sample's words, once. */
+/**
+ * The steering of several failed samples together: each one's words, and a word two samples failed with pushed down
+ * by both (a prompt that drew the same echo twice pulls hard: bench/steer.ts saw one steered once still echo).
+ */
 export function mergeAvoid(a: AvoidText[] | undefined, b: AvoidText[]): AvoidText[] | undefined {
   if (!b.length) return a;
   const out = new Map((a ?? []).map((x) => [x.text, x]));
-  for (const x of b) out.set(x.text, { text: x.text, logit: Math.min(x.logit, out.get(x.text)?.logit ?? 0) });
+  for (const x of b) out.set(x.text, { text: x.text, logit: x.logit + (out.get(x.text)?.logit ?? 0) });
   return [...out.values()];
 }
 
