@@ -193,6 +193,7 @@ export class RemotePool implements GenerationBackend {
             stop: req.tail ? [req.tail.delimiter.trim()] : undefined,
             stopSignal: req.stopSignal,
             repetition: req.repetition,
+            avoid: req.avoid,
             promptEstimate,
           });
         let r = await attempt(req.seed);
