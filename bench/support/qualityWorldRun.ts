@@ -48,6 +48,8 @@ export interface ReplyRecord {
   ms: number;
   generations: number;
   status: number;
+  /** why the returned reply's generation ended ("length": the token cap cut it; the capped naive arm cuts it back to a sentence end) */
+  finishReason?: string;
 }
 
 type Extra = { fact?: RegExp; direct?: boolean };
@@ -123,7 +125,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
       sentences: splitSentences(r.reply).length, maxSentences: ctx.maxSentences, ttftMs: Math.round(r.ttftMs),
       replyFirstTokenMs: Math.round(r.lastFirstTokenMs),
       clientFirstTokenMs: r.clientFirstTokenMs === null ? null : Math.round(r.clientFirstTokenMs), ms: Math.round(r.ms),
-      generations: r.generations, status: r.status,
+      generations: r.generations, status: r.status, finishReason: r.finishReason,
       ...(previousReply !== null ? { previous: previousReply } : {}),
       ...(r.firstAttempt !== null ? { firstAttempt: r.firstAttempt, firstProblems: replyProblems(r.firstAttempt, ctx) } : {}),
       ...(fact ? { hit: fact.test(r.reply) } : {}),
