@@ -45,6 +45,8 @@ const LAYOUTS: Record<string, TranscriptLayout> = {
   knows: { notes: "knows", player: "script", example: false, oneLine: false },
   knows2: { notes: "knows", player: "script", example: false, oneLine: false, maxNotes: 2 },
   knowsExample: { notes: "knows", player: "script", example: true, oneLine: false },
+  knows2Example: { notes: "knows", player: "script", example: true, oneLine: false, maxNotes: 2 },
+  scriptExample: { ...SECTIONS_LAYOUT, player: "script", example: true },
   knowsLine: { notes: "knows", player: "script", example: false, oneLine: true },
   knowsExampleLine: { notes: "knows", player: "script", example: true, oneLine: true },
 };

@@ -20,7 +20,8 @@ import { naivePrompts, type NaiveMind } from "./naiveBaseline.ts";
 import type { QualityWorld } from "./worldTypes.ts";
 
 export type Part = "grounding" | "scoping" | "secrets" | "parroting" | "conversation" | "memory";
-export type Arm = "lorehold" | "naive";
+/** "naiveCapped": the naive baseline's replies cut by the product's reply rules (rescore.ts derives it; never generated). */
+export type Arm = "lorehold" | "naive" | "naiveCapped";
 
 export interface ReplyRecord {
   part: Part;

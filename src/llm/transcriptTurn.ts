@@ -13,7 +13,7 @@ export interface TranscriptLayout {
   notes: "sections" | "knows";
   /** The player's line: "section" as the server wrote it (`[Player]` and the line); "script" as `Player: <line>`. */
   player: "section" | "script";
-  /** Notes kept, the best ones (the server sends the best last); all when absent. */
+  /** A turn's notes kept, the best ones (the server sends the best last); all when absent. A mind's shared lore is never cut. */
   maxNotes?: number;
   /** A generic exchange after the system text showing the speaker answering from what it knows (never a world's facts). */
   example: boolean;
@@ -54,8 +54,8 @@ export function loreNotes(body: string): string[] {
 }
 
 /** The notes re-laid as `layout` says (undefined: none to show). */
-function notesPart(notes: string[], speaker: string, layout: TranscriptLayout): string | undefined {
-  const kept = layout.maxNotes === undefined ? notes : notes.slice(Math.max(0, notes.length - layout.maxNotes));
+function notesPart(notes: string[], speaker: string, layout: TranscriptLayout, max: number | null = layout.maxNotes ?? null): string | undefined {
+  const kept = max === null ? notes : notes.slice(Math.max(0, notes.length - max));
   if (!kept.length) return undefined;
   return layout.notes === "knows" ? `What ${speaker} knows:\n${kept.map((n) => `- ${n}`).join("\n")}` : `[Lore]\n${kept.map((n) => `About ${n}`).join("\n\n")}`;
 }
@@ -96,7 +96,8 @@ export function transcriptSystem(text: string, speaker: string | undefined, layo
   const parts: string[] = [];
   sections.forEach((s, i) => {
     if (s.heading === "Lore") {
-      const shown = notesPart(loreNotes(s.body), speaker, layout);
+      // A mind's shared lore is all it knows, in no order of relevance: never cut.
+      const shown = notesPart(loreNotes(s.body), speaker, layout, null);
       if (shown) parts.push(shown);
     } else parts.push(s.heading ? `[${s.heading}]\n${s.body}` : s.body);
     if (i === 0 && layout.example) parts.push(exampleExchange(speaker, layout));
