@@ -43,8 +43,8 @@ export class TranscriptChatWrapper extends ChatWrapper {
       // A turn that ends by naming the next speaker ("Idris Vane:") leaves the model on that line, mid-script.
       else if (item.type === "user") {
         const label = labelAtEnd(item.text);
-        onLabel = label !== null;
-        if (label === null) parts.push(LlamaText([item.text, "\n"]));
+        onLabel = item.text.endsWith(":");
+        if (label === null) parts.push(LlamaText([item.text, onLabel ? "" : "\n"]));
         else {
           const turn = transcriptUserTurn(item.text.slice(0, item.text.length - label.length), speaker, this.layout);
           // In a script the speaker's line follows the player's directly.
