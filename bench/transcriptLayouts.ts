@@ -109,10 +109,17 @@ const rows: Row[] = [];
 // The engine's own stops (src/llm/SamplingControls.ts): the prompt's headings and role labels.
 const STOPS = [...PROMPT_SECTION_MARKERS, ...ROLE_LABEL_STOPS].map((m) => LlamaText(m));
 const ownLabel = (name: string) => new RegExp(`^\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*:\\s*`, "i");
-for (const name of layouts) {
+/** What runs, in order: `layout:arm` pairs (`--runs`), else each layout's product arm and, under `--naive-layouts`, its naive arm. */
+const runs: [string, "lorehold" | "naive"][] = arg("runs", "")
+  ? arg("runs", "").split(",").map((r) => r.split(":") as [string, "lorehold" | "naive"])
+  : layouts.flatMap((l) => (naiveLayouts.has(l) ? [[l, "lorehold"], [l, "naive"]] : [[l, "lorehold"]]) as [string, "lorehold" | "naive"][]);
+for (const l of new Set(runs.map(([l]) => l))) if (!layouts.includes(l)) layouts.push(l);
+const file = join(root, "bench/results", `transcript-layouts-${worldName}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+mkdirSync(join(root, "bench/results"), { recursive: true });
+for (const [name, arm] of runs) {
   const wrapper = new TranscriptChatWrapper(LAYOUTS[name]);
   const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: wrapper, autoDisposeSequence: false });
-  for (const arm of naiveLayouts.has(name) ? (["lorehold", "naive"] as const) : (["lorehold"] as const)) {
+  {
     for (const c of cases) {
       const req = arm === "lorehold" ? c.req : c.naive;
       const history = toChatHistory(req.messages, replyOpening(wrapper, req.speaker));
@@ -134,6 +141,8 @@ for (const name of layouts) {
     }
   }
   chat.dispose();
+  // Kept after each layout: a run stopped early keeps what it has.
+  writeFileSync(file, JSON.stringify({ meta: { layouts: Object.fromEntries(layouts.map((l) => [l, LAYOUTS[l]])), seeds, world: world.name }, rows }, null, 2));
 }
 await context.dispose();
 await model.dispose();
@@ -156,7 +165,4 @@ for (const name of layouts)
     const echo = mine.filter((r) => r.problems.some((p) => p.kind === "promptEcho")).length;
     console.log(`| ${name} | ${arm} | ${pct(g.filter((r) => r.hit).length, g.length)} | ${perSeed} | ${echo}/${mine.length} | ${pct(bad, mine.length)} | ${[...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none"} | ${median(mine.map((r) => r.words))} |`);
   }
-mkdirSync(join(root, "bench/results"), { recursive: true });
-const file = join(root, "bench/results", `transcript-layouts-${worldName}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-writeFileSync(file, JSON.stringify({ meta: { layouts: Object.fromEntries(layouts.map((l) => [l, LAYOUTS[l]])), seeds, world: world.name }, rows }, null, 2));
 console.error(`replies written to ${file}`);
