@@ -12,7 +12,7 @@ import { LlamaChat, LlamaText, type LlamaChatResponse } from "node-llama-cpp";
 import { PROMPT_SECTION_MARKERS, ROLE_LABEL_STOPS } from "../src/llm/cleanReply.ts";
 import { join } from "node:path";
 import { cpus, loadavg } from "node:os";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { sharedLlama } from "../src/llm/llamaRuntime.ts";
 import { toChatHistory } from "../src/llm/toChatHistory.ts";
 import { replyOpening, TranscriptChatWrapper } from "../src/llm/transcriptChatWrapper.ts";
@@ -37,6 +37,13 @@ const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : def;
 };
+interface Row { layout: string; arm: "lorehold" | "naive"; part: string; mind: string; text: string; seed: number; reply: string; hit?: boolean; problems: Problem[]; words: number; ms: number }
+// `--table FILE`: the table of a stored run (or of one stopped early), nothing generated.
+if (process.argv.includes("--table")) {
+  const stored = JSON.parse(readFileSync(arg("table", ""), "utf8")) as { meta: { world: string; layouts: Record<string, unknown> }; rows: Row[] };
+  printTable(stored.rows, Object.keys(stored.meta.layouts).filter((l) => stored.rows.some((r) => r.layout === l)), `${stored.meta.world}, stored`);
+  process.exit(0);
+}
 const LAYOUTS: Record<string, TranscriptLayout> = {
   sections: SECTIONS_LAYOUT,
   script: { ...SECTIONS_LAYOUT, player: "script" },
@@ -104,7 +111,6 @@ const model = await llama.loadModel({ modelPath });
 const context = await model.createContext({ contextSize: 4096, sequences: 1, threads: { ideal: 1, min: 1 } });
 const sequence = context.getSequence();
 
-interface Row { layout: string; arm: "lorehold" | "naive"; part: string; mind: string; text: string; seed: number; reply: string; hit?: boolean; problems: Problem[]; words: number; ms: number }
 const rows: Row[] = [];
 // The engine's own stops (src/llm/SamplingControls.ts): the prompt's headings and role labels.
 const STOPS = [...PROMPT_SECTION_MARKERS, ...ROLE_LABEL_STOPS].map((m) => LlamaText(m));
@@ -147,22 +153,27 @@ for (const [name, arm] of runs) {
 await context.dispose();
 await model.dispose();
 
-// ---------------------------------------------------------------- the table
-const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}% (${n}/${d})` : "–");
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
-console.log(`\n### Transcript layouts (${new Date().toISOString().slice(0, 16)}, ${cpus()[0]?.model}, 1 thread, load ${loadavg()[0].toFixed(1)}, ${world.name}, seeds ${seeds.join(",")}, first samples, ${arg("model", "gemma")})\n`);
-console.log("| layout | arm | grounding | per seed | prompt echo | hygiene failures | by kind | median words |");
-console.log("|---|---|---|---|---|---|---|---|");
-for (const name of layouts)
-  for (const arm of ["lorehold", "naive"] as const) {
-    const mine = rows.filter((r) => r.layout === name && r.arm === arm);
-    if (!mine.length) continue;
-    const g = mine.filter((r) => r.part === "grounding");
-    const perSeed = seeds.map((s) => g.filter((r) => r.seed === s && r.hit).length).join(" / ");
-    const kinds = new Map<string, number>();
-    for (const r of mine) for (const p of r.problems) if (HYGIENE.includes(p.kind)) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
-    const bad = mine.filter((r) => r.problems.some((p) => HYGIENE.includes(p.kind))).length;
-    const echo = mine.filter((r) => r.problems.some((p) => p.kind === "promptEcho")).length;
-    console.log(`| ${name} | ${arm} | ${pct(g.filter((r) => r.hit).length, g.length)} | ${perSeed} | ${echo}/${mine.length} | ${pct(bad, mine.length)} | ${[...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none"} | ${median(mine.map((r) => r.words))} |`);
-  }
+printTable(rows, layouts, `${world.name}, seeds ${seeds.join(",")}, first samples, ${arg("model", "gemma")}`);
 console.error(`replies written to ${file}`);
+
+/** The table of `rows`: per layout and arm, grounding (with its count per seed), prompt echo, hygiene by kind, length. */
+function printTable(rows: Row[], layouts: string[], what: string): void {
+  const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}% (${n}/${d})` : "–");
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
+  const seeds = [...new Set(rows.map((r) => r.seed))].sort((a, b) => a - b);
+  console.log(`\n### Transcript layouts (${new Date().toISOString().slice(0, 16)}, ${cpus()[0]?.model}, 1 thread, load ${loadavg()[0].toFixed(1)}, ${what})\n`);
+  console.log("| layout | arm | grounding | per seed | prompt echo | hygiene failures | by kind | median words |");
+  console.log("|---|---|---|---|---|---|---|---|");
+  for (const name of layouts)
+    for (const arm of ["lorehold", "naive"] as const) {
+      const mine = rows.filter((r) => r.layout === name && r.arm === arm);
+      if (!mine.length) continue;
+      const g = mine.filter((r) => r.part === "grounding");
+      const perSeed = seeds.map((s) => g.filter((r) => r.seed === s && r.hit).length).join(" / ");
+      const kinds = new Map<string, number>();
+      for (const r of mine) for (const p of r.problems) if (HYGIENE.includes(p.kind)) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+      const bad = mine.filter((r) => r.problems.some((p) => HYGIENE.includes(p.kind))).length;
+      const echo = mine.filter((r) => r.problems.some((p) => p.kind === "promptEcho")).length;
+      console.log(`| ${name} | ${arm} | ${pct(g.filter((r) => r.hit).length, g.length)} | ${perSeed} | ${echo}/${mine.length} | ${pct(bad, mine.length)} | ${[...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none"} | ${median(mine.map((r) => r.words))} |`);
+    }
+}

@@ -89,3 +89,9 @@ describe("the transcript a script layout renders", () => {
     expect(stops(KNOWS)).toEqual(expect.arrayContaining(["\n\n", "\n["]));
   });
 });
+
+test("a reply ends where the model starts writing what the speaker knows (the next turn's notes)", () => {
+  const w = new TranscriptChatWrapper({ notes: "knows", player: "script", example: false, oneLine: false });
+  const history = toChatHistory([{ role: "system", content: "You are Idris Vane." }, { role: "user", content: "Hello." }], replyOpening(w, "Idris Vane"));
+  expect(w.generateContextState({ chatHistory: history }).stopGenerationTriggers.map((t) => t.toString())).toContain("What Idris Vane knows:");
+});
