@@ -58,8 +58,8 @@ export class TranscriptChatWrapper extends ChatWrapper {
     // A blank line ends a turn of the transcript, a line opening with a heading starts the next one (the engine's
     // own stops end it at a role label, "Player:"); in a one-line layout any line break does.
     const stops = this.layout.oneLine ? ["\n"] : ["\n\n", "\n["];
-    // A model that starts writing the next turn's notes itself has ended its line.
-    if (speaker && this.layout.notes === "knows") stops.push(`What ${speaker} knows:`);
+    // A model that starts writing the next turn's notes itself (the block's title or a line of its list) has ended its line.
+    if (speaker && this.layout.notes === "knows") stops.push(`What ${speaker} knows:`, "\n- ");
     return {
       contextText: LlamaText([new SpecialToken("BOS"), ...parts]),
       stopGenerationTriggers: [LlamaText(new SpecialToken("EOS")), ...stops.map((s) => LlamaText(s))],

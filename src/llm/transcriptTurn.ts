@@ -23,7 +23,11 @@ export interface TranscriptLayout {
 
 export const SECTIONS_LAYOUT: TranscriptLayout = { notes: "sections", player: "section", example: false, oneLine: false };
 
-export const TRANSCRIPT_LAYOUT: TranscriptLayout = SECTIONS_LAYOUT;
+/**
+ * In use: the notes as what the speaker knows, the player's line as a script line, the example exchange. Chosen on
+ * the tuning worlds, Gemma 3 270M, seeds 1–3 (BENCHMARKS.md "The smallest models (second round)").
+ */
+export const TRANSCRIPT_LAYOUT: TranscriptLayout = { notes: "knows", player: "script", example: true, oneLine: false };
 
 /** The heading of a section the server writes: a bracketed line of its own. */
 const HEADING = /^\[([^\]\n]+)\]$/;
