@@ -90,8 +90,9 @@ describe("the transcript a script layout renders", () => {
   });
 });
 
-test("a reply ends where the model starts writing what the speaker knows (the next turn's notes)", () => {
+test("a reply ends where the model starts writing what the speaker knows (the next turn's notes) or its own next line", () => {
   const w = new TranscriptChatWrapper({ notes: "knows", player: "script", example: false, oneLine: false });
   const history = toChatHistory([{ role: "system", content: "You are Idris Vane." }, { role: "user", content: "Hello." }], replyOpening(w, "Idris Vane"));
-  expect(w.generateContextState({ chatHistory: history }).stopGenerationTriggers.map((t) => t.toString())).toContain("What Idris Vane knows:");
+  const stops = w.generateContextState({ chatHistory: history }).stopGenerationTriggers.map((t) => t.toString());
+  expect(stops).toEqual(expect.arrayContaining(["What Idris Vane knows:", "\n- ", "\nIdris Vane:"]));
 });
