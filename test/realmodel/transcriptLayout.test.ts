@@ -43,8 +43,9 @@ describe.skipIf(!fx)("the script layout on Gemma 3 270M (a base model, real weig
       expect(reply).not.toMatch(/\bknows:/);
     }
     // The example is about an old well forty feet deep, which no question here touches. On the bench's first samples
-    // (bench/transcriptLayouts.ts, no guard) 2 of 36 tuning replies copied it (one of them as a "- The Old Well" line,
-    // which the stops now cut); at a rate near 5 %, more than 3 of 12 is a 0.2 % event.
+    // (bench/transcriptLayouts.ts, no guard) it came back in 2 of 36 tuning and 5 of 90 held-out replies, 4 of them in
+    // "- The Old Well: …" lines after the answer, which the stops now cut (3 of 126 left); at a rate near 5 %, more
+    // than 3 of 12 is a 0.2 % event.
     if (TRANSCRIPT_LAYOUT.example) expect(copied.length).toBeLessThanOrEqual(3);
     else expect(copied).toEqual([]);
   }, 1_800_000);
