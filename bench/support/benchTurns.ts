@@ -21,6 +21,8 @@ export interface TurnResult {
   /** the first generation's text when there were more (what the model said before the guard resampled) */
   firstAttempt: string | null;
   completionTokens: number;
+  /** why the returned reply's generation ended ("length": the token cap cut it) */
+  finishReason?: string;
 }
 
 export class SeededTurns {
@@ -62,6 +64,7 @@ export class SeededTurns {
         generations: this.started,
         firstAttempt: this.started > 1 ? (this.results[0]?.text ?? null) : null,
         completionTokens: this.results.reduce((n, x) => n + x.completionTokens, 0),
+        finishReason: this.results.at(-1)?.finishReason,
       };
     } finally {
       this.base = null;

@@ -69,10 +69,10 @@ export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
     ttft: `${median(mine.map((r) => r.ttftMs))} ms`,
     replyFirst: `${median(mine.map((r) => r.replyFirstTokenMs ?? r.ttftMs))} ms / p90 ${p90(mine.map((r) => r.replyFirstTokenMs ?? r.ttftMs))} ms`,
     clientFirst: client.length ? `${median(client)} ms` : "–",
-    resampled: arm === "naive" ? "–" : pct(mine.filter((r) => r.generations > 1).length, mine.length),
+    resampled: arm !== "lorehold" ? "–" : pct(mine.filter((r) => r.generations > 1).length, mine.length),
     rawEcho: pct(mine.filter((r) => (r.firstProblems ?? r.problems).some((p) => p.kind === "echo")).length, mine.length),
     firstKinds: byKind(mine.map((r) => r.firstProblems ?? r.problems)),
-    samples: arm === "naive" ? "–" : `${(mine.reduce((n, r) => n + r.generations, 0) / mine.length).toFixed(2)} (max ${Math.max(...mine.map((r) => r.generations))})`,
+    samples: arm !== "lorehold" ? "–" : `${(mine.reduce((n, r) => n + r.generations, 0) / mine.length).toFixed(2)} (max ${Math.max(...mine.map((r) => r.generations))})`,
   };
 }
 
@@ -89,6 +89,8 @@ const FIELDS: (keyof ArmFigures)[] = ["grounding", "spread", "secretsTopic", "se
 export function worldTable(records: ReplyRecord[]): string {
   const l = figures(records, "lorehold");
   const n = figures(records, "naive");
+  // The naive baseline cut by the product's reply rules (rescore.ts), when the records hold it.
+  const c = records.some((r) => r.arm === "naiveCapped") ? figures(records, "naiveCapped") : null;
   const rows: [string, keyof ArmFigures][] = [
     ["grounding (fact in the reply)", "grounding"],
     ["grounding per seed (min–max)", "spread"],
@@ -108,5 +110,6 @@ export function worldTable(records: ReplyRecord[]): string {
     ["samples per reply (mean, max)", "samples"],
     ["hygiene problems of the first sample, by kind (before the guard)", "firstKinds"],
   ];
+  if (c) return ["| | Lorehold | naive baseline | naive, capped as the product |", "|---|---|---|---|", ...rows.map(([label, k]) => `| ${label} | ${l[k]} | ${n[k]} | ${c[k]} |`)].join("\n");
   return ["| | Lorehold | naive baseline |", "|---|---|---|", ...rows.map(([label, k]) => `| ${label} | ${l[k]} | ${n[k]} |`)].join("\n");
 }

@@ -20,7 +20,8 @@ import { naivePrompts, type NaiveMind } from "./naiveBaseline.ts";
 import type { QualityWorld } from "./worldTypes.ts";
 
 export type Part = "grounding" | "scoping" | "secrets" | "parroting" | "conversation" | "memory";
-export type Arm = "lorehold" | "naive";
+/** "naiveCapped": the naive baseline's replies cut by the product's reply rules (rescore.ts derives it; never generated). */
+export type Arm = "lorehold" | "naive" | "naiveCapped";
 
 export interface ReplyRecord {
   part: Part;
@@ -48,6 +49,8 @@ export interface ReplyRecord {
   ms: number;
   generations: number;
   status: number;
+  /** why the returned reply's generation ended ("length": the token cap cut it; the capped naive arm cuts it back to a sentence end) */
+  finishReason?: string;
 }
 
 type Extra = { fact?: RegExp; direct?: boolean };
@@ -123,7 +126,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
       sentences: splitSentences(r.reply).length, maxSentences: ctx.maxSentences, ttftMs: Math.round(r.ttftMs),
       replyFirstTokenMs: Math.round(r.lastFirstTokenMs),
       clientFirstTokenMs: r.clientFirstTokenMs === null ? null : Math.round(r.clientFirstTokenMs), ms: Math.round(r.ms),
-      generations: r.generations, status: r.status,
+      generations: r.generations, status: r.status, finishReason: r.finishReason,
       ...(previousReply !== null ? { previous: previousReply } : {}),
       ...(r.firstAttempt !== null ? { firstAttempt: r.firstAttempt, firstProblems: replyProblems(r.firstAttempt, ctx) } : {}),
       ...(fact ? { hit: fact.test(r.reply) } : {}),

@@ -4,6 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { replyProblems } from "../../src/npc/replies/detectors.ts";
+import { capSentences, cutAtLastSentence, splitSentences } from "../../src/npc/replies/sentences.ts";
+import { words } from "../../src/npc/replies/wordOverlap.ts";
 import { createTestApp } from "../../test/support/testApp.ts";
 import { contextOf, loadWorld, type ReplyRecord } from "./qualityWorldRun.ts";
 import { worldTable } from "./qualityTables.ts";
@@ -25,6 +27,7 @@ export async function rescore(files: string[], worlds: QualityWorld[], root: str
         r.problems = replyProblems(r.reply, ctx);
         if (r.firstAttempt !== undefined) r.firstProblems = replyProblems(r.firstAttempt, ctx);
       }
+      records.push(...cappedNaive(records, w.world, (r) => contextOf(t, w, r.mind, r.text, null)));
       const m = run.meta;
       if (merge) {
         const key = `${name}: ${m.model}`;
@@ -43,4 +46,27 @@ export async function rescore(files: string[], worlds: QualityWorld[], root: str
     out.push(`#### ${key} (merged: ${g.files.join(", ")}; load ${JSON.stringify(g.loads)})\n\n${worldTable(g.records)}\n\nMemory: ${g.memory.join(" / ") || "–"}`);
   await t.close();
   return out.join("\n\n");
+}
+
+/**
+ * The naive baseline held to the product's reply rules: each naive reply cut after the mind's maxSentences, and,
+ * where the 64-token cap ended it, back to its last sentence end (src/npc/replies/ReplyShaper.ts does both to a
+ * product reply). Generation is left to right, so a capped generation of the same seed is exactly this prefix (the
+ * product also ends a reply at the first sentence end within 12 tokens of the cap: not modelled here, it can only
+ * keep the capped naive reply longer than the product would).
+ */
+export function cappedNaive(records: ReplyRecord[], world: QualityWorld, ctxOf: (r: ReplyRecord) => ReturnType<typeof contextOf>): ReplyRecord[] {
+  const factOf = (r: ReplyRecord) =>
+    (r.part === "grounding" ? world.grounding : r.part === "secrets" ? world.secrets : []).find((q) => q.mind === r.mind && q.text === r.text)?.fact;
+  return records
+    .filter((r) => r.arm === "naive")
+    .map((r) => {
+      let reply = capSentences(r.reply, r.maxSentences);
+      if (r.finishReason === "length" && reply === r.reply) reply = cutAtLastSentence(reply);
+      const fact = factOf(r);
+      return {
+        ...r, arm: "naiveCapped" as const, reply, problems: replyProblems(reply, ctxOf(r)), words: words(reply).length,
+        sentences: splitSentences(reply).length, ...(fact && r.hit !== undefined ? { hit: fact.test(reply) } : {}),
+      };
+    });
 }

@@ -7,6 +7,7 @@ import {
   type ChatWrapperGeneratedContextState,
   type LlamaModel,
 } from "node-llama-cpp";
+import { TRANSCRIPT_LAYOUT, transcriptSystem, transcriptUserTurn, type TranscriptLayout } from "./transcriptTurn.ts";
 
 /**
  * The layout for a model that carries no chat template of its own (a base model such as Gemma 3 270M): the
@@ -23,27 +24,62 @@ export class TranscriptChatWrapper extends ChatWrapper {
   readonly wrapperName = "Transcript";
   override readonly settings = { ...ChatWrapper.defaultSettings, supportsSystemMessages: true };
 
+  constructor(private readonly layout: TranscriptLayout = TRANSCRIPT_LAYOUT) {
+    super();
+  }
+
   override generateContextState({ chatHistory }: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState {
     const parts: LlamaText[] = [];
     let onLabel = false;
+    const speaker = speakerOf(chatHistory);
     chatHistory.forEach((item, i) => {
       const last = i === chatHistory.length - 1;
-      if (item.type === "system") parts.push(LlamaText([LlamaText.fromJSON(item.text), "\n\n"]));
+      if (item.type === "system") {
+        const text = LlamaText.fromJSON(item.text);
+        // Plain text (every system prompt the server writes) can be re-laid; special tokens are kept as they are.
+        const plain = typeof item.text === "string" ? item.text : null;
+        parts.push(LlamaText([plain === null ? text : transcriptSystem(plain, speaker, this.layout), "\n\n"]));
+      }
       // A turn that ends by naming the next speaker ("Idris Vane:") leaves the model on that line, mid-script.
       else if (item.type === "user") {
+        const label = labelAtEnd(item.text);
         onLabel = item.text.endsWith(":");
-        parts.push(LlamaText([item.text, onLabel ? "" : "\n"]));
+        if (label === null) parts.push(LlamaText([item.text, onLabel ? "" : "\n"]));
+        else {
+          const turn = transcriptUserTurn(item.text.slice(0, item.text.length - label.length), speaker, this.layout);
+          // In a script the speaker's line follows the player's directly.
+          parts.push(LlamaText([turn, this.layout.player === "script" ? label.replace(/^\n\n/, "\n") : label]));
+        }
       }
       // The open turn (the last item) is what the model writes: nothing after it. An earlier reply on a label's
       // line gets the space the model wrote there (the reply was trimmed), so the cached prefix still matches.
       else parts.push(LlamaText([onLabel && !last ? " " : "", this.generateModelResponseText(item.response), last ? "" : "\n\n"]));
     });
+    // A blank line ends a turn of the transcript, a line opening with a heading starts the next one (the engine's
+    // own stops end it at a role label, "Player:"); in a one-line layout any line break does.
+    const stops = this.layout.oneLine ? ["\n"] : ["\n\n", "\n["];
+    // A model that starts writing the next turn's notes itself (the block's title or a line of its list) has ended its line.
+    if (speaker && this.layout.notes === "knows") stops.push(`What ${speaker} knows:`, "\n- ");
+    // In a script a line that opens with the speaker's own name is the speaker's next turn: the model wrote a line
+    // for someone else before it (seen on the tuning worlds: "Wend Water.\nWhat is your house porter called?\nGarrick Thorne: …").
+    if (speaker && this.layout.player === "script") stops.push(`\n${speaker}:`);
     return {
       contextText: LlamaText([new SpecialToken("BOS"), ...parts]),
-      // A blank line ends a turn of the transcript; a line opening with a heading starts the next one.
-      stopGenerationTriggers: [LlamaText(new SpecialToken("EOS")), LlamaText("\n\n"), LlamaText("\n[")],
+      stopGenerationTriggers: [LlamaText(new SpecialToken("EOS")), ...stops.map((s) => LlamaText(s))],
     };
   }
+}
+
+/** The opening label a user turn ends with (`\n\nIdris Vane:`, replyOpening below), or null. */
+function labelAtEnd(text: string): string | null {
+  return /\n\n[^\n:[\]]+:$/.exec(text)?.[0] ?? null;
+}
+
+/** Who speaks: the name of the label that opens the reply's turn (the last user turn's), if any. */
+function speakerOf(history: ChatWrapperGenerateContextStateOptions["chatHistory"]): string | undefined {
+  const lastUser = history.findLast((h) => h.type === "user");
+  const label = lastUser?.type === "user" ? labelAtEnd(lastUser.text) : null;
+  return label ? label.slice(2, -1) : undefined;
 }
 
 /**

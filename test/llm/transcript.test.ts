@@ -26,8 +26,10 @@ describe("the transcript layout", () => {
     const opening = replyOpening(new TranscriptChatWrapper(), "Idris Vane");
     const text = render(toChatHistory(messages, opening));
     // the model is left on the speaker's line, as in a script
-    expect(text.endsWith("[Player]\nHow many cars?\n\nIdris Vane:")).toBe(true);
-    expect(text).toContain("You are Idris Vane, the keeper of the incline.\n\n[Player]\nHello.\n\nIdris Vane: Evening, traveller.\n\n[Lore]");
+    expect(text.endsWith("What Idris Vane knows:\n- the Incline: two cars.\n\nPlayer: How many cars?\nIdris Vane:")).toBe(true);
+    // the persona, the generic example exchange, then the conversation
+    expect(text).toContain("You are Idris Vane, the keeper of the incline.\n\nWhat Idris Vane knows:\n- The old well:");
+    expect(text).toContain("Idris Vane: Forty feet, give or take.\n\nPlayer: Hello.\nIdris Vane: Evening, traveller.\n\nWhat Idris Vane knows:");
     // no turn markers of any template
     expect(text).not.toMatch(/<start_of_turn>|<\|im_start\|>|### /);
   });

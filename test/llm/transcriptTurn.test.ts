@@ -1,0 +1,98 @@
+import { describe, expect, test } from "bun:test";
+import { toChatHistory } from "../../src/llm/toChatHistory.ts";
+import { replyOpening, TranscriptChatWrapper } from "../../src/llm/transcriptChatWrapper.ts";
+import { loreNotes, SECTIONS_LAYOUT, transcriptSystem, transcriptUserTurn, turnSections, type TranscriptLayout } from "../../src/llm/transcriptTurn.ts";
+import type { ChatMessage } from "../../src/llm/types.ts";
+
+// A base model reads the server's sections re-laid as a script: what the speaker knows, then the player's line.
+
+const KNOWS: TranscriptLayout = { notes: "knows", player: "script", example: false, oneLine: false };
+const turn = "[Scene]\nLocation: the upper station\n\n[Lore]\nAbout The Incline: Two cars,\nthe Magpie and the Wren.\n\nAbout The Engines: Steam.\n\n[Player]\nWhat are the cars called?";
+
+describe("a turn's sections", () => {
+  test("cut at headings that open the text or follow a blank line, never at a bracket inside a paragraph", () => {
+    expect(turnSections(turn).map((s) => s.heading)).toEqual(["Scene", "Lore", "Player"]);
+    expect(turnSections("[Player]\nSay [hello]\n[Lore]\nnot a heading").map((s) => s.heading)).toEqual(["Player"]);
+    expect(turnSections("Just a line.")).toEqual([{ heading: "", body: "Just a line." }]);
+  });
+
+  test("lore notes one each, the name first, line breaks inside a note joined", () => {
+    expect(loreNotes("About A: one\ntwo\n\nAbout B: three")).toEqual(["A: one two", "B: three"]);
+  });
+});
+
+describe("a player's turn as a script", () => {
+  test("the notes as what the speaker knows, just before the player's line; other sections kept", () => {
+    expect(transcriptUserTurn(turn, "Idris Vane", KNOWS)).toBe(
+      "[Scene]\nLocation: the upper station\n\nWhat Idris Vane knows:\n- The Incline: Two cars, the Magpie and the Wren.\n- The Engines: Steam.\n\nPlayer: What are the cars called?",
+    );
+  });
+
+  test("a cap on notes keeps the best ones (the server sends the best last)", () => {
+    expect(transcriptUserTurn(turn, "Idris Vane", { ...KNOWS, maxNotes: 1 })).toContain("What Idris Vane knows:\n- The Engines: Steam.\n\nPlayer:");
+  });
+
+  test("a bare line (a turn with no notes) is the player's line", () => {
+    expect(transcriptUserTurn("Evening.\nAny rooms?", "Idris Vane", KNOWS)).toBe("Player: Evening. Any rooms?");
+  });
+
+  test("left as sent: the sections layout, a generation with no speaker, a turn with sections but no player's line", () => {
+    expect(transcriptUserTurn(turn, "Idris Vane", SECTIONS_LAYOUT)).toBe(turn);
+    expect(transcriptUserTurn(turn, undefined, KNOWS)).toBe(turn);
+    expect(transcriptUserTurn("[Transcript]\nA said b.", "Idris Vane", KNOWS)).toBe("[Transcript]\nA said b.");
+  });
+});
+
+describe("the system text", () => {
+  const system = "You are Idris Vane.\nPersonality: gruff.\n\n[Lore]\nAbout A: one.\n\nAbout B: two.\n\nAbout C: three.";
+
+  test("a mind's shared lore as what it knows, never cut by the turn's cap on notes", () => {
+    expect(transcriptSystem(system, "Idris Vane", { ...KNOWS, maxNotes: 1 })).toBe("You are Idris Vane.\nPersonality: gruff.\n\nWhat Idris Vane knows:\n- A: one.\n- B: two.\n- C: three.");
+  });
+
+  test("the example exchange after the persona, before the notes; generic, in the speaker's name", () => {
+    const text = transcriptSystem(system, "Idris Vane", { ...KNOWS, example: true });
+    expect(text.indexOf("Player: How deep is the old well?\nIdris Vane: Forty feet")).toBeGreaterThan(text.indexOf("Personality"));
+    expect(text.indexOf("old well")).toBeLessThan(text.indexOf("- A: one."));
+  });
+});
+
+describe("the transcript a script layout renders", () => {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are Idris Vane.\n\n[Lore]\nAbout A: one." },
+    { role: "user", content: "Hello." },
+    { role: "assistant", content: "Evening." },
+    { role: "user", content: "[Lore]\nAbout B: two.\n\n[Player]\nHow many cars?" },
+  ];
+  const render = (layout: TranscriptLayout, m: ChatMessage[]) => {
+    const w = new TranscriptChatWrapper(layout);
+    return w.generateContextState({ chatHistory: toChatHistory(m, replyOpening(w, "Idris Vane")) });
+  };
+
+  test("the speaker's line follows the player's, and the model is left on it", () => {
+    const text = render(KNOWS, messages).contextText.toString();
+    expect(text).toContain("Player: Hello.\nIdris Vane: Evening.\n\nWhat Idris Vane knows:\n- B: two.\n\nPlayer: How many cars?\nIdris Vane:");
+    expect(text.endsWith("Player: How many cars?\nIdris Vane:")).toBe(true);
+  });
+
+  test("a turn's transcript is the start of the next turn's (the cached prefix holds)", () => {
+    for (const layout of [SECTIONS_LAYOUT, KNOWS, { ...KNOWS, example: true }]) {
+      const before = render(layout, messages.slice(0, 2)).contextText.toString();
+      expect(render(layout, messages).contextText.toString().startsWith(before)).toBe(true);
+    }
+  });
+
+  test("a one-line layout ends the reply at a line break; the others at a blank line or a heading", () => {
+    const stops = (l: TranscriptLayout) => render(l, messages).stopGenerationTriggers.map((t) => t.toString());
+    expect(stops({ ...KNOWS, oneLine: true })).toContain("\n");
+    expect(stops(KNOWS)).not.toContain("\n");
+    expect(stops(KNOWS)).toEqual(expect.arrayContaining(["\n\n", "\n["]));
+  });
+});
+
+test("a reply ends where the model starts writing what the speaker knows (the next turn's notes) or its own next line", () => {
+  const w = new TranscriptChatWrapper({ notes: "knows", player: "script", example: false, oneLine: false });
+  const history = toChatHistory([{ role: "system", content: "You are Idris Vane." }, { role: "user", content: "Hello." }], replyOpening(w, "Idris Vane"));
+  const stops = w.generateContextState({ chatHistory: history }).stopGenerationTriggers.map((t) => t.toString());
+  expect(stops).toEqual(expect.arrayContaining(["What Idris Vane knows:", "\n- ", "\nIdris Vane:"]));
+});
