@@ -9,7 +9,6 @@ import { loadSession } from "./session/sessionStore.ts";
 import { mergeHistory } from "./session/mergeHistory.ts";
 import type { SessionMessage, TurnNotes } from "./session/sessionTypes.ts";
 import { renderMessage, renderScene } from "./prompt/renderTurn.ts";
-import { turnLoreCandidates } from "./prompt/turnLore.ts";
 import { keepCurrentNow, nowNote } from "./prompt/conditionalLines.ts";
 import { sharedLoreFor, type SharedNote } from "./sharedLore/sharedLore.ts";
 import { fitMindPromptForTurn, fitOptions, type DroppedPart } from "./prompt/fitStaticPrompt.ts";
@@ -123,9 +122,13 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const fitting = fitOptions(ctx, mind);
   const fit = await fitMindPromptForTurn(ctx, mind, secrets.shared(sharedLoreFor(ctx, projectId, mind, visible)), fitting);
   const sharedLore = fit.shared;
+  const known = new Set([...inHistory, ...sharedLore.map((l) => l.chunkId)]);
   const hits = secrets.retrieved(await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN, gate: conditions.lore }));
+  // The first turn brings the lore in; a follow-up adds a chunk only when this turn's best hit is not yet in
+  // the conversation (then that one chunk). Lore already in the conversation stays there, so a follow-up
+  // evaluates little more than the player's new line: this is what keeps KV-cache reuse worth having.
   const firstTurn = inHistory.size === 0 && (sharedLore.length === 0 || history.length === 0);
-  const candidates = turnLoreCandidates(hits, { inHistory, shared: new Set(sharedLore.map((l) => l.chunkId)), firstTurn });
+  const candidates = firstTurn ? hits.filter((h) => !known.has(h.chunkId)) : hits.length && !known.has(hits[0].chunkId) ? [hits[0]] : [];
 
   let newMemories: string[] = [];
   if (memoryOn && req.memory.retrieve) {

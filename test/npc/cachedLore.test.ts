@@ -11,8 +11,8 @@ import type { ChatMessage } from "../../src/llm/types.ts";
 /**
  * A small mind's whole lore in its cached prefix, through POST /v1/npc/interact on real llama.cpp (a tiny
  * random-weight GGUF: what it says does not matter, what it was handed does). The system message is the part the
- * mind's KV prefix snapshot keeps warm for every player; the turn's user message carries the focus note (the best
- * hit, next to the player's line) and whatever the prefix does not hold. The prefix never holds a document outside
+ * mind's KV prefix snapshot keeps warm for every player; the turn's user message carries only what the prefix does
+ * not hold. The prefix never holds a document outside
  * the mind's tags, a condition-gated or timed one (even while its condition holds), or another project's.
  */
 
@@ -80,16 +80,10 @@ describe("a small mind: its whole lore in the cached prefix", () => {
     expect(system(a.prompt)).toBe(system(b.prompt));
   });
 
-  test("the focus note: the first turn repeats its best hit next to the player's line; a follow-up on it does not again", async () => {
-    const first = await interact("focus", "What does Garrick brew? A dark porter?");
-    const user = turnText(first.prompt);
+  test("a newcomer's turn carries only the player's line: nothing the prefix already holds comes again", async () => {
+    const first = await interact("newcomer", "What does Garrick brew? A dark porter?");
     expect(system(first.prompt)).toContain("About The Rusty Tankard Menu: Ale, mutton stew");
-    // the menu's note again, last of the turn's notes, right before the player's line
-    const notes = user.split("\n\n[Player]\n");
-    expect(notes[1]).toBe("What does Garrick brew? A dark porter?");
-    expect(notes[0].split("\n\nAbout ").at(-1)).toStartWith("The Rusty Tankard Menu: Ale, mutton stew");
-    const again = await interact("focus", "Is the porter dark?");
-    expect(again.prompt!.at(-1)!.content).not.toContain("[Lore]");
+    expect(turnText(first.prompt)).not.toContain("Ale, mutton stew");
   });
 
   test("never in the prefix: a gated document whose condition holds, a timed one, one outside the mind's tags, another project's", async () => {
