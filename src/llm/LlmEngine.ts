@@ -287,7 +287,7 @@ export class LlmEngine {
     let firstTextAt: number | null = null;
     let streamedText = false;
     const minTokens = grammar ? 0 : Math.max(0, req.minTokens ?? 0);
-    const eogBias = minTokens > 0 ? this.sampling.endOfGenerationBias() : null;
+    const { open: freeBias, holdEnd: eogBias } = this.sampling.biasesFor(grammar ? undefined : req.avoid, minTokens > 0);
     // A reply must say something: the end of the turn stays banned for the first minTokens tokens and then
     // until the first visible character (at most SILENT_TOKENS more). Small real models otherwise end their
     // turn after a lone newline, and the trimmed reply is empty (BENCHMARKS "Quality on real models").
@@ -298,7 +298,7 @@ export class LlmEngine {
       if (sampled++ === 0) firstTokenAt = performance.now();
       const n = ++sampledThisAttempt;
       const holdEnd = eogBias !== null && (n <= minTokens || (!visible && n <= minTokens + SILENT_TOKENS));
-      return holdEnd ? eogBias : this.sampling.noBias;
+      return holdEnd ? eogBias : freeBias;
     };
     const counts = (stopReason?: string) => {
       // The last sampled token of each attempt is never fed back: it ended that generation.

@@ -3,7 +3,7 @@ import { PROMPT_SECTION_MARKERS, ROLE_LABEL_STOPS, ROLE_MARKERS } from "./cleanR
 import { ForcedText } from "./forcedText.ts";
 import { biasMapOf, grammarStepsOf } from "./internals.ts";
 import { jsonSchemaGrammar } from "./jsonSchemaGrammar.ts";
-import type { TailGate } from "./types.ts";
+import type { AvoidText, TailGate } from "./types.ts";
 
 const MAX_GRAMMARS = 256;
 
@@ -74,6 +74,30 @@ export class SamplingControls {
       this.eogBias = bias;
     }
     return this.eogBias;
+  }
+
+  /**
+   * The token biases of one generation: `open` while the reply may end, `holdEnd` while its end is held back (every
+   * end-of-generation token never, as endOfGenerationBias). Without texts to avoid they are the shared ones.
+   */
+  biasesFor(avoid: AvoidText[] | undefined, holdsEnd: boolean): { open: TokenBias; holdEnd: TokenBias | null } {
+    const eog = holdsEnd ? this.endOfGenerationBias() : null;
+    if (!avoid?.length) return { open: this.noBias, holdEnd: eog };
+    // Each token of each text as the model tokenizes it (llama-server's logit_bias tokenizes a string the same way);
+    // a token two texts share keeps the stronger bias.
+    const logits = new Map<Token, number>();
+    for (const a of avoid)
+      for (const token of this.model.tokenize(a.text))
+        if (!this.model.isEogToken(token)) logits.set(token, Math.min(logits.get(token) ?? 0, a.logit));
+    const make = (extra: TokenBias | null) => {
+      const bias = new TokenBias(this.model.tokenizer);
+      for (const [token, logit] of logits) bias.set(token, { logit });
+      const map = biasMapOf(bias);
+      const from = extra ? biasMapOf(extra) : null;
+      if (map && from) for (const [token, v] of from) map.set(token, v);
+      return bias;
+    };
+    return { open: make(null), holdEnd: eog ? make(eog) : null };
   }
 
   /** Role markers that are single special tokens in this model's vocab. */

@@ -44,6 +44,8 @@ export interface GenerateRequest {
   stopSignal?: AbortSignal;
   /** Repetition control in sampling (src/npc/replies/repetition.ts chooses it for NPC replies); none when absent. */
   repetition?: RepetitionControl;
+  /** Texts whose tokens are made less likely (the reply guard steers a resample away from what the last sample did wrong). */
+  avoid?: AvoidText[];
   /** Who the reply speaks as (a mind's name): a model without a chat template reads a transcript whose last line opens with it. */
   speaker?: string;
 }
@@ -115,6 +117,16 @@ export interface RepetitionControl {
   lastTokens?: number;
   /** DRY: penalises continuing a sequence that already occurred, exponentially in its length */
   dry?: { strength: number; base?: number; allowedLength?: number; lastTokens?: number | null };
+}
+
+/**
+ * Every token of `text` (as the model tokenizes it) gets `logit` added to its logit while sampling: llama.cpp's logit
+ * bias, the same on the local engine and on llama-server. Never applied under a JSON grammar.
+ */
+export interface AvoidText {
+  text: string;
+  /** negative: less likely */
+  logit: number;
 }
 
 export type FinishReason = "stop" | "length" | "abort" | "timeout";

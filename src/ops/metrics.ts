@@ -20,6 +20,7 @@ export class Metrics {
   private readonly replyProblems: Counter<"kind" | "outcome">;
   private readonly replyAttempts: Counter<"attempts">;
   private readonly replyStops: Counter<"why">;
+  private readonly replySteered: Counter;
 
   constructor(sources: {
     llmStats: () => LlmEngineStats | null;
@@ -46,7 +47,12 @@ export class Metrics {
       labelNames: ["kind", "outcome"],
       registers,
     });
-    this.replyAttempts = new Counter({ name: "lorehold_reply_attempts_total", help: "NPC replies by how many samples the reply guard drew (1 or 2)", labelNames: ["attempts"], registers });
+    this.replyAttempts = new Counter({ name: "lorehold_reply_attempts_total", help: "NPC replies by how many samples the reply guard drew (1 to 3; 4 with a secret's extra sample)", labelNames: ["attempts"], registers });
+    this.replySteered = new Counter({
+      name: "lorehold_reply_steered_total",
+      help: "Samples the reply guard drew steered away from what the samples before them did wrong (the player's line after an echo, an assistant's words after its voice, the prompt's after a recital)",
+      registers,
+    });
     this.replyStops = new Counter({
       name: "lorehold_reply_stops_total",
       help: "NPC replies the server ended early, by why: its sentence limit, a loop, the token cap nearing, a secret, a tail written into the words",
@@ -126,6 +132,7 @@ export class Metrics {
     for (const a of r.attempts) {
       const outcome = a.attempt === r.chosen ? "returned" : "resampled";
       for (const p of a.problems) this.replyProblems.inc({ kind: p.kind, outcome });
+      if (a.avoided?.length) this.replySteered.inc();
     }
     if (r.stoppedBy && r.stoppedBy !== "fail") this.replyStops.inc({ why: r.stoppedBy });
   }

@@ -1,5 +1,5 @@
 import { cleanReply } from "../../llm/cleanReply.ts";
-import type { FinishReason, RepetitionControl } from "../../llm/types.ts";
+import type { FinishReason, AvoidText, RepetitionControl } from "../../llm/types.ts";
 import { chatBody } from "./chatBody.ts";
 import type { BackendConfig, BackendStatus, ChatMessage, GenerateResult } from "../types.ts";
 import { CircuitBreaker } from "./CircuitBreaker.ts";
@@ -17,6 +17,7 @@ export interface AttemptRequest {
   /** ends the reply where it is (finishReason "stop"): GenerateRequest.stopSignal */
   stopSignal?: AbortSignal;
   repetition?: RepetitionControl;
+  avoid?: AvoidText[];
   key: string;
   messages: ChatMessage[];
   maxTokens: number;

@@ -185,6 +185,7 @@ export class RemotePool implements GenerationBackend {
           stop: req.tail ? [req.tail.delimiter.trim()] : undefined,
           stopSignal: req.stopSignal,
           repetition: req.repetition,
+          avoid: req.avoid,
           promptEstimate,
         });
         // the time to first token includes any failed attempt and the wait for a free backend

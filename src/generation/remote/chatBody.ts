@@ -1,5 +1,5 @@
 import { ROLE_MARKERS } from "../../llm/cleanReply.ts";
-import type { RepetitionControl } from "../../llm/types.ts";
+import type { AvoidText, RepetitionControl } from "../../llm/types.ts";
 import type { BackendConfig, ChatMessage } from "../types.ts";
 import { continueChatBody } from "./continueBody.ts";
 
@@ -12,6 +12,8 @@ export interface ChatRequest {
   minTokens?: number;
   jsonSchema: object | null;
   repetition?: RepetitionControl;
+  /** texts whose tokens are made less likely (GenerateRequest.avoid) */
+  avoid?: AvoidText[];
   /** the model's reply so far, continued rather than answered anew (a typed turn's tail: remoteTail.ts) */
   continuation?: string;
   /** stop strings besides the role markers */
@@ -41,6 +43,9 @@ export function chatBody(config: BackendConfig, req: ChatRequest, slot: number):
   }
   if (kind === "vllm" && req.minTokens && !req.jsonSchema) body.min_tokens = req.minTokens;
   if (req.repetition && !req.jsonSchema) Object.assign(body, repetitionFields(kind, req.repetition));
+  // llama-server tokenizes a string's tokens itself, as the local engine does; the other kinds take token ids of
+  // their own tokenizer, which a pool does not have: they sample without it (the guard still checks what comes back).
+  if (req.avoid?.length && !req.jsonSchema && kind === "llama-server") body.logit_bias = req.avoid.map((a) => [a.text, a.logit]);
   if (req.continuation !== undefined) continueChatBody(body, req.messages, req.continuation, req.jsonSchema);
   return body;
 }

@@ -6,6 +6,7 @@ import { replyProblems, type Problem, type ProblemKind, type ReplyContext } from
 import { ReplyShaper, type StopWhy } from "./ReplyShaper.ts";
 import { splitSentences } from "./sentences.ts";
 import { tailSignOf } from "../../llm/tailSign.ts";
+import { mergeAvoid, STEER_LOGIT, steerAway } from "./steer.ts";
 
 /** What sends a reply back for another sample, and how bad each is when choosing between two (lower is better). */
 const WEIGHT: Partial<Record<ProblemKind, number>> = {
@@ -31,14 +32,22 @@ export interface GuardPolicy {
   budgetShare: number;
   /** null: the turn's own temperature */
   resampleTemperature: number | null;
+  /**
+   * Each resample's tokens biased away from what the samples before it did wrong (steer.ts: the player's line after
+   * an echo, an assistant's words after its voice, the prompt's after a recital), by this logit; null: the next seed alone.
+   */
+  steerLogit?: number | null;
 }
 
 /**
- * Two samples at the turn's temperature. Measured on the tuning worlds (BENCHMARKS.md "Temperature, more tries,
- * second person"): 4 tries with resamples at 0.3 drew 1.70 samples a reply against 1.36 and returned as many replies
- * with a problem (6 of 56 each): a cooler resample of a prompt that goes wrong tends to go wrong the same way.
+ * Up to three samples at the turn's temperature, each resample steered away from what the ones before it did wrong.
+ * Measured on the tuning worlds' small-talk lines (bench/steer.ts, BENCHMARKS.md "Replies in character: the guard
+ * steers its resamples"): a resample that is only the next seed tends to go wrong the same way as the first (the
+ * player's introduction echoed by every seed), and more of them, or cooler ones ("Temperature, more tries, second
+ * person"), did not help; a resample that cannot easily copy the failed words does. Worst case: three samples (four
+ * when the reply to return tells a secret), most of the rejected ones stopped within their first words.
  */
-export const GUARD_POLICY: GuardPolicy = { tries: 2, budgetShare: 1, resampleTemperature: null };
+export const GUARD_POLICY: GuardPolicy = { tries: 3, budgetShare: 1, resampleTemperature: null, steerLogit: STEER_LOGIT };
 
 export interface AttemptReport {
   attempt: number;
@@ -48,6 +57,8 @@ export interface AttemptReport {
   /** judged on its opening and stopped before anything was sent */
   early: boolean;
   stoppedBy: StopWhy | null;
+  /** the words this sample was steered away from (the samples before it did wrong with them); absent for a first sample */
+  avoided?: string[];
 }
 
 /** The reply guard's account of a turn (the playground's trace shows it; /metrics counts it). */
@@ -113,6 +124,8 @@ export async function generateReply(
   let spent = 0;
   /** the samples drawn from the prompt without the secrets (none until one told a secret) */
   let secretFree = false;
+  /** what the next sample is steered away from (the failed samples' words) */
+  let avoid = req.avoid;
   // One sample more than the policy's when the reply to return still tells a secret: it comes from the prompt
   // without the secrets (what the model does not see it cannot tell), whatever made the others fail.
   const secretTry = guard && !!withoutSecrets;
@@ -137,6 +150,7 @@ export async function generateReply(
         messages,
         seed,
         temperature: cooler,
+        ...(avoid ? { avoid } : {}),
         stopSignal: stop.signal,
         timings: attempt === 1 ? req.timings : undefined,
         onToken: (piece) => {
@@ -157,7 +171,8 @@ export async function generateReply(
     const ended = result.finishReason === "abort" || result.finishReason === "timeout";
     const { text } = shaper.finish(result.text, ended ? "length" : result.finishReason);
     const problems = ended ? [] : shaper.failure ? [shaper.failure] : replyProblems(text, context).filter((p) => WEIGHT[p.kind] !== undefined);
-    done.push({ report: { attempt, seed, temperature: cooler, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy }, result: { ...result, text }, startMs, sent });
+    const avoided = avoid?.length ? [...new Set(avoid.map((a) => a.text.trim().toLowerCase()))] : undefined;
+    done.push({ report: { attempt, seed, temperature: cooler, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy, ...(avoided ? { avoided } : {}) }, result: { ...result, text }, startMs, sent });
     // Clean, cut short, or the client already has part of it: this is the reply (after the last try, see above).
     if (extra || problems.length === 0 || ended || (streaming && sent > 0)) break;
     if (last) {
@@ -165,6 +180,7 @@ export async function generateReply(
       continue;
     }
     spent += result.completionTokens;
+    if (policy.steerLogit != null) avoid = mergeAvoid(avoid, steerAway(problems, context, policy.steerLogit));
     // A reply that told a secret is sampled again from the prompt without it: what is not seen cannot be told.
     if (withoutSecrets && !secretFree && problems.some((p) => p.kind === "secretLeak")) [messages, secretFree] = [withoutSecrets(), true];
   }
@@ -190,20 +206,30 @@ function tellsSecret(d: Done): boolean {
 }
 
 /**
- * The attempt to return: the one a streaming client was sent, else the least bad (an early stop has no text); a
- * reply that tells a secret only when every one does.
+ * The attempt to return: the one a streaming client was sent, else the least bad (an early stop has no text). The
+ * worst are a reply that tells a secret, then one that parrots the player: either is returned only when every
+ * candidate is one (a player who hears their own line back, or a secret told, notices at once; a reply that talks
+ * about its notes or speaks of itself in the third person reads as a slip). Among the rest, the problems' weights.
  */
 function choose(done: Done[], streaming: boolean): number {
   const sentOne = done.findIndex((d) => d.sent > 0);
   if (streaming && sentOne >= 0) return sentOne;
-  const discreet = done.some((d) => !tellsSecret(d) && !d.report.early);
+  const usable = done.filter((d) => !d.report.early);
+  const discreet = usable.some((d) => !tellsSecret(d));
+  const fresh = usable.some((d) => !tellsSecret(d) && !echoes(d) && d.result.text.trim() !== "");
   let best = done.length - 1;
   let bestScore = Number.POSITIVE_INFINITY;
   done.forEach((d, i) => {
-    const score = d.report.early ? 1000 : (discreet && tellsSecret(d) ? 500 : 0) + d.report.problems.reduce((n, p) => n + (WEIGHT[p.kind] ?? 0), 0);
+    const score = d.report.early
+      ? 1000
+      : (discreet && tellsSecret(d) ? 500 : 0) + (fresh && echoes(d) ? 250 : 0) + d.report.problems.reduce((n, p) => n + (WEIGHT[p.kind] ?? 0), 0);
     if (score < bestScore) [best, bestScore] = [i, score];
   });
   return best;
+}
+
+function echoes(d: Done): boolean {
+  return d.report.problems.some((p) => p.kind === "echo");
 }
 
 /** The reply without the sentences that tell a secret, when any other remains. */

@@ -1,0 +1,107 @@
+/**
+ * What the reply guard's resample buys, on a real model and the tuning worlds' small-talk lines (where echo is most
+ * of the first samples' problems, bench/refusals.ts): each line's turn is prepared as /v1/npc/interact prepares it,
+ * then the whole guard (src/npc/replies/generateReply.ts) runs under several policies side by side, the same seeds
+ * for each, one policy after another on the same prompt (its KV cache reused). Per policy: returned replies with a
+ * hygiene problem, by kind; samples per reply; and, over the turns whose first sample failed, how often the samples
+ * after it failed too. Tuning worlds only (never the held-out one).
+ *
+ *   bun bench/steer.ts --seeds 1-6 --policies plain2,steer2,plain3,steer3 [--lines parroting|grounding|all] [--logits -2,-4,-8]
+ */
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { createTestApp } from "../test/support/testApp.ts";
+import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
+import { prepareTurn } from "../src/npc/prepareTurn.ts";
+import { validateInteract } from "../src/npc/validateInteract.ts";
+import { turnGuard } from "../src/npc/replies/turnGuard.ts";
+import { generateReply, type GuardPolicy } from "../src/npc/replies/generateReply.ts";
+import { replyProblems } from "../src/npc/replies/detectors.ts";
+import { HYGIENE } from "./support/qualityTables.ts";
+import { TUNING } from "./support/qualityQuestions.ts";
+import { loadWorld } from "./support/qualityWorldRun.ts";
+
+const arg = (name: string, def: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : def;
+};
+const fx = realFixtures();
+const qwen = qwenFixture();
+if (!fx || !qwen) {
+  console.error("bench/steer: the fixture models are missing; run `sh scripts/fetch-fixtures.sh` first.");
+  process.exit(2);
+}
+const [s0, s1] = arg("seeds", "1-4").split("-").map(Number);
+const seeds = Array.from({ length: (s1 ?? s0) - s0 + 1 }, (_, i) => s0 + i);
+const threads = Number(arg("threads", "1"));
+const tokens = Number(arg("tokens", "64"));
+const logits = arg("logits", "-4").split(",").map(Number);
+
+/** plainN: N samples, each the next seed alone; steerN: each resample steered away by the first logit (or steerN@L). */
+function policyOf(name: string): GuardPolicy {
+  const m = /^(plain|steer)(\d+)(?:@(-?[\d.]+))?$/.exec(name);
+  if (!m) throw new Error(`unknown policy ${name}`);
+  return { tries: Number(m[2]), budgetShare: 1, resampleTemperature: null, steerLogit: m[1] === "steer" ? Number(m[3] ?? logits[0]) : null };
+}
+const policies = arg("policies", "plain2,steer2,plain3,steer3").split(",");
+
+const which = arg("lines", "parroting");
+const lines = [
+  ...(which === "parroting" || which === "all" ? TUNING.parroting.map((q) => ({ mind: q.mind, text: q.text, fact: null as RegExp | null })) : []),
+  ...(which === "grounding" || which === "all" ? TUNING.grounding.map((q) => ({ mind: q.mind, text: q.text, fact: q.fact as RegExp })) : []),
+];
+
+const t = await createTestApp({ model: qwen, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads, parallel: 1, contextSize: 4096, maxReplyTokens: tokens, generationTimeoutMs: 900_000 });
+const w = loadWorld(t, TUNING, join(import.meta.dir, ".."));
+await t.app.scheduler.trigger("indexer");
+const load0 = loadavg()[0];
+console.error(`bench/steer: ${cpus()[0]?.model}, threads ${threads}, load ${load0.toFixed(1)}, seeds ${seeds.join(",")}, ${lines.length} lines`);
+
+interface Row { turns: number; bad: number; kinds: Map<string, number>; samples: number; firstFailed: number; laterAllFailed: number; echoFirst: number; echoReturned: number; grounded: number; asked: number; ms: number; cpuMs: number }
+const rows = new Map<string, Row>(policies.map((p) => [p, { turns: 0, bad: 0, kinds: new Map(), samples: 0, firstFailed: 0, laterAllFailed: 0, echoFirst: 0, echoReturned: 0, grounded: 0, asked: 0, ms: 0, cpuMs: 0 }]));
+const isBad = (ks: string[]) => ks.some((k) => (HYGIENE as string[]).includes(k));
+
+for (const l of lines) {
+  const m = w.minds[l.mind];
+  const p = await prepareTurn(t.app.ctx, m.projectId, validateInteract({ text: l.text, entityMindId: m.id, playerId: "steer" }));
+  const guard = turnGuard(p, l.text);
+  for (const seed of seeds)
+    for (const name of policies) {
+      const row = rows.get(name)!;
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      const { result, report } = await generateReply(t.app.ctx.generation!, {
+        conversationKey: `steer:${l.mind}`, messages: p.messages, maxTokens: p.replyTokens, temperature: p.temperature, seed, minTokens: 1, speaker: p.mind.entityName,
+      }, guard, policyOf(name));
+      const cpu = process.cpuUsage(c0);
+      row.ms += performance.now() - t0;
+      row.cpuMs += (cpu.user + cpu.system) / 1000;
+      // Scored as bench/quality.ts scores a returned reply; each attempt by what the guard saw of it.
+      const kinds = replyProblems(result.text, guard.context).map((x) => x.kind);
+      const attemptKinds = report.attempts.map((a) => a.problems.map((x) => x.kind));
+      row.turns++;
+      row.samples += report.attempts.length;
+      if (isBad(kinds)) row.bad++;
+      for (const k of kinds) if ((HYGIENE as string[]).includes(k)) row.kinds.set(k, (row.kinds.get(k) ?? 0) + 1);
+      if (isBad(attemptKinds[0])) {
+        row.firstFailed++;
+        if (attemptKinds.slice(1).every(isBad)) row.laterAllFailed++;
+      }
+      if (attemptKinds[0].includes("echo")) row.echoFirst++;
+      if (kinds.includes("echo")) row.echoReturned++;
+      if (l.fact) {
+        row.asked++;
+        if (l.fact.test(result.text)) row.grounded++;
+      }
+      const trail = report.attempts.map((a) => `${a.problems.map((x) => x.kind).join("+") || "ok"}${a.avoided ? `(avoid ${a.avoided.length})` : ""}`).join(" → ");
+      console.error(`  ${name} ${l.mind} s${seed}: ${trail}: ${kinds.join(",") || "clean"} ${JSON.stringify(result.text.slice(0, 160))}`);
+    }
+}
+
+const pct = (a: number, b: number) => `${b ? Math.round((100 * a) / b) : 0} % (${a}/${b})`;
+console.log(`\n| policy | returned with a hygiene problem | by kind | echo: first sample / returned | turns whose first sample failed: every later one failed too | samples per reply | grounded | CPU s | wall s |`);
+console.log(`|---|---|---|---|---|---|---|---|---|`);
+for (const [name, r] of rows)
+  console.log(`| ${name} | ${pct(r.bad, r.turns)} | ${[...r.kinds].map(([k, n]) => `${k} ${n}`).join(", ") || "–"} | ${r.echoFirst} / ${r.echoReturned} | ${pct(r.laterAllFailed, r.firstFailed)} | ${(r.samples / Math.max(1, r.turns)).toFixed(2)} | ${r.asked ? pct(r.grounded, r.asked) : "–"} | ${(r.cpuMs / 1000).toFixed(0)} | ${(r.ms / 1000).toFixed(0)} |`);
+console.log(`\nQwen2.5-Coder-0.5B-Instruct Q4_K_M, ${threads} thread(s), ${tokens}-token replies, seeds ${seeds.join(",")}, lines: ${which}; load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}; ${cpus()[0]?.model}`);
+await t.close();

@@ -1,0 +1,91 @@
+import type { AvoidText } from "../../llm/types.ts";
+import type { Problem, ReplyContext } from "./detectors.ts";
+import { PROMPT_MARKERS } from "./detectors.ts";
+import { words } from "./wordOverlap.ts";
+
+/**
+ * How far a steered resample pushes the failed sample's words down (a logit, added to each of their tokens). Chosen
+ * by bench/steer.ts on the tuning worlds' small-talk lines (BENCHMARKS.md "Replies in character: the guard steers its
+ * resamples"): strong enough that a copy of the player's line loses to another opening, not a ban, so a word the
+ * answer needs can still be said when nothing else fits.
+ */
+export const STEER_LOGIT = -4;
+
+/**
+ * Words too common to tell one line from another: biasing them would bend every sentence, not the failure
+ * (a reply needs "the", "you", "is" whatever it says).
+ */
+const COMMON = new Set(
+  ("a an the and or but if of to in on at by for from with as is are was were be been being am do does did have has had " +
+    "i me my mine you your yours he him his she her hers it its we us our they them their this that these those there here " +
+    "what who whom which when where why how not no yes so too very just can could will would shall should may might must " +
+    "all any some one about into out up down over then than also again well oh ah " +
+    "i'm i've i'll i'd you're you've you'll it's that's there's what's can't don't won't isn't aren't wasn't didn't doesn't let's").split(" "),
+);
+
+/** An assistant's words, as the meta detector's assistant-voice patterns match them (detectors.ts META). */
+const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "model", "help", "provided", "information", "context", "text", "notes", "according"];
+
+/**
+ * What the next sample should not say, from what the samples so far did wrong: after an echo, the player's line's
+ * distinctive words (echoes copy the line from its first words, so the copy loses its path); after an assistant's voice
+ * or talk about the notes, the words the meta detector matched and an assistant's stock words; after a recital of the
+ * prompt, the recited marker's or line's words; after speaking as someone else, the name it took (and the player's
+ * line, when the name was the player's). Other problems are left to the next seed alone: a repetition has no words
+ * of its own to steer from. Each word as written, in lower case and capitalised, with and
+ * without a leading space (a tokenizer gives a word mid-sentence another token than at the start).
+ */
+export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LOGIT): AvoidText[] {
+  const chosen = new Set<string>();
+  for (const p of problems) {
+    if (p.kind === "echo") for (const w of distinctive(c.playerLine)) chosen.add(w);
+    else if (p.kind === "meta") {
+      for (const w of distinctive(quoted(p.detail))) chosen.add(w);
+      for (const w of ASSISTANT_WORDS) chosen.add(w.toLowerCase());
+    } else if (p.kind === "wrongPerson") {
+      // "I'm Tomas Reed" from the player's own introduction is an echo on its way: steer from the whole line. A name
+      // of someone else, or the mind's own as a subject ("Bram Fenwick is"), from the name itself.
+      const named = distinctive(quoted(p.detail)).filter((w) => w !== "name");
+      const player = new Set(words(c.playerLine));
+      if (named.some((w) => player.has(w))) for (const w of distinctive(c.playerLine)) chosen.add(w);
+      for (const w of named) chosen.add(w);
+    } else if (p.kind === "promptEcho") {
+      const marker = quoted(p.detail);
+      const line = [...c.structuralLines, ...(c.hintLines ?? []), ...c.narrativeLines].find((l) => l.startsWith(marker)) ?? marker;
+      for (const w of distinctive(line)) chosen.add(w);
+      if (PROMPT_MARKERS.includes(marker.toLowerCase())) for (const w of distinctive(marker)) chosen.add(w);
+    }
+  }
+  const out = new Map<string, AvoidText>();
+  for (const w of chosen)
+    for (const form of forms(w)) out.set(form, { text: form, logit });
+  return [...out.values()];
+}
+
+/**
+ * The steering of several failed samples together: each one's words, and a word two samples failed with pushed down
+ * by both (a prompt that drew the same echo twice pulls hard: bench/steer.ts saw one steered once still echo).
+ */
+export function mergeAvoid(a: AvoidText[] | undefined, b: AvoidText[]): AvoidText[] | undefined {
+  if (!b.length) return a;
+  const out = new Map((a ?? []).map((x) => [x.text, x]));
+  for (const x of b) out.set(x.text, { text: x.text, logit: x.logit + (out.get(x.text)?.logit ?? 0) });
+  return [...out.values()];
+}
+
+/** The words of a text that are not common ones (two letters or more). */
+export function distinctive(text: string): string[] {
+  return [...new Set(words(text).filter((w) => w.length > 1 && !COMMON.has(w) && !/^\d+$/.test(w)))];
+}
+
+/** The text inside a problem's detail quotes (`"as an AI"` → as an AI; `5 words of "You are…"` → You are…). */
+function quoted(detail: string): string {
+  const m = /"([^"]*)"/.exec(detail);
+  return (m ? m[1] : detail).replace(/…$/, "");
+}
+
+function forms(w: string): string[] {
+  const cap = w[0].toUpperCase() + w.slice(1);
+  const all = [w, cap, ...(w.length <= 3 ? [w.toUpperCase()] : [])];
+  return [...new Set([...all, ...all.map((x) => ` ${x}`)])];
+}
