@@ -20,26 +20,15 @@ import { commitSnapshot, readSnapshot, restoreInto, writeSnapshotTmp } from "../
 import { indexPartPath, readIndexPart, writeIndexPartTmp } from "../src/vectors/indexPart.ts";
 import { encodeIndex } from "../src/vectors/ivfSnapshot.ts";
 import { bigWorld } from "./support/bigWorld.ts";
+import { DenseEmbedder } from "../test/vectors/helpers.ts";
 import { Float32VectorCache } from "./support/float32Cache.ts";
 
 const { values: args } = parseArgs({
   options: { sizes: { type: "string", default: "100000" }, runs: { type: "string", default: "3" }, memory: { type: "string", default: "" }, dense: { type: "boolean", default: false } },
 });
 
-/** Dense stand-in for MiniLM: the hashing features plus 0.03 on every dim, normalised (the bytes do not depend on the values). */
-class DenseEmbedder implements Embedder {
-  readonly id = "bench-dense-384";
-  readonly dims = 384;
-  private readonly inner = new HashingEmbedder();
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    return (await this.inner.embed(texts)).map((v) => {
-      const out = v.map((x) => x + 0.03);
-      const n = Math.hypot(...out);
-      return out.map((x) => x / n);
-    });
-  }
-}
-const embedder: Embedder = args.dense ? new DenseEmbedder() : new HashingEmbedder();
+// --dense: a stand-in for MiniLM (the bytes do not depend on the values)
+const embedder: Embedder = args.dense ? new DenseEmbedder("bench-dense-384") : new HashingEmbedder();
 const dims = embedder.dims;
 const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-parts-"));
 const cpu = () => {

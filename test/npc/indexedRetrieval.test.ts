@@ -4,32 +4,14 @@ import { createDocument } from "../../src/lore/documents/writeDocuments.ts";
 import { createMind } from "../../src/lore/minds/writeMinds.ts";
 import { createTag } from "../../src/lore/tags/writeTags.ts";
 import { createProject } from "../../src/projects/projectService.ts";
-import type { Embedder } from "../../src/vectors/Embedder.ts";
-import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
 import type { VectorStore } from "../../src/vectors/VectorStore.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { DenseEmbedder } from "../vectors/helpers.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 
 // A project past the (lowered) index threshold, searched through the approximate index: knowledge scoping holds
 // through interact-preview exactly as with the exact scan. Real llama.cpp (the preview counts tokens), real LanceDB.
 setDefaultTimeout(120_000);
-
-/**
- * The hashing embedder's vectors made dense (a small constant on every dim, as a neural embedder's vectors have
- * no zero dims): the cache sends only dense queries through the index, so this is what exercises it here.
- */
-class DenseEmbedder implements Embedder {
-  readonly id = "dense-hashing-test-v1";
-  readonly dims = 384;
-  private readonly inner = new HashingEmbedder();
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    return (await this.inner.embed(texts)).map((v) => {
-      const out = v.map((x) => x + 0.02);
-      const n = Math.hypot(...out);
-      return out.map((x) => x / n);
-    });
-  }
-}
 
 const WORDS = "river mill ferry toll abbey crypt bell lantern harbour ship storm keeper merchant caravan road bridge guard gate wall tower".split(" ");
 let t: TestApp;
@@ -44,7 +26,7 @@ const otherDocs = new Set<string>();
 beforeAll(async () => {
   t = await createTestApp(
     { model: ensureTinyModel(undefined, { nCtx: 2048 }), contextSize: 2048, threads: 1, vectorIndexMinChunks: 100, sharedLoreTokens: 0 },
-    { embedder: new DenseEmbedder() },
+    { embedder: new DenseEmbedder("dense-hashing-test-v1", 0.02) },
   );
   admin = ensureAdminToken(t.app.db).adminToken;
   a = createProject(t.app.ctx, { name: "A" }).id;

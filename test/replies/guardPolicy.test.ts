@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { GenerateRequest, GenerateResult } from "../../src/generation/types.ts";
+import type { GenerateRequest } from "../../src/generation/types.ts";
 import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
+import { scripted } from "./scriptedBackend.ts";
 import { generateReply, GUARD_POLICY, type GuardPolicy } from "../../src/npc/replies/generateReply.ts";
 
 const ctx: ReplyContext = {
@@ -14,30 +15,6 @@ const ctx: ReplyContext = {
   maxSentences: 2,
   secrets: [],
 };
-
-const pieces = (text: string) => text.match(/\s*\S+/g) ?? [];
-
-/**
- * A backend that says the scripted replies in order, one per call, a word a token, and honours the stop signal as
- * the real ones do. It stands in for the model: what is under test is how many samples the guard draws, at which
- * temperature, and which it returns.
- */
-function scripted(replies: string[]) {
-  const calls: GenerateRequest[] = [];
-  const llm = {
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      calls.push(req);
-      let said = "";
-      for (const p of pieces(replies[calls.length - 1] ?? "")) {
-        if (req.stopSignal?.aborted) break;
-        said += p;
-        req.onToken?.(p);
-      }
-      return { text: said.trim(), promptTokens: 100, evaluatedPromptTokens: 3, completionTokens: pieces(said).length, finishReason: "stop", timeToFirstTokenMs: 10 };
-    },
-  };
-  return { llm, calls };
-}
 
 const req = (maxTokens = 64): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens, temperature: 0.7, seed: 40 });
 const THIRD = "Idris Vane tells travellers the car leaves at dawn.";

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { GenerateRequest, GenerateResult } from "../../src/generation/types.ts";
+import type { GenerateRequest } from "../../src/generation/types.ts";
 import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
+import { scripted } from "./scriptedBackend.ts";
 import { generateReply, GUARD_POLICY, type GuardPolicy } from "../../src/npc/replies/generateReply.ts";
 import { distinctive, mergeAvoid, steerAway } from "../../src/npc/replies/steer.ts";
 import { chatBody } from "../../src/generation/remote/chatBody.ts";
@@ -17,30 +18,6 @@ const ctx: ReplyContext = {
   maxSentences: 3,
   secrets: [],
 };
-
-const pieces = (text: string) => text.match(/\s*\S+/g) ?? [];
-
-/**
- * A backend that says the scripted replies in order, one per call, a word a piece, and honours the stop signal as
- * the real ones do. It stands in for the model: what is under test is what the guard asks of the next sample and
- * which sample it returns.
- */
-function scripted(replies: string[]) {
-  const calls: GenerateRequest[] = [];
-  const llm = {
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      calls.push(req);
-      let said = "";
-      for (const p of pieces(replies[calls.length - 1] ?? "")) {
-        if (req.stopSignal?.aborted) break;
-        said += p;
-        req.onToken?.(p);
-      }
-      return { text: said.trim(), promptTokens: 100, evaluatedPromptTokens: 3, completionTokens: pieces(said).length, finishReason: "stop", timeToFirstTokenMs: 10 };
-    },
-  };
-  return { llm, calls };
-}
 
 const req = (): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 7 });
 const ECHO = ctx.playerLine;

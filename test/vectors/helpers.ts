@@ -66,3 +66,29 @@ export class SmallEmbedder implements Embedder {
     });
   }
 }
+
+/**
+ * Dense vectors, as a neural embedder gives (the IVF index serves only dense queries; a sparse one is scanned
+ * exactly): the hashing embedder's features plus a constant on every dim, normalised. Plain JS arithmetic, the same
+ * on any CPU.
+ */
+export class DenseEmbedder implements Embedder {
+  readonly dims = 384;
+  private readonly inner = new HashingEmbedder();
+  constructor(
+    readonly id = "test-dense-384-v1",
+    private readonly shift = 0.03,
+  ) {}
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return (await this.inner.embed(texts)).map((v) => {
+      const out = v.map((x) => x + this.shift);
+      const n = Math.hypot(...out);
+      return out.map((x) => x / n);
+    });
+  }
+}
+
+const SNAPSHOT_WORDS = "ferry toll abbey crypt bell lantern smuggler tunnel cellar harbour ship storm keeper lighthouse marsh barley".split(" ");
+/** Chunk i's text in the snapshot tests' worlds: three of a few words, so dense vectors form clusters. */
+export const snapshotText = (i: number) =>
+  `${SNAPSHOT_WORDS[i % SNAPSHOT_WORDS.length]} ${SNAPSHOT_WORDS[(i * 7) % SNAPSHOT_WORDS.length]} ${SNAPSHOT_WORDS[(i * 3 + 1) % SNAPSHOT_WORDS.length]} part ${i}`;

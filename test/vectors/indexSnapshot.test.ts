@@ -1,13 +1,12 @@
 import { afterAll, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Embedder } from "../../src/vectors/Embedder.ts";
 import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
 import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import { VectorStore } from "../../src/vectors/VectorStore.ts";
 import { commitSnapshot, readSnapshot, restoreInto, snapshotPath, writeSnapshotTmp } from "../../src/vectors/cacheSnapshot.ts";
 import { indexPartPath } from "../../src/vectors/indexPart.ts";
-import { chunk, tempDir } from "./helpers.ts";
+import { chunk, DenseEmbedder, snapshotText, tempDir } from "./helpers.ts";
 
 // The IVF index kept beside a project's snapshot file, in its index part (src/vectors/indexPart.ts, ivfSnapshot.ts):
 // a restart answers through it at once; a damaged or foreign part is dropped and trained anew; a file without one
@@ -17,27 +16,10 @@ import { chunk, tempDir } from "./helpers.ts";
 const tmp = tempDir();
 afterAll(tmp.cleanup);
 
-/**
- * Dense vectors, as a neural embedder gives (the index serves only dense queries; a sparse one is scanned
- * exactly): the hashing embedder's features plus a constant on every dim, normalised.
- */
-class DenseEmbedder implements Embedder {
-  readonly id = "test-dense-384-v1";
-  readonly dims = 384;
-  private readonly inner = new HashingEmbedder();
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    return (await this.inner.embed(texts)).map((v) => {
-      const out = v.map((x) => x + 0.03);
-      const n = Math.hypot(...out);
-      return out.map((x) => x / n);
-    });
-  }
-}
 const emb = new DenseEmbedder();
 const OPTS = { vectorIndexMinChunks: 200 };
 
-const WORDS = "ferry toll abbey crypt bell lantern smuggler tunnel cellar harbour ship storm keeper lighthouse marsh barley".split(" ");
-const text = (i: number) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]} part ${i}`;
+const text = snapshotText;
 const QUERIES = ["lantern smuggler harbour", "abbey crypt bell", "storm keeper lighthouse", "marsh barley ferry toll"];
 
 async function fill(store: VectorStore, docs: number) {

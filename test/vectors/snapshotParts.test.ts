@@ -1,13 +1,11 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Embedder } from "../../src/vectors/Embedder.ts";
-import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
 import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import { VectorStore } from "../../src/vectors/VectorStore.ts";
 import { commitSnapshot, readSnapshot, restoreInto, snapshotPath, writeSnapshotTmp } from "../../src/vectors/cacheSnapshot.ts";
 import { encodeIndex } from "../../src/vectors/ivfSnapshot.ts";
-import { chunk, tempDir } from "./helpers.ts";
+import { chunk, DenseEmbedder, snapshotText, tempDir } from "./helpers.ts";
 
 // A project's snapshot in parts: the rows' file, and the IVF index in a part beside it (src/vectors/indexPart.ts),
 // so training the index again writes the part alone. Vectors are plain JS arithmetic on fixed texts (the same on
@@ -17,23 +15,9 @@ import { chunk, tempDir } from "./helpers.ts";
 const tmp = tempDir();
 afterAll(tmp.cleanup);
 
-/** Dense vectors (the index serves dense queries): the hashing features plus a constant on every dim. */
-class DenseEmbedder implements Embedder {
-  readonly id = "test-dense-384-v1";
-  readonly dims = 384;
-  private readonly inner = new HashingEmbedder();
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    return (await this.inner.embed(texts)).map((v) => {
-      const out = v.map((x) => x + 0.03);
-      const n = Math.hypot(...out);
-      return out.map((x) => x / n);
-    });
-  }
-}
 const emb = new DenseEmbedder();
 const OPTS = { vectorIndexMinChunks: 200 };
-const WORDS = "ferry toll abbey crypt bell lantern smuggler tunnel cellar harbour ship storm keeper lighthouse marsh barley".split(" ");
-const text = (i: number) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]} part ${i}`;
+const text = snapshotText;
 const QUERIES = ["lantern smuggler harbour", "abbey crypt bell", "storm keeper lighthouse"];
 const askAll = (store: VectorStore) => Promise.all(QUERIES.map((query) => store.searchVectorHits({ projectId: "p", query, tags: ["t0", "t1", "t2"], n: 8 })));
 const cacheOf = (store: VectorStore) => store.projectCache(store.activeGeneration(), "p");
