@@ -17,7 +17,11 @@
 // several seeds, each placing the answers anew). Every retrieval is paired with today's on the same question, so
 // the table gives the questions a variant gains and loses against today, and a two-sided sign test on them.
 //
-// Usage: bun bench/minilm-indexing.ts [--parts speed,quality] [--steps 4] [--step 24] [--seeds 1,2,3] [--threads 2]
+// Reads (--reads, the first is the one the others are paired with): 512, 256, 128, w128 (windows of 128), and at 256
+// the int8 MatMuls (256i8; 256i8k: the FFN output projections left in float) and 256x: lore embedded by the float
+// graph, the questions by the int8 one (a project indexed before the switch, queried after it).
+//
+// Usage: bun bench/minilm-indexing.ts [--parts speed,quality] [--reads 512,256,128,w128] [--steps 4] [--step 24] [--seeds 1,2,3] [--threads 2]
 import { availableParallelism, cpus, homedir, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -44,6 +48,7 @@ const { values: args } = parseArgs({
     seeds: { type: "string", default: "1,2,3" },
     threads: { type: "string", default: "2" },
     speed: { type: "string", default: "" },
+    reads: { type: "string", default: "512,256,128,w128" },
     model: { type: "string", default: join(homedir(), ".cache", "lorehold-fixtures", "embeddings", "all-MiniLM-L6-v2") },
   },
 });
@@ -52,11 +57,15 @@ const threads = Number(args.threads);
 const root = join(import.meta.dir, "..");
 const load = (o: TransformersEmbedderOptions) => TransformersEmbedder.load(args.model!, { threads, ...o });
 
-const READS: { key: string; label: string; opts: TransformersEmbedderOptions }[] = [
+const READS: { key: string; label: string; opts: TransformersEmbedderOptions; queries?: TransformersEmbedderOptions }[] = [
   { key: "512", label: "all of it (512 pieces, today)", opts: {} },
   { key: "256", label: "first 256 pieces", opts: { maxTokens: 256 } },
   { key: "128", label: "first 128 pieces", opts: { maxTokens: 128 } },
   { key: "w128", label: "windows of 128, mean of all", opts: { maxTokens: 128, longText: "windows" } },
+  { key: "256i8", label: "first 256 pieces, int8 MatMuls", opts: { maxTokens: 256, int8: { weights: "s8" } } },
+  { key: "256i8k", label: "first 256 pieces, int8 MatMuls but the FFN output projections", opts: { maxTokens: 256, int8: { weights: "s8", keepNarrowing: true } } },
+  // Lore stored by the float graph, questions embedded by the int8 one: a project indexed before the switch.
+  { key: "256x", label: "first 256 pieces: lore by the float graph, questions by int8", opts: { maxTokens: 256 }, queries: { maxTokens: 256, int8: { weights: "s8" } } },
 ];
 const SPEED: { label: string; make: () => Promise<Embedder> }[] = [
   { label: `as it was: in the server's thread, ${threads} intra-op threads, graph as exported`, make: () => load({ maxTokens: 256, pruneGuards: false }) },
@@ -182,6 +191,22 @@ function signTest(gains: number, losses: number): number {
   return Math.min(1, 2 * p);
 }
 
+/** Embeds the worlds' questions with `queries` and everything else (the lore) with `lore`, under `lore`'s id. */
+async function crossEmbedder(lore: Embedder, queries: Embedder, seeds: number[]): Promise<Embedder> {
+  const asked = new Set([...TUNING.grounding, ...CINDERVALE.grounding, ...seeds.flatMap((s) => longChunkWorld(s).questions)].map((q) => q.text));
+  return {
+    id: lore.id,
+    dims: lore.dims,
+    async embed(texts: string[]) {
+      const [a, b] = await Promise.all([queries.embed(texts.filter((t) => asked.has(t))), lore.embed(texts.filter((t) => !asked.has(t)))]);
+      return texts.map((t) => (asked.has(t) ? a.shift()! : b.shift()!));
+    },
+    async dispose() {
+      await Promise.all([lore.dispose?.(), queries.dispose?.()]);
+    },
+  };
+}
+
 if (parts.includes("quality")) {
   const seeds = args.seeds!.split(",").map(Number);
   const worlds: { name: string; run: (e: Embedder) => Promise<boolean[][]> }[] = [
@@ -190,11 +215,12 @@ if (parts.includes("quality")) {
     { name: `held-out at full chunk size (seeds ${seeds.join(",")})`, run: async (e) => (await Promise.all(seeds.map((s) => longWorld(e, s)))).flat() },
   ];
   const res: Record<string, boolean[][][]> = {};
-  for (const r of READS) {
-    const e = await load(r.opts);
+  const reads = args.reads!.split(",").map((k) => READS.find((r) => r.key === k)!);
+  for (const r of reads) {
+    const e = r.queries ? await crossEmbedder(await load(r.opts), await load(r.queries), seeds) : await load(r.opts);
     res[r.key] = [];
     for (const w of worlds) res[r.key].push(await w.run(e));
-    await e.dispose();
+    await e.dispose?.();
     console.error(`quality: ${r.label} done`);
   }
   const METRICS = ["vector recall@1", "vector recall@4", "hybrid recall@1", "hybrid recall@4"];
@@ -204,15 +230,15 @@ if (parts.includes("quality")) {
     console.log(`\n#### ${w.name}\n`);
     console.log(`| read | ${METRICS.join(" | ")} |`);
     console.log(`|---|${METRICS.map(() => "---").join("|")}|`);
-    for (const r of READS) {
+    for (const r of reads) {
       const mine = res[r.key][wi];
-      const today = res["512"][wi];
+      const today = res[reads[0].key][wi];
       const cells = METRICS.map((_, m) => {
         const hits = mine.filter((x) => x[m]).length;
         const gains = mine.filter((x, i) => x[m] && !today[i][m]).length;
         const losses = mine.filter((x, i) => !x[m] && today[i][m]).length;
         const base = `${hits}/${mine.length} (${Math.round((100 * hits) / mine.length)} %)`;
-        return r.key === "512" ? base : `${base} +${gains} −${losses}, p ${signTest(gains, losses).toFixed(2)}`;
+        return r === reads[0] ? base : `${base} +${gains} −${losses}, p ${signTest(gains, losses).toFixed(2)}`;
       });
       console.log(`| ${r.label} | ${cells.join(" | ")} |`);
     }
