@@ -40,6 +40,8 @@ export interface Config {
   embeddingLongText: "truncate" | "windows";
   /** worker threads an ONNX embedding model runs in, one single-threaded session each; 0: one per `threads` */
   embeddingThreads: number;
+  /** "on": an ONNX embedding model's int8 weights are multiplied in integers (ORT's int8 GEMM); "off": in float as exported */
+  embeddingInt8: "on" | "off";
   threads: number;
   parallel: number;
   /** tokens per sequence of the generation context */
@@ -105,6 +107,7 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "embeddingMaxTokens", env: "LOREHOLD_EMBEDDING_MAX_TOKENS", kind: "int" },
   { key: "embeddingLongText", env: "LOREHOLD_EMBEDDING_LONG_TEXT", kind: "string" },
   { key: "embeddingThreads", env: "LOREHOLD_EMBEDDING_THREADS", kind: "int" },
+  { key: "embeddingInt8", env: "LOREHOLD_EMBEDDING_INT8", kind: "string" },
   { key: "threads", env: "LOREHOLD_THREADS", kind: "int" },
   { key: "parallel", env: "LOREHOLD_PARALLEL", kind: "int" },
   { key: "contextSize", env: "LOREHOLD_CONTEXT_SIZE", kind: "int" },
@@ -139,6 +142,7 @@ export function defaultConfig(): Config {
     embeddingMaxTokens: DEFAULT_EMBEDDING_MAX_TOKENS,
     embeddingLongText: "truncate",
     embeddingThreads: 0,
+    embeddingInt8: "on",
     threads: availableParallelism(),
     parallel: 4,
     contextSize: 2048,
@@ -237,6 +241,7 @@ function finalize(cfg: Config, cwd: string): Config {
   if (cfg.embeddingMaxTokens > 0 && cfg.embeddingMaxTokens < 8) throw new ConfigError("embeddingMaxTokens must be 0 (as much as the model reads) or at least 8");
   if (cfg.embeddingThreads < 0) throw new ConfigError("embeddingThreads must be 0 (one per thread of threads) or more");
   if (!["truncate", "windows"].includes(cfg.embeddingLongText)) throw new ConfigError("embeddingLongText must be truncate or windows");
+  if (!["on", "off"].includes(cfg.embeddingInt8)) throw new ConfigError("embeddingInt8 must be on or off");
   if (cfg.sceneIdleSeconds < 10) throw new ConfigError("sceneIdleSeconds must be at least 10");
   if (!["auto", "on", "off"].includes(cfg.flashAttention)) throw new ConfigError("flashAttention must be one of auto, on, off");
   if (!["on", "off"].includes(cfg.kvSnapshots)) throw new ConfigError("kvSnapshots must be on or off");

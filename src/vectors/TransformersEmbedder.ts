@@ -4,6 +4,7 @@ import { basename, join, resolve } from "node:path";
 import type { Embedder } from "./Embedder.ts";
 import { Mutex } from "./Mutex.ts";
 import { type Int8MatMulOptions, int8MatMuls } from "./onnx/int8MatMuls.ts";
+import { int8WeightsForThisCpu } from "./onnx/int8Weights.ts";
 import { pruneNanGuards } from "./onnx/pruneNanGuards.ts";
 import { accumulate, type LongTextMode, meanNormalised, type Segment, segmentsOf } from "./tokenWindows.ts";
 
@@ -53,7 +54,10 @@ export interface TransformersEmbedderOptions {
   spinning?: boolean;
   /** Drop the softmax NaN guards of a PyTorch attention export (bit-identical output, less work; default true) */
   pruneGuards?: boolean;
-  /** Run the int8-weighted MatMuls in integers (int8MatMuls); off unless given */
+  /**
+   * Multiply the model's int8 weights in integers (int8MatMuls; default: yes, with the weights' signedness this CPU
+   * runs without saturation); false: in float, as exported.
+   */
   int8?: Int8MatMulOptions | false;
 }
 
@@ -190,9 +194,9 @@ async function openSession(file: string, opts: TransformersEmbedderOptions): Pro
   };
   // Weights in a separate file are found relative to the model's path, which a buffer does not have.
   const external = existsSync(`${file}_data`) || existsSync(`${file}.data`);
-  if (external || (opts.pruneGuards === false && !opts.int8)) return InferenceSession.create(file, options);
+  if (external || (opts.pruneGuards === false && opts.int8 === false)) return InferenceSession.create(file, options);
   let model: Uint8Array = readFileSync(file);
   if (opts.pruneGuards !== false) model = pruneNanGuards(model).model;
-  if (opts.int8) model = int8MatMuls(model, opts.int8).model;
+  if (opts.int8 !== false) model = int8MatMuls(model, { weights: int8WeightsForThisCpu(), ...opts.int8 }).model;
   return InferenceSession.create(model, options);
 }

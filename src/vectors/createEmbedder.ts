@@ -13,6 +13,8 @@ export interface CreateEmbedderOptions {
   workers?: number;
   maxTokens?: number;
   longText?: "truncate" | "windows";
+  /** false: the model's int8 weights are multiplied in float, as exported (default: in integers) */
+  int8?: boolean;
 }
 
 /**
@@ -30,12 +32,13 @@ export async function createEmbedder(setting: string, modelsDir: string, opts: C
   if (!existsSync(dir)) {
     throw new Error(`Embedding model "${name}" not found: no folder ${dir} (set embeddingModel to "hashing" or install the model there)`);
   }
-  const { workers = 0, ...rest } = opts;
-  if (workers > 0) return EmbedderThreads.load(dir, { ...rest, threads: 1, count: workers });
-  return TransformersEmbedder.load(dir, rest);
+  const { workers = 0, int8, ...rest } = opts;
+  const options = { ...rest, ...(int8 === false ? { int8: false as const } : {}) };
+  if (workers > 0) return EmbedderThreads.load(dir, { ...options, threads: 1, count: workers });
+  return TransformersEmbedder.load(dir, options);
 }
 
 /** How the server's settings run an ONNX model: `embeddingThreads` worker threads (0: one per thread of `threads`). */
-export function embedderOptions(config: Pick<Config, "threads" | "embeddingThreads" | "embeddingMaxTokens" | "embeddingLongText">): CreateEmbedderOptions {
-  return { threads: config.threads, workers: config.embeddingThreads || config.threads, maxTokens: config.embeddingMaxTokens, longText: config.embeddingLongText };
+export function embedderOptions(config: Pick<Config, "threads" | "embeddingThreads" | "embeddingMaxTokens" | "embeddingLongText" | "embeddingInt8">): CreateEmbedderOptions {
+  return { threads: config.threads, workers: config.embeddingThreads || config.threads, maxTokens: config.embeddingMaxTokens, longText: config.embeddingLongText, int8: config.embeddingInt8 !== "off" };
 }
