@@ -1,6 +1,6 @@
-// MiniLM in int8 (all-MiniLM-L6-v2 `model_int8.onnx`, the real fixture): the float graph ONNX Runtime runs today
-// (weights dequantised at load) against the graph rewritten so its MatMuls run in ONNX Runtime's integer GEMM
-// (src/vectors/onnx/int8MatMuls.ts), side by side in one run.
+// MiniLM in int8 (all-MiniLM-L6-v2 `model_int8.onnx`, the real fixture): the float graph ONNX Runtime ran (weights
+// dequantised at load) against the graph rewritten so its MatMuls run in ONNX Runtime's integer GEMM
+// (src/vectors/onnx/int8MatMuls.ts, bias Adds folded in or not) and its GELUs fused (fuseGelu.ts), side by side.
 //
 // --parts ops:   op counts of the graph before and after each rewrite, and the rewrite's own time.
 // --parts close: cosine of each variant's vector against the float graph's, over written text (bench/support/
@@ -24,7 +24,8 @@ import { type Int8MatMulOptions, int8MatMuls } from "../src/vectors/onnx/int8Mat
 import { openGraph } from "../src/vectors/onnx/onnxGraph.ts";
 import { pruneNanGuards } from "../src/vectors/onnx/pruneNanGuards.ts";
 import { EmbedderThreads } from "../src/vectors/threads/EmbedderThreads.ts";
-import { TransformersEmbedder } from "../src/vectors/TransformersEmbedder.ts";
+import { TransformersEmbedder, type TransformersEmbedderOptions } from "../src/vectors/TransformersEmbedder.ts";
+import { fuseGelu } from "../src/vectors/onnx/fuseGelu.ts";
 import { indexerChunks } from "./support/indexerChunks.ts";
 import { realTexts } from "./support/realTexts.ts";
 
@@ -43,11 +44,15 @@ const threads = Number(args.threads);
 const root = join(import.meta.dir, "..");
 const file = join(args.model!, "onnx", "model_int8.onnx");
 
-const VARIANTS: { key: string; label: string; int8: Int8MatMulOptions | false }[] = [
-  { key: "float", label: "float graph, NaN guards pruned (as it was)", int8: false },
-  { key: "s8", label: "int8 MatMuls, signed weights (u8×s8 GEMM)", int8: { weights: "s8" } },
-  { key: "u8", label: "int8 MatMuls, weights shifted to uint8 (u8×u8 GEMM)", int8: { weights: "u8" } },
-  { key: "s8-keep", label: "int8 MatMuls but the FFN output projections (s8)", int8: { weights: "s8", keepNarrowing: true } },
+type Opts = Pick<TransformersEmbedderOptions, "int8" | "fuseGelu">;
+const VARIANTS: { key: string; label: string; opts: Opts }[] = [
+  { key: "float", label: "float graph, NaN guards pruned (as it was)", opts: { int8: false, fuseGelu: false } },
+  { key: "float-gelu", label: "float graph, GELU fused", opts: { int8: false } },
+  { key: "s8-plain", label: "int8 MatMuls (u8×s8), bias Adds apart", opts: { int8: { weights: "s8", bias: false }, fuseGelu: false } },
+  { key: "s8-bias", label: "int8 MatMuls (u8×s8), bias folded in", opts: { int8: { weights: "s8" }, fuseGelu: false } },
+  { key: "s8", label: "**int8 MatMuls (u8×s8), bias folded in, GELU fused (now)**", opts: { int8: { weights: "s8" } } },
+  { key: "u8", label: "the same with weights shifted to uint8 (u8×u8 GEMM)", opts: { int8: { weights: "u8" } } },
+  { key: "s8-keep", label: "int8 MatMuls but the FFN output projections (u8×s8), bias, GELU", opts: { int8: { weights: "s8", keepNarrowing: true } } },
 ];
 const chosen = args.variants ? VARIANTS.filter((v) => args.variants!.split(",").includes(v.key)) : VARIANTS;
 const machine = () => `${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}`;
@@ -57,7 +62,7 @@ const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs
 // ------------------------------------------------------------- rss (a child process per variant)
 if (args["rss-of"]) {
   const v = VARIANTS.find((x) => x.key === args["rss-of"])!;
-  const e = await EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256, int8: v.int8 });
+  const e = await EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256, ...v.opts });
   const chunks = indexerChunks(8, { sizeHint: 400 });
   await e.embed(chunks);
   Bun.gc(true);
@@ -81,9 +86,10 @@ if (parts.includes("ops")) {
   const pruned = pruneNanGuards(exported).model;
   const pruneMs = performance.now() - t0;
   const rows: [string, Map<string, number>, number][] = [["as exported", opCounts(exported), 0], ["NaN guards pruned", opCounts(pruned), pruneMs]];
-  for (const v of chosen.filter((x) => x.int8)) {
+  for (const v of chosen.filter((x) => x.key !== "float")) {
     const t1 = performance.now();
-    const m = int8MatMuls(pruned, v.int8 as Int8MatMulOptions).model;
+    let m = v.opts.fuseGelu === false ? pruned : fuseGelu(pruned).model;
+    if (v.opts.int8) m = int8MatMuls(m, v.opts.int8 as Int8MatMulOptions).model;
     rows.push([v.label, opCounts(m), performance.now() - t1]);
   }
   const ops = [...new Set(rows.flatMap(([, c]) => [...c.keys()]))].filter((o) => rows.some(([, c]) => c.get(o) !== rows[0][1].get(o)) || ["MatMul"].includes(o));
@@ -94,14 +100,14 @@ if (parts.includes("ops")) {
 // ------------------------------------------------------------- close
 if (parts.includes("close")) {
   const texts = realTexts(root);
-  const float = await TransformersEmbedder.load(args.model!, { threads: 1, maxTokens: 256 });
+  const float = await TransformersEmbedder.load(args.model!, { threads: 1, maxTokens: 256, ...VARIANTS[0].opts });
   const ref = await float.embed(texts.map((t) => t.text));
   await float.dispose();
   const sources = [...new Set(texts.map((t) => t.source))];
   console.log(`\n### Cosine to the float graph's vector, ${texts.length} texts (${sources.map((s) => `${texts.filter((t) => t.source === s).length} ${s}`).join(", ")})\n`);
   console.log("| variant | min | p1 | p5 | mean | min per source |\n|---|---|---|---|---|---|");
-  for (const v of chosen.filter((x) => x.int8)) {
-    const e = await TransformersEmbedder.load(args.model!, { threads: 1, maxTokens: 256, int8: v.int8 });
+  for (const v of chosen.filter((x) => x.key !== "float")) {
+    const e = await TransformersEmbedder.load(args.model!, { threads: 1, maxTokens: 256, ...v.opts });
     const mine = await e.embed(texts.map((t) => t.text));
     await e.dispose();
     const c = mine.map((x, i) => cos(x, ref[i]));
@@ -118,7 +124,7 @@ if (parts.includes("speed")) {
   const runs: { label: string; e: Embedder; loadMs: number; ms: number; cpu: number; n: number }[] = [];
   for (const v of chosen) {
     const t0 = performance.now();
-    const e = await EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256, int8: v.int8 });
+    const e = await EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256, ...v.opts });
     runs.push({ label: v.label, e, loadMs: performance.now() - t0, ms: 0, cpu: 0, n: 0 });
   }
   for (const r of runs) await r.e.embed(chunks.slice(0, 4)); // warm-up

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Embedder } from "./Embedder.ts";
 import { Mutex } from "./Mutex.ts";
+import { fuseGelu } from "./onnx/fuseGelu.ts";
 import { type Int8MatMulOptions, int8MatMuls } from "./onnx/int8MatMuls.ts";
 import { int8WeightsForThisCpu } from "./onnx/int8Weights.ts";
 import { pruneNanGuards } from "./onnx/pruneNanGuards.ts";
@@ -59,6 +60,8 @@ export interface TransformersEmbedderOptions {
    * runs without saturation); false: in float, as exported.
    */
   int8?: Int8MatMulOptions | false;
+  /** Fuse the exact GELU's five nodes into ONNX Runtime's Gelu op (fuseGelu; default true) */
+  fuseGelu?: boolean;
 }
 
 /**
@@ -194,9 +197,10 @@ async function openSession(file: string, opts: TransformersEmbedderOptions): Pro
   };
   // Weights in a separate file are found relative to the model's path, which a buffer does not have.
   const external = existsSync(`${file}_data`) || existsSync(`${file}.data`);
-  if (external || (opts.pruneGuards === false && opts.int8 === false)) return InferenceSession.create(file, options);
+  if (external || (opts.pruneGuards === false && opts.int8 === false && opts.fuseGelu === false)) return InferenceSession.create(file, options);
   let model: Uint8Array = readFileSync(file);
   if (opts.pruneGuards !== false) model = pruneNanGuards(model).model;
+  if (opts.fuseGelu !== false) model = fuseGelu(model).model;
   if (opts.int8 !== false) model = int8MatMuls(model, { weights: int8WeightsForThisCpu(), ...opts.int8 }).model;
   return InferenceSession.create(model, options);
 }

@@ -1,4 +1,4 @@
-import { DTYPE, dropOrphans, type GraphNode, type Initializer, NODE, nodeField, openGraph, tensorField, writeModel } from "./onnxGraph.ts";
+import { DTYPE, dropOrphans, type GraphNode, type Initializer, NODE, nodeField, type OnnxGraph, openGraph, tensorField, writeModel } from "./onnxGraph.ts";
 import { type Field, fieldText, parseFields } from "./protobufFields.ts";
 
 /** How the int8 weights go to ONNX Runtime's integer GEMM. */
@@ -22,6 +22,8 @@ export interface Int8MatMulOptions {
    * outlier-heavy output) in float: closer vectors for less speed.
    */
   keepNarrowing?: boolean;
+  /** Fold the bias Add that follows a MatMul into the integer op (default true: one pass over the output less) */
+  bias?: boolean;
 }
 
 const ATTRIBUTE = NODE.attribute;
@@ -56,12 +58,24 @@ function dequantised(w: string, producer: Map<string, GraphNode>, inits: Map<str
   return null;
 }
 
+/** The `Add(y, bias)` that alone reads MatMul `n`'s output y, with `bias` a float initializer of [cols]. */
+function biasAdd(n: GraphNode, cols: number, g: OnnxGraph): { node: GraphNode; bias: string } | null {
+  const y = n.outputs[0];
+  if (g.readers.get(y) !== 1) return null;
+  const add = g.nodes.find((m) => m.op === "Add" && m.domain === "" && m.inputs.length === 2 && m.inputs.includes(y));
+  const bias = add?.inputs.find((i) => i !== y);
+  const t = bias === undefined ? undefined : g.initializers.get(bias);
+  if (!add || !t || t.dataType !== DTYPE.float || t.dims.length !== 1 || t.dims[0] !== cols) return null;
+  return { node: add, bias: t.name };
+}
+
 /**
  * Runs the model's int8-weighted MatMuls in integers. A weight-only quantised export (all-MiniLM-L6-v2's
  * `model_int8.onnx`) keeps each projection as `MatMul(x, Cast(W_int8) × scale)`: ONNX Runtime folds the Cast and
  * the Mul into a float32 weight at load and computes in float. Each such MatMul becomes ONNX Runtime's
- * `com.microsoft.DynamicQuantizeMatMul(x, W_int8, scale)`, which quantises x to uint8 on the fly (one scale per
- * tensor) and runs the integer GEMM; the Cast and Mul go when nothing else reads them. The weights are the
+ * `com.microsoft.DynamicQuantizeMatMul(x, W_int8, scale[, bias])`, which quantises x to uint8 on the fly (one scale
+ * per tensor) and runs the integer GEMM; the Cast and Mul go when nothing else reads them, and the bias Add that
+ * follows goes into the op. The weights are the
  * model's own, bit for bit; what changes is x's rounding to 8 bits, so the output is close to the float
  * graph's, not equal (bench/minilm-int8.ts measures how close). Returns the bytes unchanged when nothing matched.
  */
@@ -126,7 +140,10 @@ export function int8MatMuls(model: Uint8Array, opts: Int8MatMulOptions = {}): { 
       } else inputs = [d.q.name, scale];
       converted.set(d.q.name, inputs);
     }
-    replaced.set(n.field, nodeField("DynamicQuantizeMatMul", CONTRIB, `${n.name}/int8`, [n.inputs[0], ...inputs], n.outputs));
+    const add = opts.bias === false ? null : biasAdd(n, cols, g);
+    const b = add ? [...(inputs.length === 2 ? [...inputs, ""] : inputs), add.bias] : inputs;
+    replaced.set(n.field, nodeField("DynamicQuantizeMatMul", CONTRIB, `${n.name}/int8`, [n.inputs[0], ...b], add ? add.node.outputs : n.outputs));
+    if (add) dropped.add(add.node.field);
     // The dequantising nodes go once the MatMul was their only reader.
     if (g.readers.get(n.inputs[1]) === 1) {
       dropped.add(d.mul.field);
