@@ -28,11 +28,14 @@ const r = rng(7);
 const wq = Int8Array.from({ length: K * N }, () => Math.round(r() * 254 - 127));
 const scale = Float32Array.from({ length: N }, () => 0.001 + r() * 0.02);
 
-function model(shared: boolean): Uint8Array {
+const bias = Float32Array.from({ length: N }, () => r() - 0.5);
+
+function model(shared: boolean, withBias = false): Uint8Array {
   const graph: Field[] = [
     node("Cast", ["w_q"], ["w_f"], [castToFloat]),
     node("Mul", ["w_f", "w_scale"], ["w"]),
-    node("MatMul", ["x", "w"], ["y"]),
+    ...(withBias ? [node("MatMul", ["x", "w"], ["xw"]), node("Add", ["xw", "b"], ["y"])] : [node("MatMul", ["x", "w"], ["y"])]),
+    ...(withBias ? [tensor("b", 1, [N], new Uint8Array(bias.buffer))] : []),
     ...(shared ? [node("Add", ["w", "zero"], ["z"])] : []),
     textField(2, "projection"),
     tensor("w_q", 3, [K, N], new Uint8Array(wq.buffer)),
@@ -97,6 +100,21 @@ describe("int8MatMuls", () => {
       // and it is not the float graph's by accident: 8-bit rounding moves something
       expect(int8.some((v, i) => v !== float[i])).toBe(true);
     }
+  });
+
+  test("the bias Add after the MatMul goes into the integer op: the same output as with the Add apart", async () => {
+    const { model: folded, rewritten } = int8MatMuls(model(false, true));
+    expect(rewritten).toBe(1);
+    expect(ops(model(false, true))).toEqual(["Cast", "Mul", "MatMul", "Add"]);
+    expect(ops(folded)).toEqual(["com.microsoft.DynamicQuantizeMatMul"]);
+    expect(openGraph(folded)!.nodes[0].inputs).toEqual(["x", "w_q", "w_scale/columns", "", "b"]);
+    const apart = int8MatMuls(model(false, true), { bias: false }).model;
+    expect(ops(apart)).toEqual(["com.microsoft.DynamicQuantizeMatMul", "Add"]);
+    const [a, b] = [await run(folded), await run(apart)];
+    for (let i = 0; i < a.length; i++) expect(a[i]).toBeCloseTo(b[i], 5);
+    // and the bias is in: without it the outputs differ by it
+    const none = await run(int8MatMuls(model(false)).model);
+    expect(a[3] - none[3]).toBeCloseTo(bias[3], 5);
   });
 
   test("a dequantised weight another node reads keeps its Cast and Mul; a model without one comes back unchanged", async () => {
