@@ -51,6 +51,9 @@ test("embeddingMaxTokens: 256 by default, 0 and 8 up accepted (the file, the env
     expect(loadConfig({ cwd: dir, env: {} }).embeddingLongText).toBe("truncate");
     expect(loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_LONG_TEXT: "windows" } }).embeddingLongText).toBe("windows");
     expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_LONG_TEXT: "mean" } })).toThrow(/embeddingLongText must be truncate or windows/);
+    expect(loadConfig({ cwd: dir, env: {} }).embeddingInt8).toBe("on");
+    expect(loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_INT8: "off" } }).embeddingInt8).toBe("off");
+    expect(() => loadConfig({ cwd: dir, env: { LOREHOLD_EMBEDDING_INT8: "yes" } })).toThrow(/embeddingInt8 must be on or off/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
