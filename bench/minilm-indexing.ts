@@ -58,23 +58,23 @@ const root = join(import.meta.dir, "..");
 const load = (o: TransformersEmbedderOptions) => TransformersEmbedder.load(args.model!, { threads, ...o });
 
 const READS: { key: string; label: string; opts: TransformersEmbedderOptions; queries?: TransformersEmbedderOptions }[] = [
-  { key: "512", label: "all of it (512 pieces)", opts: { int8: false } },
-  { key: "256", label: "first 256 pieces", opts: { maxTokens: 256, int8: false } },
-  { key: "128", label: "first 128 pieces", opts: { maxTokens: 128, int8: false } },
-  { key: "w128", label: "windows of 128, mean of all", opts: { maxTokens: 128, longText: "windows", int8: false } },
+  { key: "512", label: "all of it (512 pieces)", opts: { int8: false, fuseGelu: false } },
+  { key: "256", label: "first 256 pieces", opts: { maxTokens: 256, int8: false, fuseGelu: false } },
+  { key: "128", label: "first 128 pieces", opts: { maxTokens: 128, int8: false, fuseGelu: false } },
+  { key: "w128", label: "windows of 128, mean of all", opts: { maxTokens: 128, longText: "windows", int8: false, fuseGelu: false } },
   { key: "256i8", label: "first 256 pieces, int8 MatMuls", opts: { maxTokens: 256, int8: { weights: "s8" } } },
   { key: "256i8k", label: "first 256 pieces, int8 MatMuls but the FFN output projections", opts: { maxTokens: 256, int8: { weights: "s8", keepNarrowing: true } } },
   // Lore stored by the float graph, questions embedded by the int8 one: a project indexed before the switch.
-  { key: "256x", label: "first 256 pieces: lore by the float graph, questions by int8", opts: { maxTokens: 256, int8: false }, queries: { maxTokens: 256, int8: { weights: "s8" } } },
+  { key: "256x", label: "first 256 pieces: lore by the float graph, questions by int8", opts: { maxTokens: 256, int8: false, fuseGelu: false }, queries: { maxTokens: 256, int8: { weights: "s8" } } },
 ];
 const SPEED: { label: string; make: () => Promise<Embedder> }[] = [
-  { label: `as it was: in the server's thread, ${threads} intra-op threads, graph as exported`, make: () => load({ int8: false, maxTokens: 256, pruneGuards: false }) },
-  { label: `in the server's thread, ${threads} intra-op threads, NaN guards pruned`, make: () => load({ int8: false, maxTokens: 256 }) },
-  { label: `in the server's thread, ${threads} intra-op threads, pruned, no spinning`, make: () => load({ int8: false, maxTokens: 256, spinning: false }) },
-  { label: "in the server's thread, 1 intra-op thread, pruned", make: () => load({ int8: false, maxTokens: 256, threads: 1 }) },
-  { label: `${threads} worker threads × 1 intra-op, graph as exported`, make: () => EmbedderThreads.load(args.model!, { count: threads, int8: false, maxTokens: 256, pruneGuards: false }) },
-  { label: `**${threads} worker threads × 1 intra-op, pruned (as it was)**`, make: () => EmbedderThreads.load(args.model!, { count: threads, int8: false, maxTokens: 256 }) },
-  { label: `${threads} worker threads × 1 intra-op, pruned, 4 a pass (sorted by length)`, make: () => EmbedderThreads.load(args.model!, { count: threads, int8: false, maxTokens: 256, batch: 4 }) },
+  { label: `as it was: in the server's thread, ${threads} intra-op threads, graph as exported`, make: () => load({ int8: false, fuseGelu: false, maxTokens: 256, pruneGuards: false }) },
+  { label: `in the server's thread, ${threads} intra-op threads, NaN guards pruned`, make: () => load({ int8: false, fuseGelu: false, maxTokens: 256 }) },
+  { label: `in the server's thread, ${threads} intra-op threads, pruned, no spinning`, make: () => load({ int8: false, fuseGelu: false, maxTokens: 256, spinning: false }) },
+  { label: "in the server's thread, 1 intra-op thread, pruned", make: () => load({ int8: false, fuseGelu: false, maxTokens: 256, threads: 1 }) },
+  { label: `${threads} worker threads × 1 intra-op, graph as exported`, make: () => EmbedderThreads.load(args.model!, { count: threads, int8: false, fuseGelu: false, maxTokens: 256, pruneGuards: false }) },
+  { label: `**${threads} worker threads × 1 intra-op, pruned (as it was)**`, make: () => EmbedderThreads.load(args.model!, { count: threads, int8: false, fuseGelu: false, maxTokens: 256 }) },
+  { label: `${threads} worker threads × 1 intra-op, pruned, 4 a pass (sorted by length)`, make: () => EmbedderThreads.load(args.model!, { count: threads, int8: false, fuseGelu: false, maxTokens: 256, batch: 4 }) },
   { label: `**${threads} worker threads × 1 intra-op, pruned, int8 MatMuls (now)**`, make: () => EmbedderThreads.load(args.model!, { count: threads, maxTokens: 256 }) },
 ];
 const speedOnly = args.speed ? args.speed.split(",").map(Number) : null;
