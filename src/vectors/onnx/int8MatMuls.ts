@@ -12,12 +12,6 @@ export interface Int8MatMulOptions {
    */
   weights?: Int8Weights;
   /**
-   * "dynamic" (default): DynamicQuantizeMatMul, x quantised with one scale for the whole tensor. "blocks":
-   * MatMulNBits with 8 bits and accuracy level 4, x quantised per row in blocks of `blockSize` along K.
-   */
-  kernel?: "dynamic" | "blocks";
-  blockSize?: number;
-  /**
    * Leave the MatMuls that narrow (K > N: a transformer's FFN output projection, which reads the GELU's wide,
    * outlier-heavy output) in float: closer vectors for less speed.
    */
@@ -75,9 +69,9 @@ function biasAdd(n: GraphNode, cols: number, g: OnnxGraph): { node: GraphNode; b
  * the Mul into a float32 weight at load and computes in float. Each such MatMul becomes ONNX Runtime's
  * `com.microsoft.DynamicQuantizeMatMul(x, W_int8, scale[, bias])`, which quantises x to uint8 on the fly (one scale
  * per tensor) and runs the integer GEMM; the Cast and Mul go when nothing else reads them, and the bias Add that
- * follows goes into the op. The weights are the
- * model's own, bit for bit; what changes is x's rounding to 8 bits, so the output is close to the float
- * graph's, not equal (bench/minilm-int8.ts measures how close). Returns the bytes unchanged when nothing matched.
+ * follows goes into the op. The weights are the model's own, bit for bit; what changes is x's rounding to 8 bits,
+ * so the output is close to the float graph's, not equal (bench/minilm-int8.ts measures how close). Returns the
+ * bytes unchanged when nothing matched.
  */
 export function int8MatMuls(model: Uint8Array, opts: Int8MatMulOptions = {}): { model: Uint8Array; rewritten: number } {
   const g = openGraph(model);
@@ -93,8 +87,6 @@ export function int8MatMuls(model: Uint8Array, opts: Int8MatMulOptions = {}): { 
     return n;
   };
   const u8 = opts.weights === "u8";
-  const blocks = opts.kernel === "blocks";
-  const block = opts.blockSize ?? 32;
   /** int8 weight → the B inputs (weight, scale[, zero point]) its MatMuls get */
   const converted = new Map<string, string[]>();
   for (const n of g.nodes) {
@@ -105,28 +97,6 @@ export function int8MatMuls(model: Uint8Array, opts: Int8MatMulOptions = {}): { 
     let inputs = converted.get(d.q.name);
     const [rows, cols] = d.q.dims;
     if (opts.keepNarrowing && rows > cols) continue;
-    if (blocks) {
-      if (rows % block) continue;
-      if (!inputs) {
-        // MatMulNBits keeps B transposed, [N, K / block, block], unsigned around its default zero point 2^(bits-1).
-        const b = new Uint8Array(rows * cols);
-        for (let k = 0; k < rows; k++) for (let c = 0; c < cols; c++) b[c * rows + k] = (d.q.raw![k * cols + c] + 128) & 0xff;
-        const scales = new Float32Array(cols * (rows / block));
-        const col = new Float32Array(d.scale.raw!.slice().buffer);
-        for (let c = 0; c < cols; c++) scales.fill(col[c], c * (rows / block), (c + 1) * (rows / block));
-        const weight = unique(`${d.q.name}/blocks`);
-        const scale = unique(`${d.scale.name}/blocks`);
-        added.push(tensorField(weight, DTYPE.uint8, [cols, rows / block, block], b), tensorField(scale, DTYPE.float, [cols * (rows / block)], new Uint8Array(scales.buffer)));
-        inputs = [weight, scale];
-        converted.set(d.q.name, inputs);
-      }
-      replaced.set(n.field, nodeField("MatMulNBits", CONTRIB, `${n.name}/int8`, [n.inputs[0], ...inputs], n.outputs, { K: rows, N: cols, bits: 8, block_size: block, accuracy_level: 4 }));
-      if (g.readers.get(n.inputs[1]) === 1) {
-        dropped.add(d.mul.field);
-        if (g.readers.get(d.cast.outputs[0]) === 1) dropped.add(d.cast.field);
-      }
-      continue;
-    }
     if (!inputs) {
       const scale = unique(`${d.scale.name}/columns`);
       added.push(tensorField(scale, DTYPE.float, [cols], d.scale.raw!));

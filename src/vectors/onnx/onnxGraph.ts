@@ -97,18 +97,8 @@ export function openGraph(model: Uint8Array): OnnxGraph | null {
 export const tensorField = (name: string, dataType: number, dims: number[], raw: Uint8Array): Field =>
   messageField(GRAPH.initializer, [...dims.map((d) => varintField(TENSOR.dims, d)), varintField(TENSOR.dataType, dataType), textField(TENSOR.name, name), { no: TENSOR.rawData, wire: 2, raw }]);
 
-/** An integer attribute (AttributeProto: name 1, i 3, type 20 = INT 2). */
-const intAttribute = (name: string, value: number): Field => messageField(NODE.attribute, [textField(1, name), varintField(3, value), varintField(20, 2)]);
-
-export const nodeField = (op: string, domain: string, name: string, inputs: string[], outputs: string[], ints: Record<string, number> = {}): Field =>
-  messageField(GRAPH.node, [
-    ...inputs.map((i) => textField(NODE.input, i)),
-    ...outputs.map((o) => textField(NODE.output, o)),
-    textField(NODE.name, name),
-    textField(NODE.op, op),
-    ...Object.entries(ints).map(([k, v]) => intAttribute(k, v)),
-    ...(domain ? [textField(NODE.domain, domain)] : []),
-  ]);
+export const nodeField = (op: string, domain: string, name: string, inputs: string[], outputs: string[]): Field =>
+  messageField(GRAPH.node, [...inputs.map((i) => textField(NODE.input, i)), ...outputs.map((o) => textField(NODE.output, o)), textField(NODE.name, name), textField(NODE.op, op), ...(domain ? [textField(NODE.domain, domain)] : [])]);
 
 /**
  * The model with its graph's fields replaced by `graph` and, if `domain` is given and not yet imported, an opset import
