@@ -52,7 +52,7 @@ describe.skipIf(!fx)("all-MiniLM-L6-v2: the pruned graph, run by onnxruntime-nod
     // every text here is under 256 pieces, so reading them whole (the pipeline's way) and the embedder's cut agree
     embedder = await TransformersEmbedder.load(dir, { threads: 1, int8: false });
     int8 = await TransformersEmbedder.load(dir, { threads: 1 });
-  });
+  }, 60_000);
   afterAll(async () => {
     await reference?.dispose();
     await embedder?.dispose();
