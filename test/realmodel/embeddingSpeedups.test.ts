@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createEmbedder, embedderOptions } from "../../src/vectors/createEmbedder.ts";
 import { int8MatMuls } from "../../src/vectors/onnx/int8MatMuls.ts";
 import { openGraph } from "../../src/vectors/onnx/onnxGraph.ts";
 import { pruneNanGuards } from "../../src/vectors/onnx/pruneNanGuards.ts";
@@ -93,6 +94,24 @@ describe.skipIf(!fx)("all-MiniLM-L6-v2: the pruned graph, run by onnxruntime-nod
     for (const [i, text] of TEXTS.entries()) {
       const ref = await reference([text], { pooling: "mean", normalize: true });
       expect(cos(mine[i], ref.data as Float32Array)).toBeGreaterThanOrEqual(0.97);
+    }
+  });
+
+  // The server's setting reaches the model: `embeddingInt8 = "off"` is the float graph, the default the int8 one.
+  test("embeddingInt8 off gives the float graph's vectors, on (the default) the int8 graph's", async () => {
+    const base = { threads: 1, embeddingThreads: 0, embeddingMaxTokens: 0, embeddingLongText: "truncate" as const };
+    const off = await createEmbedder(fx!.minilm, fx!.modelsDir, { ...embedderOptions({ ...base, embeddingInt8: "off" }), workers: 0 });
+    const on = await createEmbedder(fx!.minilm, fx!.modelsDir, { ...embedderOptions({ ...base, embeddingInt8: "on" }), workers: 0 });
+    try {
+      const [a, b, f, i] = [await off.embed(TEXTS), await on.embed(TEXTS), await embedder.embed(TEXTS), await int8.embed(TEXTS)];
+      for (let k = 0; k < TEXTS.length; k++) {
+        expect(cos(a[k], f[k])).toBeGreaterThanOrEqual(0.99999);
+        expect(cos(b[k], i[k])).toBeGreaterThanOrEqual(0.99999);
+      }
+      expect(TEXTS.some((_, k) => cos(a[k], b[k]) < 0.9999)).toBe(true);
+    } finally {
+      await off.dispose?.();
+      await on.dispose?.();
     }
   });
 
