@@ -7,7 +7,7 @@
 // Usage: bun bench/column-bits.ts [--size 100000] [--queries 300] [--rescore 4,8]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { prepareQuery } from "../src/vectors/cacheBlocks.ts";
+import { prepareQuery, rowId } from "../src/vectors/cacheBlocks.ts";
 import { ColumnScan } from "../src/vectors/columnScan.ts";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
 import { ProjectVectorCache } from "../src/vectors/ProjectVectorCache.ts";
@@ -40,7 +40,7 @@ for (const [doc, d] of byDoc) {
   f32.setDocument(doc, d.rows, d.vectors);
 }
 const unitOf = new Map<string, Float32Array>();
-for (const b of cache.blocks()) b.ids.forEach((id, r) => unitOf.set(id, b.full!.row(r).slice()));
+for (const b of cache.blocks()) for (let r = 0; r < b.scales.length; r++) unitOf.set(rowId(b, r), b.full!.row(r).slice());
 const queries = await Promise.all(world.queries.map(async (q) => ({ v: (await embedder.embed([q.text]))[0], tags: new Set(q.tags) })));
 // the column copy, as a big project's first sparse search asks for it
 cache.search(queries[0].v, queries[0].tags, 20);
@@ -67,7 +67,7 @@ const variants: Variant[] = [
     run: (q) => {
       let want = 0;
       for (const t of q.tags) want |= bitOf(t);
-      return c8.search(prepareQuery(q.v, dims, want, q.tags), 20, 4).map((h) => h.doc.ids[h.row]);
+      return c8.search(prepareQuery(q.v, dims, want, q.tags), 20, 4).map((h) => rowId(h.doc, h.row));
     },
   },
   ...rescores.map((x) => ({
@@ -110,11 +110,11 @@ for (let r = 0; r < 3; r++) {
 }
 const internals = cache as unknown as { columns: { bytes: number } };
 let meta = 0;
-for (const b of cache.blocks()) meta += b.bytes - b.codes.byteLength - (b.full?.owned ? b.full.heapBytes : 0);
+for (const b of cache.blocks()) meta += b.bytes - (b.codes?.byteLength ?? 0) - (b.full?.owned ? b.full.heapBytes : 0);
 const per = (b: number) => `${(b / size).toFixed(0)} B`;
 console.log(`\n${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}; ${size.toLocaleString("en")} chunks, ${queries.length} question queries\n`);
 console.log("| sparse scan | recall@4 | CPU p50 / p90 per search | ÷ int8's p50 |\n|---|---|---|---|");
 const base = pct(stats[0].cpu, 0.5);
 variants.forEach((v, i) => console.log(`| ${v.label} | ${(stats[i].r4 / stats[i].want4).toFixed(3)} | ${pct(stats[i].cpu, 0.5).toFixed(2)} / ${pct(stats[i].cpu, 0.9).toFixed(2)} ms | ${(pct(stats[i].cpu, 0.5) / base).toFixed(2)} |`));
-console.log(`\nbytes a chunk: int8 row codes ${per(cache.blocks().reduce((s, b) => s + b.codes.byteLength, 0))}, the rest of a row ${per(meta)}, int8 column copy (as it was) ${per(c8.bytes)}, 4-bit column copy (now) ${per(internals.columns.bytes)}`);
+console.log(`\nbytes a chunk: int8 row codes ${per(cache.blocks().reduce((s, b) => s + (b.codes?.byteLength ?? 0), 0))}, the rest of a row ${per(meta)}, int8 column copy (as it was) ${per(c8.bytes)}, 4-bit column copy (now) ${per(internals.columns.bytes)}`);
 console.log(`making the copy, CPU p50 of 3: int8 (as it was) ${pct(copyMs.int8, 0.5).toFixed(0)} ms, 4-bit (now) ${pct(copyMs.four, 0.5).toFixed(0)} ms`);

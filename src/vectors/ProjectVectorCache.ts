@@ -1,4 +1,5 @@
-import { fullScore, normalised, prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
+import { fullScore, normalised, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
+import { makeBlock } from "./makeBlock.ts";
 import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
@@ -100,7 +101,8 @@ export class ProjectVectorCache {
     readonly projectId: string,
     readonly opts: CacheOptions = {},
   ) {
-    this.columns = new ColumnCopy(dims, opts.columnSliceRows);
+    // once a copy holds a block's rows, the block's own int8 codes go: the budget no longer counts them
+    this.columns = new ColumnCopy(dims, opts.columnSliceRows, (freed) => (this.byteCount -= freed));
   }
 
   /** "exact" below the index threshold, "building" while the index is trained in the background, "indexed" once it answers. */
@@ -214,59 +216,10 @@ export class ProjectVectorCache {
   }
 
   private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null): void {
-    const n = scales.length;
-    const tagBits = new Uint32Array(n);
-    const overflow = new Uint8Array(n);
-    const tags: string[][] = [];
-    let bytes = 200 + documentId.length + codes.length + n * (4 + 4 + 4 + 1 + 16 + 16) + (full?.heapBytes ?? 0);
-    const shared = new Map<string, string[]>();
-    const strings = new Map<string, string>();
-    const intern = (s: string) => {
-      const have = strings.get(s);
-      if (have !== undefined) return have;
-      strings.set(s, s);
-      bytes += 24 + s.length;
-      return s;
-    };
-    const documentName: string[] = [];
-    const locationId: (string | null)[] = [];
-    for (let i = 0; i < n; i++) {
-      documentName.push(intern(meta.documentName[i]));
-      const loc = meta.locationId[i];
-      locationId.push(loc === null ? null : intern(loc));
-      const key = meta.tags[i].join("\u0000");
-      let own = shared.get(key);
-      if (!own) {
-        own = [...meta.tags[i]];
-        shared.set(key, own);
-        bytes += 32 + own.reduce((s, t) => s + 24 + t.length, 0);
-      }
-      tags.push(own);
-      bytes += 32 + meta.ids[i].length; // the id string and its slot
-      for (const t of own) {
-        const bit = this.bitOf(t, true);
-        if (bit === null) overflow[i] = 1;
-        else tagBits[i] |= bit;
-      }
-    }
-    const block: DocumentBlock = {
-      documentId,
-      dead: false,
-      documentName,
-      locationId,
-      ids: meta.ids,
-      chunkIndex: meta.chunkIndex,
-      tags,
-      codes,
-      scales,
-      full,
-      tagBits,
-      overflow,
-      bytes,
-    };
+    const block = makeBlock(documentId, meta, codes, scales, full, (t) => this.bitOf(t, true));
     this.docs.set(documentId, block);
-    this.count += n;
-    this.byteCount += bytes;
+    this.count += scales.length;
+    this.byteCount += block.bytes;
     this.ivf?.add(block);
     this.pendingAdds?.add(block);
     this.columns.placed(block);
@@ -276,7 +229,7 @@ export class ProjectVectorCache {
   deleteDocument(documentId: string): void {
     const old = this.docs.get(documentId);
     if (!old) return;
-    this.count -= old.ids.length;
+    this.count -= rowCount(old);
     this.byteCount -= old.bytes;
     this.docs.delete(documentId);
     old.dead = true; // an index, or a build's snapshot, may still list its rows
@@ -318,13 +271,13 @@ export class ProjectVectorCache {
       items = items.slice(0, n);
     }
     return items.map(({ score, doc, row }) => ({
-      id: doc.ids[row],
+      id: rowId(doc, row),
       projectId: this.projectId,
       documentId: doc.documentId,
-      documentName: doc.documentName[row],
-      chunkIndex: doc.chunkIndex[row],
-      tags: [...doc.tags[row]], // a copy: the cache shares one array among a document's rows
-      locationId: doc.locationId[row],
+      documentName: rowName(doc, row),
+      chunkIndex: rowChunkIndex(doc, row),
+      tags: [...rowTags(doc, row)], // a copy: the cache shares one array among a document's rows
+      locationId: rowLocation(doc, row),
       score,
     }));
   }

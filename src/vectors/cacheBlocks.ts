@@ -4,15 +4,27 @@ import type { FullVectors } from "./fullVectors.ts";
 
 export interface DocumentBlock {
   documentId: string;
-  /** per row, interned: a document's rows nearly always share one name and one location */
-  documentName: string[];
-  locationId: (string | null)[];
-  ids: string[];
-  chunkIndex: Int32Array;
-  /** per row; rows that carry the same tags share one array (a document's chunks usually do) */
-  tags: string[][];
-  /** rows × dims int8 codes of the L2-normalised vector; the row's value d is codes[d] × scales[row] */
-  codes: Int8Array;
+  /**
+   * every row's id end to end in one string, and where each ends (rowId reads one back): one string a block
+   * instead of a string object and an array slot a row (~70 B a row for a 26-character id, now ~30)
+   */
+  idText: string;
+  idEnd: Uint32Array;
+  /** the document's name and location: one value for every row (a document's rows nearly always share them), or one per row */
+  documentName: string | string[];
+  locationId: string | null | (string | null)[];
+  /** per row, or null when row r is chunk r (a document's chunks in their order) */
+  chunkIndex: Int32Array | null;
+  /** the distinct tag sets of the rows (a document's chunks usually share one), and per row which (null: the first) */
+  tagSets: string[][];
+  tagSetOf: Uint8Array | Uint16Array | Uint32Array | null;
+  /**
+   * rows × dims int8 codes of the L2-normalised vector (the row's value d is codes[d] × scales[row]), or null once
+   * a column copy holds the rows (`home`): a sparse project keeps one code a row, its 4-bit columns (columnScan.ts)
+   */
+  codes: Int8Array | null;
+  /** the column copy that holds the rows' codes once `codes` is null (the rows start at `start` in it) */
+  home: ColumnHome | null;
   scales: Float32Array;
   /**
    * rows × dims unit float32 vectors for re-scoring a search's top candidates, or null (re-scoring off): rows of
@@ -22,11 +34,65 @@ export interface DocumentBlock {
   full: FullVectors | null;
   /** per row, a bit per tag (bits assigned per project as tags appear) */
   tagBits: Uint32Array;
-  /** per row, 1 when some tag has no bit (more than 32 distinct tags): checked by name */
-  overflow: Uint8Array;
+  /** per row, 1 when some tag has no bit (more than 32 distinct tags): checked by name; null when no row has one */
+  overflow: Uint8Array | null;
   bytes: number;
   /** set when the document is replaced or deleted: an index still listing its rows skips them */
   dead: boolean;
+}
+
+/** Where a block's codes live once it has none of its own: rows of a column copy (columnScan.ts implements it). */
+export interface ColumnHome {
+  readonly copy: ColumnRows;
+  readonly start: number;
+}
+
+export interface ColumnRows {
+  /** row i's score against the query, from its 4-bit codes */
+  scoreAt(i: number, p: PreparedQuery): number;
+  /** row i's values (codes × scale) into out */
+  valuesAt(i: number, out: Float32Array): void;
+  /** row i as int8 codes for the block's own scale (what a snapshot file stores) into out at offset */
+  codesAt(i: number, out: Int8Array, offset: number): void;
+}
+
+export const rowCount = (b: DocumentBlock): number => b.scales.length;
+
+export function rowId(b: DocumentBlock, r: number): string {
+  return b.idText.slice(r === 0 ? 0 : b.idEnd[r - 1], b.idEnd[r]);
+}
+
+export function rowName(b: DocumentBlock, r: number): string {
+  return typeof b.documentName === "string" ? b.documentName : b.documentName[r];
+}
+
+export function rowLocation(b: DocumentBlock, r: number): string | null {
+  return Array.isArray(b.locationId) ? b.locationId[r] : b.locationId;
+}
+
+export function rowChunkIndex(b: DocumentBlock, r: number): number {
+  return b.chunkIndex === null ? r : b.chunkIndex[r];
+}
+
+/** Row r's tags (shared with the block's other rows that carry the same: copy before handing out). */
+export function rowTags(b: DocumentBlock, r: number): string[] {
+  return b.tagSets[b.tagSetOf === null ? 0 : b.tagSetOf[r]];
+}
+
+/** The block's int8 codes: its own, or made back from its column copy (a snapshot's save writes them). */
+export function blockCodes(b: DocumentBlock, dims: number): Int8Array {
+  if (b.codes) return b.codes;
+  const out = new Int8Array(rowCount(b) * dims);
+  const { copy, start } = b.home!;
+  for (let r = 0; r < rowCount(b); r++) copy.codesAt(start + r, out, r * dims);
+  return out;
+}
+
+/** Row r's vector up to a positive factor (the IVF index's nearest centroid): the int8 codes, or the copy's values. */
+export function rowVector(b: DocumentBlock, r: number, dims: number, scratch: Float32Array): ArrayLike<number> {
+  if (b.codes) return b.codes.subarray(r * dims, (r + 1) * dims);
+  b.home!.copy.valuesAt(b.home!.start + r, scratch);
+  return scratch;
 }
 
 /** A query made ready for scoring many rows: unit vector, its non-zero dims, the tag mask. */
@@ -50,7 +116,7 @@ export function prepareQuery(query: Float32Array, dims: number, want: number, ta
 
 /** The knowledge-scoping rule, per row: one of its tags is among the visible ones. */
 export function visible(doc: DocumentBlock, r: number, p: PreparedQuery): boolean {
-  return (doc.tagBits[r] & p.want) !== 0 || (doc.overflow[r] === 1 && doc.tags[r].some((t) => p.tags.has(t)));
+  return (doc.tagBits[r] & p.want) !== 0 || (doc.overflow !== null && doc.overflow[r] === 1 && rowTags(doc, r).some((t) => p.tags.has(t)));
 }
 
 /** The exact cosine of row r against the query, from its float32 vector (null without one). */
@@ -70,6 +136,8 @@ export function fullScore(doc: DocumentBlock, r: number, p: PreparedQuery, dims:
 
 export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number {
   const codes = doc.codes;
+  // rows held by a column copy only: scored from it (a dense query over a sparse project, a rare path)
+  if (codes === null) return doc.home!.copy.scoreAt(doc.home!.start + r, p);
   const base = r * dims;
   let dot = 0;
   if (p.sparse) {

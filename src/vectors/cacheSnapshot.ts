@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import type { DocumentBlock } from "./cacheBlocks.ts";
+import { blockCodes, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, type DocumentBlock } from "./cacheBlocks.ts";
 import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts";
 import type { ProjectVectorCache, RowMeta } from "./ProjectVectorCache.ts";
 import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
@@ -101,15 +101,21 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
   };
   const hasFull = blocks.length > 0 && blocks.every((b) => b.full !== null);
   let rows = 0;
+  // the header keeps its per-row layout, whatever the cache keeps per block: files of either side load in the other
   const docs = blocks.map((b) => {
-    rows += b.scales.length;
+    const n = rowCount(b);
+    rows += n;
+    const each = <T>(f: (r: number) => T) => Array.from({ length: n }, (_, r) => f(r));
     return {
       d: b.documentId,
-      ids: b.ids,
-      name: b.documentName.map(str),
-      loc: b.locationId.map((l) => (l === null ? -1 : str(l))),
-      ci: Array.from(b.chunkIndex),
-      tags: b.tags.map((t) => t.map(str)),
+      ids: each((r) => rowId(b, r)),
+      name: each((r) => str(rowName(b, r))),
+      loc: each((r) => {
+        const l = rowLocation(b, r);
+        return l === null ? -1 : str(l);
+      }),
+      ci: each((r) => rowChunkIndex(b, r)),
+      tags: each((r) => rowTags(b, r).map(str)),
     };
   });
   const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
@@ -149,7 +155,8 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
     await put(head);
     await put(json);
     await align();
-    for (const b of blocks) await put(b.codes);
+    // a block whose rows a column copy holds alone has its int8 codes made back from the copy (4-bit precision)
+    for (const b of blocks) await put(blockCodes(b, meta.dims));
     await align();
     for (const b of blocks) await put(b.scales);
     await align();
@@ -250,7 +257,8 @@ export function readSnapshot(path: string): SnapshotFile | null {
       documentId: d.d,
       meta: { ids: d.ids, documentName: d.name.map((i) => s[i]), locationId: d.loc.map((i) => (i < 0 ? null : s[i])), chunkIndex: Int32Array.from(d.ci), tags: d.tags.map((t) => t.map((i) => s[i])) },
       codes: codes.subarray(at * dims, (at + n) * dims),
-      scales: scales.subarray(at, at + n),
+      // its own copy: a view would keep the file's codes alive after a column copy has taken them over
+      scales: scales.slice(at, at + n),
       full: header.hasFull ? new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims) : null,
     };
   });

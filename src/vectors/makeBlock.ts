@@ -1,0 +1,92 @@
+import type { DocumentBlock } from "./cacheBlocks.ts";
+import type { FullVectors } from "./fullVectors.ts";
+import type { RowMeta } from "./ProjectVectorCache.ts";
+
+/** Estimated bytes of a JS string of `n` one-byte characters, and of an object or typed array's own header. */
+const stringBytes = (n: number) => 24 + n;
+const ARRAY_HEADER = 64;
+
+/**
+ * A document's rows as the project vector cache keeps them (cacheBlocks.ts DocumentBlock), with the memory they hold.
+ * Why this shape: past the codes, what a row costs is its strings and the slots pointing at them; per row there
+ * remain only the scale, the tag bits and its id's characters. A document's rows nearly always share one name, one
+ * location and one tag set, and are chunks 0…n-1 in order, so those are kept once a block and per row only when
+ * they differ (BENCHMARKS.md "Big worlds: bytes per chunk" measures each).
+ */
+export function makeBlock(
+  documentId: string,
+  meta: RowMeta,
+  codes: Int8Array,
+  scales: Float32Array,
+  full: FullVectors | null,
+  bitOf: (tag: string) => number | null,
+): DocumentBlock {
+  const n = scales.length;
+  let bytes = 200 + stringBytes(documentId.length) + codes.byteLength + ARRAY_HEADER + n * 4 + (full?.heapBytes ?? 0);
+  // ids end to end
+  const idText = meta.ids.join("");
+  const idEnd = new Uint32Array(n);
+  let end = 0;
+  for (let i = 0; i < n; i++) idEnd[i] = end += meta.ids[i].length;
+  bytes += stringBytes(idText.length) + ARRAY_HEADER + n * 4;
+  // one name and one location for all rows, else per row (each distinct string once)
+  const strings = new Map<string, string>();
+  const intern = (s: string) => {
+    const have = strings.get(s);
+    if (have !== undefined) return have;
+    strings.set(s, s);
+    bytes += stringBytes(s.length);
+    return s;
+  };
+  const uniform = <T>(xs: readonly T[]) => xs.every((x) => x === xs[0]);
+  let documentName: string | string[];
+  if (uniform(meta.documentName)) documentName = intern(meta.documentName[0] ?? "");
+  else {
+    documentName = meta.documentName.map(intern);
+    bytes += ARRAY_HEADER + n * 8;
+  }
+  let locationId: string | null | (string | null)[];
+  if (uniform(meta.locationId)) locationId = meta.locationId[0] == null ? null : intern(meta.locationId[0]);
+  else {
+    locationId = meta.locationId.map((l) => (l === null ? null : intern(l)));
+    bytes += ARRAY_HEADER + n * 8;
+  }
+  let chunkIndex: Int32Array | null = meta.chunkIndex;
+  if (chunkIndex.every((c, i) => c === i)) chunkIndex = null;
+  else bytes += ARRAY_HEADER + n * 4;
+  // distinct tag sets, a row's tags and bits from its set
+  const sets = new Map<string, number>();
+  const tagSets: string[][] = [];
+  const setOf = n <= 256 ? new Uint8Array(n) : n <= 65_536 ? new Uint16Array(n) : new Uint32Array(n);
+  const tagBits = new Uint32Array(n);
+  const setBits: number[] = [];
+  const setOverflow: boolean[] = [];
+  let overflow: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    const key = meta.tags[i].join("\u0000");
+    let s = sets.get(key);
+    if (s === undefined) {
+      s = tagSets.length;
+      sets.set(key, s);
+      const own = meta.tags[i].map(intern);
+      tagSets.push(own);
+      bytes += 32 + own.length * 8;
+      let bits = 0;
+      let over = false;
+      for (const t of own) {
+        const bit = bitOf(t);
+        if (bit === null) over = true;
+        else bits |= bit;
+      }
+      setBits.push(bits);
+      setOverflow.push(over);
+    }
+    setOf[i] = s;
+    tagBits[i] = setBits[s];
+    if (setOverflow[s]) (overflow ??= new Uint8Array(n))[i] = 1;
+  }
+  bytes += ARRAY_HEADER + n * 4 + (overflow ? ARRAY_HEADER + n : 0);
+  const tagSetOf = tagSets.length <= 1 ? null : setOf;
+  if (tagSetOf) bytes += ARRAY_HEADER + tagSetOf.byteLength;
+  return { documentId, idText, idEnd, documentName, locationId, chunkIndex, tagSets, tagSetOf, codes, home: null, scales, full, tagBits, overflow, bytes, dead: false };
+}
