@@ -109,6 +109,10 @@ export class IvfIndex {
       next += kg;
     }
     const index = new IvfIndex(dims, centroids.subarray(0, next * dims), next, coarse, members);
+    // the sample rows (24 a list, 1.5 KB each: ~120 B a row of the project) let go now: something still holding
+    // the finished build (its generator, a stale pointer the collector finds on the stack) kept them all alive
+    sample.length = 0;
+    groups.length = 0;
     let since = 0;
     for (const b of blocks) {
       if (b.dead) continue;
