@@ -1,4 +1,4 @@
-import { rowVector, scoreRow, visible, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
+import { rowValues, rowVector, scoreRow, visible, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
 
 /**
  * An inverted-file index over a project's int8 rows: k centroids trained by
@@ -289,11 +289,7 @@ function sampleRows(blocks: DocumentBlock[], m: number, dims: number): Float32Ar
     for (let r = 0; r < b.scales.length; r++, at++) {
       if (at < next) continue;
       next += step;
-      const v = new Float32Array(dims);
-      const codes = b.codes;
-      if (codes) for (let d = 0; d < dims; d++) v[d] = codes[r * dims + d] * b.scales[r];
-      else rowVector(b, r, dims, v);
-      out.push(v);
+      out.push(rowValues(b, r, dims, new Float32Array(dims)));
     }
   }
   return out;

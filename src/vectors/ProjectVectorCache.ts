@@ -1,4 +1,4 @@
-import { fullScore, normalised, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
+import { denseCodes, fullScore, normalised, packCodes, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
 import { makeBlock } from "./makeBlock.ts";
 import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
@@ -45,6 +45,8 @@ export interface CacheOptions {
   columnMinRows?: number;
   /** rows the column copy's background build copies between yields (COLUMN_SLICE_ROWS; tests make it small) */
   columnSliceRows?: number;
+  /** 4: dense rows kept in 4-bit codes when re-scored (cacheBlocks.ts DocumentBlock.packed); 8 (default): int8 */
+  rowBits?: 4 | 8;
 }
 
 /** What the cache keeps of a row. */
@@ -165,9 +167,9 @@ export class ProjectVectorCache {
   }
 
   /** A document as a snapshot file holds it (codes and scales copied into memory, full read from the file). */
-  restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null): void {
+  restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null, packed?: boolean): void {
     this.deleteDocument(documentId);
-    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null);
+    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null, packed);
   }
 
   /** Every live document block, in one consistent state (the blocks themselves never change once placed). */
@@ -215,8 +217,12 @@ export class ProjectVectorCache {
     return this.opts.rescore ?? DEFAULT_RESCORE;
   }
 
-  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null): void {
-    const block = makeBlock(documentId, meta, codes, scales, full, (t) => this.bitOf(t, true));
+  /** `packed`: what the snapshot file says of the rows (a file written before says nothing: decided from the codes). */
+  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null, packedBefore?: boolean): void {
+    // dense rows that float32 re-scores keep 4-bit codes (cacheBlocks.ts DocumentBlock.packed says why); rows a
+    // file says were 4-bit stay so (their codes made back from nibbles may no longer look dense)
+    const packed = this.opts.rowBits === 4 && full !== null && this.rescore > 0 && this.dims % 2 === 0 && (packedBefore ?? denseCodes(codes, scales.length, this.dims));
+    const block = makeBlock(documentId, meta, packed ? packCodes(codes) : codes, scales, full, (t) => this.bitOf(t, true), packed);
     this.docs.set(documentId, block);
     this.count += scales.length;
     this.byteCount += block.bytes;

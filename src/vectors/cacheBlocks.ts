@@ -19,10 +19,20 @@ export interface DocumentBlock {
   tagSets: string[][];
   tagSetOf: Uint8Array | Uint16Array | Uint32Array | null;
   /**
-   * rows × dims int8 codes of the L2-normalised vector (the row's value d is codes[d] × scales[row]), or null once
-   * a column copy holds the rows (`home`): a sparse project keeps one code a row, its 4-bit columns (columnScan.ts)
+   * rows × dims int8 codes of the L2-normalised vector (the row's value d is codes[d] × scales[row]); when `packed`,
+   * rows × dims/2 bytes of 4-bit codes instead (dim 2j in the low nibble of byte j, 2j+1 in the high one; the value
+   * is the nibble × scales[row] × 127/7); or null once a column copy holds the rows (`home`): a sparse project keeps
+   * one code a row, its 4-bit columns (columnScan.ts)
    */
   codes: Int8Array | null;
+  /**
+   * 4-bit row codes: a dense block (a neural embedder's rows) re-scored in float32, when the cache is asked for them
+   * (CacheOptions.rowBits 4). Its 4-bit candidates, 4 × n of them, re-scored in float32 find the same top 4 as its
+   * int8 ones on real MiniLM vectors (bench/dense-bits.ts) at half the bytes, but rows closer than the 4-bit error
+   * (near-copies) are ranked by chance before re-scoring, so int8 stays the default. A sparse block stays int8
+   * until its project's column copy takes it.
+   */
+  packed: boolean;
   /** the column copy that holds the rows' codes once `codes` is null (the rows start at `start` in it) */
   home: ColumnHome | null;
   scales: Float32Array;
@@ -79,20 +89,67 @@ export function rowTags(b: DocumentBlock, r: number): string[] {
   return b.tagSets[b.tagSetOf === null ? 0 : b.tagSetOf[r]];
 }
 
-/** The block's int8 codes: its own, or made back from its column copy (a snapshot's save writes them). */
+/** An int8 code (as its byte) to the 4-bit code nearest it, ±127 → ±7, as the nibble's 4 bits. */
+export const NIBBLE = Uint8Array.from({ length: 256 }, (_, b) => Math.round((((b << 24) >> 24) * 7) / 127) & 15);
+/** A 4-bit code (-7…7) back to the int8 code of the same value under the row's int8 scale (exact back through NIBBLE). */
+export const nibbleToInt8 = (nib: number) => Math.round((nib * 127) / 7);
+
+/** The block's int8 codes: its own, unpacked, or made back from its column copy (a snapshot's save writes them). */
 export function blockCodes(b: DocumentBlock, dims: number): Int8Array {
-  if (b.codes) return b.codes;
+  if (b.codes && !b.packed) return b.codes;
   const out = new Int8Array(rowCount(b) * dims);
+  if (b.codes) {
+    const codes = b.codes;
+    for (let i = 0; i < codes.length; i++) {
+      out[2 * i] = nibbleToInt8((codes[i] << 28) >> 28);
+      out[2 * i + 1] = nibbleToInt8(codes[i] >> 4);
+    }
+    return out;
+  }
   const { copy, start } = b.home!;
   for (let r = 0; r < rowCount(b); r++) copy.codesAt(start + r, out, r * dims);
   return out;
 }
 
-/** Row r's vector up to a positive factor (the IVF index's nearest centroid): the int8 codes, or the copy's values. */
+/** Row r's values (codes × scale) into out. */
+export function rowValues(b: DocumentBlock, r: number, dims: number, out: Float32Array): Float32Array {
+  const codes = b.codes;
+  if (codes === null) b.home!.copy.valuesAt(b.home!.start + r, out);
+  else if (b.packed) {
+    const s = (b.scales[r] * 127) / 7;
+    const base = (r * dims) >> 1;
+    for (let j = 0; j < dims >> 1; j++) {
+      out[2 * j] = ((codes[base + j] << 28) >> 28) * s;
+      out[2 * j + 1] = (codes[base + j] >> 4) * s;
+    }
+  } else for (let d = 0; d < dims; d++) out[d] = codes[r * dims + d] * b.scales[r];
+  return out;
+}
+
+/**
+ * Row r's vector up to a positive factor, for the IVF index's nearest centroid: its int8 codes, else its float32
+ * vector (4-bit codes are too coarse to list a row by), else its values. Valid until the next call (a file's row is
+ * read into a shared scratch).
+ */
 export function rowVector(b: DocumentBlock, r: number, dims: number, scratch: Float32Array): ArrayLike<number> {
-  if (b.codes) return b.codes.subarray(r * dims, (r + 1) * dims);
-  b.home!.copy.valuesAt(b.home!.start + r, scratch);
-  return scratch;
+  if (b.codes && !b.packed) return b.codes.subarray(r * dims, (r + 1) * dims);
+  if (b.full) return b.full.row(r);
+  return rowValues(b, r, dims, scratch);
+}
+
+/** Packs rows of int8 codes (rows × dims) into 4-bit codes (rows × dims/2), as a packed block holds them. */
+export function packCodes(codes: Int8Array): Int8Array {
+  const out = new Int8Array(codes.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = NIBBLE[codes[2 * i] & 255] | (NIBBLE[codes[2 * i + 1] & 255] << 4);
+  return out;
+}
+
+/** Dense rows (a neural embedder's: most dims non-zero), which a block keeps in 4 bits when it is re-scored. */
+export function denseCodes(codes: Int8Array, rows: number, dims: number): boolean {
+  if (rows === 0 || dims % 2 !== 0) return false;
+  let nz = 0;
+  for (let d = 0; d < dims; d++) if (codes[d] !== 0) nz++;
+  return nz >= dims / 2;
 }
 
 /** A query made ready for scoring many rows: unit vector, its non-zero dims, the tag mask. */
@@ -138,6 +195,7 @@ export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: 
   const codes = doc.codes;
   // rows held by a column copy only: scored from it (a dense query over a sparse project, a rare path)
   if (codes === null) return doc.home!.copy.scoreAt(doc.home!.start + r, p);
+  if (doc.packed) return scorePacked(codes, r, p, dims) * ((doc.scales[r] * 127) / 7);
   const base = r * dims;
   let dot = 0;
   if (p.sparse) {
@@ -148,6 +206,26 @@ export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: 
     for (let d = 0; d < dims; d++) dot += q[d] * codes[base + d];
   }
   return dot * doc.scales[r];
+}
+
+function scorePacked(codes: Int8Array, r: number, p: PreparedQuery, dims: number): number {
+  const base = (r * dims) >> 1;
+  let dot = 0;
+  if (p.sparse) {
+    const { nzIdx, nzVal } = p;
+    for (let j = 0; j < nzIdx.length; j++) {
+      const d = nzIdx[j];
+      const b = codes[base + (d >> 1)];
+      dot += nzVal[j] * (d & 1 ? b >> 4 : (b << 28) >> 28);
+    }
+  } else {
+    const q = p.q;
+    for (let j = 0, d = 0; d < dims; j++, d += 2) {
+      const b = codes[base + j];
+      dot += q[d] * ((b << 28) >> 28) + q[d + 1] * (b >> 4);
+    }
+  }
+  return dot;
 }
 
 /** The n best offers, kept as a short sorted list (n is at most a few hundred). */

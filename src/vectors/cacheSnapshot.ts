@@ -41,7 +41,8 @@ export interface SnapshotHeader {
   rows: number;
   hasFull: boolean;
   strings: string[];
-  docs: { d: string; ids: string[]; name: number[]; loc: number[]; ci: number[]; tags: number[][] }[];
+  /** p: 1 when the cache kept the document's rows in 4 bits (its int8 codes here are those, made back) */
+  docs: { d: string; ids: string[]; name: number[]; loc: number[]; ci: number[]; tags: number[][]; p?: 1 }[];
   /** the IVF index section after the vectors, in files written before the index had a part of its own */
   index?: IndexMeta;
   /** sparse queries were scanned by columns: a restored cache builds its column copy at once */
@@ -57,7 +58,7 @@ export interface SnapshotExtras {
 export interface SnapshotFile {
   header: SnapshotHeader;
   /** per document, in header order: its meta and its slices of the file */
-  docs: { documentId: string; meta: RowMeta; codes: Int8Array; scales: Float32Array; full: FullVectors | null }[];
+  docs: { documentId: string; meta: RowMeta; codes: Int8Array; scales: Float32Array; full: FullVectors | null; packed?: boolean }[];
   /** the index section's bytes (copied off the file), or null when there is none or it is cut short */
   index: Uint8Array | null;
 }
@@ -116,6 +117,7 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
       }),
       ci: each((r) => rowChunkIndex(b, r)),
       tags: each((r) => rowTags(b, r).map(str)),
+      ...(b.packed ? { p: 1 as const } : {}),
     };
   });
   const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
@@ -260,6 +262,8 @@ export function readSnapshot(path: string): SnapshotFile | null {
       // its own copy: a view would keep the file's codes alive after a column copy has taken them over
       scales: scales.slice(at, at + n),
       full: header.hasFull ? new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims) : null,
+      // files written before 4-bit rows say nothing: the cache decides from the codes, as for rows from LanceDB
+      ...(d.p === 1 ? { packed: true } : header.docs.some((x) => x.p === 1) ? { packed: false } : {}),
     };
   });
   return r === rows ? { header, docs, index } : null;
@@ -287,7 +291,7 @@ export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<Documen
  */
 export function restoreInto(cache: ProjectVectorCache, file: SnapshotFile, part: IndexPart | null = null): boolean {
   cache.restoring(() => {
-    for (const d of file.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full);
+    for (const d of file.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full, d.packed);
   });
   const h = file.header;
   const meta = part ? part.header.index : h.index;

@@ -1,4 +1,4 @@
-import { visible, type ColumnRows, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
+import { NIBBLE, nibbleToInt8, visible, type ColumnRows, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
 
 /**
  * The scan of a sparse query (the hashing embedder's: tens of non-zero dims of 384) over a big project, dimension
@@ -20,8 +20,6 @@ export const COLUMN_MIN_ROWS = 20_000;
 /** Rows copied between two yields of a background build (a few ms at 384 dims). */
 export const COLUMN_SLICE_ROWS = 2_048;
 
-/** An int8 code (as its byte) to the 4-bit code nearest it, ±127 → ±7, as the nibble's 4 bits. */
-const NIBBLE = Uint8Array.from({ length: 256 }, (_, b) => Math.round((((b << 24) >> 24) * 7) / 127) & 15);
 
 export class ColumnScan implements ColumnRows {
   private readonly docOf: DocumentBlock[];
@@ -94,6 +92,13 @@ export class ColumnScan implements ColumnRows {
             if (i < half) cols[d * half + i] = nib;
             else cols[d * half + i - half] |= nib << 4;
           }
+        } else if (doc.packed) {
+          const pb = base >> 1;
+          for (let d = 0; d < dims; d++) {
+            const nib = (codes[pb + (d >> 1)] >> (d & 1 ? 4 : 0)) & 15;
+            if (i < half) cols[d * half + i] = nib;
+            else cols[d * half + i - half] |= nib << 4;
+          }
         } else if (i < half) for (let d = 0; d < dims; d++) cols[d * half + i] = NIBBLE[codes[base + d] & 255];
         else for (let d = 0; d < dims; d++) cols[d * half + i - half] |= NIBBLE[codes[base + d] & 255] << 4;
       }
@@ -122,7 +127,7 @@ export class ColumnScan implements ColumnRows {
 
   codesAt(i: number, out: Int8Array, offset: number): void {
     // the 4-bit scale is the int8 one × 127/7: a nibble's int8 code is the nibble × 127/7 (exact back through NIBBLE)
-    for (let d = 0; d < this.dims; d++) out[offset + d] = Math.round((this.nibble(d, i) * 127) / 7);
+    for (let d = 0; d < this.dims; d++) out[offset + d] = nibbleToInt8(this.nibble(d, i));
   }
 
   get rows(): number {

@@ -20,6 +20,7 @@ export function makeBlock(
   scales: Float32Array,
   full: FullVectors | null,
   bitOf: (tag: string) => number | null,
+  packed = false,
 ): DocumentBlock {
   const n = scales.length;
   let bytes = 200 + stringBytes(documentId.length) + codes.byteLength + ARRAY_HEADER + n * 4 + (full?.heapBytes ?? 0);
@@ -62,10 +63,14 @@ export function makeBlock(
   const setBits: number[] = [];
   const setOverflow: boolean[] = [];
   let overflow: Uint8Array | null = null;
+  let prevTags: readonly string[] | null = null;
+  let prevSet = 0;
   for (let i = 0; i < n; i++) {
-    const key = meta.tags[i].join("\u0000");
-    let s = sets.get(key);
+    const t = meta.tags[i];
+    // a row with its predecessor's tags (the common case) needs no key: a cold load places 100,000 rows
+    let s: number | undefined = prevTags !== null && sameTags(t, prevTags) ? prevSet : sets.get(t.join("\u0000"));
     if (s === undefined) {
+      const key = t.join("\u0000");
       s = tagSets.length;
       sets.set(key, s);
       const own = meta.tags[i].map(intern);
@@ -73,14 +78,16 @@ export function makeBlock(
       bytes += 32 + own.length * 8;
       let bits = 0;
       let over = false;
-      for (const t of own) {
-        const bit = bitOf(t);
+      for (const tag of own) {
+        const bit = bitOf(tag);
         if (bit === null) over = true;
         else bits |= bit;
       }
       setBits.push(bits);
       setOverflow.push(over);
     }
+    prevTags = t;
+    prevSet = s;
     setOf[i] = s;
     tagBits[i] = setBits[s];
     if (setOverflow[s]) (overflow ??= new Uint8Array(n))[i] = 1;
@@ -88,5 +95,12 @@ export function makeBlock(
   bytes += ARRAY_HEADER + n * 4 + (overflow ? ARRAY_HEADER + n : 0);
   const tagSetOf = tagSets.length <= 1 ? null : setOf;
   if (tagSetOf) bytes += ARRAY_HEADER + tagSetOf.byteLength;
-  return { documentId, idText, idEnd, documentName, locationId, chunkIndex, tagSets, tagSetOf, codes, home: null, scales, full, tagBits, overflow, bytes, dead: false };
+  return { documentId, idText, idEnd, documentName, locationId, chunkIndex, tagSets, tagSetOf, codes, packed, home: null, scales, full, tagBits, overflow, bytes, dead: false };
+}
+
+function sameTags(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

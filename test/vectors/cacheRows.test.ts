@@ -29,7 +29,7 @@ function vector(nz: number): Float32Array {
 }
 
 /** A document whose rows share or do not share each field, at random. */
-function doc(d: number, version = 0): { id: string; rows: CachedRow[]; vectors: Float32Array[] } {
+function doc(d: number, version = 0, nz = 6): { id: string; rows: CachedRow[]; vectors: Float32Array[] } {
   const n = 1 + Math.floor(rand() * 12);
   const same = { name: rand() < 0.7, loc: rand() < 0.7, tags: rand() < 0.6, order: rand() < 0.7 };
   const docTags = [pick(TAGS), pick(TAGS)];
@@ -43,7 +43,7 @@ function doc(d: number, version = 0): { id: string; rows: CachedRow[]; vectors: 
     tags: same.tags ? docTags : rand() < 0.1 ? [] : [pick(TAGS)],
     locationId: same.loc ? (d % 2 ? null : `loc${d}`) : i % 2 ? null : `loc${d}_${i}`,
   }));
-  return { id: `d${d}`, rows, vectors: rows.map(() => vector(6)) };
+  return { id: `d${d}`, rows, vectors: rows.map(() => vector(nz)) };
 }
 
 type Query = { v: Float32Array; tags: Set<string>; n: number };
@@ -166,4 +166,40 @@ test("a snapshot file written before blocks kept their rows once loads and answe
   // every hit's fields are the rows the old cache was given
   const rows = new Map(w.docs.flatMap((d) => d.rows.map((r) => [r.id, r] as const)));
   for (const hits of ask()) for (const { score: _, ...h } of hits) expect(h).toEqual(rows.get(h.id)!);
+});
+
+test("dense rows in 4 bits (rowBits 4): exact filtering and fields, the float32 top hits, and a snapshot that keeps them 4-bit", async () => {
+  const int8 = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0 });
+  const four = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, rowBits: 4 });
+  const indexed = new ProjectVectorCache(DIMS, "p", { indexMinRows: 100, rowBits: 4 });
+  const live = new Map<string, CachedRow>();
+  for (let d = 0; d < 60; d++) {
+    const x = doc(d, 0, DIMS); // every dim non-zero, as a neural embedder's
+    for (const r of x.rows) live.set(r.id, r);
+    for (const c of [int8, four, indexed]) c.setDocument(x.id, x.rows, x.vectors);
+  }
+  await indexed.indexIdle();
+  expect(indexed.mode).toBe("indexed");
+  expect(four.blocks().every((b) => b.packed && b.codes!.length === (b.scales.length * DIMS) / 2)).toBe(true);
+  expect(int8.blocks().some((b) => b.packed)).toBe(false);
+  // half the codes' bytes
+  expect(int8.bytes - four.bytes).toBe(four.blocks().reduce((s, b) => s + b.codes!.length, 0));
+  for (const c of [int8, four, indexed]) holds(c, live);
+  // the top 4 of each query, by float32, as the int8 rows find them: 4-bit candidates (4 × n) lose none of them on
+  // these random vectors (seeded IEEE arithmetic: the same on any CPU); a near-copy would be a coin toss, see DocumentBlock.packed
+  const top = (c: ProjectVectorCache) => queries.map((q) => c.search(q.v, q.tags, 4).map((h) => h.id));
+  expect(top(four)).toEqual(top(int8));
+  // a snapshot keeps them 4-bit: the same codes back (the file holds them as int8 made from the nibbles)
+  const path = join(tmp.dir, "four.vc");
+  commitSnapshot(await writeSnapshotTmp(path, { gen: 1, embedderId: "e", dims: DIMS, projectId: "p" }, four.blocks(), { index: null, columns: false }), path);
+  const back = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, rowBits: 4 });
+  restoreInto(back, readSnapshot(path)!);
+  expect(back.blocks().map((b) => [...b.codes!])).toEqual(four.blocks().map((b) => [...b.codes!]));
+  expect(answers(back)).toEqual(answers(four));
+  // read by a cache that keeps int8: the nibbles' values as int8, the same candidates
+  const asInt8 = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0 });
+  restoreInto(asInt8, readSnapshot(path)!);
+  expect(asInt8.blocks().some((b) => b.packed)).toBe(false);
+  holds(asInt8, live);
+  expect(answers(asInt8)).toEqual(answers(four));
 });
