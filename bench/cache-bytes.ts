@@ -9,7 +9,8 @@
 // --kind sparse: the hashing embedder; dense: the same vectors plus 0.03 on every dim, normalised (a stand-in for
 // MiniLM's 384 dims: the bytes and the CPU do not depend on the values, recall does and is not read for it).
 // --ids real: chunk ids as the server makes them (`chunk_` + 20 characters) instead of the world's short ones.
-// Usage: bun bench/cache-bytes.ts --before /tmp/old-checkout [--size 100000] [--kind sparse|dense] [--queries 300] [--ids short|real]
+// --row-bits 4: "now" keeps a dense project's rows in 4-bit codes (CacheOptions.rowBits; the code as it was has no such option).
+// Usage: bun bench/cache-bytes.ts --before /tmp/old-checkout [--size 100000] [--kind sparse|dense] [--queries 300] [--ids short|real] [--row-bits 8|4]
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +30,7 @@ const { values: args } = parseArgs({
     kind: { type: "string", default: "sparse" },
     queries: { type: "string", default: "300" },
     ids: { type: "string", default: "short" },
+    "row-bits": { type: "string", default: "8" },
   },
 });
 if (!args.before) throw new Error("--before <checkout of the code as it was> is required");
@@ -94,7 +96,7 @@ const firstQuery = queries[0];
 
 /** A cache as a load from LanceDB hands it its rows (own strings, own tag arrays), trained and copied. */
 async function built(i: number) {
-  const c = new mods[i].cache(dims, "p", { indexMinRows: 20_000 });
+  const c = new mods[i].cache(dims, "p", { indexMinRows: 20_000, rowBits: Number(args["row-bits"]) });
   for (const [doc, d] of byDoc) c.setDocument(doc, d.rows.map((r) => ({ ...r, id: r.id.slice(0), documentName: (" " + r.documentName).slice(1), tags: r.tags.map((t) => (" " + t).slice(1)) })), d.vectors);
   await c.indexIdle();
   c.search(firstQuery.v, firstQuery.tags, 20);
@@ -198,7 +200,7 @@ try {
     for (let i = 0; i < caches.length; i++) {
       const t = performance.now();
       const c0 = cpu();
-      const c = new mods[i].cache(dims, "p", { indexMinRows: 20_000 });
+      const c = new mods[i].cache(dims, "p", { indexMinRows: 20_000, rowBits: Number(args["row-bits"]) });
       mods[i].snap.restoreInto(c, mods[i].snap.readSnapshot(paths[i]));
       c.search(firstQuery.v, firstQuery.tags, 20);
       ms[i].wall.push(performance.now() - t);
@@ -211,7 +213,7 @@ try {
 }
 
 const [l1, l5] = loadavg();
-console.log(`\n${availableParallelism()} cores (${cpus()[0]?.model}), load ${l1.toFixed(1)} / ${l5.toFixed(1)}; Bun ${Bun.version}; ${embedder.id}; ${size.toLocaleString("en")} chunks, ${realIds ? "server-made" : "short"} ids, ${queries.length} queries\n`);
+console.log(`\n${availableParallelism()} cores (${cpus()[0]?.model}), load ${l1.toFixed(1)} / ${l5.toFixed(1)}; Bun ${Bun.version}; ${embedder.id}; ${size.toLocaleString("en")} chunks, ${realIds ? "server-made" : "short"} ids, ${queries.length} queries, now's row bits ${args["row-bits"]}\n`);
 console.log("| memory per chunk | before | now | ÷ float32 (before → now) |\n|---|---|---|---|");
 for (const l of lines) console.log(l);
 console.log("\n| search | recall@4 | CPU p50 | CPU p99 | index + copy build CPU |\n|---|---|---|---|---|");

@@ -1,5 +1,6 @@
 import { denseCodes, fullScore, normalised, packCodes, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
 import { makeBlock } from "./makeBlock.ts";
+import type { RowMeta } from "./cacheBlocks.ts";
 import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
@@ -24,14 +25,7 @@ export const DEFAULT_PROBE_ROWS = 20_000;
 /** Candidates per wanted hit that the int8 scan hands to float32 re-scoring (0: none, the int8 ranking as is). */
 export const DEFAULT_RESCORE = 4;
 
-/** A document's rows apart from their vectors, column by column. */
-export interface RowMeta {
-  ids: string[];
-  documentName: string[];
-  locationId: (string | null)[];
-  chunkIndex: Int32Array;
-  tags: string[][];
-}
+export type { RowMeta } from "./cacheBlocks.ts";
 
 export interface CacheOptions {
   /** candidates per hit re-scored in float32; 0: none (and no float32 vectors kept) */

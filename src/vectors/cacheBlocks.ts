@@ -51,6 +51,15 @@ export interface DocumentBlock {
   dead: boolean;
 }
 
+/** A document's rows apart from their vectors, column by column. */
+export interface RowMeta {
+  ids: string[];
+  documentName: string[];
+  locationId: (string | null)[];
+  chunkIndex: Int32Array;
+  tags: string[][];
+}
+
 /** Where a block's codes live once it has none of its own: rows of a column copy (columnScan.ts implements it). */
 export interface ColumnHome {
   readonly copy: ColumnRows;

@@ -1,6 +1,5 @@
-import type { DocumentBlock } from "./cacheBlocks.ts";
+import type { DocumentBlock, RowMeta } from "./cacheBlocks.ts";
 import type { FullVectors } from "./fullVectors.ts";
-import type { RowMeta } from "./ProjectVectorCache.ts";
 
 /** Estimated bytes of a JS string of `n` one-byte characters, and of an object or typed array's own header. */
 const stringBytes = (n: number) => 24 + n;
