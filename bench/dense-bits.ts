@@ -3,6 +3,8 @@
 // the real all-MiniLM-L6-v2 fixture, for the candidates of an exact scan in int8 (the cache's codes) and in 4 bits
 // (a prototype here: each row's int8 codes rounded to -7…7, as the column copy makes them), each re-scored in float32
 // (4 × n or 8 × n candidates, n = 20 as k = 4 fetches), over the world's questions and phrases with random tag sets.
+// Then the same through the cache itself, int8 rows and 4-bit rows (rowBits 4), each searched through its IVF index
+// (trained from --index-min rows: √N lists, probing as the server does) and by its exact scan.
 // The vectors are embedded once and kept in --cache (embedding is the slow part: a few chunks a second on a busy core).
 // Usage: bun bench/dense-bits.ts [--chunks 2000] [--queries 300] [--cache /tmp/minilm-vectors.bin] [--threads 1]
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,12 +12,13 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { quantise } from "../src/vectors/cacheBlocks.ts";
+import { ProjectVectorCache } from "../src/vectors/ProjectVectorCache.ts";
 import { TransformersEmbedder } from "../src/vectors/TransformersEmbedder.ts";
 import { realFixtures } from "../test/realmodel/realFixtures.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 
 const { values: args } = parseArgs({
-  options: { chunks: { type: "string", default: "2000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-vectors.bin" }, threads: { type: "string", default: "1" } },
+  options: { chunks: { type: "string", default: "2000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-vectors.bin" }, threads: { type: "string", default: "1" }, "index-min": { type: "string", default: "1000" } },
 });
 const fx = realFixtures();
 if (!fx) throw new Error("the MiniLM fixture is missing (test/realmodel/fixtures.json)");
@@ -86,3 +89,35 @@ world.queries.forEach((q, qi) => {
 console.log(`\n${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}; all-MiniLM-L6-v2 int8 ONNX; ${N.toLocaleString("en")} chunks, ${world.queries.length} queries\n`);
 console.log("| dense rows | recall@4 against float32 |\n|---|---|");
 variants.forEach((v, i) => console.log(`| ${v.label} | ${(hit[i] / want).toFixed(3)} |`));
+
+// the cache itself: int8 and 4-bit rows, through the index and by the exact scan
+const caches = [
+  { label: "cache, int8 rows, exact scan", c: new ProjectVectorCache(dims, "p", { indexMinRows: 0 }) },
+  { label: "cache, 4-bit rows, exact scan", c: new ProjectVectorCache(dims, "p", { indexMinRows: 0, rowBits: 4 }) },
+  { label: "cache, int8 rows, IVF index", c: new ProjectVectorCache(dims, "p", { indexMinRows: Number(args["index-min"]) }) },
+  { label: "cache, 4-bit rows, IVF index", c: new ProjectVectorCache(dims, "p", { indexMinRows: Number(args["index-min"]), rowBits: 4 }) },
+];
+const byDoc = new Map<string, number[]>();
+world.chunks.forEach((c, i) => byDoc.set(c.documentId, [...(byDoc.get(c.documentId) ?? []), i]));
+for (const { c } of caches) {
+  for (const [doc, rows] of byDoc) c.setDocument(doc, rows.map((i) => ({ ...world.chunks[i], projectId: "p", locationId: null })), rows.map((i) => row(i)));
+  await c.indexIdle();
+}
+const idOf = new Map(world.chunks.map((c, i) => [c.id, i]));
+const cacheHit = caches.map(() => 0);
+let cacheWant = 0;
+world.queries.forEach((q, qi) => {
+  const qv = row(N + qi).slice();
+  const qn = Math.hypot(...qv) || 1;
+  for (let d = 0; d < dims; d++) qv[d] /= qn;
+  const tags = new Set(q.tags);
+  const exact = world.chunks.map((c, i) => (c.tags.some((t) => tags.has(t)) ? dot(qv, unit[i]) : -Infinity)).sort((a, b) => b - a);
+  if (!(exact[3] > -Infinity)) return;
+  cacheWant += 4;
+  caches.forEach(({ c }, ci) => {
+    const hits = c.search(row(N + qi), tags, n).slice(0, 4);
+    cacheHit[ci] += hits.filter((h) => dot(qv, unit[idOf.get(h.id)!]) >= exact[3] - 1e-6).length;
+  });
+});
+console.log("\n| through the cache (4 × n re-scored) | mode | recall@4 against float32 |\n|---|---|---|");
+caches.forEach(({ label, c }, i) => console.log(`| ${label} | ${c.mode} | ${(cacheHit[i] / cacheWant).toFixed(3)} |`));

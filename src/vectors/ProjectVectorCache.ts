@@ -57,8 +57,11 @@ const TAG_BITS = 32;
  * dominates), while a dot product over contiguous typed arrays takes a few ms.
  *
  * Why int8 and no text: a 100k-chunk project held float32 vectors and whole
- * rows (text included) at ~3.9 KB a chunk; int8 codes with a per-row scale
- * keep ~0.5 KB, so ten big projects fit one box. The ranking loses almost
+ * rows (text included) at ~1.7 KB a chunk; int8 codes with a per-row scale,
+ * and the rest of a row kept once a document where its rows share it
+ * (makeBlock.ts), hold ~0.47 KB, and a sparse project's column copy takes
+ * its codes over at ~0.32 KB (columnCopy.ts), so ten big projects fit one
+ * box. The ranking loses almost
  * nothing (symmetric per-row scaling of a unit vector errs by < 0.4 % of a
  * coordinate; bench/scale-retrieval.ts measures recall against float32), and
  * the few hits a turn keeps get their text from SQLite, the source of truth.
