@@ -123,6 +123,7 @@ export class IvfIndex {
         yield;
       }
     }
+    index.trim();
     return index;
   }
 
@@ -169,6 +170,14 @@ export class IvfIndex {
         if (doc.dead || !visible(doc, rows[j], p) || p.exclude?.(doc.documentId)) continue;
         best.offer(scoreRow(doc, rows[j], p, dims), doc, rows[j]);
       }
+    }
+  }
+
+  /** Lists grown by push keep spare room (up to half their length again): copied to their exact size once listed. */
+  private trim(): void {
+    for (let c = 0; c < this.k; c++) {
+      this.docs[c] = this.docs[c].slice();
+      this.rows[c] = this.rows[c].slice();
     }
   }
 

@@ -5,11 +5,13 @@ import type { FullVectors } from "./fullVectors.ts";
 export interface DocumentBlock {
   documentId: string;
   /**
-   * every row's id end to end in one string, and where each ends (rowId reads one back): one string a block
-   * instead of a string object and an array slot a row (~70 B a row for a 26-character id, now ~30)
+   * every row's id end to end in one string after the prefix they all share (the server's are `chunk_…`), and where
+   * each ends (rowId reads one back): one string a block instead of a string object and an array slot a row (~70 B
+   * a row for a 26-character id, now ~22)
    */
+  idPrefix: string;
   idText: string;
-  idEnd: Uint32Array;
+  idEnd: Uint16Array | Uint32Array;
   /** the document's name and location: one value for every row (a document's rows nearly always share them), or one per row */
   documentName: string | string[];
   locationId: string | null | (string | null)[];
@@ -78,7 +80,7 @@ export interface ColumnRows {
 export const rowCount = (b: DocumentBlock): number => b.scales.length;
 
 export function rowId(b: DocumentBlock, r: number): string {
-  return b.idText.slice(r === 0 ? 0 : b.idEnd[r - 1], b.idEnd[r]);
+  return b.idPrefix + b.idText.slice(r === 0 ? 0 : b.idEnd[r - 1], b.idEnd[r]);
 }
 
 export function rowName(b: DocumentBlock, r: number): string {

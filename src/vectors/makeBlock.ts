@@ -23,12 +23,14 @@ export function makeBlock(
 ): DocumentBlock {
   const n = scales.length;
   let bytes = 200 + stringBytes(documentId.length) + codes.byteLength + ARRAY_HEADER + n * 4 + (full?.heapBytes ?? 0);
-  // ids end to end
-  const idText = meta.ids.join("");
-  const idEnd = new Uint32Array(n);
+  // ids end to end, after their common prefix
+  const idPrefix = commonPrefix(meta.ids);
+  const p = idPrefix.length;
+  const idText = p ? meta.ids.map((id) => id.slice(p)).join("") : meta.ids.join("");
+  const idEnd = idText.length < 65_536 ? new Uint16Array(n) : new Uint32Array(n);
   let end = 0;
-  for (let i = 0; i < n; i++) idEnd[i] = end += meta.ids[i].length;
-  bytes += stringBytes(idText.length) + ARRAY_HEADER + n * 4;
+  for (let i = 0; i < n; i++) idEnd[i] = end += meta.ids[i].length - p;
+  bytes += stringBytes(idPrefix.length) + stringBytes(idText.length) + ARRAY_HEADER + idEnd.byteLength;
   // one name and one location for all rows, else per row (each distinct string once)
   const strings = new Map<string, string>();
   const intern = (s: string) => {
@@ -94,7 +96,19 @@ export function makeBlock(
   bytes += ARRAY_HEADER + n * 4 + (overflow ? ARRAY_HEADER + n : 0);
   const tagSetOf = tagSets.length <= 1 ? null : setOf;
   if (tagSetOf) bytes += ARRAY_HEADER + tagSetOf.byteLength;
-  return { documentId, idText, idEnd, documentName, locationId, chunkIndex, tagSets, tagSetOf, codes, packed, home: null, scales, full, tagBits, overflow, bytes, dead: false };
+  return { documentId, idPrefix, idText, idEnd, documentName, locationId, chunkIndex, tagSets, tagSetOf, codes, packed, home: null, scales, full, tagBits, overflow, bytes, dead: false };
+}
+
+function commonPrefix(ids: readonly string[]): string {
+  if (ids.length < 2) return "";
+  let p = ids[0].length;
+  for (let i = 1; i < ids.length && p > 0; i++) {
+    const id = ids[i];
+    let j = 0;
+    while (j < p && j < id.length && id.charCodeAt(j) === ids[0].charCodeAt(j)) j++;
+    p = j;
+  }
+  return ids[0].slice(0, p);
 }
 
 function sameTags(a: readonly string[], b: readonly string[]): boolean {
