@@ -5,6 +5,10 @@ import type { ChunkRow } from "../../src/vectors/rows.ts";
  * document's names, locations, tags and ids once a block (and before a column copy could hold a block's codes): the
  * same rows and queries rebuilt here, seeded, so a test can load that file and compare what it answers.
  * Rows vary in everything a block now keeps once: names, locations, tag sets (36 tags: past the 32 bits), chunk order.
+ * How the two fixture files were made, with the code of main 5ef1fbc: a ProjectVectorCache of these documents
+ * ({ indexMinRows: 0, columnMinRows: 1 }), one search with the first query and `indexIdle()`, its blocks written by
+ * writeSnapshotTmp (gen 1, embedderId "fixture-16", columns as its extras() said), then `search` of every query
+ * (new Set(q.tags), q.n) saved as JSON.
  */
 export function oldWorld() {
   const dims = 16;
