@@ -7,7 +7,7 @@
 // Usage: bun bench/ivf-build.ts [--sizes 100000,1000000] [--queries 100] [--probes 0.01,0.02,0.05] [--flat yes]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { prepareQuery, TopN, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
+import { prepareQuery, rowTags, TopN, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
 import { IvfIndex } from "../src/vectors/IvfIndex.ts";
 import { ProjectVectorCache } from "../src/vectors/ProjectVectorCache.ts";
@@ -62,7 +62,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
     for (const b of blocks) {
       const full = b.full!.all();
       for (let r = 0; r < b.scales.length; r++) {
-        if (!b.tags[r].some((t) => q.tags.has(t))) continue;
+        if (!rowTags(b, r).some((t) => q.tags.has(t))) continue;
         let s = 0;
         for (let d = 0; d < dims; d++) s += p.q[d] * full[r * dims + d];
         scores.push(s);
@@ -92,7 +92,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
     const scores: number[] = [];
     for (const b of blocks) {
       for (let r = 0; r < b.scales.length; r++) {
-        if (!b.tags[r].some((t) => q.tags.has(t))) continue;
+        if (!rowTags(b, r).some((t) => q.tags.has(t))) continue;
         let s = 0;
         for (let j = 0; j < p.nzIdx.length; j++) s += p.nzVal[j] * b.full!.row(r)[p.nzIdx[j]];
         scores.push(s);

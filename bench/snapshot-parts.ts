@@ -85,9 +85,9 @@ try {
       let scales = 0;
       let rest = 0;
       for (const b of m.blocks()) {
-        codes += b.codes.byteLength;
+        codes += b.codes?.byteLength ?? 0;
         scales += b.scales.byteLength;
-        rest += b.bytes - b.codes.byteLength - (b.full?.owned ? b.full.heapBytes : 0);
+        rest += b.bytes - (b.codes?.byteLength ?? 0) - (b.full?.owned ? b.full.heapBytes : 0);
         b.full = null;
       }
       const total = (await mem()) - before;

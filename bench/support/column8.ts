@@ -1,6 +1,6 @@
 // The sparse queries' column copy as it was before 4-bit codes (a byte a dimension per row, the int8 codes
 // copied as they are), for bench/column-bits.ts to run side by side with the one in src/vectors/columnScan.ts.
-import { fullScore, TopN, visible, type DocumentBlock, type PreparedQuery } from "../../src/vectors/cacheBlocks.ts";
+import { blockCodes, fullScore, TopN, visible, type DocumentBlock, type PreparedQuery } from "../../src/vectors/cacheBlocks.ts";
 
 export class Column8Scan {
   private readonly docOf: DocumentBlock[];
@@ -26,13 +26,14 @@ export class Column8Scan {
     this.pass = new Int32Array(rows);
     let i = 0;
     for (const b of blocks) {
+      const codes = blockCodes(b, dims);
       for (let r = 0; r < b.scales.length; r++, i++) {
         this.docOf[i] = b;
         this.rowOf[i] = r;
         this.tagBits[i] = b.tagBits[r];
-        this.overflow[i] = b.overflow[r];
+        this.overflow[i] = b.overflow?.[r] ?? 0;
         this.scales[i] = b.scales[r];
-        for (let d = 0; d < dims; d++) this.cols[d * rows + i] = b.codes[r * dims + d];
+        for (let d = 0; d < dims; d++) this.cols[d * rows + i] = codes[r * dims + d];
       }
     }
   }

@@ -1,4 +1,4 @@
-import { scoreRow, visible, type DocumentBlock, type PreparedQuery, type TopN } from "../../src/vectors/cacheBlocks.ts";
+import { blockCodes, scoreRow, visible, type DocumentBlock, type PreparedQuery, type TopN } from "../../src/vectors/cacheBlocks.ts";
 
 // The inverted-file index as it was before its two-level build (kept for bench/ivf-build.ts to measure beside the
 // current one): one flat k-means over √N/2 centroids, every row scored against all of them when listed.
@@ -47,7 +47,7 @@ export class IvfFlat {
   static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>): Promise<IvfFlat> {
     // √N/2 lists: at 100k rows, 158 lists of ~630 rows; training and listing stay linear in N
     const k = Math.max(8, Math.min(1024, Math.round(Math.sqrt(total) / 2)));
-    const sample = sampleRows(blocks, Math.min(total, 24 * k));
+    const sample = sampleRows(blocks, Math.min(total, 24 * k), dims);
     const centroids = new Float32Array(k * dims);
     for (let c = 0; c < k; c++) centroids.set(sample[Math.floor((c * sample.length) / k)] ?? new Float32Array(dims), c * dims);
     const assign = new Int32Array(sample.length);
@@ -86,7 +86,7 @@ export class IvfFlat {
   add(block: DocumentBlock): void {
     const { dims, k, centroids } = this;
     for (let r = 0; r < block.scales.length; r++) {
-      const c = nearest(centroids, k, dims, block.codes.subarray(r * dims, (r + 1) * dims));
+      const c = nearest(centroids, k, dims, blockCodes(block, dims).subarray(r * dims, (r + 1) * dims));
       this.docs[c].push(block);
       this.rows[c].push(r);
     }
@@ -158,7 +158,7 @@ function nearest(centroids: Float32Array, k: number, dims: number, v: ArrayLike<
 }
 
 /** Up to m rows spread evenly over the blocks, as unit float vectors. */
-function sampleRows(blocks: DocumentBlock[], m: number): Float32Array[] {
+function sampleRows(blocks: DocumentBlock[], m: number, dims: number): Float32Array[] {
   let total = 0;
   for (const b of blocks) if (!b.dead) total += b.scales.length;
   const step = Math.max(1, total / Math.max(1, m));
@@ -167,12 +167,12 @@ function sampleRows(blocks: DocumentBlock[], m: number): Float32Array[] {
   let at = 0;
   for (const b of blocks) {
     if (b.dead) continue;
-    const dims = b.codes.length / b.scales.length;
+    const codes = blockCodes(b, dims);
     for (let r = 0; r < b.scales.length; r++, at++) {
       if (at < next) continue;
       next += step;
       const v = new Float32Array(dims);
-      for (let d = 0; d < dims; d++) v[d] = b.codes[r * dims + d] * b.scales[r];
+      for (let d = 0; d < dims; d++) v[d] = codes[r * dims + d] * b.scales[r];
       out.push(v);
     }
   }

@@ -1,4 +1,4 @@
-import { scoreRow, visible, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
+import { rowValues, rowVector, scoreRow, visible, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
 
 /**
  * An inverted-file index over a project's int8 rows: k centroids trained by
@@ -82,7 +82,7 @@ export class IvfIndex {
   /** The build as steps of a few ms each (a `yield` between two), for a caller that decides when each runs (buildTurns.ts). */
   static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total)): Generator<void, IvfIndex> {
     const k = Math.max(1, Math.min(lists, total));
-    const sample = sampleRows(blocks, Math.min(total, SAMPLE_PER_LIST * k));
+    const sample = sampleRows(blocks, Math.min(total, SAMPLE_PER_LIST * k), dims);
     const k1 = Math.max(1, Math.min(sample.length, Math.round(Math.sqrt(k))));
     const coarse = yield* kmeans(spread(sample, COARSE_SAMPLE_PER_CENTROID * k1), k1, dims);
     // each sample row to its coarse group, and each group its share of the k lists
@@ -109,6 +109,10 @@ export class IvfIndex {
       next += kg;
     }
     const index = new IvfIndex(dims, centroids.subarray(0, next * dims), next, coarse, members);
+    // the sample rows (24 a list, 1.5 KB each: ~120 B a row of the project) let go now: something still holding
+    // the finished build (its generator, a stale pointer the collector finds on the stack) kept them all alive
+    sample.length = 0;
+    groups.length = 0;
     let since = 0;
     for (const b of blocks) {
       if (b.dead) continue;
@@ -119,13 +123,15 @@ export class IvfIndex {
         yield;
       }
     }
+    index.trim();
     return index;
   }
 
   add(block: DocumentBlock): void {
     const { dims, centroids, coarse, members } = this;
+    const scratch = new Float32Array(dims);
     for (let r = 0; r < block.scales.length; r++) {
-      const v = block.codes.subarray(r * dims, (r + 1) * dims);
+      const v = rowVector(block, r, dims, scratch);
       const group = members[nearestOf(coarse, null, dims, v)];
       // a coarse centroid no sample row chose has no lists of its own: such a row is scored against all of them
       const c = nearestOf(centroids, group.length ? group : null, dims, v);
@@ -164,6 +170,14 @@ export class IvfIndex {
         if (doc.dead || !visible(doc, rows[j], p) || p.exclude?.(doc.documentId)) continue;
         best.offer(scoreRow(doc, rows[j], p, dims), doc, rows[j]);
       }
+    }
+  }
+
+  /** Lists grown by push keep spare room (up to half their length again): copied to their exact size once listed. */
+  private trim(): void {
+    for (let c = 0; c < this.k; c++) {
+      this.docs[c] = this.docs[c].slice();
+      this.rows[c] = this.rows[c].slice();
     }
   }
 
@@ -272,7 +286,7 @@ function spread<T>(rows: T[], m: number): T[] {
 }
 
 /** Up to m rows spread evenly over the blocks, as unit float vectors. */
-function sampleRows(blocks: DocumentBlock[], m: number): Float32Array[] {
+function sampleRows(blocks: DocumentBlock[], m: number, dims: number): Float32Array[] {
   let total = 0;
   for (const b of blocks) if (!b.dead) total += b.scales.length;
   const step = Math.max(1, total / Math.max(1, m));
@@ -281,13 +295,10 @@ function sampleRows(blocks: DocumentBlock[], m: number): Float32Array[] {
   let at = 0;
   for (const b of blocks) {
     if (b.dead) continue;
-    const dims = b.codes.length / b.scales.length;
     for (let r = 0; r < b.scales.length; r++, at++) {
       if (at < next) continue;
       next += step;
-      const v = new Float32Array(dims);
-      for (let d = 0; d < dims; d++) v[d] = b.codes[r * dims + d] * b.scales[r];
-      out.push(v);
+      out.push(rowValues(b, r, dims, new Float32Array(dims)));
     }
   }
   return out;

@@ -1,4 +1,6 @@
-import { fullScore, normalised, prepareQuery, quantise, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
+import { denseCodes, fullScore, normalised, packCodes, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
+import { makeBlock } from "./makeBlock.ts";
+import type { RowMeta } from "./cacheBlocks.ts";
 import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
@@ -23,14 +25,7 @@ export const DEFAULT_PROBE_ROWS = 20_000;
 /** Candidates per wanted hit that the int8 scan hands to float32 re-scoring (0: none, the int8 ranking as is). */
 export const DEFAULT_RESCORE = 4;
 
-/** A document's rows apart from their vectors, column by column. */
-export interface RowMeta {
-  ids: string[];
-  documentName: string[];
-  locationId: (string | null)[];
-  chunkIndex: Int32Array;
-  tags: string[][];
-}
+export type { RowMeta } from "./cacheBlocks.ts";
 
 export interface CacheOptions {
   /** candidates per hit re-scored in float32; 0: none (and no float32 vectors kept) */
@@ -44,6 +39,8 @@ export interface CacheOptions {
   columnMinRows?: number;
   /** rows the column copy's background build copies between yields (COLUMN_SLICE_ROWS; tests make it small) */
   columnSliceRows?: number;
+  /** 4: dense rows kept in 4-bit codes when re-scored (cacheBlocks.ts DocumentBlock.packed); 8 (default): int8 */
+  rowBits?: 4 | 8;
 }
 
 /** What the cache keeps of a row. */
@@ -60,8 +57,11 @@ const TAG_BITS = 32;
  * dominates), while a dot product over contiguous typed arrays takes a few ms.
  *
  * Why int8 and no text: a 100k-chunk project held float32 vectors and whole
- * rows (text included) at ~3.9 KB a chunk; int8 codes with a per-row scale
- * keep ~0.5 KB, so ten big projects fit one box. The ranking loses almost
+ * rows (text included) at ~1.7 KB a chunk; int8 codes with a per-row scale,
+ * and the rest of a row kept once a document where its rows share it
+ * (makeBlock.ts), hold ~0.47 KB, and a sparse project's column copy takes
+ * its codes over at ~0.32 KB (columnCopy.ts), so ten big projects fit one
+ * box. The ranking loses almost
  * nothing (symmetric per-row scaling of a unit vector errs by < 0.4 % of a
  * coordinate; bench/scale-retrieval.ts measures recall against float32), and
  * the few hits a turn keeps get their text from SQLite, the source of truth.
@@ -100,7 +100,8 @@ export class ProjectVectorCache {
     readonly projectId: string,
     readonly opts: CacheOptions = {},
   ) {
-    this.columns = new ColumnCopy(dims, opts.columnSliceRows);
+    // once a copy holds a block's rows, the block's own int8 codes go: the budget no longer counts them
+    this.columns = new ColumnCopy(dims, opts.columnSliceRows, (freed) => (this.byteCount -= freed));
   }
 
   /** "exact" below the index threshold, "building" while the index is trained in the background, "indexed" once it answers. */
@@ -163,9 +164,9 @@ export class ProjectVectorCache {
   }
 
   /** A document as a snapshot file holds it (codes and scales copied into memory, full read from the file). */
-  restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null): void {
+  restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null, packed?: boolean): void {
     this.deleteDocument(documentId);
-    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null);
+    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null, packed);
   }
 
   /** Every live document block, in one consistent state (the blocks themselves never change once placed). */
@@ -213,60 +214,15 @@ export class ProjectVectorCache {
     return this.opts.rescore ?? DEFAULT_RESCORE;
   }
 
-  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null): void {
-    const n = scales.length;
-    const tagBits = new Uint32Array(n);
-    const overflow = new Uint8Array(n);
-    const tags: string[][] = [];
-    let bytes = 200 + documentId.length + codes.length + n * (4 + 4 + 4 + 1 + 16 + 16) + (full?.heapBytes ?? 0);
-    const shared = new Map<string, string[]>();
-    const strings = new Map<string, string>();
-    const intern = (s: string) => {
-      const have = strings.get(s);
-      if (have !== undefined) return have;
-      strings.set(s, s);
-      bytes += 24 + s.length;
-      return s;
-    };
-    const documentName: string[] = [];
-    const locationId: (string | null)[] = [];
-    for (let i = 0; i < n; i++) {
-      documentName.push(intern(meta.documentName[i]));
-      const loc = meta.locationId[i];
-      locationId.push(loc === null ? null : intern(loc));
-      const key = meta.tags[i].join("\u0000");
-      let own = shared.get(key);
-      if (!own) {
-        own = [...meta.tags[i]];
-        shared.set(key, own);
-        bytes += 32 + own.reduce((s, t) => s + 24 + t.length, 0);
-      }
-      tags.push(own);
-      bytes += 32 + meta.ids[i].length; // the id string and its slot
-      for (const t of own) {
-        const bit = this.bitOf(t, true);
-        if (bit === null) overflow[i] = 1;
-        else tagBits[i] |= bit;
-      }
-    }
-    const block: DocumentBlock = {
-      documentId,
-      dead: false,
-      documentName,
-      locationId,
-      ids: meta.ids,
-      chunkIndex: meta.chunkIndex,
-      tags,
-      codes,
-      scales,
-      full,
-      tagBits,
-      overflow,
-      bytes,
-    };
+  /** `packed`: what the snapshot file says of the rows (a file written before says nothing: decided from the codes). */
+  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null, packedBefore?: boolean): void {
+    // dense rows that float32 re-scores keep 4-bit codes (cacheBlocks.ts DocumentBlock.packed says why); rows a
+    // file says were 4-bit stay so (their codes made back from nibbles may no longer look dense)
+    const packed = this.opts.rowBits === 4 && full !== null && this.rescore > 0 && this.dims % 2 === 0 && (packedBefore ?? denseCodes(codes, scales.length, this.dims));
+    const block = makeBlock(documentId, meta, packed ? packCodes(codes) : codes, scales, full, (t) => this.bitOf(t, true), packed);
     this.docs.set(documentId, block);
-    this.count += n;
-    this.byteCount += bytes;
+    this.count += scales.length;
+    this.byteCount += block.bytes;
     this.ivf?.add(block);
     this.pendingAdds?.add(block);
     this.columns.placed(block);
@@ -276,7 +232,7 @@ export class ProjectVectorCache {
   deleteDocument(documentId: string): void {
     const old = this.docs.get(documentId);
     if (!old) return;
-    this.count -= old.ids.length;
+    this.count -= rowCount(old);
     this.byteCount -= old.bytes;
     this.docs.delete(documentId);
     old.dead = true; // an index, or a build's snapshot, may still list its rows
@@ -318,13 +274,13 @@ export class ProjectVectorCache {
       items = items.slice(0, n);
     }
     return items.map(({ score, doc, row }) => ({
-      id: doc.ids[row],
+      id: rowId(doc, row),
       projectId: this.projectId,
       documentId: doc.documentId,
-      documentName: doc.documentName[row],
-      chunkIndex: doc.chunkIndex[row],
-      tags: [...doc.tags[row]], // a copy: the cache shares one array among a document's rows
-      locationId: doc.locationId[row],
+      documentName: rowName(doc, row),
+      chunkIndex: rowChunkIndex(doc, row),
+      tags: [...rowTags(doc, row)], // a copy: the cache shares one array among a document's rows
+      locationId: rowLocation(doc, row),
       score,
     }));
   }

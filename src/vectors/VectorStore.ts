@@ -25,6 +25,8 @@ export interface VectorStoreOptions {
   vectorIndexMinChunks?: number;
   /** candidates per hit the int8 scan hands to float32 re-scoring (default 4); 0: the int8 ranking as is */
   vectorRescore?: number;
+  /** 4: a dense project's rows in 4-bit codes (half the bytes; see ProjectVectorCache CacheOptions.rowBits); 8 (default): int8 */
+  vectorRowBits?: 4 | 8;
 }
 
 /** Rows per batch when copying into a new generation. */
@@ -63,7 +65,7 @@ export class VectorStore implements VectorTables {
     private active: Generation,
     opts: VectorStoreOptions,
   ) {
-    this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024, { indexMinRows: opts.vectorIndexMinChunks, rescore: opts.vectorRescore }, dir);
+    this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024, { indexMinRows: opts.vectorIndexMinChunks, rescore: opts.vectorRescore, rowBits: opts.vectorRowBits }, dir);
   }
 
   static async open(dir: string, embedder: Embedder, opts: VectorStoreOptions = {}): Promise<VectorStore> {

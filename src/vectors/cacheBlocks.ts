@@ -4,15 +4,39 @@ import type { FullVectors } from "./fullVectors.ts";
 
 export interface DocumentBlock {
   documentId: string;
-  /** per row, interned: a document's rows nearly always share one name and one location */
-  documentName: string[];
-  locationId: (string | null)[];
-  ids: string[];
-  chunkIndex: Int32Array;
-  /** per row; rows that carry the same tags share one array (a document's chunks usually do) */
-  tags: string[][];
-  /** rows × dims int8 codes of the L2-normalised vector; the row's value d is codes[d] × scales[row] */
-  codes: Int8Array;
+  /**
+   * every row's id end to end in one string after the prefix they all share (the server's are `chunk_…`), and where
+   * each ends (rowId reads one back): one string a block instead of a string object and an array slot a row (~70 B
+   * a row for a 26-character id, now ~22)
+   */
+  idPrefix: string;
+  idText: string;
+  idEnd: Uint16Array | Uint32Array;
+  /** the document's name and location: one value for every row (a document's rows nearly always share them), or one per row */
+  documentName: string | string[];
+  locationId: string | null | (string | null)[];
+  /** per row, or null when row r is chunk r (a document's chunks in their order) */
+  chunkIndex: Int32Array | null;
+  /** the distinct tag sets of the rows (a document's chunks usually share one), and per row which (null: the first) */
+  tagSets: string[][];
+  tagSetOf: Uint8Array | Uint16Array | Uint32Array | null;
+  /**
+   * rows × dims int8 codes of the L2-normalised vector (the row's value d is codes[d] × scales[row]); when `packed`,
+   * rows × dims/2 bytes of 4-bit codes instead (dim 2j in the low nibble of byte j, 2j+1 in the high one; the value
+   * is the nibble × scales[row] × 127/7); or null once a column copy holds the rows (`home`): a sparse project keeps
+   * one code a row, its 4-bit columns (columnScan.ts)
+   */
+  codes: Int8Array | null;
+  /**
+   * 4-bit row codes: a dense block (a neural embedder's rows) re-scored in float32, when the cache is asked for them
+   * (CacheOptions.rowBits 4). Its 4-bit candidates, 4 × n of them, re-scored in float32 find the same top 4 as its
+   * int8 ones on real MiniLM vectors (bench/dense-bits.ts) at half the bytes, but rows closer than the 4-bit error
+   * (near-copies) are ranked by chance before re-scoring, so int8 stays the default. A sparse block stays int8
+   * until its project's column copy takes it.
+   */
+  packed: boolean;
+  /** the column copy that holds the rows' codes once `codes` is null (the rows start at `start` in it) */
+  home: ColumnHome | null;
   scales: Float32Array;
   /**
    * rows × dims unit float32 vectors for re-scoring a search's top candidates, or null (re-scoring off): rows of
@@ -22,11 +46,121 @@ export interface DocumentBlock {
   full: FullVectors | null;
   /** per row, a bit per tag (bits assigned per project as tags appear) */
   tagBits: Uint32Array;
-  /** per row, 1 when some tag has no bit (more than 32 distinct tags): checked by name */
-  overflow: Uint8Array;
+  /** per row, 1 when some tag has no bit (more than 32 distinct tags): checked by name; null when no row has one */
+  overflow: Uint8Array | null;
   bytes: number;
   /** set when the document is replaced or deleted: an index still listing its rows skips them */
   dead: boolean;
+}
+
+/** A document's rows apart from their vectors, column by column. */
+export interface RowMeta {
+  ids: string[];
+  documentName: string[];
+  locationId: (string | null)[];
+  chunkIndex: Int32Array;
+  tags: string[][];
+}
+
+/** Where a block's codes live once it has none of its own: rows of a column copy (columnScan.ts implements it). */
+export interface ColumnHome {
+  readonly copy: ColumnRows;
+  readonly start: number;
+}
+
+export interface ColumnRows {
+  /** row i's score against the query, from its 4-bit codes */
+  scoreAt(i: number, p: PreparedQuery): number;
+  /** row i's values (codes × scale) into out */
+  valuesAt(i: number, out: Float32Array): void;
+  /** row i as int8 codes for the block's own scale (what a snapshot file stores) into out at offset */
+  codesAt(i: number, out: Int8Array, offset: number): void;
+}
+
+export const rowCount = (b: DocumentBlock): number => b.scales.length;
+
+export function rowId(b: DocumentBlock, r: number): string {
+  return b.idPrefix + b.idText.slice(r === 0 ? 0 : b.idEnd[r - 1], b.idEnd[r]);
+}
+
+export function rowName(b: DocumentBlock, r: number): string {
+  return typeof b.documentName === "string" ? b.documentName : b.documentName[r];
+}
+
+export function rowLocation(b: DocumentBlock, r: number): string | null {
+  return Array.isArray(b.locationId) ? b.locationId[r] : b.locationId;
+}
+
+export function rowChunkIndex(b: DocumentBlock, r: number): number {
+  return b.chunkIndex === null ? r : b.chunkIndex[r];
+}
+
+/** Row r's tags (shared with the block's other rows that carry the same: copy before handing out). */
+export function rowTags(b: DocumentBlock, r: number): string[] {
+  return b.tagSets[b.tagSetOf === null ? 0 : b.tagSetOf[r]];
+}
+
+/** An int8 code (as its byte) to the 4-bit code nearest it, ±127 → ±7, as the nibble's 4 bits. */
+export const NIBBLE = Uint8Array.from({ length: 256 }, (_, b) => Math.round((((b << 24) >> 24) * 7) / 127) & 15);
+/** A 4-bit code (-7…7) back to the int8 code of the same value under the row's int8 scale (exact back through NIBBLE). */
+export const nibbleToInt8 = (nib: number) => Math.round((nib * 127) / 7);
+
+/** The block's int8 codes: its own, unpacked, or made back from its column copy (a snapshot's save writes them). */
+export function blockCodes(b: DocumentBlock, dims: number): Int8Array {
+  if (b.codes && !b.packed) return b.codes;
+  const out = new Int8Array(rowCount(b) * dims);
+  if (b.codes) {
+    const codes = b.codes;
+    for (let i = 0; i < codes.length; i++) {
+      out[2 * i] = nibbleToInt8((codes[i] << 28) >> 28);
+      out[2 * i + 1] = nibbleToInt8(codes[i] >> 4);
+    }
+    return out;
+  }
+  const { copy, start } = b.home!;
+  for (let r = 0; r < rowCount(b); r++) copy.codesAt(start + r, out, r * dims);
+  return out;
+}
+
+/** Row r's values (codes × scale) into out. */
+export function rowValues(b: DocumentBlock, r: number, dims: number, out: Float32Array): Float32Array {
+  const codes = b.codes;
+  if (codes === null) b.home!.copy.valuesAt(b.home!.start + r, out);
+  else if (b.packed) {
+    const s = (b.scales[r] * 127) / 7;
+    const base = (r * dims) >> 1;
+    for (let j = 0; j < dims >> 1; j++) {
+      out[2 * j] = ((codes[base + j] << 28) >> 28) * s;
+      out[2 * j + 1] = (codes[base + j] >> 4) * s;
+    }
+  } else for (let d = 0; d < dims; d++) out[d] = codes[r * dims + d] * b.scales[r];
+  return out;
+}
+
+/**
+ * Row r's vector up to a positive factor, for the IVF index's nearest centroid: its int8 codes, else its float32
+ * vector (4-bit codes are too coarse to list a row by), else its values. Valid until the next call (a file's row is
+ * read into a shared scratch).
+ */
+export function rowVector(b: DocumentBlock, r: number, dims: number, scratch: Float32Array): ArrayLike<number> {
+  if (b.codes && !b.packed) return b.codes.subarray(r * dims, (r + 1) * dims);
+  if (b.full) return b.full.row(r);
+  return rowValues(b, r, dims, scratch);
+}
+
+/** Packs rows of int8 codes (rows × dims) into 4-bit codes (rows × dims/2), as a packed block holds them. */
+export function packCodes(codes: Int8Array): Int8Array {
+  const out = new Int8Array(codes.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = NIBBLE[codes[2 * i] & 255] | (NIBBLE[codes[2 * i + 1] & 255] << 4);
+  return out;
+}
+
+/** Dense rows (a neural embedder's: most dims non-zero), which a block keeps in 4 bits when it is re-scored. */
+export function denseCodes(codes: Int8Array, rows: number, dims: number): boolean {
+  if (rows === 0 || dims % 2 !== 0) return false;
+  let nz = 0;
+  for (let d = 0; d < dims; d++) if (codes[d] !== 0) nz++;
+  return nz >= dims / 2;
 }
 
 /** A query made ready for scoring many rows: unit vector, its non-zero dims, the tag mask. */
@@ -50,7 +184,7 @@ export function prepareQuery(query: Float32Array, dims: number, want: number, ta
 
 /** The knowledge-scoping rule, per row: one of its tags is among the visible ones. */
 export function visible(doc: DocumentBlock, r: number, p: PreparedQuery): boolean {
-  return (doc.tagBits[r] & p.want) !== 0 || (doc.overflow[r] === 1 && doc.tags[r].some((t) => p.tags.has(t)));
+  return (doc.tagBits[r] & p.want) !== 0 || (doc.overflow !== null && doc.overflow[r] === 1 && rowTags(doc, r).some((t) => p.tags.has(t)));
 }
 
 /** The exact cosine of row r against the query, from its float32 vector (null without one). */
@@ -70,6 +204,9 @@ export function fullScore(doc: DocumentBlock, r: number, p: PreparedQuery, dims:
 
 export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number {
   const codes = doc.codes;
+  // rows held by a column copy only: scored from it (a dense query over a sparse project, a rare path)
+  if (codes === null) return doc.home!.copy.scoreAt(doc.home!.start + r, p);
+  if (doc.packed) return scorePacked(codes, r, p, dims) * ((doc.scales[r] * 127) / 7);
   const base = r * dims;
   let dot = 0;
   if (p.sparse) {
@@ -80,6 +217,26 @@ export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: 
     for (let d = 0; d < dims; d++) dot += q[d] * codes[base + d];
   }
   return dot * doc.scales[r];
+}
+
+function scorePacked(codes: Int8Array, r: number, p: PreparedQuery, dims: number): number {
+  const base = (r * dims) >> 1;
+  let dot = 0;
+  if (p.sparse) {
+    const { nzIdx, nzVal } = p;
+    for (let j = 0; j < nzIdx.length; j++) {
+      const d = nzIdx[j];
+      const b = codes[base + (d >> 1)];
+      dot += nzVal[j] * (d & 1 ? b >> 4 : (b << 28) >> 28);
+    }
+  } else {
+    const q = p.q;
+    for (let j = 0, d = 0; d < dims; j++, d += 2) {
+      const b = codes[base + j];
+      dot += q[d] * ((b << 28) >> 28) + q[d + 1] * (b >> 4);
+    }
+  }
+  return dot;
 }
 
 /** The n best offers, kept as a short sorted list (n is at most a few hundred). */

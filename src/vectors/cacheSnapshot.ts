@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import type { DocumentBlock } from "./cacheBlocks.ts";
+import { blockCodes, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, type DocumentBlock } from "./cacheBlocks.ts";
 import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts";
 import type { ProjectVectorCache, RowMeta } from "./ProjectVectorCache.ts";
 import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
@@ -41,7 +41,8 @@ export interface SnapshotHeader {
   rows: number;
   hasFull: boolean;
   strings: string[];
-  docs: { d: string; ids: string[]; name: number[]; loc: number[]; ci: number[]; tags: number[][] }[];
+  /** p: 1 when the cache kept the document's rows in 4 bits (its int8 codes here are those, made back) */
+  docs: { d: string; ids: string[]; name: number[]; loc: number[]; ci: number[]; tags: number[][]; p?: 1 }[];
   /** the IVF index section after the vectors, in files written before the index had a part of its own */
   index?: IndexMeta;
   /** sparse queries were scanned by columns: a restored cache builds its column copy at once */
@@ -57,7 +58,7 @@ export interface SnapshotExtras {
 export interface SnapshotFile {
   header: SnapshotHeader;
   /** per document, in header order: its meta and its slices of the file */
-  docs: { documentId: string; meta: RowMeta; codes: Int8Array; scales: Float32Array; full: FullVectors | null }[];
+  docs: { documentId: string; meta: RowMeta; codes: Int8Array; scales: Float32Array; full: FullVectors | null; packed?: boolean }[];
   /** the index section's bytes (copied off the file), or null when there is none or it is cut short */
   index: Uint8Array | null;
 }
@@ -101,15 +102,22 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
   };
   const hasFull = blocks.length > 0 && blocks.every((b) => b.full !== null);
   let rows = 0;
+  // the header keeps its per-row layout, whatever the cache keeps per block: files of either side load in the other
   const docs = blocks.map((b) => {
-    rows += b.scales.length;
+    const n = rowCount(b);
+    rows += n;
+    const each = <T>(f: (r: number) => T) => Array.from({ length: n }, (_, r) => f(r));
     return {
       d: b.documentId,
-      ids: b.ids,
-      name: b.documentName.map(str),
-      loc: b.locationId.map((l) => (l === null ? -1 : str(l))),
-      ci: Array.from(b.chunkIndex),
-      tags: b.tags.map((t) => t.map(str)),
+      ids: each((r) => rowId(b, r)),
+      name: each((r) => str(rowName(b, r))),
+      loc: each((r) => {
+        const l = rowLocation(b, r);
+        return l === null ? -1 : str(l);
+      }),
+      ci: each((r) => rowChunkIndex(b, r)),
+      tags: each((r) => rowTags(b, r).map(str)),
+      ...(b.packed ? { p: 1 as const } : {}),
     };
   });
   const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
@@ -149,7 +157,8 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
     await put(head);
     await put(json);
     await align();
-    for (const b of blocks) await put(b.codes);
+    // a block whose rows a column copy holds alone has its int8 codes made back from the copy (4-bit precision)
+    for (const b of blocks) await put(blockCodes(b, meta.dims));
     await align();
     for (const b of blocks) await put(b.scales);
     await align();
@@ -250,8 +259,11 @@ export function readSnapshot(path: string): SnapshotFile | null {
       documentId: d.d,
       meta: { ids: d.ids, documentName: d.name.map((i) => s[i]), locationId: d.loc.map((i) => (i < 0 ? null : s[i])), chunkIndex: Int32Array.from(d.ci), tags: d.tags.map((t) => t.map((i) => s[i])) },
       codes: codes.subarray(at * dims, (at + n) * dims),
-      scales: scales.subarray(at, at + n),
+      // its own copy: a view would keep the file's codes alive after a column copy has taken them over
+      scales: scales.slice(at, at + n),
       full: header.hasFull ? new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims) : null,
+      // files written before 4-bit rows say nothing: the cache decides from the codes, as for rows from LanceDB
+      ...(d.p === 1 ? { packed: true } : header.docs.some((x) => x.p === 1) ? { packed: false } : {}),
     };
   });
   return r === rows ? { header, docs, index } : null;
@@ -279,7 +291,7 @@ export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<Documen
  */
 export function restoreInto(cache: ProjectVectorCache, file: SnapshotFile, part: IndexPart | null = null): boolean {
   cache.restoring(() => {
-    for (const d of file.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full);
+    for (const d of file.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full, d.packed);
   });
   const h = file.header;
   const meta = part ? part.header.index : h.index;

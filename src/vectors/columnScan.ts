@@ -1,4 +1,4 @@
-import { visible, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
+import { NIBBLE, nibbleToInt8, visible, type ColumnRows, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
 
 /**
  * The scan of a sparse query (the hashing embedder's: tens of non-zero dims of 384) over a big project, dimension
@@ -20,10 +20,8 @@ export const COLUMN_MIN_ROWS = 20_000;
 /** Rows copied between two yields of a background build (a few ms at 384 dims). */
 export const COLUMN_SLICE_ROWS = 2_048;
 
-/** An int8 code (as its byte) to the 4-bit code nearest it, ±127 → ±7, as the nibble's 4 bits. */
-const NIBBLE = Uint8Array.from({ length: 256 }, (_, b) => Math.round((((b << 24) >> 24) * 7) / 127) & 15);
 
-export class ColumnScan {
+export class ColumnScan implements ColumnRows {
   private readonly docOf: DocumentBlock[];
   private readonly rowOf: Int32Array;
   /**
@@ -80,17 +78,56 @@ export class ColumnScan {
         // an int8 row's largest code is ±127: 4-bit codes are those scaled to ±7
         scales[i] = (doc.scales[r] * 127) / 7;
         tagBits[i] = doc.tagBits[r];
-        overflow[i] = doc.overflow[r];
+        overflow[i] = doc.overflow === null ? 0 : doc.overflow[r];
         const base = r * dims;
         const codes = doc.codes;
         // rows are copied in order, so a low-half row finds its bytes empty and a high-half row finds its low
         // nibbles written: a store, or an or, per code (stored as int8: the high nibble reads back signed)
-        if (i < half) for (let d = 0; d < dims; d++) cols[d * half + i] = NIBBLE[codes[base + d] & 255];
+        if (codes === null) {
+          // a row the previous copy holds alone: its nibbles as they are
+          const from = doc.home!.copy as ColumnScan;
+          const j = doc.home!.start + r;
+          for (let d = 0; d < dims; d++) {
+            const nib = from.nibble(d, j) & 15;
+            if (i < half) cols[d * half + i] = nib;
+            else cols[d * half + i - half] |= nib << 4;
+          }
+        } else if (doc.packed) {
+          const pb = base >> 1;
+          for (let d = 0; d < dims; d++) {
+            const nib = (codes[pb + (d >> 1)] >> (d & 1 ? 4 : 0)) & 15;
+            if (i < half) cols[d * half + i] = nib;
+            else cols[d * half + i - half] |= nib << 4;
+          }
+        } else if (i < half) for (let d = 0; d < dims; d++) cols[d * half + i] = NIBBLE[codes[base + d] & 255];
         else for (let d = 0; d < dims; d++) cols[d * half + i - half] |= NIBBLE[codes[base + d] & 255] << 4;
       }
     }
     at.row = i;
     return at.doc >= docs.length;
+  }
+
+  /** Row i's 4-bit code of dim d, -7…7. */
+  private nibble(d: number, i: number): number {
+    const h = this.half;
+    return i < h ? (this.cols[d * h + i] << 28) >> 28 : this.cols[d * h + i - h] >> 4;
+  }
+
+  scoreAt(i: number, p: PreparedQuery): number {
+    let dot = 0;
+    if (p.sparse) for (let j = 0; j < p.nzIdx.length; j++) dot += p.nzVal[j] * this.nibble(p.nzIdx[j], i);
+    else for (let d = 0; d < this.dims; d++) dot += p.q[d] * this.nibble(d, i);
+    return dot * this.scales[i];
+  }
+
+  valuesAt(i: number, out: Float32Array): void {
+    const s = this.scales[i];
+    for (let d = 0; d < this.dims; d++) out[d] = this.nibble(d, i) * s;
+  }
+
+  codesAt(i: number, out: Int8Array, offset: number): void {
+    // the 4-bit scale is the int8 one × 127/7: a nibble's int8 code is the nibble × 127/7 (exact back through NIBBLE)
+    for (let d = 0; d < this.dims; d++) out[offset + d] = nibbleToInt8(this.nibble(d, i));
   }
 
   get rows(): number {

@@ -66,9 +66,13 @@ test("the first sparse search does not copy the columns itself: they are built a
   // the copy (rows × dims half-bytes and more) is not yet held: the search answered by the row scan
   expect(cache.bytes).toBe(before);
   await cache.indexIdle();
-  expect(cache.bytes).toBeGreaterThan(before + (600 * DIMS) / 2);
-  // half a byte a dimension and a few arrays a row (an int8 copy held a byte a dimension)
-  expect(cache.bytes - before).toBeLessThan(600 * (DIMS / 2 + 48));
+  // the copy now holds the rows' codes alone: the blocks' int8 codes (a byte a dimension) are gone, and the copy is
+  // half a byte a dimension and a few arrays a row
+  for (const b of cache.blocks()) expect(b.codes).toBeNull();
+  const copy = cache.bytes - (before - 600 * DIMS);
+  expect(copy).toBeGreaterThan((600 * DIMS) / 2);
+  expect(copy).toBeLessThan(600 * (DIMS / 2 + 48));
+  expect(cache.bytes).toBeLessThan(before);
 });
 
 test("searches during the column build, between writes and deletes, find exactly what the row scan finds", async () => {
