@@ -152,3 +152,20 @@ export function mostUsedMinds(db: Db, limit: number): { projectId: string; id: s
     .all(limit)
     .map((r) => ({ projectId: r.project_id, id: r.id }));
 }
+
+/** The project's minds that have knowledge tags, the most talked-to first (the order the shared-lore warm-up takes them in). */
+export function mindsByUse(db: Db, projectId: string): string[] {
+  return db
+    .query<{ id: string }, [string]>(
+      `SELECT m.id FROM entity_minds m
+       WHERE m.project_id = ? AND EXISTS (SELECT 1 FROM mind_knowledge_tags k WHERE k.mind_id = m.id)
+       ORDER BY m.interaction_count DESC, m.created_at, m.id`,
+    )
+    .all(projectId)
+    .map((r) => r.id);
+}
+
+/** Projects with at least one mind. */
+export function projectsWithMinds(db: Db): string[] {
+  return db.query<{ project_id: string }, []>("SELECT DISTINCT project_id FROM entity_minds").all().map((r) => r.project_id);
+}
