@@ -55,6 +55,13 @@ const ctx = app.ctx;
 await ctx.vectors.warm([w.projectId]);
 await (await ctx.vectors.projectCache(ctx.vectors.activeGeneration(), w.projectId)).indexIdle();
 log(`started and the project's vectors loaded: ${(performance.now() - t0).toFixed(0)} ms wall, ${(cpu() - c0).toFixed(0)} ms CPU`);
+// what the server's scheduler does within its first ticks after the start, off the request path (a code without the
+// job: nothing, and `trigger` answers null)
+const w0 = performance.now();
+const wc0 = cpu();
+const warmup = await app.scheduler.trigger("shared-lore-warmup");
+const warmupLine = warmup ? `shared-lore warm-up at start: ${JSON.stringify(warmup.lastResult)} in ${(performance.now() - w0).toFixed(0)} ms wall, ${(cpu() - wc0).toFixed(0)} ms CPU` : "no shared-lore warm-up";
+log(warmupLine);
 let seed = 0x2545f491;
 const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 const LINES = ["Tell me about the harbour and the lantern.", "Who guards the north gate at night?", "What do you know of the salt debt?", "Have you seen the ferryman?", "What happened at the mill?"];
@@ -159,6 +166,7 @@ out.push("", "| request | n | wall p50 / p99 | CPU mean / p50 |", "|---|---|---|
 out.push(row("preview, a mind's first since the start", firsts), row("… the same mind again, another player", agains));
 out.push(row("preview, a player's first turn with a seen mind, enhanced retrieval", enhanced), row("… the same pair again", enhancedAgain));
 console.log(`\n${args.label}: ${w.chunks.toLocaleString("en")} chunks, ${w.minds.length} minds, ${w.players} players; ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}; RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB\n`);
+console.log(`${warmupLine}\n`);
 console.log(out.join("\n"));
 await app.stop();
 rmSync(dir, { recursive: true, force: true });
