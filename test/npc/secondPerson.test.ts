@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { baseForm, toSecondPerson } from "../../src/npc/prompt/secondPerson.ts";
+import { baseForm, SECOND_PERSON_CACHED, secondPersonCached, toSecondPerson } from "../../src/npc/prompt/secondPerson.ts";
 import { personaParts } from "../../src/npc/prompt/systemPrompt.ts";
 import { wrongPerson } from "../../src/npc/replies/detectors.ts";
 
@@ -52,5 +52,21 @@ describe("a persona addressed to its mind", () => {
     expect(text).toBe("Personality: You are proud of your furnace. You tell buyers the truth about the glass.\nBackstory: You came to the glassworks at twelve.\n- You offer a bead to children.");
     expect(wrongPerson(text, { mindName: "Marisol Ortega", otherNames: [], playerLine: "" })).toBeNull();
     expect(parts.identity).toContain("never of yourself by name");
+  });
+});
+
+describe("the rewrite cache in a big world", () => {
+  test("1,000 minds of 10 persona lines each stay rewritten, and past the bound only the least recently used go", () => {
+    const line = (m: number, i: number) => `Mind${m} keeps watch over the ${i}th gate of the harbour and never sleeps.`;
+    for (let m = 0; m < 1000; m++) for (let i = 0; i < 10; i++) toSecondPerson(line(m, i), `Mind${m}`);
+    const before = toSecondPerson(line(1, 0), "Mind1");
+    expect(before.startsWith("You keep watch over the 0th gate")).toBe(true);
+    for (let m = 0; m < 1000; m++) for (let i = 0; i < 10; i++) expect(secondPersonCached(line(m, i), `Mind${m}`)).toBe(true);
+    // the first mind used again, then more texts than the bound: the first mind stays, the second goes
+    for (let i = 0; i < 10; i++) toSecondPerson(line(0, i), "Mind0");
+    for (let k = 0; k < SECOND_PERSON_CACHED - 10; k++) toSecondPerson(`Filler ${k} walks.`, "Filler");
+    expect(secondPersonCached(line(0, 0), "Mind0")).toBe(true);
+    expect(secondPersonCached(line(1, 0), "Mind1")).toBe(false);
+    expect(toSecondPerson(line(1, 0), "Mind1")).toBe(before); // rewritten again, the same
   });
 });

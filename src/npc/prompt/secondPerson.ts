@@ -44,15 +44,29 @@ export function toSecondPerson(text: string, mindName: string): string {
   // The same persona is rendered for every turn and every fitting of the prompt: rewritten once.
   const key = `${mindName}\u0000${text}`;
   const hit = CACHE.get(key);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) {
+    CACHE.delete(key); // most recently used last
+    CACHE.set(key, hit);
+    return hit;
+  }
   const out = rewrite(text, mindName);
-  if (CACHE.size >= CACHE_MAX) CACHE.clear();
+  if (CACHE.size >= SECOND_PERSON_CACHED) CACHE.delete(CACHE.keys().next().value!);
   CACHE.set(key, out);
   return out;
 }
 
+/** Whether this text of this mind is held rewritten (the cache's bound is what a test checks). */
+export function secondPersonCached(text: string, mindName: string): boolean {
+  return CACHE.has(`${mindName}\u0000${text}`);
+}
+
 const CACHE = new Map<string, string>();
-const CACHE_MAX = 4096;
+/**
+ * Texts held rewritten, least recently used out first: a mind has one a persona field, hint and restriction (~10),
+ * so 1,000 minds fit. The whole cache once went at 4,096 entries, and a big world's minds were rewritten again
+ * and again as they took turns.
+ */
+export const SECOND_PERSON_CACHED = 32_768;
 
 function rewrite(text: string, mindName: string): string {
   // Its surname too ("Hesk was made captain"): in the mind's own persona it is the mind.
