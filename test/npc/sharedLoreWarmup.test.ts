@@ -7,6 +7,9 @@ import { knowledgeTagNames } from "../../src/lore/minds/mindStore.ts";
 import { sharedLoreOutdated } from "../../src/npc/sharedLore/sharedLore.ts";
 import { readSelection } from "../../src/npc/sharedLore/sharedLoreStore.ts";
 import { SHARED_LORE_WARMUP_JOB } from "../../src/npc/sharedLore/sharedLoreWarmup.ts";
+import { ensureTinyModel } from "../support/tinyGguf.ts";
+import { PROMPT_WORDS } from "../support/bigPersona.ts";
+import { llamaServerBinary, startLlamaServer } from "../support/llamaServer.ts";
 
 // The shared-lore warm-up makes each mind's choice ahead of its first turn. Two servers hold the same two
 // projects (bigProject is seeded: the same names, text and tags); one runs the warm-up, the other leaves every
@@ -95,5 +98,31 @@ describe("the shared-lore warm-up", () => {
     // a mind that knows the new document's tag has it in its shared lore now (first in name order)
     const knows = w1.a.minds.find((m) => knowledgeTagNames(warmed.app.db, m).includes(w1.a.tags[0]))!;
     expect((await preview(warmed, w1.admin, w1.a.projectId, knows)).lore).toContain("shared:Aaa first in name order#0");
+  });
+});
+
+describe("the shared-lore warm-up with a remote generation pool", () => {
+  // A pool counts a text it has not tokenized by the tokens per byte seen so far: at start, from its probes only,
+  // which is not what a mind's first turn counts by later. A REAL llama-server on the suite's tiny model; nothing
+  // depends on what it samples (no generation: previews and counts only).
+  const suite = llamaServerBinary() ? test : test.skip;
+  suite("makes no choice: each mind's first turn makes its own, counted as the pool counts then", async () => {
+    const model = ensureTinyModel(undefined, { nCtx: 2048, extraWords: PROMPT_WORDS });
+    const server = await startLlamaServer({ binary: llamaServerBinary()!, model, parallel: 1, slotContext: 2048, threads: 1 });
+    const backend = { url: server.url, model: "tiny", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 30_000, kind: "llama-server" as const };
+    const remote = await createTestApp({ generation: "remote", backends: [backend], contextSize: 2048, threads: 1 } as never);
+    try {
+      const p = bigProject(remote.app.ctx as never, { minds: 4, documents: 200, name: "R" });
+      await indexAll(remote);
+      expect(remote.app.ctx.generation?.mode).toBe("remote");
+      expect(await tick(remote)).toEqual({ chosen: 0, projects: 0 });
+      for (const m of p.minds) expect(readSelection(remote.app.db, p.projectId, m)).toBeNull();
+      // the turn (here its preview) makes it
+      await preview(remote, ensureAdminToken(remote.app.db).adminToken, p.projectId, p.minds[0]);
+      expect(readSelection(remote.app.db, p.projectId, p.minds[0])).not.toBeNull();
+    } finally {
+      await remote.close();
+      await server.stop();
+    }
   });
 });

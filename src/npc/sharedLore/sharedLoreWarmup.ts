@@ -22,7 +22,8 @@ const MINDS_PER_SLICE = 1;
  *
  * The choice made here is the one that turn would make: the same function on the same inputs (the lore, the
  * mind's tags and its retrieval counts, which only its turns move, and a turn reads the choice before it counts).
- * A pass over a project waits for its lore to be quiet (nothing queued for the indexer, or the revision unmoved
+ * Made with the server's own tokenizer or the character estimate (no model); not with a remote pool (see tick). A
+ * pass over a project waits for its lore to be quiet (nothing queued for the indexer, or the revision unmoved
  * since the last tick), so an import being indexed does not make a thousand choices per document; it takes the
  * most talked-to minds first, yields to the event loop after each mind, and stops as soon as the revision moves.
  */
@@ -36,6 +37,10 @@ export class SharedLoreWarmup {
 
   async tick(signal?: AbortSignal): Promise<{ chosen: number; projects: number }> {
     const ctx = this.ctx;
+    // A remote pool counts a text it has not tokenized by the tokens per byte it has seen so far (one a byte before
+    // any): its estimate at start, from a few probes, is not the one a turn counts by later, and a choice made with
+    // it would keep other lore than the mind's first turn does. There the turn keeps making the choice.
+    if (ctx.generation?.mode === "remote") return { chosen: 0, projects: 0 };
     if (sharedLoreBudget(ctx.config, generationContext(ctx)) === 0) return { chosen: 0, projects: 0 };
     const busy = indexingPending(ctx.db);
     let chosen = 0;
@@ -75,3 +80,4 @@ export class SharedLoreWarmup {
     return { chosen, complete: true };
   }
 }
+
