@@ -5,7 +5,8 @@ import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import { createDocument } from "../../src/lore/documents/writeDocuments.ts";
 import { knowledgeTagNames } from "../../src/lore/minds/mindStore.ts";
 import { sharedLoreOutdated } from "../../src/npc/sharedLore/sharedLore.ts";
-import { readSelection } from "../../src/npc/sharedLore/sharedLoreStore.ts";
+import { readSelection, sharedCandidates } from "../../src/npc/sharedLore/sharedLoreStore.ts";
+import { cachedWalk } from "../../src/npc/sharedLore/sharedWalks.ts";
 import { SHARED_LORE_WARMUP_JOB } from "../../src/npc/sharedLore/sharedLoreWarmup.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { PROMPT_WORDS } from "../support/bigPersona.ts";
@@ -38,7 +39,7 @@ async function world(t: TestApp): Promise<World> {
   return { a, b, admin: ensureAdminToken(t.app.db).adminToken };
 }
 
-const tick = async (t: TestApp) => (await t.app.scheduler.trigger(SHARED_LORE_WARMUP_JOB))!.lastResult as { chosen: number; projects: number };
+const tick = async (t: TestApp) => (await t.app.scheduler.trigger(SHARED_LORE_WARMUP_JOB))!.lastResult as { chosen: number; walked: number; projects: number };
 
 async function preview(t: TestApp, admin: string, projectId: string, mindId: string) {
   const r = await t.call("POST", `/admin/v1/projects/${projectId}/interact-preview`, {
@@ -68,10 +69,10 @@ describe("the shared-lore warm-up", () => {
   test("chooses every mind's shared lore of every project before any turn, and a second tick has nothing to do", async () => {
     for (const m of w1.a.minds) expect(readSelection(warmed.app.db, w1.a.projectId, m)).toBeNull();
     const r = await tick(warmed);
-    expect(r).toEqual({ chosen: w1.a.minds.length + w1.b.minds.length, projects: 2 });
+    expect(r).toEqual({ chosen: w1.a.minds.length + w1.b.minds.length, walked: 0, projects: 2 });
     for (const m of w1.a.minds) expect(current(warmed, w1.a.projectId, m)).toBe(true);
     for (const m of w1.b.minds) expect(current(warmed, w1.b.projectId, m)).toBe(true);
-    expect(await tick(warmed)).toEqual({ chosen: 0, projects: 0 });
+    expect(await tick(warmed)).toEqual({ chosen: 0, walked: 0, projects: 0 });
   });
 
   test("every mind's turn is the same whether its choice was made ahead or by the turn itself", async () => {
@@ -89,11 +90,11 @@ describe("the shared-lore warm-up", () => {
 
   test("waits while the lore is being indexed, then chooses again for the project whose lore moved, and only that one", async () => {
     createDocument(warmed.app.ctx, w1.a.projectId, { name: "Aaa first in name order", content: "The harbour lantern burned all night.", tags: [w1.a.tags[0]] });
-    expect(await tick(warmed)).toEqual({ chosen: 0, projects: 0 }); // a document waits for the indexer
+    expect(await tick(warmed)).toEqual({ chosen: 0, walked: 0, projects: 0 }); // a document waits for the indexer
     expect(current(warmed, w1.a.projectId, w1.a.minds[0])).toBe(false);
     await indexAll(warmed);
     const r = await tick(warmed);
-    expect(r).toEqual({ chosen: w1.a.minds.length, projects: 1 });
+    expect(r).toEqual({ chosen: w1.a.minds.length, walked: 0, projects: 1 });
     for (const m of w1.a.minds) expect(current(warmed, w1.a.projectId, m)).toBe(true);
     // a mind that knows the new document's tag has it in its shared lore now (first in name order)
     const knows = w1.a.minds.find((m) => knowledgeTagNames(warmed.app.db, m).includes(w1.a.tags[0]))!;
@@ -106,7 +107,7 @@ describe("the shared-lore warm-up with a remote generation pool", () => {
   // which is not what a mind's first turn counts by later. A REAL llama-server on the suite's tiny model; nothing
   // depends on what it samples (no generation: previews and counts only).
   const suite = llamaServerBinary() ? test : test.skip;
-  suite("makes no choice: each mind's first turn makes its own, counted as the pool counts then", async () => {
+  suite("makes no choice, only the walk for the candidates: each mind's first turn chooses, counting as the pool counts then", async () => {
     const model = ensureTinyModel(undefined, { nCtx: 2048, extraWords: PROMPT_WORDS });
     const server = await startLlamaServer({ binary: llamaServerBinary()!, model, parallel: 1, slotContext: 2048, threads: 1 });
     const backend = { url: server.url, model: "tiny", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 30_000, kind: "llama-server" as const };
@@ -115,11 +116,17 @@ describe("the shared-lore warm-up with a remote generation pool", () => {
       const p = bigProject(remote.app.ctx as never, { minds: 4, documents: 200, name: "R" });
       await indexAll(remote);
       expect(remote.app.ctx.generation?.mode).toBe("remote");
-      expect(await tick(remote)).toEqual({ chosen: 0, projects: 0 });
+      expect(await tick(remote)).toEqual({ chosen: 0, walked: p.minds.length, projects: 1 });
       for (const m of p.minds) expect(readSelection(remote.app.db, p.projectId, m)).toBeNull();
-      // the turn (here its preview) makes it
-      await preview(remote, ensureAdminToken(remote.app.db).adminToken, p.projectId, p.minds[0]);
-      expect(readSelection(remote.app.db, p.projectId, p.minds[0])).not.toBeNull();
+      // the turn (here its preview) makes it, from the walk kept: the same candidates a walk now gives
+      const admin = ensureAdminToken(remote.app.db).adminToken;
+      for (const m of p.minds) {
+        const mind = { id: m, knowledgeTags: knowledgeTagNames(remote.app.db, m) };
+        const q = { projectId: p.projectId, mindId: m, tags: mind.knowledgeTags, limit: 256 };
+        expect(sharedCandidates(remote.app.db, q, cachedWalk)).toEqual(sharedCandidates(remote.app.db, q));
+        await preview(remote, admin, p.projectId, m);
+        expect(readSelection(remote.app.db, p.projectId, m)).not.toBeNull();
+      }
     } finally {
       await remote.close();
       await server.stop();
