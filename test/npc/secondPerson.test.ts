@@ -56,17 +56,17 @@ describe("a persona addressed to its mind", () => {
 });
 
 describe("the rewrite cache in a big world", () => {
-  test("1,000 minds of 10 persona lines each stay rewritten, and past the bound only the least recently used go", () => {
+  test("1,000 minds of 10 persona lines each stay rewritten; past the bound the oldest go, and the cache stays bounded", () => {
     const line = (m: number, i: number) => `Mind${m} keeps watch over the ${i}th gate of the harbour and never sleeps.`;
     for (let m = 0; m < 1000; m++) for (let i = 0; i < 10; i++) toSecondPerson(line(m, i), `Mind${m}`);
+    for (let m = 0; m < 1000; m++) for (let i = 0; i < 10; i++) expect(secondPersonCached(line(m, i), `Mind${m}`)).toBe(true);
     const before = toSecondPerson(line(1, 0), "Mind1");
     expect(before.startsWith("You keep watch over the 0th gate")).toBe(true);
-    for (let m = 0; m < 1000; m++) for (let i = 0; i < 10; i++) expect(secondPersonCached(line(m, i), `Mind${m}`)).toBe(true);
-    // the first mind used again, then more texts than the bound: the first mind stays, the second goes
-    for (let i = 0; i < 10; i++) toSecondPerson(line(0, i), "Mind0");
-    for (let k = 0; k < SECOND_PERSON_CACHED - 10; k++) toSecondPerson(`Filler ${k} walks.`, "Filler");
-    expect(secondPersonCached(line(0, 0), "Mind0")).toBe(true);
-    expect(secondPersonCached(line(1, 0), "Mind1")).toBe(false);
-    expect(toSecondPerson(line(1, 0), "Mind1")).toBe(before); // rewritten again, the same
+    // twice the bound more: every older text has gone, the newest is held, and a text rewritten again is the same
+    for (let k = 0; k < SECOND_PERSON_CACHED * 2; k++) toSecondPerson(`Later ${k} walks.`, "Later");
+    expect(secondPersonCached(line(2, 0), "Mind2")).toBe(false);
+    expect(secondPersonCached("Filler 0 walks.", "Filler")).toBe(false);
+    expect(secondPersonCached(`Later ${SECOND_PERSON_CACHED * 2 - 1} walks.`, "Later")).toBe(true);
+    expect(toSecondPerson(line(1, 0), "Mind1")).toBe(before);
   });
 });

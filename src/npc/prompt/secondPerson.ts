@@ -44,13 +44,11 @@ export function toSecondPerson(text: string, mindName: string): string {
   // The same persona is rendered for every turn and every fitting of the prompt: rewritten once.
   const key = `${mindName}\u0000${text}`;
   const hit = CACHE.get(key);
-  if (hit !== undefined) {
-    CACHE.delete(key); // most recently used last
-    CACHE.set(key, hit);
-    return hit;
-  }
+  if (hit !== undefined) return hit;
   const out = rewrite(text, mindName);
-  if (CACHE.size >= SECOND_PERSON_CACHED) CACHE.delete(CACHE.keys().next().value!);
+  // Full: the older half (by first use) goes at once. Not one entry a miss, nor a move to the end on each hit: in
+  // Bun a map of this size pays ~13–25 µs for either (it rehashes or walks its deleted slots), more than a rewrite.
+  if (CACHE.size >= SECOND_PERSON_CACHED) CACHE = new Map([...CACHE].slice(CACHE.size >> 1));
   CACHE.set(key, out);
   return out;
 }
@@ -60,11 +58,11 @@ export function secondPersonCached(text: string, mindName: string): boolean {
   return CACHE.has(`${mindName}\u0000${text}`);
 }
 
-const CACHE = new Map<string, string>();
+let CACHE = new Map<string, string>();
 /**
- * Texts held rewritten, least recently used out first: a mind has one a persona field, hint and restriction (~10),
- * so 1,000 minds fit. The whole cache once went at 4,096 entries, and a big world's minds were rewritten again
- * and again as they took turns.
+ * Texts held rewritten, the older half out when full: a mind has one a persona field, hint and restriction (~10),
+ * so 3,000 minds fit. The whole cache once went at 4,096 entries, and a big world's minds were rewritten again and
+ * again as they took turns.
  */
 export const SECOND_PERSON_CACHED = 32_768;
 
