@@ -117,6 +117,7 @@ describe("the shared-lore warm-up with a remote generation pool", () => {
       await indexAll(remote);
       expect(remote.app.ctx.generation?.mode).toBe("remote");
       expect(await tick(remote)).toEqual({ chosen: 0, walked: p.minds.length, projects: 1 });
+      expect(await tick(remote)).toEqual({ chosen: 0, walked: 0, projects: 0 }); // once a revision
       for (const m of p.minds) expect(readSelection(remote.app.db, p.projectId, m)).toBeNull();
       // the turn (here its preview) makes it, from the walk kept: the same candidates a walk now gives
       const admin = ensureAdminToken(remote.app.db).adminToken;
