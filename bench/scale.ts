@@ -11,7 +11,10 @@
 // ≤ 20 ms with no error and nothing shed; the server's RSS; disk per chunk and per player.
 // Usage: bun bench/scale.ts [--documents 20000] [--minds 1000] [--players 10000] [--memories-per-player 10]
 //                          [--rates 10,20,40,80,160] [--step 10] [--turn-workers 2] [--tokens 8]
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+//        --world <folder>: a copy of a world bench/preview-overhead.ts built (and bench/world-scale.ts seeded) instead
+//        of building one, so two versions of the code meet the same world; the server starts on it as a restarted
+//        box does (its scheduler's jobs running, its project's vectors loaded in the background)
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -39,6 +42,7 @@ const { values: args } = parseArgs({
     "turn-workers": { type: "string", default: "2" },
     tokens: { type: "string", default: "8" },
     solo: { type: "string", default: "8" },
+    world: { type: "string" },
   },
 });
 const BIN = llamaServerBinary();
@@ -46,8 +50,9 @@ if (!BIN) {
   console.error("no llama-server binary: run scripts/ci/backends.sh first");
   process.exit(1);
 }
-const nDocs = Number(args.documents);
-const nPlayers = Number(args.players);
+const given = args.world ? (JSON.parse(readFileSync(join(args.world, "world.json"), "utf8")) as { projectId: string; editor: string; minds: string[]; tags: string[]; players: number; chunks: number }) : null;
+const nDocs = given ? given.chunks : Number(args.documents);
+const nPlayers = given ? given.players : Number(args.players);
 const perPlayer = Number(args["memories-per-player"]);
 const BOUND_MS = 20;
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
@@ -68,35 +73,46 @@ try {
     env: {},
     flags: { dataDir, modelsDir: dir, generation: "remote", backends: [backend], contextSize: 4096, maxReplyTokens: Number(args.tokens), threads: 1, port: 0, host: "127.0.0.1", logLevel: "silent" } as never,
   });
+  if (args.world) cpSync(join(args.world, "data"), dataDir, { recursive: true });
   app = await App.create(config, { logger: silentLogger });
   const ctx = app.ctx;
 
   // ---- the world
   let t0 = performance.now();
-  const world = bigProject(ctx, { minds: Number(args.minds), documents: nDocs, tags: 20 });
-  const writeS = (performance.now() - t0) / 1000;
-  log(`${nDocs} documents and ${world.minds.length} minds written in ${writeS.toFixed(0)} s; indexing`);
-  t0 = performance.now();
-  for (;;) {
-    const r = (await app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
-    if (!r || r.indexed === 0) break;
+  let world: { projectId: string; editor: string; minds: string[]; tags: string[] };
+  let writeS = NaN;
+  let indexS = NaN;
+  let memories: number;
+  if (given) {
+    world = given;
+    memories = app.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memories").get()!.n;
+    log(`the world of ${args.world}: ${given.chunks} chunks, ${memories} memories`);
+  } else {
+    world = bigProject(ctx, { minds: Number(args.minds), documents: nDocs, tags: 20 });
+    writeS = (performance.now() - t0) / 1000;
+    log(`${nDocs} documents and ${world.minds.length} minds written in ${writeS.toFixed(0)} s; indexing`);
+    t0 = performance.now();
+    for (;;) {
+      const r = (await app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
+      if (!r || r.indexed === 0) break;
+    }
+    indexS = (performance.now() - t0) / 1000;
+    log(`indexed in ${indexS.toFixed(0)} s; writing memories`);
+    // players' memories: each player has met 2 minds, perPlayer / 2 memories with each
+    t0 = performance.now();
+    memories = await writePlayerMemories(ctx, world.projectId, world.minds, nPlayers, perPlayer / 2, sentences);
+    await ctx.vectors.optimizeNow();
+    log(`${memories} memories of ${nPlayers} players written in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
-  const indexS = (performance.now() - t0) / 1000;
   const chunks = await ctx.vectors.countChunks(world.projectId);
-  log(`${chunks} chunks indexed in ${indexS.toFixed(0)} s; writing memories`);
-
-  // players' memories: each player has met 2 minds, perPlayer / 2 memories with each
-  t0 = performance.now();
-  const memories = await writePlayerMemories(ctx, world.projectId, world.minds, nPlayers, perPlayer / 2, sentences);
-  await ctx.vectors.optimizeNow();
-  const memS = (performance.now() - t0) / 1000;
-  log(`${memories} memories of ${nPlayers} players written in ${memS.toFixed(0)} s`);
 
   // ---- keys, limits, the server
   const serverKey = createApiKey(ctx, { projectId: world.projectId, type: "server" }).key;
   const adminToken = ensureAdminToken(app.db).adminToken;
   setRateLimits(ctx, world.projectId, { perPlayerPerMinute: RATE_LIMIT_MAX, perProjectPerMinute: RATE_LIMIT_MAX });
   app.listen();
+  // a restarted box runs its scheduler (indexer, warm-ups, upkeep) while it serves; a freshly built world is measured without
+  if (given) app.scheduler.start();
   const base = `http://127.0.0.1:${app.port}`;
   const documents: string[] = [];
   for (let offset = 0; offset < Math.min(nDocs, 2000); offset += 100) {
@@ -111,6 +127,8 @@ try {
   await ctx.vectors.snapshotsIdle();
   await (await ctx.vectors.projectCache(ctx.vectors.activeGeneration(), world.projectId)).indexIdle();
   await ctx.vectors.optimizeNow();
+  // and the minds' shared-lore choices the started scheduler makes ahead of their first turns (null: no such job)
+  if (given) await app.scheduler.trigger("shared-lore-warmup");
   log(`settled in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   Bun.gc(true);
   const rssBefore = process.memoryUsage().rss;
@@ -203,7 +221,7 @@ try {
   console.log(`\n### A mixed load on one box — ${new Date().toISOString().slice(0, 10)}\n`);
   console.log(
     `Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), ${(totalmem() / 2 ** 30).toFixed(0)} GB, load ${loadAvgBefore.toFixed(1)} before the load (${loadavg()[0].toFixed(1)} after); Bun ${Bun.version}. ` +
-      `World: one project, ${chunks.toLocaleString("en")} chunks (${nDocs.toLocaleString("en")} documents, 20 tags, hashing embedder; written in ${writeS.toFixed(0)} s, indexed in ${indexS.toFixed(0)} s = ${(chunks / indexS).toFixed(0)} chunks/s), ` +
+      `World: one project, ${chunks.toLocaleString("en")} chunks (${nDocs.toLocaleString("en")} documents, 20 tags, hashing embedder; ${given ? `the world of ${args.world}, restarted on a copy` : `written in ${writeS.toFixed(0)} s, indexed in ${indexS.toFixed(0)} s = ${(chunks / indexS).toFixed(0)} chunks/s`}), ` +
       `${world.minds.length.toLocaleString("en")} minds, ${nPlayers.toLocaleString("en")} players with ${memories.toLocaleString("en")} memories. ` +
       `Generation: a llama-server (1 thread, 2 slots) on a tiny random-weight model, ${args.tokens}-token replies, ${plan.turnWorkers} players' turns back to back throughout. ` +
       `Each step: every kind below at the rate shown at once, open loop, ${plan.stepSeconds} s; the load from its own process on the same box.\n`,

@@ -3,6 +3,7 @@ import { npcRoutes } from "./npcRoutes.ts";
 import { purgeErasedMemories } from "./memory/tombstones.ts";
 import { MEMORY_SUMMARY_JOB, summarisePendingSessions } from "./memory/summarisePending.ts";
 import { MindWarmer } from "./warmMinds.ts";
+import { SHARED_LORE_WARMUP_JOB, SharedLoreWarmup } from "./sharedLore/sharedLoreWarmup.ts";
 import { applyKvForgetRequests } from "../llm/kv/forgetRequestStore.ts";
 
 /** POST /v1/npc/interact, memory summaries after the reply, the purge of erased players' memory vectors, and minds kept warm. */
@@ -11,6 +12,7 @@ export const npcFeature: Feature = {
   routes: (deps) => [{ mount: "v1", plugin: npcRoutes(deps) }],
   jobs: (deps) => {
     const warmer = new MindWarmer(deps);
+    const sharedLore = new SharedLoreWarmup(deps);
     return [
       // Sessions that reached their limit, summarised into memories after the reply; a checkpoint kicks it,
       // the schedule retries failures and the start picks up what a crash left.
@@ -19,6 +21,8 @@ export const npcFeature: Feature = {
       { name: "memory-purge", schedule: "0 * * * * *", runOnStart: true, run: (signal) => purgeErasedMemories(deps, { signal }) },
       // Minds whose static prompt changed (mind, relationships, shared lore, model) are warmed again, debounced.
       { name: "mind-warm", schedule: "*/5 * * * * *", run: async () => warmer.tick() },
+      // Every mind's shared-lore choice made ahead of its first turn, once the lore is quiet (at start, after edits).
+      { name: SHARED_LORE_WARMUP_JOB, schedule: "*/10 * * * * *", runOnStart: true, run: (signal) => sharedLore.tick(signal) },
       // Players erased by the CLI (another process): their conversations leave this server's sequences too.
       {
         name: "kv-forget",

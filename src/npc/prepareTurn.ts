@@ -83,6 +83,15 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const mind = loaded ?? loadMindProfile(ctx, projectId, req.entityMindId);
   if (!hasKnowledge(mind)) throw new ApiError(400, "Entity Mind has no knowledge tags configured");
   const key = { projectId, mindId: mind.id, playerId: req.playerId };
+  // The player's memories depend on nothing the gather below computes, so their read starts first: under enhanced
+  // retrieval a pair's first turn reads its group from LanceDB (its own threads), which then runs while this thread
+  // gathers the rest instead of after it.
+  const memoryOn = settings.longTermMemoryEnabled;
+  const memories =
+    memoryOn && req.memory.retrieve
+      ? retrieveMemories(ctx, { projectId, mindId: mind.id, playerId: req.playerId, query: req.text, enhanced: settings.enhancedMemoryRetrieval, limit: 5 })
+      : null;
+  memories?.catch(() => undefined); // awaited below; a turn refused before then must not leave it unhandled
   const session = loadSession(ctx, projectId, mind.id, req.playerId);
   const merged = mergeHistory(session.messages, req.conversationHistory);
   // World state: the scope (with the player's trust in this mind), the mind's conditional knowledge and the lore gate (src/retrieval/turnGate.ts).
@@ -93,7 +102,6 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const warnings = ignored.length ? [ignoredTagsWarning(ignored)] : [];
   if (req.activeKnowledgeTags && visible.length === 0) warnings.push("No knowledge tags remain visible: the reply uses no lore");
 
-  const memoryOn = settings.longTermMemoryEnabled;
   const inForce = conditions.lines.filter((l) => l.applies);
   const secrets = turnSecrets(ctx.db, projectId, (c) => conditionHolds(c, conditions.scope));
   let history = keepCurrentNow(
@@ -131,16 +139,9 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const candidates = firstTurn ? hits.filter((h) => !known.has(h.chunkId)) : hits.length && !known.has(hits[0].chunkId) ? [hits[0]] : [];
 
   let newMemories: string[] = [];
-  if (memoryOn && req.memory.retrieve) {
+  if (memories) {
     const known = new Set(history.flatMap((m) => m.notes?.memories ?? []));
-    const found = await retrieveMemories(ctx, {
-      projectId,
-      mindId: mind.id,
-      playerId: req.playerId,
-      query: req.text,
-      enhanced: settings.enhancedMemoryRetrieval,
-      limit: 5,
-    });
+    const found = await memories;
     newMemories = found.map((m) => m.text).filter((t) => !known.has(t));
   }
   // World memories (src/events): only this mind's, kept per turn, never in the shared prefix.

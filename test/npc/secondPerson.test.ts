@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { baseForm, toSecondPerson } from "../../src/npc/prompt/secondPerson.ts";
+import { baseForm, SECOND_PERSON_CACHED, secondPersonCached, toSecondPerson } from "../../src/npc/prompt/secondPerson.ts";
 import { personaParts } from "../../src/npc/prompt/systemPrompt.ts";
 import { wrongPerson } from "../../src/npc/replies/detectors.ts";
 
@@ -52,5 +52,20 @@ describe("a persona addressed to its mind", () => {
     expect(text).toBe("Personality: You are proud of your furnace. You tell buyers the truth about the glass.\nBackstory: You came to the glassworks at twelve.\n- You offer a bead to children.");
     expect(wrongPerson(text, { mindName: "Marisol Ortega", otherNames: [], playerLine: "" })).toBeNull();
     expect(parts.identity).toContain("never of yourself by name");
+  });
+});
+
+describe("the rewrite cache in a big world", () => {
+  test("1,000 minds of 10 persona lines each stay rewritten; past the bound the oldest go, and the cache stays bounded", () => {
+    const line = (m: number, i: number) => `Mind${m} keeps watch over the ${i}th gate of the harbour and never sleeps.`;
+    for (let m = 0; m < 1000; m++) for (let i = 0; i < 10; i++) toSecondPerson(line(m, i), `Mind${m}`);
+    for (let m = 0; m < 1000; m++) for (let i = 0; i < 10; i++) expect(secondPersonCached(line(m, i), `Mind${m}`)).toBe(true);
+    const before = toSecondPerson(line(1, 0), "Mind1");
+    expect(before.startsWith("You keep watch over the 0th gate")).toBe(true);
+    // twice the bound more: every older text has gone, the newest is held, and a text rewritten again is the same
+    for (let k = 0; k < SECOND_PERSON_CACHED * 2; k++) toSecondPerson(`Later ${k} walks.`, "Later");
+    expect(secondPersonCached(line(2, 0), "Mind2")).toBe(false);
+    expect(secondPersonCached(`Later ${SECOND_PERSON_CACHED * 2 - 1} walks.`, "Later")).toBe(true);
+    expect(toSecondPerson(line(1, 0), "Mind1")).toBe(before);
   });
 });

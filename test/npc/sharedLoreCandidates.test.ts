@@ -5,6 +5,7 @@ import { createDocument, updateDocument } from "../../src/lore/documents/writeDo
 import { knowledgeTagNames } from "../../src/lore/minds/mindStore.ts";
 import { recordHits, sharedCandidates, sharedWalkSql, type SharedChunkRow } from "../../src/npc/sharedLore/sharedLoreStore.ts";
 import { placeholders } from "../../src/lore/sqlList.ts";
+import { cachedWalk } from "../../src/npc/sharedLore/sharedWalks.ts";
 
 // A mind's shared-lore candidates are read in two steps (its own retrieval counts, then a walk of the project's
 // documents in name order that stops early) instead of one query sorting every visible chunk. They must be exactly
@@ -73,6 +74,39 @@ describe("a mind's shared-lore candidates", () => {
       }
     }
     expect(compared).toBeGreaterThan(3_000);
+  });
+
+  test("read back from a kept walk they are the same rows; after a document is written, the walk is made again", async () => {
+    const check = () => {
+      let compared = 0;
+      for (const [p, minds] of [[a.projectId, a.minds], [b.projectId, b.minds]] as const) {
+        for (const mindId of minds) {
+          const tags = knowledgeTagNames(t.app.db, mindId);
+          for (const limit of [7, 256]) {
+            const q = { projectId: p, mindId, tags, limit };
+            const want = reference(t.app.db, q);
+            expect(sharedCandidates(t.app.db, q, cachedWalk)).toEqual(want); // walked (or read back)
+            expect(sharedCandidates(t.app.db, q, cachedWalk)).toEqual(want); // read back
+            compared += want.length;
+          }
+        }
+      }
+      return compared;
+    };
+    expect(check()).toBeGreaterThan(1_000);
+    // a document first in name order, visible to every tag of project A, then one gated: each moves the revision
+    const first = createDocument(t.app.ctx, a.projectId, { name: "AAA first of all", content: "The lantern burned.", tags: a.tags });
+    for (;;) {
+      const r = (await t.app.scheduler.trigger("indexer"))!.lastResult as { indexed: number } | null;
+      if (!r || r.indexed === 0) break;
+    }
+    const mindId = a.minds[0];
+    const tags = knowledgeTagNames(t.app.db, mindId);
+    expect(sharedCandidates(t.app.db, { projectId: a.projectId, mindId, tags, limit: 5000 }, cachedWalk).some((r) => r.document_id === first.id)).toBe(true);
+    expect(check()).toBeGreaterThan(1_000);
+    updateDocument(t.app.ctx, a.projectId, first.id, { when: "quest.bell >= 1" });
+    expect(sharedCandidates(t.app.db, { projectId: a.projectId, mindId, tags, limit: 5000 }, cachedWalk).some((r) => r.document_id === first.id)).toBe(false);
+    expect(check()).toBeGreaterThan(1_000);
   });
 
   test("some of those minds have counts that reorder their candidates (the check compared something)", () => {

@@ -231,3 +231,8 @@ export function secretDocuments(db: Db, projectId: string, ids: string[]): Map<s
 export function loreRevision(db: Db, projectId: string): number {
   return db.query<{ revision: number }, [string]>("SELECT revision FROM lore_revisions WHERE project_id = ?").get(projectId)?.revision ?? 0;
 }
+
+/** Whether any document of any project waits for the indexer or is being indexed (the lore is still moving). */
+export function indexingPending(db: Db): boolean {
+  return db.query("SELECT 1 FROM documents WHERE status IN ('PENDING', 'PROCESSING') LIMIT 1").get() !== null;
+}

@@ -9,6 +9,7 @@ import { LORE_NOTE_OVERHEAD, generationContext, promptBudget, tokenCounter } fro
 import { hitsOf, readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
 import { loreRevision } from "../../lore/documents/documentStore.ts";
 import { rechoiceVerdict, rechoiceWait, type RechoiceVerdict } from "./rechoice.ts";
+import { cachedWalk } from "./sharedWalks.ts";
 
 /**
  * The shared-lore level of a mind's static prompt. A mind's system prompt is the same for
@@ -61,7 +62,7 @@ export function chooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindPro
   const picked: SharedChunkRow[] = [];
   if (budget > 0) {
     let used = 0;
-    for (const r of sharedCandidates(ctx.db, { projectId, mindId: mind.id, tags: mind.knowledgeTags, limit: CANDIDATES })) {
+    for (const r of sharedCandidates(ctx.db, { projectId, mindId: mind.id, tags: mind.knowledgeTags, limit: CANDIDATES }, cachedWalk)) {
       const cost = count(r.content) + count(r.document_name) + LORE_NOTE_OVERHEAD;
       if (used + cost > budget) continue;
       picked.push(r);
@@ -70,6 +71,14 @@ export function chooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindPro
   }
   picked.sort(documentOrder);
   return picked.map((r) => r.id);
+}
+
+/**
+ * Walks the project's documents for the mind's candidates ahead of its choice (sharedWalks.ts keeps the walk at the
+ * lore revision), choosing nothing: the choice that reads it later counts the lore as it would have anyway.
+ */
+export function walkSharedLore(ctx: Pick<AppContext, "db">, projectId: string, mind: Pick<MindProfile, "knowledgeTags">): void {
+  if (mind.knowledgeTags.length > 0) cachedWalk(ctx.db, projectId, mind.knowledgeTags, CANDIDATES);
 }
 
 /**

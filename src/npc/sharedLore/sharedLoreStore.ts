@@ -41,7 +41,11 @@ export const sharedWalkSql = (tags: number) =>
  * it holds `limit` chunks. One query ordering every visible chunk by its count read every COMPLETED document and
  * sorted the mind's visible chunks: ~0.25 s of CPU on a mind's first turn at 100,000 chunks (BENCHMARKS.md).
  */
-export function sharedCandidates(db: Db, q: { projectId: string; mindId: string; tags: string[]; limit: number }): SharedChunkRow[] {
+export function sharedCandidates(
+  db: Db,
+  q: { projectId: string; mindId: string; tags: string[]; limit: number },
+  walk: (db: Db, projectId: string, tags: string[], limit: number) => SharedChunkRow[] = sharedWalk,
+): SharedChunkRow[] {
   if (q.tags.length === 0 || q.limit <= 0) return [];
   const hit = db
     .query<SharedChunkRow, (string | number)[]>(
@@ -56,8 +60,30 @@ export function sharedCandidates(db: Db, q: { projectId: string; mindId: string;
   if (hit.length >= q.limit) return hit;
   // Every chunk of the hits is also met by the walk: take enough to skip them.
   const counted = new Set(hit.map((r) => r.id));
-  const rest = db.query<SharedChunkRow, (string | number)[]>(sharedWalkSql(q.tags.length)).all(q.projectId, ...q.tags, q.limit);
+  const rest = walk(db, q.projectId, q.tags, q.limit);
   return [...hit, ...rest.filter((r) => !counted.has(r.id)).slice(0, q.limit - hit.length)];
+}
+
+/** The project's first `limit` chunks, in document order, that a mind of these tags may see (sharedWalkSql). */
+export function sharedWalk(db: Db, projectId: string, tags: string[], limit: number): SharedChunkRow[] {
+  return db.query<SharedChunkRow, (string | number)[]>(sharedWalkSql(tags.length)).all(projectId, ...tags, limit);
+}
+
+/**
+ * Those chunks as the walk gives them (its columns, in the order of `ids`), of COMPLETED, ungated documents of the
+ * project; a chunk that no longer is one is left out (the caller then walks again).
+ */
+export function sharedWalkRows(db: Db, projectId: string, ids: string[]): SharedChunkRow[] {
+  if (ids.length === 0) return [];
+  const rows = db
+    .query<SharedChunkRow, string[]>(
+      `SELECT c.id, c.document_id, d.name AS document_name, c.chunk_index, c.content, c.tags, 0 AS hits, d.secret
+       FROM chunks c CROSS JOIN documents d ON d.id = c.document_id
+       WHERE c.id IN (${placeholders(ids.length)}) AND c.project_id = ? AND d.project_id = c.project_id AND d.status = 'COMPLETED' AND ${UNGATED}`,
+    )
+    .all(...ids, projectId);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** Those chunks (by id) that belong to a COMPLETED document of the project, with their current text and tags. */
@@ -151,4 +177,21 @@ export function mostUsedMinds(db: Db, limit: number): { projectId: string; id: s
     )
     .all(limit)
     .map((r) => ({ projectId: r.project_id, id: r.id }));
+}
+
+/** The project's minds that have knowledge tags, the most talked-to first (the order the shared-lore warm-up takes them in). */
+export function mindsByUse(db: Db, projectId: string): string[] {
+  return db
+    .query<{ id: string }, [string]>(
+      `SELECT m.id FROM entity_minds m
+       WHERE m.project_id = ? AND EXISTS (SELECT 1 FROM mind_knowledge_tags k WHERE k.mind_id = m.id)
+       ORDER BY m.interaction_count DESC, m.created_at, m.id`,
+    )
+    .all(projectId)
+    .map((r) => r.id);
+}
+
+/** Projects with at least one mind. */
+export function projectsWithMinds(db: Db): string[] {
+  return db.query<{ project_id: string }, []>("SELECT DISTINCT project_id FROM entity_minds").all().map((r) => r.project_id);
 }
