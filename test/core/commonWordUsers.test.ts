@@ -5,6 +5,14 @@ import { queryWords } from "../../src/retrieval/hybridSearch.ts";
 import { keywords } from "../../src/npc/memory/memoryText.ts";
 import { distinctive } from "../../src/npc/replies/steer.ts";
 import { secretTerms } from "../../src/npc/secrets/secretTerms.ts";
+import {
+  EMBEDDER_FUNCTION_WORDS,
+  MEMORY_STOPWORDS,
+  PAIR_FUNCTION_WORDS,
+  QUERY_STOPWORDS,
+  SECRET_COMMON_WORDS,
+  STEER_COMMON_WORDS,
+} from "../../src/core/text/commonWords.ts";
 
 /**
  * What each user of a common-word list makes of texts holding every listed word (and words next to them that no
@@ -45,5 +53,16 @@ describe("the common-word lists' users, pinned", () => {
       secret: secretTerms("s", t, ["Garrick keeps the inn"]),
     }));
     expect(out.map((o) => sha(JSON.stringify(o)))).toEqual(["d43133cc0fdc263e", "d0d3921ff768c82b", "7caf3757112db39d", "5e0ab6971a34cbe3", "8fed884f904a7d07"]);
+  });
+});
+
+describe("src/core/text/commonWords.ts", () => {
+  test("every function-word list holds the embedder's core", () => {
+    const lists = { QUERY_STOPWORDS, MEMORY_STOPWORDS, STEER_COMMON_WORDS, PAIR_FUNCTION_WORDS };
+    for (const [name, list] of Object.entries(lists)) {
+      expect({ name, missing: [...EMBEDDER_FUNCTION_WORDS].filter((w) => !list.has(w)) }).toEqual({ name, missing: [] });
+    }
+    const sizes = [EMBEDDER_FUNCTION_WORDS, ...Object.values(lists), SECRET_COMMON_WORDS].map((s) => s.size);
+    expect(sizes).toEqual([37, 67, 96, 119, 60, 143]);
   });
 });
