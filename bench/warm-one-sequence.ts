@@ -2,9 +2,10 @@
 // is warming its minds' prompts in the background: how much of each new player's first turn came from the KV cache.
 // The demo world (examples/thornhaven.yaml, 7 minds warmed at start), a real fixture model and the MiniLM embedder,
 // as scripts/screenshots.ts drives the playground: the same line from a new player every `--gap-ms` after the last reply.
-// Then (`--other`, a mind's key) one new player of another mind, whose prompt the server warmed in the gaps: a
-// gap shorter than a mind's whole prompt takes to evaluate is a server that never idles long enough to finish it.
-// Usage: bun bench/warm-one-sequence.ts [--model qwen|smol] [--players 4] [--gap-ms 1500] [--other nan-wicker]   (threads: LOREHOLD_REAL_THREADS, 1)
+// Then (`--other`, a mind's key, or `first`: the first other mind the server warms) one new player of another mind,
+// whose prompt the server warmed in the gaps: a gap shorter than a mind's whole prompt takes to evaluate is a
+// server that never idles long enough to finish it.
+// Usage: bun bench/warm-one-sequence.ts [--model qwen|smol] [--players 4] [--gap-ms 1500] [--other first|nan-wicker]   (threads: LOREHOLD_REAL_THREADS, 1)
 import { readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { importPack, parsePackText } from "../src/packs/importPack.ts";
 import { silentLogger } from "../src/ops/logger.ts";
 import { projectOverview } from "../src/studio/services/overview.ts";
 import { interact } from "../src/npc/interactService.ts";
+import { mostUsedMinds } from "../src/npc/sharedLore/sharedLoreStore.ts";
 import type { InteractRequest } from "../src/npc/validateInteract.ts";
 import type { InteractDeps } from "../src/core/context.ts";
 import { FIXTURES_DIR, REAL_THREADS, realFixtures } from "../test/realmodel/realFixtures.ts";
@@ -43,7 +45,10 @@ console.log(`model ${model.split("/").pop()}, ${REAL_THREADS} thread(s), paralle
 console.log(`gap ${args["gap-ms"]} ms; the last columns are totals since the start (every mind's warm-up)`);
 console.log("| new player | mind | prompt tokens | evaluated | reused | first token | prefix snapshots saved | warm-up tokens evaluated | warm-up yields |");
 console.log("|---|---|---|---|---|---|---|---|---|");
-const turns = [...Array.from({ length: Number(args.players) }, () => "captain-hesk"), ...(args.other ? [args.other] : [])];
+// the order the server warms its minds in at start (warmMinds.ts), as keys
+const warmOrder = mostUsedMinds(app.ctx.db, 32).map((m) => Object.entries(world.ids.minds).find(([, id]) => id === m.id)![0]);
+const other = args.other === "first" ? warmOrder.find((k) => k !== "captain-hesk")! : args.other;
+const turns = [...Array.from({ length: Number(args.players) }, () => "captain-hesk"), ...(other ? [other] : [])];
 for (const [n, mind] of turns.entries()) {
   const i = n + 1;
   const timing: { generateMs: number; promptTokens?: number; evaluatedPromptTokens?: number; timeToFirstTokenMs?: number } = { generateMs: 0 };
@@ -58,6 +63,8 @@ for (const [n, mind] of turns.entries()) {
   if (i < turns.length) await Bun.sleep(Number(args["gap-ms"]));
 }
 const cpu = process.cpuUsage(cpu0);
+const kv = app.ctx.llm!.kvStats()!;
+console.log(`conversation saves ${kv.saves} (${(kv.saveMsTotal / Math.max(1, kv.saves)).toFixed(0)} ms each), on the request path ${kv.evictionSaves}; prefix restores ${kv.prefixRestores}`);
 console.log(`process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s, load at the end ${loadavg()[0].toFixed(1)}`);
 await app.stop();
 rmSync(dir, { recursive: true, force: true });
