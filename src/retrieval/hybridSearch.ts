@@ -5,6 +5,7 @@ import type { VectorHit, VectorStore } from "../vectors/VectorStore.ts";
 import type { ChunkRow } from "../vectors/rows.ts";
 import { reciprocalRankFusion } from "./rrf.ts";
 import { OPEN_GATE, type LoreGate } from "./loreGate.ts";
+import { QUERY_STOPWORDS as STOPWORDS } from "../core/text/commonWords.ts";
 
 /**
  * The hybrid search the product runs, in one place: the vector half (the
@@ -56,11 +57,6 @@ const candidatesFor = (k: number) => Math.min(Math.max(k * 4, 20), 200);
 
 // ---------------------------------------------------------------- the vector half is the vector store's searchVectors
 // ---------------------------------------------------------------- the text half: BM25 over SQLite FTS5
-
-/** Words that carry no meaning for retrieval (a player's line is mostly these). */
-const STOPWORDS = new Set(
-  "a an and are as at be but by can could did do does for from had has have he her him his how i if in into is it its me my no not of on or our she so than that the their them then there they this to up us was we were what when where which who why will with would you your".split(" "),
-);
 
 /** A player's line as search words: lower-cased, no stopwords, no duplicates. */
 export function queryWords(text: string): string[] {

@@ -1,5 +1,6 @@
 import type { Embedder } from "./Embedder.ts";
 import { fnv1a, mix32 } from "../core/hash32.ts";
+import { EMBEDDER_FUNCTION_WORDS as STOPWORDS } from "../core/text/commonWords.ts";
 
 const DIMS = 384;
 
@@ -12,13 +13,6 @@ const WEIGHT_UNIGRAM = 1;
 const WEIGHT_STOPWORD = 0.2;
 const WEIGHT_BIGRAM = 0.6;
 const WEIGHT_TRIGRAM = 0.25;
-
-// Function words carry little topic signal; without damping, short queries match on "the"/"of".
-const STOPWORDS = new Set(
-  "a an and are as at be but by for from had has have he her his i in is it its of on or she that the their they this to was we were with you".split(
-    " ",
-  ),
-);
 
 const WORD_RE = /[\p{L}\p{M}\p{N}]+/gu;
 

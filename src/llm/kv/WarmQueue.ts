@@ -6,6 +6,8 @@ interface Pending {
   tokens: readonly Token[];
   /** Already asked whether the store has it (a saved prompt is not warmed again). */
   checked: boolean;
+  /** Tokens of it a saved part holds (WarmProgress): a warm-up goes on from there. */
+  warmed: number;
 }
 
 export interface WarmPick<S> {
@@ -21,6 +23,7 @@ export interface WarmPick<S> {
  * its sequence, so a prompt a player has just used is saved from there at almost no cost before any other
  * warm-up takes that sequence and evaluates something else over it. With one sequence (or all of them
  * taken by turns) a first-come order threw that prompt away and the mind's next newcomer started cold.
+ * A prompt whose earlier warm-up was interrupted counts the part it kept (restored first, it costs little).
  * Ties go to the prompt a turn asked for, then to the oldest; on the sequence side to an unowned
  * sequence, then to the least recently used.
  */
@@ -35,7 +38,7 @@ export class WarmQueue {
   add(key: string, tokens: readonly Token[], first = false): void {
     const queued = this.entries.get(key);
     if (queued && !first) return;
-    const entry = queued ?? { tokens, checked: false };
+    const entry = queued ?? { tokens, checked: false, warmed: 0 };
     if (!first) {
       this.entries.set(key, entry);
       return;
@@ -44,6 +47,12 @@ export class WarmQueue {
     this.entries.clear();
     this.entries.set(key, entry);
     for (const [k, e] of rest) this.entries.set(k, e);
+  }
+
+  /** What a kept part of this prompt holds. */
+  warmed(key: string, tokens: number): void {
+    const e = this.entries.get(key);
+    if (e) e.warmed = tokens;
   }
 
   delete(key: string): void {
@@ -73,7 +82,7 @@ export class WarmQueue {
       if (!usable(slot)) continue;
       const tokens = held(slot);
       for (const [key, e] of this.entries) {
-        const covered = commonPrefixLength(tokens, e.tokens);
+        const covered = Math.max(commonPrefixLength(tokens, e.tokens), e.warmed);
         const better = !best || covered > best.covered || (covered === best.covered && slot !== best.slot && rank(slot) < rank(best.slot));
         if (better) best = { slot, key, tokens: e.tokens, covered };
       }

@@ -7,6 +7,7 @@ import { KvCounters, RestoreCostModel } from "./kvCounters.ts";
 import { TurnGate } from "./TurnGate.ts";
 import { WarmQueue } from "./WarmQueue.ts";
 import { KnownPrefixes } from "./KnownPrefixes.ts";
+import { partKey, restoreSnapshot, WarmProgress } from "./WarmProgress.ts";
 
 /** What the engine keeps per sequence for warm starts. */
 export interface WarmSlot {
@@ -15,6 +16,8 @@ export interface WarmSlot {
   holds: string | null;
   /** What the last snapshot of `holds` contained (to skip saving an unchanged state). */
   saved: { key: string; tokens: readonly number[] } | null;
+  /** The mind's prompt a warm-up stopped in this sequence for a turn, and how much of it is saved (WarmProgress). */
+  warming?: { key: string; tokens: readonly Token[]; saved: number };
 }
 
 export interface WarmStartOptions {
@@ -55,12 +58,15 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   readonly counters = new KvCounters();
   private readonly cost = new RestoreCostModel();
   private readonly background = new Set<Promise<unknown>>();
+  /** Saves of the conversations turns just left (a warm-up waits for them, not for a timer). */
+  private readonly turnSaves = new Set<Promise<unknown>>();
   /** Keys erased while a save of theirs may be running: that save is deleted again. */
   private readonly forgotten = new Set<string>();
   /** Minds' prompts waiting for (or in) a warm-up; one worker warms them, one step at a time. */
   private readonly queue = new WarmQueue();
   private warming = false;
   private readonly known: KnownPrefixes;
+  private readonly progress: WarmProgress;
   private closed = false;
   private wakeOnClose: () => void = () => {};
   private readonly closing = new Promise<void>((resolve) => (this.wakeOnClose = resolve));
@@ -72,6 +78,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     private readonly turns: TurnGate = new TurnGate(),
   ) {
     this.known = new KnownPrefixes(store, options.minGainTokens);
+    this.progress = new WarmProgress(store, options.minGainTokens);
   }
 
   get estimates(): RestoreCostModel {
@@ -94,12 +101,14 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     const w = slot.value;
     this.forgotten.delete(key);
     const wasHolding = w.holds === key;
-    let saveMs = 0;
+    const keeping = performance.now();
+    await this.keepPart(w, prompt);
+    let saveMs = performance.now() - keeping;
     if (w.holds !== key) {
       if (w.holds !== null && this.dirty(w)) {
         const t0 = performance.now();
         await this.save(w, w.holds);
-        saveMs = performance.now() - t0;
+        saveMs += performance.now() - t0;
         this.counters.evictionSaves++;
       }
       w.holds = key;
@@ -128,9 +137,8 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
         this.known.remember(mind);
       } else {
         this.warmPrefix(prefix.key, prefix.tokens, true);
-        // Not waiting for that warm-up (it stands aside for turns): the nearest prefix snapshot may cover part of it.
-        const near = await this.known.nearest(prompt, own);
-        if (near) candidates.push(near);
+        // Not waiting for that warm-up (it stands aside for turns): the part it warmed, or the nearest prefix snapshot, may cover some.
+        for (const near of [await this.progress.find(prefix.key, prefix.tokens), await this.known.nearest(prompt, own)]) if (near) candidates.push(near);
       }
     }
     this.counters.lookups++;
@@ -160,7 +168,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     if (best.meta.kind === "prefix") {
       this.counters.prefixRestores++;
       this.counters.prefixRestoredTokens += best.reach;
-      if (best.meta.key !== prefix?.key) this.counters.nearestPrefixRestores++;
+      if (prefix && best.meta.key !== prefix.key && best.meta.key !== partKey(prefix.key)) this.counters.nearestPrefixRestores++;
     }
     if (best.meta.kind === "conversation") w.saved = { key, tokens: best.meta.tokens };
     return { reusedTokens: best.reach, restoreMs, saveMs, source: best.meta.kind };
@@ -169,7 +177,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   /** After a turn (the slot is released): save its state in the background. */
   afterTurn(slot: PoolSlot<S>, evaluatedTokens: number, evalMs: number): void {
     this.cost.observeEval(evaluatedTokens, evalMs);
-    this.spawn(async () => {
+    const saving = this.spawn(async () => {
       await Promise.resolve();
       const w = slot.value;
       if (this.closed || w.holds === null || !this.dirty(w) || !this.pool.pin(slot)) return;
@@ -179,6 +187,8 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
         this.pool.unpin(slot);
       }
     });
+    this.turnSaves.add(saving);
+    void saving.finally(() => this.turnSaves.delete(saving));
   }
 
   /**
@@ -218,13 +228,20 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
         if (saved && saved.tokens.length === tokens.length && commonPrefixLength(saved.tokens, tokens) === tokens.length) {
           this.known.remember(saved);
           this.queue.delete(key);
-        }
+          this.progress.drop(key);
+        } else this.queue.warmed(key, (await this.progress.find(key, tokens))?.tokens.length ?? 0); // a part kept before a restart
       }
       if (this.queue.size === 0) return;
       await this.turnsDone();
       if (this.closed) return;
       const pick = this.queue.next(this.pool.slotsView(), (s) => !s.busy && !this.dirty(s.value), (s) => s.value.sequence.contextTokens);
       if (!pick || !this.pool.pin(pick.slot)) {
+        // A sequence a turn has just left is being saved: wait for that, not for a timer that may outlast the
+        // server's next idle moment (a back-off past the gap between turns never found a sequence, and gave up).
+        if (this.turnSaves.size) {
+          await Promise.race([Promise.allSettled([...this.turnSaves]), this.closing]);
+          continue;
+        }
         if (++noSequence >= 20) return this.queue.clear();
         await Promise.race([Bun.sleep(Math.min(500, 100 * noSequence)), this.closing]); // short: shutdown waits for this loop
         continue;
@@ -307,24 +324,15 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   }
 
   private async restore(w: WarmSlot, meta: SnapshotMeta): Promise<boolean> {
-    let loaded = false;
-    try {
-      loaded = await this.store.load(meta, (path) => w.sequence.loadStateFromFile(path, { acceptRisk: true }));
-    } catch {
-      loaded = false;
-      this.store.delete(meta.kind, meta.key);
-    }
-    const tokens = w.sequence.contextTokens;
-    if (loaded && tokens.length === meta.tokens.length && commonPrefixLength(tokens, meta.tokens) === tokens.length) return true;
+    if (await restoreSnapshot(this.store, w.sequence, meta)) return true;
     this.counters.restoreFailures++;
-    // A half-done load leaves the sequence's token list out of step with its cache: start clean.
-    await w.sequence.clearHistory().catch(() => {});
     return false;
   }
 
   /**
    * Evaluates the prompt on this sequence a step at a time and saves it; false when it stopped for a
-   * turn (or shutdown) first. The sequence then holds the part evaluated so far, owned by nobody.
+   * turn (or shutdown) first. The sequence then holds the part evaluated so far, owned by nobody, and
+   * that part is saved (WarmProgress) for the next idle moment to go on from when a turn overwrites it.
    */
   private async evaluatePrefix(slot: PoolSlot<S>, key: string, tokens: readonly Token[]): Promise<boolean> {
     const w = slot.value;
@@ -334,11 +342,19 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     w.holds = null;
     w.saved = null;
     this.pool.disown(slot);
+    await this.keepPart(w, tokens);
+    const part = await this.progress.find(key, tokens);
+    const saved = part?.tokens.length ?? 0;
+    if (part && saved >= commonPrefixLength(seq.contextTokens, tokens) + this.options.minGainTokens) await this.restore(w, part);
     const keep = commonPrefixLength(seq.contextTokens, tokens);
     if (keep < seq.contextTokens.length) await seq.eraseContextTokenRanges([{ start: keep, end: seq.contextTokens.length }]);
     const step = Math.max(1, this.options.chunkTokens ?? WARM_CHUNK_TOKENS);
     for (let at = keep; at < tokens.length; ) {
-      if (this.closed || this.turns.busy) return false;
+      if (this.closed || this.turns.busy) {
+        // Not saved here: the turn waiting for a sequence may take another, or go on from this part (the same mind).
+        w.warming = { key, tokens, saved };
+        return false;
+      }
       const end = Math.min(tokens.length, at + step);
       const t0 = performance.now();
       await seq.evaluateWithoutGeneratingNewTokens(tokens.slice(at, end) as Token[]);
@@ -352,6 +368,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       await seq.saveStateToFile(path);
     });
     if (meta) {
+      this.progress.drop(key);
       this.counters.prefixSaves++;
       this.counters.savedBytes += meta.stateBytes;
       this.known.remember(meta);
@@ -359,14 +376,24 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     return true;
   }
 
+  /** Before a turn or another warm-up overwrites a warm-up's part the sequence holds: saves it, unless `next` starts with it. */
+  private async keepPart(w: WarmSlot, next: readonly Token[]): Promise<void> {
+    const part = w.warming;
+    if (!part) return;
+    w.warming = undefined;
+    const held = w.sequence.contextTokens;
+    if (commonPrefixLength(next, held) < held.length) this.queue.warmed(part.key, await this.progress.keep(part.key, part.tokens, w.sequence, part.saved));
+  }
+
   /** Waits while any turn is in flight (or until shutdown). */
   private async turnsDone(): Promise<void> {
     while (this.turns.busy && !this.closed) await Promise.race([this.turns.quiet(), this.closing]);
   }
 
-  private spawn(task: () => Promise<void>): void {
+  private spawn(task: () => Promise<void>): Promise<void> {
     const p = task().catch(() => {});
     this.background.add(p);
     void p.finally(() => this.background.delete(p));
+    return p;
   }
 }

@@ -1,3 +1,5 @@
+import { MEMORY_STOPWORDS as STOPWORDS } from "../../core/text/commonWords.ts";
+
 // Text helpers shared by the summariser (dedupe), the store (merge) and retrieval (keywords).
 
 /** Lower-case, NFKC, punctuation → space, whitespace collapsed: "The player's name is Ada." ≡ "the player s name is ada". */
@@ -13,15 +15,6 @@ export function normaliseMemoryText(text: string): string {
 export function cleanLine(text: string): string {
   return text.replace(/[\p{Cc}\p{Z}]+/gu, " ").trim();
 }
-
-const STOPWORDS = new Set(
-  (
-    "a an and are as at be but by for from had has have he her hers him his i in is it its me my of on or our she that the their them they this " +
-    "to was we were with you your yours what who whom which when where why how do does did not no so if then than too very can could will would " +
-    "shall should may might must am been being about into over under again there here just also some any all each other such only own same " +
-    "player players"
-  ).split(" "),
-);
 
 /**
  * Content words of `text`, lightly stemmed ("caravans" → "caravan"), for keyword overlap.

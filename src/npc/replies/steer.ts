@@ -2,6 +2,7 @@ import type { AvoidText } from "../../llm/types.ts";
 import type { Problem, ReplyContext } from "./detectors.ts";
 import { PROMPT_MARKERS } from "./detectors.ts";
 import { words } from "./wordOverlap.ts";
+import { STEER_COMMON_WORDS as COMMON } from "../../core/text/commonWords.ts";
 
 /**
  * How far a steered resample pushes the failed sample's words down (a logit, added to each of their tokens). Chosen
@@ -10,18 +11,6 @@ import { words } from "./wordOverlap.ts";
  * answer needs can still be said when nothing else fits.
  */
 export const STEER_LOGIT = -4;
-
-/**
- * Words too common to tell one line from another: biasing them would bend every sentence, not the failure
- * (a reply needs "the", "you", "is" whatever it says).
- */
-const COMMON = new Set(
-  ("a an the and or but if of to in on at by for from with as is are was were be been being am do does did have has had " +
-    "i me my mine you your yours he him his she her hers it its we us our they them their this that these those there here " +
-    "what who whom which when where why how not no yes so too very just can could will would shall should may might must " +
-    "all any some one about into out up down over then than also again well oh ah " +
-    "i'm i've i'll i'd you're you've you'll it's that's there's what's can't don't won't isn't aren't wasn't didn't doesn't let's").split(" "),
-);
 
 /** An assistant's words, as the meta detector's assistant-voice patterns match them (detectors.ts META). */
 const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "model", "help", "provided", "information", "context", "text", "notes", "according"];

@@ -1,4 +1,5 @@
 import { words } from "../replies/wordOverlap.ts";
+import { PAIR_FUNCTION_WORDS as FUNCTION_WORDS, SECRET_COMMON_WORDS as COMMON } from "../../core/text/commonWords.ts";
 
 /**
  * What would give a secret away: the words of a kept secret that nothing else in the turn says (not the persona,
@@ -19,15 +20,6 @@ export interface SecretTerms {
   pairs?: string[];
 }
 
-const COMMON = new Set(
-  ("about above after again against also although always among another anyone anything around away back because been before being below between both " +
-    "came come comes could does doing done down during each either else enough even ever every from gave give given goes going gone good have having " +
-    "here himself herself into itself just keep kept know knows known last left less like little long made make makes many more most much must " +
-    "never next nobody none nothing once only other others over own people same should since some someone something still such sure take takes taken " +
-    "than that their them themselves then there these they thing things this those though through thus told tell tells time times under until upon " +
-    "very want wants well were what when where whether which while whose will with within without would year years your yours yourself").split(" "),
-);
-
 /** A crude stem, enough to match "melts" with "melt" and "coins" with "coin". */
 export function stem(w: string): string {
   const s = w.replace(/'s$/, "");
@@ -37,12 +29,6 @@ export function stem(w: string): string {
   if (s.length > 3 && s.endsWith("s") && !s.endsWith("ss")) return s.slice(0, -1);
   return s;
 }
-
-/** Short words that carry nothing alone, left out of a pair ("of", "the": "sacks of grain" pairs "sack grain"). */
-const FUNCTION_WORDS = new Set(
-  ("a an and any are as at be but by can did do for had has he her him his how i if in is it its me my no nor not of off on or " +
-    "our out she so the to too up us was we who why you all one").split(" "),
-);
 
 /** The content words of a text as stems, in order: what pairs are made of. */
 function contentStems(text: string): string[] {
