@@ -27,6 +27,7 @@ import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
 import { contextOf, loadWorld } from "./support/qualityWorldRun.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
+import { promptDiff } from "./support/promptDiff.ts";
 
 const fx = realFixtures();
 if (!fx) {
@@ -111,6 +112,12 @@ const model = await llama.loadModel({ modelPath });
 const context = await model.createContext({ contextSize: 4096, sequences: 1, threads: { ideal: 1, min: 1 } });
 const sequence = context.getSequence();
 
+if (process.argv.includes("--diff")) {
+  // The two prompts of each question under the first layout, nothing generated.
+  mkdirSync(join(root, "bench/results"), { recursive: true });
+  promptDiff(cases, new TranscriptChatWrapper(LAYOUTS[layouts[0]]), model, join(root, "bench/results", `prompt-diff-${worldName}-${layouts[0]}.json`));
+  process.exit(0);
+}
 const rows: Row[] = [];
 // The engine's own stops (src/llm/SamplingControls.ts): the prompt's headings and role labels.
 const STOPS = [...PROMPT_SECTION_MARKERS, ...ROLE_LABEL_STOPS].map((m) => LlamaText(m));
