@@ -57,6 +57,9 @@ const LAYOUTS: Record<string, TranscriptLayout> = {
   scriptExample: { ...SECTIONS_LAYOUT, player: "script", example: true },
   knowsLine: { notes: "knows", player: "script", example: false, oneLine: true },
   knowsExampleLine: { notes: "knows", player: "script", example: true, oneLine: true },
+  knowsExampleTurn: { notes: "knows", player: "script", example: true, exampleAt: "turn", oneLine: false },
+  docsExample: { notes: "docs", player: "script", example: true, oneLine: false },
+  docsExampleTurn: { notes: "docs", player: "script", example: true, exampleAt: "turn", oneLine: false },
 };
 const worldName = arg("worlds", "tuning");
 const world = worldName === "heldout" ? CINDERVALE : TUNING;

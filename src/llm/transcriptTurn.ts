@@ -8,15 +8,18 @@
 export interface TranscriptLayout {
   /**
    * The turn's lore notes: "sections" as the server wrote them (`[Lore]` then `About X: …` paragraphs); "knows" as a
-   * `What <name> knows:` list just before the player's line, one line per note.
+   * `What <name> knows:` list just before the player's line, one line per note; "docs" as the naive baseline pastes
+   * documents, each note a paragraph under its title (`Title:` then its text).
    */
-  notes: "sections" | "knows";
+  notes: "sections" | "knows" | "docs";
   /** The player's line: "section" as the server wrote it (`[Player]` and the line); "script" as `Player: <line>`. */
   player: "section" | "script";
   /** A turn's notes kept, the best ones (the server sends the best last); all when absent. A mind's shared lore is never cut. */
   maxNotes?: number;
   /** A generic exchange after the system text showing the speaker answering from what it knows (never a world's facts). */
   example: boolean;
+  /** Where the example goes: after the persona ("persona", once per conversation) or in each turn just before the player's line ("turn"). */
+  exampleAt?: "persona" | "turn";
   /** The reply is one line: it ends at the first line break (a script gives each speaker one line). */
   oneLine: boolean;
 }
@@ -61,7 +64,14 @@ export function loreNotes(body: string): string[] {
 function notesPart(notes: string[], speaker: string, layout: TranscriptLayout, max: number | null = layout.maxNotes ?? null): string | undefined {
   const kept = max === null ? notes : notes.slice(Math.max(0, notes.length - max));
   if (!kept.length) return undefined;
+  if (layout.notes === "docs") return kept.map(asDocument).join("\n\n");
   return layout.notes === "knows" ? `What ${speaker} knows:\n${kept.map((n) => `- ${n}`).join("\n")}` : `[Lore]\n${kept.map((n) => `About ${n}`).join("\n\n")}`;
+}
+
+/** A note (`Title: text`) as a pasted document: its title on a line of its own. */
+function asDocument(note: string): string {
+  const i = note.indexOf(": ");
+  return i > 0 ? `${note.slice(0, i)}:\n${note.slice(i + 2)}` : note;
 }
 
 const unchanged = (l: TranscriptLayout) => l.notes === "sections" && l.player === "section" && l.maxNotes === undefined && !l.example;
@@ -86,6 +96,7 @@ export function transcriptUserTurn(text: string, speaker: string | undefined, la
   }
   const shown = notesPart(notes, speaker, layout);
   if (shown) parts.push(shown);
+  if (layout.example && layout.exampleAt === "turn") parts.push(exampleExchange(speaker, layout));
   parts.push(layout.player === "script" ? `Player: ${player.replace(/\s*\n\s*/g, " ")}` : `[Player]\n${player}`);
   return parts.join("\n\n");
 }
@@ -104,7 +115,7 @@ export function transcriptSystem(text: string, speaker: string | undefined, layo
       const shown = notesPart(loreNotes(s.body), speaker, layout, null);
       if (shown) parts.push(shown);
     } else parts.push(s.heading ? `[${s.heading}]\n${s.body}` : s.body);
-    if (i === 0 && layout.example) parts.push(exampleExchange(speaker, layout));
+    if (i === 0 && layout.example && layout.exampleAt !== "turn") parts.push(exampleExchange(speaker, layout));
   });
   return parts.join("\n\n");
 }
@@ -114,7 +125,12 @@ export function transcriptSystem(text: string, speaker: string | undefined, layo
  * answer from what it knows and say it briefly in its own voice.
  */
 export function exampleExchange(speaker: string, layout: TranscriptLayout): string {
-  const knows = layout.notes === "knows" ? `What ${speaker} knows:\n- The old well: The old well behind the house is forty feet deep.` : "[Lore]\nAbout The old well: The old well behind the house is forty feet deep.";
+  const knows =
+    layout.notes === "knows"
+      ? `What ${speaker} knows:\n- The old well: The old well behind the house is forty feet deep.`
+      : layout.notes === "docs"
+        ? "The old well:\nThe old well behind the house is forty feet deep."
+        : "[Lore]\nAbout The old well: The old well behind the house is forty feet deep.";
   const player = layout.player === "script" ? "Player: How deep is the old well?\n" : "[Player]\nHow deep is the old well?\n\n";
   return `${knows}\n\n${player}${speaker}: Forty feet, give or take.`;
 }

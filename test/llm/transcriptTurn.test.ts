@@ -32,6 +32,20 @@ describe("a player's turn as a script", () => {
     expect(transcriptUserTurn(turn, "Idris Vane", { ...KNOWS, maxNotes: 1 })).toContain("What Idris Vane knows:\n- The Engines: Steam.\n\nPlayer:");
   });
 
+  test("notes as pasted documents: each a paragraph under its title", () => {
+    expect(transcriptUserTurn(turn, "Idris Vane", { ...KNOWS, notes: "docs" })).toBe(
+      "[Scene]\nLocation: the upper station\n\nThe Incline:\nTwo cars, the Magpie and the Wren.\n\nThe Engines:\nSteam.\n\nPlayer: What are the cars called?",
+    );
+  });
+
+  test("the example in the turn: after the notes, just before the player's line, and not in the system text", () => {
+    const layout: TranscriptLayout = { ...KNOWS, example: true, exampleAt: "turn" };
+    const text = transcriptUserTurn(turn, "Idris Vane", layout);
+    expect(text).toContain("- The Engines: Steam.\n\nWhat Idris Vane knows:\n- The old well:");
+    expect(text).toEndWith("Idris Vane: Forty feet, give or take.\n\nPlayer: What are the cars called?");
+    expect(transcriptSystem("You are Idris Vane.", "Idris Vane", layout)).toBe("You are Idris Vane.");
+  });
+
   test("a bare line (a turn with no notes) is the player's line", () => {
     expect(transcriptUserTurn("Evening.\nAny rooms?", "Idris Vane", KNOWS)).toBe("Player: Evening. Any rooms?");
   });
