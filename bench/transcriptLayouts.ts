@@ -59,6 +59,8 @@ const LAYOUTS: Record<string, TranscriptLayout> = {
   knowsExampleLine: { notes: "knows", player: "script", example: true, oneLine: true },
   knowsExampleTurn: { notes: "knows", player: "script", example: true, exampleAt: "turn", oneLine: false },
   docsExample: { notes: "docs", player: "script", example: true, oneLine: false },
+  knowsTwo: { notes: "knows", player: "script", example: true, exampleKind: "two", oneLine: false },
+  knowsUnknown: { notes: "knows", player: "script", example: true, exampleKind: "unknown", oneLine: false },
   docsExampleTurn: { notes: "docs", player: "script", example: true, exampleAt: "turn", oneLine: false },
 };
 const worldName = arg("worlds", "tuning");

@@ -18,6 +18,8 @@ export interface TranscriptLayout {
   maxNotes?: number;
   /** A generic exchange after the system text showing the speaker answering from what it knows (never a world's facts). */
   example: boolean;
+  /** Which example: "well" (one exchange), "two" (two notes, two exchanges), "unknown" (the second question not in the notes, not answered). */
+  exampleKind?: "well" | "two" | "unknown";
   /** Where the example goes: after the persona ("persona", once per conversation) or in each turn just before the player's line ("turn"). */
   exampleAt?: "persona" | "turn";
   /** The reply is one line: it ends at the first line break (a script gives each speaker one line). */
@@ -120,17 +122,28 @@ export function transcriptSystem(text: string, speaker: string | undefined, layo
   return parts.join("\n\n");
 }
 
+/** The example's notes and exchanges, by kind (TranscriptLayout.exampleKind): about nothing in any world. */
+const EXAMPLES: Record<NonNullable<TranscriptLayout["exampleKind"]>, { notes: string[]; turns: [string, string][] }> = {
+  well: { notes: ["The old well: The old well behind the house is forty feet deep."], turns: [["How deep is the old well?", "Forty feet, give or take."]] },
+  two: {
+    notes: ["The old well: The old well behind the house is forty feet deep.", "The miller's dog: The miller's dog is called Pepper."],
+    turns: [["How deep is the old well?", "Forty feet, give or take."], ["What is the miller's dog called?", "Pepper."]],
+  },
+  unknown: {
+    notes: ["The old well: The old well behind the house is forty feet deep."],
+    turns: [["How deep is the old well?", "Forty feet, give or take."], ["Who dug the old well?", "That I couldn't tell you."]],
+  },
+};
+
 /**
  * The example exchange put after the persona: generic, about nothing in any world, showing the speaker take the
  * answer from what it knows and say it briefly in its own voice.
  */
 export function exampleExchange(speaker: string, layout: TranscriptLayout): string {
-  const knows =
-    layout.notes === "knows"
-      ? `What ${speaker} knows:\n- The old well: The old well behind the house is forty feet deep.`
-      : layout.notes === "docs"
-        ? "The old well:\nThe old well behind the house is forty feet deep."
-        : "[Lore]\nAbout The old well: The old well behind the house is forty feet deep.";
-  const player = layout.player === "script" ? "Player: How deep is the old well?\n" : "[Player]\nHow deep is the old well?\n\n";
-  return `${knows}\n\n${player}${speaker}: Forty feet, give or take.`;
+  const { notes, turns } = EXAMPLES[layout.exampleKind ?? "well"];
+  const knows = notesPart(notes, speaker, layout.notes === "sections" ? { ...layout, notes: "sections" } : layout, null)!;
+  const exchange = turns
+    .map(([q, a]) => (layout.player === "script" ? `Player: ${q}\n${speaker}: ${a}` : `[Player]\n${q}\n\n${speaker}: ${a}`))
+    .join("\n\n");
+  return `${knows}\n\n${exchange}`;
 }
