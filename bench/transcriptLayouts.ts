@@ -174,8 +174,8 @@ function printTable(rows: Row[], layouts: string[], what: string): void {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
   const seeds = [...new Set(rows.map((r) => r.seed))].sort((a, b) => a - b);
   console.log(`\n### Transcript layouts (${new Date().toISOString().slice(0, 16)}, ${cpus()[0]?.model}, 1 thread, load ${loadavg()[0].toFixed(1)}, ${what})\n`);
-  console.log("| layout | arm | grounding | per seed | prompt echo | hygiene failures | by kind | median words |");
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("| layout | arm | grounding | per seed | prompt echo | hygiene failures | by kind | the example copied | median words |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
   for (const name of layouts)
     for (const arm of ["lorehold", "naive"] as const) {
       const mine = rows.filter((r) => r.layout === name && r.arm === arm);
@@ -186,6 +186,8 @@ function printTable(rows: Row[], layouts: string[], what: string): void {
       for (const r of mine) for (const p of r.problems) if (HYGIENE.includes(p.kind)) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
       const bad = mine.filter((r) => r.problems.some((p) => HYGIENE.includes(p.kind))).length;
       const echo = mine.filter((r) => r.problems.some((p) => p.kind === "promptEcho")).length;
-      console.log(`| ${name} | ${arm} | ${pct(g.filter((r) => r.hit).length, g.length)} | ${perSeed} | ${echo}/${mine.length} | ${pct(bad, mine.length)} | ${[...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none"} | ${median(mine.map((r) => r.words))} |`);
+      // Words of the example exchanges (src/llm/transcriptTurn.ts): a reply holding one copied the example, not the world.
+      const copied = mine.filter((r) => /old well|forty(?:-\w+)? feet|give or take|miller|pepper|couldn't tell you/i.test(r.reply)).length;
+      console.log(`| ${name} | ${arm} | ${pct(g.filter((r) => r.hit).length, g.length)} | ${perSeed} | ${echo}/${mine.length} | ${pct(bad, mine.length)} | ${[...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none"} | ${copied}/${mine.length} | ${median(mine.map((r) => r.words))} |`);
     }
 }
