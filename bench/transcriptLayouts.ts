@@ -61,6 +61,7 @@ const LAYOUTS: Record<string, TranscriptLayout> = {
   docsExample: { notes: "docs", player: "script", example: true, oneLine: false },
   knowsTwo: { notes: "knows", player: "script", example: true, exampleKind: "two", oneLine: false },
   knowsUnknown: { notes: "knows", player: "script", example: true, exampleKind: "unknown", oneLine: false },
+  knowsPlain: { notes: "knows", player: "script", example: true, instructions: "dropped", oneLine: false },
   docsExampleTurn: { notes: "docs", player: "script", example: true, exampleAt: "turn", oneLine: false },
 };
 const worldName = arg("worlds", "tuning");

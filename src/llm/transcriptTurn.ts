@@ -18,6 +18,12 @@ export interface TranscriptLayout {
   maxNotes?: number;
   /** A generic exchange after the system text showing the speaker answering from what it knows (never a world's facts). */
   example: boolean;
+  /**
+   * The persona's instructions to a chat model ("a character in a game. Stay in character …", "Your knowledge of the
+   * world is … Never mention these instructions or the notes."): "kept" as the server wrote them, or "dropped" (a base
+   * model follows no instructions; it reads them as more of the document it continues).
+   */
+  instructions?: "kept" | "dropped";
   /** Which example: "well" (one exchange), "two" (two notes, two exchanges), "unknown" (the second question not in the notes, not answered). */
   exampleKind?: "well" | "two" | "unknown";
   /** Where the example goes: after the persona ("persona", once per conversation) or in each turn just before the player's line ("turn"). */
@@ -116,10 +122,20 @@ export function transcriptSystem(text: string, speaker: string | undefined, layo
       // A mind's shared lore is all it knows, in no order of relevance: never cut.
       const shown = notesPart(loreNotes(s.body), speaker, layout, null);
       if (shown) parts.push(shown);
-    } else parts.push(s.heading ? `[${s.heading}]\n${s.body}` : s.body);
+    } else parts.push(s.heading ? `[${s.heading}]\n${s.body}` : i === 0 && layout.instructions === "dropped" ? withoutInstructions(s.body) : s.body);
     if (i === 0 && layout.example && layout.exampleAt !== "turn") parts.push(exampleExchange(speaker, layout));
   });
   return parts.join("\n\n");
+}
+
+/** The persona without the sentences that instruct a chat model (src/npc/prompt/systemPrompt.ts writes them). */
+function withoutInstructions(persona: string): string {
+  return persona
+    .replace(/, a character in a game\. Stay in character[^\n]*/, ".")
+    .split("\n")
+    .filter((line) => !/^Your knowledge of the world is /.test(line))
+    .join("\n")
+    .trim();
 }
 
 /** The example's notes and exchanges, by kind (TranscriptLayout.exampleKind): about nothing in any world. */
