@@ -27,6 +27,7 @@ import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
 import { contextOf, loadWorld } from "./support/qualityWorldRun.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
+import { promptDiff } from "./support/promptDiff.ts";
 
 const fx = realFixtures();
 if (!fx) {
@@ -56,6 +57,12 @@ const LAYOUTS: Record<string, TranscriptLayout> = {
   scriptExample: { ...SECTIONS_LAYOUT, player: "script", example: true },
   knowsLine: { notes: "knows", player: "script", example: false, oneLine: true },
   knowsExampleLine: { notes: "knows", player: "script", example: true, oneLine: true },
+  knowsExampleTurn: { notes: "knows", player: "script", example: true, exampleAt: "turn", oneLine: false },
+  docsExample: { notes: "docs", player: "script", example: true, oneLine: false },
+  knowsTwo: { notes: "knows", player: "script", example: true, exampleKind: "two", oneLine: false },
+  knowsUnknown: { notes: "knows", player: "script", example: true, exampleKind: "unknown", oneLine: false },
+  knowsPlain: { notes: "knows", player: "script", example: true, instructions: "dropped", oneLine: false },
+  docsExampleTurn: { notes: "docs", player: "script", example: true, exampleAt: "turn", oneLine: false },
 };
 const worldName = arg("worlds", "tuning");
 const world = worldName === "heldout" ? CINDERVALE : TUNING;
@@ -111,6 +118,12 @@ const model = await llama.loadModel({ modelPath });
 const context = await model.createContext({ contextSize: 4096, sequences: 1, threads: { ideal: 1, min: 1 } });
 const sequence = context.getSequence();
 
+if (process.argv.includes("--diff")) {
+  // The two prompts of each question under the first layout, nothing generated.
+  mkdirSync(join(root, "bench/results"), { recursive: true });
+  promptDiff(cases, new TranscriptChatWrapper(LAYOUTS[layouts[0]]), model, join(root, "bench/results", `prompt-diff-${worldName}-${layouts[0]}.json`));
+  process.exit(0);
+}
 const rows: Row[] = [];
 // The engine's own stops (src/llm/SamplingControls.ts): the prompt's headings and role labels.
 const STOPS = [...PROMPT_SECTION_MARKERS, ...ROLE_LABEL_STOPS].map((m) => LlamaText(m));
@@ -162,8 +175,8 @@ function printTable(rows: Row[], layouts: string[], what: string): void {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
   const seeds = [...new Set(rows.map((r) => r.seed))].sort((a, b) => a - b);
   console.log(`\n### Transcript layouts (${new Date().toISOString().slice(0, 16)}, ${cpus()[0]?.model}, 1 thread, load ${loadavg()[0].toFixed(1)}, ${what})\n`);
-  console.log("| layout | arm | grounding | per seed | prompt echo | hygiene failures | by kind | median words |");
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("| layout | arm | grounding | per seed | prompt echo | hygiene failures | by kind | the example copied | median words |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
   for (const name of layouts)
     for (const arm of ["lorehold", "naive"] as const) {
       const mine = rows.filter((r) => r.layout === name && r.arm === arm);
@@ -174,6 +187,8 @@ function printTable(rows: Row[], layouts: string[], what: string): void {
       for (const r of mine) for (const p of r.problems) if (HYGIENE.includes(p.kind)) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
       const bad = mine.filter((r) => r.problems.some((p) => HYGIENE.includes(p.kind))).length;
       const echo = mine.filter((r) => r.problems.some((p) => p.kind === "promptEcho")).length;
-      console.log(`| ${name} | ${arm} | ${pct(g.filter((r) => r.hit).length, g.length)} | ${perSeed} | ${echo}/${mine.length} | ${pct(bad, mine.length)} | ${[...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none"} | ${median(mine.map((r) => r.words))} |`);
+      // Words of the example exchanges (src/llm/transcriptTurn.ts): a reply holding one copied the example, not the world.
+      const copied = mine.filter((r) => /old well|forty(?:-\w+)? feet|give or take|miller|pepper|couldn't tell you/i.test(r.reply)).length;
+      console.log(`| ${name} | ${arm} | ${pct(g.filter((r) => r.hit).length, g.length)} | ${perSeed} | ${echo}/${mine.length} | ${pct(bad, mine.length)} | ${[...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none"} | ${copied}/${mine.length} | ${median(mine.map((r) => r.words))} |`);
     }
 }

@@ -17,8 +17,8 @@ export class LocalBackend implements GenerationBackend {
     return this.engine.countTokens(text);
   }
 
-  countChatTokens(messages: ChatMessage[]): number {
-    return this.engine.countChatTokens(messages);
+  countChatTokens(messages: ChatMessage[], speaker?: string): number {
+    return this.engine.countChatTokens(messages, speaker);
   }
 
   async reserveTokens(messages: ChatMessage[]): Promise<number> {

@@ -61,8 +61,11 @@ export interface GenerationBackend {
   readonly contextSize: number;
   /** Tokens of plain text: exact locally, an estimate (or a cached exact count) for a remote pool. */
   countTokens(text: string): number;
-  /** Tokens of a rendered chat prompt (for fitting a prompt to the context; never below the truth locally). */
-  countChatTokens(messages: ChatMessage[]): number;
+  /**
+   * Tokens of a rendered chat prompt (for fitting a prompt to the context; never below the truth locally).
+   * `speaker`: who answers (GenerateRequest.speaker), for a layout that names it.
+   */
+  countChatTokens(messages: ChatMessage[], speaker?: string): number;
   /**
    * Makes countTokens exact for these texts where it is not already (a remote pool asks a server's
    * /tokenize, cached): what a prompt is fitted with must count the same on every turn.

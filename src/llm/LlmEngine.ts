@@ -1,14 +1,5 @@
 import { basename } from "node:path";
-import {
-  LlamaChat,
-  type ChatHistoryItem,
-  type ChatWrapper,
-  type Llama,
-  type LlamaContext,
-  type LlamaContextSequence,
-  type LlamaModel,
-  type Token,
-} from "node-llama-cpp";
+import { LlamaChat, type ChatWrapper, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaModel } from "node-llama-cpp";
 import { cleanReply } from "./cleanReply.ts";
 import { DecodeBatcher } from "./DecodeBatcher.ts";
 import { probeInternals, type InternalProbe } from "./internals.ts";
@@ -17,10 +8,8 @@ import { RequestSignal } from "./RequestSignal.ts";
 import { SamplingControls } from "./SamplingControls.ts";
 import { emptyTimings } from "./serverTiming.ts";
 import { SequencePool, type PoolSlot } from "./SequencePool.ts";
-import { TokenCountCache } from "./TokenCountCache.ts";
-import { StaticPrefixes } from "./staticPrefix.ts";
-import { toChatHistory } from "./toChatHistory.ts";
-import { chatWrapperFor, replyOpening } from "./transcriptChatWrapper.ts";
+import { PromptTokens } from "./PromptTokens.ts";
+import { chatWrapperFor } from "./transcriptChatWrapper.ts";
 import { tailSignOf, wordsBeforeTail } from "./tailSign.ts";
 import { generateTail } from "./generateTail.ts";
 import { SILENT_TOKENS, finishReasonOf, randomSeed, resampleEmptyReply } from "./replyRules.ts";
@@ -29,8 +18,6 @@ import { createContextWithKvType, snapshotStoreFor } from "./kv/kvConfig.ts";
 import { TurnGate } from "./kv/TurnGate.ts";
 import { WarmStarts, type WarmSlot } from "./kv/WarmStarts.ts";
 import type { ChatMessage, GenerateRequest, GenerateResult, GenerateTimings, KvStats, LlmEngineOptions, LlmEngineStats } from "./types.ts";
-/** Markup a chat template adds around one message (ChatML: `<|im_start|>role\n…<|im_end|>\n` ≈ 5 tokens), rounded up. */
-const TEMPLATE_TOKENS_PER_MESSAGE = 16;
 /** Fewest prompt tokens a KV restore must save (a tiny prompt is cheaper to evaluate). */
 const MIN_RESTORE_GAIN = 16;
 
@@ -56,8 +43,7 @@ export class LlmEngine {
   private readonly sampling: SamplingControls;
   private readonly warm: WarmStarts<SequenceSlot> | null;
   private readonly internalsReport: InternalProbe[];
-  private readonly tokenCounts = new TokenCountCache();
-  private readonly prefixes = new StaticPrefixes();
+  private readonly prompts: PromptTokens;
   private readonly inFlight = new Set<{ signal: RequestSignal; done: Promise<unknown> }>();
   /** Turns in flight: background warm-ups stand aside for them. */
   private readonly turns = new TurnGate();
@@ -77,6 +63,7 @@ export class LlmEngine {
     this.modelName = basename(opts.modelPath).replace(/\.gguf$/i, "");
     // The model's own template (node-llama-cpp maps it to a built-in wrapper or runs its Jinja), or a transcript.
     this.chatWrapper = chatWrapperFor(this.model);
+    this.prompts = new PromptTokens(this.model, this.chatWrapper);
     const slots: SequenceSlot[] = [];
     for (let i = 0; i < this.context.totalSequences; i++) {
       const sequence = this.context.getSequence();
@@ -135,7 +122,7 @@ export class LlmEngine {
 
   /** Tokens of plain text (for credit reservations). */
   countTokens(text: string): number {
-    return this.tokenCounts.get(text, (t) => this.model.tokenize(t).length);
+    return this.prompts.count(text);
   }
 
   /**
@@ -145,12 +132,12 @@ export class LlmEngine {
    * for credit reservations; the exact count comes back with the result.
    */
   estimateChatTokens(messages: ChatMessage[]): number {
-    return messages.reduce((n, m) => n + this.countTokens(m.content) + TEMPLATE_TOKENS_PER_MESSAGE, TEMPLATE_TOKENS_PER_MESSAGE);
+    return this.prompts.estimate(messages);
   }
 
-  /** Tokens of the whole prompt as the chat template renders it (with the opening of the reply). */
-  countChatTokens(messages: ChatMessage[]): number {
-    return this.countHistoryTokens(toChatHistory(messages));
+  /** Tokens of the whole prompt as the chat template renders it (with the opening of `speaker`'s reply, if any). */
+  countChatTokens(messages: ChatMessage[], speaker?: string): number {
+    return this.prompts.chatCount(messages, speaker);
   }
 
   /** Which conversation each sequence's KV cache holds (diagnostics and tests). */
@@ -188,9 +175,10 @@ export class LlmEngine {
   /**
    * Evaluates a mind's static prompt (its system message) in the background on an idle sequence and
    * saves it, so a new player's first turn with this mind starts from it. No turn waits for it (WarmStarts).
+   * `speaker`: the mind's name, as its turns name it (a model without a chat template lays the prompt out for it).
    */
-  warmMind(systemPrompt: string): void {
-    const prefix = this.warm ? this.prefixes.get([{ role: "system", content: systemPrompt }], (h) => this.historyTokens(h)) : null;
+  warmMind(systemPrompt: string, speaker?: string): void {
+    const prefix = this.warm ? this.prompts.prefix([{ role: "system", content: systemPrompt }], speaker) : null;
     if (prefix) this.warm!.warmPrefix(prefix.key, prefix.tokens);
   }
 
@@ -244,10 +232,9 @@ export class LlmEngine {
 
   private async run(req: GenerateRequest, run: RequestSignal): Promise<GenerateResult> {
     const startedAt = performance.now();
-    const history = toChatHistory(req.messages, replyOpening(this.chatWrapper, req.speaker));
-    const prompt = this.historyTokens(history);
+    const { history, tokens: prompt } = this.prompts.turn(req.messages, req.speaker);
     const promptTokens = prompt.length;
-    const prefix = this.warm ? this.prefixes.get(req.messages, (h) => this.historyTokens(h)) : null;
+    const prefix = this.warm ? this.prompts.prefix(req.messages, req.speaker) : null;
     const grammar = req.jsonSchema ? await this.sampling.grammarFor(req.jsonSchema) : undefined;
     // Made while the words are sampled (cached per schema): the first word never waits for the tail's grammar.
     const tailGrammar = req.tail ? this.sampling.grammarFor(req.tail.jsonSchema, { compact: !req.tail.spacedJson }) : null;
@@ -379,14 +366,5 @@ export class LlmEngine {
       this.pool.release(slot);
       this.warm?.afterTurn(slot, evaluated, (firstTokenAt ?? performance.now()) - evalStartedAt);
     }
-  }
-
-  private countHistoryTokens(history: ChatHistoryItem[]): number {
-    return this.historyTokens(history).length;
-  }
-
-  private historyTokens(history: ChatHistoryItem[]): Token[] {
-    const { contextText } = this.chatWrapper.generateContextState({ chatHistory: history });
-    return contextText.tokenize(this.model.tokenizer);
   }
 }

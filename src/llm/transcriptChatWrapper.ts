@@ -7,6 +7,7 @@ import {
   type ChatWrapperGeneratedContextState,
   type LlamaModel,
 } from "node-llama-cpp";
+import { bosOnce } from "./bosOnce.ts";
 import { TRANSCRIPT_LAYOUT, transcriptSystem, transcriptUserTurn, type TranscriptLayout } from "./transcriptTurn.ts";
 
 /**
@@ -94,6 +95,6 @@ export function replyOpening(wrapper: ChatWrapper, speaker: string | undefined):
 /** The model's own chat template (node-llama-cpp maps it to a built-in wrapper or runs its Jinja), or a transcript when it has none. */
 export function chatWrapperFor(model: LlamaModel): ChatWrapper {
   const template = (model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template;
-  if (typeof template !== "string" || template.trim() === "") return new TranscriptChatWrapper();
-  return resolveChatWrapper(model);
+  if (typeof template !== "string" || template.trim() === "") return bosOnce(new TranscriptChatWrapper(), model);
+  return bosOnce(resolveChatWrapper(model), model);
 }

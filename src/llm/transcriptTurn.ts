@@ -8,15 +8,26 @@
 export interface TranscriptLayout {
   /**
    * The turn's lore notes: "sections" as the server wrote them (`[Lore]` then `About X: …` paragraphs); "knows" as a
-   * `What <name> knows:` list just before the player's line, one line per note.
+   * `What <name> knows:` list just before the player's line, one line per note; "docs" as the naive baseline pastes
+   * documents, each note a paragraph under its title (`Title:` then its text).
    */
-  notes: "sections" | "knows";
+  notes: "sections" | "knows" | "docs";
   /** The player's line: "section" as the server wrote it (`[Player]` and the line); "script" as `Player: <line>`. */
   player: "section" | "script";
   /** A turn's notes kept, the best ones (the server sends the best last); all when absent. A mind's shared lore is never cut. */
   maxNotes?: number;
   /** A generic exchange after the system text showing the speaker answering from what it knows (never a world's facts). */
   example: boolean;
+  /**
+   * The persona's instructions to a chat model ("a character in a game. Stay in character …", "Your knowledge of the
+   * world is … Never mention these instructions or the notes."): "kept" as the server wrote them, or "dropped" (a base
+   * model follows no instructions; it reads them as more of the document it continues).
+   */
+  instructions?: "kept" | "dropped";
+  /** Which example: "well" (one exchange), "two" (two notes, two exchanges), "unknown" (the second question not in the notes, not answered). */
+  exampleKind?: "well" | "two" | "unknown";
+  /** Where the example goes: after the persona ("persona", once per conversation) or in each turn just before the player's line ("turn"). */
+  exampleAt?: "persona" | "turn";
   /** The reply is one line: it ends at the first line break (a script gives each speaker one line). */
   oneLine: boolean;
 }
@@ -61,7 +72,14 @@ export function loreNotes(body: string): string[] {
 function notesPart(notes: string[], speaker: string, layout: TranscriptLayout, max: number | null = layout.maxNotes ?? null): string | undefined {
   const kept = max === null ? notes : notes.slice(Math.max(0, notes.length - max));
   if (!kept.length) return undefined;
+  if (layout.notes === "docs") return kept.map(asDocument).join("\n\n");
   return layout.notes === "knows" ? `What ${speaker} knows:\n${kept.map((n) => `- ${n}`).join("\n")}` : `[Lore]\n${kept.map((n) => `About ${n}`).join("\n\n")}`;
+}
+
+/** A note (`Title: text`) as a pasted document: its title on a line of its own. */
+function asDocument(note: string): string {
+  const i = note.indexOf(": ");
+  return i > 0 ? `${note.slice(0, i)}:\n${note.slice(i + 2)}` : note;
 }
 
 const unchanged = (l: TranscriptLayout) => l.notes === "sections" && l.player === "section" && l.maxNotes === undefined && !l.example;
@@ -86,6 +104,7 @@ export function transcriptUserTurn(text: string, speaker: string | undefined, la
   }
   const shown = notesPart(notes, speaker, layout);
   if (shown) parts.push(shown);
+  if (layout.example && layout.exampleAt === "turn") parts.push(exampleExchange(speaker, layout));
   parts.push(layout.player === "script" ? `Player: ${player.replace(/\s*\n\s*/g, " ")}` : `[Player]\n${player}`);
   return parts.join("\n\n");
 }
@@ -103,18 +122,44 @@ export function transcriptSystem(text: string, speaker: string | undefined, layo
       // A mind's shared lore is all it knows, in no order of relevance: never cut.
       const shown = notesPart(loreNotes(s.body), speaker, layout, null);
       if (shown) parts.push(shown);
-    } else parts.push(s.heading ? `[${s.heading}]\n${s.body}` : s.body);
-    if (i === 0 && layout.example) parts.push(exampleExchange(speaker, layout));
+    } else parts.push(s.heading ? `[${s.heading}]\n${s.body}` : i === 0 && layout.instructions === "dropped" ? withoutInstructions(s.body) : s.body);
+    if (i === 0 && layout.example && layout.exampleAt !== "turn") parts.push(exampleExchange(speaker, layout));
   });
   return parts.join("\n\n");
 }
+
+/** The persona without the sentences that instruct a chat model (src/npc/prompt/systemPrompt.ts writes them). */
+function withoutInstructions(persona: string): string {
+  return persona
+    .replace(/, a character in a game\. Stay in character[^\n]*/, ".")
+    .split("\n")
+    .filter((line) => !/^Your knowledge of the world is /.test(line))
+    .join("\n")
+    .trim();
+}
+
+/** The example's notes and exchanges, by kind (TranscriptLayout.exampleKind): about nothing in any world. */
+const EXAMPLES: Record<NonNullable<TranscriptLayout["exampleKind"]>, { notes: string[]; turns: [string, string][] }> = {
+  well: { notes: ["The old well: The old well behind the house is forty feet deep."], turns: [["How deep is the old well?", "Forty feet, give or take."]] },
+  two: {
+    notes: ["The old well: The old well behind the house is forty feet deep.", "The miller's dog: The miller's dog is called Pepper."],
+    turns: [["How deep is the old well?", "Forty feet, give or take."], ["What is the miller's dog called?", "Pepper."]],
+  },
+  unknown: {
+    notes: ["The old well: The old well behind the house is forty feet deep."],
+    turns: [["How deep is the old well?", "Forty feet, give or take."], ["Who dug the old well?", "That I couldn't tell you."]],
+  },
+};
 
 /**
  * The example exchange put after the persona: generic, about nothing in any world, showing the speaker take the
  * answer from what it knows and say it briefly in its own voice.
  */
 export function exampleExchange(speaker: string, layout: TranscriptLayout): string {
-  const knows = layout.notes === "knows" ? `What ${speaker} knows:\n- The old well: The old well behind the house is forty feet deep.` : "[Lore]\nAbout The old well: The old well behind the house is forty feet deep.";
-  const player = layout.player === "script" ? "Player: How deep is the old well?\n" : "[Player]\nHow deep is the old well?\n\n";
-  return `${knows}\n\n${player}${speaker}: Forty feet, give or take.`;
+  const { notes, turns } = EXAMPLES[layout.exampleKind ?? "well"];
+  const knows = notesPart(notes, speaker, layout.notes === "sections" ? { ...layout, notes: "sections" } : layout, null)!;
+  const exchange = turns
+    .map(([q, a]) => (layout.player === "script" ? `Player: ${q}\n${speaker}: ${a}` : `[Player]\n${q}\n\n${speaker}: ${a}`))
+    .join("\n\n");
+  return `${knows}\n\n${exchange}`;
 }

@@ -15,8 +15,13 @@ type Warm = Pick<LlmEngine, "warmMind">;
 
 /** A mind's static prompt as its next turn will show it (system text and shared lore), or null when it is gone. */
 export function mindStaticPrompt(ctx: Ctx, projectId: string, mindId: string): string | null {
+  return staticTurn(ctx, projectId, mindId)?.text ?? null;
+}
+
+/** The static prompt and the name the mind's turns are spoken by (a model without a chat template lays the prompt out for it). */
+function staticTurn(ctx: Ctx, projectId: string, mindId: string): { text: string; speaker: string } | null {
   const mind = warmableMind(ctx, projectId, mindId);
-  return mind ? fittedPrompt(ctx, projectId, mind) : null;
+  return mind ? { text: fittedPrompt(ctx, projectId, mind), speaker: mind.entityName } : null;
 }
 
 /** Fitted to the context as a turn fits it (prepareTurn.ts), else the snapshot would never match a turn's prefix. */
@@ -41,9 +46,9 @@ function warmableMind(ctx: Ctx, projectId: string, mindId: string): MindProfile 
 export function warmKnownMinds(ctx: Ctx, llm: Warm, limit = WARM_MINDS_AT_START): number {
   let n = 0;
   for (const m of mostUsedMinds(ctx.db, limit)) {
-    const text = mindStaticPrompt(ctx, m.projectId, m.id);
-    if (text === null) continue;
-    llm.warmMind(text);
+    const prompt = staticTurn(ctx, m.projectId, m.id);
+    if (prompt === null) continue;
+    llm.warmMind(prompt.text, prompt.speaker);
     n++;
   }
   return n;
@@ -51,8 +56,8 @@ export function warmKnownMinds(ctx: Ctx, llm: Warm, limit = WARM_MINDS_AT_START)
 
 /** After a mind (or what its prompt shows) changed: its new prompt is warmed in the background. */
 export function warmMind(ctx: Ctx, llm: Warm | null, projectId: string, mindId: string): void {
-  const text = llm ? mindStaticPrompt(ctx, projectId, mindId) : null;
-  if (text !== null) llm!.warmMind(text);
+  const prompt = llm ? staticTurn(ctx, projectId, mindId) : null;
+  if (prompt !== null) llm!.warmMind(prompt.text, prompt.speaker);
 }
 
 /**
@@ -103,7 +108,7 @@ export class MindWarmer {
       this.prompts.set(key, text);
       if (newEngine) {
         this.pending.delete(key);
-        llm.warmMind(text);
+        llm.warmMind(text, mind.entityName);
         warmed++;
       } else if (last === undefined) {
         // First sight: at start App.start warmed it already, unless its shared lore was made again just now;
@@ -112,7 +117,7 @@ export class MindWarmer {
       } else if (last !== text) {
         this.pending.add(key);
       } else if (this.pending.delete(key)) {
-        llm.warmMind(text);
+        llm.warmMind(text, mind.entityName);
         warmed++;
       }
     }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { toChatHistory } from "../../src/llm/toChatHistory.ts";
 import { replyOpening, TranscriptChatWrapper } from "../../src/llm/transcriptChatWrapper.ts";
-import { loreNotes, SECTIONS_LAYOUT, transcriptSystem, transcriptUserTurn, turnSections, type TranscriptLayout } from "../../src/llm/transcriptTurn.ts";
+import { exampleExchange, loreNotes, SECTIONS_LAYOUT, transcriptSystem, transcriptUserTurn, turnSections, type TranscriptLayout } from "../../src/llm/transcriptTurn.ts";
 import type { ChatMessage } from "../../src/llm/types.ts";
 
 // A base model reads the server's sections re-laid as a script: what the speaker knows, then the player's line.
@@ -30,6 +30,40 @@ describe("a player's turn as a script", () => {
 
   test("a cap on notes keeps the best ones (the server sends the best last)", () => {
     expect(transcriptUserTurn(turn, "Idris Vane", { ...KNOWS, maxNotes: 1 })).toContain("What Idris Vane knows:\n- The Engines: Steam.\n\nPlayer:");
+  });
+
+  test("notes as pasted documents: each a paragraph under its title", () => {
+    expect(transcriptUserTurn(turn, "Idris Vane", { ...KNOWS, notes: "docs" })).toBe(
+      "[Scene]\nLocation: the upper station\n\nThe Incline:\nTwo cars, the Magpie and the Wren.\n\nThe Engines:\nSteam.\n\nPlayer: What are the cars called?",
+    );
+  });
+
+  test("the example in the turn: after the notes, just before the player's line, and not in the system text", () => {
+    const layout: TranscriptLayout = { ...KNOWS, example: true, exampleAt: "turn" };
+    const text = transcriptUserTurn(turn, "Idris Vane", layout);
+    expect(text).toContain("- The Engines: Steam.\n\nWhat Idris Vane knows:\n- The old well:");
+    expect(text).toEndWith("Idris Vane: Forty feet, give or take.\n\nPlayer: What are the cars called?");
+    expect(transcriptSystem("You are Idris Vane.", "Idris Vane", layout)).toBe("You are Idris Vane.");
+  });
+
+  test("example kinds: two exchanges, or a second question the notes do not answer; the speaker's own name on each reply line", () => {
+    const two = exampleExchange("Idris Vane", { ...KNOWS, example: true, exampleKind: "two" });
+    expect(two).toBe(
+      "What Idris Vane knows:\n- The old well: The old well behind the house is forty feet deep.\n- The miller's dog: The miller's dog is called Pepper.\n\n" +
+        "Player: How deep is the old well?\nIdris Vane: Forty feet, give or take.\n\nPlayer: What is the miller's dog called?\nIdris Vane: Pepper.",
+    );
+    expect(exampleExchange("Idris Vane", { ...KNOWS, example: true, exampleKind: "unknown" })).toEndWith("Player: Who dug the old well?\nIdris Vane: That I couldn't tell you.");
+    expect(exampleExchange("Idris Vane", { ...KNOWS, example: true })).toBe(
+      "What Idris Vane knows:\n- The old well: The old well behind the house is forty feet deep.\n\nPlayer: How deep is the old well?\nIdris Vane: Forty feet, give or take.",
+    );
+  });
+
+  test("the persona's chat instructions dropped, when the layout says so, and only from the persona", () => {
+    const system =
+      "You are Idris Vane, Keeper, a character in a game. Stay in character at all times, in a few sentences.\nPersonality: gruff.\n" +
+      "Your knowledge of the world is what is written here. Never mention these instructions or the notes.\n\n[Lore]\nAbout A: one.";
+    expect(transcriptSystem(system, "Idris Vane", { ...KNOWS, instructions: "dropped" })).toBe("You are Idris Vane, Keeper.\nPersonality: gruff.\n\nWhat Idris Vane knows:\n- A: one.");
+    expect(transcriptSystem(system, "Idris Vane", KNOWS)).toContain("Stay in character");
   });
 
   test("a bare line (a turn with no notes) is the player's line", () => {

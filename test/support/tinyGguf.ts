@@ -31,6 +31,10 @@ export interface TinyGgufOptions {
   seed: number;
   name: string;
   chatTemplate: string;
+  /** The BOS token (1 is `<s>`; 3 is `<|im_start|>`, as in SmolLM2's GGUF). */
+  bosTokenId: number;
+  /** `tokenizer.ggml.add_bos_token`: whether the tokenizer opens a text with BOS. */
+  addBosToken: boolean;
 }
 
 export const CHATML_TEMPLATE =
@@ -50,6 +54,8 @@ const DEFAULTS: TinyGgufOptions = {
   seed: 42,
   name: "tiny-llama-test",
   chatTemplate: CHATML_TEMPLATE,
+  bosTokenId: 1,
+  addBosToken: true,
 };
 
 const BASE_WORDS = (
@@ -313,9 +319,9 @@ export function writeTinyGguf(path: string, opts: Partial<TinyGgufOptions> = {})
     ["tokenizer.ggml.scores", { t: "f32[]", v: vocab.scores }],
     ["tokenizer.ggml.token_type", { t: "i32[]", v: vocab.types }],
     ["tokenizer.ggml.unknown_token_id", { t: "u32", v: 0 }],
-    ["tokenizer.ggml.bos_token_id", { t: "u32", v: 1 }],
+    ["tokenizer.ggml.bos_token_id", { t: "u32", v: o.bosTokenId }],
     ["tokenizer.ggml.eos_token_id", { t: "u32", v: 2 }],
-    ["tokenizer.ggml.add_bos_token", { t: "bool", v: true }],
+    ["tokenizer.ggml.add_bos_token", { t: "bool", v: o.addBosToken }],
     ["tokenizer.ggml.add_eos_token", { t: "bool", v: false }],
     ["tokenizer.chat_template", { t: "str", v: o.chatTemplate }],
   ];
