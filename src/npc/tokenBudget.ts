@@ -62,9 +62,12 @@ export function tokenCounter(ctx: Pick<AppContext, "llm" | "generation">): (text
   };
 }
 
-/** A whole chat's tokens: the backend's own count (template included) when there is one, else the estimate per message. */
-export function chatTokens(ctx: Pick<AppContext, "llm" | "generation">, messages: ChatMessage[]): number {
-  if (ctx.generation) return ctx.generation.countChatTokens(messages);
+/**
+ * A whole chat's tokens: the backend's own count (template included) when there is one, else the estimate per message.
+ * The speaker matters for a model without a chat template, whose transcript is laid out around the mind's name.
+ */
+export function chatTokens(ctx: Pick<AppContext, "llm" | "generation">, messages: ChatMessage[], speaker?: string): number {
+  if (ctx.generation) return ctx.generation.countChatTokens(messages, speaker);
   const count = tokenCounter(ctx);
   return messages.reduce((n, m) => n + count(m.content) + MESSAGE_OVERHEAD, 0);
 }

@@ -22,7 +22,7 @@ export function previewRoutes(ctx: AppContext) {
       const projectId = projectParam(ctx, params.projectId);
       const req = validateInteract(await readJsonBody(request));
       const p = await prepareTurn(ctx, projectId, req);
-      const promptTokens = chatTokens(ctx, p.messages);
+      const promptTokens = chatTokens(ctx, p.messages, p.mind.entityName);
       const newIds = new Set(p.newLore.map((l) => l.chunkId));
       const earlier = p.history.flatMap((m) => m.notes?.lore ?? []).filter((l) => !newIds.has(l.chunkId));
       return {
