@@ -23,6 +23,13 @@ const COMMON = new Set(
     "i'm i've i'll i'd you're you've you'll it's that's there's what's can't don't won't isn't aren't wasn't didn't doesn't let's").split(" "),
 );
 
+/**
+ * An assistant's refusal ("I'm sorry, but I can't assist with that."): what Qwen turns a blocked copy into
+ * (bench/steer.ts: steering an echo away alone swapped echoes for refusals). Pushed down in every resample when the
+ * policy asks for it, whatever the failed sample did wrong.
+ */
+export const REFUSAL_WORDS = ["sorry", "assist", "assistance", "apologize", "apologise", "unable"];
+
 /** An assistant's words, as the meta detector's assistant-voice patterns match them (detectors.ts META). */
 const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "model", "help", "provided", "information", "context", "text", "notes", "according"];
 
@@ -35,8 +42,9 @@ const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "mod
  * of its own to steer from. Each word as written, in lower case and capitalised, with and
  * without a leading space (a tokenizer gives a word mid-sentence another token than at the start).
  */
-export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LOGIT): AvoidText[] {
+export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LOGIT, refusals = false): AvoidText[] {
   const chosen = new Set<string>();
+  if (refusals && problems.length) for (const w of REFUSAL_WORDS) chosen.add(w);
   for (const p of problems) {
     if (p.kind === "echo") for (const w of distinctive(c.playerLine)) chosen.add(w);
     else if (p.kind === "meta") {
