@@ -81,6 +81,14 @@ const VARIANTS: Record<string, (m: ChatMessage[]) => ChatMessage[]> = {
       const rest = s.replace(b[0], "").replace(/\n{3,}/g, "\n\n");
       return rest.replace("[Player]\n", `${b[0].trimEnd()}\n\n[Player]\n`);
     }),
+  // the player's heading names them when a memory does ("[Player: Mara]"): "my name" is then the speaker's
+  named: (m) =>
+    onLast(m, (s) => {
+      const n = /player's name is ([^.\n]+)\./.exec(s);
+      return n ? s.replace("[Player]\n", `[Player: ${n[1]}]\n`) : s;
+    }),
+  // the player's heading says who speaks to whom
+  speaker: (m) => onLast(m, (s) => s.replace("[Player]\n", "[The player says to you]\n")),
   // the memories in the second person: "The player's name is Mara." → "Your name is Mara" would be wrong; "This player"
   you: (m) => onLast(m, (s) => s.replace(MEMORY_BLOCK, (all) => all.replace(/\bThe player\b/g, "The player speaking to you"))),
 };
@@ -99,8 +107,8 @@ const w = loadWorld(t, TUNING, join(import.meta.dir, ".."));
 await t.app.scheduler.trigger("indexer");
 const turns = new SeededTurns(t.app.ctx.generation!);
 console.error(`bench/recall: ${cpus()[0]?.model}, threads ${threads}, load ${loadavg()[0].toFixed(1)}`);
-const counts: Record<string, { samples: number; recalled: number; problems: number }> = {};
-for (const v of variants) counts[v] = { samples: 0, recalled: 0, problems: 0 };
+const counts: Record<string, { samples: number; recalled: number; clean: number; problems: number }> = {};
+for (const v of variants) counts[v] = { samples: 0, recalled: 0, clean: 0, problems: 0 };
 let promptsWithMemories = 0;
 let bareWithMemories = 0;
 let prompts = 0;
@@ -134,6 +142,7 @@ for (const s of scripts) {
         const problems = replyProblems(r.text, context).map((x) => x.kind);
         counts[v].samples++;
         if (ok) counts[v].recalled++;
+        if (ok && problems.length === 0) counts[v].clean++;
         if (problems.length) counts[v].problems++;
         console.error(`    ${v} s${seed}: ${ok ? "✓" : "✗"} ${problems.join(",")} ${JSON.stringify(r.text)}`);
       }
@@ -141,7 +150,7 @@ for (const s of scripts) {
   }
 }
 console.log(`\nprompts of a new session holding the player's memories: ${promptsWithMemories}/${prompts} with memory.retrieve, ${bareWithMemories}/${prompts} without`);
-console.log(`\n| variant | samples | recalled | with a hygiene problem |\n|---|---|---|---|`);
-for (const [v, c] of Object.entries(counts)) console.log(`| ${v} | ${c.samples} | ${c.recalled} (${Math.round((100 * c.recalled) / c.samples)} %) | ${c.problems} |`);
+console.log(`\n| variant | samples | recalled | recalled, no problem (not "My name is Mara") | with a problem |\n|---|---|---|---|---|`);
+for (const [v, c] of Object.entries(counts)) console.log(`| ${v} | ${c.samples} | ${c.recalled} (${Math.round((100 * c.recalled) / c.samples)} %) | ${c.clean} | ${c.problems} |`);
 console.log(`\nload average at the end ${loadavg()[0].toFixed(1)}; seeds 1–${seeds}, ${tokens} tokens, scripts ${scripts.map((s) => s.key).join(", ")}`);
 await t.close();

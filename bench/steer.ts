@@ -49,10 +49,11 @@ function policyOf(name: string): GuardPolicy {
 const policies = arg("policies", "plain2,steer2,plain3,steer3").split(",");
 
 const which = arg("lines", "parroting");
+const onlyMinds = arg("minds", "");
 const lines = [
   ...(which === "parroting" || which === "all" ? TUNING.parroting.map((q) => ({ mind: q.mind, text: q.text, fact: null as RegExp | null })) : []),
   ...(which === "grounding" || which === "all" ? TUNING.grounding.map((q) => ({ mind: q.mind, text: q.text, fact: q.fact as RegExp })) : []),
-];
+].filter((l) => !onlyMinds || onlyMinds.split(",").includes(l.mind));
 
 const t = await createTestApp({ model: qwen, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads, parallel: 1, contextSize: 4096, maxReplyTokens: tokens, generationTimeoutMs: 900_000 });
 const w = loadWorld(t, TUNING, join(import.meta.dir, ".."));
