@@ -6,6 +6,8 @@
  * variant over several seeds, scored by the script's recall pattern. Tuning worlds only, never the held-out one.
  *
  *   bun bench/recall.ts --seeds 6 [--variants now,...] [--scripts garrick,odile] [--tokens 40]
+ *   bun bench/recall.ts --guard --seeds 4 [--asks 0,1]   # the whole guard on the prompt as it is, its steering told the
+ *                                                          player's memories (after) or not (before), same seeds
  */
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -16,6 +18,7 @@ import { prepareTurn } from "../src/npc/prepareTurn.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { turnGuard } from "../src/npc/replies/turnGuard.ts";
 import { replyProblems } from "../src/npc/replies/detectors.ts";
+import { generateReply, GUARD_POLICY } from "../src/npc/replies/generateReply.ts";
 import { updateSettings } from "../src/projects/settings.ts";
 import { scopeMemories } from "../src/npc/memory/memoryRows.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
@@ -99,7 +102,9 @@ function onLast(m: ChatMessage[], f: (s: string) => string): ChatMessage[] {
   return m.map((x, i) => (i === m.length - 1 ? { ...x, content: f(x.content) } : x));
 }
 
-const variants = arg("variants", Object.keys(VARIANTS).join(",")).split(",");
+const guardMode = process.argv.includes("--guard");
+const askIndexes = arg("asks", "0,1,2").split(",").map(Number);
+const variants = guardMode ? ["before", "after"] : arg("variants", Object.keys(VARIANTS).join(",")).split(",");
 const scripts = arg("scripts", Object.keys(SCRIPTS).join(",")).split(",").map((k) => ({ key: k, ...SCRIPTS[k] }));
 
 const t = await createTestApp({ model: qwen, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads, parallel: 1, contextSize: 4096, maxReplyTokens: 64, generationTimeoutMs: 600_000 });
@@ -124,7 +129,7 @@ for (const s of scripts) {
   const stored = scopeMemories(t.app.ctx.db, { projectId: m.projectId, mindId: m.id, playerId: player }).map((x) => x.text);
   console.error(`  ${s.key} memories: ${JSON.stringify(stored)}`);
   updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: 20 });
-  for (const ask of s.asks) {
+  for (const ask of s.asks.filter((_, i) => askIndexes.includes(i))) {
     // As a game asks for them (interface spec: `memory.retrieve`, default false); without it no memory is retrieved.
     const bare = await prepareTurn(t.app.ctx, m.projectId, validateInteract({ text: ask.text, entityMindId: m.id, playerId: player }));
     if (bare.newMemories.length) bareWithMemories++;
@@ -134,6 +139,23 @@ for (const s of scripts) {
     if (p.newMemories.length) promptsWithMemories++;
     console.error(`  new session, "${ask.text}": history ${p.history.length}, memories in the prompt ${p.newMemories.length}/${stored.length}\n---\n${last}\n---`);
     const context = turnGuard(p, ask.text).context;
+    if (guardMode) {
+      for (let seed = 1; seed <= seeds; seed++)
+        for (const v of variants) {
+          // before: the guard's context without the player's memories (as the code was); after: with them
+          const c = v === "before" ? { ...context, playerFacts: undefined } : context;
+          const { result, report } = await generateReply(t.app.ctx.generation!, { conversationKey: `recall:${s.key}`, messages: p.messages, maxTokens: p.replyTokens, temperature: p.temperature, seed, minTokens: 1, speaker: p.mind.entityName }, { context: c }, GUARD_POLICY);
+          const ok = ask.recalls.test(result.text);
+          const problems = replyProblems(result.text, context).map((x) => x.kind);
+          counts[v].samples++;
+          if (ok) counts[v].recalled++;
+          if (ok && problems.length === 0) counts[v].clean++;
+          if (problems.length) counts[v].problems++;
+          const trail = report.attempts.map((a) => a.problems.map((x) => x.kind).join("+") || "ok").join(" → ");
+          console.error(`    ${v} s${seed}: ${ok ? "✓" : "✗"} ${problems.join(",")} [${trail}] ${JSON.stringify(result.text)}`);
+        }
+      continue;
+    }
     for (const v of variants) {
       const messages = VARIANTS[v](p.messages);
       for (let seed = 1; seed <= seeds; seed++) {

@@ -56,7 +56,13 @@ export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LO
       const named = distinctive(quoted(p.detail)).filter((w) => w !== "name");
       const player = new Set(words(c.playerLine));
       if (named.some((w) => player.has(w))) for (const w of distinctive(c.playerLine)) chosen.add(w);
-      for (const w of named) chosen.add(w);
+      // The player's own name, remembered: "Do you remember my name?" drew "My name is Rosalind" (the player's "my"
+      // read as the mind's own). Pushing the name down made the resample unable to tell it back ("Yes, I remember
+      // your name."); the claim's "my" is what went wrong.
+      const theirs = new Set(words((c.playerFacts ?? []).join(" ")));
+      const remembered = named.filter((w) => theirs.has(w) && !player.has(w));
+      for (const w of named) if (!remembered.includes(w)) chosen.add(w);
+      if (remembered.length && /^my\b/i.test(quoted(p.detail))) chosen.add("my");
     } else if (p.kind === "promptEcho") {
       const marker = quoted(p.detail);
       const line = [...c.structuralLines, ...(c.hintLines ?? []), ...c.narrativeLines].find((l) => l.startsWith(marker)) ?? marker;
