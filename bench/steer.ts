@@ -37,19 +37,23 @@ const threads = Number(arg("threads", "1"));
 const tokens = Number(arg("tokens", "64"));
 const logits = arg("logits", "-4").split(",").map(Number);
 
-/** plainN: N samples, each the next seed alone; steerN: each resample steered away by the first logit (or steerN@L). */
+/**
+ * plainN: N samples, each the next seed alone; steerN: each resample steered away by the first logit (or steerN@L);
+ * steerNr: that, and every resample also away from an assistant's refusal (steer.ts REFUSAL_WORDS).
+ */
 function policyOf(name: string): GuardPolicy {
-  const m = /^(plain|steer)(\d+)(?:@(-?[\d.]+))?$/.exec(name);
+  const m = /^(plain|steer)(\d+)(r?)(?:@(-?[\d.]+))?$/.exec(name);
   if (!m) throw new Error(`unknown policy ${name}`);
-  return { tries: Number(m[2]), budgetShare: 1, resampleTemperature: null, steerLogit: m[1] === "steer" ? Number(m[3] ?? logits[0]) : null };
+  return { tries: Number(m[2]), budgetShare: 1, resampleTemperature: null, steerLogit: m[1] === "steer" ? Number(m[4] ?? logits[0]) : null, steerRefusals: m[3] === "r" };
 }
 const policies = arg("policies", "plain2,steer2,plain3,steer3").split(",");
 
 const which = arg("lines", "parroting");
+const onlyMinds = arg("minds", "");
 const lines = [
   ...(which === "parroting" || which === "all" ? TUNING.parroting.map((q) => ({ mind: q.mind, text: q.text, fact: null as RegExp | null })) : []),
   ...(which === "grounding" || which === "all" ? TUNING.grounding.map((q) => ({ mind: q.mind, text: q.text, fact: q.fact as RegExp })) : []),
-];
+].filter((l) => !onlyMinds || onlyMinds.split(",").includes(l.mind));
 
 const t = await createTestApp({ model: qwen, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads, parallel: 1, contextSize: 4096, maxReplyTokens: tokens, generationTimeoutMs: 900_000 });
 const w = loadWorld(t, TUNING, join(import.meta.dir, ".."));
@@ -57,8 +61,10 @@ await t.app.scheduler.trigger("indexer");
 const load0 = loadavg()[0];
 console.error(`bench/steer: ${cpus()[0]?.model}, threads ${threads}, load ${load0.toFixed(1)}, seeds ${seeds.join(",")}, ${lines.length} lines`);
 
-interface Row { turns: number; bad: number; kinds: Map<string, number>; samples: number; firstFailed: number; laterAllFailed: number; echoFirst: number; echoReturned: number; grounded: number; asked: number; ms: number; cpuMs: number }
-const rows = new Map<string, Row>(policies.map((p) => [p, { turns: 0, bad: 0, kinds: new Map(), samples: 0, firstFailed: 0, laterAllFailed: 0, echoFirst: 0, echoReturned: 0, grounded: 0, asked: 0, ms: 0, cpuMs: 0 }]));
+interface Row { turns: number; bad: number; kinds: Map<string, number>; samples: number; firstFailed: number; laterAllFailed: number; echoFirst: number; echoReturned: number; refused: number; grounded: number; asked: number; ms: number; cpuMs: number }
+const rows = new Map<string, Row>(policies.map((p) => [p, { turns: 0, bad: 0, kinds: new Map(), samples: 0, firstFailed: 0, laterAllFailed: 0, echoFirst: 0, echoReturned: 0, refused: 0, grounded: 0, asked: 0, ms: 0, cpuMs: 0 }]));
+/** An assistant's refusal or offer of help, as bench/refusals.ts counts it. */
+const REFUSAL = /\b(can(no|')t|unable to) (assist|help)|as an ai|how can i (assist|help) you/i;
 const isBad = (ks: string[]) => ks.some((k) => (HYGIENE as string[]).includes(k));
 
 for (const l of lines) {
@@ -89,6 +95,7 @@ for (const l of lines) {
       }
       if (attemptKinds[0].includes("echo")) row.echoFirst++;
       if (kinds.includes("echo")) row.echoReturned++;
+      if (REFUSAL.test(result.text)) row.refused++;
       if (l.fact) {
         row.asked++;
         if (l.fact.test(result.text)) row.grounded++;
@@ -99,9 +106,9 @@ for (const l of lines) {
 }
 
 const pct = (a: number, b: number) => `${b ? Math.round((100 * a) / b) : 0} % (${a}/${b})`;
-console.log(`\n| policy | returned with a hygiene problem | by kind | echo: first sample / returned | turns whose first sample failed: every later one failed too | samples per reply | grounded | CPU s | wall s |`);
-console.log(`|---|---|---|---|---|---|---|---|---|`);
+console.log(`\n| policy | returned with a hygiene problem | by kind | echo: first sample / returned | refusals returned | turns whose first sample failed: every later one failed too | samples per reply | grounded | CPU s | wall s |`);
+console.log(`|---|---|---|---|---|---|---|---|---|---|`);
 for (const [name, r] of rows)
-  console.log(`| ${name} | ${pct(r.bad, r.turns)} | ${[...r.kinds].map(([k, n]) => `${k} ${n}`).join(", ") || "–"} | ${r.echoFirst} / ${r.echoReturned} | ${pct(r.laterAllFailed, r.firstFailed)} | ${(r.samples / Math.max(1, r.turns)).toFixed(2)} | ${r.asked ? pct(r.grounded, r.asked) : "–"} | ${(r.cpuMs / 1000).toFixed(0)} | ${(r.ms / 1000).toFixed(0)} |`);
+  console.log(`| ${name} | ${pct(r.bad, r.turns)} | ${[...r.kinds].map(([k, n]) => `${k} ${n}`).join(", ") || "–"} | ${r.echoFirst} / ${r.echoReturned} | ${r.refused} | ${pct(r.laterAllFailed, r.firstFailed)} | ${(r.samples / Math.max(1, r.turns)).toFixed(2)} | ${r.asked ? pct(r.grounded, r.asked) : "–"} | ${(r.cpuMs / 1000).toFixed(0)} | ${(r.ms / 1000).toFixed(0)} |`);
 console.log(`\nQwen2.5-Coder-0.5B-Instruct Q4_K_M, ${threads} thread(s), ${tokens}-token replies, seeds ${seeds.join(",")}, lines: ${which}; load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}; ${cpus()[0]?.model}`);
 await t.close();

@@ -106,10 +106,10 @@ export interface RunOptions {
 export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o: RunOptions): Promise<{ records: ReplyRecord[]; memory: string | null }> {
   const records: ReplyRecord[] = [];
   let n = 0;
-  const product = async (part: Part, mind: string, text: string, seed: number, player: string, previousReply: string | null, extra: Extra = {}) => {
+  const product = async (part: Part, mind: string, text: string, seed: number, player: string, previousReply: string | null, extra: Extra = {}, retrieve = false) => {
     if (o.product === false) return null;
     const m = w.minds[mind];
-    const body = { text, entityMindId: m.id, playerId: player };
+    const body = { text, entityMindId: m.id, playerId: player, ...(retrieve ? { memory: { retrieve: true } } : {}) };
     const r = await turns.turn(seed, () => (o.stream ? interactStream(t, w.key[m.projectId], body) : interactJson(t, w.key[m.projectId], body)));
     return record(part, "lorehold", mind, text, seed, r, previousReply, extra);
   };
@@ -189,7 +189,9 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     const mems = await retrieveMemories(t.app.ctx as any, { projectId: m.projectId, mindId: m.id, playerId: player, query: ms.ask, enhanced: true });
     const all = mems.map((x) => x.text).join(" | ");
     const kept = Object.entries(ms.facts).filter(([, re]) => re.test(all)).map(([k]) => k);
-    const ask = (await product("memory", ms.mind, ms.ask, o.seeds[0], player, null))!;
+    // The next conversation asks for the player's memories as a game does (interface spec: `memory.retrieve`,
+    // default false); before, the bench never did, so no memory reached the recall question's prompt.
+    const ask = (await product("memory", ms.mind, ms.ask, o.seeds[0], player, null, {}, true))!;
     memory = `${kept.length}/${Object.keys(ms.facts).length} facts in ${mems.length} memories (${kept.join(", ") || "none"}); recalls in session 2: ${ms.recalls.test(ask.reply) ? "yes" : "no"}`;
     o.log(`  memory: ${memory} ${JSON.stringify(all.slice(0, 240))}`);
     updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: 20 });

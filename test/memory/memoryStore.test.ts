@@ -3,7 +3,7 @@ import type { AppContext } from "../../src/app/App.ts";
 import { sanitiseDrafts } from "../../src/npc/memory/sanitiseDrafts.ts";
 import { parseModelJson } from "../../src/npc/memory/summariseSession.ts";
 import { MERGE_SIMILARITY, storeMemories } from "../../src/npc/memory/storeMemories.ts";
-import { ENHANCED_WEIGHTS, retrieveMemories } from "../../src/npc/memory/retrieveMemories.ts";
+import { ENHANCED_WEIGHTS, namesThePlayer, retrieveMemories } from "../../src/npc/memory/retrieveMemories.ts";
 import { erasePlayer, erasePlayerRows, exportPlayerData, listMemories } from "../../src/npc/memory/memoryAdmin.ts";
 import { pendingTombstones, purgeErasedMemories } from "../../src/npc/memory/tombstones.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
@@ -202,6 +202,25 @@ describe("retrieveMemories", () => {
     // 0.2·0.4 + 0.15·1 = 0.23 (ale, cat) > 0.2·0.3 + 0.15·1 = 0.21 (caravan) > 0.2·0.8 + 0.15·0.25 = 0.1975 (old, vital)
     expect(r.map((m) => m.id)).toEqual([...[ids.ale, ids.cat].sort(), ids.caravan, ids.oldVital]);
     expect(r.map((m) => Number(m.score.toFixed(4)))).toEqual([0.23, 0.23, 0.21, 0.1975]);
+  });
+
+  test("the memory naming the player comes first whatever its score, in both modes; the limit holds", async () => {
+    const named = { projectId: w.p1, mindId: w.garrick, playerId: "named-player" };
+    const drafts = ["The player's name is Mara Quill.", ...["bridge", "porter", "coast", "room", "caravan", "river"].map((x) => `The player asked about the ${x}.`)];
+    for (const [i, text] of drafts.entries()) await storeMemories(ctx, { ...named, drafts: [{ text, importance: i === 0 ? 1 : 9, topics: [] }] });
+    for (const enhanced of [false, true])
+      for (const query of ["Do you remember me?", "Tell me about the river caravan."]) {
+        const r = await retrieveMemories(ctx, { ...named, query, enhanced });
+        expect(r).toHaveLength(5);
+        expect(r[0].text).toBe("The player's name is Mara Quill.");
+        expect(new Set(r.map((m) => m.id)).size).toBe(5);
+      }
+    const one = await retrieveMemories(ctx, { ...named, query: "the river", enhanced: true, limit: 1 });
+    expect(one.map((m) => m.text)).toEqual(["The player's name is Mara Quill."]);
+    // the cat's name is not the player's
+    expect(namesThePlayer({ text: "The player has a one-eyed cat called Pepper.", topics: ["pet"] })).toBe(false);
+    expect(namesThePlayer({ text: "The player goes by Quill at the docks.", topics: ["name"] })).toBe(true);
+    expect(namesThePlayer({ text: "The player is called Mara by her friends.", topics: [] })).toBe(true);
   });
 
   test("limit and deterministic repeat", async () => {

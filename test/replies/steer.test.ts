@@ -64,6 +64,20 @@ test("a name claimed from the player's own line is an echo on its way: steered f
   for (const w of ["tomas", "reed", "tinker", "carrow", "evening", "friend"]) expect(words.has(w)).toBe(true);
 });
 
+test("the player's own name, which the mind remembers, is never steered away: the claim's \"my\" is", () => {
+  // "Do you remember my name?" drew "My name is Rosalind Tey" (the player's "my" read as the mind's own): the fix is
+  // "Your name is Rosalind Tey", which a push on the name would make unsayable.
+  const c = { ...ctx, playerLine: "Do you remember my name?", playerFacts: ["The player's name is Rosalind Tey.", "The player owes the Watch a fine."] };
+  const words = new Set(steerAway([{ kind: "wrongPerson", detail: '"My name is Rosalind Tey"' }], c, -4).map((a) => a.text.trim().toLowerCase()));
+  expect(words.has("rosalind")).toBe(false);
+  expect(words.has("tey")).toBe(false);
+  expect(words.has("my")).toBe(true);
+  // a name the memories do not hold is steered from as before
+  const other = new Set(steerAway([{ kind: "wrongPerson", detail: '"My name is Corra"' }], c, -4).map((a) => a.text.trim().toLowerCase()));
+  expect(other.has("corra")).toBe(true);
+  expect(other.has("my")).toBe(false);
+});
+
 describe("the guard steers its resamples", () => {
   const steer: GuardPolicy = { tries: 3, budgetShare: 1, resampleTemperature: null, steerLogit: -4 };
 

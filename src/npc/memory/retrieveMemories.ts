@@ -24,13 +24,26 @@ const MAX_VECTOR_CANDIDATES = 200;
 const DAY_MS = 86_400_000;
 
 /**
+ * A memory that says who the player is: their name. The mind needs it on every turn of a later conversation, not
+ * only when the player's line resembles it: "Do you remember me?" or "Evening again" shares no word with "The
+ * player's name is Mara.", and a name stored at a lower importance than the player's other facts fell out of the
+ * five a turn carries. The summariser writes it so (summaryPrompt.ts: starts with "The player", topic "name").
+ */
+export function namesThePlayer(m: Pick<Memory, "text" | "topics">): boolean {
+  return m.topics.some((t) => /^(name|identity)$/i.test(t)) || /\bplayer's (?:full |real )?name\b|\bplayer (?:is|goes by|was) (?:called|named|known as)\b/i.test(m.text);
+}
+/** Memories naming the player kept ahead of the ranking, at most this many (a merged name rarely needs two). */
+const NAME_MEMORIES = 1;
+
+/**
  * Up to `limit` (default 5) memories of this player with this mind, best first.
  *
  * Default: score = importance × 0.5^(ageDays / 30), age counted from updatedAt
  * (a merge re-confirms a fact). Enhanced: the weighted hybrid of
  * ENHANCED_WEIGHTS. Candidates always come from SQLite, so a memory whose row is
  * gone is never returned even while its vector awaits the purge. Ties are broken
- * by id, so the order is deterministic.
+ * by id, so the order is deterministic. The best memory that names the player (namesThePlayer) is always among
+ * them, first, whatever its score.
  */
 export async function retrieveMemories(
   ctx: MemoryContext,
@@ -74,5 +87,6 @@ export async function retrieveMemories(
     });
   }
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return scored.slice(0, limit);
+  const named = scored.filter(namesThePlayer).slice(0, NAME_MEMORIES);
+  return [...named, ...scored.filter((m) => !named.includes(m))].slice(0, limit);
 }

@@ -39,6 +39,8 @@ export interface ReplyContext {
   secrets: SecretTerms[];
   /** a scene's turn: what others said aloud before it (src/scenes); repeating one as the mind's own is an echo */
   heardLines?: string[];
+  /** what the mind remembers of the player this turn (their memories): a name there is the player's to be told back */
+  playerFacts?: string[];
 }
 
 /** Every problem of a reply, in a fixed order. */

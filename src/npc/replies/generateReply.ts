@@ -37,6 +37,8 @@ export interface GuardPolicy {
    * an echo, an assistant's words after its voice, the prompt's after a recital), by this logit; null: the next seed alone.
    */
   steerLogit?: number | null;
+  /** every steered resample also pushed away from an assistant's refusal (steer.ts REFUSAL_WORDS), whatever failed */
+  steerRefusals?: boolean;
 }
 
 /**
@@ -180,7 +182,7 @@ export async function generateReply(
       continue;
     }
     spent += result.completionTokens;
-    if (policy.steerLogit != null) avoid = mergeAvoid(avoid, steerAway(problems, context, policy.steerLogit));
+    if (policy.steerLogit != null) avoid = mergeAvoid(avoid, steerAway(problems, context, policy.steerLogit, !!policy.steerRefusals));
     // A reply that told a secret is sampled again from the prompt without it: what is not seen cannot be told.
     if (withoutSecrets && !secretFree && problems.some((p) => p.kind === "secretLeak")) [messages, secretFree] = [withoutSecrets(), true];
   }

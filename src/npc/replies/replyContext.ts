@@ -6,7 +6,7 @@ import type { SecretTerms } from "../secrets/secretTerms.ts";
 /** What a turn's reply is checked against: the player's line, the mind's prompt lines, the notes' names, its previous line. */
 export function replyContextFor(
   mind: MindProfile,
-  turn: { playerLine: string; noteNames: string[]; previousReply: string | null; secrets?: SecretTerms[]; heardLines?: string[] },
+  turn: { playerLine: string; noteNames: string[]; previousReply: string | null; secrets?: SecretTerms[]; heardLines?: string[]; playerFacts?: string[] },
 ): ReplyContext {
   const p = personaParts(mind);
   const structuralLines = [p.identity, p.location, p.knowledgeDescription, p.rules, ...p.relationships, ...p.restrictions].filter(
@@ -25,5 +25,6 @@ export function replyContextFor(
     maxSentences: mind.responseConfig.maxSentences,
     secrets: turn.secrets ?? [],
     ...(turn.heardLines?.length ? { heardLines: turn.heardLines } : {}),
+    ...(turn.playerFacts?.length ? { playerFacts: turn.playerFacts } : {}),
   };
 }

@@ -12,6 +12,13 @@ import { STEER_COMMON_WORDS as COMMON } from "../../core/text/commonWords.ts";
  */
 export const STEER_LOGIT = -4;
 
+/**
+ * An assistant's refusal ("I'm sorry, but I can't assist with that."): what Qwen turns a blocked copy into
+ * (bench/steer.ts: steering an echo away alone swapped echoes for refusals). Pushed down in every resample when the
+ * policy asks for it, whatever the failed sample did wrong.
+ */
+export const REFUSAL_WORDS = ["sorry", "assist", "assistance", "apologize", "apologise", "unable"];
+
 /** An assistant's words, as the meta detector's assistant-voice patterns match them (detectors.ts META). */
 const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "model", "help", "provided", "information", "context", "text", "notes", "according"];
 
@@ -24,8 +31,9 @@ const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "mod
  * of its own to steer from. Each word as written, in lower case and capitalised, with and
  * without a leading space (a tokenizer gives a word mid-sentence another token than at the start).
  */
-export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LOGIT): AvoidText[] {
+export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LOGIT, refusals = false): AvoidText[] {
   const chosen = new Set<string>();
+  if (refusals && problems.length) for (const w of REFUSAL_WORDS) chosen.add(w);
   for (const p of problems) {
     if (p.kind === "echo") for (const w of distinctive(c.playerLine)) chosen.add(w);
     else if (p.kind === "meta") {
@@ -37,7 +45,13 @@ export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LO
       const named = distinctive(quoted(p.detail)).filter((w) => w !== "name");
       const player = new Set(words(c.playerLine));
       if (named.some((w) => player.has(w))) for (const w of distinctive(c.playerLine)) chosen.add(w);
-      for (const w of named) chosen.add(w);
+      // The player's own name, remembered: "Do you remember my name?" drew "My name is Rosalind" (the player's "my"
+      // read as the mind's own). Pushing the name down made the resample unable to tell it back ("Yes, I remember
+      // your name."); the claim's "my" is what went wrong.
+      const theirs = new Set(words((c.playerFacts ?? []).join(" ")));
+      const remembered = named.filter((w) => theirs.has(w) && !player.has(w));
+      for (const w of named) if (!remembered.includes(w)) chosen.add(w);
+      if (remembered.length && /^my\b/i.test(quoted(p.detail))) chosen.add("my");
     } else if (p.kind === "promptEcho") {
       const marker = quoted(p.detail);
       const line = [...c.structuralLines, ...(c.hintLines ?? []), ...c.narrativeLines].find((l) => l.startsWith(marker)) ?? marker;

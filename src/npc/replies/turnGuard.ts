@@ -11,7 +11,7 @@ import type { TurnGuard } from "./generateReply.ts";
  * the secrets among the notes with the words only they hold (the persona, the other notes and everything the player
  * said are what a reply may repeat without telling one).
  */
-export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" | "sharedLore" | "messages">, playerLine: string, heardLines: string[] = []): TurnGuard {
+export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" | "sharedLore" | "messages"> & { turn?: PreparedTurn["turn"] }, playerLine: string, heardLines: string[] = []): TurnGuard {
   const notes = [...p.sharedLore, ...p.newLore, ...p.history.flatMap((m) => m.notes?.lore ?? [])];
   const previousReply = [...p.history].reverse().find((m) => m.role === "assistant")?.content ?? null;
   const secret = notes.filter(kept);
@@ -27,6 +27,7 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
   const byDocument = new Map<string, { name: string; text: string }>();
   for (const n of secret) byDocument.set(n.documentId, { name: n.documentName, text: `${byDocument.get(n.documentId)?.text ?? ""} ${n.text}` });
   const secrets = [...byDocument.values()].map((d) => secretTerms(d.name, d.text, known));
-  const context = replyContextFor(p.mind, { playerLine, noteNames: notes.map((n) => n.documentName), previousReply, secrets, heardLines });
+  const playerFacts = [...p.history.flatMap((m) => m.notes?.memories ?? []), ...(p.turn?.notes?.memories ?? [])];
+  const context = replyContextFor(p.mind, { playerLine, noteNames: notes.map((n) => n.documentName), previousReply, secrets, heardLines, playerFacts });
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }
