@@ -4,7 +4,7 @@
 // requests (in process, `app.handle`) for first-seen minds, and a player's first turn with a mind under enhanced
 // retrieval. The world is bench/preview-overhead.ts's (`--world`, topped up by bench/world-scale.ts --seed);
 // each run works on a fresh copy of it, so runs of two versions of the code meet the same world.
-// Usage: bun bench/first-turn.ts --world /tmp/w1m [--minds 150] [--previews 200] [--label now] [--warm yes|no]
+// Usage: bun bench/first-turn.ts --world /tmp/w1m [--minds 150] [--previews 200] [--label now] [--stages yes|no]
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
