@@ -7,6 +7,7 @@
 // (trained from --index-min rows: √N lists, probing as the server does) and by its exact scan.
 // The vectors are embedded once and kept in --cache (embedding is the slow part: a few chunks a second on a busy core).
 // Usage: bun bench/dense-bits.ts [--chunks 2000] [--queries 300] [--cache /tmp/minilm-vectors.bin] [--threads 1]
+//        [--index-min 1000] [--probe-shares 0.3,0.5]
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -18,7 +19,7 @@ import { realFixtures } from "../test/realmodel/realFixtures.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 
 const { values: args } = parseArgs({
-  options: { chunks: { type: "string", default: "2000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-vectors.bin" }, threads: { type: "string", default: "1" }, "index-min": { type: "string", default: "1000" } },
+  options: { chunks: { type: "string", default: "2000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-vectors.bin" }, threads: { type: "string", default: "1" }, "probe-shares": { type: "string", default: "" }, "index-min": { type: "string", default: "1000" } },
 });
 const fx = realFixtures();
 if (!fx) throw new Error("the MiniLM fixture is missing (test/realmodel/fixtures.json)");
@@ -96,6 +97,11 @@ const caches = [
   { label: "cache, 4-bit rows, exact scan", c: new ProjectVectorCache(dims, "p", { indexMinRows: 0, rowBits: 4 }) },
   { label: "cache, int8 rows, IVF index", c: new ProjectVectorCache(dims, "p", { indexMinRows: Number(args["index-min"]) }) },
   { label: "cache, 4-bit rows, IVF index", c: new ProjectVectorCache(dims, "p", { indexMinRows: Number(args["index-min"]), rowBits: 4 }) },
+  // --probe-shares 0.3,0.5: the int8 rows' index probing that share of its lists at least (the server: 20 %, fewer past 100k rows)
+  ...(args["probe-shares"] ? args["probe-shares"].split(",").map(Number) : []).map((share) => ({
+    label: `cache, int8 rows, IVF index, ≥ ${Math.round(share * 100)} % of the lists probed`,
+    c: new ProjectVectorCache(dims, "p", { indexMinRows: Number(args["index-min"]), probeShare: share }),
+  })),
 ];
 const byDoc = new Map<string, number[]>();
 world.chunks.forEach((c, i) => byDoc.set(c.documentId, [...(byDoc.get(c.documentId) ?? []), i]));
