@@ -14,6 +14,7 @@ import { createDocument } from "../../src/lore/documents/writeDocuments.ts";
 import { tempDir, testConfig } from "../support/testApp.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
+import { interactIn, metricIn } from "../support/interactIn.ts";
 
 // Minds kept warm: the shared-lore level in the prefix snapshot, re-warming after changes,
 // and the CLI's erase reaching a running server's KV state. Real llama.cpp on the tiny model.
@@ -26,17 +27,8 @@ const config = testConfig(dir, { model: MODEL, parallel: 2, contextSize: 2048, m
 let app: App;
 let w: World;
 
-async function say(playerId: string, text: string, mindId = w.minds.garrick) {
-  const res = await app.handle(
-    new Request("http://localhost/v1/npc/interact", {
-      method: "POST",
-      headers: { authorization: `Bearer ${w.keys.server}`, "content-type": "application/json" },
-      body: JSON.stringify({ text, entityMindId: mindId, playerId }),
-    }),
-  );
-  return { status: res.status, body: await res.json(), timing: res.headers.get("server-timing") ?? "" };
-}
-const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(await app.metrics.text())?.[1] ?? NaN);
+const say = (playerId: string, text: string, mindId = w.minds.garrick) => interactIn(app, w.keys.server, { text, entityMindId: mindId, playerId });
+const metric = (name: string) => metricIn(app, name);
 
 /** Snapshot keys on disk, by kind. */
 function snapshots(kind: "conversation" | "prefix"): string[] {

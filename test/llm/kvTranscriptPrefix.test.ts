@@ -7,6 +7,7 @@ import { mindStaticPrompt, warmKnownMinds } from "../../src/npc/warmMinds.ts";
 import { tempDir, testConfig } from "../support/testApp.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
+import { interactIn, metricIn } from "../support/interactIn.ts";
 
 // A model without a chat template (a base model) reads a transcript laid out for the mind that answers: the example
 // exchange after the persona, the shared lore as what the mind knows (transcriptTurn.ts). The mind's prefix snapshot
@@ -20,17 +21,8 @@ const config = testConfig(dir, { model: MODEL, parallel: 2, contextSize: 2048, m
 let app: App;
 let w: World;
 
-async function say(playerId: string, text: string, mindId = w.minds.garrick) {
-  const res = await app.handle(
-    new Request("http://localhost/v1/npc/interact", {
-      method: "POST",
-      headers: { authorization: `Bearer ${w.keys.server}`, "content-type": "application/json" },
-      body: JSON.stringify({ text, entityMindId: mindId, playerId }),
-    }),
-  );
-  return { status: res.status, body: await res.json(), timing: res.headers.get("server-timing") ?? "" };
-}
-const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(await app.metrics.text())?.[1] ?? NaN);
+const say = (playerId: string, text: string, mindId = w.minds.garrick) => interactIn(app, w.keys.server, { text, entityMindId: mindId, playerId });
+const metric = (name: string) => metricIn(app, name);
 
 beforeAll(async () => {
   app = await App.create(config, { clock: new ManualClock(new Date()), logger: silentLogger });

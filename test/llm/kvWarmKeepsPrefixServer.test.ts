@@ -8,6 +8,7 @@ import { updateMind } from "../../src/lore/minds/writeMinds.ts";
 import { tempDir, testConfig } from "../support/testApp.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
+import { interactIn, metricIn } from "../support/interactIn.ts";
 
 // The server a small box runs (`parallel: 1`, KV snapshots on) while it warms its minds' prompts: new players of
 // one mind through POST /v1/npc/interact. Every new player's first turn had been evaluating its whole prompt.
@@ -22,17 +23,8 @@ let app: App;
 let w: World;
 
 const LINE = "Good evening. What is on the menu tonight?";
-async function say(playerId: string) {
-  const res = await app.handle(
-    new Request("http://localhost/v1/npc/interact", {
-      method: "POST",
-      headers: { authorization: `Bearer ${w.keys.server}`, "content-type": "application/json" },
-      body: JSON.stringify({ text: LINE, entityMindId: w.minds.garrick, playerId }),
-    }),
-  );
-  return { status: res.status, timing: res.headers.get("server-timing") ?? "" };
-}
-const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(await app.metrics.text())?.[1] ?? NaN);
+const say = (playerId: string) => interactIn(app, w.keys.server, { text: LINE, entityMindId: w.minds.garrick, playerId });
+const metric = (name: string) => metricIn(app, name);
 const warmed = () => app.ctx.llm!.kvStats()!.prefixWarmedTokens;
 async function warmedBeyond(than: number): Promise<void> {
   while (warmed() <= than) await new Promise((r) => setImmediate(r));
