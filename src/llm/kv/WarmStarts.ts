@@ -8,6 +8,8 @@ import { TurnGate } from "./TurnGate.ts";
 import { WarmQueue } from "./WarmQueue.ts";
 import { KnownPrefixes } from "./KnownPrefixes.ts";
 import { partKey, restoreSnapshot, WarmProgress } from "./WarmProgress.ts";
+import { ConversationSaves } from "./ConversationSaves.ts";
+import type { WriterOptions } from "./SaveWriter.ts";
 
 /** What the engine keeps per sequence for warm starts. */
 export interface WarmSlot {
@@ -30,6 +32,8 @@ export interface WarmStartOptions {
    * turn that arrives meanwhile can wait for it (one decode of this many tokens).
    */
   chunkTokens?: number;
+  /** How conversations' saves are written off their sequence (SaveWriter). */
+  writer?: WriterOptions;
 }
 
 /** Default step of a background warm-up: ~0.2 s of a 0.5B model's prompt processing on 2 cores. */
@@ -60,13 +64,12 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   private readonly background = new Set<Promise<unknown>>();
   /** Saves of the conversations turns just left (a warm-up waits for them, not for a timer). */
   private readonly turnSaves = new Set<Promise<unknown>>();
-  /** Keys erased while a save of theirs may be running: that save is deleted again. */
-  private readonly forgotten = new Set<string>();
   /** Minds' prompts waiting for (or in) a warm-up; one worker warms them, one step at a time. */
   private readonly queue = new WarmQueue();
   private warming = false;
   private readonly known: KnownPrefixes;
   private readonly progress: WarmProgress;
+  private readonly saves: ConversationSaves;
   private closed = false;
   private wakeOnClose: () => void = () => {};
   private readonly closing = new Promise<void>((resolve) => (this.wakeOnClose = resolve));
@@ -79,6 +82,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   ) {
     this.known = new KnownPrefixes(store, options.minGainTokens);
     this.progress = new WarmProgress(store, options.minGainTokens);
+    this.saves = new ConversationSaves(store, this.counters, this.known, options.writer ?? {});
   }
 
   get estimates(): RestoreCostModel {
@@ -99,7 +103,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
    */
   async prepare(slot: PoolSlot<S>, key: string, prompt: readonly Token[], prefix: { key: string; tokens: readonly Token[] } | null): Promise<WarmStartResult> {
     const w = slot.value;
-    this.forgotten.delete(key);
+    this.saves.begin(key);
     const wasHolding = w.holds === key;
     const keeping = performance.now();
     await this.keepPart(w, prompt);
@@ -128,6 +132,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     if (resident || own >= prompt.length - 1) return inherited();
 
     const candidates: SnapshotMeta[] = [];
+    await this.saves.settled(key); // its latest state may still be being written
     const conversation = await this.store.lookup("conversation", key);
     if (conversation) candidates.push(conversation);
     if (prefix) {
@@ -260,10 +265,11 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
 
   /** Erases a conversation's state everywhere: resident sequences, pending saves, snapshots on disk. */
   forget(match: (key: string) => boolean): number {
+    const held: string[] = [];
     for (const slot of this.pool.slotsView()) {
       const w = slot.value;
       if (w.holds === null || !match(w.holds)) continue;
-      this.forgotten.add(w.holds);
+      held.push(w.holds);
       if (!slot.busy) {
         w.holds = null;
         w.saved = null;
@@ -271,12 +277,16 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
         void w.sequence.clearHistory().catch(() => {});
       }
     }
+    this.saves.forget(match, held);
     return this.store.deleteWhere((h) => h.kind === "conversation" && match(h.key));
   }
 
   /** Resolves when no background save or prefix evaluation is running (tests, benches). */
   async idle(): Promise<void> {
-    while (this.background.size) await Promise.allSettled([...this.background]);
+    while (this.background.size || this.saves.busy) {
+      await Promise.allSettled([...this.background]);
+      await this.saves.settle();
+    }
   }
 
   /** Shutdown: background work finishes, then every unsaved conversation is saved. */
@@ -288,6 +298,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       const w = slot.value;
       if (w.holds !== null && this.dirty(w)) await this.save(w, w.holds);
     }
+    await this.saves.settle();
   }
 
   private dirty(w: WarmSlot): boolean {
@@ -297,30 +308,9 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     return now.length !== w.saved.tokens.length || commonPrefixLength(now, w.saved.tokens) !== now.length;
   }
 
-  private async save(w: WarmSlot, key: string): Promise<void> {
-    const tokens = [...w.sequence.contextTokens];
-    const t0 = performance.now();
-    const meta = await this.store.save(
-      "conversation",
-      key,
-      tokens,
-      async (path) => {
-        await w.sequence.saveStateToFile(path);
-      },
-      await this.known.baseFor(tokens),
-    );
-    if (!meta) {
-      this.counters.saveFailures++;
-      return;
-    }
-    if (this.forgotten.has(key)) {
-      this.store.delete("conversation", key);
-      return;
-    }
-    this.counters.saves++;
-    this.counters.savedBytes += meta.stateBytes;
-    this.counters.saveMsTotal += performance.now() - t0;
-    if (w.holds === key) w.saved = { key, tokens };
+  /** Returns once the sequence is free again: the state is written off it (ConversationSaves). */
+  private save(w: WarmSlot, key: string): Promise<void> {
+    return this.saves.save(w, key);
   }
 
   private async restore(w: WarmSlot, meta: SnapshotMeta): Promise<boolean> {
