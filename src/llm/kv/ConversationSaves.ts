@@ -2,7 +2,7 @@ import type { KnownPrefixes } from "./KnownPrefixes.ts";
 import type { KvCounters } from "./kvCounters.ts";
 import { SaveWriter, type WriterOptions } from "./SaveWriter.ts";
 import type { SnapshotStore } from "./SnapshotStore.ts";
-import type { WarmSlot } from "./WarmStarts.ts";
+import type { WarmSlot } from "./WarmSlot.ts";
 
 /**
  * Conversations' snapshots: each save holds the sequence only while its state is taken, and is packed and

@@ -1,26 +1,18 @@
-import type { LlamaContextSequence, Token } from "node-llama-cpp";
+import type { Token } from "node-llama-cpp";
 import { commonPrefixLength } from "../commonPrefix.ts";
 import type { PoolSlot, SequencePool } from "../SequencePool.ts";
 import type { SnapshotMeta } from "./snapshotFile.ts";
 import type { SnapshotStore } from "./SnapshotStore.ts";
 import { KvCounters, RestoreCostModel } from "./kvCounters.ts";
 import { TurnGate } from "./TurnGate.ts";
+import type { WarmSlot } from "./WarmSlot.ts";
 import { WarmQueue } from "./WarmQueue.ts";
 import { KnownPrefixes } from "./KnownPrefixes.ts";
 import { partKey, restoreSnapshot, WarmProgress } from "./WarmProgress.ts";
 import { ConversationSaves } from "./ConversationSaves.ts";
 import type { WriterOptions } from "./SaveWriter.ts";
 
-/** What the engine keeps per sequence for warm starts. */
-export interface WarmSlot {
-  sequence: LlamaContextSequence;
-  /** The conversation whose KV state the sequence holds (null: none, or a mind prefix only). */
-  holds: string | null;
-  /** What the last snapshot of `holds` contained (to skip saving an unchanged state). */
-  saved: { key: string; tokens: readonly number[] } | null;
-  /** The mind's prompt a warm-up stopped in this sequence for a turn, and how much of it is saved (WarmProgress). */
-  warming?: { key: string; tokens: readonly Token[]; saved: number };
-}
+export type { WarmSlot } from "./WarmSlot.ts";
 
 export interface WarmStartOptions {
   /** "auto": restore only when it beats evaluating; "always": whenever it saves tokens (tests). */
