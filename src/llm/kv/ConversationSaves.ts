@@ -1,6 +1,6 @@
 import type { KnownPrefixes } from "./KnownPrefixes.ts";
 import type { KvCounters } from "./kvCounters.ts";
-import { SaveWriter, type WriterOptions } from "./SaveWriter.ts";
+import type { SaveWriter } from "./SaveWriter.ts";
 import type { SnapshotStore } from "./SnapshotStore.ts";
 import type { WarmSlot } from "./WarmSlot.ts";
 
@@ -9,7 +9,6 @@ import type { WarmSlot } from "./WarmSlot.ts";
  * written off it (SaveWriter), against the longest mind prefix snapshot the conversation starts with.
  */
 export class ConversationSaves {
-  private readonly writer: SaveWriter;
   /** Keys erased while a save of theirs may be running: that save is deleted again. */
   private readonly forgotten = new Set<string>();
   /** Saves taken and not yet written, up to their counting. */
@@ -19,19 +18,12 @@ export class ConversationSaves {
     private readonly store: SnapshotStore,
     private readonly counters: KvCounters,
     private readonly known: KnownPrefixes,
-    options: WriterOptions,
-  ) {
-    this.writer = new SaveWriter(store, options);
-  }
+    private readonly writer: SaveWriter,
+  ) {}
 
   /** A turn of `key` begins: an erasure before it is behind it. */
   begin(key: string): void {
     this.forgotten.delete(key);
-  }
-
-  /** Resolves once the saves of `key` taken so far are written: what a restore of it must read. */
-  settled(key: string): Promise<unknown> {
-    return this.writer.settled("conversation", key);
   }
 
   /**

@@ -10,7 +10,7 @@ import { WarmQueue } from "./WarmQueue.ts";
 import { KnownPrefixes } from "./KnownPrefixes.ts";
 import { partKey, restoreSnapshot, WarmProgress } from "./WarmProgress.ts";
 import { ConversationSaves } from "./ConversationSaves.ts";
-import type { WriterOptions } from "./SaveWriter.ts";
+import { SaveWriter, type WriterOptions } from "./SaveWriter.ts";
 
 export type { WarmSlot } from "./WarmSlot.ts";
 
@@ -62,6 +62,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   private readonly known: KnownPrefixes;
   private readonly progress: WarmProgress;
   private readonly saves: ConversationSaves;
+  private readonly writer: SaveWriter;
   private closed = false;
   private wakeOnClose: () => void = () => {};
   private readonly closing = new Promise<void>((resolve) => (this.wakeOnClose = resolve));
@@ -73,8 +74,9 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     private readonly turns: TurnGate = new TurnGate(),
   ) {
     this.known = new KnownPrefixes(store, options.minGainTokens);
-    this.progress = new WarmProgress(store, options.minGainTokens);
-    this.saves = new ConversationSaves(store, this.counters, this.known, options.writer ?? {});
+    this.writer = new SaveWriter(store, options.writer);
+    this.progress = new WarmProgress(store, options.minGainTokens, this.writer);
+    this.saves = new ConversationSaves(store, this.counters, this.known, this.writer);
   }
 
   get estimates(): RestoreCostModel {
@@ -124,11 +126,10 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     if (resident || own >= prompt.length - 1) return inherited();
 
     const candidates: SnapshotMeta[] = [];
-    await this.saves.settled(key); // its latest state may still be being written
-    const conversation = await this.store.lookup("conversation", key);
+    const conversation = await this.lookup("conversation", key);
     if (conversation) candidates.push(conversation);
     if (prefix) {
-      const mind = await this.store.lookup("prefix", prefix.key);
+      const mind = await this.lookup("prefix", prefix.key);
       if (mind) {
         candidates.push(mind);
         this.known.remember(mind);
@@ -221,7 +222,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   private async warmQueued(): Promise<void> {
     for (let noSequence = 0; this.queue.size > 0 && !this.closed; ) {
       for (const [key, tokens] of this.queue.takeUnchecked()) {
-        const saved = await this.store.lookup("prefix", key);
+        const saved = await this.lookup("prefix", key);
         if (saved && saved.tokens.length === tokens.length && commonPrefixLength(saved.tokens, tokens) === tokens.length) {
           this.known.remember(saved);
           this.queue.delete(key);
@@ -275,9 +276,10 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
 
   /** Resolves when no background save or prefix evaluation is running (tests, benches). */
   async idle(): Promise<void> {
-    while (this.background.size || this.saves.busy) {
+    while (this.background.size || this.saves.busy || this.writer.pendingCount) {
       await Promise.allSettled([...this.background]);
       await this.saves.settle();
+      await this.writer.settle();
     }
   }
 
@@ -291,6 +293,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       if (w.holds !== null && this.dirty(w)) await this.save(w, w.holds);
     }
     await this.saves.settle();
+    await this.writer.settle();
   }
 
   private dirty(w: WarmSlot): boolean {
@@ -298,6 +301,12 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     if (w.saved?.key !== w.holds) return true;
     const now = w.sequence.contextTokens;
     return now.length !== w.saved.tokens.length || commonPrefixLength(now, w.saved.tokens) !== now.length;
+  }
+
+  /** A snapshot once the saves of its key taken so far are written (a state taken is never looked past). */
+  private async lookup(kind: "conversation" | "prefix", key: string): Promise<SnapshotMeta | null> {
+    await this.writer.settled(kind, key);
+    return this.store.lookup(kind, key);
   }
 
   /** Returns once the sequence is free again: the state is written off it (ConversationSaves). */
@@ -346,15 +355,20 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       // A prompt the sequence cannot hold whole (the context shifted it): nothing worth saving.
       if (seq.contextTokens.length !== end) return true;
     }
-    const meta = await this.store.save("prefix", key, [...seq.contextTokens], async (path) => {
+    const write = async (path: string) => {
       await seq.saveStateToFile(path);
-    });
-    if (meta) {
-      this.progress.drop(key);
-      this.counters.prefixSaves++;
-      this.counters.savedBytes += meta.stateBytes;
-      this.known.remember(meta);
-    }
+    };
+    // Taken here, packed and written off the sequence: a turn that comes meanwhile takes the sequence at once.
+    const taken = await this.writer.save("prefix", key, [...seq.contextTokens], write, async () => null);
+    if (taken)
+      this.spawn(async () => {
+        const meta = await taken.done;
+        if (!meta) return;
+        this.progress.drop(key);
+        this.counters.prefixSaves++;
+        this.counters.savedBytes += meta.stateBytes;
+        this.known.remember(meta);
+      });
     return true;
   }
 
