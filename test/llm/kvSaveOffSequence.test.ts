@@ -21,29 +21,32 @@ afterAll(async () => {
   for (const r of roots) rmSync(r, { recursive: true, force: true });
 });
 
-/** A gate the packing of conversation states waits at, and the keys that reached it. */
-function packGate() {
+/** A gate the packing of states (of `kind` only, when given) waits at, and the keys that reached it. */
+function packGate(kind?: "conversation" | "prefix") {
   let open = () => {};
   const opened = new Promise<void>((resolve) => (open = resolve));
   const reached: string[] = [];
   return {
     reached,
     open,
-    hook: async (_kind: string, key: string) => {
+    hook: async (k: string, key: string) => {
+      if (kind && k !== kind) return;
       reached.push(key);
       await opened;
     },
   };
 }
 
-async function load(opts: { kv: boolean; parallel?: number; pendingSaves?: number; beforePack?: (kind: "conversation" | "prefix", key: string) => Promise<void> }): Promise<LlmEngine> {
+async function load(opts: { kv: boolean; parallel?: number; long?: boolean; pendingSaves?: number; beforePack?: (kind: "conversation" | "prefix", key: string) => Promise<void> }): Promise<LlmEngine> {
   let kvSnapshots = null;
   if (opts.kv) {
     const dir = mkdtempSync(join(tmpdir(), "lorehold-kv-off-"));
     roots.push(dir);
     kvSnapshots = { dir, budgetBytes: 1 << 30, restore: "always" as const, pendingSaves: opts.pendingSaves, beforePack: opts.beforePack };
   }
-  const engine = await LlmEngine.load({ modelPath: ensureTinyModel(), threads: 1, parallel: opts.parallel ?? 1, contextSize: 512, kvSnapshots });
+  const modelPath = opts.long ? ensureTinyModel(undefined, { nCtx: 2048 }) : ensureTinyModel();
+  const warmChunkTokens = 64;
+  const engine = await LlmEngine.load({ modelPath, threads: 1, parallel: opts.parallel ?? 1, contextSize: opts.long ? 2048 : 512, kvSnapshots: kvSnapshots && { ...kvSnapshots, warmChunkTokens } });
   engines.push(engine);
   return engine;
 }
@@ -140,5 +143,26 @@ describe("a conversation's save off its sequence", () => {
     expect(readdirSync(roots.at(-1)!, { recursive: true, encoding: "utf8" }).filter((f) => f.includes(id))).toEqual([]);
     const back = await turn(engine, "p:ida:anna", "Ida", anna, 1);
     expect(back.timings?.warmSource).not.toBe("conversation");
+  });
+
+  test("a mind's prompt warmed to the end is packed off the sequence: a turn meanwhile does not wait for it", async () => {
+    const gate = packGate("prefix");
+    const engine = await load({ kv: true, long: true, beforePack: gate.hook });
+    const LONG = `You are Ida, keeper of the mill by the marsh. ${"The mill by the marsh grinds barley for the abbey. ".repeat(40)}`;
+    engine.warmMind(LONG);
+    await until(() => gate.reached.length > 0); // evaluated whole, its state taken, waiting to be packed
+    const ada = await turn(engine, "p:ada:1", "Ada", [], 0);
+    expect(ada.completionTokens).toBe(6);
+    expect(engine.kvStats()!.prefixSaves).toBe(0); // the turn ended before the mind's prompt was written
+    gate.open();
+    await engine.kvIdle();
+    expect(engine.kvStats()!.prefixSaves).toBeGreaterThanOrEqual(1);
+    const messages: ChatMessage[] = [
+      { role: "system", content: LONG },
+      { role: "user", content: "who owes you money?" },
+    ];
+    const newcomer = await engine.generate({ conversationKey: "p:ida:new", messages, maxTokens: 2, temperature: 0 });
+    expect(newcomer.timings?.warmSource).toBe("prefix");
+    expect(newcomer.evaluatedPromptTokens).toBeLessThan(newcomer.promptTokens / 4);
   });
 });
