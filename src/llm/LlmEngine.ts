@@ -80,7 +80,7 @@ export class LlmEngine {
         ? new WarmStarts(
             snapshotStoreFor(kv, opts.modelPath, this.context, init.llama),
             this.pool,
-            { restore: kv.restore ?? "auto", minGainTokens: kv.minGainTokens ?? MIN_RESTORE_GAIN, chunkTokens: kv.warmChunkTokens },
+            { restore: kv.restore ?? "auto", minGainTokens: kv.minGainTokens ?? MIN_RESTORE_GAIN, chunkTokens: kv.warmChunkTokens, writer: { pendingSaves: kv.pendingSaves, beforePack: kv.beforePack } },
             this.turns,
           )
         : null;

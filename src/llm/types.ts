@@ -178,6 +178,10 @@ export interface KvSnapshotOptions {
   minGainTokens?: number;
   /** Tokens a background mind warm-up evaluates before it looks for turns again (default 64). */
   warmChunkTokens?: number;
+  /** Taken conversation states waiting to be packed off their sequence at most (default 2; 0: packed while holding it). */
+  pendingSaves?: number;
+  /** Tests: runs before a conversation's state is packed (a save made slow on purpose). */
+  beforePack?: (kind: "conversation" | "prefix", key: string) => Promise<void>;
 }
 
 export interface LlmEngineOptions {
@@ -241,5 +245,7 @@ export interface KvStats {
   saveFailures: number;
   savedBytes: number;
   saveMsTotal: number;
+  saveHoldMsTotal: number;
+  savesInPlace: number;
   store: { fingerprint: string; files: number; bytes: number; budgetBytes: number; writable: boolean; refused: number; evictedByBudget: number };
 }

@@ -41,6 +41,7 @@ export class SnapshotStore {
   private refused = 0;
   private evictedByBudget = 0;
   private loads = 0;
+  private takes = 0;
   /** Unpacked prefix states by prefix key, most recently used last. */
   private readonly bases = new Map<string, { rawHash: string; raw: Uint8Array }>();
 
@@ -134,17 +135,41 @@ export class SnapshotStore {
    * Null when skipped (disk full or read-only) or failed; never throws.
    */
   async save(kind: SnapshotKind, key: string, tokens: readonly number[], write: (statePath: string) => Promise<void>, base: SnapshotMeta | null = null): Promise<SnapshotMeta | null> {
+    const raw = await this.take(write);
+    return raw ? this.commit(kind, key, tokens, raw, base) : null;
+  }
+
+  /**
+   * The state as llama.cpp writes it (`write` puts it at the given path), read into memory: the part of a
+   * save that needs the sequence. Null when skipped (disk full or read-only) or failed; never throws.
+   */
+  async take(write: (statePath: string) => Promise<void>): Promise<Uint8Array | null> {
+    if (!this.writable) return null;
+    const rawState = join(this.dir, `take-${process.pid}-${++this.takes}.raw.tmp`);
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      await write(rawState);
+      return await readFile(rawState);
+    } catch (e) {
+      this.failed(e);
+      return null;
+    } finally {
+      await rm(rawState, { force: true }).catch(() => {});
+    }
+  }
+
+  /**
+   * Packs a state `take` read (against `base`, a prefix snapshot the tokens start with, when given) and
+   * writes it, then the meta that vouches for it. Null when skipped or failed; never throws.
+   */
+  async commit(kind: SnapshotKind, key: string, tokens: readonly number[], raw: Uint8Array, base: SnapshotMeta | null = null): Promise<SnapshotMeta | null> {
     if (!this.writable) return null;
     const id = SnapshotStore.id(kind, key);
     const metaPath = join(this.dir, `${id}.meta`);
     const statePath = join(this.dir, `${id}.state`);
-    const tmpState = `${statePath}.tmp`;
-    const rawState = `${statePath}.raw.tmp`;
+    const tmpState = `${statePath}.${++this.takes}.tmp`;
     try {
       mkdirSync(this.dir, { recursive: true });
-      await write(rawState);
-      const raw = await readFile(rawState);
-      await rm(rawState, { force: true });
       const dictionary = base ? await this.unpackedBase({ key: base.key, rawHash: base.rawHash }) : null;
       await writeFile(tmpState, await packState(raw, dictionary));
       // Nothing vouches for the old state while the new one replaces it.
@@ -157,14 +182,18 @@ export class SnapshotStore {
       this.enforceBudget(this.entryKey(this.dir, id));
       return this.entries.has(this.entryKey(this.dir, id)) ? meta : null;
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code && DISK_FULL.has(code)) this.unwritableUntil = this.now() + UNWRITABLE_BACKOFF_MS;
+      this.failed(e);
       this.removeFiles(this.dir, id);
       this.entries.delete(this.entryKey(this.dir, id));
       await rm(tmpState, { force: true }).catch(() => {});
-      await rm(rawState, { force: true }).catch(() => {});
       return null;
     }
+  }
+
+  /** A full or read-only disk turns saving off for a while. */
+  private failed(e: unknown): void {
+    const code = (e as { code?: string }).code;
+    if (code && DISK_FULL.has(code)) this.unwritableUntil = this.now() + UNWRITABLE_BACKOFF_MS;
   }
 
   /**

@@ -2,6 +2,7 @@ import type { LlamaContextSequence, Token } from "node-llama-cpp";
 import { commonPrefixLength } from "../commonPrefix.ts";
 import type { SnapshotMeta } from "./snapshotFile.ts";
 import type { SnapshotStore } from "./SnapshotStore.ts";
+import type { SaveWriter } from "./SaveWriter.ts";
 
 /** Loads a snapshot into a sequence; false (the sequence cleared, a broken file deleted) when it did not load whole. */
 export async function restoreSnapshot(store: SnapshotStore, seq: LlamaContextSequence, meta: SnapshotMeta): Promise<boolean> {
@@ -33,10 +34,12 @@ export class WarmProgress {
   constructor(
     private readonly store: SnapshotStore,
     private readonly minGainTokens: number,
+    private readonly writer: SaveWriter,
   ) {}
 
   /** The saved part of this prompt, if any; one that no longer starts the prompt is deleted. */
   async find(key: string, tokens: readonly Token[]): Promise<SnapshotMeta | null> {
+    await this.writer.settled("prefix", partKey(key));
     const meta = await this.store.lookup("prefix", partKey(key));
     if (!meta) return null;
     if (meta.tokens.length < tokens.length && commonPrefixLength(meta.tokens, tokens) === meta.tokens.length) return meta;
@@ -46,16 +49,17 @@ export class WarmProgress {
 
   /**
    * Saves the part of the prompt the sequence holds, when it is worth more than the part saved before
-   * (`saved` tokens) by at least what a restore must gain: the turn waiting for the sequence waits for this
-   * save too. Returns the tokens the saved part now holds.
+   * (`saved` tokens) by at least what a restore must gain: the turn waiting for the sequence waits for the
+   * state to be taken, not for its packing (SaveWriter). Returns the tokens the saved part holds once written.
    */
   async keep(key: string, tokens: readonly Token[], seq: LlamaContextSequence, saved: number): Promise<number> {
     const held = commonPrefixLength(seq.contextTokens, tokens);
     if (held !== seq.contextTokens.length || held < saved + this.minGainTokens || !this.store.writable) return saved;
-    const meta = await this.store.save("prefix", partKey(key), [...seq.contextTokens], async (path) => {
+    const write = async (path: string) => {
       await seq.saveStateToFile(path);
-    });
-    return meta ? held : saved;
+    };
+    const taken = await this.writer.save("prefix", partKey(key), [...seq.contextTokens], write, async () => null);
+    return taken ? held : saved;
   }
 
   drop(key: string): void {

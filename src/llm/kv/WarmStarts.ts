@@ -1,24 +1,18 @@
-import type { LlamaContextSequence, Token } from "node-llama-cpp";
+import type { Token } from "node-llama-cpp";
 import { commonPrefixLength } from "../commonPrefix.ts";
 import type { PoolSlot, SequencePool } from "../SequencePool.ts";
 import type { SnapshotMeta } from "./snapshotFile.ts";
 import type { SnapshotStore } from "./SnapshotStore.ts";
 import { KvCounters, RestoreCostModel } from "./kvCounters.ts";
 import { TurnGate } from "./TurnGate.ts";
+import type { WarmSlot } from "./WarmSlot.ts";
 import { WarmQueue } from "./WarmQueue.ts";
 import { KnownPrefixes } from "./KnownPrefixes.ts";
 import { partKey, restoreSnapshot, WarmProgress } from "./WarmProgress.ts";
+import { ConversationSaves } from "./ConversationSaves.ts";
+import { SaveWriter, type WriterOptions } from "./SaveWriter.ts";
 
-/** What the engine keeps per sequence for warm starts. */
-export interface WarmSlot {
-  sequence: LlamaContextSequence;
-  /** The conversation whose KV state the sequence holds (null: none, or a mind prefix only). */
-  holds: string | null;
-  /** What the last snapshot of `holds` contained (to skip saving an unchanged state). */
-  saved: { key: string; tokens: readonly number[] } | null;
-  /** The mind's prompt a warm-up stopped in this sequence for a turn, and how much of it is saved (WarmProgress). */
-  warming?: { key: string; tokens: readonly Token[]; saved: number };
-}
+export type { WarmSlot } from "./WarmSlot.ts";
 
 export interface WarmStartOptions {
   /** "auto": restore only when it beats evaluating; "always": whenever it saves tokens (tests). */
@@ -30,6 +24,8 @@ export interface WarmStartOptions {
    * turn that arrives meanwhile can wait for it (one decode of this many tokens).
    */
   chunkTokens?: number;
+  /** How conversations' saves are written off their sequence (SaveWriter). */
+  writer?: WriterOptions;
 }
 
 /** Default step of a background warm-up: ~0.2 s of a 0.5B model's prompt processing on 2 cores. */
@@ -60,13 +56,13 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   private readonly background = new Set<Promise<unknown>>();
   /** Saves of the conversations turns just left (a warm-up waits for them, not for a timer). */
   private readonly turnSaves = new Set<Promise<unknown>>();
-  /** Keys erased while a save of theirs may be running: that save is deleted again. */
-  private readonly forgotten = new Set<string>();
   /** Minds' prompts waiting for (or in) a warm-up; one worker warms them, one step at a time. */
   private readonly queue = new WarmQueue();
   private warming = false;
   private readonly known: KnownPrefixes;
   private readonly progress: WarmProgress;
+  private readonly saves: ConversationSaves;
+  private readonly writer: SaveWriter;
   private closed = false;
   private wakeOnClose: () => void = () => {};
   private readonly closing = new Promise<void>((resolve) => (this.wakeOnClose = resolve));
@@ -78,7 +74,9 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     private readonly turns: TurnGate = new TurnGate(),
   ) {
     this.known = new KnownPrefixes(store, options.minGainTokens);
-    this.progress = new WarmProgress(store, options.minGainTokens);
+    this.writer = new SaveWriter(store, options.writer);
+    this.progress = new WarmProgress(store, options.minGainTokens, this.writer);
+    this.saves = new ConversationSaves(store, this.counters, this.known, this.writer);
   }
 
   get estimates(): RestoreCostModel {
@@ -99,7 +97,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
    */
   async prepare(slot: PoolSlot<S>, key: string, prompt: readonly Token[], prefix: { key: string; tokens: readonly Token[] } | null): Promise<WarmStartResult> {
     const w = slot.value;
-    this.forgotten.delete(key);
+    this.saves.begin(key);
     const wasHolding = w.holds === key;
     const keeping = performance.now();
     await this.keepPart(w, prompt);
@@ -128,10 +126,10 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     if (resident || own >= prompt.length - 1) return inherited();
 
     const candidates: SnapshotMeta[] = [];
-    const conversation = await this.store.lookup("conversation", key);
+    const conversation = await this.lookup("conversation", key);
     if (conversation) candidates.push(conversation);
     if (prefix) {
-      const mind = await this.store.lookup("prefix", prefix.key);
+      const mind = await this.lookup("prefix", prefix.key);
       if (mind) {
         candidates.push(mind);
         this.known.remember(mind);
@@ -224,7 +222,7 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
   private async warmQueued(): Promise<void> {
     for (let noSequence = 0; this.queue.size > 0 && !this.closed; ) {
       for (const [key, tokens] of this.queue.takeUnchecked()) {
-        const saved = await this.store.lookup("prefix", key);
+        const saved = await this.lookup("prefix", key);
         if (saved && saved.tokens.length === tokens.length && commonPrefixLength(saved.tokens, tokens) === tokens.length) {
           this.known.remember(saved);
           this.queue.delete(key);
@@ -260,10 +258,11 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
 
   /** Erases a conversation's state everywhere: resident sequences, pending saves, snapshots on disk. */
   forget(match: (key: string) => boolean): number {
+    const held: string[] = [];
     for (const slot of this.pool.slotsView()) {
       const w = slot.value;
       if (w.holds === null || !match(w.holds)) continue;
-      this.forgotten.add(w.holds);
+      held.push(w.holds);
       if (!slot.busy) {
         w.holds = null;
         w.saved = null;
@@ -271,12 +270,17 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
         void w.sequence.clearHistory().catch(() => {});
       }
     }
+    this.saves.forget(match, held);
     return this.store.deleteWhere((h) => h.kind === "conversation" && match(h.key));
   }
 
   /** Resolves when no background save or prefix evaluation is running (tests, benches). */
   async idle(): Promise<void> {
-    while (this.background.size) await Promise.allSettled([...this.background]);
+    while (this.background.size || this.saves.busy || this.writer.pendingCount) {
+      await Promise.allSettled([...this.background]);
+      await this.saves.settle();
+      await this.writer.settle();
+    }
   }
 
   /** Shutdown: background work finishes, then every unsaved conversation is saved. */
@@ -288,6 +292,8 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       const w = slot.value;
       if (w.holds !== null && this.dirty(w)) await this.save(w, w.holds);
     }
+    await this.saves.settle();
+    await this.writer.settle();
   }
 
   private dirty(w: WarmSlot): boolean {
@@ -297,30 +303,15 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
     return now.length !== w.saved.tokens.length || commonPrefixLength(now, w.saved.tokens) !== now.length;
   }
 
-  private async save(w: WarmSlot, key: string): Promise<void> {
-    const tokens = [...w.sequence.contextTokens];
-    const t0 = performance.now();
-    const meta = await this.store.save(
-      "conversation",
-      key,
-      tokens,
-      async (path) => {
-        await w.sequence.saveStateToFile(path);
-      },
-      await this.known.baseFor(tokens),
-    );
-    if (!meta) {
-      this.counters.saveFailures++;
-      return;
-    }
-    if (this.forgotten.has(key)) {
-      this.store.delete("conversation", key);
-      return;
-    }
-    this.counters.saves++;
-    this.counters.savedBytes += meta.stateBytes;
-    this.counters.saveMsTotal += performance.now() - t0;
-    if (w.holds === key) w.saved = { key, tokens };
+  /** A snapshot once the saves of its key taken so far are written (a state taken is never looked past). */
+  private async lookup(kind: "conversation" | "prefix", key: string): Promise<SnapshotMeta | null> {
+    await this.writer.settled(kind, key);
+    return this.store.lookup(kind, key);
+  }
+
+  /** Returns once the sequence is free again: the state is written off it (ConversationSaves). */
+  private save(w: WarmSlot, key: string): Promise<void> {
+    return this.saves.save(w, key);
   }
 
   private async restore(w: WarmSlot, meta: SnapshotMeta): Promise<boolean> {
@@ -364,15 +355,20 @@ export class WarmStarts<S extends WarmSlot = WarmSlot> {
       // A prompt the sequence cannot hold whole (the context shifted it): nothing worth saving.
       if (seq.contextTokens.length !== end) return true;
     }
-    const meta = await this.store.save("prefix", key, [...seq.contextTokens], async (path) => {
+    const write = async (path: string) => {
       await seq.saveStateToFile(path);
-    });
-    if (meta) {
-      this.progress.drop(key);
-      this.counters.prefixSaves++;
-      this.counters.savedBytes += meta.stateBytes;
-      this.known.remember(meta);
-    }
+    };
+    // Taken here, packed and written off the sequence: a turn that comes meanwhile takes the sequence at once.
+    const taken = await this.writer.save("prefix", key, [...seq.contextTokens], write, async () => null);
+    if (taken)
+      this.spawn(async () => {
+        const meta = await taken.done;
+        if (!meta) return;
+        this.progress.drop(key);
+        this.counters.prefixSaves++;
+        this.counters.savedBytes += meta.stateBytes;
+        this.known.remember(meta);
+      });
     return true;
   }
 

@@ -24,7 +24,12 @@ export class KvCounters {
   prefixWarmYields = 0;
   saveFailures = 0;
   savedBytes = 0;
+  /** From a save's start until its state is written (packing included). */
   saveMsTotal = 0;
+  /** Time saves held a sequence (taking its state): what a turn waiting for that sequence waits. */
+  saveHoldMsTotal = 0;
+  /** Saves written while holding the sequence: too many taken states were already waiting to be written. */
+  savesInPlace = 0;
 }
 
 /**

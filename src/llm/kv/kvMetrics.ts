@@ -29,6 +29,7 @@ export function registerKvMetrics(registry: Registry, kvStats: () => KvStats | n
   gauge("lorehold_kv_eviction_saves_total", "Saves on the request path (an evicted conversation not yet saved)", (k) => k.evictionSaves);
   gauge("lorehold_kv_prefix_saves_total", "Mind prefix snapshots saved", (k) => k.prefixSaves);
   gauge("lorehold_kv_save_failures_total", "Saves skipped or failed (disk full or read-only)", (k) => k.saveFailures);
+  gauge("lorehold_kv_save_hold_seconds_total", "Time saves held a sequence (taking its state; packing runs off it)", (k) => k.saveHoldMsTotal / 1000);
   gauge("lorehold_kv_saved_bytes_total", "Bytes of snapshots written", (k) => k.savedBytes);
   gauge("lorehold_kv_store_bytes", "Bytes of KV snapshots on disk", (k) => k.store.bytes);
   gauge("lorehold_kv_store_files", "KV snapshots on disk", (k) => k.store.files);
