@@ -25,7 +25,9 @@ interface GroupDbRow {
 
 /**
  * The pair's memories with their copied vectors, when every memory SQLite holds for the pair has a copy made by
- * `embedderId` from its current text; null when one misses or no longer matches (the caller reads LanceDB then).
+ * `embedderId` from its current text; null when one misses or no longer matches (the caller reads LanceDB then),
+ * and null for a pair SQLite holds no memory of: a turn never searches such a pair (it has no candidates), so what
+ * asks is after LanceDB's own rows (vectors whose rows were erased, awaiting their purge).
  * The rows are SQLite's, read through memories_player: the scope is SQLite's exactly.
  */
 export function readMemoryGroup(db: Db, s: MemoryScope, embedderId: string, dims: number): MemoryGroupRead | null {
@@ -36,6 +38,7 @@ export function readMemoryGroup(db: Db, s: MemoryScope, embedderId: string, dims
        WHERE m.project_id = ? AND m.player_id = ? AND m.mind_id = ?`,
     )
     .all(s.projectId, s.playerId, s.mindId);
+  if (!found.length) return null;
   const rows: MemoryRow[] = [];
   const vectors: Float32Array[] = [];
   for (const r of found) {
