@@ -182,7 +182,12 @@ out.push("", "| request | n | wall p50 / p99 | CPU mean / p50 |", "|---|---|---|
 out.push(row("preview, a mind's first since the start", firsts), row("… the same mind again, another player", agains));
 out.push(row("preview, a player's first turn with a seen mind, enhanced retrieval", enhanced), row("… the same pair again", enhancedAgain));
 out.push(row("memories alone (enhanced retrieval), a pair's first read", groupFirst), row("… the same pair again", groupAgain));
-console.log(`\n${args.label}: ${w.chunks.toLocaleString("en")} chunks, ${w.minds.length} minds, ${w.players} players; ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}; RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB\n`);
+// RSS as the run left it, and after a full collection: how much of it is garbage not collected yet (a run that
+// allocates less collects less often, so the first figure alone can favour the code that allocates more)
+const rssLeft = process.memoryUsage().rss;
+Bun.gc(true);
+const rssCollected = process.memoryUsage().rss;
+console.log(`\n${args.label}: ${w.chunks.toLocaleString("en")} chunks, ${w.minds.length} minds, ${w.players} players; ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}; RSS ${(rssLeft / 1e6).toFixed(0)} MB (${(rssCollected / 1e6).toFixed(0)} MB after a full collection)\n`);
 console.log(`${warmupLine}\n${fillLine}\n`);
 console.log(out.join("\n"));
 await app.stop();
