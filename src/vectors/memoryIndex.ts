@@ -93,7 +93,8 @@ export async function searchMemories(t: VectorTables, q: {
       vectors.push(r.vector.toArray ? r.vector.toArray() : r.vector);
     }
     g.memoryGroups.install(key, rows, vectors, since);
-    copyToSide(t, g, rows, vectors);
+    // unless a write landed meanwhile: it copied its own rows, newer than this read's
+    if (since === g.memoryGroups.epoch) copyToSide(t, g, rows, vectors);
     return g.memoryGroups.search(key, v, k) ?? new MemoryGroups(g.dims, rows.length + 1).searchOnce(rows, vectors, v, k);
   } finally {
     g.readers--;
