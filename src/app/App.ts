@@ -11,6 +11,7 @@ import { createLogger, type Logger } from "../ops/logger.ts";
 import { Scheduler } from "../jobs/Scheduler.ts";
 import { createEmbedder, embedderOptions } from "../vectors/createEmbedder.ts";
 import { VectorStore } from "../vectors/VectorStore.ts";
+import { sqliteMemorySide } from "../npc/memory/memoryVectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
 import { requeueInterrupted } from "../lore/documents/documentStore.ts";
 import type { LlmEngine } from "../llm/LlmEngine.ts";
@@ -154,6 +155,7 @@ export class App {
     try {
       const embedder = opts.embedder ?? (made = await createEmbedder(config.embeddingModel, config.modelsDir, embedderOptions(config)));
       const vectors = await VectorStore.open(paths.lance, embedder, { vectorCacheMb: config.vectorCacheMb, vectorIndexMinChunks: config.vectorIndexMinChunks });
+      vectors.memorySide = sqliteMemorySide(db);
       const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       app.ownEmbedder = made;

@@ -9,9 +9,9 @@ import { ProjectCaches } from "./ProjectCaches.ts";
 import { OptimizePolicy } from "./OptimizePolicy.ts";
 import { copyBatch } from "./copyBatch.ts";
 import { searchVectorHits, searchVectors, type VectorQuery } from "./searchChunks.ts";
-import { deleteMemories, searchMemories, upsertMemories } from "./memoryIndex.ts";
+import { copyMemoriesToSide, deleteMemories, searchMemories, upsertMemories } from "./memoryIndex.ts";
 import { replaceDocumentsChunks, type DocumentChunks } from "./writeChunks.ts";
-import type { VectorTables } from "./vectorTables.ts";
+import type { MemorySide, VectorTables } from "./vectorTables.ts";
 import type { ChunkRow, MemoryRow } from "./rows.ts";
 import { TABLE_RE, allIds, createGeneration, documentKey, openGeneration, optimizeTable, readMeta, tableName } from "./generation.ts";
 import { writeMeta, type Generation, type Kind, type PreEmbedded } from "./generation.ts";
@@ -55,6 +55,8 @@ export class VectorStore implements VectorTables {
   /** The running re-embed: close() lets it stop at its next batch and clean up before closing the connection. */
   private reembedRun: Promise<void> | null = null;
   closing = false;
+  /** the memories' vectors copied beside their SQLite rows (the App sets it); null: every group read from LanceDB */
+  memorySide: MemorySide | null = null;
   closed = false;
   /** @internal */
   readonly upkeep = new OptimizePolicy(this);
@@ -219,6 +221,11 @@ export class VectorStore implements VectorTables {
   /** Memories of this player with this mind, most similar to `query` first; score is cosine similarity. */
   searchMemories(q: { projectId: string; entityMindId: string; playerId: string; query: string; k: number }): Promise<(MemoryRow & { score: number })[]> {
     return searchMemories(this, q);
+  }
+
+  /** Copies every memory vector of the active generation to memorySide (see copyMemoriesToSide). */
+  copyMemoriesToSide(signal?: AbortSignal): Promise<{ embedderId: string; rows: number } | null> {
+    return copyMemoriesToSide(this, signal);
   }
 
   // ------------------------------------------------------------------ re-embed

@@ -5,8 +5,18 @@ import { MEMORY_COLUMNS } from "./schemas.ts";
 import { memoryRecord, toMemoryRow, type Raw } from "./vectorRecords.ts";
 import { MemoryGroups } from "./memoryGroups.ts";
 import type { VectorTables } from "./vectorTables.ts";
+export type { MemoryGroupRead, MemorySide } from "./vectorTables.ts";
 
 /** The memories table: one row per memory, searched per (project, mind, player). */
+
+/** The copy is a cache checked on every read: failing to write it costs a later LanceDB read, not the write. */
+function copyToSide(t: VectorTables, g: { embedderId: string }, rows: MemoryRow[], vectors: ArrayLike<number>[]): void {
+  try {
+    t.memorySide?.write(g.embedderId, rows, vectors);
+  } catch {
+    // the group's next first search reads LanceDB and copies it again
+  }
+}
 
 /**
  * Writes memories' rows and vectors: replaces those whose ids the table has, adds the others. `fresh` (every id
@@ -26,6 +36,8 @@ export async function upsertMemories(t: VectorTables, rows: MemoryRow[], fresh =
       if (fresh) await g.memories.add(data);
       else await g.memories.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
       g.memoryGroups.upserted(rows, vectors); // synchronously after the commit (see MemoryGroups)
+      // the active generation's vectors only: a re-embed's new ones are another embedder's (copied after its swap)
+      if (vectors && g === t.writeTargets()[0]) copyToSide(t, g, rows, vectors);
     }
   });
   t.upkeep.noteCommit("memories", rows.length);
@@ -64,6 +76,11 @@ export async function searchMemories(t: VectorTables, q: {
     if (cached) return cached;
     // the whole group, once: later turns of the conversation rank it in memory
     const since = g.memoryGroups.epoch;
+    const side = t.memorySide?.read(g.embedderId, g.dims, q);
+    if (side) {
+      g.memoryGroups.install(key, side.rows, side.vectors, since);
+      return g.memoryGroups.search(key, v, k) ?? new MemoryGroups(g.dims, side.rows.length + 1).searchOnce(side.rows, side.vectors, v, k);
+    }
     // by player and mind only (memoryGroupFilter says why): the loop below keeps the project's rows alone
     const where = memoryGroupFilter(q.entityMindId, q.playerId);
     const raw = (await g.memories.query().where(where).select([...MEMORY_COLUMNS, "vector"]).toArray()) as Raw[];
@@ -76,7 +93,48 @@ export async function searchMemories(t: VectorTables, q: {
       vectors.push(r.vector.toArray ? r.vector.toArray() : r.vector);
     }
     g.memoryGroups.install(key, rows, vectors, since);
+    // unless a write landed meanwhile: it copied its own rows, newer than this read's
+    if (since === g.memoryGroups.epoch) copyToSide(t, g, rows, vectors);
     return g.memoryGroups.search(key, v, k) ?? new MemoryGroups(g.dims, rows.length + 1).searchOnce(rows, vectors, v, k);
+  } finally {
+    g.readers--;
+  }
+}
+
+/** Rows copied between two turns of the event loop: a few milliseconds of SQLite writes at a time. */
+const COPY_SLICE = 256;
+
+/**
+ * Copies every row of the active generation's memories table to the side (MemorySide), a slice at a time with the
+ * event loop let go between slices, for a store whose copy was never made (an older data folder, a re-embed's new
+ * embedder). Writes meanwhile copy their rows themselves; a row this pass read before a write changed it is copied
+ * with its old text, which the side's check refuses, so its group reads LanceDB once and copies it again.
+ * Answers the rows copied and the embedder they belong to, or null with no side or no embedder.
+ */
+export async function copyMemoriesToSide(t: VectorTables, signal?: AbortSignal): Promise<{ embedderId: string; rows: number } | null> {
+  t.assertOpen();
+  const side = t.memorySide;
+  const g = t.acquire();
+  try {
+    if (!side || !g.embedder) return null;
+    let copied = 0;
+    for await (const batch of g.memories.query().select([...MEMORY_COLUMNS, "vector"])) {
+      const raw = batch.toArray() as Raw[];
+      for (let i = 0; i < raw.length; i += COPY_SLICE) {
+        if (signal?.aborted || t.writeTargets()[0] !== g) throw new Error(signal?.aborted ? "aborted" : "the generation changed while its memories were copied");
+        const rows: MemoryRow[] = [];
+        const vectors: ArrayLike<number>[] = [];
+        for (const r of raw.slice(i, i + COPY_SLICE)) {
+          if (r.vector == null) continue;
+          rows.push(toMemoryRow(r));
+          vectors.push(r.vector.toArray ? r.vector.toArray() : r.vector);
+        }
+        side.write(g.embedderId, rows, vectors);
+        copied += rows.length;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    return { embedderId: g.embedderId, rows: copied };
   } finally {
     g.readers--;
   }

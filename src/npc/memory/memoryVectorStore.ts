@@ -1,0 +1,107 @@
+import { writeTx, type Db } from "../../db/openDatabase.ts";
+import { parseJsonColumn } from "../../core/json.ts";
+import type { MemoryGroupRead, MemorySide } from "../../vectors/memoryIndex.ts";
+import type { MemoryRow } from "../../vectors/VectorStore.ts";
+import type { MemoryScope } from "./types.ts";
+
+// SQLite access for `memory_vectors` and `memory_vector_fills` (035_memory_vectors): each memory's vector copied
+// from LanceDB beside its row, used only while it matches the row's text and the active embedder.
+
+/** 53 bits of the text's wyhash: a number SQLite and JavaScript both hold exactly. */
+export function textHash(text: string): number {
+  return Number(BigInt(Bun.hash(text)) & 0x1f_ffff_ffff_ffffn);
+}
+
+interface GroupDbRow {
+  id: string;
+  text: string;
+  importance: number;
+  topics: string;
+  created_at: string;
+  embedder: string | null;
+  text_hash: number | null;
+  vector: Uint8Array | null;
+}
+
+/**
+ * The pair's memories with their copied vectors, when every memory SQLite holds for the pair has a copy made by
+ * `embedderId` from its current text; null when one misses or no longer matches (the caller reads LanceDB then),
+ * and null for a pair SQLite holds no memory of: a turn never searches such a pair (it has no candidates), so what
+ * asks is after LanceDB's own rows (vectors whose rows were erased, awaiting their purge).
+ * The rows are SQLite's, read through memories_player: the scope is SQLite's exactly.
+ */
+export function readMemoryGroup(db: Db, s: MemoryScope, embedderId: string, dims: number): MemoryGroupRead | null {
+  const found = db
+    .query<GroupDbRow, [string, string, string]>(
+      `SELECT m.id, m.text, m.importance, m.topics, m.created_at, v.embedder, v.text_hash, v.vector
+       FROM memories m LEFT JOIN memory_vectors v ON v.memory_id = m.id
+       WHERE m.project_id = ? AND m.player_id = ? AND m.mind_id = ?`,
+    )
+    .all(s.projectId, s.playerId, s.mindId);
+  if (!found.length) return null;
+  const rows: MemoryRow[] = [];
+  const vectors: Float32Array[] = [];
+  for (const r of found) {
+    if (r.embedder !== embedderId || r.vector === null || r.vector.byteLength !== dims * 4 || r.text_hash !== textHash(r.text)) return null;
+    rows.push({
+      id: r.id,
+      projectId: s.projectId,
+      entityMindId: s.mindId,
+      playerId: s.playerId,
+      text: r.text,
+      importance: r.importance,
+      topics: parseJsonColumn<string[]>(r.topics, []),
+      createdAt: r.created_at,
+    });
+    // a copy of the bytes: SQLite's buffer need not be 4-byte aligned
+    vectors.push(new Float32Array(r.vector.slice().buffer));
+  }
+  return { rows, vectors };
+}
+
+/**
+ * Copies LanceDB rows' vectors beside their memories: each row's text is hashed with its vector, as LanceDB holds the
+ * pair, so a copy is always some text's true vector and is used only while the memory has that text. A row whose
+ * memory SQLite does not hold in the row's project is skipped (a vector awaiting its purge).
+ */
+export function writeMemoryVectors(db: Db, embedderId: string, rows: readonly MemoryRow[], vectors: readonly ArrayLike<number>[]): number {
+  const put = db.query(
+    `INSERT INTO memory_vectors (memory_id, embedder, text_hash, vector)
+     SELECT id, ?, ?, ? FROM memories WHERE id = ? AND project_id = ?
+     ON CONFLICT (memory_id) DO UPDATE SET embedder = excluded.embedder, text_hash = excluded.text_hash, vector = excluded.vector`,
+  );
+  let written = 0;
+  writeTx(db, () => {
+    for (let i = 0; i < rows.length; i++) {
+      const v = vectors[i];
+      if (!v) continue;
+      const f = v instanceof Float32Array ? v : Float32Array.from(v);
+      written += put.run(embedderId, textHash(rows[i].text), new Uint8Array(f.buffer, f.byteOffset, f.byteLength), rows[i].id, rows[i].projectId).changes;
+    }
+  });
+  return written;
+}
+
+/** Whether the whole LanceDB memories table of this embedder was copied here once (later writes keep it in step). */
+export function memoryVectorsFilled(db: Db, embedderId: string): boolean {
+  return db.query<{ one: number }, [string]>("SELECT 1 AS one FROM memory_vector_fills WHERE embedder = ?").get(embedderId) !== null;
+}
+
+export function markMemoryVectorsFilled(db: Db, embedderId: string, at: string): void {
+  db.query("INSERT INTO memory_vector_fills (embedder, filled_at) VALUES (?, ?) ON CONFLICT (embedder) DO UPDATE SET filled_at = excluded.filled_at").run(embedderId, at);
+}
+
+/** Copies made by other embedders than this one (left by a re-embed): dropped, as they can never match again. */
+export function dropOtherEmbeddersVectors(db: Db, embedderId: string): number {
+  const n = db.query("DELETE FROM memory_vectors WHERE embedder <> ?").run(embedderId).changes;
+  db.query("DELETE FROM memory_vector_fills WHERE embedder <> ?").run(embedderId);
+  return n;
+}
+
+/** The vector store's side of the copy: reads a pair's group, writes what LanceDB wrote or read. */
+export function sqliteMemorySide(db: Db): MemorySide {
+  return {
+    read: (embedderId, dims, q) => readMemoryGroup(db, { projectId: q.projectId, mindId: q.entityMindId, playerId: q.playerId }, embedderId, dims),
+    write: (embedderId, rows, vectors) => void writeMemoryVectors(db, embedderId, rows, vectors),
+  };
+}

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { memoryWorld } from "./memoryWorld.ts";
+import { storeMemories } from "../../src/npc/memory/storeMemories.ts";
+import { retrieveMemories } from "../../src/npc/memory/retrieveMemories.ts";
+import { updateMemoryRow } from "../../src/npc/memory/memoryRows.ts";
+import { MEMORY_VECTOR_FILL_JOB } from "../../src/npc/memory/memoryVectorFill.ts";
+import { readMemoryGroup } from "../../src/npc/memory/memoryVectorStore.ts";
+import type { MemorySide } from "../../src/vectors/memoryIndex.ts";
+
+// The memories' vectors copied beside their SQLite rows (memory_vectors): a pair's first search under enhanced
+// retrieval reads its group there instead of LanceDB. Real SQLite and LanceDB, hashing embedder. What must hold: the
+// same memories ranked the same as from LanceDB, the copy never used once it no longer matches its memory (a crash
+// between LanceDB's commit and the copy's write, a text changed without its vector), the copy made again when
+// missing, and a group's read holding that pair's memories alone.
+setDefaultTimeout(120_000);
+
+let t: TestApp;
+let w: ReturnType<typeof memoryWorld>;
+const WORDS = "ale honey sword river bridge toll lantern crypt abbey bell storm ship harbour keeper marsh barley".split(" ");
+const text = (i: number) => `The player spoke of the ${WORDS[i % 16]} and the ${WORDS[(i * 5 + 3) % 16]} near the ${WORDS[(i * 7 + 1) % 16]}.`;
+const QUERIES = ["Any honey ale by the river?", "The keeper's lantern in the storm", "Tell me of the abbey bell", "barley and marsh"];
+const PAIRS = () => [
+  [w.p1, w.garrick, "ada"],
+  [w.p1, w.elena, "ada"],
+  [w.p1, w.garrick, "bram"],
+  [w.p2, w.other, "ada"],
+] as const;
+
+/** Counts the side's answers: `hits` groups read from the copy, `misses` sent to LanceDB. */
+function watchSide() {
+  const side = t.app.ctx.vectors.memorySide!;
+  const seen = { hits: 0, misses: 0, writes: 0 };
+  const watched: MemorySide = {
+    read: (...a) => {
+      const r = side.read(...a);
+      if (r) seen.hits++;
+      else seen.misses++;
+      return r;
+    },
+    write: (...a) => {
+      seen.writes++;
+      side.write(...a);
+    },
+  };
+  t.app.ctx.vectors.memorySide = watched;
+  return { seen, watched, restore: () => (t.app.ctx.vectors.memorySide = side) };
+}
+
+/** Forgets the groups held in memory, as a restart does: the next search of each pair is its first. */
+function forgetGroups() {
+  const g = t.app.ctx.vectors.activeGeneration();
+  for (const p of [w.p1, w.p2]) g.memoryGroups.deleted({ projectId: p });
+}
+
+const enhanced = (projectId: string, mindId: string, playerId: string, query: string) =>
+  retrieveMemories(t.app.ctx, { projectId, mindId, playerId, query, enhanced: true, limit: 5 });
+const copies = () => t.app.db.query<{ n: number }, []>("SELECT count(*) AS n FROM memory_vectors").get()!.n;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  w = memoryWorld(t.app.ctx);
+  let i = 0;
+  for (const [projectId, mindId, playerId] of PAIRS()) {
+    const drafts = Array.from({ length: 12 }, () => ({ text: text(i++), importance: 1 + (i % 10), topics: i % 4 ? [] : [WORDS[i % 16]] }));
+    await storeMemories(t.app.ctx, { projectId, mindId, playerId, drafts });
+  }
+});
+afterAll(() => t.close());
+
+describe("a pair's memory group read from the copy beside its rows", () => {
+  test("every memory's vector is copied by its write, with the active embedder", () => {
+    const n = t.app.db.query<{ n: number }, []>("SELECT count(*) AS n FROM memories").get()!.n;
+    expect(n).toBeGreaterThan(40);
+    expect(copies()).toBe(n);
+    const embedders = t.app.db.query<{ embedder: string }, []>("SELECT DISTINCT embedder FROM memory_vectors").all();
+    expect(embedders).toEqual([{ embedder: t.app.ctx.vectors.embedderId }]);
+  });
+
+  test("the same memories ranked the same, with the same scores, as from LanceDB's read of the group", async () => {
+    const watch = watchSide();
+    try {
+      for (const [projectId, mindId, playerId] of PAIRS()) {
+        for (const query of QUERIES) {
+          forgetGroups();
+          t.app.ctx.vectors.memorySide = null; // LanceDB alone, as before the copy
+          const lance = await enhanced(projectId, mindId, playerId, query);
+          const lanceHits = await t.app.ctx.vectors.searchMemories({ projectId, entityMindId: mindId, playerId, query, k: 12 });
+          forgetGroups();
+          t.app.ctx.vectors.memorySide = watch.watched;
+          const before = watch.seen.hits;
+          const copy = await enhanced(projectId, mindId, playerId, query);
+          expect(watch.seen.hits).toBe(before + 1); // read from the copy, not LanceDB
+          expect(copy.map((m) => [m.id, m.score])).toEqual(lance.map((m) => [m.id, m.score]));
+          expect(copy).toHaveLength(5);
+          forgetGroups();
+          const copyHits = await t.app.ctx.vectors.searchMemories({ projectId, entityMindId: mindId, playerId, query, k: 12 });
+          expect(copyHits.map((h) => [h.id, h.score])).toEqual(lanceHits.map((h) => [h.id, h.score]));
+          for (const h of copyHits) expect(h).toMatchObject({ projectId, entityMindId: mindId, playerId });
+        }
+      }
+    } finally {
+      watch.restore();
+    }
+  });
+
+  test("a group's read holds that pair's memories and no other's: another player, mind or project", () => {
+    const side = t.app.ctx.vectors.memorySide!;
+    const id = t.app.ctx.vectors.embedderId;
+    const ids = (projectId: string, mindId: string, playerId: string) =>
+      t.app.db.query<{ id: string }, [string, string, string]>("SELECT id FROM memories WHERE project_id = ? AND mind_id = ? AND player_id = ? ORDER BY id").all(projectId, mindId, playerId).map((r) => r.id);
+    for (const [projectId, mindId, playerId] of PAIRS()) {
+      const got = side.read(id, 384, { projectId, entityMindId: mindId, playerId })!;
+      expect(got.rows.map((r) => r.id).sort()).toEqual(ids(projectId, mindId, playerId));
+      for (const r of got.rows) expect(r).toMatchObject({ projectId, entityMindId: mindId, playerId });
+    }
+    // the other project's mind asked under this project's id, and a player with none: no group (LanceDB answers)
+    expect(side.read(id, 384, { projectId: w.p1, entityMindId: w.other, playerId: "ada" })).toBeNull();
+    expect(side.read(id, 384, { projectId: w.p1, entityMindId: w.garrick, playerId: "zed" })).toBeNull();
+    // another embedder's copies are never used
+    expect(side.read("another-embedder", 384, { projectId: w.p1, entityMindId: w.garrick, playerId: "ada" })).toBeNull();
+  });
+
+  test("a crash between LanceDB's commit and the copy's write: the group is read from LanceDB, ranked the same, and copied again", async () => {
+    const watch = watchSide();
+    try {
+      const lost = t.app.ctx.vectors.memorySide!;
+      t.app.ctx.vectors.memorySide = { read: lost.read, write: () => { throw new Error("the process died here"); } };
+      const [stored] = await storeMemories(t.app.ctx, { projectId: w.p1, mindId: w.garrick, playerId: "ada", drafts: [{ text: "The player hid honey ale under the old bridge.", importance: 8, topics: ["bridge"] }] });
+      t.app.ctx.vectors.memorySide = lost;
+      expect(t.app.db.query("SELECT 1 FROM memory_vectors WHERE memory_id = ?").get(stored.id)).toBeNull();
+      forgetGroups(); // the restart
+      const before = { ...watch.seen };
+      const first = await enhanced(w.p1, w.garrick, "ada", "honey ale under the bridge");
+      expect(watch.seen.misses).toBe(before.misses + 1);
+      expect(first[0].id).toBe(stored.id);
+      expect(t.app.db.query("SELECT 1 FROM memory_vectors WHERE memory_id = ?").get(stored.id)).not.toBeNull();
+      forgetGroups();
+      const again = await enhanced(w.p1, w.garrick, "ada", "honey ale under the bridge");
+      expect(watch.seen.hits).toBe(before.hits + 1);
+      expect(again.map((m) => [m.id, m.score])).toEqual(first.map((m) => [m.id, m.score]));
+    } finally {
+      watch.restore();
+    }
+  });
+
+  test("a memory whose text changed without its copy (a merge's SQLite commit, then a crash): the copy is refused", async () => {
+    const m = (await enhanced(w.p1, w.elena, "ada", "lantern"))[0];
+    updateMemoryRow(t.app.db, { id: m.id, text: `${m.text} Also a storm.`, importance: m.importance, topics: m.topics, updatedAt: m.updatedAt });
+    const id = t.app.ctx.vectors.embedderId;
+    expect(readMemoryGroup(t.app.db, { projectId: w.p1, mindId: w.elena, playerId: "ada" }, id, 384)).toBeNull();
+    const watch = watchSide();
+    try {
+      forgetGroups();
+      await enhanced(w.p1, w.elena, "ada", "lantern");
+      expect(watch.seen.misses).toBe(1); // LanceDB, which still holds the old text's vector, as before the copy
+    } finally {
+      watch.restore();
+    }
+  });
+
+  test("a deleted memory takes its copy with it", async () => {
+    const victim = t.app.db.query<{ id: string }, [string]>("SELECT id FROM memories WHERE player_id = ? LIMIT 1").get("bram")!.id;
+    const before = copies();
+    t.app.db.query("DELETE FROM memories WHERE id = ?").run(victim);
+    expect(copies()).toBe(before - 1);
+  });
+
+  test("the fill job copies every memory's vector from LanceDB when the copy is missing, once", async () => {
+    const expected = t.app.db.query<{ id: string; text: string }, []>("SELECT memory_id AS id FROM memory_vectors ORDER BY memory_id").all();
+    t.app.db.exec("DELETE FROM memory_vectors; DELETE FROM memory_vector_fills");
+    const first = (await t.app.scheduler.trigger(MEMORY_VECTOR_FILL_JOB))!.lastResult as { copied: number; embedder: string };
+    expect(first.embedder).toBe(t.app.ctx.vectors.embedderId);
+    // every memory LanceDB holds (the changed one's copy is its old text's: kept, and refused on read)
+    const after = t.app.db.query<{ id: string }, []>("SELECT memory_id AS id FROM memory_vectors ORDER BY memory_id").all();
+    expect(after).toEqual(expected);
+    expect(first.copied).toBeGreaterThanOrEqual(after.length);
+    const second = (await t.app.scheduler.trigger(MEMORY_VECTOR_FILL_JOB))!.lastResult as { copied: number };
+    expect(second.copied).toBe(0);
+    // and the groups read from it rank as LanceDB does
+    const watch = watchSide();
+    try {
+      forgetGroups();
+      const copy = await enhanced(w.p2, w.other, "ada", QUERIES[0]);
+      expect(watch.seen.hits).toBe(1);
+      forgetGroups();
+      t.app.ctx.vectors.memorySide = null;
+      const lance = await enhanced(w.p2, w.other, "ada", QUERIES[0]);
+      expect(copy.map((m) => [m.id, m.score])).toEqual(lance.map((m) => [m.id, m.score]));
+    } finally {
+      watch.restore();
+    }
+  });
+});
