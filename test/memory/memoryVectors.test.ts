@@ -212,7 +212,7 @@ describe("after a re-embed", () => {
       expect(readMemoryGroup(t.app.db, { projectId: w.p2, mindId: w.other, playerId: "ada" }, next.id, 384)).toBeNull(); // copied by the old embedder
       const filled = (await t.app.scheduler.trigger(MEMORY_VECTOR_FILL_JOB))!.lastResult as { embedder: string };
       expect(filled.embedder).toBe(next.id);
-      expect(t.app.db.query("SELECT DISTINCT embedder FROM memory_vectors").all()).toEqual([{ embedder: next.id }]);
+      expect(t.app.db.query("SELECT DISTINCT embedder FROM memory_vectors").all()).toEqual([{ embedder: next.id }]); // each copy overwritten in place
       const before = watch.seen.hits;
       const copy = await enhanced(w.p1, w.garrick, "bram", QUERIES[1]);
       expect(watch.seen.hits).toBe(before + 1);
