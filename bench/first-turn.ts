@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { heapStats } from "bun:jsc";
 import { App } from "../src/app/App.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { silentLogger } from "../src/ops/logger.ts";
@@ -36,7 +37,16 @@ const { values: args } = parseArgs({
   },
 });
 if (!args.world) throw new Error("--world <folder> is required");
-const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+// each line with the process's RSS and the JS heap beside it (where memory went, section by section)
+const rssFile = () => {
+  try {
+    const kb = /RssFile:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    return kb ? `, of it file-backed ${(Number(kb) / 1e3).toFixed(0)} MB` : "";
+  } catch {
+    return ""; // not Linux
+  }
+};
+const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s} (RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB${rssFile()}, JS heap ${(heapStats().heapSize / 1e6).toFixed(0)} MB)`);
 const w = JSON.parse(readFileSync(join(args.world, "world.json"), "utf8")) as { projectId: string; adminToken: string; minds: string[]; players: number; chunks: number };
 
 const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-first-"));
@@ -148,6 +158,7 @@ if (nStages) {
   out.push("| stage: a mind's first sight / the same mind again | n | wall p50 / p99 | CPU mean / p50 |", "|---|---|---|---|");
   for (const s of STAGES) out.push(row(`${s}, first`, first.get(s)!), row(`${s}, again`, again.get(s)!));
 }
+log("stages done");
 // whole previews: a mind's first since the start, then the same mind again (another player)
 const firsts: Sample[] = [];
 const agains: Sample[] = [];
@@ -155,6 +166,7 @@ for (const m of minds.splice(0, Number(args.previews))) {
   firsts.push(await preview(m, `player${Math.floor(rnd() * w.players)}`));
   agains.push(await preview(m, `player${Math.floor(rnd() * w.players)}`));
 }
+log("previews of minds done");
 // a player with memories of the mind (player p has met minds p mod minds and 7p+3), first turn under enhanced retrieval;
 // the mind is one already seen, so only the pair is new
 updateSettings(ctx, w.projectId, { enhancedMemoryRetrieval: true });
@@ -168,6 +180,7 @@ for (let i = 0; i < Number(args.previews); i++) {
   enhanced.push(await preview(w.minds[p % w.minds.length], `player${p}`));
   enhancedAgain.push(await preview(w.minds[p % w.minds.length], `player${p}`));
 }
+log("enhanced previews done");
 // the memory read alone (enhanced retrieval), a pair's first and again, on pairs not used above
 const groupFirst: Sample[] = [];
 const groupAgain: Sample[] = [];
@@ -186,8 +199,9 @@ out.push(row("memories alone (enhanced retrieval), a pair's first read", groupFi
 // allocates less collects less often, so the first figure alone can favour the code that allocates more)
 const rssLeft = process.memoryUsage().rss;
 Bun.gc(true);
+await Bun.sleep(2000); // the allocator hands freed pages back to the system lazily
 const rssCollected = process.memoryUsage().rss;
-console.log(`\n${args.label}: ${w.chunks.toLocaleString("en")} chunks, ${w.minds.length} minds, ${w.players} players; ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}; RSS ${(rssLeft / 1e6).toFixed(0)} MB (${(rssCollected / 1e6).toFixed(0)} MB after a full collection)\n`);
+console.log(`\n${args.label}: ${w.chunks.toLocaleString("en")} chunks, ${w.minds.length} minds, ${w.players} players; ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}; RSS ${(rssLeft / 1e6).toFixed(0)} MB (${(rssCollected / 1e6).toFixed(0)} MB 2 s after a full collection)\n`);
 console.log(`${warmupLine}\n${fillLine}\n`);
 console.log(out.join("\n"));
 await app.stop();

@@ -101,8 +101,8 @@ export async function searchMemories(t: VectorTables, q: {
   }
 }
 
-/** Rows copied between two turns of the event loop: a few milliseconds of SQLite writes at a time. */
-const COPY_SLICE = 256;
+/** Rows copied between two turns of the event loop: ~4 ms of SQLite writes at a time (0.06 ms a row at 1M memories). */
+const COPY_SLICE = 64;
 
 /**
  * Copies every row of the active generation's memories table to the side (MemorySide), a slice at a time with the

@@ -7,6 +7,8 @@ import { updateMemoryRow } from "../../src/npc/memory/memoryRows.ts";
 import { MEMORY_VECTOR_FILL_JOB } from "../../src/npc/memory/memoryVectorFill.ts";
 import { readMemoryGroup } from "../../src/npc/memory/memoryVectorStore.ts";
 import type { MemorySide } from "../../src/vectors/memoryIndex.ts";
+import type { Embedder } from "../../src/vectors/Embedder.ts";
+import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
 
 // The memories' vectors copied beside their SQLite rows (memory_vectors): a pair's first search under enhanced
 // retrieval reads its group there instead of LanceDB. Real SQLite and LanceDB, hashing embedder. What must hold: the
@@ -186,6 +188,34 @@ describe("a pair's memory group read from the copy beside its rows", () => {
       forgetGroups();
       t.app.ctx.vectors.memorySide = null;
       const lance = await enhanced(w.p2, w.other, "ada", QUERIES[0]);
+      expect(copy.map((m) => [m.id, m.score])).toEqual(lance.map((m) => [m.id, m.score]));
+    } finally {
+      watch.restore();
+    }
+  });
+});
+
+describe("after a re-embed", () => {
+  test("the old embedder's copies are refused, and the fill job copies the new one's", async () => {
+    const base = new HashingEmbedder();
+    // another id: its vectors are another embedder's, whatever they hold (reversed, so they differ)
+    const next: Embedder = { id: "hashing-384-reversed", dims: 384, embed: async (texts) => (await base.embed(texts)).map((v) => v.slice().reverse()) };
+    await t.app.ctx.vectors.reembedAll(next);
+    expect(t.app.ctx.vectors.embedderId).toBe(next.id);
+    const watch = watchSide();
+    try {
+      forgetGroups();
+      t.app.ctx.vectors.memorySide = null;
+      const lance = await enhanced(w.p1, w.garrick, "bram", QUERIES[1]);
+      t.app.ctx.vectors.memorySide = watch.watched;
+      forgetGroups();
+      expect(readMemoryGroup(t.app.db, { projectId: w.p2, mindId: w.other, playerId: "ada" }, next.id, 384)).toBeNull(); // copied by the old embedder
+      const filled = (await t.app.scheduler.trigger(MEMORY_VECTOR_FILL_JOB))!.lastResult as { embedder: string };
+      expect(filled.embedder).toBe(next.id);
+      expect(t.app.db.query("SELECT DISTINCT embedder FROM memory_vectors").all()).toEqual([{ embedder: next.id }]); // each copy overwritten in place
+      const before = watch.seen.hits;
+      const copy = await enhanced(w.p1, w.garrick, "bram", QUERIES[1]);
+      expect(watch.seen.hits).toBe(before + 1);
       expect(copy.map((m) => [m.id, m.score])).toEqual(lance.map((m) => [m.id, m.score]));
     } finally {
       watch.restore();

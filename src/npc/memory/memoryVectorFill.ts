@@ -1,6 +1,6 @@
 import type { AppContext } from "../../core/context.ts";
 import { nowIso } from "../../core/context.ts";
-import { dropOtherEmbeddersVectors, markMemoryVectorsFilled, memoryVectorsFilled } from "./memoryVectorStore.ts";
+import { forgetOtherEmbeddersFills, markMemoryVectorsFilled, memoryVectorsFilled } from "./memoryVectorStore.ts";
 
 export const MEMORY_VECTOR_FILL_JOB = "memory-vector-fill";
 
@@ -13,7 +13,7 @@ export const MEMORY_VECTOR_FILL_JOB = "memory-vector-fill";
 export async function fillMemoryVectors(ctx: Pick<AppContext, "db" | "vectors" | "clock">, signal?: AbortSignal): Promise<{ copied: number; embedder: string | null }> {
   const embedderId = ctx.vectors.embedderId;
   if (!ctx.vectors.embedder || ctx.vectors.reembedInProgress || memoryVectorsFilled(ctx.db, embedderId)) return { copied: 0, embedder: null };
-  dropOtherEmbeddersVectors(ctx.db, embedderId);
+  forgetOtherEmbeddersFills(ctx.db, embedderId);
   const done = await ctx.vectors.copyMemoriesToSide(signal);
   if (!done || done.embedderId !== embedderId) return { copied: done?.rows ?? 0, embedder: null };
   markMemoryVectorsFilled(ctx.db, embedderId, nowIso(ctx));

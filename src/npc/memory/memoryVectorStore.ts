@@ -91,11 +91,13 @@ export function markMemoryVectorsFilled(db: Db, embedderId: string, at: string):
   db.query("INSERT INTO memory_vector_fills (embedder, filled_at) VALUES (?, ?) ON CONFLICT (embedder) DO UPDATE SET filled_at = excluded.filled_at").run(embedderId, at);
 }
 
-/** Copies made by other embedders than this one (left by a re-embed): dropped, as they can never match again. */
-export function dropOtherEmbeddersVectors(db: Db, embedderId: string): number {
-  const n = db.query("DELETE FROM memory_vectors WHERE embedder <> ?").run(embedderId).changes;
+/**
+ * Other embedders' fill marks: their copies are being overwritten by this one's, so a later switch back to one of them
+ * must fill again. Their copies are not deleted here (one DELETE of a million rows would hold the server's thread for
+ * seconds): the fill overwrites each in place, and a copy left over (a vector whose row is gone) is never read.
+ */
+export function forgetOtherEmbeddersFills(db: Db, embedderId: string): void {
   db.query("DELETE FROM memory_vector_fills WHERE embedder <> ?").run(embedderId);
-  return n;
 }
 
 /** The vector store's side of the copy: reads a pair's group, writes what LanceDB wrote or read. */
