@@ -19,7 +19,11 @@ import { rowValues, rowVector, scoreRow, visible, type DocumentBlock, type Prepa
 export class IvfIndex {
   private readonly docs: DocumentBlock[][];
   private readonly rows: number[][];
+  /** per entry, the other list the same row is listed under (spilled rows), else -1: a search scans a row once */
+  private readonly other: number[][];
   private liveRows = 0;
+  /** per list, a factor on its centroid's score (experimental: the lists' mean norms) */
+  weights: Float32Array | null = null;
   private deadRows = 0;
 
   private constructor(
@@ -31,10 +35,12 @@ export class IvfIndex {
     private readonly coarse: Float32Array,
     private readonly members: Int32Array[],
     lists?: IvfLists,
+    private readonly build: Required<IvfBuildOptions> = BUILD_DEFAULTS,
   ) {
     this.docs = lists?.docs ?? Array.from({ length: k }, () => []);
     this.rows = lists?.rows ?? Array.from({ length: k }, () => []);
-    if (lists) for (const l of lists.docs) for (const d of l) this.liveRows += d.dead ? 0 : 1;
+    this.other = lists?.other ?? this.rows.map((l) => l.map(() => -1));
+    if (lists) for (let c = 0; c < k; c++) this.docs[c].forEach((d, j) => (this.liveRows += d.dead || this.other[c][j] >= 0 && this.other[c][j] < c ? 0 : 1));
   }
 
   /**
@@ -43,7 +49,7 @@ export class IvfIndex {
    */
   parts(): IvfParts {
     const { k, centroids, coarse, members } = this;
-    return { k, centroids, coarse, members, lists: { docs: this.docs.map((l) => l.slice()), rows: this.rows.map((l) => l.slice()) } };
+    return { k, centroids, coarse, members, lists: { docs: this.docs.map((l) => l.slice()), rows: this.rows.map((l) => l.slice()), other: this.other.map((l) => l.slice()) } };
   }
 
   /** An index as a snapshot file kept it, over the restored blocks (checked by ivfSnapshot.ts before it gets here). */
@@ -53,7 +59,7 @@ export class IvfIndex {
 
   /** Memory of the lists (two array slots a row) and centroids. */
   get bytes(): number {
-    return (this.liveRows + this.deadRows) * 16 + this.centroids.byteLength + this.coarse.byteLength + this.k * 4;
+    return (this.liveRows + this.deadRows) * (this.build.spill ? 48 : 24) + this.centroids.byteLength + this.coarse.byteLength + this.k * 4;
   }
 
   /** Rows in each list (tests check the lists cover every row once). */
@@ -70,8 +76,8 @@ export class IvfIndex {
    * nearest coarse centroid: ~2√k dot products instead of k (at 1M rows and 1,000 lists: 64 instead of 1,000).
    * A search still scores every list's centroid and probes the closest, whatever group they belong to.
    */
-  static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>, lists = defaultLists(total)): Promise<IvfIndex> {
-    const steps = IvfIndex.steps(blocks, dims, total, lists);
+  static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>, lists = defaultLists(total), opts: IvfBuildOptions = {}): Promise<IvfIndex> {
+    const steps = IvfIndex.steps(blocks, dims, total, lists, opts);
     for (;;) {
       const r = steps.next();
       if (r.done) return r.value;
@@ -80,11 +86,12 @@ export class IvfIndex {
   }
 
   /** The build as steps of a few ms each (a `yield` between two), for a caller that decides when each runs (buildTurns.ts). */
-  static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total)): Generator<void, IvfIndex> {
+  static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total), opts: IvfBuildOptions = {}): Generator<void, IvfIndex> {
+    const o = { ...BUILD_DEFAULTS, ...opts };
     const k = Math.max(1, Math.min(lists, total));
-    const sample = sampleRows(blocks, Math.min(total, SAMPLE_PER_LIST * k), dims);
+    const sample = sampleRows(blocks, Math.min(total, o.samplePerList * k), dims);
     const k1 = Math.max(1, Math.min(sample.length, Math.round(Math.sqrt(k))));
-    const coarse = yield* kmeans(spread(sample, COARSE_SAMPLE_PER_CENTROID * k1), k1, dims);
+    const coarse = yield* kmeans(spread(sample, COARSE_SAMPLE_PER_CENTROID * k1), k1, dims, o.iterations);
     // each sample row to its coarse group, and each group its share of the k lists
     const groups: Float32Array[][] = Array.from({ length: k1 }, () => []);
     for (let i = 0; i < sample.length; i++) {
@@ -104,11 +111,11 @@ export class IvfIndex {
         members.push(new Int32Array(0));
         continue;
       }
-      centroids.set(yield* kmeans(groups[g], kg, dims), next * dims);
+      centroids.set(yield* kmeans(groups[g], kg, dims, o.iterations), next * dims);
       members.push(Int32Array.from({ length: kg }, (_, j) => next + j));
       next += kg;
     }
-    const index = new IvfIndex(dims, centroids.subarray(0, next * dims), next, coarse, members);
+    const index = new IvfIndex(dims, centroids.subarray(0, next * dims), next, coarse, members, undefined, o);
     // the sample rows (24 a list, 1.5 KB each: ~120 B a row of the project) let go now: something still holding
     // the finished build (its generator, a stale pointer the collector finds on the stack) kept them all alive
     sample.length = 0;
@@ -128,17 +135,62 @@ export class IvfIndex {
   }
 
   add(block: DocumentBlock): void {
-    const { dims, centroids, coarse, members } = this;
+    const { dims } = this;
     const scratch = new Float32Array(dims);
     for (let r = 0; r < block.scales.length; r++) {
-      const v = rowVector(block, r, dims, scratch);
-      const group = members[nearestOf(coarse, null, dims, v)];
-      // a coarse centroid no sample row chose has no lists of its own: such a row is scored against all of them
-      const c = nearestOf(centroids, group.length ? group : null, dims, v);
+      const [c, c2] = this.nearestLists(rowVector(block, r, dims, scratch));
       this.docs[c].push(block);
       this.rows[c].push(r);
+      this.other[c].push(c2);
+      if (c2 >= 0) {
+        this.docs[c2].push(block);
+        this.rows[c2].push(r);
+        this.other[c2].push(c);
+      }
     }
     this.liveRows += block.scales.length;
+  }
+
+  /**
+   * The lists a row goes to: the nearest among the lists of its `assignGroups` nearest coarse groups, and when
+   * spilling a second one, chosen as SOAR does (Sun et al. 2023): the list whose centroid errs least in the
+   * direction the first one errs most (the residual x − c1), so a query that misses the first list by that
+   * error finds the row in the second (-1: none).
+   */
+  private nearestLists(v: ArrayLike<number>): [number, number] {
+    const { dims, centroids, coarse, members } = this;
+    const g = this.build.assignGroups;
+    if (g <= 1 && !this.build.spill) {
+      const group = members[nearestOf(coarse, null, dims, v)];
+      // a coarse centroid no sample row chose has no lists of its own: such a row is scored against all of them
+      return [nearestOf(centroids, group.length ? group : null, dims, v), -1];
+    }
+    const k1 = members.length;
+    const gs = new Float32Array(k1);
+    for (let j = 0; j < k1; j++) gs[j] = dotAt(coarse, j * dims, v, dims);
+    const top = topIndices(gs, Math.min(g, k1));
+    const cand: number[] = [];
+    for (const j of top) for (const c of members[j]) cand.push(c);
+    if (cand.length === 0) return [nearestOf(centroids, null, dims, v), -1];
+    const dots = cand.map((c) => dotAt(centroids, c * dims, v, dims));
+    let at = 0;
+    for (let i = 1; i < cand.length; i++) if (dots[i] > dots[at]) at = i;
+    const c1 = cand[at];
+    if (!this.build.spill || cand.length < 2) return [c1, -1];
+    // residual r = x − c1; for a candidate c: ‖x − c‖² + λ·⟨r, x − c⟩² / ‖r‖², unit vectors: ‖x − c‖² = 2 − 2⟨x, c⟩
+    const xc1 = dots[at];
+    const rr = Math.max(1e-12, 2 - 2 * xc1);
+    const rx = 1 - xc1;
+    let c2 = -1;
+    let bestCost = Infinity;
+    for (let i = 0; i < cand.length; i++) {
+      if (i === at) continue;
+      const c = cand[i];
+      const rc = dots[i] - dotAt(centroids, c * dims, centroids.subarray(c1 * dims, (c1 + 1) * dims), dims);
+      const cost = 2 - 2 * dots[i] + (SOAR_LAMBDA * (rx - rc) ** 2) / rr;
+      if (cost < bestCost) (bestCost = cost), (c2 = c);
+    }
+    return [c1, c2];
   }
 
   /** The block is already marked dead (its rows are skipped); its list entries are swept once they pile up. */
@@ -149,7 +201,7 @@ export class IvfIndex {
   }
 
   /** Offers the visible rows of the closest lists to `best`, at least `minShare` of the lists and then until it is full. */
-  search(p: PreparedQuery, best: TopN, minShare: number): void {
+  search(p: PreparedQuery, best: TopN, minShare: number, trace?: { lists: Set<number>; rows: number }): void {
     const { dims, k, centroids } = this;
     const score = new Float32Array(k);
     for (let c = 0; c < k; c++) {
@@ -157,17 +209,25 @@ export class IvfIndex {
       const base = c * dims;
       if (p.sparse) for (let j = 0; j < p.nzIdx.length; j++) dot += p.nzVal[j] * centroids[base + p.nzIdx[j]];
       else for (let d = 0; d < dims; d++) dot += p.q[d] * centroids[base + d];
-      score[c] = dot;
+      score[c] = this.weights ? dot * this.weights[c] : dot;
     }
     const order = Array.from({ length: k }, (_, c) => c).sort((a, b) => score[b] - score[a]);
+    // a spilled row is scanned in whichever of its two lists comes first in this order
+    const rank = new Int32Array(k);
+    for (let i = 0; i < k; i++) rank[order[i]] = i;
     const minProbe = Math.max(1, Math.ceil(k * minShare));
     for (let i = 0; i < k; i++) {
       if (i >= minProbe && best.full) break;
       const docs = this.docs[order[i]];
       const rows = this.rows[order[i]];
+      const other = this.other[order[i]];
+      if (trace) {
+        trace.lists.add(order[i]);
+        trace.rows += docs.length;
+      }
       for (let j = 0; j < docs.length; j++) {
         const doc = docs[j];
-        if (doc.dead || !visible(doc, rows[j], p) || p.exclude?.(doc.documentId)) continue;
+        if ((other[j] >= 0 && rank[other[j]] < i) || doc.dead || !visible(doc, rows[j], p) || p.exclude?.(doc.documentId)) continue;
         best.offer(scoreRow(doc, rows[j], p, dims), doc, rows[j]);
       }
     }
@@ -178,6 +238,7 @@ export class IvfIndex {
     for (let c = 0; c < this.k; c++) {
       this.docs[c] = this.docs[c].slice();
       this.rows[c] = this.rows[c].slice();
+      this.other[c] = this.other[c].slice();
     }
   }
 
@@ -185,13 +246,16 @@ export class IvfIndex {
     for (let c = 0; c < this.k; c++) {
       const docs: DocumentBlock[] = [];
       const rows: number[] = [];
+      const other: number[] = [];
       this.docs[c].forEach((d, j) => {
         if (d.dead) return;
         docs.push(d);
         rows.push(this.rows[c][j]);
+        other.push(this.other[c][j]);
       });
       this.docs[c] = docs;
       this.rows[c] = rows;
+      this.other[c] = other;
     }
     this.deadRows = 0;
   }
@@ -201,6 +265,8 @@ export class IvfIndex {
 export interface IvfLists {
   docs: DocumentBlock[][];
   rows: number[][];
+  /** per entry, the other list of a spilled row, else -1 (absent: no row is spilled) */
+  other?: number[][];
 }
 
 export interface IvfParts {
@@ -212,9 +278,23 @@ export interface IvfParts {
 }
 
 /** Sample rows per list the k-means trains on, and per coarse centroid. */
-const SAMPLE_PER_LIST = 24;
 const COARSE_SAMPLE_PER_CENTROID = 64;
-const KMEANS_ITERATIONS = 8;
+
+/** How an index is trained and its rows listed (the defaults are what the server builds; benches compare others). */
+export interface IvfBuildOptions {
+  /** sample rows per list the k-means trains on */
+  samplePerList?: number;
+  iterations?: number;
+  /** a row is listed under its nearest list among the lists of this many nearest coarse groups */
+  assignGroups?: number;
+  /** each row listed under its second nearest list too */
+  spill?: boolean;
+}
+
+/** SOAR's weight of the residual's direction in choosing the second list (the paper's λ ≈ 1). */
+const SOAR_LAMBDA = 1;
+
+const BUILD_DEFAULTS: Required<IvfBuildOptions> = { samplePerList: 24, iterations: 8, assignGroups: 1, spill: false };
 
 /** √N lists (1,000 at 1M rows, 316 at 100k): a list holds ~√N rows, a probe of a few % scans a few % of the rows. */
 export function defaultLists(rows: number): number {
@@ -222,11 +302,11 @@ export function defaultLists(rows: number): number {
 }
 
 /** Spherical k-means: k unit centroids of `rows` (seeded with evenly spaced rows), yielding between passes. */
-function* kmeans(rows: Float32Array[], k: number, dims: number): Generator<void, Float32Array> {
+function* kmeans(rows: Float32Array[], k: number, dims: number, iterations: number): Generator<void, Float32Array> {
   const centroids = new Float32Array(k * dims);
   for (let c = 0; c < k; c++) centroids.set(rows[Math.floor((c * rows.length) / k)] ?? new Float32Array(dims), c * dims);
   const assign = new Int32Array(rows.length);
-  for (let it = 0; it < KMEANS_ITERATIONS; it++) {
+  for (let it = 0; it < iterations; it++) {
     for (let i = 0; i < rows.length; i++) {
       assign[i] = nearestOf(centroids, null, dims, rows[i]);
       // a row against every centroid: yield often, so a turn arriving mid-build waits a few ms at most
@@ -299,6 +379,37 @@ function sampleRows(blocks: DocumentBlock[], m: number, dims: number): Float32Ar
       if (at < next) continue;
       next += step;
       out.push(rowValues(b, r, dims, new Float32Array(dims)));
+    }
+  }
+  return out;
+}
+
+function dotAt(m: Float32Array, base: number, v: ArrayLike<number>, dims: number): number {
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  const tail = dims & 3;
+  let d = 0;
+  for (; d < dims - tail; d += 4) {
+    a0 += m[base + d] * v[d];
+    a1 += m[base + d + 1] * v[d + 1];
+    a2 += m[base + d + 2] * v[d + 2];
+    a3 += m[base + d + 3] * v[d + 3];
+  }
+  for (; d < dims; d++) a0 += m[base + d] * v[d];
+  return a0 + a1 + a2 + a3;
+}
+
+/** The indices of the m largest scores, largest first (m is small). */
+function topIndices(scores: Float32Array, m: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < scores.length; i++) {
+    let at = out.length;
+    while (at > 0 && scores[out[at - 1]] < scores[i]) at--;
+    if (at < m) {
+      out.splice(at, 0, i);
+      if (out.length > m) out.pop();
     }
   }
   return out;

@@ -22,6 +22,11 @@ export const DEFAULT_PROBE_SHARE = 0.2;
  */
 export const DEFAULT_PROBE_ROWS = 20_000;
 
+/** The share of the lists a search of a project of `rows` rows probes at least, unless the cache is told one. */
+export function probeShareFor(rows: number, probeRows = DEFAULT_PROBE_ROWS): number {
+  return Math.min(DEFAULT_PROBE_SHARE, probeRows / rows);
+}
+
 /** Candidates per wanted hit that the int8 scan hands to float32 re-scoring (0: none, the int8 ranking as is). */
 export const DEFAULT_RESCORE = 4;
 
@@ -259,7 +264,7 @@ export class ProjectVectorCache {
     // A sparse query (the hashing embedder's) costs only its non-zero dims per row, so the exact scan stays
     // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
     // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
-    if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? Math.min(DEFAULT_PROBE_SHARE, (this.opts.probeRows ?? DEFAULT_PROBE_ROWS) / this.count));
+    if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? probeShareFor(this.count, this.opts.probeRows));
     else if (!this.columnScan(p, best)) {
       for (const doc of this.docs.values()) {
         if (exclude?.(doc.documentId)) continue;
