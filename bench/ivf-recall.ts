@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { prepareQuery, rowId, TopN, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
-import { IvfIndex, type IvfBuildOptions } from "../src/vectors/IvfIndex.ts";
+import { defaultLists, IvfIndex, type IvfBuildOptions } from "../src/vectors/IvfIndex.ts";
 import { ProjectVectorCache, probeShareFor } from "../src/vectors/ProjectVectorCache.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 
@@ -51,25 +51,22 @@ interface Variant {
   /** share of the lists probed at least; null: as the server decides (probeShareFor) */
   share: number | null;
   rescore: number;
-  /** lists: √N times this */
-  listsX?: number;
-  /** lists scored by ⟨q, ĉ⟩ · |mean|^alpha (0: the unit centroid as the index does) */
-  alpha?: number;
+  /** lists (absent: defaultLists) */
+  lists?: number;
 }
+const root = Math.round(Math.sqrt(N));
 const presets: Record<string, Variant> = {
-  old: { label: "as it was: nearest coarse group's lists, 8 iterations, 24 sample rows a list", build: { assignGroups: 1, iterations: 8, samplePerList: 24, spill: false }, share: null, rescore: 4 },
-  assign3: { label: "rows listed under their nearest list among 3 coarse groups", build: { assignGroups: 3, iterations: 8, samplePerList: 24, spill: false }, share: null, rescore: 4 },
-  train: { label: "assign3 + 16 iterations, 64 sample rows a list", build: { assignGroups: 3, iterations: 16, samplePerList: 64, spill: false }, share: null, rescore: 4 },
-  spill: { label: "train + spill (each row also in its second list)", build: { assignGroups: 3, iterations: 16, samplePerList: 64, spill: true }, share: null, rescore: 4 },
-  new: { label: "the index now (IvfIndex defaults, server probing)", build: {}, share: null, rescore: 4 },
+  old: { label: "as it was: √N lists, a row under the nearest list of its nearest coarse group", build: { assignGroups: 1 }, share: 0.2, rescore: 4, lists: root },
+  assign3: { label: "√N lists, a row under its nearest list among 3 coarse groups", build: { assignGroups: 3 }, share: null, rescore: 4, lists: root },
+  train: { label: "√N lists, 3 groups, 16 iterations on 64 sample rows a list", build: { assignGroups: 3, iterations: 16, samplePerList: 64 }, share: null, rescore: 4, lists: root },
+  new: { label: "the index now (IvfIndex defaults)", build: {}, share: null, rescore: 4 },
 };
-for (const [name, groups] of [["spill1", 1], ["spill3", 3]] as const)
-  presets[name] = { label: `spilled (SOAR), ${groups} coarse groups a row, 8 iterations`, build: { assignGroups: groups, spill: true }, share: null, rescore: 4 };
 const chosen = (args.variants || "old,new").split(",").map((s) => {
-  const [name, share, rescore, listsX, alpha] = s.split(":");
+  // name[:share[:rescore[:lists as a multiple of √N]]]
+  const [name, share, rescore, listsX] = s.split(":");
   const v = presets[name];
   if (!v) throw new Error(`unknown variant ${name}: ${Object.keys(presets).join(", ")}`);
-  return { ...v, label: v.label + (listsX ? `, ${listsX}×√N lists` : "") + (alpha ? `, list score × |mean|^${alpha}` : "") + (share ? `, ≥ ${Number(share) * 100} % probed` : "") + (rescore ? `, re-score ${rescore}×n` : ""), share: share ? Number(share) : v.share, rescore: rescore ? Number(rescore) : v.rescore, listsX: listsX ? Number(listsX) : 1, alpha: alpha ? Number(alpha) : 0 };
+  return { ...v, label: v.label + (listsX ? `, ${listsX}×√N lists` : "") + (share ? `, ≥ ${Number(share) * 100} % probed` : "") + (rescore ? `, re-score ${rescore}×n` : ""), share: share ? Number(share) : v.share, rescore: rescore ? Number(rescore) : v.rescore, lists: listsX ? Math.round(root * Number(listsX)) : v.lists };
 });
 
 // the cache gives tags bits in the order it first meets them
@@ -94,19 +91,8 @@ const causes: string[] = [];
 const sizes: string[] = [];
 for (const v of chosen) {
   const t0 = performance.now();
-  const index = await IvfIndex.build(blocks, dims, N, () => Promise.resolve(), Math.round(Math.sqrt(N) * (v.listsX ?? 1)), v.build);
+  const index = await IvfIndex.build(blocks, dims, N, () => Promise.resolve(), v.lists ?? defaultLists(N), v.build);
   const buildMs = performance.now() - t0;
-  if (v.alpha) {
-    const ps = index.parts();
-    index.weights = Float32Array.from(ps.lists.docs, (docs, c) => {
-      const sum = new Float64Array(dims);
-      docs.forEach((blk, j) => {
-        const x = row(indexOf(blk, ps.lists.rows[c][j]));
-        for (let d = 0; d < dims; d++) sum[d] += x[d];
-      });
-      return docs.length ? (Math.hypot(...sum) / docs.length) ** v.alpha! : 0;
-    });
-  }
   const share = v.share ?? probeShareFor(N);
   // where each row is listed, and its truly nearest list
   const parts = index.parts();

@@ -19,11 +19,8 @@ import { rowValues, rowVector, scoreRow, visible, type DocumentBlock, type Prepa
 export class IvfIndex {
   private readonly docs: DocumentBlock[][];
   private readonly rows: number[][];
-  /** per entry, the other list the same row is listed under (spilled rows), else -1: a search scans a row once */
-  private readonly other: number[][];
   private liveRows = 0;
-  /** per list, a factor on its centroid's score (experimental: the lists' mean norms) */
-  weights: Float32Array | null = null;
+
   private deadRows = 0;
 
   private constructor(
@@ -39,8 +36,7 @@ export class IvfIndex {
   ) {
     this.docs = lists?.docs ?? Array.from({ length: k }, () => []);
     this.rows = lists?.rows ?? Array.from({ length: k }, () => []);
-    this.other = lists?.other ?? this.rows.map((l) => l.map(() => -1));
-    if (lists) for (let c = 0; c < k; c++) this.docs[c].forEach((d, j) => (this.liveRows += d.dead || this.other[c][j] >= 0 && this.other[c][j] < c ? 0 : 1));
+    if (lists) for (const l of lists.docs) for (const d of l) this.liveRows += d.dead ? 0 : 1;
   }
 
   /**
@@ -49,7 +45,7 @@ export class IvfIndex {
    */
   parts(): IvfParts {
     const { k, centroids, coarse, members } = this;
-    return { k, centroids, coarse, members, lists: { docs: this.docs.map((l) => l.slice()), rows: this.rows.map((l) => l.slice()), other: this.other.map((l) => l.slice()) } };
+    return { k, centroids, coarse, members, lists: { docs: this.docs.map((l) => l.slice()), rows: this.rows.map((l) => l.slice()) } };
   }
 
   /** An index as a snapshot file kept it, over the restored blocks (checked by ivfSnapshot.ts before it gets here). */
@@ -59,7 +55,7 @@ export class IvfIndex {
 
   /** Memory of the lists (two array slots a row) and centroids. */
   get bytes(): number {
-    return (this.liveRows + this.deadRows) * (this.build.spill ? 48 : 24) + this.centroids.byteLength + this.coarse.byteLength + this.k * 4;
+    return (this.liveRows + this.deadRows) * 16 + this.centroids.byteLength + this.coarse.byteLength + this.k * 4;
   }
 
   /** Rows in each list (tests check the lists cover every row once). */
@@ -138,59 +134,37 @@ export class IvfIndex {
     const { dims } = this;
     const scratch = new Float32Array(dims);
     for (let r = 0; r < block.scales.length; r++) {
-      const [c, c2] = this.nearestLists(rowVector(block, r, dims, scratch));
+      const c = this.nearestList(rowVector(block, r, dims, scratch));
       this.docs[c].push(block);
       this.rows[c].push(r);
-      this.other[c].push(c2);
-      if (c2 >= 0) {
-        this.docs[c2].push(block);
-        this.rows[c2].push(r);
-        this.other[c2].push(c);
-      }
     }
     this.liveRows += block.scales.length;
   }
 
   /**
-   * The lists a row goes to: the nearest among the lists of its `assignGroups` nearest coarse groups, and when
-   * spilling a second one, chosen as SOAR does (Sun et al. 2023): the list whose centroid errs least in the
-   * direction the first one errs most (the residual x − c1), so a query that misses the first list by that
-   * error finds the row in the second (-1: none).
+   * The list a row goes to: the nearest among the lists of its `assignGroups` nearest coarse groups. With one
+   * group, a row near a group's border went to a list of the wrong side and no search found it where its
+   * centroid says it is (bench/ivf-recall.ts: a third of the misses on real MiniLM vectors); three make that rare.
    */
-  private nearestLists(v: ArrayLike<number>): [number, number] {
+  private nearestList(v: ArrayLike<number>): number {
     const { dims, centroids, coarse, members } = this;
     const g = this.build.assignGroups;
-    if (g <= 1 && !this.build.spill) {
+    if (g <= 1) {
       const group = members[nearestOf(coarse, null, dims, v)];
       // a coarse centroid no sample row chose has no lists of its own: such a row is scored against all of them
-      return [nearestOf(centroids, group.length ? group : null, dims, v), -1];
+      return nearestOf(centroids, group.length ? group : null, dims, v);
     }
     const k1 = members.length;
     const gs = new Float32Array(k1);
     for (let j = 0; j < k1; j++) gs[j] = dotAt(coarse, j * dims, v, dims);
-    const top = topIndices(gs, Math.min(g, k1));
-    const cand: number[] = [];
-    for (const j of top) for (const c of members[j]) cand.push(c);
-    if (cand.length === 0) return [nearestOf(centroids, null, dims, v), -1];
-    const dots = cand.map((c) => dotAt(centroids, c * dims, v, dims));
-    let at = 0;
-    for (let i = 1; i < cand.length; i++) if (dots[i] > dots[at]) at = i;
-    const c1 = cand[at];
-    if (!this.build.spill || cand.length < 2) return [c1, -1];
-    // residual r = x − c1; for a candidate c: ‖x − c‖² + λ·⟨r, x − c⟩² / ‖r‖², unit vectors: ‖x − c‖² = 2 − 2⟨x, c⟩
-    const xc1 = dots[at];
-    const rr = Math.max(1e-12, 2 - 2 * xc1);
-    const rx = 1 - xc1;
-    let c2 = -1;
-    let bestCost = Infinity;
-    for (let i = 0; i < cand.length; i++) {
-      if (i === at) continue;
-      const c = cand[i];
-      const rc = dots[i] - dotAt(centroids, c * dims, centroids.subarray(c1 * dims, (c1 + 1) * dims), dims);
-      const cost = 2 - 2 * dots[i] + (SOAR_LAMBDA * (rx - rc) ** 2) / rr;
-      if (cost < bestCost) (bestCost = cost), (c2 = c);
-    }
-    return [c1, c2];
+    let best = -1;
+    let bestDot = -Infinity;
+    for (const j of topIndices(gs, Math.min(g, k1)))
+      for (const c of members[j]) {
+        const d = dotAt(centroids, c * dims, v, dims);
+        if (d > bestDot) (bestDot = d), (best = c);
+      }
+    return best >= 0 ? best : nearestOf(centroids, null, dims, v);
   }
 
   /** The block is already marked dead (its rows are skipped); its list entries are swept once they pile up. */
@@ -209,25 +183,21 @@ export class IvfIndex {
       const base = c * dims;
       if (p.sparse) for (let j = 0; j < p.nzIdx.length; j++) dot += p.nzVal[j] * centroids[base + p.nzIdx[j]];
       else for (let d = 0; d < dims; d++) dot += p.q[d] * centroids[base + d];
-      score[c] = this.weights ? dot * this.weights[c] : dot;
+      score[c] = dot;
     }
-    const order = Array.from({ length: k }, (_, c) => c).sort((a, b) => score[b] - score[a]);
-    // a spilled row is scanned in whichever of its two lists comes first in this order
-    const rank = new Int32Array(k);
-    for (let i = 0; i < k; i++) rank[order[i]] = i;
+    const order = byScore(score);
     const minProbe = Math.max(1, Math.ceil(k * minShare));
     for (let i = 0; i < k; i++) {
       if (i >= minProbe && best.full) break;
       const docs = this.docs[order[i]];
       const rows = this.rows[order[i]];
-      const other = this.other[order[i]];
       if (trace) {
         trace.lists.add(order[i]);
         trace.rows += docs.length;
       }
       for (let j = 0; j < docs.length; j++) {
         const doc = docs[j];
-        if ((other[j] >= 0 && rank[other[j]] < i) || doc.dead || !visible(doc, rows[j], p) || p.exclude?.(doc.documentId)) continue;
+        if (doc.dead || !visible(doc, rows[j], p) || p.exclude?.(doc.documentId)) continue;
         best.offer(scoreRow(doc, rows[j], p, dims), doc, rows[j]);
       }
     }
@@ -238,7 +208,6 @@ export class IvfIndex {
     for (let c = 0; c < this.k; c++) {
       this.docs[c] = this.docs[c].slice();
       this.rows[c] = this.rows[c].slice();
-      this.other[c] = this.other[c].slice();
     }
   }
 
@@ -246,16 +215,13 @@ export class IvfIndex {
     for (let c = 0; c < this.k; c++) {
       const docs: DocumentBlock[] = [];
       const rows: number[] = [];
-      const other: number[] = [];
       this.docs[c].forEach((d, j) => {
         if (d.dead) return;
         docs.push(d);
         rows.push(this.rows[c][j]);
-        other.push(this.other[c][j]);
       });
       this.docs[c] = docs;
       this.rows[c] = rows;
-      this.other[c] = other;
     }
     this.deadRows = 0;
   }
@@ -265,8 +231,6 @@ export class IvfIndex {
 export interface IvfLists {
   docs: DocumentBlock[][];
   rows: number[][];
-  /** per entry, the other list of a spilled row, else -1 (absent: no row is spilled) */
-  other?: number[][];
 }
 
 export interface IvfParts {
@@ -287,19 +251,23 @@ export interface IvfBuildOptions {
   iterations?: number;
   /** a row is listed under its nearest list among the lists of this many nearest coarse groups */
   assignGroups?: number;
-  /** each row listed under its second nearest list too */
-  spill?: boolean;
 }
 
-/** SOAR's weight of the residual's direction in choosing the second list (the paper's λ ≈ 1). */
-const SOAR_LAMBDA = 1;
+const BUILD_DEFAULTS: Required<IvfBuildOptions> = { samplePerList: 24, iterations: 8, assignGroups: 3 };
 
-const BUILD_DEFAULTS: Required<IvfBuildOptions> = { samplePerList: 24, iterations: 8, assignGroups: 1, spill: false };
-
-/** √N lists (1,000 at 1M rows, 316 at 100k): a list holds ~√N rows, a probe of a few % scans a few % of the rows. */
+/**
+ * 8·√N lists (2,530 at 100k rows, lists of ~40 rows; 8,000 at 1M, capped at 8,192). Why so many small lists: a
+ * lore chunk's vector mixes several sentences, and a question's true neighbours are the chunks that hold its
+ * sentence, listed by their other ones; √N big lists put them under centroids far from the question, and at 10 %
+ * of the rows scanned recall@4 on real MiniLM vectors was 0.88. Small lists hold them in more places close to the
+ * question (bench/ivf-recall.ts): scoring the centroids costs more (8·√N dot products a query), the rows scanned
+ * for the same recall far fewer.
+ */
 export function defaultLists(rows: number): number {
-  return Math.max(8, Math.min(4096, Math.round(Math.sqrt(rows))));
+  return Math.max(8, Math.min(8192, Math.round(LISTS_PER_ROOT * Math.sqrt(rows))));
 }
+
+const LISTS_PER_ROOT = 8;
 
 /** Spherical k-means: k unit centroids of `rows` (seeded with evenly spaced rows), yielding between passes. */
 function* kmeans(rows: Float32Array[], k: number, dims: number, iterations: number): Generator<void, Float32Array> {
@@ -413,4 +381,20 @@ function topIndices(scores: Float32Array, m: number): number[] {
     }
   }
   return out;
+}
+
+/**
+ * The lists in order of their centroid's score, best first. Thousands of lists: one numeric sort of packed keys
+ (the score's rank in its high bits, the list in its low ones) instead of a comparator sort of boxed indices.
+ */
+function byScore(score: Float32Array): Int32Array {
+  const k = score.length;
+  const room = 2 ** Math.ceil(Math.log2(Math.max(2, k))); // ≤ 2^20 lists (the snapshot's limit): keys stay below 2^53
+  const keys = new Float64Array(k);
+  // scores are cosines in [-1, 1]: steps of 1e-7 keep their order (equal within 1e-7: the lower list first)
+  for (let c = 0; c < k; c++) keys[c] = Math.round((1 - Math.max(-1, Math.min(1, score[c] || 0))) * 1e7) * room + c;
+  keys.sort();
+  const order = new Int32Array(k);
+  for (let i = 0; i < k; i++) order[i] = keys[i] % room;
+  return order;
 }
