@@ -1,5 +1,5 @@
 // Building the approximate index at big-world sizes: the two-level index now (src/vectors/IvfIndex.ts defaults:
-// 8·√N small lists, a row under its nearest list among 3 coarse groups) beside the two-level index as it was (√N
+// 16·√N small lists, a row under its nearest list among 3 coarse groups) beside the two-level index as it was (√N
 // lists, a row under the nearest list of its nearest coarse group) and, with --flat yes, the flat k-means before
 // both (√N/2 lists, every row against every centroid; bench/support/ivfFlat.ts), in one run over one generated
 // world (bench/support/bigWorld.ts, hashing embedder). Reports per size the build time of each and, per probe share

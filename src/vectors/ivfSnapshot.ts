@@ -10,7 +10,7 @@ import type { IvfParts } from "./IvfIndex.ts";
  */
 
 /**
- * 2: many small lists (IvfIndex.defaultLists), a row under its nearest list among three coarse groups. A part of
+ * 2: many small lists (IvfIndex.defaultLists: 16·√N), a row under its nearest list among three coarse groups. A part of
  * version 1 (√N big lists) would load and answer, but at today's probing its recall on real sentence vectors
  * falls to ~0.88 (bench/ivf-recall.ts): it is dropped, and the index trained anew while the exact scan answers.
  */

@@ -57,7 +57,7 @@ test("the index ranks like the exact scan (recall@4 ≥ 0.9 on clustered vectors
     found += want.filter((h) => ids.has(h.id)).length;
     wanted += want.length;
   }
-  // 24 clusters of ~80 rows, 358 lists, 10 % of them probed: a query's own cluster is almost always among them
+  // 24 clusters of ~80 rows, 716 lists, 10 % of them probed: a query's own cluster is almost always among them
   expect(found / wanted).toBeGreaterThanOrEqual(0.9);
   // a narrow visible set, spread over many lists: all of it comes back, not only what the first lists hold
   for (let q = 0; q < 10; q++) {
@@ -111,7 +111,7 @@ test("the two-level build lists every row exactly once under its lists, and rows
   fill(cache);
   const rows = 40 * 50;
   const index = await IvfIndex.build(cache.blocks(), DIMS, rows, async () => {});
-  expect(index.k).toBe(defaultLists(rows)); // 358: every coarse group got its share, the shares add up to k
+  expect(index.k).toBe(defaultLists(rows)); // 716: every coarse group got its share, the shares add up to k
   expect(index.listSizes()).toHaveLength(index.k);
   expect(index.listSizes().reduce((a, b) => a + b, 0)).toBe(rows);
   // the lists follow the clusters: no list holds a big share of the rows (24 clusters of ~80 rows)
