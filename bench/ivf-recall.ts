@@ -7,6 +7,7 @@
 // scanned but the int8 ranking cut it before the float32 re-score; unfiltered queries beside filtered; (e) the
 // lists' size distribution.
 // Usage: bun bench/ivf-recall.ts --chunks 100000 --cache /tmp/minilm-100k.bin [--queries 300] [--variants old,new]
+//        [--ask 150: only the first 150 of the cached queries asked (--queries must stay what the cache was made with)]
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -16,7 +17,7 @@ import { ProjectVectorCache, probeShareFor } from "../src/vectors/ProjectVectorC
 import { bigWorld } from "./support/bigWorld.ts";
 
 const { values: args } = parseArgs({
-  options: { chunks: { type: "string", default: "100000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-100k.bin" }, variants: { type: "string", default: "" } },
+  options: { chunks: { type: "string", default: "100000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-100k.bin" }, variants: { type: "string", default: "" }, ask: { type: "string", default: "" } },
 });
 const N = Number(args.chunks);
 const world = bigWorld({ chunks: N, queries: Number(args.queries) });
@@ -75,7 +76,8 @@ for (const c of world.chunks) for (const t of c.tags) if (!tagOrder.includes(t))
 
 // the exact answer per query, over its visible rows
 // each query twice: over its random tag set, and over every tag (unfiltered)
-const qs = [...world.queries.map((q, qi) => ({ q, qi, all: false })), ...world.queries.map((q, qi) => ({ q, qi, all: true }))].map(({ q, qi, all }) => {
+const asked = world.queries.slice(0, Number(args.ask) || world.queries.length);
+const qs = [...asked.map((q, qi) => ({ q, qi, all: false })), ...asked.map((q, qi) => ({ q, qi, all: true }))].map(({ q, qi, all }) => {
   const tags = new Set(all ? world.tags : q.tags);
   const qv = row(N + qi);
   const vis: number[] = [];
