@@ -19,9 +19,9 @@ export const DEFAULT_INDEX_MIN_ROWS = 20_000;
  */
 export const DEFAULT_PROBE_SHARE = 0.1;
 /**
- * …but no more lists than hold about this many rows: past 100,000 rows a fixed share would scan a number of rows
- * growing with the project (200,000 at 1M), where √N lists of √N rows keep the closest lists' recall with a
- * near-constant count of rows (bench/ivf-build.ts at 1M).
+ * …but no more lists than hold about this many rows: past 200,000 rows a fixed share would scan a number of rows
+ * growing with the project (100,000 at 1M), where lists that grow as √N keep the closest lists' recall with a
+ * near-constant count of rows (bench/ivf-build.ts at 1M; 2 % of the lists there).
  */
 export const DEFAULT_PROBE_ROWS = 20_000;
 
