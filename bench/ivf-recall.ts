@@ -61,6 +61,7 @@ const presets: Record<string, Variant> = {
   assign3: { label: "√N lists, a row under its nearest list among 3 coarse groups", build: { assignGroups: 3 }, share: null, rescore: 4, lists: root },
   train: { label: "√N lists, 3 groups, 16 iterations on 64 sample rows a list", build: { assignGroups: 3, iterations: 16, samplePerList: 64 }, share: null, rescore: 4, lists: root },
   new: { label: "the index now (IvfIndex defaults)", build: {}, share: null, rescore: 4 },
+  sample8: { label: "the index now, trained on 8 sample rows a list (instead of 24)", build: { samplePerList: 8 }, share: null, rescore: 4 },
 };
 const chosen = (args.variants || "old,new").split(",").map((s) => {
   // name[:share[:rescore[:lists as a multiple of √N]]]
