@@ -1,21 +1,23 @@
-// Building the approximate index at big-world sizes: the flat k-means as it was (√N/2 lists, every row scored
-// against every centroid; bench/support/ivfFlat.ts) beside the two-level build (√N lists under ~√k coarse
-// centroids; src/vectors/IvfIndex.ts), in one run over one generated world (bench/support/bigWorld.ts, hashing
-// embedder). Reports per size the build time of each and, per probe share, dense queries' p50 / p99 and recall@4
-// (int8 candidates of 4 × 20 re-scored in float32, tie-aware against the float32 exact top 4, as
+// Building the approximate index at big-world sizes: the two-level index now (src/vectors/IvfIndex.ts defaults:
+// 16·√N small lists, a row under its nearest list among 3 coarse groups) beside the two-level index as it was (√N
+// lists, a row under the nearest list of its nearest coarse group) and, with --flat yes, the flat k-means before
+// both (√N/2 lists, every row against every centroid; bench/support/ivfFlat.ts), in one run over one generated
+// world (bench/support/bigWorld.ts, hashing embedder). Reports per size the build time of each and, per probe share
+// ("server": what the cache probes at that size), dense queries' wall p50 / p99, CPU p50 / p99, rows scanned and
+// recall@4 (int8 candidates of 4 × 20 re-scored in float32, tie-aware against the float32 exact top 4, as
 // bench/scale-retrieval.ts defines it).
-// Usage: bun bench/ivf-build.ts [--sizes 100000,1000000] [--queries 100] [--probes 0.01,0.02,0.05] [--flat yes]
+// Usage: bun bench/ivf-build.ts [--sizes 100000,1000000] [--queries 100] [--probes server,0.02,0.05] [--flat no]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { prepareQuery, rowTags, TopN, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
 import { IvfIndex } from "../src/vectors/IvfIndex.ts";
-import { ProjectVectorCache } from "../src/vectors/ProjectVectorCache.ts";
+import { probeShareFor, ProjectVectorCache } from "../src/vectors/ProjectVectorCache.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 import { IvfFlat } from "./support/ivfFlat.ts";
 
 const { values: args } = parseArgs({
-  options: { sizes: { type: "string", default: "100000,1000000" }, queries: { type: "string", default: "100" }, probes: { type: "string", default: "0.01,0.02,0.05" }, flat: { type: "string", default: "yes" } },
+  options: { sizes: { type: "string", default: "100000,1000000" }, queries: { type: "string", default: "100" }, probes: { type: "string", default: "server,0.02,0.05" }, flat: { type: "string", default: "no" } },
 });
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
 const embedder = new HashingEmbedder();
@@ -43,12 +45,16 @@ for (const size of args.sizes!.split(",").map(Number)) {
   const pause = () => Bun.sleep(0);
   const timed = async <T>(f: () => Promise<T>) => {
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const v = await f();
-    return { v, ms: performance.now() - t0 };
+    const c = process.cpuUsage(c0);
+    return { v, ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
   };
-  const builds: { label: string; ms: number; index: { k: number; search: IvfIndex["search"] } }[] = [];
+  const builds: { label: string; ms: number; cpuMs?: number; index: { k: number; search: IvfIndex["search"] } }[] = [];
   const two = await timed(() => IvfIndex.build(blocks, dims, size, pause));
-  builds.push({ label: `two-level, ${two.v.k} lists`, ms: two.ms, index: two.v });
+  builds.push({ label: `two-level now, ${two.v.k} lists`, ms: two.ms, cpuMs: two.cpuMs, index: two.v });
+  const was = await timed(() => IvfIndex.build(blocks, dims, size, pause, Math.round(Math.sqrt(size)), { assignGroups: 1 }));
+  builds.push({ label: `two-level as it was, ${was.v.k} lists`, ms: was.ms, cpuMs: was.cpuMs, index: was.v });
   if (args.flat === "yes") {
     const flat = await timed(() => IvfFlat.build(blocks, dims, size, pause));
     builds.push({ label: `flat (as it was), ${flat.v.k} lists`, ms: flat.ms, index: flat.v });
@@ -82,7 +88,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
       ms.push(performance.now() - t0);
       hit += hits.slice(0, 4).filter((h) => h.score >= tops[i]).length;
     });
-    out.push(`| ${size.toLocaleString("en")} | exact int8 scan, ${label} | – | all | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${(hit / (4 * list.length)).toFixed(3)} |`);
+    out.push(`| ${size.toLocaleString("en")} | exact int8 scan, ${label} | – | all | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | – | ${(hit / (4 * list.length)).toFixed(3)} |`);
   };
   exactOf(qs.slice(0, 10), "warm-up", exactTop.slice(0, 10));
   out.pop();
@@ -105,16 +111,21 @@ for (const size of args.sizes!.split(",").map(Number)) {
   const rss = process.memoryUsage().rss;
   const bitOf = (t: string) => (cache as unknown as { tagBit: Map<string, number> }).tagBit.get(t) ?? 0;
   for (const b of builds) {
-    for (const share of args.probes!.split(",").map(Number)) {
+    for (const share of args.probes!.split(",").map((s) => (s === "server" ? probeShareFor(size) : Number(s)))) {
       const ms: number[] = [];
+      const cpu: number[] = [];
+      let rows = 0;
       let hit = 0;
       qs.forEach((q, i) => {
         let want = 0;
         for (const t of q.tags) want |= bitOf(t);
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         const p = prepareQuery(q.v, dims, want, q.tags);
         const best = new TopN(80);
-        b.index.search(p, best, share);
+        const trace = { lists: new Set<number>(), rows: 0 };
+        b.index.search(p, best, share, trace);
+        rows += trace.rows;
         const top = best.items
           .map((it) => {
             let s = 0;
@@ -125,16 +136,18 @@ for (const size of args.sizes!.split(",").map(Number)) {
           .sort((x, y) => y - x)
           .slice(0, 4);
         ms.push(performance.now() - t0);
+        const c = process.cpuUsage(c0);
+        cpu.push((c.user + c.system) / 1000);
         hit += top.filter((s) => s >= exactTop[i]).length;
       });
-      out.push(`| ${size.toLocaleString("en")} | ${b.label} | ${(b.ms / 1000).toFixed(1)} s | ${share * 100} % | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${(hit / (4 * qs.length)).toFixed(3)} |`);
+      out.push(`| ${size.toLocaleString("en")} | ${b.label} | ${(b.ms / 1000).toFixed(1)} s (CPU ${((b.cpuMs ?? NaN) / 1000).toFixed(1)} s) | ${+(share * 100).toFixed(2)} % (${Math.round(rows / qs.length).toLocaleString("en")} rows) | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${pct(cpu, 0.5).toFixed(2)} / ${pct(cpu, 0.99).toFixed(2)} ms | ${(hit / (4 * qs.length)).toFixed(3)} |`);
     }
   }
-  out.push(`| ${size.toLocaleString("en")} | memory | | | cache ${(cache.bytes / size).toFixed(0)} B/chunk (its float32 vectors, own copies here, ${((cache.bytes - blocks.reduce((s, b) => s + (b.full?.heapBytes ?? 0), 0)) / size).toFixed(0)} B/chunk without them); two-level index ${(two.v.bytes / size).toFixed(1)} B/chunk | bench RSS ${(rss / 2 ** 30).toFixed(2)} GB |`);
+  out.push(`| ${size.toLocaleString("en")} | memory | | | cache ${(cache.bytes / size).toFixed(0)} B/chunk (its float32 vectors, own copies here, ${((cache.bytes - blocks.reduce((s, b) => s + (b.full?.heapBytes ?? 0), 0)) / size).toFixed(0)} B/chunk without them); index now ${(two.v.bytes / size).toFixed(1)} B/chunk, as it was ${(was.v.bytes / size).toFixed(1)} | | bench RSS ${(rss / 2 ** 30).toFixed(2)} GB |`);
   console.error(out.join("\n"));
 }
 console.log(`\n### Building the index — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. Hashing embedder (384 dims), dense queries, 20 tags, n = 20 (what k = 4 fetches), 4 × n int8 candidates re-scored in float32.\n`);
-console.log("| chunks | index | build | lists probed | search p50 / p99 | recall@4 |");
-console.log("|---|---|---|---|---|---|");
+console.log("| chunks | index | build | lists probed (rows scanned a query) | search p50 / p99 | CPU p50 / p99 | recall@4 |");
+console.log("|---|---|---|---|---|---|---|");
 for (const r of out) console.log(r);

@@ -20,6 +20,7 @@ export class IvfIndex {
   private readonly docs: DocumentBlock[][];
   private readonly rows: number[][];
   private liveRows = 0;
+
   private deadRows = 0;
 
   private constructor(
@@ -31,6 +32,7 @@ export class IvfIndex {
     private readonly coarse: Float32Array,
     private readonly members: Int32Array[],
     lists?: IvfLists,
+    private readonly build: Required<IvfBuildOptions> = BUILD_DEFAULTS,
   ) {
     this.docs = lists?.docs ?? Array.from({ length: k }, () => []);
     this.rows = lists?.rows ?? Array.from({ length: k }, () => []);
@@ -70,8 +72,8 @@ export class IvfIndex {
    * nearest coarse centroid: ~2√k dot products instead of k (at 1M rows and 1,000 lists: 64 instead of 1,000).
    * A search still scores every list's centroid and probes the closest, whatever group they belong to.
    */
-  static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>, lists = defaultLists(total)): Promise<IvfIndex> {
-    const steps = IvfIndex.steps(blocks, dims, total, lists);
+  static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>, lists = defaultLists(total), opts: IvfBuildOptions = {}): Promise<IvfIndex> {
+    const steps = IvfIndex.steps(blocks, dims, total, lists, opts);
     for (;;) {
       const r = steps.next();
       if (r.done) return r.value;
@@ -80,11 +82,12 @@ export class IvfIndex {
   }
 
   /** The build as steps of a few ms each (a `yield` between two), for a caller that decides when each runs (buildTurns.ts). */
-  static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total)): Generator<void, IvfIndex> {
+  static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total), opts: IvfBuildOptions = {}): Generator<void, IvfIndex> {
+    const o = { ...BUILD_DEFAULTS, ...opts };
     const k = Math.max(1, Math.min(lists, total));
-    const sample = sampleRows(blocks, Math.min(total, SAMPLE_PER_LIST * k), dims);
+    const sample = sampleRows(blocks, Math.min(total, o.samplePerList * k), dims);
     const k1 = Math.max(1, Math.min(sample.length, Math.round(Math.sqrt(k))));
-    const coarse = yield* kmeans(spread(sample, COARSE_SAMPLE_PER_CENTROID * k1), k1, dims);
+    const coarse = yield* kmeans(spread(sample, COARSE_SAMPLE_PER_CENTROID * k1), k1, dims, o.iterations);
     // each sample row to its coarse group, and each group its share of the k lists
     const groups: Float32Array[][] = Array.from({ length: k1 }, () => []);
     for (let i = 0; i < sample.length; i++) {
@@ -104,11 +107,11 @@ export class IvfIndex {
         members.push(new Int32Array(0));
         continue;
       }
-      centroids.set(yield* kmeans(groups[g], kg, dims), next * dims);
+      centroids.set(yield* kmeans(groups[g], kg, dims, o.iterations), next * dims);
       members.push(Int32Array.from({ length: kg }, (_, j) => next + j));
       next += kg;
     }
-    const index = new IvfIndex(dims, centroids.subarray(0, next * dims), next, coarse, members);
+    const index = new IvfIndex(dims, centroids.subarray(0, next * dims), next, coarse, members, undefined, o);
     // the sample rows (24 a list, 1.5 KB each: ~120 B a row of the project) let go now: something still holding
     // the finished build (its generator, a stale pointer the collector finds on the stack) kept them all alive
     sample.length = 0;
@@ -128,17 +131,40 @@ export class IvfIndex {
   }
 
   add(block: DocumentBlock): void {
-    const { dims, centroids, coarse, members } = this;
+    const { dims } = this;
     const scratch = new Float32Array(dims);
     for (let r = 0; r < block.scales.length; r++) {
-      const v = rowVector(block, r, dims, scratch);
-      const group = members[nearestOf(coarse, null, dims, v)];
-      // a coarse centroid no sample row chose has no lists of its own: such a row is scored against all of them
-      const c = nearestOf(centroids, group.length ? group : null, dims, v);
+      const c = this.nearestList(rowVector(block, r, dims, scratch));
       this.docs[c].push(block);
       this.rows[c].push(r);
     }
     this.liveRows += block.scales.length;
+  }
+
+  /**
+   * The list a row goes to: the nearest among the lists of its `assignGroups` nearest coarse groups. With one
+   * group, a row near a group's border went to a list of the wrong side and no search found it where its
+   * centroid says it is (bench/ivf-recall.ts: a third of the misses on real MiniLM vectors); three make that rare.
+   */
+  private nearestList(v: ArrayLike<number>): number {
+    const { dims, centroids, coarse, members } = this;
+    const g = this.build.assignGroups;
+    if (g <= 1) {
+      const group = members[nearestOf(coarse, null, dims, v)];
+      // a coarse centroid no sample row chose has no lists of its own: such a row is scored against all of them
+      return nearestOf(centroids, group.length ? group : null, dims, v);
+    }
+    const k1 = members.length;
+    const gs = new Float32Array(k1);
+    for (let j = 0; j < k1; j++) gs[j] = dotAt(coarse, j * dims, v, dims);
+    let best = -1;
+    let bestDot = -Infinity;
+    for (const j of topIndices(gs, Math.min(g, k1)))
+      for (const c of members[j]) {
+        const d = dotAt(centroids, c * dims, v, dims);
+        if (d > bestDot) (bestDot = d), (best = c);
+      }
+    return best >= 0 ? best : nearestOf(centroids, null, dims, v);
   }
 
   /** The block is already marked dead (its rows are skipped); its list entries are swept once they pile up. */
@@ -149,22 +175,26 @@ export class IvfIndex {
   }
 
   /** Offers the visible rows of the closest lists to `best`, at least `minShare` of the lists and then until it is full. */
-  search(p: PreparedQuery, best: TopN, minShare: number): void {
+  search(p: PreparedQuery, best: TopN, minShare: number, trace?: { lists: Set<number>; rows: number }): void {
     const { dims, k, centroids } = this;
     const score = new Float32Array(k);
     for (let c = 0; c < k; c++) {
       let dot = 0;
       const base = c * dims;
       if (p.sparse) for (let j = 0; j < p.nzIdx.length; j++) dot += p.nzVal[j] * centroids[base + p.nzIdx[j]];
-      else for (let d = 0; d < dims; d++) dot += p.q[d] * centroids[base + d];
+      else dot = dotAt(centroids, base, p.q, dims); // thousands of small lists: their scoring is a third of a search
       score[c] = dot;
     }
-    const order = Array.from({ length: k }, (_, c) => c).sort((a, b) => score[b] - score[a]);
+    const order = byScore(score);
     const minProbe = Math.max(1, Math.ceil(k * minShare));
     for (let i = 0; i < k; i++) {
       if (i >= minProbe && best.full) break;
       const docs = this.docs[order[i]];
       const rows = this.rows[order[i]];
+      if (trace) {
+        trace.lists.add(order[i]);
+        trace.rows += docs.length;
+      }
       for (let j = 0; j < docs.length; j++) {
         const doc = docs[j];
         if (doc.dead || !visible(doc, rows[j], p) || p.exclude?.(doc.documentId)) continue;
@@ -212,21 +242,39 @@ export interface IvfParts {
 }
 
 /** Sample rows per list the k-means trains on, and per coarse centroid. */
-const SAMPLE_PER_LIST = 24;
 const COARSE_SAMPLE_PER_CENTROID = 64;
-const KMEANS_ITERATIONS = 8;
 
-/** √N lists (1,000 at 1M rows, 316 at 100k): a list holds ~√N rows, a probe of a few % scans a few % of the rows. */
-export function defaultLists(rows: number): number {
-  return Math.max(8, Math.min(4096, Math.round(Math.sqrt(rows))));
+/** How an index is trained and its rows listed (the defaults are what the server builds; benches compare others). */
+export interface IvfBuildOptions {
+  /** sample rows per list the k-means trains on */
+  samplePerList?: number;
+  iterations?: number;
+  /** a row is listed under its nearest list among the lists of this many nearest coarse groups */
+  assignGroups?: number;
 }
 
+const BUILD_DEFAULTS: Required<IvfBuildOptions> = { samplePerList: 24, iterations: 8, assignGroups: 3 };
+
+/**
+ * 16·√N lists (5,060 at 100k rows, lists of ~20 rows; capped at 8,192, lists of ~120 rows at 1M). Why so many
+ * small lists: a lore chunk's vector mixes several sentences, and a question's true neighbours are the chunks that
+ * hold its sentence, listed by their other ones; under √N big lists they sat under centroids far from the question,
+ * and with 10 % of the rows scanned recall@4 on real MiniLM vectors at 100k was 0.90 (bench/ivf-recall.ts). Small
+ * lists put them closer to it: 0.97 with 8·√N lists, 0.98 with 16·√N at the same 10 % of the rows. Scoring the
+ * centroids costs more (k dot products a query, ~2 M multiplies at 100k, half the scan's), and training too.
+ */
+export function defaultLists(rows: number): number {
+  return Math.max(8, Math.min(8192, Math.round(LISTS_PER_ROOT * Math.sqrt(rows))));
+}
+
+const LISTS_PER_ROOT = 16;
+
 /** Spherical k-means: k unit centroids of `rows` (seeded with evenly spaced rows), yielding between passes. */
-function* kmeans(rows: Float32Array[], k: number, dims: number): Generator<void, Float32Array> {
+function* kmeans(rows: Float32Array[], k: number, dims: number, iterations: number): Generator<void, Float32Array> {
   const centroids = new Float32Array(k * dims);
   for (let c = 0; c < k; c++) centroids.set(rows[Math.floor((c * rows.length) / k)] ?? new Float32Array(dims), c * dims);
   const assign = new Int32Array(rows.length);
-  for (let it = 0; it < KMEANS_ITERATIONS; it++) {
+  for (let it = 0; it < iterations; it++) {
     for (let i = 0; i < rows.length; i++) {
       assign[i] = nearestOf(centroids, null, dims, rows[i]);
       // a row against every centroid: yield often, so a turn arriving mid-build waits a few ms at most
@@ -302,4 +350,51 @@ function sampleRows(blocks: DocumentBlock[], m: number, dims: number): Float32Ar
     }
   }
   return out;
+}
+
+function dotAt(m: Float32Array, base: number, v: ArrayLike<number>, dims: number): number {
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  const tail = dims & 3;
+  let d = 0;
+  for (; d < dims - tail; d += 4) {
+    a0 += m[base + d] * v[d];
+    a1 += m[base + d + 1] * v[d + 1];
+    a2 += m[base + d + 2] * v[d + 2];
+    a3 += m[base + d + 3] * v[d + 3];
+  }
+  for (; d < dims; d++) a0 += m[base + d] * v[d];
+  return a0 + a1 + a2 + a3;
+}
+
+/** The indices of the m largest scores, largest first (m is small). */
+function topIndices(scores: Float32Array, m: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < scores.length; i++) {
+    let at = out.length;
+    while (at > 0 && scores[out[at - 1]] < scores[i]) at--;
+    if (at < m) {
+      out.splice(at, 0, i);
+      if (out.length > m) out.pop();
+    }
+  }
+  return out;
+}
+
+/**
+ * The lists in order of their centroid's score, best first. Thousands of lists: one numeric sort of packed keys
+ (the score's rank in its high bits, the list in its low ones) instead of a comparator sort of boxed indices.
+ */
+function byScore(score: Float32Array): Int32Array {
+  const k = score.length;
+  const room = 2 ** Math.ceil(Math.log2(Math.max(2, k))); // ≤ 2^20 lists (the snapshot's limit): keys stay below 2^53
+  const keys = new Float64Array(k);
+  // scores are cosines in [-1, 1]: steps of 1e-7 keep their order (equal within 1e-7: the lower list first)
+  for (let c = 0; c < k; c++) keys[c] = Math.round((1 - Math.max(-1, Math.min(1, score[c] || 0))) * 1e7) * room + c;
+  keys.sort();
+  const order = new Int32Array(k);
+  for (let i = 0; i < k; i++) order[i] = keys[i] % room;
+  return order;
 }

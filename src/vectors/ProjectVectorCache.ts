@@ -13,14 +13,22 @@ export type VectorHit = CachedRow & { score: number };
 
 /** Rows from which a project's cache is searched through an index (bench/scale-retrieval.ts: the exact scan's p99 passes ~5 ms there). */
 export const DEFAULT_INDEX_MIN_ROWS = 20_000;
-/** Share of the index's lists a search always scans (more only when too few visible rows were found)… */
-export const DEFAULT_PROBE_SHARE = 0.2;
 /**
- * …but no more lists than hold about this many rows: past 100,000 rows a fixed share would scan a number of rows
- * growing with the project (200,000 at 1M), where √N lists of √N rows keep the closest lists' recall with a
- * near-constant count of rows (bench/ivf-build.ts at 1M).
+ * Share of the index's lists a search always scans (more only when too few visible rows were found): 10 % of
+ * its many small lists gives recall@4 ≥ 0.97 on real MiniLM vectors at 100k rows (bench/ivf-recall.ts)…
+ */
+export const DEFAULT_PROBE_SHARE = 0.1;
+/**
+ * …but no more lists than hold about this many rows: past 200,000 rows a fixed share would scan a number of rows
+ * growing with the project (100,000 at 1M), where lists that grow as √N keep the closest lists' recall with a
+ * near-constant count of rows (bench/ivf-build.ts at 1M; 2 % of the lists there).
  */
 export const DEFAULT_PROBE_ROWS = 20_000;
+
+/** The share of the lists a search of a project of `rows` rows probes at least, unless the cache is told one. */
+export function probeShareFor(rows: number, probeRows = DEFAULT_PROBE_ROWS): number {
+  return Math.min(DEFAULT_PROBE_SHARE, probeRows / rows);
+}
 
 /** Candidates per wanted hit that the int8 scan hands to float32 re-scoring (0: none, the int8 ranking as is). */
 export const DEFAULT_RESCORE = 4;
@@ -259,7 +267,7 @@ export class ProjectVectorCache {
     // A sparse query (the hashing embedder's) costs only its non-zero dims per row, so the exact scan stays
     // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
     // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
-    if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? Math.min(DEFAULT_PROBE_SHARE, (this.opts.probeRows ?? DEFAULT_PROBE_ROWS) / this.count));
+    if (this.mode === "indexed" && !p.sparse) this.ivf!.search(p, best, this.opts.probeShare ?? probeShareFor(this.count, this.opts.probeRows));
     else if (!this.columnScan(p, best)) {
       for (const doc of this.docs.values()) {
         if (exclude?.(doc.documentId)) continue;

@@ -6,6 +6,7 @@ import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import { VectorStore } from "../../src/vectors/VectorStore.ts";
 import { commitSnapshot, readSnapshot, restoreInto, snapshotPath, writeSnapshotTmp } from "../../src/vectors/cacheSnapshot.ts";
 import { indexPartPath } from "../../src/vectors/indexPart.ts";
+import { INDEX_VERSION } from "../../src/vectors/ivfSnapshot.ts";
 import { chunk, DenseEmbedder, snapshotText, tempDir } from "./helpers.ts";
 
 // The IVF index kept beside a project's snapshot file, in its index part (src/vectors/indexPart.ts, ivfSnapshot.ts):
@@ -62,17 +63,23 @@ test("a damaged or foreign index part is dropped: the rows load from the file, t
   const good = join(tmp.dir, "good.ivf");
   copyFileSync(partPath, good);
   const rowsFile = statSync(path);
-  // the part ends with the index: …, coarse centroids (5 × 384 floats), 5 group sizes, 24 group members, 24 list
-  // sizes, then the 600 rows' list entries (24 lists for 600 rows: IvfIndex.defaultLists)
+  // the part ends with the index: …, coarse centroids (k1 × 384 floats), k1 group sizes, k group members, k list
+  // sizes, then the 600 rows' list entries (k lists for 600 rows: IvfIndex.defaultLists)
+  const head = /"index":\{"v":(\d+),"k":(\d+),"k1":(\d+)/.exec(readFileSync(good).toString("latin1"))!;
+  expect(Number(head[1])).toBe(INDEX_VERSION);
+  const [k, k1] = [Number(head[2]), Number(head[3])];
+  const version = (v: number) => (b: Buffer) => (b.write(`"v":${v},`.padEnd(`"v":${INDEX_VERSION},`.length, " "), b.indexOf(`"index":{"v":${INDEX_VERSION}`) + 9, "latin1"), b);
   const damages: [string, (b: Buffer) => Buffer][] = [
     // the last two list entries made the same row: a row listed twice (and one not at all)
     ["a row listed twice", (b) => (b.writeInt32LE(b.readInt32LE(b.length - 8), b.length - 4), b)],
     ["a row number past the rows", (b) => (b.writeInt32LE(600, b.length - 4), b)],
-    ["another index version", (b) => (b.write('"v":7', b.indexOf('"index":{"v":1') + 9, "latin1"), b)],
+    ["another index version", version(7)],
+    // the layout before many small lists: it would answer, with the recall of its few big lists; trained anew
+    ["the index as version 1 saved it", version(1)],
     ["another part version", (b) => (b.write('{"v":7', b.indexOf('{"v":1,"rowsStamp"'), "latin1"), b)],
     // a part written over other rows (the stamp of another rows' file): its row numbers mean other rows
     ["made over other rows", (b) => (b.write("z", b.indexOf('"rowsStamp":"') + 13, "latin1"), b)],
-    ["a coarse centroid not a number", (b) => (b.writeFloatLE(Number.NaN, b.length - 4 * (600 + 24 + 24 + 5 + 384)), b)],
+    ["a coarse centroid not a number", (b) => (b.writeFloatLE(Number.NaN, b.length - 4 * (600 + k + k + k1 + 384)), b)],
     ["cut short", (b) => b.subarray(0, b.length - 100)],
     ["not a part", () => Buffer.from("LHVIVFP1 not really")],
   ];
@@ -94,7 +101,7 @@ test("a damaged or foreign index part is dropped: the rows load from the file, t
     expect([what, statSync(path).ino, statSync(path).mtimeMs]).toEqual([what, rowsFile.ino, rowsFile.mtimeMs]);
     await store.close();
   }
-}, 60_000); // eight restarts over LanceDB: longer than the default 5 s on a shared 2-core box
+}, 90_000); // nine restarts over LanceDB: longer than the default 5 s on a shared 2-core box
 
 test("a snapshot without an index section (the layout before it) still loads, and trains its index", async () => {
   const dims = 384;

@@ -57,7 +57,7 @@ test("the index ranks like the exact scan (recall@4 ≥ 0.9 on clustered vectors
     found += want.filter((h) => ids.has(h.id)).length;
     wanted += want.length;
   }
-  // 24 clusters of ~80 rows, 28 lists, 20 % of them probed: a query's own cluster is almost always among them
+  // 24 clusters of ~80 rows, 716 lists, 10 % of them probed: a query's own cluster is almost always among them
   expect(found / wanted).toBeGreaterThanOrEqual(0.9);
   // a narrow visible set, spread over many lists: all of it comes back, not only what the first lists hold
   for (let q = 0; q < 10; q++) {
@@ -106,12 +106,12 @@ test("a sparse query (the hashing embedder's) scans exactly even when the index 
   }
 });
 
-test("the two-level build lists every row exactly once under √N lists, and rows written later join them", async () => {
+test("the two-level build lists every row exactly once under its lists, and rows written later join them", async () => {
   const cache = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0 });
   fill(cache);
   const rows = 40 * 50;
   const index = await IvfIndex.build(cache.blocks(), DIMS, rows, async () => {});
-  expect(index.k).toBe(defaultLists(rows)); // 45: every coarse group got its share, the shares add up to k
+  expect(index.k).toBe(defaultLists(rows)); // 716: every coarse group got its share, the shares add up to k
   expect(index.listSizes()).toHaveLength(index.k);
   expect(index.listSizes().reduce((a, b) => a + b, 0)).toBe(rows);
   // the lists follow the clusters: no list holds a big share of the rows (24 clusters of ~80 rows)
@@ -124,7 +124,7 @@ test("the two-level build lists every row exactly once under √N lists, and row
 
 test("probing bounded by rows (a big project's lists) still fills n visible hits, and ranks close to the exact scan", async () => {
   const exact = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0 });
-  // ~100 rows' worth of lists: 3 of 45, where the default share would probe 9
+  // ~100 rows' worth of lists: 18 of 358, where the default share would probe 36
   const narrow = new ProjectVectorCache(DIMS, "p", { indexMinRows: 1000, probeRows: 100 });
   fill(exact);
   fill(narrow);
