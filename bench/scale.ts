@@ -247,7 +247,7 @@ try {
   );
   console.log("| kind | requests | wall p50 | server CPU per request: during + after = all | one core's worth |");
   console.log("|---|---|---|---|---|");
-  for (const s of cpuPer) console.log(`| ${s.kind} | ${s.ok}${s.failed ? ` (${s.failed} failed)` : ""} | ${f(s.p50)} ms | ${s.duringMs.toFixed(2)} + ${s.afterMs.toFixed(2)} = ${s.cpuMs.toFixed(2)} ms | ${(1000 / s.cpuMs).toFixed(0)}/s |`);
+  for (const s of cpuPer) console.log(`| ${s.kind} | ${s.ok}${s.failed ? ` (${Object.entries(s.errors).map(([c, n]) => `${n}× ${c === "0" ? "no answer" : c}`).join(", ")})` : ""} | ${f(s.p50)} ms | ${s.duringMs.toFixed(2)} + ${s.afterMs.toFixed(2)} = ${s.cpuMs.toFixed(2)} ms | ${(1000 / s.cpuMs).toFixed(0)}/s |`);
   console.log(`\nWhat the previews and turns asked (project settings: long-term memory ${settings.longTermMemoryEnabled ? "on" : "off"}, enhanced retrieval ${settings.enhancedMemoryRetrieval ? "on" : "off"}; every request retrieves memories; a random player of ${nPlayers.toLocaleString("en")} and a random mind):\n`);
   console.log("| phase | previews | turns |");
   console.log("|---|---|---|");

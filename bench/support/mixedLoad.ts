@@ -49,6 +49,8 @@ export interface SoloResult {
   repliedAt: number;
   ok: number;
   failed: number;
+  /** the failures by status (0: no answer) */
+  errors: Record<string, number>;
   p50: number;
   /** previews and turns: what they asked (bench/scale.ts reports first sight, pairs with memories) */
   asked: Asked[];
@@ -127,18 +129,23 @@ async function solo(plan: LoadPlan, kind: Kind | "turn" | "idle"): Promise<SoloR
   if (kind === "idle") {
     // nothing sent: the server's background CPU (jobs, LanceDB's threads, GC), subtracted from the others
     await Bun.sleep(plan.soloSeconds * 1000);
-    return { kind, from, to: Date.now(), repliedAt: Date.now(), ok: 0, failed: 0, p50: NaN, asked: [] };
+    return { kind, from, to: Date.now(), repliedAt: Date.now(), ok: 0, failed: 0, errors: {}, p50: NaN, asked: [] };
   }
   const asked: Asked[] = [];
   const ms: number[] = [];
+  const errors: Record<string, number> = {};
   let failed = 0;
+  const fail = (status: number) => {
+    failed++;
+    errors[status] = (errors[status] ?? 0) + 1;
+  };
   const end = performance.now() + plan.soloSeconds * 1000;
   if (kind === "turn") {
     // turns one after another: their CPU per turn on the server, generation being the llama-server's
     for (let n = 0; performance.now() < end; n++) {
       const r = await timed(...request(plan, "turn", n, asked));
       if (r.status === 200) ms.push(r.ms);
-      else failed++;
+      else fail(r.status);
     }
   } else {
     const pending: Promise<void>[] = [];
@@ -148,13 +155,13 @@ async function solo(plan: LoadPlan, kind: Kind | "turn" | "idle"): Promise<SoloR
       if (at >= end) break;
       const wait = at - performance.now();
       if (wait > 0) await Bun.sleep(wait);
-      pending.push(timed(...request(plan, kind, i, asked)).then((r) => void (r.status >= 200 && r.status < 300 ? ms.push(r.ms) : failed++)));
+      pending.push(timed(...request(plan, kind, i, asked)).then((r) => void (r.status >= 200 && r.status < 300 ? ms.push(r.ms) : fail(r.status))));
     }
     await Promise.all(pending);
   }
   const repliedAt = Date.now();
   await Bun.sleep(plan.settleSeconds * 1000);
-  return { kind, from, to: Date.now(), repliedAt, ok: ms.length, failed, p50: pct(ms, 0.5), asked };
+  return { kind, from, to: Date.now(), repliedAt, ok: ms.length, failed, errors, p50: pct(ms, 0.5), asked };
 }
 
 async function step(plan: LoadPlan, rate: number): Promise<StepResult> {
