@@ -11,16 +11,20 @@ export const WORLD_MEMORIES_PER_TURN = 3;
  */
 export const WORLD_MEMORY_CANDIDATES = 150;
 
-/** An event's content words, by event id: its text never changes, and a turn ranks hundreds of them. */
-const wordsCache = new Map<string, Set<string>>();
+/**
+ * An event's content words, by event id, with the text they were made from: a turn ranks hundreds of events, and a
+ * lore pack's re-import may rewrite an event's text (its id stays), so a hit counts only while the text is the same.
+ */
+const wordsCache = new Map<string, { text: string; words: Set<string> }>();
 const WORDS_CACHED = 50_000;
 function eventWords(k: KnownEvent): Set<string> {
-  let w = wordsCache.get(k.event_id);
-  if (!w) {
-    if (wordsCache.size >= WORDS_CACHED) wordsCache.delete(wordsCache.keys().next().value!);
-    wordsCache.set(k.event_id, (w = keywords(`${k.type} ${k.description}`)));
-  }
-  return w;
+  const text = `${k.type} ${k.description}`;
+  const hit = wordsCache.get(k.event_id);
+  if (hit?.text === text) return hit.words;
+  if (!hit && wordsCache.size >= WORDS_CACHED) wordsCache.delete(wordsCache.keys().next().value!);
+  const words = keywords(text);
+  wordsCache.set(k.event_id, { text, words });
+  return words;
 }
 /** Recency halves every this many hours of wall time since the mind learned the event. */
 export const WORLD_RECENCY_HALF_LIFE_HOURS = 24;

@@ -77,4 +77,17 @@ describe("world memories: ranking", () => {
     expect(top.id).toBe("a");
     expect(top.score).toBeGreaterThan(rankKnown(rows, "Is the sky clear for the ferry?", now, 2)[1].score);
   });
+
+  test("an event whose text a pack rewrote is ranked by its new words, not the ones first seen for its id", () => {
+    const now = new Date("2026-06-01T12:00:00.000Z");
+    const base = { ...event(0, now), id: "wm-rewritten", event_id: "ev-rewritten-by-a-pack", importance: 1, known_at: now.toISOString(), type: "rumour" };
+    const other = { ...base, id: "wm-other", event_id: "ev-other", importance: 2, description: "Bread is dear this week" };
+    // first ranked with its old text, for a question about it: its words are kept for its id
+    const before = rankKnown([{ ...base, description: "The mill burned down" }, other], "What burned at the mill?", now, 2);
+    expect(before[0].id).toBe("wm-rewritten");
+    expect(rankKnown([{ ...base, description: "The mill burned down" }, other], "What about the lighthouse keeper?", now, 2)[0].id).toBe("wm-other");
+    const after = rankKnown([{ ...base, description: "The lighthouse keeper vanished" }, other], "What about the lighthouse keeper?", now, 2);
+    expect(after[0].id).toBe("wm-rewritten");
+    expect(after).toEqual(reference([{ ...base, description: "The lighthouse keeper vanished" }, other], "What about the lighthouse keeper?", now, 2));
+  });
 });
