@@ -29,7 +29,8 @@ import { llamaServerBinary, startLlamaServer } from "../test/support/llamaServer
 import { bigProject } from "./support/bigProject.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 import { writePlayerMemories } from "./support/playerMemories.ts";
-import { KINDS, type LoadPlan, type SoloResult, type StepResult } from "./support/mixedLoad.ts";
+import { KINDS, type Asked, type LoadPlan, type SoloResult, type StepResult } from "./support/mixedLoad.ts";
+import { readSettings } from "../src/projects/settings.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -42,6 +43,7 @@ const { values: args } = parseArgs({
     "turn-workers": { type: "string", default: "2" },
     tokens: { type: "string", default: "8" },
     solo: { type: "string", default: "8" },
+    settle: { type: "string", default: "8" },
     world: { type: "string" },
   },
 });
@@ -156,6 +158,7 @@ try {
     maxInFlight: 64,
     soloRate: 20,
     soloSeconds: Number(args.solo),
+    settleSeconds: Number(args.settle),
   };
   const planPath = join(dir, "plan.json");
   writeFileSync(planPath, JSON.stringify(plan));
@@ -182,9 +185,22 @@ try {
   };
   const idle = solos.find((s) => s.kind === "idle")!;
   const idleRate = (cpuAt(idle.to) - cpuAt(idle.from)) / (idle.to - idle.from); // CPU ms per wall ms with nothing sent
+  // CPU per request while the requests ran, and in the settle after the last reply (work the kind left behind)
+  const cpuIn = (a: number, b: number, n: number) => Math.max(0, cpuAt(b) - cpuAt(a) - idleRate * (b - a)) / Math.max(1, n);
   const cpuPer = solos
     .filter((s) => s.kind !== "idle")
-    .map((s) => ({ ...s, cpuMs: Math.max(0, cpuAt(s.to) - cpuAt(s.from) - idleRate * (s.to - s.from)) / Math.max(1, s.ok + s.failed) }));
+    .map((s) => ({ ...s, duringMs: cpuIn(s.from, s.repliedAt, s.ok + s.failed), afterMs: cpuIn(s.repliedAt, s.to, s.ok + s.failed) }))
+    .map((s) => ({ ...s, cpuMs: s.duringMs + s.afterMs }));
+  // what the previews and turns asked: a mind's first request since the load began, or a seen one; a player–mind
+  // pair with memories (the world's players have met 2 minds of the 1,000) or a pair's first meeting
+  const settings = readSettings(ctx, world.projectId);
+  const hasMemories = app.db.query<{ n: number }, [string, string, string]>("SELECT COUNT(*) AS n FROM memories WHERE project_id = ? AND player_id = ? AND mind_id = ?");
+  const describe = (asked: Asked[]) => {
+    if (!asked.length) return "–";
+    const first = asked.filter((a) => a.firstOfMind).length;
+    const met = asked.filter((a) => hasMemories.get(world.projectId, a.player, a.mind)!.n > 0).length;
+    return `${asked.length}: ${first} a mind's first since the start, ${asked.length - first} a seen mind; ${met} a pair with memories`;
+  };
 
   // ---- disk
   const du = (p: string): number => {
@@ -226,10 +242,17 @@ try {
       `Generation: a llama-server (1 thread, 2 slots) on a tiny random-weight model, ${args.tokens}-token replies, ${plan.turnWorkers} players' turns back to back throughout. ` +
       `Each step: every kind below at the rate shown at once, open loop, ${plan.stepSeconds} s; the load from its own process on the same box.\n`,
   );
-  console.log(`Each kind alone first (no turns; ${plan.soloRate} requests/s for ${plan.soloSeconds} s; turns one after another), the server process's own CPU time per request (user + system, sampled every 100 ms, less the ${(idleRate * 100).toFixed(1)} % of a core it spent with nothing sent): what one core carries of it, whatever else shares the box.\n`);
-  console.log("| kind | requests | wall p50 | server CPU per request | one core's worth |");
+  console.log(
+    `Each kind alone first (no turns; ${plan.soloRate} requests/s for ${plan.soloSeconds} s; turns one after another), then ${plan.settleSeconds} s with nothing sent, the server process's own CPU time per request (user + system, sampled every 100 ms, less the ${(idleRate * 100).toFixed(1)} % of a core it spent with nothing sent) while the requests ran and after the last reply (work the kind left behind: LanceDB's compaction after appends, jobs a write wakes), and in all: what one core carries of it, whatever else shares the box.\n`,
+  );
+  console.log("| kind | requests | wall p50 | server CPU per request: during + after = all | one core's worth |");
   console.log("|---|---|---|---|---|");
-  for (const s of cpuPer) console.log(`| ${s.kind} | ${s.ok}${s.failed ? ` (${s.failed} failed)` : ""} | ${f(s.p50)} ms | ${s.cpuMs.toFixed(2)} ms | ${(1000 / s.cpuMs).toFixed(0)}/s |`);
+  for (const s of cpuPer) console.log(`| ${s.kind} | ${s.ok}${s.failed ? ` (${Object.entries(s.errors).map(([c, n]) => `${n}× ${c === "0" ? "no answer" : c}`).join(", ")})` : ""} | ${f(s.p50)} ms | ${s.duringMs.toFixed(2)} + ${s.afterMs.toFixed(2)} = ${s.cpuMs.toFixed(2)} ms | ${(1000 / s.cpuMs).toFixed(0)}/s |`);
+  console.log(`\nWhat the previews and turns asked (project settings: long-term memory ${settings.longTermMemoryEnabled ? "on" : "off"}, enhanced retrieval ${settings.enhancedMemoryRetrieval ? "on" : "off"}; every request retrieves memories; a random player of ${nPlayers.toLocaleString("en")} and a random mind):\n`);
+  console.log("| phase | previews | turns |");
+  console.log("|---|---|---|");
+  console.log(`| alone | ${describe(solos.find((s) => s.kind === "preview")!.asked)} | ${describe(solos.find((s) => s.kind === "turn")!.asked)} |`);
+  for (const s of steps) console.log(`| ${s.rate}/s | ${describe(s.asked.preview)} | ${describe(s.asked.turn)} |`);
   console.log("\nThen all kinds at once, at rising rates, with the turns going:\n");
   console.log(`| rate per kind | ${KINDS.map((k) => `${k} p50 / p99`).join(" | ")} | interact turns (p50 / p99, done) |`);
   console.log(`|---|${KINDS.map(() => "---").join("|")}|---|`);

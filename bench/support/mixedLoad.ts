@@ -26,6 +26,18 @@ export interface LoadPlan {
   /** each kind alone first (no turns), at this rate for this long: the server's CPU per request (bench/scale.ts reads it) */
   soloRate: number;
   soloSeconds: number;
+  /**
+   * after each kind alone, this long with nothing sent before the next: what the server does after its replies
+   * (LanceDB's compaction after appends, jobs a write wakes) is counted with the kind that caused it, not the next
+   */
+  settleSeconds: number;
+}
+
+/** A preview's or a turn's mind and player, and whether it was the first request for that mind since the load began. */
+export interface Asked {
+  mind: string;
+  player: string;
+  firstOfMind: boolean;
 }
 
 /** One kind alone: its wall-clock window (Date.now()), so the server can attribute its own CPU time to it. */
@@ -33,9 +45,15 @@ export interface SoloResult {
   kind: Kind | "turn" | "idle";
   from: number;
   to: number;
+  /** when the last reply arrived (`to` is after the settle) */
+  repliedAt: number;
   ok: number;
   failed: number;
+  /** the failures by status (0: no answer) */
+  errors: Record<string, number>;
   p50: number;
+  /** previews and turns: what they asked (bench/scale.ts reports first sight, pairs with memories) */
+  asked: Asked[];
 }
 
 export type Kind = "preview" | "lore" | "event" | "state";
@@ -55,6 +73,7 @@ export interface StepResult {
   seconds: number;
   kinds: Record<Kind, KindStep>;
   turns: { ok: number; errors: number; p50: number; p99: number };
+  asked: { preview: Asked[]; turn: Asked[] };
 }
 
 const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))] : NaN);
@@ -64,9 +83,16 @@ const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 3
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
 const LINES = ["Tell me about the harbour and the lantern.", "Who guards the north gate at night?", "What do you know of the salt debt?", "Have you seen the ferryman?", "What happened at the mill?"];
 
-function request(plan: LoadPlan, kind: Kind | "turn", n: number): [string, RequestInit] {
+/** minds a preview or a turn has asked about since the load began (the warm-up included) */
+const seenMinds = new Set<string>();
+
+function request(plan: LoadPlan, kind: Kind | "turn", n: number, asked?: Asked[]): [string, RequestInit] {
   const player = `player${Math.floor(rnd() * plan.players)}`;
   const mind = pick(plan.minds);
+  if (kind === "preview" || kind === "turn") {
+    asked?.push({ mind, player, firstOfMind: !seenMinds.has(mind) });
+    seenMinds.add(mind);
+  }
   const json = (key: string, method: string, body: unknown): RequestInit => ({ method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
   switch (kind) {
     case "turn":
@@ -103,17 +129,23 @@ async function solo(plan: LoadPlan, kind: Kind | "turn" | "idle"): Promise<SoloR
   if (kind === "idle") {
     // nothing sent: the server's background CPU (jobs, LanceDB's threads, GC), subtracted from the others
     await Bun.sleep(plan.soloSeconds * 1000);
-    return { kind, from, to: Date.now(), ok: 0, failed: 0, p50: NaN };
+    return { kind, from, to: Date.now(), repliedAt: Date.now(), ok: 0, failed: 0, errors: {}, p50: NaN, asked: [] };
   }
+  const asked: Asked[] = [];
   const ms: number[] = [];
+  const errors: Record<string, number> = {};
   let failed = 0;
+  const fail = (status: number) => {
+    failed++;
+    errors[status] = (errors[status] ?? 0) + 1;
+  };
   const end = performance.now() + plan.soloSeconds * 1000;
   if (kind === "turn") {
     // turns one after another: their CPU per turn on the server, generation being the llama-server's
     for (let n = 0; performance.now() < end; n++) {
-      const r = await timed(...request(plan, "turn", n));
+      const r = await timed(...request(plan, "turn", n, asked));
       if (r.status === 200) ms.push(r.ms);
-      else failed++;
+      else fail(r.status);
     }
   } else {
     const pending: Promise<void>[] = [];
@@ -123,21 +155,24 @@ async function solo(plan: LoadPlan, kind: Kind | "turn" | "idle"): Promise<SoloR
       if (at >= end) break;
       const wait = at - performance.now();
       if (wait > 0) await Bun.sleep(wait);
-      pending.push(timed(...request(plan, kind, i)).then((r) => void (r.status >= 200 && r.status < 300 ? ms.push(r.ms) : failed++)));
+      pending.push(timed(...request(plan, kind, i, asked)).then((r) => void (r.status >= 200 && r.status < 300 ? ms.push(r.ms) : fail(r.status))));
     }
     await Promise.all(pending);
   }
-  return { kind, from, to: Date.now(), ok: ms.length, failed, p50: pct(ms, 0.5) };
+  const repliedAt = Date.now();
+  await Bun.sleep(plan.settleSeconds * 1000);
+  return { kind, from, to: Date.now(), repliedAt, ok: ms.length, failed, errors, p50: pct(ms, 0.5), asked };
 }
 
 async function step(plan: LoadPlan, rate: number): Promise<StepResult> {
   const end = performance.now() + plan.stepSeconds * 1000;
   const turnMs: number[] = [];
   let turnErrors = 0;
+  const asked = { preview: [] as Asked[], turn: [] as Asked[] };
   const workers = Array.from({ length: plan.turnWorkers }, async () => {
     let n = 0;
     while (performance.now() < end) {
-      const r = await timed(...request(plan, "turn", n++));
+      const r = await timed(...request(plan, "turn", n++, asked.turn));
       if (r.status === 200) turnMs.push(r.ms);
       else turnErrors++;
     }
@@ -162,7 +197,7 @@ async function step(plan: LoadPlan, rate: number): Promise<StepResult> {
           continue;
         }
         sent++;
-        const p = timed(...request(plan, kind, i)).then((r) => {
+        const p = timed(...request(plan, kind, i, kind === "preview" ? asked.preview : undefined)).then((r) => {
           if (r.status >= 200 && r.status < 300) ms.push(r.ms);
           else errors[r.status] = (errors[r.status] ?? 0) + 1;
           pending.delete(p);
@@ -174,7 +209,7 @@ async function step(plan: LoadPlan, rate: number): Promise<StepResult> {
     }),
   );
   await Promise.all(workers);
-  return { rate, seconds: plan.stepSeconds, kinds: Object.fromEntries(kinds) as Record<Kind, KindStep>, turns: { ok: turnMs.length, errors: turnErrors, p50: pct(turnMs, 0.5), p99: pct(turnMs, 0.99) } };
+  return { rate, seconds: plan.stepSeconds, kinds: Object.fromEntries(kinds) as Record<Kind, KindStep>, turns: { ok: turnMs.length, errors: turnErrors, p50: pct(turnMs, 0.5), p99: pct(turnMs, 0.99) }, asked };
 }
 
 if (import.meta.main) {

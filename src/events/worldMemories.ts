@@ -11,16 +11,20 @@ export const WORLD_MEMORIES_PER_TURN = 3;
  */
 export const WORLD_MEMORY_CANDIDATES = 150;
 
-/** An event's content words, by event id: its text never changes, and a turn ranks hundreds of them. */
-const wordsCache = new Map<string, Set<string>>();
+/**
+ * An event's content words, by event id, with the text they were made from: a turn ranks hundreds of events, and a
+ * lore pack's re-import may rewrite an event's text (its id stays), so a hit counts only while the text is the same.
+ */
+const wordsCache = new Map<string, { text: string; words: Set<string> }>();
 const WORDS_CACHED = 50_000;
 function eventWords(k: KnownEvent): Set<string> {
-  let w = wordsCache.get(k.event_id);
-  if (!w) {
-    if (wordsCache.size >= WORDS_CACHED) wordsCache.delete(wordsCache.keys().next().value!);
-    wordsCache.set(k.event_id, (w = keywords(`${k.type} ${k.description}`)));
-  }
-  return w;
+  const text = `${k.type} ${k.description}`;
+  const hit = wordsCache.get(k.event_id);
+  if (hit?.text === text) return hit.words;
+  if (!hit && wordsCache.size >= WORDS_CACHED) wordsCache.delete(wordsCache.keys().next().value!);
+  const words = keywords(text);
+  wordsCache.set(k.event_id, { text, words });
+  return words;
 }
 /** Recency halves every this many hours of wall time since the mind learned the event. */
 export const WORLD_RECENCY_HALF_LIFE_HOURS = 24;
@@ -47,20 +51,54 @@ export function eventLine(k: Pick<KnownEvent, "told_by_name" | "hop" | "descript
 export function rankWorldMemories(ctx: ServiceContext, q: { projectId: string; mindId: string; query: string; limit: number }): (KnownEvent & { score: number })[] {
   const now = ctx.clock.now();
   const rows = knownEvents(ctx.db, q.projectId, q.mindId, now.toISOString(), WORLD_MEMORY_CANDIDATES);
+  return rankKnown(rows, q.query, now, q.limit);
+}
+
+/** Those candidates ranked for `query` at `now`, the best `limit` first (ties by id). */
+export function rankKnown(rows: KnownEvent[], query: string, now: Date, limit: number): (KnownEvent & { score: number })[] {
   if (!rows.length) return [];
-  const words = keywords(q.query);
+  const words = keywords(query);
+  const probes = [...words].map(probeOf);
   const w = WORLD_WEIGHTS;
   const scored = rows.map((k) => {
-    const own = eventWords(k);
     let shared = 0;
-    for (const x of words) if (own.has(x)) shared++;
+    if (words.size && mayShare(k, probes)) {
+      const own = eventWords(k);
+      for (const x of words) if (own.has(x)) shared++;
+    }
     const relevance = words.size ? shared / words.size : 0;
     const ageHours = Math.max(0, (now.getTime() - Date.parse(k.known_at)) / 3_600_000);
     const recency = 0.5 ** (ageHours / WORLD_RECENCY_HALF_LIFE_HOURS);
-    return { ...k, score: w.relevance * relevance + w.importance * (k.importance / 10) + w.recency * recency };
+    return { k, score: w.relevance * relevance + w.importance * (k.importance / 10) + w.recency * recency };
   });
-  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  return scored.slice(0, q.limit);
+  scored.sort((a, b) => b.score - a.score || (a.k.id < b.k.id ? -1 : 1));
+  // only the few kept become rows with their score (a turn ranks ~300 candidates and keeps 3)
+  return scored.slice(0, limit).map(({ k, score }) => ({ ...k, score }));
+}
+
+/**
+ * What an event's text must contain, lower-cased, to have `word` among its keywords: keywords() keeps the stem of
+ * each run of letters and digits, and the stem only drops a final "s" or turns a final "ies" into "y", so the run
+ * holds the stem, or the stem without its final "y".
+ */
+function probeOf(word: string): string {
+  return word.endsWith("y") ? word.slice(0, -1) : word;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * False only when the event cannot share a keyword with the query (its relevance is 0): a substring test of its
+ * lower-cased text, where tokenising it (~4 µs; a turn's ~300 candidates, most of them met for the first time in a
+ * big world, outnumber any cache) would find nothing. Exact for ASCII text, whose normalised form is its lower case
+ * with everything but letters and digits as spaces; any other text is tokenised.
+ */
+function mayShare(k: KnownEvent, probes: string[]): boolean {
+  const text = `${k.type} ${k.description}`;
+  if (!ASCII.test(text)) return true;
+  const lower = text.toLowerCase();
+  for (const p of probes) if (lower.includes(p)) return true;
+  return false;
 }
 
 /**
