@@ -39,6 +39,8 @@ export interface ReplyRecord {
   /** the first sample's problems when the guard resampled (the model's own behaviour, before the guard) */
   firstProblems?: Problem[];
   firstAttempt?: string;
+  /** every sample's raw text when the guard resampled (bench/smolResamples.ts replays the guard's choice on them) */
+  attempts?: string[];
   words: number;
   sentences: number;
   maxSentences: number;
@@ -129,6 +131,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
       generations: r.generations, status: r.status, finishReason: r.finishReason,
       ...(previousReply !== null ? { previous: previousReply } : {}),
       ...(r.firstAttempt !== null ? { firstAttempt: r.firstAttempt, firstProblems: replyProblems(r.firstAttempt, ctx) } : {}),
+      ...(r.attempts ? { attempts: r.attempts } : {}),
       ...(fact ? { hit: fact.test(r.reply) } : {}),
       ...(direct === undefined ? {} : { direct }),
     };
