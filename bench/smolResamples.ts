@@ -3,7 +3,7 @@
  * recorded (`attempts`: every sample's raw text of a resampled turn). Each sample is shaped and judged as the guard
  * does (src/npc/replies/ReplyShaper.ts, detectors.ts), the guard's choice is replayed, and for every turn whose first
  * sample was sent back for repetition: was that sample grounded, and did the reply returned instead keep the fact?
- * Tuning worlds only (never the held-out one). No model: the world is loaded for the minds' profiles alone.
+ * Tuning worlds only (never the held-out one): Thornhaven, Saltmarsh, Reedmouth. No model: the world is loaded for the minds' profiles alone.
  *
  *   bun bench/smolResamples.ts bench/results/smol4/before/quality-smol-….json [more.json]
  */
@@ -14,6 +14,7 @@ import { realFixtures } from "../test/realmodel/realFixtures.ts";
 import { ReplyShaper } from "../src/npc/replies/ReplyShaper.ts";
 import { replyProblems, type Problem, type ReplyContext } from "../src/npc/replies/detectors.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
+import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
 import { loadWorld, type LoadedWorld, type ReplyRecord } from "./support/qualityWorldRun.ts";
 import { prepareTurn } from "../src/npc/prepareTurn.ts";
@@ -27,7 +28,7 @@ if (!fx) {
   process.exit(2);
 }
 const files = process.argv.slice(2).filter((f) => !f.startsWith("--"));
-const worlds: QualityWorld[] = [TUNING];
+const worlds: QualityWorld[] = [TUNING, REEDMOUTH];
 // The turns' own guard context (notes, secrets among them) as the product prepares it: the same embedder, so the
 // same notes reach the prompt; no model is needed to prepare a turn.
 const t = await createTestApp({ modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads: 1 }, { loadModel: false });
