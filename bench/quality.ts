@@ -102,6 +102,8 @@ if (naiveOnly) for (const part of ["scoping", "conversation", "memory"]) skip.ad
 
 /** `--by-mind`: each mind's single-line turns together (a mind switch re-evaluates its prompt: minutes on a loaded machine). */
 const byMind = process.argv.includes("--by-mind");
+/** `--seeds-together` (with `--by-mind`): a question's seeds in a row, its prompt evaluated once (one arm per process). */
+const seedsTogether = process.argv.includes("--seeds-together");
 /** `--minds a,b`: only these minds' grounding, secrets and parroting turns (with `--seeds 6`: many draws of a few prompts). */
 const onlyMinds = arg("minds", "") ? arg("minds", "").split(",") : undefined;
 /** `--kv-cache f16|q8_0|q4_0`: llama.cpp's KV cache type for both arms (config `kvCacheType`). */
@@ -180,7 +182,7 @@ for (const mk of models) {
         out[w.world.name] = { memory: null, records };
         save();
       };
-      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, minds: onlyMinds, log: (s) => console.error(s), onRecord });
+      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, seedsTogether, minds: onlyMinds, log: (s) => console.error(s), onRecord });
       out[w.world.name] = { memory, records };
       worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
       // Written after each world (a long run keeps what it has); the load average as it went.
