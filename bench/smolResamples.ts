@@ -70,7 +70,7 @@ function replayed(samples: ReturnType<typeof judged>[]): number {
   return best;
 }
 const isBad = (ps: Problem[]) => ps.some((p) => (HYGIENE as string[]).includes(p.kind));
-const sum = { asked: 0, firstHit: 0, returnedHit: 0, replayedHit: 0, turns: 0, returnedBad: 0, replayedBad: 0, replayedResampled: 0 };
+const sum = { lost: 0, gained: 0, lostNow: 0, gainedNow: 0, asked: 0, firstHit: 0, returnedHit: 0, replayedHit: 0, turns: 0, returnedBad: 0, replayedBad: 0, replayedResampled: 0 };
 let [turns, resampled, repFirst, repFirstHit, repReturnedHit] = [0, 0, 0, 0, 0];
 const byKind = new Map<string, number>();
 const lines: string[] = [];
@@ -97,6 +97,11 @@ for (const file of files) {
         if (hit(samples ? samples[0].text : r.reply)) sum.firstHit++;
         if (hit(r.reply)) sum.returnedHit++;
         if (hit(now)) sum.replayedHit++;
+        const first = hit(samples ? samples[0].text : r.reply);
+        if (first && !hit(r.reply)) sum.lost++;
+        if (!first && hit(r.reply)) sum.gained++;
+        if (first && !hit(now)) sum.lostNow++;
+        if (!first && hit(now)) sum.gainedNow++;
       }
       if (!samples) continue;
       resampled++;
@@ -119,6 +124,7 @@ for (const file of files) {
 console.log(lines.join("\n"));
 console.log(`\nturns ${turns}, resampled ${resampled}; first samples sent back, by what the guard found: ${[...byKind].map(([k, n]) => `${k} ${n}`).join(", ")}`);
 console.log(`grounding: first samples ${sum.firstHit}/${sum.asked}, returned (as run) ${sum.returnedHit}/${sum.asked}, returned (replayed with this tree's guard) ${sum.replayedHit}/${sum.asked}`);
+console.log(`first sample grounded, returned reply not: as run ${sum.lost}, replayed ${sum.lostNow}; the reverse: as run ${sum.gained}, replayed ${sum.gainedNow}`);
 console.log(`hygiene failures returned: as run ${sum.returnedBad}/${sum.turns}, replayed ${sum.replayedBad}/${sum.turns}; turns resampled: as run ${resampled}, replayed ${sum.replayedResampled}`);
 console.log(`first samples sent back for repetition: ${repFirst}; grounded ${repFirstHit}; their returned replies grounded ${repReturnedHit}`);
 await t.close();

@@ -123,11 +123,12 @@ const model = await llama.loadModel({ modelPath });
 const context = await model.createContext({ contextSize: 4096, sequences: 1, threads: { ideal: 1, min: 1 } });
 const sequence = context.getSequence();
 
-if (process.argv.includes("--diff")) {
-  // The two prompts of each question under the first layout, nothing generated.
+if (process.argv.includes("--diff") || process.argv.includes("--with-diff")) {
+  // The two prompts of each question under the first layout; `--diff` generates nothing, `--with-diff` goes on to
+  // the layouts (one capture of the prompts for both: on a loaded machine the capture is most of a short run).
   mkdirSync(join(root, "bench/results"), { recursive: true });
   promptDiff(cases, new TranscriptChatWrapper(LAYOUTS[layouts[0]]), model, join(root, "bench/results", `prompt-diff-${worldName}-${layouts[0]}.json`));
-  process.exit(0);
+  if (process.argv.includes("--diff")) process.exit(0);
 }
 const rows: Row[] = [];
 // The engine's own stops (src/llm/SamplingControls.ts): the prompt's headings and role labels.
