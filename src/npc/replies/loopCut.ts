@@ -25,10 +25,11 @@ export function loopCut(text: string, ends: number[]): number | null {
 /**
  * The start of the sentence with which the reply first says the same thing twice, when sentences before it are
  * clean. A small model's loop is often only its tail: "The town gates close at the tenth bell. The captain has twice
- * voted to end the watch, and the captain has twice voted to end the watch, and…" grounds in its first sentence and
- * was sent back for another sample, which SmolLM2 mostly answered worse (BENCHMARKS.md "Replies in character: the
- * smallest models (fourth round)"); cut there it is a clean reply. A loop inside the first sentence is left to the
- * guard (nothing clean is left before it). Written words never stop repeating, so a cut found mid-sentence is final.
+ * voted to end the watch, and the captain has twice voted to end the watch, and…" grounds in its first sentence, yet
+ * was sent back whole for another sample; cut there it is a clean reply and no sample more is drawn (SmolLM2, tuning
+ * worlds: grounding equal, fewer resamples and hygiene failures; BENCHMARKS.md "Replies in character: the smallest
+ * models (fourth round)"). A loop inside the first sentence is left to the guard (nothing clean is left before it).
+ * Written words never stop repeating, so a cut found mid-sentence is final.
  */
 function repeatsFrom(text: string, ends: number[]): number | null {
   if (repetition(text) === null) return null;
