@@ -16,6 +16,7 @@ import { createTestApp } from "../test/support/testApp.ts";
 import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
+import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { loadWorld, type ReplyRecord } from "./support/qualityWorldRun.ts";
 import type { QualityWorld } from "./support/worldTypes.ts";
 
@@ -26,8 +27,8 @@ const arg = (name: string, def: string) => {
 const fx = realFixtures();
 if (!fx) throw new Error("fixtures missing: sh scripts/fetch-fixtures.sh");
 const root = join(import.meta.dir, "..");
-const WORLDS: Record<string, QualityWorld> = { tuning: TUNING, heldout: CINDERVALE };
-const worlds = arg("worlds", "tuning,heldout").split(",").map((k) => WORLDS[k]);
+const WORLDS: Record<string, QualityWorld[]> = { tuning: [TUNING, REEDMOUTH], old: [TUNING], third: [REEDMOUTH], heldout: [CINDERVALE] };
+const worlds = [...new Set(arg("worlds", "tuning,heldout").split(",").flatMap((k) => WORLDS[k]))];
 const flagged = new Set(["--worlds", "--model", "--shared-lore-tokens"].flatMap((f) => { const i = process.argv.indexOf(f); return i >= 0 ? [process.argv[i + 1]] : []; }));
 const files = process.argv.slice(2).filter((a) => !a.startsWith("--") && !flagged.has(a));
 const sharedLoreTokens = arg("shared-lore-tokens", "");

@@ -1,14 +1,15 @@
 /**
  * Quality on real models, Lorehold beside a naive baseline on the same model and settings (the mind's persona and
  * all its in-scope documents pasted into one system prompt, bench/support/naiveBaseline.ts), on two sets of worlds:
- * the tuning worlds (examples/thornhaven.yaml + examples/saltmarsh-quality.yaml), where changes were tried, and the
- * held-out world (bench/worlds/cindervale.yaml), written before any tuning and never tuned on: its figures are the
- * result. Per world: grounding (several seeds per question, with the spread), secrets told, scoping leaks, parroting
+ * the tuning worlds (examples/thornhaven.yaml + examples/saltmarsh-quality.yaml, and examples/reedmouth-quality.yaml),
+ * where changes are tried, and the held-out world (bench/worlds/cindervale.yaml), written before any tuning and never
+ * tuned on: its figures are the result. Per world: grounding (several seeds per question, with the spread), secrets told, scoping leaks, parroting
  * and every other reply problem (src/npc/replies/detectors.ts), length, first-token time, short conversations and a
  * 3-fact memory script. Every reply goes to a JSON file under bench/results/ for a person to read.
  *
  *   bun bench/quality.ts --models qwen --embedders minilm --seeds 2          # both world sets
  *   bun bench/quality.ts --models qwen --embedders minilm --worlds tuning --seeds 1 --skip retrieval,speed,memory
+ *   bun bench/quality.ts --models qwen --embedders minilm --worlds third --seeds 1,2,3 --by-mind   # Reedmouth alone (`old`: the first two)
  *   bun bench/quality.ts --models qwen,smol,gemma --worlds heldout --stream  # replies over SSE (client first token)
  *   bun bench/quality.ts --rescore --merge A.json B.json   # one table of several runs' replies (parts or arms run apart)
  *   bun bench/quality.ts --summary --seeds 5  # memory summaries alone (bench/support/qualitySummary.ts)
@@ -25,6 +26,7 @@ import { createTestApp, type TestApp } from "../test/support/testApp.ts";
 import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
+import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { summaryBench } from "./support/qualitySummary.ts";
 import { SeededTurns } from "./support/benchTurns.ts";
 import { loadWorld, runWorld } from "./support/qualityWorldRun.ts";
@@ -80,13 +82,14 @@ if (process.argv.includes("--summary")) {
   process.exit(0);
 }
 
-const WORLDS: Record<string, QualityWorld> = { tuning: TUNING, heldout: CINDERVALE };
+/** `--worlds` names: `tuning` is all three tuning worlds; `old` the first two (Thornhaven + Saltmarsh), `third` Reedmouth alone. */
+const WORLDS: Record<string, QualityWorld[]> = { tuning: [TUNING, REEDMOUTH], old: [TUNING], third: [REEDMOUTH], heldout: [CINDERVALE] };
 if (process.argv.includes("--rescore")) {
   const files = process.argv.slice(process.argv.indexOf("--rescore") + 1).filter((f) => !f.startsWith("--"));
-  console.log(await rescore(files, Object.values(WORLDS), root, process.argv.includes("--merge")));
+  console.log(await rescore(files, [TUNING, REEDMOUTH, CINDERVALE], root, process.argv.includes("--merge")));
   process.exit(0);
 }
-const worlds = arg("worlds", "tuning,heldout").split(",").filter(Boolean).map((k) => WORLDS[k] ?? (console.error(`unknown world ${k}`), process.exit(2)));
+const worlds = [...new Set(arg("worlds", "tuning,heldout").split(",").filter(Boolean).flatMap((k) => WORLDS[k] ?? (console.error(`unknown world ${k}`), process.exit(2))))];
 /** Seeds per question: `--seeds 2` is 1,2; `--seeds 3,7` those. Every generation of a turn is seeded from it (benchTurns.ts). */
 const seedArg = arg("seeds", "2");
 const seeds = seedArg.includes(",") ? [...new Set(seedArg.split(",").filter(Boolean).map(Number))] : Array.from({ length: Number(seedArg) }, (_, i) => i + 1);
@@ -99,6 +102,8 @@ if (naiveOnly) for (const part of ["scoping", "conversation", "memory"]) skip.ad
 
 /** `--by-mind`: each mind's single-line turns together (a mind switch re-evaluates its prompt: minutes on a loaded machine). */
 const byMind = process.argv.includes("--by-mind");
+/** `--seeds-together` (with `--by-mind`): a question's seeds in a row, its prompt evaluated once (one arm per process). */
+const seedsTogether = process.argv.includes("--seeds-together");
 /** `--minds a,b`: only these minds' grounding, secrets and parroting turns (with `--seeds 6`: many draws of a few prompts). */
 const onlyMinds = arg("minds", "") ? arg("minds", "").split(",") : undefined;
 /** `--kv-cache f16|q8_0|q4_0`: llama.cpp's KV cache type for both arms (config `kvCacheType`). */
@@ -177,7 +182,7 @@ for (const mk of models) {
         out[w.world.name] = { memory: null, records };
         save();
       };
-      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, minds: onlyMinds, log: (s) => console.error(s), onRecord });
+      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, seedsTogether, minds: onlyMinds, log: (s) => console.error(s), onRecord });
       out[w.world.name] = { memory, records };
       worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
       // Written after each world (a long run keeps what it has); the load average as it went.

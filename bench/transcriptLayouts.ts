@@ -25,6 +25,8 @@ import { createTestApp } from "../test/support/testApp.ts";
 import { realFixtures } from "../test/realmodel/realFixtures.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
+import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
+import type { QualityWorld } from "./support/worldTypes.ts";
 import { contextOf, loadWorld } from "./support/qualityWorldRun.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
 import { promptDiff } from "./support/promptDiff.ts";
@@ -38,7 +40,7 @@ const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : def;
 };
-interface Row { layout: string; arm: "lorehold" | "naive"; part: string; mind: string; text: string; seed: number; reply: string; hit?: boolean; problems: Problem[]; words: number; ms: number }
+interface Row { world?: string; layout: string; arm: "lorehold" | "naive"; part: string; mind: string; text: string; seed: number; reply: string; hit?: boolean; problems: Problem[]; words: number; ms: number }
 // `--table FILE`: the table of a stored run (or of one stopped early), nothing generated.
 if (process.argv.includes("--table")) {
   const stored = JSON.parse(readFileSync(arg("table", ""), "utf8")) as { meta: { world: string; layouts: Record<string, unknown> }; rows: Row[] };
@@ -64,8 +66,10 @@ const LAYOUTS: Record<string, TranscriptLayout> = {
   knowsPlain: { notes: "knows", player: "script", example: true, instructions: "dropped", oneLine: false },
   docsExampleTurn: { notes: "docs", player: "script", example: true, exampleAt: "turn", oneLine: false },
 };
+/** `--worlds tuning`: the three tuning worlds together; `old` the first two, `third` Reedmouth alone; `heldout` Cindervale. */
 const worldName = arg("worlds", "tuning");
-const world = worldName === "heldout" ? CINDERVALE : TUNING;
+const worldList = ({ heldout: [CINDERVALE], old: [TUNING], third: [REEDMOUTH] } as Record<string, QualityWorld[]>)[worldName] ?? [TUNING, REEDMOUTH];
+const worldTitle = worldList.map((x) => x.name).join(" + ");
 const seeds = arg("seeds", "1,2,3").split(",").map(Number);
 const layouts = arg("layouts", "sections,knows,knowsExample").split(",");
 const parts = new Set(arg("parts", "grounding,parroting").split(","));
@@ -77,7 +81,7 @@ const modelPath = arg("model", "gemma") === "smol" ? fx.smol : fx.gemma;
 
 // ---------------------------------------------------------------- the product's prompts, captured
 const t = await createTestApp({ model: modelPath, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads: 1, parallel: 1, contextSize: 4096, maxReplyTokens: maxTokens });
-const w = loadWorld(t, world, root);
+const loadedWorlds = worldList.map((world) => ({ world, w: loadWorld(t, world, root) }));
 await t.app.scheduler.trigger("indexer");
 const gen = t.app.ctx.generation!;
 const original = gen.generate.bind(gen);
@@ -86,14 +90,15 @@ gen.generate = async (req) => {
   captured ??= req;
   return original({ ...req, maxTokens: 1 });
 };
-interface Case { part: string; mind: string; text: string; fact?: RegExp; req: GenerateRequest; naive: GenerateRequest }
+interface Case { world: string; part: string; mind: string; text: string; fact?: RegExp; req: GenerateRequest; naive: GenerateRequest }
 const cases: Case[] = [];
-const questions = [
-  ...(parts.has("grounding") ? world.grounding.map((q) => ({ part: "grounding", ...q })) : []),
-  ...(parts.has("parroting") ? world.parroting.map((q) => ({ part: "parroting", fact: undefined, ...q })) : []),
-  ...(parts.has("secrets") ? world.secrets.map((q) => ({ part: "secrets", ...q })) : []),
-];
+const questions = loadedWorlds.flatMap(({ world, w }) => [
+  ...(parts.has("grounding") ? world.grounding.map((q) => ({ w, part: "grounding", ...q })) : []),
+  ...(parts.has("parroting") ? world.parroting.map((q) => ({ w, part: "parroting", fact: undefined, ...q })) : []),
+  ...(parts.has("secrets") ? world.secrets.map((q) => ({ w, part: "secrets", ...q })) : []),
+]);
 for (const [i, q] of questions.entries()) {
+  const w = q.w;
   const m = w.minds[q.mind];
   captured = null;
   await t.call("POST", "/v1/npc/interact", { key: w.key[m.projectId], body: { text: q.text, entityMindId: m.id, playerId: `layout-${i}` } });
@@ -103,12 +108,12 @@ for (const [i, q] of questions.entries()) {
     messages: [{ role: "system", content: nm.system }, { role: "user", content: q.text }],
     maxTokens, temperature: nm.temperature, minTokens: 1, speaker: nm.name,
   };
-  cases.push({ part: q.part, mind: q.mind, text: q.text, fact: q.fact, req: captured!, naive });
+  cases.push({ world: w.world.name, part: q.part, mind: q.mind, text: q.text, fact: q.fact, req: captured!, naive });
 }
 // Each mind's cases together: its system prompt stays evaluated.
 cases.sort((a, b) => a.mind.localeCompare(b.mind));
 if (arg("limit", "")) cases.length = Math.min(cases.length, Number(arg("limit", "")));
-const contexts = new Map(cases.map((c) => [c.text, contextOf(t, w, c.mind, c.text, null)]));
+const contexts = new Map(cases.map((c) => [c.text, contextOf(t, loadedWorlds.find((x) => x.world.name === c.world)!.w, c.mind, c.text, null)]));
 await t.close();
 console.error(`captured ${cases.length} prompts`);
 
@@ -118,11 +123,12 @@ const model = await llama.loadModel({ modelPath });
 const context = await model.createContext({ contextSize: 4096, sequences: 1, threads: { ideal: 1, min: 1 } });
 const sequence = context.getSequence();
 
-if (process.argv.includes("--diff")) {
-  // The two prompts of each question under the first layout, nothing generated.
+if (process.argv.includes("--diff") || process.argv.includes("--with-diff")) {
+  // The two prompts of each question under the first layout; `--diff` generates nothing, `--with-diff` goes on to
+  // the layouts (one capture of the prompts for both: on a loaded machine the capture is most of a short run).
   mkdirSync(join(root, "bench/results"), { recursive: true });
   promptDiff(cases, new TranscriptChatWrapper(LAYOUTS[layouts[0]]), model, join(root, "bench/results", `prompt-diff-${worldName}-${layouts[0]}.json`));
-  process.exit(0);
+  if (process.argv.includes("--diff")) process.exit(0);
 }
 const rows: Row[] = [];
 // The engine's own stops (src/llm/SamplingControls.ts): the prompt's headings and role labels.
@@ -151,7 +157,7 @@ for (const [name, arm] of runs) {
         reply = capSentences(reply, ctx.maxSentences);
         if (r.metadata.stopReason === "maxTokens") reply = cutAtLastSentence(reply);
         const row: Row = {
-          layout: name, arm, part: c.part, mind: c.mind, text: c.text, seed, reply, problems: replyProblems(reply, ctx),
+          world: c.world, layout: name, arm, part: c.part, mind: c.mind, text: c.text, seed, reply, problems: replyProblems(reply, ctx),
           words: words(reply).length, ms: Math.round(performance.now() - t0), ...(c.fact && c.part === "grounding" ? { hit: c.fact.test(reply) } : {}),
         };
         rows.push(row);
@@ -161,12 +167,12 @@ for (const [name, arm] of runs) {
   }
   chat.dispose();
   // Kept after each layout: a run stopped early keeps what it has.
-  writeFileSync(file, JSON.stringify({ meta: { layouts: Object.fromEntries(layouts.map((l) => [l, LAYOUTS[l]])), seeds, world: world.name }, rows }, null, 2));
+  writeFileSync(file, JSON.stringify({ meta: { layouts: Object.fromEntries(layouts.map((l) => [l, LAYOUTS[l]])), seeds, world: worldTitle }, rows }, null, 2));
 }
 await context.dispose();
 await model.dispose();
 
-printTable(rows, layouts, `${world.name}, seeds ${seeds.join(",")}, first samples, ${arg("model", "gemma")}`);
+printTable(rows, layouts, `${worldTitle}, seeds ${seeds.join(",")}, first samples, ${arg("model", "gemma")}`);
 console.error(`replies written to ${file}`);
 
 /** The table of `rows`: per layout and arm, grounding (with its count per seed), prompt echo, hygiene by kind, length. */
@@ -175,20 +181,22 @@ function printTable(rows: Row[], layouts: string[], what: string): void {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
   const seeds = [...new Set(rows.map((r) => r.seed))].sort((a, b) => a - b);
   console.log(`\n### Transcript layouts (${new Date().toISOString().slice(0, 16)}, ${cpus()[0]?.model}, 1 thread, load ${loadavg()[0].toFixed(1)}, ${what})\n`);
-  console.log("| layout | arm | grounding | per seed | prompt echo | hygiene failures | by kind | the example copied | median words |");
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  const worldsSeen = [...new Set(rows.map((r) => r.world ?? ""))];
+  console.log("| layout | arm | grounding | per seed | per world | prompt echo | hygiene failures | by kind | the example copied | median words |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const name of layouts)
     for (const arm of ["lorehold", "naive"] as const) {
       const mine = rows.filter((r) => r.layout === name && r.arm === arm);
       if (!mine.length) continue;
       const g = mine.filter((r) => r.part === "grounding");
       const perSeed = seeds.map((s) => g.filter((r) => r.seed === s && r.hit).length).join(" / ");
+      const perWorld = worldsSeen.map((x) => `${g.filter((r) => (r.world ?? "") === x && r.hit).length}/${g.filter((r) => (r.world ?? "") === x).length}`).join(" · ");
       const kinds = new Map<string, number>();
       for (const r of mine) for (const p of r.problems) if (HYGIENE.includes(p.kind)) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
       const bad = mine.filter((r) => r.problems.some((p) => HYGIENE.includes(p.kind))).length;
       const echo = mine.filter((r) => r.problems.some((p) => p.kind === "promptEcho")).length;
       // Words of the example exchanges (src/llm/transcriptTurn.ts): a reply holding one copied the example, not the world.
       const copied = mine.filter((r) => /old well|forty(?:-\w+)? feet|give or take|miller|pepper|couldn't tell you/i.test(r.reply)).length;
-      console.log(`| ${name} | ${arm} | ${pct(g.filter((r) => r.hit).length, g.length)} | ${perSeed} | ${echo}/${mine.length} | ${pct(bad, mine.length)} | ${[...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none"} | ${copied}/${mine.length} | ${median(mine.map((r) => r.words))} |`);
+      console.log(`| ${name} | ${arm} | ${pct(g.filter((r) => r.hit).length, g.length)} | ${perSeed} | ${perWorld} | ${echo}/${mine.length} | ${pct(bad, mine.length)} | ${[...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none"} | ${copied}/${mine.length} | ${median(mine.map((r) => r.words))} |`);
     }
 }

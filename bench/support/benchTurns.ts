@@ -20,6 +20,8 @@ export interface TurnResult {
   generations: number;
   /** the first generation's text when there were more (what the model said before the guard resampled) */
   firstAttempt: string | null;
+  /** every generation's text, in order, when there were more than one (what the guard chose among, before shaping) */
+  attempts: string[] | null;
   completionTokens: number;
   /** why the returned reply's generation ended ("length": the token cap cut it) */
   finishReason?: string;
@@ -63,6 +65,7 @@ export class SeededTurns {
         ms: performance.now() - t0,
         generations: this.started,
         firstAttempt: this.started > 1 ? (this.results[0]?.text ?? null) : null,
+        attempts: this.started > 1 ? this.results.map((x) => x.text) : null,
         completionTokens: this.results.reduce((n, x) => n + x.completionTokens, 0),
         finishReason: this.results.at(-1)?.finishReason,
       };

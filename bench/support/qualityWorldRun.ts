@@ -39,6 +39,8 @@ export interface ReplyRecord {
   /** the first sample's problems when the guard resampled (the model's own behaviour, before the guard) */
   firstProblems?: Problem[];
   firstAttempt?: string;
+  /** every sample's raw text when the guard resampled (bench/smolResamples.ts replays the guard's choice on them) */
+  attempts?: string[];
   words: number;
   sentences: number;
   maxSentences: number;
@@ -97,6 +99,11 @@ export interface RunOptions {
   log: (s: string) => void;
   /** run each mind's grounding, secrets and parroting turns together (fewer prompt evaluations) */
   byMind?: boolean;
+  /**
+   * with `byMind`: each question's seeds one after another (its prompt is the same for every seed, so only the first
+   * seed evaluates it; run each arm in its own process, or the other arm's turn in between evicts it)
+   */
+  seedsTogether?: boolean;
   /** only these minds' single-line turns (many seeds of a few minds: their prompts are evaluated once) */
   minds?: string[];
   /** after each reply: a long run (or one stopped early) keeps every reply it has */
@@ -129,6 +136,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
       generations: r.generations, status: r.status, finishReason: r.finishReason,
       ...(previousReply !== null ? { previous: previousReply } : {}),
       ...(r.firstAttempt !== null ? { firstAttempt: r.firstAttempt, firstProblems: replyProblems(r.firstAttempt, ctx) } : {}),
+      ...(r.attempts ? { attempts: r.attempts } : {}),
       ...(fact ? { hit: fact.test(r.reply) } : {}),
       ...(direct === undefined ? {} : { direct }),
     };
@@ -141,10 +149,10 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
 
   // The single-line parts as tasks; `byMind` runs each mind's together (its prompt stays evaluated: on a loaded
   // machine a mind switch costs minutes of prompt evaluation at 1 thread), else part by part, seed by seed.
-  const tasks: { part: Part; mind: string; run: () => Promise<unknown> }[] = [];
+  const tasks: { part: Part; mind: string; at: number; run: () => Promise<unknown> }[] = [];
   for (const seed of o.skip.has("grounding") ? [] : o.seeds) {
     for (const [i, q] of w.world.grounding.entries()) {
-      tasks.push({ part: "grounding", mind: q.mind, run: async () => {
+      tasks.push({ part: "grounding", mind: q.mind, at: 0 + i, run: async () => {
         await product("grounding", q.mind, q.text, seed, `g-${seed}-${i}`, null, { fact: q.fact });
         await naive("grounding", q.mind, q.text, seed, { fact: q.fact });
       } });
@@ -152,7 +160,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
   }
   for (const seed of o.skip.has("secrets") ? [] : o.seeds) {
     for (const [i, q] of w.world.secrets.entries()) {
-      tasks.push({ part: "secrets", mind: q.mind, run: async () => {
+      tasks.push({ part: "secrets", mind: q.mind, at: 1000 + i, run: async () => {
         await product("secrets", q.mind, q.text, seed, `k-${seed}-${i}`, null, { fact: q.fact, direct: q.direct });
         await naive("secrets", q.mind, q.text, seed, { fact: q.fact, direct: q.direct });
       } });
@@ -160,14 +168,14 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
   }
   for (const seed of o.skip.has("parroting") ? [] : o.seeds) {
     for (const [i, q] of w.world.parroting.entries()) {
-      tasks.push({ part: "parroting", mind: q.mind, run: async () => {
+      tasks.push({ part: "parroting", mind: q.mind, at: 2000 + i, run: async () => {
         await product("parroting", q.mind, q.text, seed, `p-${seed}-${i}`, null);
         await naive("parroting", q.mind, q.text, seed);
       } });
     }
   }
   const minds = [...new Set(tasks.map((t) => t.mind))];
-  if (o.byMind) tasks.sort((a, b) => minds.indexOf(a.mind) - minds.indexOf(b.mind));
+  if (o.byMind) tasks.sort((a, b) => minds.indexOf(a.mind) - minds.indexOf(b.mind) || (o.seedsTogether ? a.at - b.at : 0));
   for (const task of tasks) if (!o.minds || o.minds.includes(task.mind)) await task.run();
   // Scoping is a guarantee (the lore is never in the prompt), checked on the first seed.
   for (const [i, q] of (o.skip.has("scoping") ? [] : w.world.scoping).entries()) {

@@ -1,9 +1,11 @@
 import { words } from "./wordOverlap.ts";
+import { repetition } from "./detectors.ts";
 
 /**
  * Where a reply starts repeating itself, as a character offset to cut at, or null: the start of a sentence that says
- * an earlier one again (three words or more), or the third time a run of four words comes round. `ends` are the
- * reply's confirmed sentence ends (sentences.ts).
+ * an earlier one again (three words or more), the start of the first sentence after the first with which the reply
+ * says the same thing twice (repetition, detectors.ts), or the third time a run of four words comes round. `ends`
+ * are the reply's confirmed sentence ends (sentences.ts).
  */
 export function loopCut(text: string, ends: number[]): number | null {
   const seen = new Set<string>();
@@ -17,7 +19,24 @@ export function loopCut(text: string, ends: number[]): number | null {
     }
     from = end;
   }
-  return phraseLoop(text);
+  return repeatsFrom(text, ends) ?? phraseLoop(text);
+}
+
+/**
+ * The start of the sentence with which the reply first says the same thing twice, when sentences before it are
+ * clean. A small model's loop is often only its tail: "The town gates close at the tenth bell. The captain has twice
+ * voted to end the watch, and the captain has twice voted to end the watch, and…" grounds in its first sentence, yet
+ * was sent back whole for another sample; cut there it is a clean reply and no sample more is drawn (SmolLM2, tuning
+ * worlds: grounding equal, fewer resamples and hygiene failures; BENCHMARKS.md "Replies in character: the smallest
+ * models (fourth round)"). A loop inside the first sentence is left to the guard (nothing clean is left before it).
+ * Written words never stop repeating, so a cut found mid-sentence is final.
+ */
+function repeatsFrom(text: string, ends: number[]): number | null {
+  if (repetition(text) === null) return null;
+  for (let k = 0; k <= ends.length; k++) {
+    if (repetition(text.slice(0, k < ends.length ? ends[k] : text.length)) !== null) return k === 0 ? null : ends[k - 1];
+  }
+  return null;
 }
 
 /** The offset of the third occurrence of a four-word run, or null. */
