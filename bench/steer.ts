@@ -4,9 +4,11 @@
  * then the whole guard (src/npc/replies/generateReply.ts) runs under several policies side by side, the same seeds
  * for each, one policy after another on the same prompt (its KV cache reused). Per policy: returned replies with a
  * hygiene problem, by kind; samples per reply; and, over the turns whose first sample failed, how often the samples
- * after it failed too. Tuning worlds only (never the held-out one).
+ * after it failed too. Tuning worlds only (never the held-out one): Thornhaven + Saltmarsh, and Reedmouth's lines with
+ * `--reedmouth`. `--lines greetings`: a player's introduction to each tuning mind by title and name, the kind of
+ * line that drew Qwen's assistant voice ("Hello! How can I assist you today?") from the held-out memory script.
  *
- *   bun bench/steer.ts --seeds 1-6 --policies plain2,steer2,plain3,steer3 [--lines parroting|grounding|all] [--logits -2,-4,-8]
+ *   bun bench/steer.ts --seeds 1-6 --policies plain2,steer2,plain3,steer3 [--lines parroting|grounding|greetings|all] [--logits -2,-4,-8] [--reedmouth]
  */
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -19,6 +21,7 @@ import { generateReply, type GuardPolicy } from "../src/npc/replies/generateRepl
 import { replyProblems } from "../src/npc/replies/detectors.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
+import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
 
 const arg = (name: string, def: string) => {
@@ -50,13 +53,33 @@ const policies = arg("policies", "plain2,steer2,plain3,steer3").split(",");
 
 const which = arg("lines", "parroting");
 const onlyMinds = arg("minds", "");
+/** `--reedmouth`: the third tuning world's lines too (its minds' keys differ from the first two's). */
+const worlds = process.argv.includes("--reedmouth") ? [TUNING, REEDMOUTH] : [TUNING];
+/** A newcomer's first line: a greeting by the mind's title, then the player's name, and nothing asked. */
+const GREETINGS = [
+  { mind: "garrick", text: "Hello, innkeeper. My name is Wenna Hale." },
+  { mind: "captain-hesk", text: "Good day, Captain. My name is Orrin Vale." },
+  { mind: "nan-wicker", text: "Hello, Nan. My name is Bethan Cole." },
+  { mind: "brother-aldous", text: "Good morning, Brother. My name is Silas Rook." },
+  { mind: "odile", text: "Hello, Harbourmaster. My name is Ysolde Penn." },
+  { mind: "bram", text: "Hello, keeper. My name is Hamish Lowe." },
+  { mind: "hobb", text: "Hello, ferryman. My name is Kit Sollers." },
+  { mind: "nessa", text: "Good day, Mistress. My name is Aldo Fenn." },
+  { mind: "garve", text: "Evening, smoker. My name is Rhona Bell." },
+  { mind: "anselm", text: "Good day, Reeve. My name is Edda Marlow." },
+  { mind: "ilse", text: "Hello, Mother. My name is Perrin Wade." },
+  { mind: "wick", text: "Hello, Wick. My name is Dora Quill." },
+];
 const lines = [
-  ...(which === "parroting" || which === "all" ? TUNING.parroting.map((q) => ({ mind: q.mind, text: q.text, fact: null as RegExp | null })) : []),
-  ...(which === "grounding" || which === "all" ? TUNING.grounding.map((q) => ({ mind: q.mind, text: q.text, fact: q.fact as RegExp })) : []),
+  ...(which === "parroting" || which === "all" ? worlds.flatMap((w) => w.parroting).map((q) => ({ mind: q.mind, text: q.text, fact: null as RegExp | null })) : []),
+  ...(which === "greetings" || which === "all" ? GREETINGS.map((q) => ({ ...q, fact: null as RegExp | null })) : []),
+  ...(which === "grounding" || which === "all" ? worlds.flatMap((w) => w.grounding).map((q) => ({ mind: q.mind, text: q.text, fact: q.fact as RegExp })) : []),
 ].filter((l) => !onlyMinds || onlyMinds.split(",").includes(l.mind));
 
 const t = await createTestApp({ model: qwen, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads, parallel: 1, contextSize: 4096, maxReplyTokens: tokens, generationTimeoutMs: 900_000 });
-const w = loadWorld(t, TUNING, join(import.meta.dir, ".."));
+// Greetings reach all three tuning worlds' minds; every world is loaded so each line finds its mind.
+const loadedWorlds = (which === "greetings" || which === "all" ? [TUNING, REEDMOUTH] : worlds).map((x) => loadWorld(t, x, join(import.meta.dir, "..")));
+const w = { minds: Object.assign({}, ...loadedWorlds.map((x) => x.minds)) as (typeof loadedWorlds)[number]["minds"] };
 await t.app.scheduler.trigger("indexer");
 const load0 = loadavg()[0];
 console.error(`bench/steer: ${cpus()[0]?.model}, threads ${threads}, load ${load0.toFixed(1)}, seeds ${seeds.join(",")}, ${lines.length} lines`);

@@ -26,6 +26,9 @@ export async function rescore(files: string[], worlds: QualityWorld[], root: str
         const ctx = contextOf(t, w, r.mind, r.text, r.previous ?? null);
         r.problems = replyProblems(r.reply, ctx);
         if (r.firstAttempt !== undefined) r.firstProblems = replyProblems(r.firstAttempt, ctx);
+        // the world's facts as they are now too (a fact widened to a form a reply used counts in every stored run alike)
+        const fact = factOf(w.world, r);
+        if (fact && r.hit !== undefined) r.hit = fact.test(r.reply);
       }
       records.push(...cappedNaive(records, w.world, (r) => contextOf(t, w, r.mind, r.text, null)));
       const m = run.meta;
@@ -56,17 +59,20 @@ export async function rescore(files: string[], worlds: QualityWorld[], root: str
  * keep the capped naive reply longer than the product would).
  */
 export function cappedNaive(records: ReplyRecord[], world: QualityWorld, ctxOf: (r: ReplyRecord) => ReturnType<typeof contextOf>): ReplyRecord[] {
-  const factOf = (r: ReplyRecord) =>
-    (r.part === "grounding" ? world.grounding : r.part === "secrets" ? world.secrets : []).find((q) => q.mind === r.mind && q.text === r.text)?.fact;
   return records
     .filter((r) => r.arm === "naive")
     .map((r) => {
       let reply = capSentences(r.reply, r.maxSentences);
       if (r.finishReason === "length" && reply === r.reply) reply = cutAtLastSentence(reply);
-      const fact = factOf(r);
+      const fact = factOf(world, r);
       return {
         ...r, arm: "naiveCapped" as const, reply, problems: replyProblems(reply, ctxOf(r)), words: words(reply).length,
         sentences: splitSentences(reply).length, ...(fact && r.hit !== undefined ? { hit: fact.test(reply) } : {}),
       };
     });
+}
+
+/** The fact a grounding question or secret probe is scored by. */
+function factOf(world: QualityWorld, r: ReplyRecord): RegExp | undefined {
+  return (r.part === "grounding" ? world.grounding : r.part === "secrets" ? world.secrets : []).find((q) => q.mind === r.mind && q.text === r.text)?.fact;
 }

@@ -15,7 +15,7 @@ export const REEDMOUTH: QualityWorld = {
     { mind: "hobb", text: "How long does the ferry take to cross?", fact: /nine minutes|\b9 minutes/i, doc: "ferry-running" },
     { mind: "hobb", text: "What is the fare for a person on foot?", fact: /two copper|\b2 copper/i, doc: "ferry-running" },
     { mind: "hobb", text: "Who forged the ferry chain?", fact: /vellacott|teodor/i, doc: "ferry-chain" },
-    { mind: "hobb", text: "How long is the ferry chain?", fact: /two hundred and forty|two hundred forty|\b240\b/i, doc: "ferry-chain" },
+    { mind: "hobb", text: "How long is the ferry chain?", fact: /(two|2) hundred (and )?forty|\b240\b/i, doc: "ferry-chain" },
     { mind: "hobb", text: "Who is the weir-master?", fact: /thrupp|jossel/i, doc: "weirs" },
     { mind: "nessa", text: "What is your largest net called?", fact: /widow'?s sweep/i, doc: "netloft" },
     { mind: "nessa", text: "Where does your twine come from?", fact: /hallow marsh/i, doc: "netloft" },

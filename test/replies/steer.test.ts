@@ -123,6 +123,20 @@ describe("the guard steers its resamples", () => {
     expect(g.calls).toHaveLength(1);
   });
 
+  test("the default policy steers every resample away from an assistant's refusal too, whatever the sample before did", async () => {
+    // After an echo the default's resample avoids the player's words and the refusal's ("I'm sorry, but I can't
+    // assist with that.": what Qwen says when its copy is blocked); a policy without the switch avoids the line alone.
+    const d = scripted([ECHO, CLEAN]);
+    await generateReply(d.llm, req(), ctx, GUARD_POLICY);
+    for (const w of [" gulls", " sorry", " assist", " unable"]) expect(texts(d.calls[1])).toContain(w);
+    const off = scripted([ECHO, CLEAN]);
+    await generateReply(off.llm, req(), ctx, { ...GUARD_POLICY, steerRefusals: false });
+    expect(texts(off.calls[1])).toContain(" gulls");
+    expect(texts(off.calls[1])).not.toContain(" sorry");
+    // the first sample is never steered
+    expect(d.calls[0].avoid).toBeUndefined();
+  });
+
   test("the default policy steers, and its worst case is three samples (four with a secret's extra one)", () => {
     expect(GUARD_POLICY.steerLogit).toBeLessThan(0);
     expect(GUARD_POLICY.tries).toBeLessThanOrEqual(3);

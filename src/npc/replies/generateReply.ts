@@ -47,9 +47,12 @@ export interface GuardPolicy {
  * steers its resamples"): a resample that is only the next seed tends to go wrong the same way as the first (the
  * player's introduction echoed by every seed), and more of them, or cooler ones ("Temperature, more tries, second
  * person"), did not help; a resample that cannot easily copy the failed words does. Worst case: three samples (four
- * when the reply to return tells a secret), most of the rejected ones stopped within their first words.
+ * when the reply to return tells a secret), most of the rejected ones stopped within their first words. Every
+ * resample is also steered away from an assistant's refusal (steer.ts REFUSAL_WORDS), which is what Qwen turns a
+ * blocked copy into: on a newcomer's greeting to each tuning mind (bench/steer.ts --lines greetings, 72 turns) that
+ * halved the refusals returned (20 → 10; 10 turns better, none worse, same seeds) at fewer samples per reply.
  */
-export const GUARD_POLICY: GuardPolicy = { tries: 3, budgetShare: 1, resampleTemperature: null, steerLogit: STEER_LOGIT };
+export const GUARD_POLICY: GuardPolicy = { tries: 3, budgetShare: 1, resampleTemperature: null, steerLogit: STEER_LOGIT, steerRefusals: true };
 
 export interface AttemptReport {
   attempt: number;
