@@ -13,7 +13,8 @@ export interface IvfCentroids {
 /**
  * Lists ranked from the coarse groups are this many times the lists a search must probe: a row is listed under its
  * nearest list among its three nearest coarse groups, so the lists nearest a query sit in groups a few places down
- * the query's own ranking of them, not only in its nearest one (bench/ivf-recall.ts measures what a smaller margin loses).
+ * the query's own ranking of them, not only in its nearest one. On real MiniLM vectors at 100k rows (10 % of the lists
+ * probed) recall@4 was 0.983 with every centroid scored, 0.980 with margin 5, 0.963 with margin 3 (bench/ivf-recall.ts).
  */
 export const COARSE_MARGIN = 5;
 
