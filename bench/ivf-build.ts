@@ -7,6 +7,8 @@
 // recall@4 (int8 candidates of 4 × 20 re-scored in float32, tie-aware against the float32 exact top 4, as
 // bench/scale-retrieval.ts defines it).
 // Usage: bun bench/ivf-build.ts [--sizes 100000,1000000] [--queries 100] [--probes server,0.02,0.05] [--flat no]
+//        [--margins 0,5: each two-level index searched with every centroid scored (0) and its lists ranked from the
+//        coarse groups with that margin (ivfProbe.ts)] [--sample 8: the index now trained on 8 sample rows a list]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { prepareQuery, rowTags, TopN, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
@@ -17,7 +19,7 @@ import { bigWorld } from "./support/bigWorld.ts";
 import { IvfFlat } from "./support/ivfFlat.ts";
 
 const { values: args } = parseArgs({
-  options: { sizes: { type: "string", default: "100000,1000000" }, queries: { type: "string", default: "100" }, probes: { type: "string", default: "server,0.02,0.05" }, flat: { type: "string", default: "no" } },
+  options: { sizes: { type: "string", default: "100000,1000000" }, queries: { type: "string", default: "100" }, probes: { type: "string", default: "server,0.02,0.05" }, flat: { type: "string", default: "no" }, margins: { type: "string", default: "0,5" }, sample: { type: "string", default: "" } },
 });
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
 const embedder = new HashingEmbedder();
@@ -50,11 +52,11 @@ for (const size of args.sizes!.split(",").map(Number)) {
     const c = process.cpuUsage(c0);
     return { v, ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
   };
-  const builds: { label: string; ms: number; cpuMs?: number; index: { k: number; search: IvfIndex["search"] } }[] = [];
-  const two = await timed(() => IvfIndex.build(blocks, dims, size, pause));
-  builds.push({ label: `two-level now, ${two.v.k} lists`, ms: two.ms, cpuMs: two.cpuMs, index: two.v });
+  const builds: { label: string; ms: number; cpuMs?: number; index: { k: number; search: IvfIndex["search"] }; ranks?: boolean }[] = [];
+  const two = await timed(() => IvfIndex.build(blocks, dims, size, pause, undefined, args.sample ? { samplePerList: Number(args.sample) } : {}));
+  builds.push({ label: `two-level now, ${two.v.k} lists${args.sample ? `, trained on ${args.sample} sample rows a list` : ""}`, ms: two.ms, cpuMs: two.cpuMs, index: two.v, ranks: true });
   const was = await timed(() => IvfIndex.build(blocks, dims, size, pause, Math.round(Math.sqrt(size)), { assignGroups: 1 }));
-  builds.push({ label: `two-level as it was, ${was.v.k} lists`, ms: was.ms, cpuMs: was.cpuMs, index: was.v });
+  builds.push({ label: `two-level as it was, ${was.v.k} lists`, ms: was.ms, cpuMs: was.cpuMs, index: was.v, ranks: true });
   if (args.flat === "yes") {
     const flat = await timed(() => IvfFlat.build(blocks, dims, size, pause));
     builds.push({ label: `flat (as it was), ${flat.v.k} lists`, ms: flat.ms, index: flat.v });
@@ -111,6 +113,8 @@ for (const size of args.sizes!.split(",").map(Number)) {
   const rss = process.memoryUsage().rss;
   const bitOf = (t: string) => (cache as unknown as { tagBit: Map<string, number> }).tagBit.get(t) ?? 0;
   for (const b of builds) {
+    // the two-level indexes searched with every centroid scored (margin 0) and with their lists ranked from the coarse groups
+    for (const margin of b.ranks ? args.margins!.split(",").map(Number) : [0])
     for (const share of args.probes!.split(",").map((s) => (s === "server" ? probeShareFor(size) : Number(s)))) {
       const ms: number[] = [];
       const cpu: number[] = [];
@@ -124,7 +128,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
         const p = prepareQuery(q.v, dims, want, q.tags);
         const best = new TopN(80);
         const trace = { lists: new Set<number>(), rows: 0 };
-        b.index.search(p, best, share, trace);
+        b.index.search(p, best, share, trace, margin);
         rows += trace.rows;
         const top = best.items
           .map((it) => {
@@ -140,7 +144,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
         cpu.push((c.user + c.system) / 1000);
         hit += top.filter((s) => s >= exactTop[i]).length;
       });
-      out.push(`| ${size.toLocaleString("en")} | ${b.label} | ${(b.ms / 1000).toFixed(1)} s (CPU ${((b.cpuMs ?? NaN) / 1000).toFixed(1)} s) | ${+(share * 100).toFixed(2)} % (${Math.round(rows / qs.length).toLocaleString("en")} rows) | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${pct(cpu, 0.5).toFixed(2)} / ${pct(cpu, 0.99).toFixed(2)} ms | ${(hit / (4 * qs.length)).toFixed(3)} |`);
+      out.push(`| ${size.toLocaleString("en")} | ${b.label}${b.ranks ? (margin ? `, lists ranked from the coarse groups (margin ${margin})` : ", every centroid scored") : ""} | ${(b.ms / 1000).toFixed(1)} s (CPU ${((b.cpuMs ?? NaN) / 1000).toFixed(1)} s) | ${+(share * 100).toFixed(2)} % (${Math.round(rows / qs.length).toLocaleString("en")} rows) | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${pct(cpu, 0.5).toFixed(2)} / ${pct(cpu, 0.99).toFixed(2)} ms | ${(hit / (4 * qs.length)).toFixed(3)} |`);
     }
   }
   out.push(`| ${size.toLocaleString("en")} | memory | | | cache ${(cache.bytes / size).toFixed(0)} B/chunk (its float32 vectors, own copies here, ${((cache.bytes - blocks.reduce((s, b) => s + (b.full?.heapBytes ?? 0), 0)) / size).toFixed(0)} B/chunk without them); index now ${(two.v.bytes / size).toFixed(1)} B/chunk, as it was ${(was.v.bytes / size).toFixed(1)} | | bench RSS ${(rss / 2 ** 30).toFixed(2)} GB |`);

@@ -7,6 +7,7 @@
 // scanned but the int8 ranking cut it before the float32 re-score; unfiltered queries beside filtered; (e) the
 // lists' size distribution.
 // Usage: bun bench/ivf-recall.ts --chunks 100000 --cache /tmp/minilm-100k.bin [--queries 300] [--variants old,new]
+//        [--margins 0,5: each index searched with every centroid scored (0) and with the lists ranked from its coarse groups]
 //        [--ask 150: only the first 150 of the cached queries asked (--queries must stay what the cache was made with)]
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
@@ -17,7 +18,7 @@ import { ProjectVectorCache, probeShareFor } from "../src/vectors/ProjectVectorC
 import { bigWorld } from "./support/bigWorld.ts";
 
 const { values: args } = parseArgs({
-  options: { chunks: { type: "string", default: "100000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-100k.bin" }, variants: { type: "string", default: "" }, ask: { type: "string", default: "" } },
+  options: { chunks: { type: "string", default: "100000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-100k.bin" }, variants: { type: "string", default: "" }, ask: { type: "string", default: "" }, margins: { type: "string", default: "0,5" } },
 });
 const N = Number(args.chunks);
 const world = bigWorld({ chunks: N, queries: Number(args.queries) });
@@ -77,6 +78,7 @@ for (const c of world.chunks) for (const t of c.tags) if (!tagOrder.includes(t))
 
 // the exact answer per query, over its visible rows
 // each query twice: over its random tag set, and over every tag (unfiltered)
+const margins = args.margins!.split(",").map(Number);
 const asked = world.queries.slice(0, Number(args.ask) || world.queries.length);
 const qs = [...asked.map((q, qi) => ({ q, qi, all: false })), ...asked.map((q, qi) => ({ q, qi, all: true }))].map(({ q, qi, all }) => {
   const tags = new Set(all ? world.tags : q.tags);
@@ -112,48 +114,52 @@ for (const v of chosen) {
   };
   const ls = index.listSizes().sort((a, b2) => a - b2);
   sizes.push(`| ${v.label} | ${parts.k} | ${ls.filter((s) => s === 0).length} | ${ls[0]} / ${pct(ls, 0.5)} / ${pct(ls, 0.99)} / ${ls[ls.length - 1]} | ${(ls.reduce((s, x) => s + x, 0) / N).toFixed(2)} | ${(buildMs / 1000).toFixed(1)} s |`);
-  const count = { ids: 0, score: 0, want: 0, scanned: [] as number[], cpu: [] as number[], c: 0, p: 0, d: 0, cut: 0, lost: [] as number[], unf: { hit: 0, want: 0 }, fil: { hit: 0, want: 0 } };
-  for (const q of qs) {
-    if (q.top4.length < 4) continue;
-    // tags are bits in the cache: ask it for the query's mask the way search does
-    const p = prepareQuery(q.qv, dims, 0, q.tags);
-    p.want = maskOf(q.tags);
-    const best = new TopN(20 * v.rescore);
-    const s0 = process.cpuUsage();
-    const probed = { lists: new Set<number>(), rows: 0 };
-    index.search(p, best, share, probed);
-    let items = best.items.map((it) => ({ i: indexOf(it.doc, it.row), s: 0 }));
-    for (const it of items) it.s = dot(q.qv, row(it.i));
-    items.sort((a, b2) => b2.s - a.s);
-    items = items.slice(0, 4);
-    count.cpu.push(cpuMs(s0));
-    count.scanned.push(probed.rows);
-    const got = new Set(items.map((x) => x.i));
-    const idHits = q.top4.filter((t) => got.has(t.i)).length;
-    const scoreHits = items.filter((x) => x.s >= q.kth - 1e-4).length;
-    // what a miss costs: the exact cosine of the 4th hit returned below the exact 4th best
-    if (items.length === 4) count.lost.push(Math.max(0, q.kth - items[3].s));
-    count.ids += idHits;
-    count.score += scoreHits;
-    count.want += 4;
-    const filtered = q.share < 0.999;
-    const bucket = filtered ? count.fil : count.unf;
-    bucket.hit += scoreHits;
-    bucket.want += 4;
-    // each true neighbour the answer lacks (by score): why
-    const cand = new Set(best.items.map((it) => indexOf(it.doc, it.row)));
-    for (const t of q.top4) {
-      if (got.has(t.i) || items.some((x) => Math.abs(x.s - t.s) <= 1e-4)) continue;
-      if (cand.has(t.i)) count.cut++;
-      else if (listsOf[t.i].some((c) => probed.lists.has(c))) count.d++;
-      else if (!listsOf[t.i].includes(nearestList(t.i))) count.c++;
-      else count.p++;
+  // the same index searched with each ranking of its lists: every centroid scored (0), or the coarse level first
+  for (const margin of margins) {
+    const label = `${v.label}, ${margin ? `lists ranked from the coarse groups, margin ${margin}` : "every centroid scored"}`;
+    const count = { ids: 0, score: 0, want: 0, scanned: [] as number[], cpu: [] as number[], c: 0, p: 0, d: 0, cut: 0, lost: [] as number[], unf: { hit: 0, want: 0 }, fil: { hit: 0, want: 0 } };
+    for (const q of qs) {
+      if (q.top4.length < 4) continue;
+      // tags are bits in the cache: ask it for the query's mask the way search does
+      const p = prepareQuery(q.qv, dims, 0, q.tags);
+      p.want = maskOf(q.tags);
+      const best = new TopN(20 * v.rescore);
+      const s0 = process.cpuUsage();
+      const probed = { lists: new Set<number>(), rows: 0 };
+      index.search(p, best, share, probed, margin);
+      let items = best.items.map((it) => ({ i: indexOf(it.doc, it.row), s: 0 }));
+      for (const it of items) it.s = dot(q.qv, row(it.i));
+      items.sort((a, b2) => b2.s - a.s);
+      items = items.slice(0, 4);
+      count.cpu.push(cpuMs(s0));
+      count.scanned.push(probed.rows);
+      const got = new Set(items.map((x) => x.i));
+      const idHits = q.top4.filter((t) => got.has(t.i)).length;
+      const scoreHits = items.filter((x) => x.s >= q.kth - 1e-4).length;
+      // what a miss costs: the exact cosine of the 4th hit returned below the exact 4th best
+      if (items.length === 4) count.lost.push(Math.max(0, q.kth - items[3].s));
+      count.ids += idHits;
+      count.score += scoreHits;
+      count.want += 4;
+      const filtered = q.share < 0.999;
+      const bucket = filtered ? count.fil : count.unf;
+      bucket.hit += scoreHits;
+      bucket.want += 4;
+      // each true neighbour the answer lacks (by score): why
+      const cand = new Set(best.items.map((it) => indexOf(it.doc, it.row)));
+      for (const t of q.top4) {
+        if (got.has(t.i) || items.some((x) => Math.abs(x.s - t.s) <= 1e-4)) continue;
+        if (cand.has(t.i)) count.cut++;
+        else if (listsOf[t.i].some((c) => probed.lists.has(c))) count.d++;
+        else if (!listsOf[t.i].includes(nearestList(t.i))) count.c++;
+        else count.p++;
+      }
     }
+    const lost = count.lost.filter((x) => x > 1e-4);
+    out.push(`| ${label} | ${(share * 100).toFixed(1)} % | ${lost.length ? `${lost.length}: ${pct(lost, 0.5).toFixed(4)} / ${Math.max(...lost).toFixed(4)}` : "0"} | ${(count.ids / count.want).toFixed(3)} | **${(count.score / count.want).toFixed(3)}** | ${(count.unf.want ? count.unf.hit / count.unf.want : NaN).toFixed(3)} / ${(count.fil.hit / count.fil.want).toFixed(3)} | ${Math.round(pct(count.scanned, 0.5)).toLocaleString("en")} (${((pct(count.scanned, 0.5) / N) * 100).toFixed(1)} %) | ${pct(count.cpu, 0.5).toFixed(2)} / ${pct(count.cpu, 0.99).toFixed(2)} ms |`);
+    const missed = count.c + count.p + count.d + count.cut;
+    causes.push(`| ${label} | ${missed} of ${count.want} | ${count.c} | ${count.p} | ${count.d} | ${count.cut} |`);
   }
-  const lost = count.lost.filter((x) => x > 1e-4);
-  out.push(`| ${v.label} | ${(share * 100).toFixed(1)} % | ${lost.length ? `${lost.length}: ${pct(lost, 0.5).toFixed(4)} / ${Math.max(...lost).toFixed(4)}` : "0"} | ${(count.ids / count.want).toFixed(3)} | **${(count.score / count.want).toFixed(3)}** | ${(count.unf.want ? count.unf.hit / count.unf.want : NaN).toFixed(3)} / ${(count.fil.hit / count.fil.want).toFixed(3)} | ${Math.round(pct(count.scanned, 0.5)).toLocaleString("en")} (${((pct(count.scanned, 0.5) / N) * 100).toFixed(1)} %) | ${pct(count.cpu, 0.5).toFixed(2)} / ${pct(count.cpu, 0.99).toFixed(2)} ms |`);
-  const missed = count.c + count.p + count.d + count.cut;
-  causes.push(`| ${v.label} | ${missed} of ${count.want} | ${count.c} | ${count.p} | ${count.d} | ${count.cut} |`);
 }
 // the exact scan beside them: the cache's own search (int8 scan of the visible rows, float32 re-score)
 const exactCpu: number[] = [];

@@ -4,7 +4,7 @@ import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import { prng } from "../support/prng.ts";
 import { chunk } from "./helpers.ts";
 
-// An index build trains on sample rows (24 a list, each its own 1.5 KB Float32Array at 384 dims): once the index is
+// An index build trains on sample rows (8 a list, each its own 1.5 KB Float32Array at 384 dims): once the index is
 // in place they must be garbage. They were kept reachable from the finished build (~120 B a row of the project at
 // 100,000 rows) until later work let them go; counted here as live Float32Array objects after full collections.
 test("a finished index build lets its sample rows go", async () => {
