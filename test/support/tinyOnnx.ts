@@ -141,6 +141,8 @@ export interface TinyModelOptions {
   seed?: number;
   /** Whole-word vocabulary entries on top of single characters. */
   words?: string[];
+  /** Square MatMul layers after the lookup (default 0): a pass then costs real compute, for tests that need one under way. */
+  layers?: number;
 }
 
 export interface TinyModel {
@@ -169,6 +171,12 @@ export function writeTinyOnnxModel(dir: string, opts: TinyModelOptions = {}): Ti
   const wordEmb = floats(vocabSize * dims);
   const typeEmb = floats(2 * dims);
   const axes = new Uint8Array(new BigInt64Array([2n]).buffer);
+  const layers = Array.from({ length: opts.layers ?? 0 }, (_, i) => {
+    const w = new Float32Array(dims * dims);
+    for (let k = 0; k < w.length; k++) w[k] = (rand() * 2 - 1) / Math.sqrt(dims);
+    return { name: `layer_${i}`, raw: new Uint8Array(w.buffer) };
+  });
+  const last = layers.length ? `hidden_${layers.length}` : "hidden";
 
   const graph = new Pb()
     .message(1, node("Gather", ["word_embeddings", "input_ids"], ["word_vectors"]))
@@ -176,7 +184,7 @@ export function writeTinyOnnxModel(dir: string, opts: TinyModelOptions = {}): Ti
     .message(1, node("Add", ["word_vectors", "type_vectors"], ["hidden"]))
     .message(1, node("Cast", ["attention_mask"], ["mask_float"], [intAttr("to", ELEM_FLOAT)]))
     .message(1, node("Unsqueeze", ["mask_float", "unsqueeze_axes"], ["mask_3d"]))
-    .message(1, node("Mul", ["hidden", "mask_3d"], ["last_hidden_state"]))
+    .message(1, node("Mul", [last, "mask_3d"], ["last_hidden_state"]))
     .string(2, "tiny_bert")
     .message(5, tensor("word_embeddings", ELEM_FLOAT, [vocabSize, dims], wordEmb))
     .message(5, tensor("token_type_embeddings", ELEM_FLOAT, [2, dims], typeEmb))
@@ -185,6 +193,10 @@ export function writeTinyOnnxModel(dir: string, opts: TinyModelOptions = {}): Ti
     .message(11, valueInfo("attention_mask", ELEM_INT64, ["batch_size", "sequence_length"]))
     .message(11, valueInfo("token_type_ids", ELEM_INT64, ["batch_size", "sequence_length"]))
     .message(12, valueInfo("last_hidden_state", ELEM_FLOAT, ["batch_size", "sequence_length", dims]));
+  layers.forEach((l, i) => {
+    graph.message(1, node("MatMul", [i ? `hidden_${i}` : "hidden", l.name], [`hidden_${i + 1}`]));
+    graph.message(5, tensor(l.name, ELEM_FLOAT, [dims, dims], l.raw));
+  });
 
   mkdirSync(join(dir, "onnx"), { recursive: true });
   writeFileSync(join(dir, "onnx", "model.onnx"), onnxModel(graph, "lorehold-tests"));

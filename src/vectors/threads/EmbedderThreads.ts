@@ -1,12 +1,14 @@
 import type { Embedder } from "../Embedder.ts";
 import type { TransformersEmbedderOptions } from "../TransformersEmbedder.ts";
-import { EmbedderThread, EmbedderThreadError, type LoadedModel } from "./EmbedderThread.ts";
+import { CLOSE_TIMEOUT_MS, EmbedderThread, EmbedderThreadError, type LoadedModel } from "./EmbedderThread.ts";
 
 export interface EmbedderThreadsOptions extends TransformersEmbedderOptions {
   /** threads, each with its own session of the model (`threads` is then each session's intra-op threads, default 1) */
   count: number;
   /** the thread's code (tests start threads that can be made to fail) */
   entry?: string;
+  /** how long dispose waits for a thread to finish its pass before leaving it behind (EmbedderThread.close) */
+  closeTimeoutMs?: number;
 }
 
 /** A few texts: a turn's query, not an indexing batch. */
@@ -39,9 +41,12 @@ export class EmbedderThreads implements Embedder {
   private readonly slots: (EmbedderThread | null)[];
   private readonly starting: (Promise<void> | null)[];
   private queue: Item[] = [];
+  /** calls with texts in a thread now */
+  private readonly inFlight = new Set<Call>();
   private disposed = false;
   /** threads started in place of one that died */
   restarts = 0;
+  private closeTimeoutMs = CLOSE_TIMEOUT_MS;
 
   private constructor(
     readonly id: string,
@@ -58,7 +63,7 @@ export class EmbedderThreads implements Embedder {
   }
 
   static async load(dir: string, opts: EmbedderThreadsOptions): Promise<EmbedderThreads> {
-    const { count, entry = defaultEntry(), ...rest } = opts;
+    const { count, entry = defaultEntry(), closeTimeoutMs = CLOSE_TIMEOUT_MS, ...rest } = opts;
     const options: TransformersEmbedderOptions = { threads: 1, ...rest };
     let pool: EmbedderThreads | null = null;
     const onDeath = (t: EmbedderThread) => pool?.died(t);
@@ -66,11 +71,12 @@ export class EmbedderThreads implements Embedder {
     const failed = started.find((s) => s.status === "rejected");
     const ok = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
     if (failed) {
-      for (const s of ok) s.thread.terminate();
+      await Promise.all(ok.map((s) => s.thread.close()));
       throw (failed as PromiseRejectedResult).reason;
     }
     const model: LoadedModel = ok[0].model;
     pool = new EmbedderThreads(model.id, model.dims, model.maxTokens, ok.map((s) => s.thread), entry, dir, options, Math.max(1, Math.floor(opts.batch ?? 1)));
+    pool.closeTimeoutMs = closeTimeoutMs;
     return pool;
   }
 
@@ -101,13 +107,21 @@ export class EmbedderThreads implements Embedder {
     });
   }
 
+  /**
+   * Fails every call not yet answered, then ends the threads: each finishes the pass it is in (a few texts), releases
+   * its session and ends (EmbedderThread.close, bounded). Resolves once they have ended, or been left behind.
+   */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    this.failQueued(new Error(`Embedder ${this.id} is disposed`));
-    for (const t of this.slots) t?.terminate();
+    const gone = new Error(`Embedder ${this.id} is disposed`);
+    this.failQueued(gone);
+    for (const call of this.inFlight) fail(call, gone);
+    this.inFlight.clear();
+    const closing = this.slots.map((t) => t?.close(this.closeTimeoutMs));
+    // a thread being started again is closed by restart once it has loaded
     await Promise.all(this.starting.map((s) => s?.catch(() => {})));
-    for (const t of this.slots) t?.terminate();
+    await Promise.all([...closing, ...this.slots.map((t) => t?.close(this.closeTimeoutMs))]);
   }
 
   /** Hands waiting texts to free threads; starts a thread in a dead one's place when there is work for it. */
@@ -122,6 +136,7 @@ export class EmbedderThreads implements Embedder {
       }
       if (thread.busy) continue;
       const item = this.queue.shift()!;
+      this.inFlight.add(item.call);
       thread
         .embed(item.texts)
         .then((vectors) => {
@@ -129,9 +144,15 @@ export class EmbedderThreads implements Embedder {
           if (call.failed) return;
           item.indices.forEach((i, k) => (call.vectors[i] = vectors[k]));
           call.left -= item.indices.length;
-          if (call.left === 0) call.resolve(call.vectors);
+          if (call.left === 0) {
+            this.inFlight.delete(call);
+            call.resolve(call.vectors);
+          }
         })
-        .catch((e: Error) => fail(item.call, e))
+        .catch((e: Error) => {
+          this.inFlight.delete(item.call);
+          fail(item.call, e);
+        })
         .finally(() => this.pump());
     }
   }
@@ -146,9 +167,9 @@ export class EmbedderThreads implements Embedder {
 
   private restart(s: number): void {
     this.starting[s] = EmbedderThread.start(this.entry, this.dir, this.options, (t) => this.died(t))
-      .then(({ thread, model }) => {
+      .then(async ({ thread, model }) => {
         if (this.disposed || model.id !== this.id) {
-          thread.terminate();
+          await thread.close(this.closeTimeoutMs);
           if (!this.disposed) throw new Error(`the model now loads as ${model.id}, not ${this.id}`);
           return;
         }

@@ -11,6 +11,8 @@ declare const self: Worker;
 let embedder: TransformersEmbedder | null = null;
 // Messages are handled one at a time, in order: an embed that arrives while the model loads waits for it.
 let queue: Promise<void> = Promise.resolve();
+// Set as soon as "close" arrives (not in turn): embeds still waiting behind the pass under way are skipped.
+let closing = false;
 
 const post = (m: FromEmbedderThread, transfer: ArrayBuffer[] = []) => self.postMessage(m, transfer);
 
@@ -30,7 +32,17 @@ async function handle(m: ToEmbedderThread): Promise<void> {
     }
     return;
   }
+  if (m.type === "close") {
+    // The session is released here, on this thread, between passes: the main thread then ends an idle thread.
+    // Ending it while a pass runs would abort the process (see EmbedderThread.close).
+    const e = embedder;
+    embedder = null;
+    await e?.dispose().catch(() => {});
+    post({ type: "closed" });
+    return;
+  }
   try {
+    if (closing) throw new Error("the embedding thread is closing");
     if (!embedder) throw new Error("the embedding thread has no model loaded");
     const vectors = await embedder.embed(m.texts);
     post({ type: "vectors", id: m.id, vectors }, vectors.map((v) => v.buffer as ArrayBuffer));
@@ -40,5 +52,6 @@ async function handle(m: ToEmbedderThread): Promise<void> {
 }
 
 self.onmessage = (e: MessageEvent<ToEmbedderThread>) => {
+  if (e.data.type === "close") closing = true;
   queue = queue.then(() => handle(e.data));
 };
