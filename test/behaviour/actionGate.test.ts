@@ -5,7 +5,8 @@ import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import type { BehaviourInput } from "../../src/behaviour/behaviourModel.ts";
 import { ACT_MIN_PROBABILITY } from "../../src/behaviour/tailSchema.ts";
-import type { GenerateRequest, GenerateResult } from "../../src/llm/types.ts";
+import type { GenerateResult } from "../../src/llm/types.ts";
+import { watchGenerate } from "../support/capturePrompts.ts";
 
 // Real llama.cpp on the random-weight tiny model, the action gate on (the server's default): the gate's reading is
 // whatever the random weights give, so each turn is checked against its own recorded reading, never a sampled outcome.
@@ -31,13 +32,11 @@ beforeAll(async () => {
   w = buildWorld(t.app.ctx as any, "Thornhaven", { index: "none" });
   await t.app.scheduler.trigger("indexer");
   admin = ensureAdminToken(t.app.db).adminToken;
-  const backend = t.app.ctx.generation!;
-  const generate = backend.generate.bind(backend);
-  backend.generate = async (req: GenerateRequest) => {
-    const r = await generate(req);
-    if (req.tail) seen.push({ threshold: req.tail.gate?.minProbability, reading: r.tail });
-    return r;
-  };
+  watchGenerate(t.app, {
+    after: (req, r) => {
+      if (req.tail) seen.push({ threshold: req.tail.gate?.minProbability, reading: r.tail });
+    },
+  });
 }, 120_000);
 afterAll(() => t.close());
 

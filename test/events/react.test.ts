@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { capturePrompts } from "../support/capturePrompts.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { getProjectBalance, setPlan } from "../../src/credits/ledger.ts";
@@ -28,12 +29,7 @@ beforeAll(async () => {
   t = await createTestApp({ model: MODEL, parallel: 2, contextSize: 2048, maxReplyTokens: 8, threads: 1 });
   w = buildWorld(t.app.ctx as any, "Thornhaven", { index: "none" });
   other = buildWorld(t.app.ctx as any, "Elsewhere", { index: "none" });
-  const gen = t.app.ctx.generation!;
-  const generate = gen.generate.bind(gen);
-  gen.generate = (req) => {
-    prompts.push(req.messages);
-    return generate(req);
-  };
+  capturePrompts(t.app, prompts);
 }, 120_000);
 afterAll(() => t.close());
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { capturePrompts } from "../support/capturePrompts.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { createDocument } from "../../src/lore/documents/writeDocuments.ts";
@@ -59,12 +60,7 @@ beforeAll(async () => {
   createDocument(ctx, w.projectId, { name: "Barge Ledger", content: Array.from({ length: 80 }, (_, i) => `Ledger line ${i}: the barge Heron${i} carried ${i + 3} barrels of salt fish upriver.`).join("\n\n"), tags: ["ledger"] });
   big = createMind(ctx, w.projectId, { entityName: "Clerk Mott", personality: "Dry and exact.", knowledgeTags: ["ledger"] }).id;
   await t.app.scheduler.trigger("indexer");
-  const gen = t.app.ctx.generation!;
-  const generate = gen.generate.bind(gen);
-  gen.generate = (req) => {
-    prompts.push(req.messages);
-    return generate(req);
-  };
+  capturePrompts(t.app, prompts);
 }, 300_000);
 afterAll(() => t.close());
 

@@ -1,5 +1,6 @@
 import { setDefaultTimeout, afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { capturePrompts } from "../support/capturePrompts.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
@@ -29,12 +30,7 @@ beforeAll(async () => {
   other = buildWorld(t.app.ctx as any, "Elsewhere", { index: "none" });
   await t.app.scheduler.trigger("indexer");
   admin = ensureAdminToken(t.app.db).adminToken;
-  const gen = t.app.ctx.generation!;
-  const original = gen.generate.bind(gen);
-  gen.generate = (req) => {
-    sent.push(req.messages);
-    return original(req);
-  };
+  capturePrompts(t.app, sent);
   const remember = (projectId: string, mindId: string, playerId: string, texts: string[]) =>
     storeMemories(t.app.ctx, { projectId, mindId, playerId, drafts: texts.map((text, i) => ({ text, importance: 5 + i, topics: [] })) });
   // More memories than a turn's retrieval limit (5): the name is the least important. One player per recall line

@@ -1,5 +1,6 @@
 import { setDefaultTimeout, afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { capturePrompts } from "../support/capturePrompts.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { storeMemories } from "../../src/npc/memory/storeMemories.ts";
@@ -31,12 +32,7 @@ beforeAll(async () => {
   other = buildWorld(t.app.ctx as any, "Elsewhere", { index: "none" });
   await t.app.scheduler.trigger("indexer");
   for (const world of [w, other]) updateSettings(t.app.ctx, world.projectId, { enhancedMemoryRetrieval: true });
-  const gen = t.app.ctx.generation!;
-  const original = gen.generate.bind(gen);
-  gen.generate = (req) => {
-    sent.push(req.messages);
-    return original(req);
-  };
+  capturePrompts(t.app, sent);
   const remember = (projectId: string, mindId: string, playerId: string, texts: string[]) =>
     storeMemories(t.app.ctx, { projectId, mindId, playerId, drafts: texts.map((text, i) => ({ text, importance: 4 + i, topics: [] })) });
   await remember(w.projectId, w.minds.garrick, "rosalind", [OWN, "The player prefers the dark porter."]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { qwenFixture, realFixtures } from "./realFixtures.ts";
 import { realWorld, type RealWorld } from "./realWorld.ts";
-import type { GenerateRequest } from "../../src/llm/types.ts";
+import { watchGenerate } from "../support/capturePrompts.ts";
 
 // Knowledge per speaker on a real 0.5B instruct model, through POST /v1/scenes/{id}/turn: Odile (the harbourmaster)
 // sees the fish market's lore, Bram (the lighthouse keeper) does not. Bram is probed before Odile speaks (his prompt
@@ -15,12 +15,7 @@ describe.skipIf(!fx || !qwen)("scenes on Qwen2.5-Coder-0.5B-Instruct: what is sa
   const prompts: { key: string; text: string }[] = [];
   beforeAll(async () => {
     w = await realWorld(fx!, qwen!, { maxReplyTokens: 40 }, "examples/saltmarsh-quality.yaml");
-    const backend = w.t.app.ctx.generation!;
-    const generate = backend.generate.bind(backend);
-    backend.generate = (req: GenerateRequest) => {
-      prompts.push({ key: req.conversationKey, text: req.messages.map((m) => m.content).join("\n") });
-      return generate(req);
-    };
+    watchGenerate(w.t.app, { before: (req) => void prompts.push({ key: req.conversationKey, text: req.messages.map((m) => m.content).join("\n") }) });
   }, 120_000);
   afterAll(() => w?.t.close());
 

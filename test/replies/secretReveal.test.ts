@@ -9,6 +9,7 @@ import { turnGuard } from "../../src/npc/replies/turnGuard.ts";
 import { SECRET_MARK } from "../../src/npc/secrets/secretFraming.ts";
 import type { ChatMessage } from "../../src/llm/types.ts";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { capturePrompts } from "../support/capturePrompts.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 
 /**
@@ -69,12 +70,7 @@ beforeAll(async () => {
   ids = r.ids as any;
   serverKey = createApiKey(t.app.ctx as any, { projectId, type: "server" }).key;
   await t.app.scheduler.trigger("indexer");
-  const gen = t.app.ctx.generation!;
-  const generate = gen.generate.bind(gen);
-  gen.generate = (req) => {
-    prompts.push(req.messages);
-    return generate(req);
-  };
+  capturePrompts(t.app, prompts);
 }, 60_000);
 afterAll(() => t.close());
 

@@ -6,7 +6,8 @@ import { getProjectBalance } from "../../src/credits/ledger.ts";
 import { updateSettings } from "../../src/projects/settings.ts";
 import { playerPendingSummaries } from "../../src/npc/memory/pendingSummaryStore.ts";
 import { loadSession } from "../../src/npc/session/sessionStore.ts";
-import type { ChatMessage, GenerateRequest } from "../../src/llm/types.ts";
+import type { ChatMessage } from "../../src/llm/types.ts";
+import { watchGenerate } from "../support/capturePrompts.ts";
 
 // real llama.cpp (a tiny random-weight model) on shared cores
 setDefaultTimeout(120_000);
@@ -48,13 +49,12 @@ beforeAll(async () => {
   w = buildWorld(t.app.ctx as any, "Thornhaven", { index: "none" });
   other = buildWorld(t.app.ctx as any, "Elsewhere", { index: "none" });
   await t.app.scheduler.trigger("indexer");
-  const backend = t.app.ctx.generation!;
-  const generate = backend.generate.bind(backend);
-  backend.generate = async (req: GenerateRequest) => {
-    prompts.push({ key: req.conversationKey ?? "", messages: req.messages });
-    if (gate) await gate;
-    return generate(req);
-  };
+  watchGenerate(t.app, {
+    before: (req) => {
+      prompts.push({ key: req.conversationKey ?? "", messages: req.messages });
+      return gate;
+    },
+  });
 }, 60_000);
 afterAll(() => t.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { capturePrompts } from "../support/capturePrompts.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
@@ -63,12 +64,7 @@ beforeAll(async () => {
   });
   expect(r.status).toBe(201);
   mind = r.body.id;
-  const gen = t.app.ctx.generation!;
-  const generate = gen.generate.bind(gen);
-  gen.generate = (req) => {
-    prompts.push(req.messages);
-    return generate(req);
-  };
+  capturePrompts(t.app, prompts);
 }, 60_000);
 afterAll(() => t.close());
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { capturePrompts } from "../support/capturePrompts.ts";
 import { buildWorld, type World } from "../support/world.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
@@ -69,12 +70,7 @@ beforeAll(async () => {
     knowledge: [{ tag: "smugglers", when: "met.elena && !world.docks.closed" }],
   }).id;
   await t.app.scheduler.trigger("indexer");
-  const gen = t.app.ctx.generation!;
-  const generate = gen.generate.bind(gen);
-  gen.generate = (req) => {
-    prompts.push(req.messages);
-    return generate(req);
-  };
+  capturePrompts(t.app, prompts);
 }, 60_000);
 afterAll(() => t.close());
 
