@@ -13,19 +13,11 @@ import { join } from "node:path";
 import type { GenerateResult } from "../src/llm/types.ts";
 import { warmKnownMinds } from "../src/npc/warmMinds.ts";
 import { createTestApp } from "../test/support/testApp.ts";
-import { realFixtures } from "../test/realmodel/realFixtures.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
+import { arg, fixturesOrExit } from "./support/benchArgs.ts";
 
-const fx = realFixtures();
-if (!fx) {
-  console.error("bench/basePrefix: the fixture models are missing; run `sh scripts/fetch-fixtures.sh` first.");
-  process.exit(2);
-}
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
+const fx = fixturesOrExit("basePrefix");
 const root = join(import.meta.dir, "..");
 const modelPath = arg("model", "gemma") === "smol" ? fx.smol : fx.gemma;
 const rounds = Number(arg("rounds", "2"));

@@ -13,19 +13,15 @@ import { prepareTurn } from "../src/npc/prepareTurn.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { chatTokens } from "../src/npc/tokenBudget.ts";
 import { createTestApp } from "../test/support/testApp.ts";
-import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
+import { qwenFixture } from "../test/realmodel/realFixtures.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
 import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { loadWorld, type ReplyRecord } from "./support/qualityWorldRun.ts";
 import type { QualityWorld } from "./support/worldTypes.ts";
+import { arg, fixturesOrExit } from "./support/benchArgs.ts";
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
-const fx = realFixtures();
-if (!fx) throw new Error("fixtures missing: sh scripts/fetch-fixtures.sh");
+const fx = fixturesOrExit("groundingMisses");
 const root = join(import.meta.dir, "..");
 const WORLDS: Record<string, QualityWorld[]> = { tuning: [TUNING, REEDMOUTH], old: [TUNING], third: [REEDMOUTH], heldout: [CINDERVALE] };
 const worlds = [...new Set(arg("worlds", "tuning,heldout").split(",").flatMap((k) => WORLDS[k]))];

@@ -13,20 +13,11 @@ import { cpus, loadavg } from "node:os";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestApp } from "../test/support/testApp.ts";
-import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { importPack, parsePackText } from "../src/packs/importPack.ts";
 import { queueRun, runNextQueued } from "../src/loretests/loreTestService.ts";
+import { arg, qwenFixturesOrExit } from "./support/benchArgs.ts";
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
-const fx = realFixtures();
-const qwen = qwenFixture();
-if (!fx || !qwen) {
-  console.error("bench/loretests: the Qwen fixture is missing; run `sh scripts/fetch-fixtures.sh` first.");
-  process.exit(2);
-}
+const { fx, qwen } = qwenFixturesOrExit("loretests");
 const CASES = Number(arg("cases", "50"));
 const RUNS = Number(arg("runs", "3"));
 const THREADS = Number(arg("threads", "1"));

@@ -23,7 +23,7 @@ import { createEmbedder } from "../src/vectors/createEmbedder.ts";
 import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
 import { knowledgeTagNames } from "../src/lore/minds/mindStore.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
-import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
+import { qwenFixture } from "../test/realmodel/realFixtures.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
 import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
@@ -33,16 +33,9 @@ import { loadWorld, runWorld } from "./support/qualityWorldRun.ts";
 import { worldTable } from "./support/qualityTables.ts";
 import { rescore } from "./support/rescore.ts";
 import type { QualityWorld } from "./support/worldTypes.ts";
+import { arg, fixturesOrExit } from "./support/benchArgs.ts";
 
-const fx = realFixtures();
-if (!fx) {
-  console.error("bench/quality: the fixture models are missing; run `sh scripts/fetch-fixtures.sh` first.");
-  process.exit(2);
-}
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
+const fx = fixturesOrExit("quality");
 const qwen = qwenFixture();
 const MODELS = {
   qwen: { name: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M", path: qwen ?? "" },

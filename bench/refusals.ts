@@ -12,24 +12,15 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import type { ChatMessage } from "../src/llm/types.ts";
 import { createTestApp } from "../test/support/testApp.ts";
-import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { prepareTurn } from "../src/npc/prepareTurn.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { turnGuard } from "../src/npc/replies/turnGuard.ts";
 import { replyProblems } from "../src/npc/replies/detectors.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
+import { arg, qwenFixturesOrExit } from "./support/benchArgs.ts";
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
-const fx = realFixtures();
-const qwen = qwenFixture();
-if (!fx || !qwen) {
-  console.error("bench/refusals: the fixture models are missing; run `sh scripts/fetch-fixtures.sh` first.");
-  process.exit(2);
-}
+const { fx, qwen } = qwenFixturesOrExit("refusals");
 const seeds = Number(arg("seeds", "4"));
 const tokens = Number(arg("tokens", "24"));
 const threads = Number(arg("threads", "1"));

@@ -17,11 +17,8 @@ import { leakOf } from "../src/npc/secrets/secretTerms.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
+import { arg } from "./support/benchArgs.ts";
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
 const root = join(import.meta.dir, "..");
 const fx = realFixtures();
 const WORLDS = { tuning: TUNING, heldout: CINDERVALE };

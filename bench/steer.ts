@@ -13,7 +13,6 @@
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { createTestApp } from "../test/support/testApp.ts";
-import { qwenFixture, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { prepareTurn } from "../src/npc/prepareTurn.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { turnGuard } from "../src/npc/replies/turnGuard.ts";
@@ -23,17 +22,9 @@ import { HYGIENE } from "./support/qualityTables.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
+import { arg, qwenFixturesOrExit } from "./support/benchArgs.ts";
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
-const fx = realFixtures();
-const qwen = qwenFixture();
-if (!fx || !qwen) {
-  console.error("bench/steer: the fixture models are missing; run `sh scripts/fetch-fixtures.sh` first.");
-  process.exit(2);
-}
+const { fx, qwen } = qwenFixturesOrExit("steer");
 const [s0, s1] = arg("seeds", "1-4").split("-").map(Number);
 const seeds = Array.from({ length: (s1 ?? s0) - s0 + 1 }, (_, i) => s0 + i);
 const threads = Number(arg("threads", "1"));

@@ -22,7 +22,6 @@ import { replyProblems, type Problem } from "../src/npc/replies/detectors.ts";
 import { capSentences, cutAtLastSentence } from "../src/npc/replies/sentences.ts";
 import { words } from "../src/npc/replies/wordOverlap.ts";
 import { createTestApp } from "../test/support/testApp.ts";
-import { realFixtures } from "../test/realmodel/realFixtures.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
 import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
@@ -30,16 +29,9 @@ import type { QualityWorld } from "./support/worldTypes.ts";
 import { contextOf, loadWorld } from "./support/qualityWorldRun.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
 import { promptDiff } from "./support/promptDiff.ts";
+import { arg, fixturesOrExit } from "./support/benchArgs.ts";
 
-const fx = realFixtures();
-if (!fx) {
-  console.error("bench/transcriptLayouts: the fixture models are missing; run `sh scripts/fetch-fixtures.sh` first.");
-  process.exit(2);
-}
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : def;
-};
+const fx = fixturesOrExit("transcriptLayouts");
 interface Row { world?: string; layout: string; arm: "lorehold" | "naive"; part: string; mind: string; text: string; seed: number; reply: string; hit?: boolean; problems: Problem[]; words: number; ms: number }
 // `--table FILE`: the table of a stored run (or of one stopped early), nothing generated.
 if (process.argv.includes("--table")) {
