@@ -210,6 +210,23 @@ describe("the server's embedder threads", () => {
     }
   });
 
+  test("the server stops cleanly with embeddings under way, several times: the calls fail as disposed, every thread ends", async () => {
+    for (let round = 0; round < 4; round++) {
+      const t = await createTestApp({ embeddingModel: "heavy-bert", modelsDir, embeddingThreads: 2 }, { loadModel: false });
+      const embedder = t.app.ctx.vectors.embedder as EmbedderThreads;
+      const batch = embedder.embed(LONG).then(
+        () => null,
+        (e: Error) => e,
+      );
+      await embedder.embed(["where is the dragon"]); // answered: both threads are now in batch passes
+      await t.close();
+      expect((await batch)?.message).toMatch(/disposed/);
+      await expect(embedder.embed(["x"])).rejects.toThrow(/disposed/);
+      for (let i = 0; i < 100 && EmbedderThread.running > 0; i++) await Bun.sleep(20);
+      expect(EmbedderThread.running).toBe(0);
+    }
+  }, 60_000);
+
   test("embeddingThreads starts that many; they end when the server stops", async () => {
     const t = await createTestApp({ embeddingModel: "tiny-bert", modelsDir, embeddingThreads: 2 }, { loadModel: false });
     const embedder = t.app.ctx.vectors.embedder as EmbedderThreads;
