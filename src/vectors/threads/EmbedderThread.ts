@@ -42,7 +42,11 @@ export class EmbedderThread {
   private constructor(entry: string, private readonly onDeath: (t: EmbedderThread) => void) {
     this.worker = new Worker(entry);
     this.worker.onmessage = (e: MessageEvent<FromEmbedderThread>) => this.receive(e.data);
-    this.worker.onerror = (e) => this.die(new EmbedderThreadError(`The embedding thread failed: ${e.message}`));
+    this.worker.onerror = (e) => {
+      this.die(new EmbedderThreadError(`The embedding thread failed: ${e.message}`));
+      // Bun ends a worker after an uncaught error; should one live on, it is closed the safe way, not left idle.
+      void this.close();
+    };
     EmbedderThread.running++;
     this.ended = new Promise((resolve) =>
       this.worker.addEventListener("close", () => {
