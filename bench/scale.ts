@@ -131,6 +131,10 @@ try {
   await ctx.vectors.optimizeNow();
   // and the minds' shared-lore choices the started scheduler makes ahead of their first turns (null: no such job)
   if (given) await app.scheduler.trigger("shared-lore-warmup");
+  // and the one-time copies a server makes on a world from before them (the memories' vectors beside their rows,
+  // the world memories' words): a restarted box runs them once, in its first minutes; the load measures what comes
+  // after (null: no such job in this checkout; a world that had them is a one-row check)
+  if (given) for (const job of ["memory-vector-fill", "world-memory-words"]) await app.scheduler.trigger(job);
   log(`settled in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   Bun.gc(true);
   const rssBefore = process.memoryUsage().rss;

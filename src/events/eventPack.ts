@@ -4,7 +4,7 @@ import { isPlainObject, type Problems } from "../lore/validate/fields.ts";
 import { mindRows } from "../lore/minds/mindStore.ts";
 import { parseJsonColumn } from "../core/json.ts";
 import { eventByPackKey, insertPackEvent, touchEvent, updatePackEvent, worldEvents, type EventRow } from "./eventStore.ts";
-import { insertWorldMemory, updateWorldMemoryKnowledge, worldMemoriesOfWorldEvents, worldMemoryOf } from "./worldMemoryStore.ts";
+import { insertWorldMemory, refreshEventWords, updateWorldMemoryKnowledge, worldMemoriesOfWorldEvents, worldMemoryOf } from "./worldMemoryStore.ts";
 import { DEFAULT_EVENT_IMPORTANCE } from "./recordEvents.ts";
 
 /**
@@ -131,7 +131,11 @@ export function writePackEvents(db: Db, projectId: string, plans: EventPlan[], n
     ids[e.label] = row.id;
     if (!existing) insertPackEvent(db, { ...row, pack_key: e.key });
     let touched = false;
-    if (existing && changed(existing, row)) (updatePackEvent(db, row, now), (touched = true));
+    if (existing && changed(existing, row)) {
+      updatePackEvent(db, row, now);
+      refreshEventWords(db, row.id, row.type, row.description);
+      touched = true;
+    }
     const knowers = [
       ...e.witnesses.map((mindId) => ({ mindId, toldBy: null, hop: 0, importance: e.importance, knownAt: createdAt })),
       ...e.heard.map((h) => ({ ...h, importance: h.importance ?? e.importance, knownAt: h.knownAt ?? createdAt })),

@@ -1,7 +1,7 @@
 import type { ServiceContext } from "../core/context.ts";
 import { keywords } from "../npc/memory/memoryText.ts";
 import type { SessionMessage, TurnNotes } from "../npc/session/sessionTypes.ts";
-import { knownEvents, stillKnown, type KnownEvent } from "./worldMemoryStore.ts";
+import { candidateTexts, candidateWords, knownByRowid, stillKnown, type KnownEvent } from "./worldMemoryStore.ts";
 
 /** World memories a turn may bring in: on a conversation's first turn, and at most one more per follow-up. */
 export const WORLD_MEMORIES_PER_TURN = 3;
@@ -17,7 +17,7 @@ export const WORLD_MEMORY_CANDIDATES = 150;
  */
 const wordsCache = new Map<string, { text: string; words: Set<string> }>();
 const WORDS_CACHED = 50_000;
-function eventWords(k: KnownEvent): Set<string> {
+function eventWordSet(k: KnownEvent): Set<string> {
   const text = `${k.type} ${k.description}`;
   const hit = wordsCache.get(k.event_id);
   if (hit?.text === text) return hit.words;
@@ -47,11 +47,58 @@ export function eventLine(k: Pick<KnownEvent, "told_by_name" | "hop" | "descript
   return `${source}${when}: ${k.description}`;
 }
 
-/** The mind's world memories by `now`, best first: recency × importance × relevance to `query`. */
+/**
+ * The mind's world memories by `now`, best first: recency × importance × relevance to `query`. The candidates are
+ * read from the covering indexes with their words (no row or event looked up, nothing built per candidate but its
+ * score), and only the kept `limit` are read in full; the order is rankKnown's over knownEvents' rows.
+ */
 export function rankWorldMemories(ctx: ServiceContext, q: { projectId: string; mindId: string; query: string; limit: number }): (KnownEvent & { score: number })[] {
   const now = ctx.clock.now();
-  const rows = knownEvents(ctx.db, q.projectId, q.mindId, now.toISOString(), WORLD_MEMORY_CANDIDATES);
-  return rankKnown(rows, q.query, now, q.limit);
+  const rows = candidateWords(ctx.db, q.projectId, q.mindId, now.toISOString(), WORLD_MEMORY_CANDIDATES);
+  if (!rows.length || q.limit <= 0) return [];
+  const words = keywords(q.query);
+  // a query word as a stored word set holds it: with a space each side
+  const probes = [...words].map((w) => ` ${w} `);
+  const unfilled = rows.filter((c) => c[4] === null).map((c) => c[0]);
+  const texts = unfilled.length && probes.length ? candidateTexts(ctx.db, unfilled) : null;
+  const w = WORLD_WEIGHTS;
+  const nowMs = now.getTime();
+  // the best `limit` so far, best first (a turn keeps 3 of ~270: an insertion into a short list, no sort)
+  const best: { i: number; score: number }[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const [rowid, id, importance, knownAt, own] = rows[i];
+    let shared = 0;
+    if (probes.length) {
+      if (own !== null) {
+        for (const p of probes) if (own.includes(p)) shared++;
+      } else {
+        const text = texts?.get(rowid);
+        if (text !== undefined) {
+          const set = keywords(text);
+          for (const x of words) if (set.has(x)) shared++;
+        }
+      }
+    }
+    const relevance = words.size ? shared / words.size : 0;
+    const ageHours = Math.max(0, (nowMs - Date.parse(knownAt)) / 3_600_000);
+    const recency = 0.5 ** (ageHours / WORLD_RECENCY_HALF_LIFE_HOURS);
+    const score = w.relevance * relevance + w.importance * (importance / 10) + w.recency * recency;
+    if (best.length === q.limit && !before(score, id, best[best.length - 1].score, rows[best[best.length - 1].i][1])) continue;
+    let at = best.length;
+    while (at > 0 && before(score, id, best[at - 1].score, rows[best[at - 1].i][1])) at--;
+    best.splice(at, 0, { i, score });
+    if (best.length > q.limit) best.pop();
+  }
+  const kept = knownByRowid(
+    ctx.db,
+    best.map((b) => rows[b.i][0]),
+  );
+  return kept.map((k, n) => ({ ...k, score: best[n].score }));
+}
+
+/** rankKnown's order: the higher score first, ties by id. */
+function before(score: number, id: string, otherScore: number, otherId: string): boolean {
+  return score > otherScore || (score === otherScore && id < otherId);
 }
 
 /** Those candidates ranked for `query` at `now`, the best `limit` first (ties by id). */
@@ -63,7 +110,7 @@ export function rankKnown(rows: KnownEvent[], query: string, now: Date, limit: n
   const scored = rows.map((k) => {
     let shared = 0;
     if (words.size && mayShare(k, probes)) {
-      const own = eventWords(k);
+      const own = eventWordSet(k);
       for (const x of words) if (own.has(x)) shared++;
     }
     const relevance = words.size ? shared / words.size : 0;

@@ -1,4 +1,5 @@
 import type { Db } from "../db/openDatabase.ts";
+import { keywords } from "../npc/memory/memoryText.ts";
 
 /** world_memories (024_events): a mind's knowledge of an event without a player. The events feature owns it. */
 
@@ -27,16 +28,105 @@ export interface KnownEvent extends WorldMemoryRow {
   game_time: string | null;
 }
 
-/** Inserts unless the mind already knows the event (one memory per mind and event); true when inserted. */
+/**
+ * An event's content words as a world memory keeps them (`words`, migration 037): its keywords, each with a space
+ * on both sides, so a ranking tests a word with one substring search and builds nothing per candidate.
+ */
+export function eventWords(type: string, description: string): string {
+  const words = [...keywords(`${type} ${description}`)];
+  return words.length ? ` ${words.join(" ")} ` : " ";
+}
+
+/** The last event whose words an insert computed: an event's witnesses and hearers are inserted one after another. */
+let lastWords: {
+  eventId: string;
+  type: string;
+  description: string;
+  words: string;
+} | null = null;
+function wordsOfEvent(db: Db, eventId: string): string | null {
+  const e = db.query<{ type: string; description: string }, [string]>("SELECT type, description FROM events WHERE id = ?").get(eventId);
+  if (!e) return null;
+  if (lastWords?.eventId === eventId && lastWords.type === e.type && lastWords.description === e.description) return lastWords.words;
+  lastWords = {
+    eventId,
+    type: e.type,
+    description: e.description,
+    words: eventWords(e.type, e.description),
+  };
+  return lastWords.words;
+}
+
+/**
+ * Inserts unless the mind already knows the event (one memory per mind and event); true when inserted. A memory of
+ * a world event gets its event's words (read here, so every writer fills them); a player's is that player's memory.
+ */
 export function insertWorldMemory(db: Db, m: WorldMemoryRow): boolean {
+  const words = m.player_id === null ? wordsOfEvent(db, m.event_id) : null;
   return (
     db
       .query(
-        `INSERT OR IGNORE INTO world_memories (id, project_id, mind_id, event_id, player_id, memory_id, importance, hop, told_by, told_by_name, known_at, spread_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO world_memories (id, project_id, mind_id, event_id, player_id, memory_id, importance, hop, told_by, told_by_name, known_at, spread_at, created_at, words)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(m.id, m.project_id, m.mind_id, m.event_id, m.player_id, m.memory_id, m.importance, m.hop, m.told_by, m.told_by_name, m.known_at, m.spread_at, m.created_at).changes > 0
+      .run(m.id, m.project_id, m.mind_id, m.event_id, m.player_id, m.memory_id, m.importance, m.hop, m.told_by, m.told_by_name, m.known_at, m.spread_at, m.created_at, words).changes > 0
   );
+}
+
+/**
+ * A turn's candidates as the ranking reads them, [rowid, id, importance, known_at, words] (words null until filled):
+ * the same two scans as knownEvents, from the covering indexes alone (no row, no event is looked up).
+ */
+export type Candidate = [number, string, number, string, string | null];
+export function candidateWords(db: Db, projectId: string, mindId: string, now: string, limit: number): Candidate[] {
+  return db
+    .query<Record<string, unknown>, [string, string, string, number, string, string, string, number]>(
+      `SELECT * FROM (SELECT rowid, id, importance, known_at, words FROM world_memories INDEXED BY world_memories_mind WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY known_at DESC LIMIT ?)
+       UNION
+       SELECT * FROM (SELECT rowid, id, importance, known_at, words FROM world_memories INDEXED BY world_memories_mind_importance WHERE project_id = ? AND mind_id = ? AND player_id IS NULL AND known_at <= ? ORDER BY importance DESC, known_at DESC LIMIT ?)`,
+    )
+    .values(projectId, mindId, now, limit, projectId, mindId, now, limit) as unknown as Candidate[];
+}
+
+/** The text of the events of world memories `rowids` (a candidate whose words are not filled yet). */
+export function candidateTexts(db: Db, rowids: number[]): Map<number, string> {
+  const rows = db
+    .query<{ r: number; type: string; description: string }, number[]>(
+      `SELECT k.rowid AS r, e.type, e.description FROM world_memories k JOIN events e ON e.id = k.event_id WHERE k.rowid IN (${rowids.map(() => "?").join(",")})`,
+    )
+    .all(...rowids);
+  return new Map(rows.map((r) => [r.r, `${r.type} ${r.description}`]));
+}
+
+/** World memories `rowids` with their events' text, in that order (a ranking's kept few). */
+export function knownByRowid(db: Db, rowids: number[]): KnownEvent[] {
+  if (!rowids.length) return [];
+  const rows = db
+    .query<KnownEvent & { r: number }, number[]>(
+      `SELECT k.rowid AS r, k.*, e.type, e.description, e.game_time FROM world_memories k JOIN events e ON e.id = k.event_id WHERE k.rowid IN (${rowids.map(() => "?").join(",")})`,
+    )
+    .all(...rowids);
+  const by = new Map(rows.map(({ r, ...k }) => [r, k as KnownEvent]));
+  return rowids.flatMap((r) => by.get(r) ?? []);
+}
+
+/** World memories whose words are not filled yet (rows from before migration 037, or of an event whose text changed), a slice. */
+export function unworded(db: Db, limit: number): { r: number; type: string; description: string; event_id: string }[] {
+  return db
+    .query<{ r: number; type: string; description: string; event_id: string }, [number]>(
+      `SELECT k.rowid AS r, k.event_id, e.type, e.description FROM world_memories k INDEXED BY world_memories_unworded JOIN events e ON e.id = k.event_id
+       WHERE k.words IS NULL AND k.player_id IS NULL LIMIT ?`,
+    )
+    .all(limit);
+}
+
+/** A pack changed an event's text: its world memories' words are the new text's (the trigger had cleared them). */
+export function refreshEventWords(db: Db, eventId: string, type: string, description: string): void {
+  db.query("UPDATE world_memories SET words = ? WHERE event_id = ? AND player_id IS NULL").run(eventWords(type, description), eventId);
+}
+
+export function setWords(db: Db, rowid: number, words: string): void {
+  db.query("UPDATE world_memories SET words = ? WHERE rowid = ? AND words IS NULL").run(words, rowid);
 }
 
 /**
