@@ -14,6 +14,7 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { prepareQuery, rowId, TopN, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
 import { defaultLists, IvfIndex, type IvfBuildOptions } from "../src/vectors/IvfIndex.ts";
+import { tableDot } from "../src/vectors/ivfMath.ts";
 import { ProjectVectorCache, probeShareFor } from "../src/vectors/ProjectVectorCache.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 
@@ -107,7 +108,7 @@ for (const v of chosen) {
     let best = 0;
     let bs = -Infinity;
     for (let c = 0; c < parts.k; c++) {
-      const s = dot(row(i), parts.centroids.subarray(c * dims, (c + 1) * dims));
+      const s = tableDot(parts.centroids, c, row(i), dims);
       if (s > bs) (bs = s), (best = c);
     }
     return best;

@@ -1,5 +1,6 @@
-import { rowValues, rowVector, scoreRow, visible, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
-import { dotAt, topIndices } from "./ivfMath.ts";
+import { rowValues, rowVector, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
+import { IvfListStore } from "./ivfLists.ts";
+import { quantiseTable, tableDot, topIndices, type Int8Table } from "./ivfMath.ts";
 import { COARSE_MARGIN, probeOrder } from "./ivfProbe.ts";
 
 /**
@@ -19,26 +20,35 @@ import { COARSE_MARGIN, probeOrder } from "./ivfProbe.ts";
  * row and keep tag filtering exact inside the scan.
  */
 export class IvfIndex {
-  private readonly docs: DocumentBlock[][];
-  private readonly rows: number[][];
+  private readonly lists: IvfListStore;
   private liveRows = 0;
 
   private deadRows = 0;
 
   private constructor(
     readonly dims: number,
-    /** k × dims, each a unit vector */
-    readonly centroids: Float32Array,
+    /** k × dims unit vectors, in int8 codes with a scale each (ivfMath.ts Int8Table says why) */
+    readonly centroids: Int8Table,
     readonly k: number,
     /** the coarse level: its unit centroids, and the lists (fine centroids) each one holds */
-    readonly coarse: Float32Array,
+    readonly coarse: Int8Table,
     readonly members: Int32Array[],
     lists?: IvfLists,
     private readonly build: Required<IvfBuildOptions> = BUILD_DEFAULTS,
   ) {
-    this.docs = lists?.docs ?? Array.from({ length: k }, () => []);
-    this.rows = lists?.rows ?? Array.from({ length: k }, () => []);
-    if (lists) for (const l of lists.docs) for (const d of l) this.liveRows += d.dead ? 0 : 1;
+    this.lists = new IvfListStore(k);
+    if (!lists) return;
+    const first = new Map<DocumentBlock, number>();
+    for (let c = 0; c < k; c++) {
+      const docs = lists.docs[c];
+      for (let j = 0; j < docs.length; j++) {
+        let f = first.get(docs[j]);
+        if (f === undefined) first.set(docs[j], (f = this.lists.slotsFor(docs[j])));
+        this.lists.push(c, f, lists.rows[c][j]);
+        this.liveRows += docs[j].dead ? 0 : 1;
+      }
+    }
+    this.lists.compact();
   }
 
   /**
@@ -47,7 +57,19 @@ export class IvfIndex {
    */
   parts(): IvfParts {
     const { k, centroids, coarse, members } = this;
-    return { k, centroids, coarse, members, lists: { docs: this.docs.map((l) => l.slice()), rows: this.rows.map((l) => l.slice()) } };
+    const docs: DocumentBlock[][] = [];
+    const rows: number[][] = [];
+    for (let c = 0; c < k; c++) {
+      const d: DocumentBlock[] = [];
+      const r: number[] = [];
+      this.lists.each(c, (doc, row) => {
+        d.push(doc);
+        r.push(row);
+      });
+      docs.push(d);
+      rows.push(r);
+    }
+    return { k, centroids, coarse, members, lists: { docs, rows } };
   }
 
   /** An index as a snapshot file kept it, over the restored blocks (checked by ivfSnapshot.ts before it gets here). */
@@ -55,14 +77,15 @@ export class IvfIndex {
     return new IvfIndex(dims, p.centroids, p.k, p.coarse, p.members, p.lists);
   }
 
-  /** Memory of the lists (two array slots a row) and centroids. */
+  /** Memory of the lists (4 B a row: ivfLists.ts) and the int8 centroids. */
   get bytes(): number {
-    return (this.liveRows + this.deadRows) * 16 + this.centroids.byteLength + this.coarse.byteLength + this.k * 4;
+    const table = (t: Int8Table) => t.codes.byteLength + t.scales.byteLength;
+    return this.lists.bytes + table(this.centroids) + table(this.coarse) + this.k * 4;
   }
 
   /** Rows in each list (tests check the lists cover every row once). */
   listSizes(): number[] {
-    return this.rows.map((r) => r.length);
+    return Array.from({ length: this.k }, (_, c) => this.lists.size(c));
   }
 
   /**
@@ -113,7 +136,7 @@ export class IvfIndex {
       members.push(Int32Array.from({ length: kg }, (_, j) => next + j));
       next += kg;
     }
-    const index = new IvfIndex(dims, centroids.subarray(0, next * dims), next, coarse, members, undefined, o);
+    const index = new IvfIndex(dims, quantiseTable(centroids.subarray(0, next * dims), dims), next, quantiseTable(coarse, dims), members, undefined, o);
     // the sample rows (8 a list, 1.5 KB each: ~600 B a row of the project at 100k rows) let go now: something still holding
     // the finished build (its generator, a stale pointer the collector finds on the stack) kept them all alive
     sample.length = 0;
@@ -121,25 +144,28 @@ export class IvfIndex {
     let since = 0;
     for (const b of blocks) {
       if (b.dead) continue;
-      index.add(b);
+      index.list(b);
       since += b.scales.length;
       if (since >= 256) {
         since = 0;
         yield;
       }
     }
-    index.trim();
+    index.lists.compact();
     return index;
   }
 
+  /** Lists a block's rows; the lists are compacted once enough rows wait beyond the compacted ones (ivfLists.ts). */
   add(block: DocumentBlock): void {
+    this.list(block);
+    if (this.lists.waiting > Math.max(1024, this.liveRows / 8)) this.lists.compact();
+  }
+
+  private list(block: DocumentBlock): void {
     const { dims } = this;
     const scratch = new Float32Array(dims);
-    for (let r = 0; r < block.scales.length; r++) {
-      const c = this.nearestList(rowVector(block, r, dims, scratch));
-      this.docs[c].push(block);
-      this.rows[c].push(r);
-    }
+    const first = this.lists.slotsFor(block);
+    for (let r = 0; r < block.scales.length; r++) this.lists.push(this.nearestList(rowVector(block, r, dims, scratch)), first, r);
     this.liveRows += block.scales.length;
   }
 
@@ -151,29 +177,33 @@ export class IvfIndex {
   private nearestList(v: ArrayLike<number>): number {
     const { dims, centroids, coarse, members } = this;
     const g = this.build.assignGroups;
-    if (g <= 1) {
-      const group = members[nearestOf(coarse, null, dims, v)];
-      // a coarse centroid no sample row chose has no lists of its own: such a row is scored against all of them
-      return nearestOf(centroids, group.length ? group : null, dims, v);
-    }
     const k1 = members.length;
     const gs = new Float32Array(k1);
-    for (let j = 0; j < k1; j++) gs[j] = dotAt(coarse, j * dims, v, dims);
+    for (let j = 0; j < k1; j++) gs[j] = tableDot(coarse, j, v, dims);
     let best = -1;
     let bestDot = -Infinity;
-    for (const j of topIndices(gs, Math.min(g, k1)))
+    // a coarse centroid no sample row chose has no lists of its own: its rows look further down (all lists at worst)
+    for (const j of topIndices(gs, Math.min(Math.max(1, g), k1)))
       for (const c of members[j]) {
-        const d = dotAt(centroids, c * dims, v, dims);
+        const d = tableDot(centroids, c, v, dims);
         if (d > bestDot) (bestDot = d), (best = c);
       }
-    return best >= 0 ? best : nearestOf(centroids, null, dims, v);
+    if (best >= 0) return best;
+    for (let c = 0; c < this.k; c++) {
+      const d = tableDot(centroids, c, v, dims);
+      if (d > bestDot) (bestDot = d), (best = c);
+    }
+    return best;
   }
 
   /** The block is already marked dead (its rows are skipped); its list entries are swept once they pile up. */
   remove(block: DocumentBlock): void {
     this.deadRows += block.scales.length;
     this.liveRows -= block.scales.length;
-    if (this.deadRows > Math.max(1000, this.liveRows / 4)) this.sweep();
+    if (this.deadRows > Math.max(1000, this.liveRows / 4)) {
+      this.lists.compact();
+      this.deadRows = 0;
+    }
   }
 
   /**
@@ -185,41 +215,12 @@ export class IvfIndex {
     let i = 0;
     for (const list of probeOrder(this, p, minProbe, margin)) {
       if (i++ >= minProbe && best.full) break;
-      const docs = this.docs[list];
-      const rows = this.rows[list];
+      const walked = this.lists.scan(list, p, best, this.dims);
       if (trace) {
         trace.lists.add(list);
-        trace.rows += docs.length;
-      }
-      for (let j = 0; j < docs.length; j++) {
-        const doc = docs[j];
-        if (doc.dead || !visible(doc, rows[j], p) || p.exclude?.(doc.documentId)) continue;
-        best.offer(scoreRow(doc, rows[j], p, this.dims), doc, rows[j]);
+        trace.rows += walked;
       }
     }
-  }
-
-  /** Lists grown by push keep spare room (up to half their length again): copied to their exact size once listed. */
-  private trim(): void {
-    for (let c = 0; c < this.k; c++) {
-      this.docs[c] = this.docs[c].slice();
-      this.rows[c] = this.rows[c].slice();
-    }
-  }
-
-  private sweep(): void {
-    for (let c = 0; c < this.k; c++) {
-      const docs: DocumentBlock[] = [];
-      const rows: number[] = [];
-      this.docs[c].forEach((d, j) => {
-        if (d.dead) return;
-        docs.push(d);
-        rows.push(this.rows[c][j]);
-      });
-      this.docs[c] = docs;
-      this.rows[c] = rows;
-    }
-    this.deadRows = 0;
   }
 }
 
@@ -231,8 +232,8 @@ export interface IvfLists {
 
 export interface IvfParts {
   k: number;
-  centroids: Float32Array;
-  coarse: Float32Array;
+  centroids: Int8Table;
+  coarse: Int8Table;
   members: Int32Array[];
   lists: IvfLists;
 }
@@ -298,7 +299,7 @@ function* kmeans(rows: Float32Array[], k: number, dims: number, iterations: numb
 /**
  * Among `ids` (null: all), the centroid with the largest dot product with v (rows and centroids are unit
  * vectors, so: the closest). Four accumulators: the listing of a million rows spends its time here. The dot
- * product is ivfMath's dotAt written inline: the call cost the build 1.16× its CPU (bench/ivf-build.ts, 40k rows).
+ * product is ivfMath's tableDot, on floats, written inline: the call cost the build 1.16× its CPU (bench/ivf-build.ts, 40k rows).
  */
 function nearestOf(centroids: Float32Array, ids: Int32Array | null, dims: number, v: ArrayLike<number>): number {
   const n = ids ? ids.length : centroids.length / dims;
