@@ -35,8 +35,9 @@ export class IvfIndex {
     readonly members: Int32Array[],
     lists?: IvfLists,
     private readonly build: Required<IvfBuildOptions> = BUILD_DEFAULTS,
+    freed?: (bytes: number) => void,
   ) {
-    this.lists = new IvfListStore(k);
+    this.lists = new IvfListStore(k, dims, freed);
     if (!lists) return;
     const first = new Map<DocumentBlock, number>();
     for (let c = 0; c < k; c++) {
@@ -72,12 +73,20 @@ export class IvfIndex {
     return { k, centroids, coarse, members, lists: { docs, rows } };
   }
 
-  /** An index as a snapshot file kept it, over the restored blocks (checked by ivfSnapshot.ts before it gets here). */
-  static fromParts(dims: number, p: IvfParts): IvfIndex {
-    return new IvfIndex(dims, p.centroids, p.k, p.coarse, p.members, p.lists);
+  /**
+   * An index as a snapshot file kept it, over the restored blocks (checked by ivfSnapshot.ts before it gets here).
+   * `freed`: told the bytes of the blocks' codes it takes over (ivfLists.ts), here and at each later compaction.
+   */
+  static fromParts(dims: number, p: IvfParts, freed?: (bytes: number) => void): IvfIndex {
+    return new IvfIndex(dims, p.centroids, p.k, p.coarse, p.members, p.lists, BUILD_DEFAULTS, freed);
   }
 
-  /** Memory of the lists (4 B a row: ivfLists.ts) and the int8 centroids. */
+  /** Bytes of the dense rows' codes (with scale, tag bits, position) that the index holds in list order instead of their blocks. */
+  get rowBytes(): number {
+    return this.lists.rowBytes;
+  }
+
+  /** Memory of the lists (4 B a row: ivfLists.ts), the rows moved into them, and the int8 centroids. */
   get bytes(): number {
     const table = (t: Int8Table) => t.codes.byteLength + t.scales.byteLength;
     return this.lists.bytes + table(this.centroids) + table(this.coarse) + this.k * 4;
@@ -97,8 +106,8 @@ export class IvfIndex {
    * nearest coarse centroid: ~2√k dot products instead of k (at 1M rows and 1,000 lists: 64 instead of 1,000).
    * A search ranks the lists of the query's nearest coarse groups, a margin over the share it probes (ivfProbe.ts).
    */
-  static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>, lists = defaultLists(total), opts: IvfBuildOptions = {}): Promise<IvfIndex> {
-    const steps = IvfIndex.steps(blocks, dims, total, lists, opts);
+  static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>, lists = defaultLists(total), opts: IvfBuildOptions = {}, freed?: (bytes: number) => void): Promise<IvfIndex> {
+    const steps = IvfIndex.steps(blocks, dims, total, lists, opts, freed);
     for (;;) {
       const r = steps.next();
       if (r.done) return r.value;
@@ -107,7 +116,7 @@ export class IvfIndex {
   }
 
   /** The build as steps of a few ms each (a `yield` between two), for a caller that decides when each runs (buildTurns.ts). */
-  static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total), opts: IvfBuildOptions = {}): Generator<void, IvfIndex> {
+  static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total), opts: IvfBuildOptions = {}, freed?: (bytes: number) => void): Generator<void, IvfIndex> {
     const o = { ...BUILD_DEFAULTS, ...opts };
     const k = Math.max(1, Math.min(lists, total));
     const sample = sampleRows(blocks, Math.min(total, o.samplePerList * k), dims);
@@ -136,7 +145,7 @@ export class IvfIndex {
       members.push(Int32Array.from({ length: kg }, (_, j) => next + j));
       next += kg;
     }
-    const index = new IvfIndex(dims, quantiseTable(centroids.subarray(0, next * dims), dims), next, quantiseTable(coarse, dims), members, undefined, o);
+    const index = new IvfIndex(dims, quantiseTable(centroids.subarray(0, next * dims), dims), next, quantiseTable(coarse, dims), members, undefined, o, freed);
     // the sample rows (8 a list, 1.5 KB each: ~600 B a row of the project at 100k rows) let go now: something still holding
     // the finished build (its generator, a stale pointer the collector finds on the stack) kept them all alive
     sample.length = 0;
@@ -213,9 +222,10 @@ export class IvfIndex {
   search(p: PreparedQuery, best: TopN, minShare: number, trace?: { lists: Set<number>; rows: number }, margin = COARSE_MARGIN): void {
     const minProbe = Math.max(1, Math.ceil(this.k * minShare));
     let i = 0;
+    this.lists.prepare(p);
     for (const list of probeOrder(this, p, minProbe, margin)) {
       if (i++ >= minProbe && best.full) break;
-      const walked = this.lists.scan(list, p, best, this.dims);
+      const walked = this.lists.scan(list, p, best);
       if (trace) {
         trace.lists.add(list);
         trace.rows += walked;
