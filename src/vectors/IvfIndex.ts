@@ -16,8 +16,9 @@ import { COARSE_MARGIN, probeOrder } from "./ivfProbe.ts";
  * well-kept pure-JS HNSW (the maintained ones are native addons, which the
  * single executable cannot carry), LanceDB's own index answers through the
  * Lance decoder at several ms a query before any filter (bench/scale-load.ts
- * measures it), and lists over the rows the cache already holds cost ~16 B a
- * row and keep tag filtering exact inside the scan.
+ * measures it), and lists over the rows the cache already holds cost ~25 B a
+ * row at 100k (4 B entries, int8 centroids: ivfLists.ts, ivfMath.ts), keep the dense rows' codes in list order (moved
+ * from their blocks, not copied), and keep tag filtering exact inside the scan.
  */
 export class IvfIndex {
   private readonly lists: IvfListStore;
