@@ -28,6 +28,8 @@ export class IvfListStore implements ColumnRows {
   private entries = new Uint32Array(0);
   private more: (number[] | null)[];
   private moreCount = 0;
+  /** entries listed since the last compaction (the rest of `more` are rows that stay in their blocks) */
+  private fresh = 0;
   /** per slot: its block and the block's row its first entry row stands for */
   private slotBlock: DocumentBlock[] = [];
   private slotBase = new Int32Array(64);
@@ -93,11 +95,15 @@ export class IvfListStore implements ColumnRows {
     const e = (((first + (r >> 8)) << 8) | (r & 255)) >>> 0;
     (this.more[c] ??= []).push(e);
     this.moreCount++;
+    this.fresh++;
   }
 
-  /** Entries waiting beyond the compacted ones. */
+  /**
+   * Entries listed since the last compaction. Not all of `more`: a sparse project's rows all stay there, and counting
+   * them would compact the lists on every write.
+   */
   get waiting(): number {
-    return this.moreCount;
+    return this.fresh;
   }
 
   size(c: number): number {
@@ -196,6 +202,7 @@ export class IvfListStore implements ColumnRows {
     this.starts = outStarts;
     this.more = outMore;
     this.moreCount = rest;
+    this.fresh = 0;
     this.slotBlock = blocks;
     this.slotBase = bases.slice(0, Math.max(64, blocks.length));
     this.slotRow = rowsAt.slice(0, Math.max(64, blocks.length));

@@ -93,3 +93,33 @@ test("tag filtering over the lists is exact, rows past 32 tags and excluded docu
   // 24 clusters, 10 % of the lists probed: measured 0.99 here; 0.9 leaves room for any arithmetic order
   expect(found / wanted).toBeGreaterThanOrEqual(0.9);
 });
+
+test("a sparse project's rows stay in their blocks, and writes after the build do not compact the lists each time", async () => {
+  // the hashing embedder's rows: a few dozen non-zero dims of 384, which the index leaves in their blocks
+  const dims = 384;
+  const sparse = (seed: number) => {
+    const v = new Float32Array(dims);
+    const rr = rng(seed);
+    for (let j = 0; j < 20; j++) v[Math.floor(((rr() + 1) / 2) * dims) % dims] += 1 + rr();
+    return v;
+  };
+  const ix = new ProjectVectorCache(dims, "p", { indexMinRows: 1000 });
+  const put = (d: number) => {
+    const rows = Array.from({ length: 20 }, (_, i) => chunk("p", `d${d}`, i, "", [TAGS[d % TAGS.length]]));
+    ix.setDocument(`d${d}`, rows, rows.map((_, i) => sparse(d * 100 + i)));
+  };
+  for (let d = 0; d < 60; d++) put(d);
+  await ix.indexIdle();
+  expect(ix.mode).toBe("indexed");
+  expect(ix.blocks().every((b) => b.codes !== null)).toBe(true);
+  const lists = (ix as unknown as { ivf: { lists: { compact(): void } } }).ivf.lists;
+  let compactions = 0;
+  const compact = lists.compact.bind(lists);
+  lists.compact = () => {
+    compactions++;
+    compact();
+  };
+  for (let d = 60; d < 80; d++) put(d);
+  // 400 rows written on 1,200: fewer than an eighth of them waiting at any write, so no compaction at all
+  expect(compactions).toBe(0);
+});
