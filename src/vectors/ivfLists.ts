@@ -253,9 +253,9 @@ export class IvfListStore implements ColumnRows {
 
   /**
    * Offers list c's visible rows to `best`: the full scan's rule row by row (tag bits, tags past the 32nd by name,
-   * excluded documents), and the int8 dot product inline with four accumulators for a dense query, where the
-   * search spends its time (3× the CPU a row through scoreRow's general path: bench/ivf-recall.ts). Returns the
-   * entries walked.
+   * excluded documents, dead blocks), the moved rows first, end to end, with the int8 dot product inline (four
+   * accumulators, a float64 query: bench/ivf-dot.ts), then the rows scanned from their blocks. A row's block is
+   * looked up only when its score would be kept. Returns the entries walked.
    */
   scan(c: number, p: PreparedQuery, best: TopN): number {
     const { entries, slotBlock, slotBase, codes, scales, bits, q, dims } = this;
