@@ -9,6 +9,8 @@
 // Usage: bun bench/ivf-build.ts [--sizes 100000,1000000] [--queries 100] [--probes server,0.02,0.05] [--flat no]
 //        [--margins 0,5: each two-level index searched with every centroid scored (0) and its lists ranked from the
 //        coarse groups with that margin (ivfProbe.ts)] [--sample 8: the index now trained on 8 sample rows a list]
+//        [--before /tmp/old-checkout: "as it was" is that checkout's index (its defaults), built over the same blocks:
+//        the stand-in rows are sparse, so the index now leaves their codes in the blocks; the bench checks it]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { prepareQuery, rowTags, TopN, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
@@ -19,7 +21,7 @@ import { bigWorld } from "./support/bigWorld.ts";
 import { IvfFlat } from "./support/ivfFlat.ts";
 
 const { values: args } = parseArgs({
-  options: { sizes: { type: "string", default: "100000,1000000" }, queries: { type: "string", default: "100" }, probes: { type: "string", default: "server,0.02,0.05" }, flat: { type: "string", default: "no" }, margins: { type: "string", default: "0,5" }, sample: { type: "string", default: "" } },
+  options: { sizes: { type: "string", default: "100000,1000000" }, queries: { type: "string", default: "100" }, probes: { type: "string", default: "server,0.02,0.05" }, flat: { type: "string", default: "no" }, margins: { type: "string", default: "0,5" }, sample: { type: "string", default: "" }, before: { type: "string", default: "" } },
 });
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
 const embedder = new HashingEmbedder();
@@ -55,8 +57,10 @@ for (const size of args.sizes!.split(",").map(Number)) {
   const builds: { label: string; ms: number; cpuMs?: number; index: { k: number; search: IvfIndex["search"] }; ranks?: boolean }[] = [];
   const two = await timed(() => IvfIndex.build(blocks, dims, size, pause, undefined, args.sample ? { samplePerList: Number(args.sample) } : {}));
   builds.push({ label: `two-level now, ${two.v.k} lists${args.sample ? `, trained on ${args.sample} sample rows a list` : ""}`, ms: two.ms, cpuMs: two.cpuMs, index: two.v, ranks: true });
-  const was = await timed(() => IvfIndex.build(blocks, dims, size, pause, Math.round(Math.sqrt(size)), { assignGroups: 1 }));
-  builds.push({ label: `two-level as it was, ${was.v.k} lists`, ms: was.ms, cpuMs: was.cpuMs, index: was.v, ranks: true });
+  if (args.before && blocks.some((b) => b.codes === null)) throw new Error("the index now moved rows' codes out of the blocks: --before would scan them through the new code");
+  const Before = args.before ? ((await import(`${args.before}/src/vectors/IvfIndex.ts`)).IvfIndex as typeof IvfIndex) : null;
+  const was = Before ? await timed(() => Before.build(blocks, dims, size, pause)) : await timed(() => IvfIndex.build(blocks, dims, size, pause, Math.round(Math.sqrt(size)), { assignGroups: 1 }));
+  builds.push({ label: Before ? `as it was (${args.before}), ${was.v.k} lists` : `two-level as it was, ${was.v.k} lists`, ms: was.ms, cpuMs: was.cpuMs, index: was.v, ranks: true });
   if (args.flat === "yes") {
     const flat = await timed(() => IvfFlat.build(blocks, dims, size, pause));
     builds.push({ label: `flat (as it was), ${flat.v.k} lists`, ms: flat.ms, index: flat.v });

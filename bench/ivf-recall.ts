@@ -9,16 +9,19 @@
 // Usage: bun bench/ivf-recall.ts --chunks 100000 --cache /tmp/minilm-100k.bin [--queries 300] [--variants old,new]
 //        [--margins 0,5: each index searched with every centroid scored (0) and with the lists ranked from its coarse groups]
 //        [--ask 150: only the first 150 of the cached queries asked (--queries must stay what the cache was made with)]
+//        [--before /tmp/old-checkout: variant "before" is that checkout's index, built over its own cache (its own
+//        blocks: the index now moves dense rows' codes out of the blocks it lists), searched in the same loop]
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { prepareQuery, rowId, TopN, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
 import { defaultLists, IvfIndex, type IvfBuildOptions } from "../src/vectors/IvfIndex.ts";
+import { tableDot } from "../src/vectors/ivfMath.ts";
 import { ProjectVectorCache, probeShareFor } from "../src/vectors/ProjectVectorCache.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 
 const { values: args } = parseArgs({
-  options: { chunks: { type: "string", default: "100000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-100k.bin" }, variants: { type: "string", default: "" }, ask: { type: "string", default: "" }, margins: { type: "string", default: "0,5" } },
+  options: { chunks: { type: "string", default: "100000" }, queries: { type: "string", default: "300" }, cache: { type: "string", default: "/tmp/minilm-100k.bin" }, variants: { type: "string", default: "" }, ask: { type: "string", default: "" }, margins: { type: "string", default: "0,5" }, before: { type: "string", default: "" } },
 });
 const N = Number(args.chunks);
 const world = bigWorld({ chunks: N, queries: Number(args.queries) });
@@ -45,6 +48,15 @@ const byDoc = new Map<string, number[]>();
 world.chunks.forEach((c, i) => byDoc.set(c.documentId, [...(byDoc.get(c.documentId) ?? []), i]));
 for (const [doc, rows] of byDoc) cache.setDocument(doc, rows.map((i) => ({ ...world.chunks[i], projectId: "p", locationId: null })), rows.map((i) => row(i)));
 const blocks: DocumentBlock[] = cache.blocks();
+// the code as it was, over a cache of its own (imported from the checkout --before names)
+type Built = { k: number; bytes: number; search: IvfIndex["search"]; parts?: IvfIndex["parts"]; listSizes(): number[] };
+const old = args.before
+  ? {
+      IvfIndex: (await import(`${args.before}/src/vectors/IvfIndex.ts`)).IvfIndex as { build(b: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>): Promise<Built> },
+      cache: new (await import(`${args.before}/src/vectors/ProjectVectorCache.ts`)).ProjectVectorCache(dims, "p", { indexMinRows: 0 }) as ProjectVectorCache,
+    }
+  : null;
+if (old) for (const [doc, rows] of byDoc) old.cache.setDocument(doc, rows.map((i) => ({ ...world.chunks[i], projectId: "p", locationId: null })), rows.map((i) => row(i)));
 const indexOf = (blk: DocumentBlock, r: number) => Number(rowId(blk, r).slice(1));
 
 interface Variant {
@@ -62,6 +74,7 @@ const presets: Record<string, Variant> = {
   assign3: { label: "√N lists, a row under its nearest list among 3 coarse groups", build: { assignGroups: 3 }, share: null, rescore: 4, lists: root },
   train: { label: "√N lists, 3 groups, 16 iterations on 64 sample rows a list", build: { assignGroups: 3, iterations: 16, samplePerList: 64 }, share: null, rescore: 4, lists: root },
   new: { label: "the index now (IvfIndex defaults)", build: {}, share: null, rescore: 4 },
+  before: { label: "the index as it was (--before's code)", build: {}, share: null, rescore: 4 },
   sample8: { label: "the index now, trained on 8 sample rows a list (instead of 24)", build: { samplePerList: 8 }, share: null, rescore: 4 },
 };
 const chosen = (args.variants || "old,new").split(",").map((s) => {
@@ -96,24 +109,28 @@ const causes: string[] = [];
 const sizes: string[] = [];
 for (const v of chosen) {
   const t0 = performance.now();
-  const index = await IvfIndex.build(blocks, dims, N, () => Promise.resolve(), v.lists ?? defaultLists(N), v.build);
+  const isOld = v.label.startsWith("the index as it was (--before");
+  if (isOld && !old) throw new Error("variant before needs --before <checkout>");
+  const index: Built = isOld ? await old!.IvfIndex.build(old!.cache.blocks(), dims, N, () => Promise.resolve()) : await IvfIndex.build(blocks, dims, N, () => Promise.resolve(), v.lists ?? defaultLists(N), v.build);
   const buildMs = performance.now() - t0;
   const share = v.share ?? probeShareFor(N);
-  // where each row is listed, and its truly nearest list
-  const parts = index.parts();
+  console.error(`${v.label}: built in ${(buildMs / 1000).toFixed(1)} s, ${(index.bytes / N).toFixed(1)} B a chunk${"rowBytes" in index ? ` (${((index.bytes - (index as IvfIndex).rowBytes) / N).toFixed(1)} B without the rows' codes it holds in list order)` : ""}`);
+  // where each row is listed, and its truly nearest list (the index now only: the cause split reads its int8 centroids)
+  const parts = isOld ? null : index.parts!();
   const listsOf: number[][] = Array.from({ length: N }, () => []);
-  parts.lists.docs.forEach((docs, c) => docs.forEach((blk, j) => listsOf[indexOf(blk, parts.lists.rows[c][j])].push(c)));
+  parts?.lists.docs.forEach((docs, c) => docs.forEach((blk, j) => listsOf[indexOf(blk, parts.lists.rows[c][j])].push(c)));
   const nearestList = (i: number) => {
+    if (!parts) return -1;
     let best = 0;
     let bs = -Infinity;
     for (let c = 0; c < parts.k; c++) {
-      const s = dot(row(i), parts.centroids.subarray(c * dims, (c + 1) * dims));
+      const s = tableDot(parts.centroids, c, row(i), dims);
       if (s > bs) (bs = s), (best = c);
     }
     return best;
   };
   const ls = index.listSizes().sort((a, b2) => a - b2);
-  sizes.push(`| ${v.label} | ${parts.k} | ${ls.filter((s) => s === 0).length} | ${ls[0]} / ${pct(ls, 0.5)} / ${pct(ls, 0.99)} / ${ls[ls.length - 1]} | ${(ls.reduce((s, x) => s + x, 0) / N).toFixed(2)} | ${(buildMs / 1000).toFixed(1)} s |`);
+  sizes.push(`| ${v.label} | ${index.k} | ${ls.filter((s) => s === 0).length} | ${ls[0]} / ${pct(ls, 0.5)} / ${pct(ls, 0.99)} / ${ls[ls.length - 1]} | ${(ls.reduce((s, x) => s + x, 0) / N).toFixed(2)} | ${(buildMs / 1000).toFixed(1)} s |`);
   // the same index searched with each ranking of its lists: every centroid scored (0), or the coarse level first
   for (const margin of margins) {
     const label = `${v.label}, ${margin ? `lists ranked from the coarse groups, margin ${margin}` : "every centroid scored"}`;
@@ -151,7 +168,7 @@ for (const v of chosen) {
         if (got.has(t.i) || items.some((x) => Math.abs(x.s - t.s) <= 1e-4)) continue;
         if (cand.has(t.i)) count.cut++;
         else if (listsOf[t.i].some((c) => probed.lists.has(c))) count.d++;
-        else if (!listsOf[t.i].includes(nearestList(t.i))) count.c++;
+        else if (parts && !listsOf[t.i].includes(nearestList(t.i))) count.c++;
         else count.p++;
       }
     }
@@ -161,11 +178,12 @@ for (const v of chosen) {
     causes.push(`| ${label} | ${missed} of ${count.want} | ${count.c} | ${count.p} | ${count.d} | ${count.cut} |`);
   }
 }
-// the exact scan beside them: the cache's own search (int8 scan of the visible rows, float32 re-score)
+// the exact scan beside them: the cache's own search (int8 scan of the visible rows, float32 re-score); over the
+// --before cache when there is one, whose blocks still hold their codes (here the index moved them to its lists)
 const exactCpu: number[] = [];
 for (const q of qs) {
   const s0 = process.cpuUsage();
-  cache.search(q.qv, q.tags, 20);
+  (old?.cache ?? cache).search(q.qv, q.tags, 20);
   exactCpu.push(cpuMs(s0));
 }
 out.push(`| the exact scan (the cache's, int8 with float32 re-score) | – | 0 | 1.000 | **1.000** | 1.000 / 1.000 | ${N.toLocaleString("en")} (100 %) | ${pct(exactCpu, 0.5).toFixed(2)} / ${pct(exactCpu, 0.99).toFixed(2)} ms |`);

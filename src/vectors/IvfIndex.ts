@@ -1,5 +1,6 @@
-import { rowValues, rowVector, scoreRow, visible, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
-import { dotAt, topIndices } from "./ivfMath.ts";
+import { rowValues, rowVector, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
+import { IvfListStore } from "./ivfLists.ts";
+import { quantiseTable, tableDot, topIndices, type Int8Table } from "./ivfMath.ts";
 import { COARSE_MARGIN, probeOrder } from "./ivfProbe.ts";
 
 /**
@@ -15,30 +16,41 @@ import { COARSE_MARGIN, probeOrder } from "./ivfProbe.ts";
  * well-kept pure-JS HNSW (the maintained ones are native addons, which the
  * single executable cannot carry), LanceDB's own index answers through the
  * Lance decoder at several ms a query before any filter (bench/scale-load.ts
- * measures it), and lists over the rows the cache already holds cost ~16 B a
- * row and keep tag filtering exact inside the scan.
+ * measures it), and lists over the rows the cache already holds cost ~25 B a
+ * row at 100k (4 B entries, int8 centroids: ivfLists.ts, ivfMath.ts), keep the dense rows' codes in list order (moved
+ * from their blocks, not copied), and keep tag filtering exact inside the scan.
  */
 export class IvfIndex {
-  private readonly docs: DocumentBlock[][];
-  private readonly rows: number[][];
+  private readonly lists: IvfListStore;
   private liveRows = 0;
 
   private deadRows = 0;
 
   private constructor(
     readonly dims: number,
-    /** k × dims, each a unit vector */
-    readonly centroids: Float32Array,
+    /** k × dims unit vectors, in int8 codes with a scale each (ivfMath.ts Int8Table says why) */
+    readonly centroids: Int8Table,
     readonly k: number,
     /** the coarse level: its unit centroids, and the lists (fine centroids) each one holds */
-    readonly coarse: Float32Array,
+    readonly coarse: Int8Table,
     readonly members: Int32Array[],
     lists?: IvfLists,
     private readonly build: Required<IvfBuildOptions> = BUILD_DEFAULTS,
+    freed?: (bytes: number) => void,
   ) {
-    this.docs = lists?.docs ?? Array.from({ length: k }, () => []);
-    this.rows = lists?.rows ?? Array.from({ length: k }, () => []);
-    if (lists) for (const l of lists.docs) for (const d of l) this.liveRows += d.dead ? 0 : 1;
+    this.lists = new IvfListStore(k, dims, freed);
+    if (!lists) return;
+    const first = new Map<DocumentBlock, number>();
+    for (let c = 0; c < k; c++) {
+      const docs = lists.docs[c];
+      for (let j = 0; j < docs.length; j++) {
+        let f = first.get(docs[j]);
+        if (f === undefined) first.set(docs[j], (f = this.lists.slotsFor(docs[j])));
+        this.lists.push(c, f, lists.rows[c][j]);
+        this.liveRows += docs[j].dead ? 0 : 1;
+      }
+    }
+    this.lists.compact();
   }
 
   /**
@@ -47,22 +59,43 @@ export class IvfIndex {
    */
   parts(): IvfParts {
     const { k, centroids, coarse, members } = this;
-    return { k, centroids, coarse, members, lists: { docs: this.docs.map((l) => l.slice()), rows: this.rows.map((l) => l.slice()) } };
+    const docs: DocumentBlock[][] = [];
+    const rows: number[][] = [];
+    for (let c = 0; c < k; c++) {
+      const d: DocumentBlock[] = [];
+      const r: number[] = [];
+      this.lists.each(c, (doc, row) => {
+        d.push(doc);
+        r.push(row);
+      });
+      docs.push(d);
+      rows.push(r);
+    }
+    return { k, centroids, coarse, members, lists: { docs, rows } };
   }
 
-  /** An index as a snapshot file kept it, over the restored blocks (checked by ivfSnapshot.ts before it gets here). */
-  static fromParts(dims: number, p: IvfParts): IvfIndex {
-    return new IvfIndex(dims, p.centroids, p.k, p.coarse, p.members, p.lists);
+  /**
+   * An index as a snapshot file kept it, over the restored blocks (checked by ivfSnapshot.ts before it gets here).
+   * `freed`: told the bytes of the blocks' codes it takes over (ivfLists.ts), here and at each later compaction.
+   */
+  static fromParts(dims: number, p: IvfParts, freed?: (bytes: number) => void): IvfIndex {
+    return new IvfIndex(dims, p.centroids, p.k, p.coarse, p.members, p.lists, BUILD_DEFAULTS, freed);
   }
 
-  /** Memory of the lists (two array slots a row) and centroids. */
+  /** Bytes of the dense rows' codes (with scale, tag bits, position) that the index holds in list order instead of their blocks. */
+  get rowBytes(): number {
+    return this.lists.rowBytes;
+  }
+
+  /** Memory of the lists (4 B a row: ivfLists.ts), the rows moved into them, and the int8 centroids. */
   get bytes(): number {
-    return (this.liveRows + this.deadRows) * 16 + this.centroids.byteLength + this.coarse.byteLength + this.k * 4;
+    const table = (t: Int8Table) => t.codes.byteLength + t.scales.byteLength;
+    return this.lists.bytes + table(this.centroids) + table(this.coarse) + this.k * 4;
   }
 
   /** Rows in each list (tests check the lists cover every row once). */
   listSizes(): number[] {
-    return this.rows.map((r) => r.length);
+    return Array.from({ length: this.k }, (_, c) => this.lists.size(c));
   }
 
   /**
@@ -74,8 +107,8 @@ export class IvfIndex {
    * nearest coarse centroid: ~2√k dot products instead of k (at 1M rows and 1,000 lists: 64 instead of 1,000).
    * A search ranks the lists of the query's nearest coarse groups, a margin over the share it probes (ivfProbe.ts).
    */
-  static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>, lists = defaultLists(total), opts: IvfBuildOptions = {}): Promise<IvfIndex> {
-    const steps = IvfIndex.steps(blocks, dims, total, lists, opts);
+  static async build(blocks: DocumentBlock[], dims: number, total: number, pause: () => Promise<void>, lists = defaultLists(total), opts: IvfBuildOptions = {}, freed?: (bytes: number) => void): Promise<IvfIndex> {
+    const steps = IvfIndex.steps(blocks, dims, total, lists, opts, freed);
     for (;;) {
       const r = steps.next();
       if (r.done) return r.value;
@@ -84,7 +117,7 @@ export class IvfIndex {
   }
 
   /** The build as steps of a few ms each (a `yield` between two), for a caller that decides when each runs (buildTurns.ts). */
-  static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total), opts: IvfBuildOptions = {}): Generator<void, IvfIndex> {
+  static *steps(blocks: DocumentBlock[], dims: number, total: number, lists = defaultLists(total), opts: IvfBuildOptions = {}, freed?: (bytes: number) => void): Generator<void, IvfIndex> {
     const o = { ...BUILD_DEFAULTS, ...opts };
     const k = Math.max(1, Math.min(lists, total));
     const sample = sampleRows(blocks, Math.min(total, o.samplePerList * k), dims);
@@ -113,7 +146,7 @@ export class IvfIndex {
       members.push(Int32Array.from({ length: kg }, (_, j) => next + j));
       next += kg;
     }
-    const index = new IvfIndex(dims, centroids.subarray(0, next * dims), next, coarse, members, undefined, o);
+    const index = new IvfIndex(dims, quantiseTable(centroids.subarray(0, next * dims), dims), next, quantiseTable(coarse, dims), members, undefined, o, freed);
     // the sample rows (8 a list, 1.5 KB each: ~600 B a row of the project at 100k rows) let go now: something still holding
     // the finished build (its generator, a stale pointer the collector finds on the stack) kept them all alive
     sample.length = 0;
@@ -121,25 +154,28 @@ export class IvfIndex {
     let since = 0;
     for (const b of blocks) {
       if (b.dead) continue;
-      index.add(b);
+      index.list(b);
       since += b.scales.length;
       if (since >= 256) {
         since = 0;
         yield;
       }
     }
-    index.trim();
+    index.lists.compact();
     return index;
   }
 
+  /** Lists a block's rows; the lists are compacted once enough rows wait beyond the compacted ones (ivfLists.ts). */
   add(block: DocumentBlock): void {
+    this.list(block);
+    if (this.lists.waiting > Math.max(1024, this.liveRows / 8)) this.lists.compact();
+  }
+
+  private list(block: DocumentBlock): void {
     const { dims } = this;
     const scratch = new Float32Array(dims);
-    for (let r = 0; r < block.scales.length; r++) {
-      const c = this.nearestList(rowVector(block, r, dims, scratch));
-      this.docs[c].push(block);
-      this.rows[c].push(r);
-    }
+    const first = this.lists.slotsFor(block);
+    for (let r = 0; r < block.scales.length; r++) this.lists.push(this.nearestList(rowVector(block, r, dims, scratch)), first, r);
     this.liveRows += block.scales.length;
   }
 
@@ -151,29 +187,33 @@ export class IvfIndex {
   private nearestList(v: ArrayLike<number>): number {
     const { dims, centroids, coarse, members } = this;
     const g = this.build.assignGroups;
-    if (g <= 1) {
-      const group = members[nearestOf(coarse, null, dims, v)];
-      // a coarse centroid no sample row chose has no lists of its own: such a row is scored against all of them
-      return nearestOf(centroids, group.length ? group : null, dims, v);
-    }
     const k1 = members.length;
     const gs = new Float32Array(k1);
-    for (let j = 0; j < k1; j++) gs[j] = dotAt(coarse, j * dims, v, dims);
+    for (let j = 0; j < k1; j++) gs[j] = tableDot(coarse, j, v, dims);
     let best = -1;
     let bestDot = -Infinity;
-    for (const j of topIndices(gs, Math.min(g, k1)))
+    // a coarse centroid no sample row chose has no lists of its own: its rows look further down (all lists at worst)
+    for (const j of topIndices(gs, Math.min(Math.max(1, g), k1)))
       for (const c of members[j]) {
-        const d = dotAt(centroids, c * dims, v, dims);
+        const d = tableDot(centroids, c, v, dims);
         if (d > bestDot) (bestDot = d), (best = c);
       }
-    return best >= 0 ? best : nearestOf(centroids, null, dims, v);
+    if (best >= 0) return best;
+    for (let c = 0; c < this.k; c++) {
+      const d = tableDot(centroids, c, v, dims);
+      if (d > bestDot) (bestDot = d), (best = c);
+    }
+    return best;
   }
 
   /** The block is already marked dead (its rows are skipped); its list entries are swept once they pile up. */
   remove(block: DocumentBlock): void {
     this.deadRows += block.scales.length;
     this.liveRows -= block.scales.length;
-    if (this.deadRows > Math.max(1000, this.liveRows / 4)) this.sweep();
+    if (this.deadRows > Math.max(1000, this.liveRows / 4)) {
+      this.lists.compact();
+      this.deadRows = 0;
+    }
   }
 
   /**
@@ -183,43 +223,15 @@ export class IvfIndex {
   search(p: PreparedQuery, best: TopN, minShare: number, trace?: { lists: Set<number>; rows: number }, margin = COARSE_MARGIN): void {
     const minProbe = Math.max(1, Math.ceil(this.k * minShare));
     let i = 0;
+    this.lists.prepare(p);
     for (const list of probeOrder(this, p, minProbe, margin)) {
       if (i++ >= minProbe && best.full) break;
-      const docs = this.docs[list];
-      const rows = this.rows[list];
+      const walked = this.lists.scan(list, p, best);
       if (trace) {
         trace.lists.add(list);
-        trace.rows += docs.length;
-      }
-      for (let j = 0; j < docs.length; j++) {
-        const doc = docs[j];
-        if (doc.dead || !visible(doc, rows[j], p) || p.exclude?.(doc.documentId)) continue;
-        best.offer(scoreRow(doc, rows[j], p, this.dims), doc, rows[j]);
+        trace.rows += walked;
       }
     }
-  }
-
-  /** Lists grown by push keep spare room (up to half their length again): copied to their exact size once listed. */
-  private trim(): void {
-    for (let c = 0; c < this.k; c++) {
-      this.docs[c] = this.docs[c].slice();
-      this.rows[c] = this.rows[c].slice();
-    }
-  }
-
-  private sweep(): void {
-    for (let c = 0; c < this.k; c++) {
-      const docs: DocumentBlock[] = [];
-      const rows: number[] = [];
-      this.docs[c].forEach((d, j) => {
-        if (d.dead) return;
-        docs.push(d);
-        rows.push(this.rows[c][j]);
-      });
-      this.docs[c] = docs;
-      this.rows[c] = rows;
-    }
-    this.deadRows = 0;
   }
 }
 
@@ -231,8 +243,8 @@ export interface IvfLists {
 
 export interface IvfParts {
   k: number;
-  centroids: Float32Array;
-  coarse: Float32Array;
+  centroids: Int8Table;
+  coarse: Int8Table;
   members: Int32Array[];
   lists: IvfLists;
 }
@@ -298,7 +310,7 @@ function* kmeans(rows: Float32Array[], k: number, dims: number, iterations: numb
 /**
  * Among `ids` (null: all), the centroid with the largest dot product with v (rows and centroids are unit
  * vectors, so: the closest). Four accumulators: the listing of a million rows spends its time here. The dot
- * product is ivfMath's dotAt written inline: the call cost the build 1.16× its CPU (bench/ivf-build.ts, 40k rows).
+ * product is ivfMath's tableDot, on floats, written inline: the call cost the build 1.16× its CPU (bench/ivf-build.ts, 40k rows).
  */
 function nearestOf(centroids: Float32Array, ids: Int32Array | null, dims: number, v: ArrayLike<number>): number {
   const n = ids ? ids.length : centroids.length / dims;

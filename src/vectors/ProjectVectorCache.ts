@@ -195,7 +195,7 @@ export class ProjectVectorCache {
   /** After `restoring`: the file's index, when it had a sound one, else a build; the column copy if it was in use. */
   restored(index: { parts: IvfParts; trainedRows: number } | null, columns: boolean): void {
     if (index) {
-      this.ivf = IvfIndex.fromParts(this.dims, index.parts);
+      this.ivf = IvfIndex.fromParts(this.dims, index.parts, this.codesMoved);
       this.trainedRows = index.trainedRows;
     }
     this.maybeBuild();
@@ -335,8 +335,13 @@ export class ProjectVectorCache {
     this.pendingAdds = pending;
     at.snapshot = [...this.docs.values()];
     at.rows = this.count;
-    return yield* IvfIndex.steps(at.snapshot, this.dims, at.rows);
+    return yield* IvfIndex.steps(at.snapshot, this.dims, at.rows, undefined, undefined, this.codesMoved);
   }
+
+  /** The index took over blocks' int8 codes (it keeps dense rows in list order: ivfLists.ts): they left the blocks' count. */
+  private readonly codesMoved = (bytes: number) => {
+    this.byteCount -= bytes;
+  };
 
   /** The bit of a tag; a tag past the 32nd gets none (its rows are then checked by name). */
   private bitOf(tag: string, assign: boolean): number | null {

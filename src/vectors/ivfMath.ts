@@ -1,31 +1,5 @@
 import type { PreparedQuery } from "./cacheBlocks.ts";
 
-/** The dot product of v with the dims floats of m from base on: four accumulators, the index spends its time here. */
-export function dotAt(m: Float32Array, base: number, v: ArrayLike<number>, dims: number): number {
-  let a0 = 0;
-  let a1 = 0;
-  let a2 = 0;
-  let a3 = 0;
-  const tail = dims & 3;
-  let d = 0;
-  for (; d < dims - tail; d += 4) {
-    a0 += m[base + d] * v[d];
-    a1 += m[base + d + 1] * v[d + 1];
-    a2 += m[base + d + 2] * v[d + 2];
-    a3 += m[base + d + 3] * v[d + 3];
-  }
-  for (; d < dims; d++) a0 += m[base + d] * v[d];
-  return a0 + a1 + a2 + a3;
-}
-
-/** A query's dot product with the centroid at `base`: over its non-zero terms when sparse. */
-export function queryDot(m: Float32Array, base: number, p: PreparedQuery, dims: number): number {
-  if (!p.sparse) return dotAt(m, base, p.q, dims);
-  let dot = 0;
-  for (let j = 0; j < p.nzIdx.length; j++) dot += p.nzVal[j] * m[base + p.nzIdx[j]];
-  return dot;
-}
-
 /** The indices of the m largest scores, largest first (m is small). */
 export function topIndices(scores: Float32Array, m: number): number[] {
   const out: number[] = [];
@@ -53,4 +27,60 @@ export function byScore(score: Float32Array, n = score.length): Int32Array {
   const order = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = keys[i] % room;
   return order;
+}
+
+/**
+ * Unit centroids as int8 codes with a scale each (value d of centroid c is codes[c·dims + d] × scales[c]), as the
+ * rows are kept: 388 B a centroid at 384 dims instead of 1,536, which at 100k rows (5,060 lists) was ~78 B a chunk,
+ * most of the index. Each coordinate errs by at most half a step (max |x| / 254): a list's score by well under 0.01,
+ * far inside the margin between the lists a search probes and those it leaves (bench/ivf-recall.ts measures recall).
+ */
+export interface Int8Table {
+  codes: Int8Array;
+  scales: Float32Array;
+}
+
+/** `n` float vectors of `dims` (end to end) as an Int8Table. */
+export function quantiseTable(m: Float32Array, dims: number): Int8Table {
+  const n = dims ? Math.floor(m.length / dims) : 0;
+  const codes = new Int8Array(n * dims);
+  const scales = new Float32Array(n);
+  for (let c = 0; c < n; c++) {
+    let max = 0;
+    for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(m[c * dims + d]));
+    if (!(max > 0)) continue;
+    const s = max / 127;
+    for (let d = 0; d < dims; d++) codes[c * dims + d] = Math.round(m[c * dims + d] / s);
+    scales[c] = s;
+  }
+  return { codes, scales };
+}
+
+/** Entry c of the table against v: four accumulators (the listing of every row and a search's ranking spend their time here). */
+export function tableDot(t: Int8Table, c: number, v: ArrayLike<number>, dims: number): number {
+  const m = t.codes;
+  const base = c * dims;
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  const tail = dims & 3;
+  let d = 0;
+  for (; d < dims - tail; d += 4) {
+    a0 += m[base + d] * v[d];
+    a1 += m[base + d + 1] * v[d + 1];
+    a2 += m[base + d + 2] * v[d + 2];
+    a3 += m[base + d + 3] * v[d + 3];
+  }
+  for (; d < dims; d++) a0 += m[base + d] * v[d];
+  return (a0 + a1 + a2 + a3) * t.scales[c];
+}
+
+/** A query's dot product with entry c of the table: over its non-zero terms when sparse. */
+export function tableQueryDot(t: Int8Table, c: number, p: PreparedQuery, dims: number): number {
+  if (!p.sparse) return tableDot(t, c, p.q, dims);
+  const base = c * dims;
+  let dot = 0;
+  for (let j = 0; j < p.nzIdx.length; j++) dot += p.nzVal[j] * t.codes[base + p.nzIdx[j]];
+  return dot * t.scales[c];
 }

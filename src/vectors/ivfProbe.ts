@@ -1,12 +1,12 @@
 import type { PreparedQuery } from "./cacheBlocks.ts";
-import { byScore, queryDot } from "./ivfMath.ts";
+import { byScore, tableQueryDot, type Int8Table } from "./ivfMath.ts";
 
 /** The trained centroids a search ranks: k fine ones (the lists), √k coarse ones, and the lists each coarse one holds. */
 export interface IvfCentroids {
   dims: number;
   k: number;
-  centroids: Float32Array;
-  coarse: Float32Array;
+  centroids: Int8Table;
+  coarse: Int8Table;
   members: Int32Array[];
 }
 
@@ -36,14 +36,14 @@ export function* probeOrder(ix: IvfCentroids, p: PreparedQuery, minProbe: number
   let first: Int32Array | null = null;
   if (margin > 0 && k1 > 1 && want < k) {
     const gs = new Float32Array(k1);
-    for (let g = 0; g < k1; g++) gs[g] = queryDot(coarse, g * dims, p, dims);
+    for (let g = 0; g < k1; g++) gs[g] = tableQueryDot(coarse, g, p, dims);
     const ids: number[] = [];
     for (const g of byScore(gs)) {
       if (ids.length >= want) break;
       for (const c of members[g]) ids.push(c);
     }
     const sub = new Float32Array(ids.length);
-    for (let i = 0; i < ids.length; i++) sub[i] = queryDot(centroids, ids[i] * dims, p, dims);
+    for (let i = 0; i < ids.length; i++) sub[i] = tableQueryDot(centroids, ids[i], p, dims);
     first = byScore(sub).map((i) => ids[i]);
     for (const c of first) {
       taken[c] = 1;
@@ -55,7 +55,7 @@ export function* probeOrder(ix: IvfCentroids, p: PreparedQuery, minProbe: number
   const rest = new Int32Array(k - (first?.length ?? 0));
   for (let c = 0; c < k; c++) {
     if (taken[c]) continue;
-    score[n] = queryDot(centroids, c * dims, p, dims);
+    score[n] = tableQueryDot(centroids, c, p, dims);
     rest[n++] = c;
   }
   for (const i of byScore(score, n)) yield rest[i];

@@ -1,5 +1,6 @@
 import type { DocumentBlock } from "./cacheBlocks.ts";
 import type { IvfParts } from "./IvfIndex.ts";
+import type { Int8Table } from "./ivfMath.ts";
 
 /**
  * The IVF index in a project's snapshot file (cacheSnapshot.ts), so a restart answers through it at once instead
@@ -14,7 +15,12 @@ import type { IvfParts } from "./IvfIndex.ts";
  * version 1 (√N big lists) would load and answer, but at today's probing its recall on real sentence vectors
  * falls to ~0.88 (bench/ivf-recall.ts): it is dropped, and the index trained anew while the exact scan answers.
  */
-export const INDEX_VERSION = 2;
+/**
+ * 3: the centroids in int8 codes with a scale each (ivfMath.ts Int8Table), a quarter of version 2's float32 ones. A
+ * part of version 2 is dropped like any other version: the rule is one layout a version, and a training (in the
+ * background, the exact scan answering) is what an upgrade costs once.
+ */
+export const INDEX_VERSION = 3;
 
 /** What the file's JSON header says of the index section that follows the vectors. */
 export interface IndexMeta {
@@ -27,14 +33,20 @@ export interface IndexMeta {
 
 export interface EncodedIndex {
   meta: IndexMeta;
-  /** in file order: centroids, coarse centroids, group sizes, group members, list sizes, list rows */
+  /**
+   * in file order: the centroids' scales, the coarse centroids' scales, group sizes, group members, list sizes, list
+   * rows (4 B each), then the centroids' int8 codes, the coarse ones', and zeros to a multiple of 4 bytes
+   */
   sections: ArrayBufferView[];
 }
 
 /** Bytes of the index section for a file of `rows` rows of `dims` dims. */
 export function indexBytes(m: IndexMeta, dims: number, rows: number): number {
-  return 4 * (m.k * dims + m.k1 * dims + m.k1 + m.k + m.k + rows);
+  return 4 * (m.k + m.k1 + m.k1 + m.k + m.k + rows) + codeBytes(m, dims);
 }
+
+/** The int8 codes of both levels, padded to 4 bytes. */
+const codeBytes = (m: IndexMeta, dims: number) => Math.ceil(((m.k + m.k1) * dims) / 4) * 4;
 
 /**
  * The index's lists as row numbers of `blocks` (the file's documents, in its order); null when they do not list
@@ -72,7 +84,10 @@ export async function encodeIndex(parts: IvfParts, trainedRows: number, blocks: 
     members.set(g, m);
     m += g.length;
   }
-  return { meta: { v: INDEX_VERSION, k, k1, trainedRows }, sections: [parts.centroids, parts.coarse, memberSizes, members, listSizes, listRows] };
+  const codes = new Int8Array(Math.ceil((parts.centroids.codes.length + parts.coarse.codes.length) / 4) * 4);
+  codes.set(parts.centroids.codes);
+  codes.set(parts.coarse.codes, parts.centroids.codes.length);
+  return { meta: { v: INDEX_VERSION, k, k1, trainedRows }, sections: [parts.centroids.scales, parts.coarse.scales, memberSizes, members, listSizes, listRows, codes] };
 }
 
 /**
@@ -87,11 +102,17 @@ export function decodeIndex(m: IndexMeta | undefined, bytes: Uint8Array, blocks:
   const f32 = (at: number, n: number) => new Float32Array(bytes.buffer.slice(bytes.byteOffset + at * 4, bytes.byteOffset + (at + n) * 4));
   const i32 = (at: number, n: number) => new Int32Array(bytes.buffer, bytes.byteOffset + at * 4, n);
   let at = 0;
-  const centroids = f32(at, m.k * dims);
-  at += m.k * dims;
-  const coarse = f32(at, m.k1 * dims);
-  at += m.k1 * dims;
-  if (!centroids.every(Number.isFinite) || !coarse.every(Number.isFinite)) return null;
+  const scales = f32(at, m.k);
+  at += m.k;
+  const coarseScales = f32(at, m.k1);
+  at += m.k1;
+  // a scale is a unit vector's largest coordinate / 127: finite, ≥ 0 (0: a centroid that kept no rows' direction)
+  const sound = (s: Float32Array) => s.every((x) => Number.isFinite(x) && x >= 0 && x <= 1);
+  if (!sound(scales) || !sound(coarseScales)) return null;
+  const codeAt = 4 * (m.k + m.k1 + m.k1 + m.k + m.k + rows);
+  const codes = (from: number, n: number) => new Int8Array(bytes.buffer.slice(bytes.byteOffset + codeAt + from, bytes.byteOffset + codeAt + from + n));
+  const centroids: Int8Table = { codes: codes(0, m.k * dims), scales };
+  const coarse: Int8Table = { codes: codes(m.k * dims, m.k1 * dims), scales: coarseScales };
   const memberSizes = i32(at, m.k1);
   at += m.k1;
   const memberIds = i32(at, m.k);

@@ -63,23 +63,27 @@ test("a damaged or foreign index part is dropped: the rows load from the file, t
   const good = join(tmp.dir, "good.ivf");
   copyFileSync(partPath, good);
   const rowsFile = statSync(path);
-  // the part ends with the index: …, coarse centroids (k1 × 384 floats), k1 group sizes, k group members, k list
-  // sizes, then the 600 rows' list entries (k lists for 600 rows: IvfIndex.defaultLists)
+  // the part ends with the index: k centroid scales, k1 coarse scales, k1 group sizes, k group members, k list sizes,
+  // the 600 rows' list entries (k lists for 600 rows: IvfIndex.defaultLists), then (k + k1) × 384 int8 codes
   const head = /"index":\{"v":(\d+),"k":(\d+),"k1":(\d+)/.exec(readFileSync(good).toString("latin1"))!;
   expect(Number(head[1])).toBe(INDEX_VERSION);
   const [k, k1] = [Number(head[2]), Number(head[3])];
+  const entriesEnd = (b: Buffer) => b.length - (k + k1) * 384;
   const version = (v: number) => (b: Buffer) => (b.write(`"v":${v},`.padEnd(`"v":${INDEX_VERSION},`.length, " "), b.indexOf(`"index":{"v":${INDEX_VERSION}`) + 9, "latin1"), b);
   const damages: [string, (b: Buffer) => Buffer][] = [
     // the last two list entries made the same row: a row listed twice (and one not at all)
-    ["a row listed twice", (b) => (b.writeInt32LE(b.readInt32LE(b.length - 8), b.length - 4), b)],
-    ["a row number past the rows", (b) => (b.writeInt32LE(600, b.length - 4), b)],
+    ["a row listed twice", (b) => (b.writeInt32LE(b.readInt32LE(entriesEnd(b) - 8), entriesEnd(b) - 4), b)],
+    ["a row number past the rows", (b) => (b.writeInt32LE(600, entriesEnd(b) - 4), b)],
     ["another index version", version(7)],
     // the layout before many small lists: it would answer, with the recall of its few big lists; trained anew
     ["the index as version 1 saved it", version(1)],
+    // float32 centroids: it would answer as well, but a version is one layout; trained anew, in int8
+    ["the index as version 2 saved it", version(2)],
     ["another part version", (b) => (b.write('{"v":7', b.indexOf('{"v":1,"rowsStamp"'), "latin1"), b)],
     // a part written over other rows (the stamp of another rows' file): its row numbers mean other rows
     ["made over other rows", (b) => (b.write("z", b.indexOf('"rowsStamp":"') + 13, "latin1"), b)],
-    ["a coarse centroid not a number", (b) => (b.writeFloatLE(Number.NaN, b.length - 4 * (600 + k + k + k1 + 384)), b)],
+    ["a coarse centroid's scale not a number", (b) => (b.writeFloatLE(Number.NaN, entriesEnd(b) - 4 * (600 + k + k + k1 + k1)), b)],
+    ["a centroid's scale negative", (b) => (b.writeFloatLE(-0.01, entriesEnd(b) - 4 * (600 + k + k + k1 + k1 + k)), b)],
     ["cut short", (b) => b.subarray(0, b.length - 100)],
     ["not a part", () => Buffer.from("LHVIVFP1 not really")],
   ];
@@ -101,7 +105,7 @@ test("a damaged or foreign index part is dropped: the rows load from the file, t
     expect([what, statSync(path).ino, statSync(path).mtimeMs]).toEqual([what, rowsFile.ino, rowsFile.mtimeMs]);
     await store.close();
   }
-}, 90_000); // nine restarts over LanceDB: longer than the default 5 s on a shared 2-core box
+}, 120_000); // eleven restarts over LanceDB: longer than the default 5 s on a shared 2-core box
 
 test("a snapshot without an index section (the layout before it) still loads, and trains its index", async () => {
   const dims = 384;

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { prepareQuery } from "../../src/vectors/cacheBlocks.ts";
+import { quantiseTable, tableDot } from "../../src/vectors/ivfMath.ts";
 import { probeOrder, type IvfCentroids } from "../../src/vectors/ivfProbe.ts";
 
 // The order in which a search probes the lists, ranked through the coarse level: seeded plain JS arithmetic, the
@@ -28,13 +29,9 @@ function centroids(): IvfCentroids {
     fine.set(unit(Float32Array.from({ length: DIMS }, (_, d) => coarse[g * DIMS + d] + 0.4 * r())), c * DIMS);
     groups[g].push(c);
   }
-  return { dims: DIMS, k, centroids: fine, coarse, members: groups.map((m) => Int32Array.from(m)) };
+  return { dims: DIMS, k, centroids: quantiseTable(fine, DIMS), coarse: quantiseTable(coarse, DIMS), members: groups.map((m) => Int32Array.from(m)) };
 }
-const dot = (ix: IvfCentroids, c: number, q: Float32Array) => {
-  let s = 0;
-  for (let d = 0; d < DIMS; d++) s += ix.centroids[c * DIMS + d] * q[d];
-  return s;
-};
+const dot = (ix: IvfCentroids, c: number, q: Float32Array) => tableDot(ix.centroids, c, q, DIMS);
 
 test("every list comes exactly once, whatever the margin: a narrow filter can still reach every row", () => {
   const ix = centroids();
