@@ -156,15 +156,24 @@ function personaAs(persona: string, layout: TranscriptLayout): string {
   const plain = layout.persona === "plain";
   let text = plain || layout.instructions === "dropped" ? withoutInstructions(persona) : persona;
   if (layout.personaExtras === "dropped") text = withoutExtras(text);
-  if (plain) text = text.split("\n").flatMap(plainLine).join("\n");
-  return text;
+  return plain ? plainPersona(text) : text;
 }
 
 /** Headings of the persona's lists, and labels of its lines, that the naive prompt does not write. */
 const LIST_HEADINGS = new Set(["Things you tend to do:", "Rules you never break:"]);
-function plainLine(line: string): string[] {
-  if (LIST_HEADINGS.has(line)) return [];
-  return [line.replace(/^(?:Personality|Backstory): /, "").replace(/^- /, "")];
+/** The persona's lines as the naive prompt writes them: no labels; hints and rules as bare lines under no heading. */
+function plainPersona(persona: string): string {
+  let inList = false;
+  const out: string[] = [];
+  for (const line of persona.split("\n")) {
+    if (LIST_HEADINGS.has(line)) inList = true;
+    else if (inList && line.startsWith("- ")) out.push(line.slice(2));
+    else {
+      inList = false;
+      out.push(line.replace(/^(?:Personality|Backstory): /, ""));
+    }
+  }
+  return out.join("\n");
 }
 
 /** The persona without its location line, its "People you know:" list (the heading and its `- ` lines) and the knowledge description. */
