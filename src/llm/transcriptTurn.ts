@@ -47,10 +47,23 @@ export interface TranscriptLayout {
 export const SECTIONS_LAYOUT: TranscriptLayout = { notes: "sections", player: "section", example: false, oneLine: false };
 
 /**
- * In use: the notes as what the speaker knows, the player's line as a script line, the example exchange. Chosen on
- * the tuning worlds, Gemma 3 270M, seeds 1–3 (BENCHMARKS.md "The smallest models (second round)").
+ * In use: the naive baseline's layout over Lorehold's prefix and notes: a plain persona (no chat instructions, labels
+ * or list headings, no location or "People you know" lines), the notes as pasted documents under their titles, then
+ * the example exchange just above the player's script line (at the end of the system text, so still in the cached
+ * prefix). Why: on the tuning worlds, Gemma 3 270M, seeds 1–3, guard on, it grounds as the previous layout did (40 vs
+ * 41 of 126, within one seed's swing), and on the held-out world the naive prompt, laid out this way, grounded ahead
+ * of the previous layout on both small models (BENCHMARKS.md "The smallest models (fifth round)").
  */
-export const TRANSCRIPT_LAYOUT: TranscriptLayout = { notes: "knows", player: "script", example: true, oneLine: false };
+export const TRANSCRIPT_LAYOUT: TranscriptLayout = {
+  notes: "docs",
+  player: "script",
+  example: true,
+  exampleNotes: "knows",
+  exampleAt: "end",
+  persona: "plain",
+  personaExtras: "dropped",
+  oneLine: false,
+};
 
 /** The heading of a section the server writes: a bracketed line of its own. */
 const HEADING = /^\[([^\]\n]+)\]$/;
