@@ -31,6 +31,8 @@ export const BASE_LAYOUTS: Record<string, TranscriptLayout> = {
   knowsExamplePersona: { ...KNOWS_EXAMPLE, persona: "plain" },
   /** no location, "People you know" or knowledge description */
   knowsExampleBare: { ...KNOWS_EXAMPLE, personaExtras: "dropped" },
+  /** the naive prompt's layout but the persona as the server writes it (instructions, labels, headings kept) */
+  naiveServerPersona: { ...KNOWS_EXAMPLE, notes: "docs", exampleNotes: "knows", exampleAt: "end", personaExtras: "dropped" },
   /** all of the above with the notes as pasted documents: the naive prompt's layout over Lorehold's prefix and notes */
   naiveLike: { ...KNOWS_EXAMPLE, notes: "docs", exampleNotes: "knows", exampleAt: "end", persona: "plain", personaExtras: "dropped" },
 };
