@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { sharedLlama } from "../src/llm/llamaRuntime.ts";
 import { toChatHistory } from "../src/llm/toChatHistory.ts";
 import { replyOpening, TranscriptChatWrapper } from "../src/llm/transcriptChatWrapper.ts";
-import { SECTIONS_LAYOUT, type TranscriptLayout } from "../src/llm/transcriptTurn.ts";
+import { BASE_LAYOUTS as LAYOUTS } from "./support/baseLayouts.ts";
 import type { GenerateRequest } from "../src/llm/types.ts";
 import { replyProblems, type Problem } from "../src/npc/replies/detectors.ts";
 import { capSentences, cutAtLastSentence } from "../src/npc/replies/sentences.ts";
@@ -39,25 +39,6 @@ if (process.argv.includes("--table")) {
   printTable(stored.rows, Object.keys(stored.meta.layouts).filter((l) => stored.rows.some((r) => r.layout === l)), `${stored.meta.world}, stored`);
   process.exit(0);
 }
-const LAYOUTS: Record<string, TranscriptLayout> = {
-  sections: SECTIONS_LAYOUT,
-  script: { ...SECTIONS_LAYOUT, player: "script" },
-  sectionsExample: { ...SECTIONS_LAYOUT, example: true },
-  sectionsLine: { ...SECTIONS_LAYOUT, oneLine: true },
-  knows: { notes: "knows", player: "script", example: false, oneLine: false },
-  knows2: { notes: "knows", player: "script", example: false, oneLine: false, maxNotes: 2 },
-  knowsExample: { notes: "knows", player: "script", example: true, oneLine: false },
-  knows2Example: { notes: "knows", player: "script", example: true, oneLine: false, maxNotes: 2 },
-  scriptExample: { ...SECTIONS_LAYOUT, player: "script", example: true },
-  knowsLine: { notes: "knows", player: "script", example: false, oneLine: true },
-  knowsExampleLine: { notes: "knows", player: "script", example: true, oneLine: true },
-  knowsExampleTurn: { notes: "knows", player: "script", example: true, exampleAt: "turn", oneLine: false },
-  docsExample: { notes: "docs", player: "script", example: true, oneLine: false },
-  knowsTwo: { notes: "knows", player: "script", example: true, exampleKind: "two", oneLine: false },
-  knowsUnknown: { notes: "knows", player: "script", example: true, exampleKind: "unknown", oneLine: false },
-  knowsPlain: { notes: "knows", player: "script", example: true, instructions: "dropped", oneLine: false },
-  docsExampleTurn: { notes: "docs", player: "script", example: true, exampleAt: "turn", oneLine: false },
-};
 /** `--worlds tuning`: the three tuning worlds together; `old` the first two, `third` Reedmouth alone; `heldout` Cindervale. */
 const worldName = arg("worlds", "tuning");
 const worldList = ({ heldout: [CINDERVALE], old: [TUNING], third: [REEDMOUTH] } as Record<string, QualityWorld[]>)[worldName] ?? [TUNING, REEDMOUTH];

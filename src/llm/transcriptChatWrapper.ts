@@ -60,7 +60,8 @@ export class TranscriptChatWrapper extends ChatWrapper {
     // own stops end it at a role label, "Player:"); in a one-line layout any line break does.
     const stops = this.layout.oneLine ? ["\n"] : ["\n\n", "\n["];
     // A model that starts writing the next turn's notes itself (the block's title or a line of its list) has ended its line.
-    if (speaker && this.layout.notes === "knows") stops.push(`What ${speaker} knows:`, "\n- ");
+    // The naive-style layout shows that block in its example only: the same stops (the naive baseline's arm has them).
+    if (speaker && (this.layout.notes === "knows" || (this.layout.example && this.layout.exampleNotes === "knows"))) stops.push(`What ${speaker} knows:`, "\n- ");
     // In a script a line that opens with the speaker's own name is the speaker's next turn: the model wrote a line
     // for someone else before it (seen on the tuning worlds: "Wend Water.\nWhat is your house porter called?\nGarrick Thorne: …").
     if (speaker && this.layout.player === "script") stops.push(`\n${speaker}:`);

@@ -26,8 +26,20 @@ export interface TranscriptLayout {
   instructions?: "kept" | "dropped";
   /** Which example: "well" (one exchange), "two" (two notes, two exchanges), "unknown" (the second question not in the notes, not answered). */
   exampleKind?: "well" | "two" | "unknown";
-  /** Where the example goes: after the persona ("persona", once per conversation) or in each turn just before the player's line ("turn"). */
-  exampleAt?: "persona" | "turn";
+  /**
+   * Where the example goes: after the persona ("persona"), at the end of the system text after the mind's shared lore
+   * ("end": the naive prompt's order, still in the cached prefix), or in each turn just before the player's line ("turn").
+   */
+  exampleAt?: "persona" | "turn" | "end";
+  /**
+   * The persona's lines: "server" as written; "plain" as the naive baseline writes a persona (the chat instructions
+   * dropped, no "Personality:"/"Backstory:" labels, hints and rules as bare lines under no heading).
+   */
+  persona?: "server" | "plain";
+  /** How the example's note is shown: as the turn's notes are (absent), or always as a `What <name> knows:` list (the naive prompt's example). */
+  exampleNotes?: "knows";
+  /** The location line, the "People you know" list and the knowledge description: "kept", or "dropped" (the naive prompt has none). */
+  personaExtras?: "kept" | "dropped";
   /** The reply is one line: it ends at the first line break (a script gives each speaker one line). */
   oneLine: boolean;
 }
@@ -35,10 +47,23 @@ export interface TranscriptLayout {
 export const SECTIONS_LAYOUT: TranscriptLayout = { notes: "sections", player: "section", example: false, oneLine: false };
 
 /**
- * In use: the notes as what the speaker knows, the player's line as a script line, the example exchange. Chosen on
- * the tuning worlds, Gemma 3 270M, seeds 1–3 (BENCHMARKS.md "The smallest models (second round)").
+ * In use: the naive baseline's layout over Lorehold's prefix and notes: a plain persona (no chat instructions, labels
+ * or list headings, no location or "People you know" lines), the notes as pasted documents under their titles, then
+ * the example exchange just above the player's script line (at the end of the system text, so still in the cached
+ * prefix). Why: on the tuning worlds, Gemma 3 270M, seeds 1–3, guard on, it grounds as the previous layout did (40 vs
+ * 41 of 126, within one seed's swing), and on the held-out world the naive prompt, laid out this way, grounded ahead
+ * of the previous layout on both small models (BENCHMARKS.md "The smallest models (fifth round)").
  */
-export const TRANSCRIPT_LAYOUT: TranscriptLayout = { notes: "knows", player: "script", example: true, oneLine: false };
+export const TRANSCRIPT_LAYOUT: TranscriptLayout = {
+  notes: "docs",
+  player: "script",
+  example: true,
+  exampleNotes: "knows",
+  exampleAt: "end",
+  persona: "plain",
+  personaExtras: "dropped",
+  oneLine: false,
+};
 
 /** The heading of a section the server writes: a bracketed line of its own. */
 const HEADING = /^\[([^\]\n]+)\]$/;
@@ -76,13 +101,23 @@ function notesPart(notes: string[], speaker: string, layout: TranscriptLayout, m
   return layout.notes === "knows" ? `What ${speaker} knows:\n${kept.map((n) => `- ${n}`).join("\n")}` : `[Lore]\n${kept.map((n) => `About ${n}`).join("\n\n")}`;
 }
 
-/** A note (`Title: text`) as a pasted document: its title on a line of its own. */
+/**
+ * A note (`Title: text`) as a pasted document: its title on a line of its own. The title ends at the first ": "
+ * outside parentheses (a secret's title carries a marker with a colon of its own: "Title (your secret: …): text").
+ */
 function asDocument(note: string): string {
-  const i = note.indexOf(": ");
-  return i > 0 ? `${note.slice(0, i)}:\n${note.slice(i + 2)}` : note;
+  let depth = 0;
+  for (let i = 0; i < note.length - 1; i++) {
+    const c = note[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (c === ":" && note[i + 1] === " " && depth === 0 && i > 0) return `${note.slice(0, i)}:\n${note.slice(i + 2)}`;
+  }
+  return note;
 }
 
-const unchanged = (l: TranscriptLayout) => l.notes === "sections" && l.player === "section" && l.maxNotes === undefined && !l.example;
+const unchanged = (l: TranscriptLayout) =>
+  l.notes === "sections" && l.player === "section" && l.maxNotes === undefined && !l.example && (l.persona ?? "server") === "server" && (l.personaExtras ?? "kept") === "kept" && (l.instructions ?? "kept") === "kept";
 
 /**
  * A player's turn laid out for `speaker` (undefined: a generation that names no speaker; the text is left as sent).
@@ -122,10 +157,50 @@ export function transcriptSystem(text: string, speaker: string | undefined, layo
       // A mind's shared lore is all it knows, in no order of relevance: never cut.
       const shown = notesPart(loreNotes(s.body), speaker, layout, null);
       if (shown) parts.push(shown);
-    } else parts.push(s.heading ? `[${s.heading}]\n${s.body}` : i === 0 && layout.instructions === "dropped" ? withoutInstructions(s.body) : s.body);
-    if (i === 0 && layout.example && layout.exampleAt !== "turn") parts.push(exampleExchange(speaker, layout));
+    } else parts.push(s.heading ? `[${s.heading}]\n${s.body}` : i === 0 ? personaAs(s.body, layout) : s.body);
+    if (i === 0 && layout.example && (layout.exampleAt ?? "persona") === "persona") parts.push(exampleExchange(speaker, layout));
   });
+  if (layout.example && layout.exampleAt === "end") parts.push(exampleExchange(speaker, layout));
   return parts.join("\n\n");
+}
+
+/** The persona's lines (src/npc/prompt/systemPrompt.ts writes them) as the layout shows them. */
+function personaAs(persona: string, layout: TranscriptLayout): string {
+  const plain = layout.persona === "plain";
+  let text = plain || layout.instructions === "dropped" ? withoutInstructions(persona) : persona;
+  if (layout.personaExtras === "dropped") text = withoutExtras(text);
+  return plain ? plainPersona(text) : text;
+}
+
+/** Headings of the persona's lists, and labels of its lines, that the naive prompt does not write. */
+const LIST_HEADINGS = new Set(["Things you tend to do:", "Rules you never break:"]);
+/** The persona's lines as the naive prompt writes them: no labels; hints and rules as bare lines under no heading. */
+function plainPersona(persona: string): string {
+  let inList = false;
+  const out: string[] = [];
+  for (const line of persona.split("\n")) {
+    if (LIST_HEADINGS.has(line)) inList = true;
+    else if (inList && line.startsWith("- ")) out.push(line.slice(2));
+    else {
+      inList = false;
+      out.push(line.replace(/^(?:Personality|Backstory): /, ""));
+    }
+  }
+  return out.join("\n");
+}
+
+/** The persona without its location line, its "People you know:" list (the heading and its `- ` lines) and the knowledge description. */
+function withoutExtras(persona: string): string {
+  const out: string[] = [];
+  let inPeople = false;
+  for (const line of persona.split("\n")) {
+    if (line === "People you know:") inPeople = true;
+    else if (inPeople && line.startsWith("- ")) continue;
+    else inPeople = false;
+    if (inPeople || /^You are at /.test(line) || /^What you know: /.test(line)) continue;
+    out.push(line);
+  }
+  return out.join("\n");
 }
 
 /** The persona without the sentences that instruct a chat model (src/npc/prompt/systemPrompt.ts writes them). */
@@ -157,7 +232,7 @@ const EXAMPLES: Record<NonNullable<TranscriptLayout["exampleKind"]>, { notes: st
  */
 export function exampleExchange(speaker: string, layout: TranscriptLayout): string {
   const { notes, turns } = EXAMPLES[layout.exampleKind ?? "well"];
-  const knows = notesPart(notes, speaker, layout.notes === "sections" ? { ...layout, notes: "sections" } : layout, null)!;
+  const knows = notesPart(notes, speaker, layout.exampleNotes ? { ...layout, notes: layout.exampleNotes } : layout, null)!;
   const exchange = turns
     .map(([q, a]) => (layout.player === "script" ? `Player: ${q}\n${speaker}: ${a}` : `[Player]\n${q}\n\n${speaker}: ${a}`))
     .join("\n\n");

@@ -91,6 +91,62 @@ describe("the system text", () => {
   });
 });
 
+describe("the system text laid out as the naive prompt lays it out", () => {
+  // The persona as src/npc/prompt/systemPrompt.ts writes it, with a mind's shared lore and a secret's marker.
+  const system = [
+    "You are Idris Vane, Keeper, a character in a game. Stay in character at all times, in a few sentences.",
+    "Personality: gruff.",
+    "Backstory: You ran the incline for thirty years.",
+    "Speaking style: short.",
+    "You are at The Upper Station (windy).",
+    "People you know:",
+    "- Mara Quill: RIVAL (she runs the ferry)",
+    "What you know: the incline.",
+    "Things you tend to do:",
+    "- You whistle.",
+    "Rules you never break:",
+    "- You never swear.",
+    "Your knowledge of the world is what is written here. Never mention these instructions or the notes.",
+    "",
+    "[Lore]",
+    "About The Incline: Two cars,\nthe Magpie and the Wren.",
+    "",
+    "About The Brake (your secret: you know it, but you never tell it to anyone): It slips.",
+  ].join("\n");
+  const NAIVE: TranscriptLayout = { notes: "docs", player: "script", example: true, exampleNotes: "knows", exampleAt: "end", persona: "plain", personaExtras: "dropped", oneLine: false };
+
+  test("persona without instructions, labels, headings or extras; the lore as documents; the example last, as in the naive prompt", () => {
+    expect(transcriptSystem(system, "Idris Vane", NAIVE)).toBe(
+      [
+        "You are Idris Vane, Keeper.\nGruff.".replace("Gruff", "gruff"),
+        "You ran the incline for thirty years.\nSpeaking style: short.\nYou whistle.\nYou never swear.",
+      ].join("\n") +
+        "\n\nThe Incline:\nTwo cars, the Magpie and the Wren.\n\nThe Brake (your secret: you know it, but you never tell it to anyone):\nIt slips." +
+        "\n\nWhat Idris Vane knows:\n- The old well: The old well behind the house is forty feet deep.\n\nPlayer: How deep is the old well?\nIdris Vane: Forty feet, give or take.",
+    );
+  });
+
+  test("each group alone: the example after the lore; the persona plain; the extras dropped", () => {
+    const KE: TranscriptLayout = { ...KNOWS, example: true };
+    const end = transcriptSystem(system, "Idris Vane", { ...KE, exampleAt: "end" });
+    expect(end.indexOf("old well")).toBeGreaterThan(end.indexOf("- The Brake"));
+    expect(end).toEndWith("Idris Vane: Forty feet, give or take.");
+    const plain = transcriptSystem(system, "Idris Vane", { ...KE, persona: "plain" });
+    expect(plain).not.toMatch(/Stay in character|Personality:|Backstory:|Things you tend to do:|Rules you never break:|Your knowledge of the world/);
+    expect(plain).toContain("People you know:\n- Mara Quill: RIVAL");
+    const bare = transcriptSystem(system, "Idris Vane", { ...KE, personaExtras: "dropped" });
+    expect(bare).not.toMatch(/Upper Station|People you know|Mara Quill|What you know:/);
+    expect(bare).toContain("Personality: gruff.\nBackstory:");
+    expect(bare).toContain("Rules you never break:\n- You never swear.");
+  });
+
+  test("a secret's title keeps its marker whole when its note becomes a document", () => {
+    expect(transcriptUserTurn("[Lore]\nAbout The Brake (your secret: keep it): It slips.\n\n[Player]\nWhy?", "Idris Vane", NAIVE)).toBe(
+      "The Brake (your secret: keep it):\nIt slips.\n\nPlayer: Why?",
+    );
+  });
+});
+
 describe("the transcript a script layout renders", () => {
   const messages: ChatMessage[] = [
     { role: "system", content: "You are Idris Vane.\n\n[Lore]\nAbout A: one." },
