@@ -18,9 +18,10 @@ import { loreTestCandidates } from "./031_lore_test_candidates.ts";
 import { documentPages } from "./033_document_pages.ts";
 import { loreRevisions } from "./034_lore_revisions.ts";
 import { memoryVectors } from "./035_memory_vectors.ts";
+import { memoryVectorFillProgress } from "./036_memory_vector_fill_progress.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments, secretReveal, loreTestCandidates, documentPages, loreRevisions, memoryVectors];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments, secretReveal, loreTestCandidates, documentPages, loreRevisions, memoryVectors, memoryVectorFillProgress];

@@ -87,8 +87,12 @@ export function memoryVectorsFilled(db: Db, embedderId: string): boolean {
   return db.query<{ one: number }, [string]>("SELECT 1 AS one FROM memory_vector_fills WHERE embedder = ?").get(embedderId) !== null;
 }
 
+/** The fill's end: done for this embedder, its progress mark gone. */
 export function markMemoryVectorsFilled(db: Db, embedderId: string, at: string): void {
-  db.query("INSERT INTO memory_vector_fills (embedder, filled_at) VALUES (?, ?) ON CONFLICT (embedder) DO UPDATE SET filled_at = excluded.filled_at").run(embedderId, at);
+  writeTx(db, () => {
+    db.query("INSERT INTO memory_vector_fills (embedder, filled_at) VALUES (?, ?) ON CONFLICT (embedder) DO UPDATE SET filled_at = excluded.filled_at").run(embedderId, at);
+    db.query("DELETE FROM memory_vector_fill_progress WHERE embedder = ?").run(embedderId);
+  });
 }
 
 /**
@@ -98,6 +102,19 @@ export function markMemoryVectorsFilled(db: Db, embedderId: string, at: string):
  */
 export function forgetOtherEmbeddersFills(db: Db, embedderId: string): void {
   db.query("DELETE FROM memory_vector_fills WHERE embedder <> ?").run(embedderId);
+  db.query("DELETE FROM memory_vector_fill_progress WHERE embedder <> ?").run(embedderId);
+}
+
+/** Where this embedder's fill stopped (036_memory_vector_fill_progress): the offset of its next slice, 0 if none. */
+export function memoryVectorFillOffset(db: Db, embedderId: string): number {
+  return db.query<{ next_offset: number }, [string]>("SELECT next_offset FROM memory_vector_fill_progress WHERE embedder = ?").get(embedderId)?.next_offset ?? 0;
+}
+
+export function saveMemoryVectorFillOffset(db: Db, embedderId: string, nextOffset: number, at: string): void {
+  db.query(
+    `INSERT INTO memory_vector_fill_progress (embedder, next_offset, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (embedder) DO UPDATE SET next_offset = excluded.next_offset, updated_at = excluded.updated_at`,
+  ).run(embedderId, nextOffset, at);
 }
 
 /** The vector store's side of the copy: reads a pair's group, writes what LanceDB wrote or read. */
