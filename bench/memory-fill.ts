@@ -91,7 +91,7 @@ if (args.child) {
   out.peak = peak;
   out.afterFill = status();
   const after: number[] = [];
-  for (let i = 0; i < Math.max(during.length, Number(args.previews)); i++) {
+  for (let i = 0; i < Math.min(during.length, Number(args.previews)); i++) {
     after.push(await preview(minds[i % minds.length]));
     await Bun.sleep(50);
   }

@@ -8,6 +8,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { heapStats } from "bun:jsc";
+import { dlopen, FFIType } from "bun:ffi";
 import { App } from "../src/app/App.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { silentLogger } from "../src/ops/logger.ts";
@@ -38,6 +39,15 @@ function kernel() {
   }
   return { rss: kb("VmRSS"), anon: kb("RssAnon"), file: kb("RssFile"), groups };
 }
+/** glibc's malloc_trim(0), where there is one (Linux with glibc); null elsewhere. */
+const trim = (() => {
+  try {
+    const libc = dlopen("libc.so.6", { malloc_trim: { args: [FFIType.u64], returns: FFIType.i32 } });
+    return () => libc.symbols.malloc_trim(0);
+  } catch {
+    return null;
+  }
+})();
 const rows: string[] = [];
 let app: App;
 async function stage(label: string) {
@@ -73,6 +83,10 @@ try {
     Bun.gc(true);
     await Bun.sleep(2000);
     await stage("… 2 s after a full collection");
+    if (trim) {
+      trim();
+      await stage("… and glibc's malloc_trim(0)");
+    }
   }
   let s = 0x9e3779b9;
   const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
@@ -102,6 +116,12 @@ try {
   await stage(`${n} previews more, enhanced retrieval (memory groups read)`);
   Bun.gc(true);
   await stage("after a full collection");
+  // what the allocator holds free: glibc's malloc_trim gives back the free pages of every arena (LanceDB's threads
+  // allocate through it); the difference is memory the process held but did not use
+  if (trim) {
+    trim();
+    await stage("… and glibc's malloc_trim(0)");
+  }
   const h = heapStats();
   const top = Object.entries(h.objectTypeCounts).sort((a, b) => b[1] - a[1]).slice(0, 8).map(([t, c]) => `${t} ${c.toLocaleString("en")}`).join(", ");
   console.log(`\n${args.label}: ${w.chunks.toLocaleString("en")} chunks, ${w.minds.length} minds, ${w.players.toLocaleString("en")} players; ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}\n`);

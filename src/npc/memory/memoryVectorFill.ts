@@ -22,8 +22,9 @@ const WRITE_SLICE = 64;
 export interface FillOptions {
   signal?: AbortSignal;
   /**
-   * Idle time after each slice, as a share of the time the slice took: the fill is a background copy and gives way
-   * to requests (1: at most about half a core). 0 in tests.
+   * Idle time after each slice, as a share of the slice's own work (LanceDB's read and the SQLite writes, not the
+   * requests served between them): the fill is a background copy and gives way to requests (1: at most about half a
+   * core). 0 in tests.
    */
   yieldShare?: number;
   /** Stops after this many slices, as a crash would (a test's way to stop mid-fill); the progress mark stays. */
@@ -56,11 +57,14 @@ export async function fillMemoryVectors(
   for (let slices = 0; slices < maxSlices; slices++) {
     // a stop between slices: the mark says where to go on (the scheduler's next run, or the next start)
     if (signal?.aborted || ctx.vectors.reembedInProgress) return { copied, embedder: null, done: false, from };
-    const started = performance.now();
+    let work = performance.now();
     const slice = await ctx.vectors.readMemorySlice(offset, READ_SLICE);
+    work = performance.now() - work;
     if (!slice || slice.embedderId !== embedderId) return { copied, embedder: null, done: false, from };
     for (let i = 0; i < slice.rows.length; i += WRITE_SLICE) {
+      const t0 = performance.now();
       copied += writeMemoryVectors(ctx.db, embedderId, slice.rows.slice(i, i + WRITE_SLICE), slice.vectors.slice(i, i + WRITE_SLICE));
+      work += performance.now() - t0;
       await new Promise((resolve) => setImmediate(resolve));
     }
     offset += slice.scanned;
@@ -69,7 +73,7 @@ export async function fillMemoryVectors(
       return { copied, embedder: embedderId, done: true, from };
     }
     saveMemoryVectorFillOffset(ctx.db, embedderId, offset, nowIso(ctx));
-    if (yieldShare > 0) await sleep((performance.now() - started) * yieldShare);
+    if (yieldShare > 0) await sleep(work * yieldShare);
   }
   return { copied, embedder: null, done: false, from };
 }
