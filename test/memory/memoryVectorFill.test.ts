@@ -14,21 +14,22 @@ import { memoryWorld } from "./memoryWorld.ts";
 // The one-time fill of the memories' vector copy from LanceDB (a data folder from before the copy existed), in slices
 // with a progress mark: stopped midway (a simulated stop, then a real kill -9 of a serving process), the next run
 // goes on from the mark instead of starting over, and ends with every memory's copy equal to LanceDB's vector.
-// Real SQLite and LanceDB, hashing embedder; 6,000 memories so the fill takes several of its 1,024-row slices.
+// Real SQLite and LanceDB, hashing embedder; 10,000 memories so the fill takes ten of its 1,024-row slices (room for the
+// kill to land mid-fill on a fast machine).
 setDefaultTimeout(180_000);
 
-const N = 6_000;
+const N = 10_000;
 const dir = tempDir("lorehold-fill-");
 const config = testConfig(dir);
 let app: App;
 let w: ReturnType<typeof memoryWorld>;
-const PAIRS = 60;
+const PAIRS = 50;
 
 const WORDS = "ale honey sword river bridge toll lantern crypt abbey bell storm ship harbour keeper marsh barley".split(" ");
 const text = (i: number) => `Memory ${i}: the player spoke of the ${WORDS[i % 16]}, the ${WORDS[(i * 5 + 3) % 16]} and the ${WORDS[(i * 7 + 1) % 16]}.`;
 const pairOf = (i: number) => {
   const p = i % PAIRS;
-  return p < 20 ? { projectId: w.p1, mindId: w.garrick, playerId: `pl${p}` } : p < 40 ? { projectId: w.p1, mindId: w.elena, playerId: `pl${p}` } : { projectId: w.p2, mindId: w.other, playerId: `pl${p}` };
+  return p < 20 ? { projectId: w.p1, mindId: w.garrick, playerId: `pl${p}` } : p < 35 ? { projectId: w.p1, mindId: w.elena, playerId: `pl${p}` } : { projectId: w.p2, mindId: w.other, playerId: `pl${p}` };
 };
 const count = (db: App["db"], sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
 const copies = (db: App["db"]) => count(db, "SELECT count(*) AS n FROM memory_vectors");
@@ -41,7 +42,7 @@ const open = () => App.create(config, { logger: silentLogger, loadModel: false, 
 async function expectWholeCopy(a: App) {
   expect(copies(a.db)).toBe(N);
   const side = a.ctx.vectors.memorySide!;
-  for (const p of [0, 21, 45, 59]) {
+  for (const p of [0, 21, 40, 49]) {
     const s = pairOf(p);
     const group = readMemoryGroup(a.db, s, a.ctx.vectors.embedderId, 384)!;
     expect(group.rows).toHaveLength(N / PAIRS);
