@@ -2,18 +2,19 @@
 // memory, file pages mapped: the vector cache's snapshot, SQLite, LanceDB's files, the binaries), the JS heap and
 // array buffers as the runtime counts them, and what the vector cache reckons it holds.
 // The world is one of bench/preview-overhead.ts (`--world`), used on a fresh copy.
-// Usage: bun bench/rss-account.ts --world <preview world> [--previews 200]
+// Usage: bun bench/rss-account.ts --world <preview world> [--previews 200] [--jobs yes: the scheduler's start jobs too]
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { heapStats } from "bun:jsc";
+import { dlopen, FFIType } from "bun:ffi";
 import { App } from "../src/app/App.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { silentLogger } from "../src/ops/logger.ts";
 import { updateSettings } from "../src/projects/settings.ts";
 
-const { values: args } = parseArgs({ options: { world: { type: "string" }, previews: { type: "string", default: "200" }, label: { type: "string", default: "this code" } } });
+const { values: args } = parseArgs({ options: { world: { type: "string" }, previews: { type: "string", default: "200" }, label: { type: "string", default: "this code" }, jobs: { type: "string", default: "no" } } });
 if (!args.world) throw new Error("--world <folder> is required");
 const w = JSON.parse(readFileSync(join(args.world, "world.json"), "utf8")) as { projectId: string; adminToken: string; minds: string[]; players: number; chunks: number };
 const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-rss-"));
@@ -38,6 +39,15 @@ function kernel() {
   }
   return { rss: kb("VmRSS"), anon: kb("RssAnon"), file: kb("RssFile"), groups };
 }
+/** glibc's malloc_trim(0), where there is one (Linux with glibc); null elsewhere. */
+const trim = (() => {
+  try {
+    const libc = dlopen("libc.so.6", { malloc_trim: { args: [FFIType.u64], returns: FFIType.i32 } });
+    return () => libc.symbols.malloc_trim(0);
+  } catch {
+    return null;
+  }
+})();
 const rows: string[] = [];
 let app: App;
 async function stage(label: string) {
@@ -60,6 +70,24 @@ try {
   await ctx.vectors.warm([w.projectId]);
   Bun.gc(true);
   await stage("the project's vector cache loaded (snapshot)");
+  if (args.jobs === "yes") {
+    // what a server's scheduler runs at its start (runOnStart: the shared-lore warm-up of every mind, the memory
+    // vector fill on a world from before the copy, the sweeps), until every one has ended once
+    const t0 = performance.now();
+    app.scheduler.start();
+    await Bun.sleep(100);
+    while (app.scheduler.list().some((j) => j.running)) await Bun.sleep(100);
+    const ran = app.scheduler.list().filter((j) => j.runs > 0).map((j) => `${j.name} ${j.lastDurationMs} ms`).join(", ");
+    console.error(`start jobs: ${ran} (${(performance.now() - t0).toFixed(0)} ms)`);
+    await stage("the start's jobs run (scheduler)");
+    Bun.gc(true);
+    await Bun.sleep(2000);
+    await stage("… 2 s after a full collection");
+    if (trim) {
+      trim();
+      await stage("… and glibc's malloc_trim(0)");
+    }
+  }
   let s = 0x9e3779b9;
   const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
   const preview = async (mind: string, player: string) => {
@@ -88,6 +116,12 @@ try {
   await stage(`${n} previews more, enhanced retrieval (memory groups read)`);
   Bun.gc(true);
   await stage("after a full collection");
+  // what the allocator holds free: glibc's malloc_trim gives back the free pages of every arena (LanceDB's threads
+  // allocate through it); the difference is memory the process held but did not use
+  if (trim) {
+    trim();
+    await stage("… and glibc's malloc_trim(0)");
+  }
   const h = heapStats();
   const top = Object.entries(h.objectTypeCounts).sort((a, b) => b[1] - a[1]).slice(0, 8).map(([t, c]) => `${t} ${c.toLocaleString("en")}`).join(", ");
   console.log(`\n${args.label}: ${w.chunks.toLocaleString("en")} chunks, ${w.minds.length} minds, ${w.players.toLocaleString("en")} players; ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}\n`);

@@ -21,7 +21,7 @@ export const npcFeature: Feature = {
       // Vectors of players erased from the CLI (which never writes LanceDB) are purged here.
       { name: "memory-purge", schedule: "0 * * * * *", runOnStart: true, run: (signal) => purgeErasedMemories(deps, { signal }) },
       // The memories' vectors copied beside their rows once per embedder (an older data folder, after a re-embed).
-      { name: MEMORY_VECTOR_FILL_JOB, schedule: "0 */10 * * * *", runOnStart: true, run: (signal) => fillMemoryVectors(deps, signal) },
+      { name: MEMORY_VECTOR_FILL_JOB, schedule: "0 */10 * * * *", runOnStart: true, run: (signal) => fillMemoryVectors(deps, { signal }) },
       // Minds whose static prompt changed (mind, relationships, shared lore, model) are warmed again, debounced.
       { name: "mind-warm", schedule: "*/5 * * * * *", run: async () => warmer.tick() },
       // Every mind's shared-lore choice made ahead of its first turn, once the lore is quiet (at start, after edits).

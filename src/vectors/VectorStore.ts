@@ -9,7 +9,7 @@ import { ProjectCaches } from "./ProjectCaches.ts";
 import { OptimizePolicy } from "./OptimizePolicy.ts";
 import { copyBatch } from "./copyBatch.ts";
 import { searchVectorHits, searchVectors, type VectorQuery } from "./searchChunks.ts";
-import { copyMemoriesToSide, deleteMemories, searchMemories, upsertMemories } from "./memoryIndex.ts";
+import { deleteMemories, readMemorySlice, searchMemories, upsertMemories } from "./memoryIndex.ts";
 import { replaceDocumentsChunks, type DocumentChunks } from "./writeChunks.ts";
 import type { MemorySide, VectorTables } from "./vectorTables.ts";
 import type { ChunkRow, MemoryRow } from "./rows.ts";
@@ -223,9 +223,9 @@ export class VectorStore implements VectorTables {
     return searchMemories(this, q);
   }
 
-  /** Copies every memory vector of the active generation to memorySide (see copyMemoriesToSide). */
-  copyMemoriesToSide(signal?: AbortSignal): Promise<{ embedderId: string; rows: number } | null> {
-    return copyMemoriesToSide(this, signal);
+  /** A slice of the active generation's memories with their vectors, in scan order (see readMemorySlice). */
+  readMemorySlice(offset: number, limit: number): Promise<{ embedderId: string; rows: MemoryRow[]; vectors: ArrayLike<number>[]; scanned: number } | null> {
+    return readMemorySlice(this, offset, limit);
   }
 
   // ------------------------------------------------------------------ re-embed

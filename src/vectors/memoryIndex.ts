@@ -101,40 +101,30 @@ export async function searchMemories(t: VectorTables, q: {
   }
 }
 
-/** Rows copied between two turns of the event loop: ~4 ms of SQLite writes at a time (0.06 ms a row at 1M memories). */
-const COPY_SLICE = 64;
-
 /**
- * Copies every row of the active generation's memories table to the side (MemorySide), a slice at a time with the
- * event loop let go between slices, for a store whose copy was never made (an older data folder, a re-embed's new
- * embedder). Writes meanwhile copy their rows themselves; a row this pass read before a write changed it is copied
- * with its old text, which the side's check refuses, so its group reads LanceDB once and copies it again.
- * Answers the rows copied and the embedder they belong to, or null with no side or no embedder.
+ * One slice of the active generation's memories table in its scan order: rows [offset, offset + limit) with their
+ * vectors, for the fill that copies a store's memories beside their rows (an older data folder, a re-embed's new
+ * embedder). A slice, not a stream of the whole table: LanceDB's scan reads ahead of a slow consumer, and a stream
+ * of 1,000,000 memories held ~1.5 GB of the process until its end (and the allocator kept it after). `scanned` counts
+ * the slice's rows, vector or not, so the caller's next offset is offset + scanned; fewer than `limit` is the end.
+ * Null with no embedder. Offsets are positions in the table as it is at each call: a deletion meanwhile shifts later
+ * rows down and the next slice skips as many, which the copy tolerates (a group it lacks reads LanceDB at its first
+ * search and is copied then).
  */
-export async function copyMemoriesToSide(t: VectorTables, signal?: AbortSignal): Promise<{ embedderId: string; rows: number } | null> {
+export async function readMemorySlice(t: VectorTables, offset: number, limit: number): Promise<{ embedderId: string; rows: MemoryRow[]; vectors: ArrayLike<number>[]; scanned: number } | null> {
   t.assertOpen();
-  const side = t.memorySide;
   const g = t.acquire();
   try {
-    if (!side || !g.embedder) return null;
-    let copied = 0;
-    for await (const batch of g.memories.query().select([...MEMORY_COLUMNS, "vector"])) {
-      const raw = batch.toArray() as Raw[];
-      for (let i = 0; i < raw.length; i += COPY_SLICE) {
-        if (signal?.aborted || t.writeTargets()[0] !== g) throw new Error(signal?.aborted ? "aborted" : "the generation changed while its memories were copied");
-        const rows: MemoryRow[] = [];
-        const vectors: ArrayLike<number>[] = [];
-        for (const r of raw.slice(i, i + COPY_SLICE)) {
-          if (r.vector == null) continue;
-          rows.push(toMemoryRow(r));
-          vectors.push(r.vector.toArray ? r.vector.toArray() : r.vector);
-        }
-        side.write(g.embedderId, rows, vectors);
-        copied += rows.length;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+    if (!g.embedder) return null;
+    const raw = (await g.memories.query().select([...MEMORY_COLUMNS, "vector"]).offset(offset).limit(limit).toArray()) as Raw[];
+    const rows: MemoryRow[] = [];
+    const vectors: ArrayLike<number>[] = [];
+    for (const r of raw) {
+      if (r.vector == null) continue;
+      rows.push(toMemoryRow(r));
+      vectors.push(r.vector.toArray ? r.vector.toArray() : r.vector);
     }
-    return { embedderId: g.embedderId, rows: copied };
+    return { embedderId: g.embedderId, rows, vectors, scanned: raw.length };
   } finally {
     g.readers--;
   }

@@ -6,6 +6,7 @@ import { retrieveMemories } from "../../src/npc/memory/retrieveMemories.ts";
 import { updateMemoryRow } from "../../src/npc/memory/memoryRows.ts";
 import { MEMORY_VECTOR_FILL_JOB } from "../../src/npc/memory/memoryVectorFill.ts";
 import { readMemoryGroup } from "../../src/npc/memory/memoryVectorStore.ts";
+import { decodeVector, encodeVector } from "../../src/npc/memory/memoryVectorBytes.ts";
 import type { MemorySide } from "../../src/vectors/memoryIndex.ts";
 import type { Embedder } from "../../src/vectors/Embedder.ts";
 import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
@@ -57,6 +58,14 @@ function forgetGroups() {
 
 const enhanced = (projectId: string, mindId: string, playerId: string, query: string) =>
   retrieveMemories(t.app.ctx, { projectId, mindId, playerId, query, enhanced: true, limit: 5 });
+/**
+ * The same memories in the same order, their scores within float16's rounding of the vectors (the copy is float16:
+ * a cosine moves by ~1e-4; three decimals hold with room to spare).
+ */
+function expectSameRanking(copy: { id: string; score: number }[], lance: { id: string; score: number }[]) {
+  expect(copy.map((m) => m.id)).toEqual(lance.map((m) => m.id));
+  for (let i = 0; i < copy.length; i++) expect(Math.abs(copy[i].score - lance[i].score)).toBeLessThan(1e-3);
+}
 const copies = () => t.app.db.query<{ n: number }, []>("SELECT count(*) AS n FROM memory_vectors").get()!.n;
 
 beforeAll(async () => {
@@ -93,11 +102,11 @@ describe("a pair's memory group read from the copy beside its rows", () => {
           const before = watch.seen.hits;
           const copy = await enhanced(projectId, mindId, playerId, query);
           expect(watch.seen.hits).toBe(before + 1); // read from the copy, not LanceDB
-          expect(copy.map((m) => [m.id, m.score])).toEqual(lance.map((m) => [m.id, m.score]));
+          expectSameRanking(copy, lance);
           expect(copy).toHaveLength(5);
           forgetGroups();
           const copyHits = await t.app.ctx.vectors.searchMemories({ projectId, entityMindId: mindId, playerId, query, k: 12 });
-          expect(copyHits.map((h) => [h.id, h.score])).toEqual(lanceHits.map((h) => [h.id, h.score]));
+          expectSameRanking(copyHits, lanceHits);
           for (const h of copyHits) expect(h).toMatchObject({ projectId, entityMindId: mindId, playerId });
         }
       }
@@ -140,7 +149,7 @@ describe("a pair's memory group read from the copy beside its rows", () => {
       forgetGroups();
       const again = await enhanced(w.p1, w.garrick, "ada", "honey ale under the bridge");
       expect(watch.seen.hits).toBe(before.hits + 1);
-      expect(again.map((m) => [m.id, m.score])).toEqual(first.map((m) => [m.id, m.score]));
+      expectSameRanking(again, first);
     } finally {
       watch.restore();
     }
@@ -159,6 +168,52 @@ describe("a pair's memory group read from the copy beside its rows", () => {
     } finally {
       watch.restore();
     }
+  });
+
+  test("copies are written in float16; float32 copies written before still read, ranked exactly as LanceDB's", async () => {
+    const sizes = t.app.db.query<{ n: number; bytes: number }, []>("SELECT count(*) AS n, length(vector) AS bytes FROM memory_vectors GROUP BY length(vector)").all();
+    expect(sizes).toEqual([{ n: copies(), bytes: 384 * 2 }]);
+    const [projectId, mindId, playerId] = PAIRS()[2];
+    const ids = t.app.db.query<{ id: string }, [string, string, string]>("SELECT id FROM memories WHERE project_id = ? AND mind_id = ? AND player_id = ?").all(projectId, mindId, playerId).map((r) => r.id);
+    // the pair's copies rewritten in float32 from LanceDB's own vectors, as the copy was first written
+    const g = t.app.ctx.vectors.activeGeneration();
+    const raw = (await g.memories.query().where(`playerId = '${playerId}' AND entityMindId = '${mindId}'`).select(["id", "vector"]).toArray()) as { id: string; vector: { toArray(): Float32Array } }[];
+    for (const r of raw) t.app.db.query("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?").run(encodeVector(r.vector.toArray(), "f32"), r.id);
+    expect(raw.map((r) => r.id).sort()).toEqual([...ids].sort());
+    const watch = watchSide();
+    try {
+      for (const query of QUERIES) {
+        forgetGroups();
+        t.app.ctx.vectors.memorySide = null;
+        const lance = await t.app.ctx.vectors.searchMemories({ projectId, entityMindId: mindId, playerId, query, k: 12 });
+        forgetGroups();
+        t.app.ctx.vectors.memorySide = watch.watched;
+        const before = watch.seen.hits;
+        const copy = await t.app.ctx.vectors.searchMemories({ projectId, entityMindId: mindId, playerId, query, k: 12 });
+        expect(watch.seen.hits).toBe(before + 1);
+        expect(copy.map((h) => [h.id, h.score])).toEqual(lance.map((h) => [h.id, h.score])); // float32: the very scores
+      }
+    } finally {
+      watch.restore();
+    }
+    // a copy of another length than the embedder's dimensions allow is refused (the group goes to LanceDB)
+    t.app.db.query("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?").run(new Uint8Array(384 * 3), ids[0]);
+    expect(readMemoryGroup(t.app.db, { projectId, mindId, playerId }, t.app.ctx.vectors.embedderId, 384)).toBeNull();
+    // and the pair copied again in the current format by its next LanceDB read
+    forgetGroups();
+    await t.app.ctx.vectors.searchMemories({ projectId, entityMindId: mindId, playerId, query: QUERIES[0], k: 12 });
+    expect(readMemoryGroup(t.app.db, { projectId, mindId, playerId }, t.app.ctx.vectors.embedderId, 384)?.rows).toHaveLength(ids.length);
+  });
+
+  test("the copy's formats decode to the vector within their rounding", () => {
+    const v = Float32Array.from({ length: 384 }, (_, i) => Math.sin(i * 0.37) * (i % 7 === 0 ? 0 : 0.2));
+    for (const [format, bytes, tolerance] of [["f32", 1536, 0], ["f16", 768, 1e-4], ["i8", 388, 2e-3]] as const) {
+      const enc = encodeVector(v, format);
+      expect(enc.byteLength).toBe(bytes);
+      const back = decodeVector(enc, 384)!;
+      for (let i = 0; i < 384; i++) expect(Math.abs(back[i] - v[i])).toBeLessThanOrEqual(tolerance);
+    }
+    expect(decodeVector(new Uint8Array(100), 384)).toBeNull();
   });
 
   test("a deleted memory takes its copy with it", async () => {
@@ -188,7 +243,7 @@ describe("a pair's memory group read from the copy beside its rows", () => {
       forgetGroups();
       t.app.ctx.vectors.memorySide = null;
       const lance = await enhanced(w.p2, w.other, "ada", QUERIES[0]);
-      expect(copy.map((m) => [m.id, m.score])).toEqual(lance.map((m) => [m.id, m.score]));
+      expectSameRanking(copy, lance);
     } finally {
       watch.restore();
     }
@@ -216,7 +271,7 @@ describe("after a re-embed", () => {
       const before = watch.seen.hits;
       const copy = await enhanced(w.p1, w.garrick, "bram", QUERIES[1]);
       expect(watch.seen.hits).toBe(before + 1);
-      expect(copy.map((m) => [m.id, m.score])).toEqual(lance.map((m) => [m.id, m.score]));
+      expectSameRanking(copy, lance);
     } finally {
       watch.restore();
     }

@@ -18,10 +18,11 @@ import { loreTestCandidates } from "./031_lore_test_candidates.ts";
 import { documentPages } from "./033_document_pages.ts";
 import { loreRevisions } from "./034_lore_revisions.ts";
 import { memoryVectors } from "./035_memory_vectors.ts";
+import { memoryVectorFillProgress } from "./036_memory_vector_fill_progress.ts";
 import { worldMemoryWords } from "./037_world_memory_words.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments, secretReveal, loreTestCandidates, documentPages, loreRevisions, memoryVectors, worldMemoryWords];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments, secretReveal, loreTestCandidates, documentPages, loreRevisions, memoryVectors, memoryVectorFillProgress, worldMemoryWords];

@@ -3,6 +3,7 @@ import { parseJsonColumn } from "../../core/json.ts";
 import type { MemoryGroupRead, MemorySide } from "../../vectors/memoryIndex.ts";
 import type { MemoryRow } from "../../vectors/VectorStore.ts";
 import type { MemoryScope } from "./types.ts";
+import { decodeVector, encodeVector } from "./memoryVectorBytes.ts";
 
 // SQLite access for `memory_vectors` and `memory_vector_fills` (035_memory_vectors): each memory's vector copied
 // from LanceDB beside its row, used only while it matches the row's text and the active embedder.
@@ -42,7 +43,9 @@ export function readMemoryGroup(db: Db, s: MemoryScope, embedderId: string, dims
   const rows: MemoryRow[] = [];
   const vectors: Float32Array[] = [];
   for (const r of found) {
-    if (r.embedder !== embedderId || r.vector === null || r.vector.byteLength !== dims * 4 || r.text_hash !== textHash(r.text)) return null;
+    if (r.embedder !== embedderId || r.vector === null || r.text_hash !== textHash(r.text)) return null;
+    const vector = decodeVector(r.vector, dims);
+    if (!vector) return null;
     rows.push({
       id: r.id,
       projectId: s.projectId,
@@ -53,16 +56,16 @@ export function readMemoryGroup(db: Db, s: MemoryScope, embedderId: string, dims
       topics: parseJsonColumn<string[]>(r.topics, []),
       createdAt: r.created_at,
     });
-    // a copy of the bytes: SQLite's buffer need not be 4-byte aligned
-    vectors.push(new Float32Array(r.vector.slice().buffer));
+    vectors.push(vector);
   }
   return { rows, vectors };
 }
 
 /**
- * Copies LanceDB rows' vectors beside their memories: each row's text is hashed with its vector, as LanceDB holds the
- * pair, so a copy is always some text's true vector and is used only while the memory has that text. A row whose
- * memory SQLite does not hold in the row's project is skipped (a vector awaiting its purge).
+ * Copies LanceDB rows' vectors beside their memories, in float16 (memoryVectorBytes.ts says why): each row's text is
+ * hashed with its vector, as LanceDB holds the pair, so a copy is always some text's true vector and is used only while
+ * the memory has that text. A row whose memory SQLite does not hold in the row's project is skipped (a vector awaiting
+ * its purge).
  */
 export function writeMemoryVectors(db: Db, embedderId: string, rows: readonly MemoryRow[], vectors: readonly ArrayLike<number>[]): number {
   const put = db.query(
@@ -75,8 +78,7 @@ export function writeMemoryVectors(db: Db, embedderId: string, rows: readonly Me
     for (let i = 0; i < rows.length; i++) {
       const v = vectors[i];
       if (!v) continue;
-      const f = v instanceof Float32Array ? v : Float32Array.from(v);
-      written += put.run(embedderId, textHash(rows[i].text), new Uint8Array(f.buffer, f.byteOffset, f.byteLength), rows[i].id, rows[i].projectId).changes;
+      written += put.run(embedderId, textHash(rows[i].text), encodeVector(v), rows[i].id, rows[i].projectId).changes;
     }
   });
   return written;
@@ -87,8 +89,12 @@ export function memoryVectorsFilled(db: Db, embedderId: string): boolean {
   return db.query<{ one: number }, [string]>("SELECT 1 AS one FROM memory_vector_fills WHERE embedder = ?").get(embedderId) !== null;
 }
 
+/** The fill's end: done for this embedder, its progress mark gone. */
 export function markMemoryVectorsFilled(db: Db, embedderId: string, at: string): void {
-  db.query("INSERT INTO memory_vector_fills (embedder, filled_at) VALUES (?, ?) ON CONFLICT (embedder) DO UPDATE SET filled_at = excluded.filled_at").run(embedderId, at);
+  writeTx(db, () => {
+    db.query("INSERT INTO memory_vector_fills (embedder, filled_at) VALUES (?, ?) ON CONFLICT (embedder) DO UPDATE SET filled_at = excluded.filled_at").run(embedderId, at);
+    db.query("DELETE FROM memory_vector_fill_progress WHERE embedder = ?").run(embedderId);
+  });
 }
 
 /**
@@ -98,6 +104,19 @@ export function markMemoryVectorsFilled(db: Db, embedderId: string, at: string):
  */
 export function forgetOtherEmbeddersFills(db: Db, embedderId: string): void {
   db.query("DELETE FROM memory_vector_fills WHERE embedder <> ?").run(embedderId);
+  db.query("DELETE FROM memory_vector_fill_progress WHERE embedder <> ?").run(embedderId);
+}
+
+/** Where this embedder's fill stopped (036_memory_vector_fill_progress): the offset of its next slice, 0 if none. */
+export function memoryVectorFillOffset(db: Db, embedderId: string): number {
+  return db.query<{ next_offset: number }, [string]>("SELECT next_offset FROM memory_vector_fill_progress WHERE embedder = ?").get(embedderId)?.next_offset ?? 0;
+}
+
+export function saveMemoryVectorFillOffset(db: Db, embedderId: string, nextOffset: number, at: string): void {
+  db.query(
+    `INSERT INTO memory_vector_fill_progress (embedder, next_offset, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (embedder) DO UPDATE SET next_offset = excluded.next_offset, updated_at = excluded.updated_at`,
+  ).run(embedderId, nextOffset, at);
 }
 
 /** The vector store's side of the copy: reads a pair's group, writes what LanceDB wrote or read. */
