@@ -157,6 +157,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
   let fd = -1;
   let reader: SnapshotReader | null = null;
   try {
+    // read through one descriptor; once a document's float32 rows read from it, a reader owns it (closed when unused)
     fd = openSync(path, "r");
     const size = fstatSync(fd).size;
     const view = new Map(base.docs.map((d) => [d.documentId, d]));
@@ -184,10 +185,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
       if (!readFully(fd, part, layout.codesAt)) return null;
       const codes = new Int8Array(part.buffer, part.byteOffset, n * dims);
       const scales = new Float32Array(part.buffer, part.byteOffset + layout.scalesAt - layout.codesAt, n);
-      if (h.hasFull && !reader) {
-        reader = new SnapshotReader(fd);
-        fd = -1;
-      }
+      if (h.hasFull && !reader) reader = new SnapshotReader(fd);
       const file = reader;
       const docs = decodeDocs(h.docs, h.strings, codes, scales, dims, h.hasFull ? (r, k) => new FileVectors(file!, layout.fullAt + r * dims * 4, k, dims) : null, true);
       if (!docs) return null;
@@ -211,6 +209,6 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
   } catch {
     return null;
   } finally {
-    if (fd >= 0) closeSync(fd);
+    if (fd >= 0 && !reader) closeSync(fd);
   }
 }

@@ -77,17 +77,22 @@ test("an index trained over the rows' file on disk writes its index part alone: 
   await again.close();
 }, 60_000);
 
-test("a write deletes the rows' file and its index part; the next save writes both, tied by a new stamp", async () => {
+test("a write sets the rows' file aside and drops its index part; the next save appends the change, the part naming the view after it", async () => {
   const { dir, path } = await savedWorld("write");
   const stampBefore = readSnapshot(path)!.header.stamp;
+  const before = fileId(path);
   const store = await VectorStore.open(dir, emb, OPTS);
   expect((await cacheOf(store)).mode).toBe("indexed");
   await store.replaceDocumentChunks("p", "new", [chunk("p", "new", 0, "lantern smuggler harbour", ["t0"])]);
-  expect([existsSync(path), existsSync(partOf(path))]).toEqual([false, false]);
+  expect([existsSync(path), existsSync(`${path}.held`), existsSync(partOf(path))]).toEqual([false, true, false]);
   await store.close();
-  const stamp = readSnapshot(path)!.header.stamp;
-  expect(typeof stamp).toBe("string");
+  // the rows' file is the one before, not written again; the change is in its tail, and the part names the tail
+  expect(fileId(path)).toEqual(before);
+  expect(readSnapshot(path)!.header.stamp).toBe(stampBefore);
+  const tail = readFileSync(path.replace(/\.vc$/, ".vct"));
+  const stamp = /"stamp":"([^"]+)"/.exec(tail.toString("latin1"))![1];
   expect(stamp).not.toBe(stampBefore);
+  expect(tail.length).toBeLessThan(before.size / 50);
   expect(readFileSync(partOf(path)).includes(`"rowsStamp":"${stamp}"`)).toBe(true);
   const again = await VectorStore.open(dir, emb, OPTS);
   const cache = await cacheOf(again);
