@@ -110,7 +110,7 @@ export class ProjectCaches {
     if (disk) disk.current = false;
     if (this.dir === undefined) return;
     const path = snapshotPath(this.dir, g.gen, projectId);
-    if (disk?.rows && this.tailShare > 0) return holdRows(path); // the index part goes too: its lists number the rows before
+    if (disk?.rows && this.tailShare > 0) return holdRows(path);
     if (disk) disk.rows = null;
     dropRowsFiles(path);
   }
@@ -219,8 +219,10 @@ export class ProjectCaches {
   }
 
   /**
-   * A segment appended to the tail, the index part over the view after it, then the rows' file back in place (the
-   * last step: until then a load goes to LanceDB, so a crash anywhere before leaves nothing half-applied).
+   * A segment appended to the tail, then the rows' file back in place (the last step: until then a load goes to
+   * LanceDB, so a crash anywhere before leaves nothing half-applied). The index part on disk lists a view the tail
+   * still holds, and a load applies the segments after it to the index (restoreRows.ts): it is written again only
+   * for an index trained since it was (over the view after the segment), and goes when the cache has no index.
    */
   private async appendRows(g: Generation, cache: ProjectVectorCache, path: string, s: { key: string; epoch: number; extras: ReturnType<ProjectVectorCache["extras"]>; indexGen: number; onDisk: RowsOnDisk; plan: TailPlan; disk: OnDisk }): Promise<void> {
     const { onDisk, plan, extras, disk } = s;
@@ -229,7 +231,7 @@ export class ProjectCaches {
     const stamp = crypto.randomUUID();
     this.onStep?.("segment");
     const { end, views } = await appendSegment(path, onDisk.tail.bytes, { base: onDisk.base.stamp, prev: onDisk.stamp, stamp, rows, dims: g.dims, removed: plan.removed, ...(extras.columns ? { columns: true } : {}) }, plan.added);
-    const index = extras.index && (await encodeIndex(extras.index.parts, extras.index.trainedRows, plan.view, () => Bun.sleep(0)));
+    const index = extras.index && disk.index !== disk.savedIndex ? await encodeIndex(extras.index.parts, extras.index.trainedRows, plan.view, () => Bun.sleep(0)) : null;
     const partTmp = index ? await writeIndexPartTmp(path, { stamp, rows, dims: g.dims }, index, extras.columns) : null;
     await this.beforeCommit?.();
     // synchronous from the check to the renames: a write's invalidate cannot slip between them
@@ -239,7 +241,7 @@ export class ProjectCaches {
     }
     this.onStep?.("part");
     if (partTmp) commitSnapshot(partTmp, indexPartPath(path));
-    else dropIndexPart(path);
+    else if (!extras.index) dropIndexPart(path);
     this.onStep?.("release");
     releaseRows(path);
     cache.dirty = false;

@@ -3,9 +3,10 @@ import { idsFilter, projectFilter } from "./filters.ts";
 import { ProjectVectorCache, type CacheOptions, type CachedRow } from "./ProjectVectorCache.ts";
 import { CHUNK_COLUMNS, toStringArray } from "./schemas.ts";
 import type { Raw } from "./vectorRecords.ts";
-import { readSnapshot, restoreInto, type SnapshotHeader } from "./cacheSnapshot.ts";
+import { readSnapshot, type SnapshotHeader } from "./cacheSnapshot.ts";
 import type { DocumentBlock } from "./cacheBlocks.ts";
-import { dropIndexPart, readIndexPart } from "./indexPart.ts";
+import { dropIndexPart } from "./indexPart.ts";
+import { restoreRows } from "./restoreRows.ts";
 import { readTail, type TailState } from "./rowsTail.ts";
 
 /** Every chunk column but the text: the cache keeps no text, and not decoding it makes a cold load ~2× faster. */
@@ -34,9 +35,8 @@ export function loadProjectCache(g: Generation, projectId: string, opts: CacheOp
     const withTail = snapshot && rowsFile ? readTail(snapshot, rowsFile) : null;
     const file = withTail?.file;
     if (snapshot && withTail && file && (await snapshotCurrent(g, projectId, file.header))) {
-      const { part, found } = readIndexPart(snapshot, file.header);
       // a part made over other rows, or one that fails the index's checks, is never used: gone, and trained anew
-      if (!restoreInto(cache, file, part) && found) dropIndexPart(snapshot);
+      if (restoreRows(cache, snapshot, rowsFile!, file, withTail.segments).drop) dropIndexPart(snapshot);
       g.vectorCache.set(projectId, cache);
       const stamp = file.header.stamp;
       const base = { stamp: rowsFile!.header.stamp!, rows: rowsFile!.header.rows };

@@ -53,6 +53,15 @@ export interface TailHeader {
   docs: HeaderDoc[];
 }
 
+/** A segment as read: the view's stamp and rows after it, the documents it removed and those it put at the end. */
+export interface TailSegment {
+  stamp: string;
+  rows: number;
+  removed: string[];
+  docs: SnapshotFile["docs"];
+  columns: boolean;
+}
+
 /** What a rows' file's tail holds: its bytes (where the next segment goes), its rows, its segments. */
 export interface TailState {
   bytes: number;
@@ -71,14 +80,16 @@ const unlinkQuiet = (path: string) => {
   }
 };
 
-/** Before a write to the project commits: the rows' file aside (kept for its tail), the index part gone. */
+/**
+ * Before a write to the project commits: the rows' file aside, kept for its tail. The index part stays: it lists
+ * a view the tail still holds (restoreRows.ts), and is read only beside a rows' file in place.
+ */
 export function holdRows(rowsPath: string): void {
   try {
     renameSync(rowsPath, heldPath(rowsPath));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e; // already aside, or none
   }
-  dropIndexPart(rowsPath);
 }
 
 /** The last step of a save that appended to the tail: the rows' file back in place (throws when it is gone). */
@@ -149,8 +160,9 @@ export async function appendSegment(rowsPath: string, at: number, head: Omit<Tai
  * when there is no tail or the tail is left over from another rows' file; null when a segment is cut short,
  * garbled or does not follow (the load then goes to LanceDB).
  */
-export function readTail(rowsPath: string, base: SnapshotFile): { file: SnapshotFile; tail: TailState } | null {
-  const none = { file: base, tail: { bytes: 0, rows: 0, segments: 0 } };
+export function readTail(rowsPath: string, base: SnapshotFile): { file: SnapshotFile; tail: TailState; segments: TailSegment[] } | null {
+  const none = { file: base, tail: { bytes: 0, rows: 0, segments: 0 }, segments: [] };
+  const read: TailSegment[] = [];
   const baseStamp = base.header.stamp;
   const path = tailPath(rowsPath);
   if (typeof baseStamp !== "string" || !existsSync(path)) return none;
@@ -199,13 +211,14 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
       if (live !== h.rows) return null;
       stamp = h.stamp;
       columns = h.columns === true;
+      read.push({ stamp, rows: h.rows, removed: h.removed, docs, columns });
       rows += n;
       segments++;
       at = pad(layout.end);
     }
     if (segments === 0) return none;
     const { index: _, ...header } = base.header;
-    return { file: { header: { ...header, stamp, rows: [...view.values()].reduce((s, d) => s + d.scales.length, 0), columns }, docs: [...view.values()], index: null }, tail: { bytes: at, rows, segments } };
+    return { file: { header: { ...header, stamp, rows: [...view.values()].reduce((s, d) => s + d.scales.length, 0), columns }, docs: [...view.values()], index: null }, tail: { bytes: at, rows, segments }, segments: read };
   } catch {
     return null;
   } finally {
