@@ -244,3 +244,21 @@ test("deleting a project removes its rows' file, set aside or not, its tail and 
   await again.close();
   expect(readdirSync(join(path, ".."))).toEqual([]);
 }, 60_000);
+
+test("an index first trained after the rows' file was set aside is written with the segment, over the view after it", async () => {
+  const opts = { vectorIndexMinChunks: 610 };
+  const { dir, path } = await savedWorld("trained", opts);
+  expect(existsSync(partOf(path))).toBe(false); // 600 rows: no index yet
+  const store = await VectorStore.open(dir, emb, opts);
+  const cache = await cacheOf(store);
+  await store.replaceDocumentsChunks("p", [doc("grown", 20, 1200)]);
+  await cache.indexIdle();
+  expect(cache.mode).toBe("indexed");
+  const hits = await hitsOf(store);
+  await store.close();
+  expect(existsSync(tailOf(path))).toBe(true);
+  const tail = readFileSync(tailOf(path)).toString("latin1");
+  const stamp = /"stamp":"([^"]+)"/.exec(tail)![1];
+  expect(readFileSync(partOf(path)).includes(`"rowsStamp":"${stamp}"`)).toBe(true);
+  expect(await reopen(dir, opts)).toMatchObject({ from: "snapshot", mode: "indexed", size: 620, hits });
+}, 60_000);
