@@ -110,7 +110,11 @@ export function dropRowsFiles(rowsPath: string): void {
 /** Cuts the tail back to `bytes` (a segment written across a write to the project is not kept). */
 export function truncateTail(rowsPath: string, bytes: number): void {
   if (bytes === 0) return unlinkQuiet(tailPath(rowsPath));
-  truncateSync(tailPath(rowsPath), bytes);
+  try {
+    truncateSync(tailPath(rowsPath), bytes);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e; // the write deleted every file of the rows
+  }
 }
 
 /**
