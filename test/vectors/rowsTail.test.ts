@@ -262,3 +262,43 @@ test("an index first trained after the rows' file was set aside is written with 
   expect(readFileSync(partOf(path)).includes(`"rowsStamp":"${stamp}"`)).toBe(true);
   expect(await reopen(dir, opts)).toMatchObject({ from: "snapshot", mode: "indexed", size: 620, hits });
 }, 60_000);
+
+// An evicted cache gets no more writes. Its save, queued behind another save of the project, once read the epoch
+// when it began: a write landing between the eviction and that moment went unseen, and the evicted rows (without
+// it) were kept as the project's files. A replace of as many rows keeps the count, so no load check caught it.
+test("an evicted cache's save, begun after a write it never saw, is dropped: the next load does not restore rows from before the write", async () => {
+  const dir = join(tmp.dir, "evicted");
+  const opts = { vectorCacheMb: 0.2 }; // p or q (~150 KB each), not both
+  let store = await VectorStore.open(dir, emb, opts);
+  await store.replaceDocumentsChunks("p", Array.from({ length: 30 }, (_, d) => doc(`d${d}`, 10, d * 10)));
+  await store.replaceDocumentsChunks("q", [{ documentId: "q0", rows: Array.from({ length: 300 }, (_, i) => chunk("q", "q0", i, snapshotText(2000 + i), ["t0"])) }]);
+  await cacheOf(store);
+  await store.close();
+  store = await VectorStore.open(dir, emb, opts);
+  const caches = cachesOf(store);
+  const g = store.activeGeneration();
+  const p = await cacheOf(store);
+  await store.replaceDocumentsChunks("p", [doc("d1", 10, 500)]);
+  // a save of p held before it commits; the eviction's save then waits behind it
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  caches.beforeCommit = () => {
+    caches.beforeCommit = null;
+    return held;
+  };
+  caches.save(g, p);
+  await store.projectCache(g, "q"); // over the budget: p is evicted, its save queued
+  expect(g.vectorCache.has("p")).toBe(false);
+  await store.replaceDocumentsChunks("p", [doc("d1", 10, 800)]); // as many rows: the count cannot tell
+  release();
+  await store.snapshotsIdle();
+  // the replaced document's own text finds its first row, scored as itself (a stale row scores far lower)
+  const own = (s: VectorStore) => s.searchVectorHits({ projectId: "p", query: snapshotText(800), tags: TAGS, n: 1 });
+  const [live] = await own(store);
+  expect(live.id).toBe("p:d1:0");
+  await store.close();
+  const again = await VectorStore.open(dir, emb, opts);
+  const [back] = await own(again);
+  expect({ id: back.id, score: back.score.toFixed(4) }).toEqual({ id: live.id, score: live.score.toFixed(4) });
+  await again.close();
+}, 60_000);
