@@ -1,12 +1,13 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { commitSnapshot, readSnapshot, restoreInto, writeSnapshotTmp } from "../../src/vectors/cacheSnapshot.ts";
+import { commitSnapshot, readSnapshot, writeSnapshotTmp } from "../../src/vectors/cacheSnapshot.ts";
 import type { DocumentBlock } from "../../src/vectors/cacheBlocks.ts";
-import { indexPartPath, readIndexPart, writeIndexPartTmp } from "../../src/vectors/indexPart.ts";
+import { indexPartPath, writeIndexPartTmp } from "../../src/vectors/indexPart.ts";
 import { encodeIndex } from "../../src/vectors/ivfSnapshot.ts";
 import type { RowsOnDisk } from "../../src/vectors/loadProjectCache.ts";
 import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import type { ChunkRow } from "../../src/vectors/rows.ts";
+import { restoreRows } from "../../src/vectors/restoreRows.ts";
 import { appendSegment, readTail } from "../../src/vectors/rowsTail.ts";
 import { planTail, type TailPlan } from "../../src/vectors/tailPlan.ts";
 
@@ -14,9 +15,10 @@ type Docs = Map<string, { rows: ChunkRow[]; vectors: Float32Array[] }>;
 
 /**
  * bench/snapshot-parts.ts --what tail: what a save writes after a small change, as before the rows' file had a tail
- * (ProjectCaches wrote the whole rows' file, then the index part) and now (a segment appended to the tail, then the
- * index part over the rows with it), both through the functions the server calls, alternated run by run; and a
- * cold load of the same rows from a rows' file with its tail and from one rows' file.
+ * (ProjectCaches wrote the whole rows' file, then the index part) and now (a segment appended to the tail; the index
+ * part, listing the rows' file's view, stays, and a load applies the segment to it), both through the functions the
+ * server calls, alternated run by run; and a cold load of the same rows, indexed, from a rows' file with its tail and
+ * from one rows' file.
  */
 export async function tailSaves(o: { dir: string; size: number; dims: number; embedderId: string; runs: number; byDoc: Docs; newDocs: Docs; cpu: () => number; median: (xs: number[]) => number }) {
   const { dims, size } = o;
@@ -30,6 +32,10 @@ export async function tailSaves(o: { dir: string; size: number; dims: number; em
   const stamp = crypto.randomUUID();
   const base = cache.blocks();
   commitSnapshot(await writeSnapshotTmp(rowsPath, { ...meta, stamp }, base), rowsPath);
+  // the index part over the rows' file, as the save after the load from LanceDB (or the training) left it
+  const ex0 = cache.extras();
+  const part0 = await encodeIndex(ex0.index!.parts, ex0.index!.trainedRows, base, async () => {});
+  commitSnapshot(await writeIndexPartTmp(rowsPath, { stamp, rows: size, dims }, part0!, ex0.columns), indexPartPath(rowsPath));
   const onDisk: RowsOnDisk = { stamp, blocks: base, base: { stamp, rows: size }, tail: { bytes: 0, rows: 0, segments: 0 } };
   const count = (blocks: DocumentBlock[]) => blocks.reduce((s, b) => s + b.scales.length, 0);
   const encode = async (blocks: DocumentBlock[]) => {
@@ -48,14 +54,10 @@ export async function tailSaves(o: { dir: string; size: number; dims: number; em
     commitSnapshot(part, indexPartPath(foldPath));
     return statSync(foldPath).size + statSync(indexPartPath(foldPath)).size;
   };
-  /** the save now: a segment appended to the tail (each run starts the tail again), then the index part naming it */
+  /** the save now: a segment appended to the tail (each run starts the tail again); the index part stays */
   const appended = async (plan: TailPlan) => {
-    const st = crypto.randomUUID();
-    const rows = count(plan.view);
-    const { end } = await appendSegment(rowsPath, 0, { base: stamp, prev: stamp, stamp: st, rows, dims, removed: plan.removed }, plan.added);
-    const { index, columns } = await encode(plan.view);
-    commitSnapshot(await writeIndexPartTmp(rowsPath, { stamp: st, rows, dims }, index, columns), indexPartPath(rowsPath));
-    return end + statSync(indexPartPath(rowsPath)).size;
+    const { end } = await appendSegment(rowsPath, 0, { base: stamp, prev: stamp, stamp: crypto.randomUUID(), rows: count(plan.view), dims, removed: plan.removed }, plan.added);
+    return end;
   };
   const timed = async (f: () => Promise<number>) => {
     const c0 = o.cpu();
@@ -91,8 +93,9 @@ export async function tailSaves(o: { dir: string; size: number; dims: number; em
     const c0 = o.cpu();
     const s = performance.now();
     const c = new ProjectVectorCache(dims, "p", { indexMinRows: 1 });
-    const t = readTail(path, readSnapshot(path)!)!;
-    restoreInto(c, t.file, readIndexPart(path, t.file.header).part);
+    const file = readSnapshot(path)!;
+    const t = readTail(path, file)!;
+    restoreRows(c, path, file, t.file, t.segments);
     const out = { ms: performance.now() - s, cpu: o.cpu() - c0, mode: c.mode, size: c.size };
     c.stop();
     return out;
