@@ -9,8 +9,9 @@
 //    (bench/support/float32Cache.ts) measured in the same process for the ratio.
 //  - (with --what tail) the save after a small change: 100 new documents (2,000 chunks), then 100 deleted, written
 //    as the save before the rows' file had a tail wrote it (the whole rows' file and the index part) and as now (a
-//    segment appended to the tail; the index part stays), bytes and CPU per save, alternated; and a cold load of the
-//    same rows from the rows' file with its tail and from one rows' file (the fold), alternated.
+//    segment appended to the tail; the index part too once the rows added since it pass PART_LAG_ROWS), bytes and
+//    CPU per save, alternated (and 10 new documents first); and a cold load of the same rows from the rows' file
+//    with its tail and from one rows' file (the fold), alternated.
 // Usage: bun bench/snapshot-parts.ts [--sizes 100000,1000000] [--runs 3] [--memory 100000] [--dense] [--what parts,tail]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
@@ -219,9 +220,9 @@ if (writes.length) {
   for (const l of loads) console.log(l);
 }
 if (tails.length) {
-  console.log("\n| rows | the save after | as before (rows' file + index part) | now (tail segment) | bytes before ÷ now | CPU before ÷ now |\n|---|---|---|---|---|---|");
+  console.log("\n| rows | the save after | as before (rows' file + index part) | now (tail segment; + index part past 500 rows added) | bytes before ÷ now | CPU before ÷ now |\n|---|---|---|---|---|---|");
   for (const l of tails) console.log(l);
-  console.log("\n| rows | cold load until indexed | wall | CPU |\n|---|---|---|---|");
+  console.log("\n| rows | rows after | cold load until indexed | wall | CPU |\n|---|---|---|---|---|");
   for (const l of tailLoads) console.log(l);
 }
 if (memory.length) {

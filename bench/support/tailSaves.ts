@@ -9,7 +9,7 @@ import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import type { ChunkRow } from "../../src/vectors/rows.ts";
 import { restoreRows } from "../../src/vectors/restoreRows.ts";
 import { appendSegment, readTail } from "../../src/vectors/rowsTail.ts";
-import { planTail, type TailPlan } from "../../src/vectors/tailPlan.ts";
+import { PART_LAG_ROWS, planTail, type TailPlan } from "../../src/vectors/tailPlan.ts";
 
 type Docs = Map<string, { rows: ChunkRow[]; vectors: Float32Array[] }>;
 
@@ -36,7 +36,7 @@ export async function tailSaves(o: { dir: string; size: number; dims: number; em
   const ex0 = cache.extras();
   const part0 = await encodeIndex(ex0.index!.parts, ex0.index!.trainedRows, base, async () => {});
   commitSnapshot(await writeIndexPartTmp(rowsPath, { stamp, rows: size, dims }, part0!, ex0.columns), indexPartPath(rowsPath));
-  const onDisk: RowsOnDisk = { stamp, blocks: base, base: { stamp, rows: size }, tail: { bytes: 0, rows: 0, segments: 0 } };
+  const onDisk: RowsOnDisk = { stamp, blocks: base, base: { stamp, rows: size }, tail: { bytes: 0, rows: 0, segments: 0 }, partLag: 0 };
   const count = (blocks: DocumentBlock[]) => blocks.reduce((s, b) => s + b.scales.length, 0);
   const encode = async (blocks: DocumentBlock[]) => {
     const ex = cache.extras();
@@ -54,10 +54,19 @@ export async function tailSaves(o: { dir: string; size: number; dims: number; em
     commitSnapshot(part, indexPartPath(foldPath));
     return statSync(foldPath).size + statSync(indexPartPath(foldPath)).size;
   };
-  /** the save now: a segment appended to the tail (each run starts the tail again); the index part stays */
+  /**
+   * the save now: a segment appended to the tail (each run starts the tail again); the index part stays, unless the
+   * rows added since its view pass PART_LAG_ROWS: then written again over the view after the segment
+   */
   const appended = async (plan: TailPlan) => {
-    const { end } = await appendSegment(rowsPath, 0, { base: stamp, prev: stamp, stamp: crypto.randomUUID(), rows: count(plan.view), dims, removed: plan.removed }, plan.added);
-    return end;
+    const st = crypto.randomUUID();
+    const rows = count(plan.view);
+    const { end } = await appendSegment(rowsPath, 0, { base: stamp, prev: stamp, stamp: st, rows, dims, removed: plan.removed }, plan.added);
+    // the part over the rows' file stays (the scenarios that keep it come before any that writes it again)
+    if (count(plan.added) <= PART_LAG_ROWS) return end;
+    const { index, columns } = await encode(plan.view);
+    commitSnapshot(await writeIndexPartTmp(rowsPath, { stamp: st, rows, dims }, index, columns), indexPartPath(rowsPath));
+    return end + statSync(indexPartPath(rowsPath)).size;
   };
   const timed = async (f: () => Promise<number>) => {
     const c0 = o.cpu();
@@ -65,7 +74,7 @@ export async function tailSaves(o: { dir: string; size: number; dims: number; em
     const bytes = await f();
     return { bytes, ms: performance.now() - t0, cpu: o.cpu() - c0 };
   };
-  const mb = (b: number) => `${(b / 1e6).toFixed(2)} MB`;
+  const mb = (b: number) => (b >= 1e5 ? `${(b / 1e6).toFixed(2)} MB` : `${(b / 1e3).toFixed(1)} kB`);
   const saves: string[] = [];
   const compare = async (label: string) => {
     const blocks = cache.blocks();
@@ -84,11 +93,7 @@ export async function tailSaves(o: { dir: string; size: number; dims: number; em
     );
   };
 
-  // 100 new documents (2,000 chunks), the index kept in step as a write keeps it
-  for (const [doc, d] of o.newDocs) cache.setDocument(doc, own(d.rows), d.vectors);
-  await compare(`${o.newDocs.size} new documents (${count(cache.blocks()) - size} chunks)`);
-
-  // a cold load of the rows with those documents: the rows' file with its tail, and one rows' file (the fold)
+  // a cold load of the rows as they are: the rows' file with its tail, and one rows' file (the fold), alternated
   const load = (path: string) => {
     const c0 = o.cpu();
     const s = performance.now();
@@ -100,18 +105,29 @@ export async function tailSaves(o: { dir: string; size: number; dims: number; em
     c.stop();
     return out;
   };
-  const withTail: ReturnType<typeof load>[] = [];
-  const folded: ReturnType<typeof load>[] = [];
-  for (let r = 0; r < o.runs; r++) {
-    folded.push(load(foldPath));
-    withTail.push(load(rowsPath));
-    Bun.gc(true);
-  }
   const loads: string[] = [];
-  for (const [label, xs] of [["one rows' file + index part (folded)", folded], ["rows' file + tail + index part", withTail]] as const) {
-    if (xs.some((x) => x.mode !== "indexed" || x.size !== count(cache.blocks()))) throw new Error(`${label}: not the rows, or not indexed at load`);
-    loads.push(`| ${size.toLocaleString("en")} | ${label} | ${o.median(xs.map((x) => x.ms)).toFixed(0)} ms | ${o.median(xs.map((x) => x.cpu)).toFixed(0)} ms |`);
-  }
+  const compareLoads = (label: string) => {
+    const withTail: ReturnType<typeof load>[] = [];
+    const folded: ReturnType<typeof load>[] = [];
+    for (let r = 0; r < o.runs; r++) {
+      folded.push(load(foldPath));
+      withTail.push(load(rowsPath));
+      Bun.gc(true);
+    }
+    for (const [how, xs] of [["one rows' file + index part (folded)", folded], ["rows' file + tail + index part", withTail]] as const) {
+      if (xs.some((x) => x.mode !== "indexed" || x.size !== count(cache.blocks()))) throw new Error(`${how}: not the rows, or not indexed at load`);
+      loads.push(`| ${size.toLocaleString("en")} | ${label} | ${how} | ${o.median(xs.map((x) => x.ms)).toFixed(0)} ms | ${o.median(xs.map((x) => x.cpu)).toFixed(0)} ms |`);
+    }
+  };
+
+  // new documents, the index kept in step as a write keeps it: 10 (the part stays), then 100 (the part written again)
+  const fresh = [...o.newDocs];
+  for (const [doc, d] of fresh.slice(0, 10)) cache.setDocument(doc, own(d.rows), d.vectors);
+  await compare(`10 new documents (${count(cache.blocks()) - size} chunks)`);
+  compareLoads(`10 new documents`);
+  for (const [doc, d] of fresh.slice(10)) cache.setDocument(doc, own(d.rows), d.vectors);
+  await compare(`${fresh.length} new documents (${count(cache.blocks()) - size} chunks)`);
+  compareLoads(`${fresh.length} new documents`);
 
   // 100 documents deleted (from the rows as they were: the new ones gone again, then 100 of the file's)
   for (const doc of o.newDocs.keys()) cache.deleteDocument(doc);

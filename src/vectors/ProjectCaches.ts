@@ -1,6 +1,6 @@
 import { commitSnapshot, dropSnapshot, dropSnapshotFolder, snapshotRows, snapshotPath, writeSnapshotTmp } from "./cacheSnapshot.ts";
 import { appendSegment, dropRowsFiles, holdRows, releaseRows, truncateTail } from "./rowsTail.ts";
-import { planTail, TAIL_SHARE, type TailPlan } from "./tailPlan.ts";
+import { PART_LAG_ROWS, planTail, TAIL_SHARE, type TailPlan } from "./tailPlan.ts";
 import type { Generation } from "./generation.ts";
 import { dropIndexPart, indexPartPath, writeIndexPartTmp } from "./indexPart.ts";
 import { loadProjectCache, type RowsOnDisk } from "./loadProjectCache.ts";
@@ -211,7 +211,7 @@ export class ProjectCaches {
     if (partTmp) commitSnapshot(partTmp, indexPartPath(path));
     cache.dirty = false;
     if (disk) {
-      disk.rows = { stamp, blocks, base: { stamp, rows }, tail: { bytes: 0, rows: 0, segments: 0 } };
+      disk.rows = { stamp, blocks, base: { stamp, rows }, tail: { bytes: 0, rows: 0, segments: 0 }, partLag: 0 };
       disk.current = true;
       if (index) disk.savedIndex = indexGen;
     }
@@ -221,8 +221,9 @@ export class ProjectCaches {
   /**
    * A segment appended to the tail, then the rows' file back in place (the last step: until then a load goes to
    * LanceDB, so a crash anywhere before leaves nothing half-applied). The index part on disk lists a view the tail
-   * still holds, and a load applies the segments after it to the index (restoreRows.ts): it is written again only
-   * for an index trained since it was (over the view after the segment), and goes when the cache has no index.
+   * still holds, and a load applies the segments after it to the index (restoreRows.ts): it is written again (over
+   * the view after the segment) for an index trained since it was, or once the segments after its view hold more
+   * than PART_LAG_ROWS rows, and goes when the cache has no index.
    */
   private async appendRows(g: Generation, cache: ProjectVectorCache, path: string, s: { key: string; epoch: number; extras: ReturnType<ProjectVectorCache["extras"]>; indexGen: number; onDisk: RowsOnDisk; plan: TailPlan; disk: OnDisk }): Promise<void> {
     const { onDisk, plan, extras, disk } = s;
@@ -231,7 +232,10 @@ export class ProjectCaches {
     const stamp = crypto.randomUUID();
     this.onStep?.("segment");
     const { end, views } = await appendSegment(path, onDisk.tail.bytes, { base: onDisk.base.stamp, prev: onDisk.stamp, stamp, rows, dims: g.dims, removed: plan.removed, ...(extras.columns ? { columns: true } : {}) }, plan.added);
-    const index = extras.index && disk.index !== disk.savedIndex ? await encodeIndex(extras.index.parts, extras.index.trainedRows, plan.view, () => Bun.sleep(0)) : null;
+    let lag = onDisk.partLag;
+    for (const b of plan.added) lag += b.scales.length;
+    const partDue = disk.index !== disk.savedIndex || lag > PART_LAG_ROWS;
+    const index = extras.index && partDue ? await encodeIndex(extras.index.parts, extras.index.trainedRows, plan.view, () => Bun.sleep(0)) : null;
     const partTmp = index ? await writeIndexPartTmp(path, { stamp, rows, dims: g.dims }, index, extras.columns) : null;
     await this.beforeCommit?.();
     // synchronous from the check to the renames: a write's invalidate cannot slip between them
@@ -245,7 +249,7 @@ export class ProjectCaches {
     this.onStep?.("release");
     releaseRows(path);
     cache.dirty = false;
-    disk.rows = { stamp, blocks: plan.view, base: onDisk.base, tail: { bytes: end, rows: plan.tailRows, segments: onDisk.tail.segments + 1 } };
+    disk.rows = { stamp, blocks: plan.view, base: onDisk.base, tail: { bytes: end, rows: plan.tailRows, segments: onDisk.tail.segments + 1 }, partLag: index ? 0 : lag };
     disk.current = true;
     if (index) disk.savedIndex = s.indexGen;
     cache.adoptSnapshotRows(views);
@@ -268,6 +272,7 @@ export class ProjectCaches {
     if ((this.epochs.get(key) ?? 0) !== epoch || disk.rows !== rows || !disk.current) return dropSnapshot(tmp);
     commitSnapshot(tmp, indexPartPath(path));
     disk.savedIndex = indexGen;
+    rows.partLag = 0;
   }
 
   /** Saves every changed cache of the generation and waits for all saves (at close). */

@@ -21,6 +21,8 @@ export interface RowsOnDisk {
   blocks: DocumentBlock[];
   base: { stamp: string; rows: number };
   tail: TailState;
+  /** rows of the segments after the view the index part lists: a load adds them to the index (restoreRows.ts) */
+  partLag: number;
 }
 
 /**
@@ -36,11 +38,12 @@ export function loadProjectCache(g: Generation, projectId: string, opts: CacheOp
     const file = withTail?.file;
     if (snapshot && withTail && file && (await snapshotCurrent(g, projectId, file.header))) {
       // a part made over other rows, or one that fails the index's checks, is never used: gone, and trained anew
-      if (restoreRows(cache, snapshot, rowsFile!, file, withTail.segments).drop) dropIndexPart(snapshot);
+      const restored = restoreRows(cache, snapshot, rowsFile!, file, withTail.segments);
+      if (restored.drop) dropIndexPart(snapshot);
       g.vectorCache.set(projectId, cache);
       const stamp = file.header.stamp;
       const base = { stamp: rowsFile!.header.stamp!, rows: rowsFile!.header.rows };
-      return { cache, fromSnapshot: true, ...(typeof stamp === "string" ? { onDisk: { stamp, blocks: cache.blocks(), base, tail: withTail.tail } } : {}) };
+      return { cache, fromSnapshot: true, ...(typeof stamp === "string" ? { onDisk: { stamp, blocks: cache.blocks(), base, tail: withTail.tail, partLag: restored.lag } } : {}) };
     }
     const byDoc = new Map<string, { rows: CachedRow[]; vectors: Float32Array[] }>();
     for await (const batch of g.chunks.query().where(projectFilter(projectId)).select([...CACHED_COLUMNS, "vector"])) {

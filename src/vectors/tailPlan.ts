@@ -8,6 +8,12 @@ import type { RowsOnDisk } from "./loadProjectCache.ts";
  * alone, and the files never hold more than ~1.1× the live rows' bytes.
  */
 export const TAIL_SHARE = 0.1;
+/**
+ * Rows the segments after the index part's view may hold before a save writes the part again: a load adds them to
+ * the index, ~0.15 ms of CPU a row at 100,000 chunks (bench/snapshot-parts.ts --what tail), so at most ~0.1 s; a
+ * part is ~8 MB there, most of a small change's bytes, so a change of a few documents does not write it.
+ */
+export const PART_LAG_ROWS = 500;
 /** Segments per tail at most (each is a JSON header a load parses): past it, a new rows' file. */
 export const TAIL_SEGMENTS = 256;
 
