@@ -51,6 +51,8 @@ export class ProjectCaches {
   onStep: ((step: string) => void) | null = null;
   /** the share of the rows a tail may reach before a save writes a new rows' file (tailPlan.ts); 0: never a tail */
   tailShare = TAIL_SHARE;
+  /** rows the segments after the index part's view may hold before a save writes the part again (tailPlan.ts) */
+  partLagRows = PART_LAG_ROWS;
 
   /** budgetBytes 0: no budget, nothing is evicted; dir: where snapshot files go (none without) */
   constructor(
@@ -223,7 +225,7 @@ export class ProjectCaches {
    * LanceDB, so a crash anywhere before leaves nothing half-applied). The index part on disk lists a view the tail
    * still holds, and a load applies the segments after it to the index (restoreRows.ts): it is written again (over
    * the view after the segment) for an index trained since it was, or once the segments after its view hold more
-   * than PART_LAG_ROWS rows, and goes when the cache has no index.
+   * than `partLagRows` rows, and goes when the cache has no index.
    */
   private async appendRows(g: Generation, cache: ProjectVectorCache, path: string, s: { key: string; epoch: number; extras: ReturnType<ProjectVectorCache["extras"]>; indexGen: number; onDisk: RowsOnDisk; plan: TailPlan; disk: OnDisk }): Promise<void> {
     const { onDisk, plan, extras, disk } = s;
@@ -234,7 +236,7 @@ export class ProjectCaches {
     const { end, views } = await appendSegment(path, onDisk.tail.bytes, { base: onDisk.base.stamp, prev: onDisk.stamp, stamp, rows, dims: g.dims, removed: plan.removed, ...(extras.columns ? { columns: true } : {}) }, plan.added);
     let lag = onDisk.partLag;
     for (const b of plan.added) lag += b.scales.length;
-    const partDue = disk.index !== disk.savedIndex || lag > PART_LAG_ROWS;
+    const partDue = disk.index !== disk.savedIndex || lag > this.partLagRows;
     const index = extras.index && partDue ? await encodeIndex(extras.index.parts, extras.index.trainedRows, plan.view, () => Bun.sleep(0)) : null;
     const partTmp = index ? await writeIndexPartTmp(path, { stamp, rows, dims: g.dims }, index, extras.columns) : null;
     await this.beforeCommit?.();
