@@ -7,7 +7,12 @@
 //  - (with --memory) the cache's bytes per chunk, part by part, after the rows' float32 vectors were handed to the
 //    mapped snapshot as the server does, the sparse queries' column copy built, and the float32 cache as it was
 //    (bench/support/float32Cache.ts) measured in the same process for the ratio.
-// Usage: bun bench/snapshot-parts.ts [--sizes 100000,1000000] [--runs 3] [--memory 100000] [--dense]
+//  - (with --what tail) the save after a small change: 100 new documents (2,000 chunks), then 100 deleted, written
+//    as the save before the rows' file had a tail wrote it (the whole rows' file and the index part) and as now (a
+//    segment appended to the tail; the index part too once the rows added since it pass PART_LAG_ROWS), bytes and
+//    CPU per save, alternated (and 10 new documents first); and a cold load of the same rows from the rows' file
+//    with its tail and from one rows' file (the fold), alternated.
+// Usage: bun bench/snapshot-parts.ts [--sizes 100000,1000000] [--runs 3] [--memory 100000] [--dense] [--what parts,tail]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,11 +25,12 @@ import { commitSnapshot, readSnapshot, restoreInto, writeSnapshotTmp } from "../
 import { indexPartPath, readIndexPart, writeIndexPartTmp } from "../src/vectors/indexPart.ts";
 import { encodeIndex } from "../src/vectors/ivfSnapshot.ts";
 import { bigWorld } from "./support/bigWorld.ts";
+import { tailSaves } from "./support/tailSaves.ts";
 import { DenseEmbedder } from "../test/vectors/helpers.ts";
 import { Float32VectorCache } from "./support/float32Cache.ts";
 
 const { values: args } = parseArgs({
-  options: { sizes: { type: "string", default: "100000" }, runs: { type: "string", default: "3" }, memory: { type: "string", default: "" }, dense: { type: "boolean", default: false } },
+  options: { sizes: { type: "string", default: "100000" }, runs: { type: "string", default: "3" }, memory: { type: "string", default: "" }, dense: { type: "boolean", default: false }, what: { type: "string", default: "parts" } },
 });
 
 // --dense: a stand-in for MiniLM (the bytes do not depend on the values)
@@ -49,6 +55,9 @@ const memorySizes = new Set(args.memory ? args.memory.split(",").map(Number) : [
 const writes: string[] = [];
 const loads: string[] = [];
 const memory: string[] = [];
+const what = new Set(args.what!.split(","));
+const tails: string[] = [];
+const tailLoads: string[] = [];
 
 /** The world's rows, a document at a time, as a load from LanceDB hands them over (own strings, own tag arrays). */
 async function documents(size: number) {
@@ -70,6 +79,21 @@ async function documents(size: number) {
 try {
   for (const size of args.sizes!.split(",").map(Number)) {
     const { world, byDoc } = await documents(size);
+    if (what.has("tail")) {
+      const newDocs = new Map<string, { rows: ChunkRow[]; vectors: Float32Array[] }>();
+      const extra = bigWorld({ chunks: 2000, seed: 99 }).chunks;
+      const vecs = await embedder.embed(extra.map((c) => c.text));
+      extra.forEach((c, j) => {
+        const d = newDocs.get(`n${c.documentId}`) ?? { rows: [], vectors: [] };
+        d.rows.push({ ...c, id: `n${c.id}`, documentId: `n${c.documentId}`, projectId: "p", locationId: null });
+        d.vectors.push(vecs[j]);
+        newDocs.set(`n${c.documentId}`, d);
+      });
+      const out = await tailSaves({ dir, size, dims, embedderId: embedder.id, runs, byDoc, newDocs, cpu, median });
+      tails.push(...out.saves);
+      tailLoads.push(...out.loads);
+    }
+    if (!what.has("parts")) continue;
     if (memorySizes.has(size)) {
       // the server's heap: its index trained, the column copy built by a sparse search (a dense project's queries
       // never build it), and its float32 vectors views on the mapped rows' file, in the page cache, not the heap
@@ -189,10 +213,18 @@ try {
 }
 const [l1, l5] = loadavg();
 console.log(`\n${availableParallelism()} cores (${cpus()[0]?.model}), load ${l1.toFixed(1)} / ${l5.toFixed(1)}; Bun ${Bun.version}; ${embedder.id}; medians of ${runs} runs\n`);
-console.log("| rows | what a retraining writes | bytes | wall | CPU |\n|---|---|---|---|---|");
-for (const l of writes) console.log(l);
-console.log("\n| rows | cold load until indexed | wall | CPU |\n|---|---|---|---|");
-for (const l of loads) console.log(l);
+if (writes.length) {
+  console.log("| rows | what a retraining writes | bytes | wall | CPU |\n|---|---|---|---|---|");
+  for (const l of writes) console.log(l);
+  console.log("\n| rows | cold load until indexed | wall | CPU |\n|---|---|---|---|");
+  for (const l of loads) console.log(l);
+}
+if (tails.length) {
+  console.log("\n| rows | the save after | as before (rows' file + index part) | now (tail segment; + index part past 500 rows added) | bytes before ÷ now | CPU before ÷ now |\n|---|---|---|---|---|---|");
+  for (const l of tails) console.log(l);
+  console.log("\n| rows | rows after | cold load until indexed | wall | CPU |\n|---|---|---|---|---|");
+  for (const l of tailLoads) console.log(l);
+}
 if (memory.length) {
   console.log("\n| rows | memory per chunk | bytes | ÷ float32 |\n|---|---|---|---|");
   for (const l of memory) console.log(l);

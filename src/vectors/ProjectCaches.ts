@@ -1,13 +1,17 @@
 import { commitSnapshot, dropSnapshot, dropSnapshotFolder, snapshotRows, snapshotPath, writeSnapshotTmp } from "./cacheSnapshot.ts";
+import { appendSegment, dropRowsFiles, holdRows, releaseRows, truncateTail } from "./rowsTail.ts";
+import { PART_LAG_ROWS, planTail, TAIL_SHARE, type TailPlan } from "./tailPlan.ts";
 import type { Generation } from "./generation.ts";
 import { dropIndexPart, indexPartPath, writeIndexPartTmp } from "./indexPart.ts";
 import { loadProjectCache, type RowsOnDisk } from "./loadProjectCache.ts";
 import { encodeIndex } from "./ivfSnapshot.ts";
 import type { CacheOptions, ProjectVectorCache } from "./ProjectVectorCache.ts";
 
-/** What of a loaded cache is on disk: its rows' file (null once a write deleted it), and which index is saved. */
+/** What of a loaded cache is on disk: its rows' files (null when none holds rows of it), and which index is saved. */
 interface OnDisk {
   rows: RowsOnDisk | null;
+  /** the files hold the cache's rows as they are (false from a write until the save after it) */
+  current: boolean;
   /** bumped at each index swap; the index part holds `savedIndex` */
   index: number;
   savedIndex: number;
@@ -23,7 +27,9 @@ interface OnDisk {
  *
  * With a folder, each cache is also kept as a snapshot file (cacheSnapshot.ts):
  * written after a load from LanceDB, when a changed cache is evicted and at
- * close; deleted before every write to its project. A load tries it first.
+ * close; set aside before every write to its project, and appended to (a
+ * tail: rowsTail.ts) by the save after it while the change is small. A load
+ * tries it first.
  * Its index is a part of its own (indexPart.ts): a newly trained index writes
  * that part alone while the rows' file on disk still holds the cache's rows;
  * the rows' file is written only when rows changed (with the index part after
@@ -41,6 +47,12 @@ export class ProjectCaches {
   readonly loadsFrom = { snapshot: 0, lance: 0 };
   /** @internal test hook: awaited between writing a snapshot and keeping it */
   beforeCommit: (() => Promise<void>) | null = null;
+  /** @internal test hook: called before each step that changes the files of a save (a crash could come there) */
+  onStep: ((step: string) => void) | null = null;
+  /** the share of the rows a tail may reach before a save writes a new rows' file (tailPlan.ts); 0: never a tail */
+  tailShare = TAIL_SHARE;
+  /** rows the segments after the index part's view may hold before a save writes the part again (tailPlan.ts) */
+  partLagRows = PART_LAG_ROWS;
 
   /** budgetBytes 0: no budget, nothing is evicted; dir: where snapshot files go (none without) */
   constructor(
@@ -62,7 +74,7 @@ export class ProjectCaches {
       loading = loadProjectCache(g, projectId, this.cacheOptions, path)
         .then(({ cache, fromSnapshot, onDisk }) => {
           this.loadsFrom[fromSnapshot ? "snapshot" : "lance"]++;
-          const disk: OnDisk = { rows: onDisk ?? null, index: 0, savedIndex: 0 };
+          const disk: OnDisk = { rows: onDisk ?? null, current: fromSnapshot, index: 0, savedIndex: 0 };
           this.disk.set(cache, disk);
           // a newly trained index is saved (its part alone when the rows' file is current), so the next start does
           // not train it again; a save running meanwhile goes on: its rows are as good, this one follows it
@@ -88,23 +100,37 @@ export class ProjectCaches {
 
   /**
    * Called before a write to the project commits, and again once its cache has
-   * the write: the snapshot goes, and a save running across the write is dropped.
+   * the write: a save running across the write is dropped, and the rows' file
+   * is set aside until the next save appends the change to its tail (a load
+   * meanwhile, after a crash, goes to LanceDB), or deleted with its tail and
+   * index part when no loaded cache knows what it holds.
    */
   invalidate(g: Generation, projectId: string): void {
     this.bump(g, projectId);
     const cache = g.vectorCache.get(projectId);
     const disk = cache && this.disk.get(cache);
-    if (disk) disk.rows = null;
+    if (disk) disk.current = false;
     if (this.dir === undefined) return;
     const path = snapshotPath(this.dir, g.gen, projectId);
-    dropSnapshot(path);
-    dropIndexPart(path); // its lists are row numbers of the file just deleted
+    if (disk?.rows && this.tailShare > 0) return holdRows(path);
+    if (disk) disk.rows = null;
+    dropRowsFiles(path);
   }
 
   /** A trained index not yet in an index part. */
   private indexUnsaved(cache: ProjectVectorCache): boolean {
     const disk = this.disk.get(cache);
     return disk !== undefined && disk.index !== disk.savedIndex;
+  }
+
+  /** Something of the cache not on disk: rows changed, files set aside by a write, or an index unsaved. */
+  private unsaved(cache: ProjectVectorCache): boolean {
+    return cache.dirty || this.indexUnsaved(cache) || this.disk.get(cache)?.current === false;
+  }
+
+  /** The epoch a save checks against: now for a loaded cache (it has every write so far), when asked for an evicted one. */
+  private epochOf(g: Generation, cache: ProjectVectorCache, asked: number): number {
+    return g.vectorCache.get(cache.projectId) === cache ? (this.epochs.get(`${g.gen}\u0000${cache.projectId}`) ?? 0) : asked;
   }
 
   private bump(g: Generation, projectId: string): void {
@@ -119,8 +145,10 @@ export class ProjectCaches {
     const key = `${g.gen}\u0000${cache.projectId}`;
     // one save of a project at a time: a second waits for the first, then writes only if there is still news
     const before = this.running.get(key) ?? Promise.resolve();
+    // an evicted cache gets no more writes: one landing after this call, even before the save begins, drops it
+    const asked = this.epochs.get(key) ?? 0;
     const run = before
-      .then(() => this.write(g, cache, dir, what))
+      .then(() => this.write(g, cache, dir, what, asked))
       .catch((e) => console.error(`lorehold: vector cache snapshot of ${cache.projectId} not written: ${e}`));
     this.running.set(key, run);
     this.saving.add(run);
@@ -136,20 +164,34 @@ export class ProjectCaches {
    * waits for the rows' next write when that file is gone (a write deleted it). An older file without a stamp,
    * whose rows are unchanged, is written again once so its index can have a part.
    */
-  private write(g: Generation, cache: ProjectVectorCache, dir: string, what: "rows" | "index"): Promise<void> | undefined {
-    if (what === "rows" && cache.dirty) return this.writeRows(g, cache, dir);
+  private write(g: Generation, cache: ProjectVectorCache, dir: string, what: "rows" | "index", asked: number): Promise<void> | undefined {
+    const disk = this.disk.get(cache);
+    if (what === "rows" && (cache.dirty || disk?.current === false)) return this.writeRows(g, cache, dir, asked);
     if (!this.indexUnsaved(cache)) return;
-    if (this.disk.get(cache)!.rows) return this.writeIndex(g, cache, dir);
-    if (!cache.dirty) return this.writeRows(g, cache, dir);
+    if (disk!.rows && disk!.current) return this.writeIndex(g, cache, dir, asked);
+    if (!cache.dirty) return this.writeRows(g, cache, dir, asked);
   }
 
-  /** The rows' file, and the index part after it (a new stamp ties the two). */
-  private async writeRows(g: Generation, cache: ProjectVectorCache, dir: string): Promise<void> {
+  /**
+   * The rows: a segment appended to the tail while the change is small (tailPlan.ts), else a new rows' file (a new
+   * stamp); the index part after either, naming the rows' view it lists.
+   */
+  private async writeRows(g: Generation, cache: ProjectVectorCache, dir: string, asked: number): Promise<void> {
     const key = `${g.gen}\u0000${cache.projectId}`;
     const path = snapshotPath(dir, g.gen, cache.projectId);
     const disk = this.disk.get(cache);
     // the block list under the gate: no commit is half-applied to it (and the blocks themselves never change)
-    const [epoch, blocks, extras, indexGen] = await g.chunkGate.read(async () => [this.epochs.get(key) ?? 0, cache.blocks(), cache.extras(), disk?.index ?? 0] as const);
+    const [epoch, blocks, extras, indexGen, onDisk] = await g.chunkGate.read(async () => [this.epochOf(g, cache, asked), cache.blocks(), cache.extras(), disk?.index ?? 0, disk?.rows ?? null] as const);
+    const plan = disk && planTail(onDisk, blocks, this.tailShare);
+    if (disk && onDisk && plan) {
+      try {
+        return await this.appendRows(g, cache, path, { key, epoch, extras, indexGen, onDisk, plan, disk });
+      } catch (e) {
+        // the tail cannot take it (its files gone or cut): a new rows' file, which drops what is left of them
+        disk.rows = null;
+        console.error(`lorehold: vector cache tail of ${cache.projectId} not appended, the rows' file is written whole: ${e}`);
+      }
+    }
     const index = extras.index && (await encodeIndex(extras.index.parts, extras.index.trainedRows, blocks, () => Bun.sleep(0)));
     const stamp = crypto.randomUUID();
     const tmp = await writeSnapshotTmp(path, { stamp, gen: g.gen, embedderId: g.embedderId, dims: g.dims, projectId: cache.projectId }, blocks, { index: null, columns: extras.columns });
@@ -162,41 +204,83 @@ export class ProjectCaches {
       if (partTmp) dropSnapshot(partTmp);
       return dropSnapshot(tmp);
     }
-    // the old part goes first: it names the old stamp, and would be dropped at load anyway
-    dropIndexPart(path);
+    // the old rows' file goes first (with it gone nothing left is read), then its tail, its part set aside or not
+    this.onStep?.("drop");
+    dropRowsFiles(path);
+    this.onStep?.("rows");
     commitSnapshot(tmp, path);
+    this.onStep?.("part");
     if (partTmp) commitSnapshot(partTmp, indexPartPath(path));
     cache.dirty = false;
     if (disk) {
-      disk.rows = { stamp, blocks };
+      disk.rows = { stamp, blocks, base: { stamp, rows }, tail: { bytes: 0, rows: 0, segments: 0 }, partLag: 0 };
+      disk.current = true;
       if (index) disk.savedIndex = indexGen;
     }
     cache.adoptSnapshotRows(snapshotRows(path, blocks));
   }
 
+  /**
+   * A segment appended to the tail, then the rows' file back in place (the last step: until then a load goes to
+   * LanceDB, so a crash anywhere before leaves nothing half-applied). The index part on disk lists a view the tail
+   * still holds, and a load applies the segments after it to the index (restoreRows.ts): it is written again (over
+   * the view after the segment) for an index trained since it was, or once the segments after its view hold more
+   * than `partLagRows` rows, and goes when the cache has no index.
+   */
+  private async appendRows(g: Generation, cache: ProjectVectorCache, path: string, s: { key: string; epoch: number; extras: ReturnType<ProjectVectorCache["extras"]>; indexGen: number; onDisk: RowsOnDisk; plan: TailPlan; disk: OnDisk }): Promise<void> {
+    const { onDisk, plan, extras, disk } = s;
+    let rows = 0;
+    for (const b of plan.view) rows += b.scales.length;
+    const stamp = crypto.randomUUID();
+    this.onStep?.("segment");
+    const { end, views } = await appendSegment(path, onDisk.tail.bytes, { base: onDisk.base.stamp, prev: onDisk.stamp, stamp, rows, dims: g.dims, removed: plan.removed, ...(extras.columns ? { columns: true } : {}) }, plan.added);
+    let lag = onDisk.partLag;
+    for (const b of plan.added) lag += b.scales.length;
+    const partDue = disk.index !== disk.savedIndex || lag > this.partLagRows;
+    const index = extras.index && partDue ? await encodeIndex(extras.index.parts, extras.index.trainedRows, plan.view, () => Bun.sleep(0)) : null;
+    const partTmp = index ? await writeIndexPartTmp(path, { stamp, rows, dims: g.dims }, index, extras.columns) : null;
+    await this.beforeCommit?.();
+    // synchronous from the check to the renames: a write's invalidate cannot slip between them
+    if ((this.epochs.get(s.key) ?? 0) !== s.epoch) {
+      if (partTmp) dropSnapshot(partTmp);
+      return truncateTail(path, onDisk.tail.bytes);
+    }
+    this.onStep?.("part");
+    if (partTmp) commitSnapshot(partTmp, indexPartPath(path));
+    else if (!extras.index) dropIndexPart(path);
+    this.onStep?.("release");
+    releaseRows(path);
+    cache.dirty = false;
+    disk.rows = { stamp, blocks: plan.view, base: onDisk.base, tail: { bytes: end, rows: plan.tailRows, segments: onDisk.tail.segments + 1 }, partLag: index ? 0 : lag };
+    disk.current = true;
+    if (index) disk.savedIndex = s.indexGen;
+    cache.adoptSnapshotRows(views);
+  }
+
   /** The index part alone, over the rows' file on disk (nothing when that file no longer holds the cache's rows). */
-  private async writeIndex(g: Generation, cache: ProjectVectorCache, dir: string): Promise<void> {
+  private async writeIndex(g: Generation, cache: ProjectVectorCache, dir: string, asked: number): Promise<void> {
     const key = `${g.gen}\u0000${cache.projectId}`;
     const path = snapshotPath(dir, g.gen, cache.projectId);
     const disk = this.disk.get(cache)!;
-    const [epoch, rows, extras, indexGen] = await g.chunkGate.read(async () => [this.epochs.get(key) ?? 0, disk.rows, cache.extras(), disk.index] as const);
+    const [epoch, rows, extras, indexGen] = await g.chunkGate.read(async () => [this.epochOf(g, cache, asked), disk.rows, cache.extras(), disk.index] as const);
     // rows changed since their file was written: the index is saved with them, at eviction or close
-    if (!rows || !extras.index) return;
+    if (!rows || !disk.current || !extras.index) return;
     const index = await encodeIndex(extras.index.parts, extras.index.trainedRows, rows.blocks, () => Bun.sleep(0));
     if (!index) return;
     let count = 0;
     for (const b of rows.blocks) count += b.scales.length;
     const tmp = await writeIndexPartTmp(path, { stamp: rows.stamp, rows: count, dims: g.dims }, index, extras.columns);
     await this.beforeCommit?.();
-    if ((this.epochs.get(key) ?? 0) !== epoch || disk.rows !== rows) return dropSnapshot(tmp);
+    if ((this.epochs.get(key) ?? 0) !== epoch || disk.rows !== rows || !disk.current) return dropSnapshot(tmp);
     commitSnapshot(tmp, indexPartPath(path));
     disk.savedIndex = indexGen;
+    rows.partLag = 0;
   }
 
   /** Saves every changed cache of the generation and waits for all saves (at close). */
   async flush(g: Generation): Promise<void> {
     await this.idle();
-    for (const c of g.vectorCache.values()) if (c.dirty || this.indexUnsaved(c)) this.save(g, c);
+    for (const c of g.vectorCache.values()) if (this.unsaved(c)) this.save(g, c);
     await this.idle();
   }
 
@@ -230,7 +314,7 @@ export class ProjectCaches {
       if (!victim) return;
       g.vectorCache.delete(victim[0]);
       victim[1].stop();
-      if (victim[1].dirty || this.indexUnsaved(victim[1])) this.save(g, victim[1]); // its next load then reads the file, not LanceDB
+      if (this.unsaved(victim[1])) this.save(g, victim[1]); // its next load then reads the file, not LanceDB
       total -= victim[1].bytes;
     }
   }

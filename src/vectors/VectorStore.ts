@@ -149,9 +149,9 @@ export class VectorStore implements VectorTables {
             this.caches.invalidate(g, projectId);
             await g.chunkGate.write(async () => {
               await g.chunks.delete(where);
-              this.caches.invalidate(g, projectId);
               g.vectorCache.get(projectId)?.stop(); // and any index build it has running
               g.vectorCache.delete(projectId);
+              this.caches.invalidate(g, projectId); // with no cache loaded: every file of the project's rows goes
             });
             const prefix = documentKey(projectId, "");
             for (const key of g.documents) if (key.startsWith(prefix)) g.documents.delete(key);

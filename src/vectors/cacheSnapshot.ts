@@ -6,6 +6,7 @@ import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts"
 import type { ProjectVectorCache, RowMeta } from "./ProjectVectorCache.ts";
 import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
 import type { IndexPart } from "./indexPart.ts";
+import { StagedWriter } from "./stagedWrite.ts";
 
 /**
  * A project's vector cache as one file beside the LanceDB tables, so a cold
@@ -29,7 +30,18 @@ import type { IndexPart } from "./indexPart.ts";
 
 const MAGIC = "LHVCACH1";
 const ALIGN = 64;
-const STAGE_BYTES = 8 * 1024 * 1024;
+
+/** A document's rows apart from their vectors, as a header lists them (strings as numbers in its string table). */
+export interface HeaderDoc {
+  d: string;
+  ids: string[];
+  name: number[];
+  loc: number[];
+  ci: number[];
+  tags: number[][];
+  /** 1 when the cache kept the document's rows in 4 bits (its int8 codes in the file are those, made back) */
+  p?: 1;
+}
 
 export interface SnapshotHeader {
   /** a random id per written file: the index part beside it names the rows it lists (absent in older files) */
@@ -41,8 +53,7 @@ export interface SnapshotHeader {
   rows: number;
   hasFull: boolean;
   strings: string[];
-  /** p: 1 when the cache kept the document's rows in 4 bits (its int8 codes here are those, made back) */
-  docs: { d: string; ids: string[]; name: number[]; loc: number[]; ci: number[]; tags: number[][]; p?: 1 }[];
+  docs: HeaderDoc[];
   /** the IVF index section after the vectors, in files written before the index had a part of its own */
   index?: IndexMeta;
   /** sparse queries were scanned by columns: a restored cache builds its column copy at once */
@@ -89,6 +100,38 @@ export function dropSnapshotFolder(dir: string, gen: number): void {
  * float32 rows in the new file, for the cache to drop its own copies.
  */
 export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "hasFull" | "index" | "columns" | "stamp"> & { stamp?: string }, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
+  const { strings, docs, rows, hasFull } = docsHeader(blocks);
+  const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
+  const json = Buffer.from(JSON.stringify(header));
+  mkdirSync(join(path, ".."), { recursive: true });
+  const tmp = `${path}.tmp`;
+  // written a block at a time without blocking the event loop: the blocks never change once made, so turns
+  // may go on searching (and writes replacing blocks) meanwhile
+  const fh = await open(tmp, "w");
+  try {
+    const head = Buffer.alloc(16);
+    head.write(MAGIC, 0, "latin1");
+    head.writeUInt32LE(json.length, 8);
+    const out = new StagedWriter(fh, 0, ALIGN);
+    await out.put(head);
+    await out.put(json);
+    await putRows(out, blocks, meta.dims, hasFull);
+    if (extras.index) {
+      await out.pad();
+      for (const part of extras.index.sections) await out.put(part);
+    }
+    await out.drain();
+  } finally {
+    await fh.close();
+  }
+  return tmp;
+}
+
+/**
+ * The rows' header fields of these blocks: strings shared in one table, and per document its rows apart from their
+ * vectors (kept per row, whatever the cache keeps per block: files of either side load in the other).
+ */
+export function docsHeader(blocks: DocumentBlock[]): { strings: string[]; docs: HeaderDoc[]; rows: number; hasFull: boolean } {
   const strings: string[] = [];
   const index = new Map<string, number>();
   const str = (s: string) => {
@@ -102,7 +145,6 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
   };
   const hasFull = blocks.length > 0 && blocks.every((b) => b.full !== null);
   let rows = 0;
-  // the header keeps its per-row layout, whatever the cache keeps per block: files of either side load in the other
   const docs = blocks.map((b) => {
     const n = rowCount(b);
     rows += n;
@@ -120,58 +162,26 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
       ...(b.packed ? { p: 1 as const } : {}),
     };
   });
-  const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
-  const json = Buffer.from(JSON.stringify(header));
-  mkdirSync(join(path, ".."), { recursive: true });
-  const tmp = `${path}.tmp`;
-  // written a block at a time without blocking the event loop: the blocks never change once made, so turns
-  // may go on searching (and writes replacing blocks) meanwhile
-  const fh = await open(tmp, "w");
-  try {
-    const head = Buffer.alloc(16);
-    head.write(MAGIC, 0, "latin1");
-    head.writeUInt32LE(json.length, 8);
-    // staged into 8 MB writes: a write per block (thousands at 100k chunks) would wait behind every slice of an
-    // index build running meanwhile, and the save would take tens of seconds instead of a fraction of one
-    const stage = new Uint8Array(STAGE_BYTES);
-    let staged = 0;
-    let at = 0;
-    const drain = async () => {
-      if (staged) await fh.write(stage, 0, staged, at - staged);
-      staged = 0;
-    };
-    const put = async (buf: ArrayBufferView) => {
-      let bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-      while (bytes.byteLength) {
-        const n = Math.min(bytes.byteLength, STAGE_BYTES - staged);
-        stage.set(bytes.subarray(0, n), staged);
-        staged += n;
-        at += n;
-        bytes = bytes.subarray(n);
-        if (staged === STAGE_BYTES) await drain();
-      }
-    };
-    const align = async () => {
-      if (at % ALIGN) await put(new Uint8Array(ALIGN - (at % ALIGN)));
-    };
-    await put(head);
-    await put(json);
-    await align();
-    // a block whose rows a column copy holds alone has its int8 codes made back from the copy (4-bit precision)
-    for (const b of blocks) await put(blockCodes(b, meta.dims));
-    await align();
-    for (const b of blocks) await put(b.scales);
-    await align();
-    if (hasFull) for (const b of blocks) await put(b.full!.all());
-    if (extras.index) {
-      await align();
-      for (const part of extras.index.sections) await put(part);
-    }
-    await drain();
-  } finally {
-    await fh.close();
-  }
-  return tmp;
+  return { strings, docs, rows, hasFull };
+}
+
+/** The blocks' codes, scales and (with hasFull) float32 rows, each section starting aligned. */
+export async function putRows(out: StagedWriter, blocks: DocumentBlock[], dims: number, hasFull: boolean): Promise<void> {
+  await out.pad();
+  // a block whose rows a column copy holds alone has its int8 codes made back from the copy (4-bit precision)
+  for (const b of blocks) await out.put(blockCodes(b, dims));
+  await out.pad();
+  for (const b of blocks) await out.put(b.scales);
+  await out.pad();
+  if (hasFull) for (const b of blocks) await out.put(b.full!.all());
+}
+
+/** Where each section of `rows` rows starts, from the first byte after a header ending at `headerEnd`. */
+export function rowsLayout(headerEnd: number, rows: number, dims: number, hasFull: boolean): { codesAt: number; scalesAt: number; fullAt: number; end: number } {
+  const codesAt = pad(headerEnd);
+  const scalesAt = pad(codesAt + rows * dims);
+  const fullAt = pad(scalesAt + rows * 4);
+  return { codesAt, scalesAt, fullAt, end: hasFull ? fullAt + rows * dims * 4 : scalesAt + rows * 4 };
 }
 
 export function commitSnapshot(tmp: string, path: string): void {
@@ -191,7 +201,7 @@ interface Opened {
 }
 
 /** Reads `into` whole from `position`; false when the file ends first. */
-function readFully(fd: number, into: Uint8Array, position: number): boolean {
+export function readFully(fd: number, into: Uint8Array, position: number): boolean {
   let done = 0;
   while (done < into.length) {
     const n = readSync(fd, into, done, into.length - done, position + done);
@@ -215,10 +225,7 @@ function openSnapshot(path: string): Opened | null {
     if (16 + len > size || !readFully(fd, json, 16)) throw new Error("cut short");
     const header = JSON.parse(json.toString("utf8")) as SnapshotHeader;
     const { dims, rows } = header;
-    const codesAt = pad(16 + len);
-    const scalesAt = pad(codesAt + rows * dims);
-    const fullAt = pad(scalesAt + rows * 4);
-    const end = header.hasFull ? fullAt + rows * dims * 4 : scalesAt + rows * 4;
+    const { codesAt, scalesAt, fullAt, end } = rowsLayout(16 + len, rows, dims, header.hasFull);
     if (size < end) throw new Error("cut short");
     // from here the reader owns the descriptor (closed once nothing reads from it)
     const file = new SnapshotReader(fd);
@@ -249,9 +256,21 @@ export function readSnapshot(path: string): SnapshotFile | null {
   }
   const codes = new Int8Array(part.buffer, part.byteOffset, rows * dims);
   const scales = new Float32Array(part.buffer, part.byteOffset + scalesAt - codesAt, rows);
+  const packedKnown = header.docs.some((x) => x.p === 1);
+  const docs = decodeDocs(header.docs, header.strings, codes, scales, dims, header.hasFull ? (at, n) => new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims) : null, packedKnown);
+  if (!docs) return null;
+  return { header, docs, index };
+}
+
+/**
+ * A header's documents over the rows' codes and scales (in memory) and float32 rows (`fullOf`: the rows from row
+ * `at`, in a file); null when the header lists another number of rows than the sections hold. `packedKnown`: the
+ * file says which documents were 4-bit (files written before 4-bit rows say nothing: the cache then decides from
+ * the codes, as for rows from LanceDB).
+ */
+export function decodeDocs(headerDocs: HeaderDoc[], s: string[], codes: Int8Array, scales: Float32Array, dims: number, fullOf: ((at: number, n: number) => FullVectors) | null, packedKnown: boolean): SnapshotFile["docs"] | null {
   let r = 0;
-  const s = header.strings;
-  const docs = header.docs.map((d) => {
+  const docs = headerDocs.map((d) => {
     const n = d.ids.length;
     const at = r;
     r += n;
@@ -261,12 +280,11 @@ export function readSnapshot(path: string): SnapshotFile | null {
       codes: codes.subarray(at * dims, (at + n) * dims),
       // its own copy: a view would keep the file's codes alive after a column copy has taken them over
       scales: scales.slice(at, at + n),
-      full: header.hasFull ? new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims) : null,
-      // files written before 4-bit rows say nothing: the cache decides from the codes, as for rows from LanceDB
-      ...(d.p === 1 ? { packed: true } : header.docs.some((x) => x.p === 1) ? { packed: false } : {}),
+      full: fullOf ? fullOf(at, n) : null,
+      ...(d.p === 1 ? { packed: true } : packedKnown ? { packed: false } : {}),
     };
   });
-  return r === rows ? { header, docs, index } : null;
+  return r === scales.length && codes.length === r * dims ? docs : null;
 }
 
 /** The float32 rows of a just-written snapshot, block by block, for ProjectVectorCache.adoptSnapshotRows. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
@@ -73,6 +73,30 @@ export async function writeIndexPartTmp(rowsPath: string, rows: { stamp: string;
   const parts = [head, ...index.sections.map((s) => new Uint8Array(s.buffer, s.byteOffset, s.byteLength))];
   await writeFile(tmp, Buffer.concat(parts));
   return tmp;
+}
+
+/**
+ * The stamp of the rows the part beside a rows' file lists (its header alone read), or null when there is no
+ * readable part: a rows' file with a tail (rowsTail.ts) has a stamp per view, and a part may list any of them.
+ */
+export function indexPartStamp(rowsPath: string): string | null {
+  const path = indexPartPath(rowsPath);
+  if (!existsSync(path)) return null;
+  let fd = -1;
+  try {
+    fd = openSync(path, "r");
+    const head = Buffer.alloc(12);
+    if (readSync(fd, head, 0, 12, 0) !== 12 || head.toString("latin1", 0, 8) !== MAGIC) return null;
+    const len = head.readUInt32LE(8);
+    const json = Buffer.alloc(len);
+    if (readSync(fd, json, 0, len, 12) !== len) return null;
+    const stamp = (JSON.parse(json.toString("utf8")) as Partial<IndexPartHeader>).rowsStamp;
+    return typeof stamp === "string" ? stamp : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
 }
 
 /**

@@ -3,17 +3,26 @@ import { idsFilter, projectFilter } from "./filters.ts";
 import { ProjectVectorCache, type CacheOptions, type CachedRow } from "./ProjectVectorCache.ts";
 import { CHUNK_COLUMNS, toStringArray } from "./schemas.ts";
 import type { Raw } from "./vectorRecords.ts";
-import { readSnapshot, restoreInto, type SnapshotHeader } from "./cacheSnapshot.ts";
+import { readSnapshot, type SnapshotHeader } from "./cacheSnapshot.ts";
 import type { DocumentBlock } from "./cacheBlocks.ts";
-import { dropIndexPart, readIndexPart } from "./indexPart.ts";
+import { dropIndexPart } from "./indexPart.ts";
+import { restoreRows } from "./restoreRows.ts";
+import { readTail, type TailState } from "./rowsTail.ts";
 
 /** Every chunk column but the text: the cache keeps no text, and not decoding it makes a cold load ~2× faster. */
 const CACHED_COLUMNS = CHUNK_COLUMNS.filter((c) => c !== "text");
 
-/** The rows' file a cache was restored from: its stamp, and its documents in the file's order. */
+/**
+ * The rows a cache's files on disk hold (rowsTail.ts): the view's stamp (the rows' file's, or its tail's last
+ * segment's) and its documents in the order a load restores them; the rows' file's own stamp and rows, and its tail.
+ */
 export interface RowsOnDisk {
   stamp: string;
   blocks: DocumentBlock[];
+  base: { stamp: string; rows: number };
+  tail: TailState;
+  /** rows of the segments after the view the index part lists: a load adds them to the index (restoreRows.ts) */
+  partLag: number;
 }
 
 /**
@@ -24,14 +33,17 @@ export interface RowsOnDisk {
 export function loadProjectCache(g: Generation, projectId: string, opts: CacheOptions = {}, snapshot?: string): Promise<{ cache: ProjectVectorCache; fromSnapshot: boolean; onDisk?: RowsOnDisk }> {
   return g.chunkGate.read(async () => {
     const cache = new ProjectVectorCache(g.dims, projectId, opts);
-    const file = snapshot ? readSnapshot(snapshot) : null;
-    if (snapshot && file && (await snapshotCurrent(g, projectId, file.header))) {
-      const { part, found } = readIndexPart(snapshot, file.header);
+    const rowsFile = snapshot ? readSnapshot(snapshot) : null;
+    const withTail = snapshot && rowsFile ? readTail(snapshot, rowsFile) : null;
+    const file = withTail?.file;
+    if (snapshot && withTail && file && (await snapshotCurrent(g, projectId, file.header))) {
       // a part made over other rows, or one that fails the index's checks, is never used: gone, and trained anew
-      if (!restoreInto(cache, file, part) && found) dropIndexPart(snapshot);
+      const restored = restoreRows(cache, snapshot, rowsFile!, file, withTail.segments);
+      if (restored.drop) dropIndexPart(snapshot);
       g.vectorCache.set(projectId, cache);
       const stamp = file.header.stamp;
-      return { cache, fromSnapshot: true, ...(typeof stamp === "string" ? { onDisk: { stamp, blocks: cache.blocks() } } : {}) };
+      const base = { stamp: rowsFile!.header.stamp!, rows: rowsFile!.header.rows };
+      return { cache, fromSnapshot: true, ...(typeof stamp === "string" ? { onDisk: { stamp, blocks: cache.blocks(), base, tail: withTail.tail, partLag: restored.lag } } : {}) };
     }
     const byDoc = new Map<string, { rows: CachedRow[]; vectors: Float32Array[] }>();
     for await (const batch of g.chunks.query().where(projectFilter(projectId)).select([...CACHED_COLUMNS, "vector"])) {
