@@ -36,6 +36,8 @@ export interface ArmFigures {
   firstKinds: string;
   /** samples the guard drew per reply */
   samples: string;
+  /** requests the server did not answer 200 (a reply scored as a miss that was never generated) */
+  failed: string;
 }
 
 export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
@@ -73,6 +75,7 @@ export function figures(records: ReplyRecord[], arm: Arm): ArmFigures {
     rawEcho: pct(mine.filter((r) => (r.firstProblems ?? r.problems).some((p) => p.kind === "echo")).length, mine.length),
     firstKinds: byKind(mine.map((r) => r.firstProblems ?? r.problems)),
     samples: arm !== "lorehold" ? "–" : `${(mine.reduce((n, r) => n + r.generations, 0) / mine.length).toFixed(2)} (max ${Math.max(...mine.map((r) => r.generations))})`,
+    failed: arm !== "lorehold" ? "–" : pct(mine.filter((r) => r.status !== 200).length, mine.length),
   };
 }
 
@@ -83,7 +86,7 @@ function byKind(problems: { kind: ProblemKind }[][]): string {
   return [...kinds].map(([k, v]) => `${k} ${v}`).join(", ") || "none";
 }
 
-const FIELDS: (keyof ArmFigures)[] = ["grounding", "spread", "secretsTopic", "secretsDirect", "scoping", "echo", "hygiene", "byKind", "overLength", "words", "ttft", "replyFirst", "clientFirst", "resampled", "rawEcho", "firstKinds", "samples"];
+const FIELDS: (keyof ArmFigures)[] = ["grounding", "spread", "secretsTopic", "secretsDirect", "scoping", "echo", "hygiene", "byKind", "overLength", "words", "ttft", "replyFirst", "clientFirst", "resampled", "rawEcho", "firstKinds", "samples", "failed"];
 
 /** The world's table: one row per figure, a column per arm. */
 export function worldTable(records: ReplyRecord[]): string {
@@ -109,6 +112,7 @@ export function worldTable(records: ReplyRecord[]): string {
     ["replies resampled by the guard", "resampled"],
     ["samples per reply (mean, max)", "samples"],
     ["hygiene problems of the first sample, by kind (before the guard)", "firstKinds"],
+    ["requests not answered 200 (scored, never generated)", "failed"],
   ];
   if (c) return ["| | Lorehold | naive baseline | naive, capped as the product |", "|---|---|---|---|", ...rows.map(([label, k]) => `| ${label} | ${l[k]} | ${n[k]} | ${c[k]} |`)].join("\n");
   return ["| | Lorehold | naive baseline |", "|---|---|---|", ...rows.map(([label, k]) => `| ${label} | ${l[k]} | ${n[k]} |`)].join("\n");

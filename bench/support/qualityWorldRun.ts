@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createApiKey } from "../../src/auth/apiKeys.ts";
 import { importPack, parsePackText } from "../../src/packs/importPack.ts";
 import { updateSettings } from "../../src/projects/settings.ts";
+import { RATE_LIMIT_MAX, setRateLimits } from "../../src/ratelimit/rateLimitSettings.ts";
 import { loadMindProfile } from "../../src/npc/mindProfile.ts";
 import { retrieveMemories } from "../../src/npc/memory/retrieveMemories.ts";
 import { replyContextFor } from "../../src/npc/replies/replyContext.ts";
@@ -77,6 +78,9 @@ export function loadWorld(t: TestApp, world: QualityWorld, root: string, default
       for (const m of pack.minds as { responseConfig?: { temperature?: number } }[])
         if (m.responseConfig?.temperature === undefined) m.responseConfig = { ...m.responseConfig, temperature: defaultTemperature };
     const r = importPack(t.app.ctx as any, pack, { monthlyCredits: 1_000_000 });
+    // The test app's clock never moves, so the per-minute window never frees a slot: at the default limits a run of
+    // more than 200 turns on one world answered the rest 429 (scored as misses). The bench measures replies, not limits.
+    setRateLimits(t.app.ctx as any, r.projectId, { perPlayerPerMinute: RATE_LIMIT_MAX, perProjectPerMinute: RATE_LIMIT_MAX });
     out.key[r.projectId] = createApiKey(t.app.ctx as any, { projectId: r.projectId, type: "server" }).key;
     for (const m of pack.minds as { key: string; knowledgeTags: string[] }[]) {
       out.minds[m.key] = { id: r.ids.minds[m.key], projectId: r.projectId };
