@@ -107,8 +107,12 @@ export class ColumnCopy {
     let at = 0;
     let bytes = 0;
     for (const d of b.docs) {
-      d.home = { copy: b.copy, start: at };
+      const start = at;
       at += rowCount(d);
+      // a row the approximate index holds in int8 stays read from there: a block reads its rows at full int8, not
+      // from the copy's 4-bit codes, and the index keeps it in its lists at its next compaction
+      if (!d.codes && d.home && !(d.home.copy instanceof ColumnScan)) continue;
+      d.home = { copy: b.copy, start };
       if (!d.codes) continue;
       d.bytes -= d.codes.byteLength;
       if (!d.dead) bytes += d.codes.byteLength; // a dead block's bytes left the cache's count when it died

@@ -57,6 +57,9 @@ export class ColumnScan implements ColumnRows {
     this.overflow = new Uint8Array(rows);
   }
 
+  /** one row's int8 codes read back from a store that is not a column copy, while copying */
+  private scratch: Int8Array | null = null;
+
   /** An empty copy for `rows` rows, filled by `copy` a slice at a time (columnCopy.ts runs the slices). */
   static empty(rows: number, dims: number): ColumnScan {
     return new ColumnScan(rows, dims);
@@ -83,15 +86,22 @@ export class ColumnScan implements ColumnRows {
         const codes = doc.codes;
         // rows are copied in order, so a low-half row finds its bytes empty and a high-half row finds its low
         // nibbles written: a store, or an or, per code (stored as int8: the high nibble reads back signed)
-        if (codes === null) {
+        if (codes === null && doc.home!.copy instanceof ColumnScan) {
           // a row the previous copy holds alone: its nibbles as they are
-          const from = doc.home!.copy as ColumnScan;
+          const from = doc.home!.copy;
           const j = doc.home!.start + r;
           for (let d = 0; d < dims; d++) {
             const nib = from.nibble(d, j) & 15;
             if (i < half) cols[d * half + i] = nib;
             else cols[d * half + i - half] |= nib << 4;
           }
+        } else if (codes === null) {
+          // a row whose int8 codes another store holds (the approximate index keeps a dense row's codes in list
+          // order): read back as the block's own codes, then as any int8 row
+          const own = (this.scratch ??= new Int8Array(dims));
+          doc.home!.copy.codesAt(doc.home!.start + r, own, 0);
+          if (i < half) for (let d = 0; d < dims; d++) cols[d * half + i] = NIBBLE[own[d] & 255];
+          else for (let d = 0; d < dims; d++) cols[d * half + i - half] |= NIBBLE[own[d] & 255] << 4;
         } else if (doc.packed) {
           const pb = base >> 1;
           for (let d = 0; d < dims; d++) {

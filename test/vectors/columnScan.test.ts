@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { blockCodes } from "../../src/vectors/cacheBlocks.ts";
 import { ProjectVectorCache } from "../../src/vectors/ProjectVectorCache.ts";
 import { chunk } from "./helpers.ts";
 
@@ -148,4 +149,48 @@ test("without float32 re-scoring the row scan answers: the 4-bit columns alone w
   cache.search(sparse(rng(3), 5), new Set(TAGS), 12);
   await cache.indexIdle();
   expect(cache.columnState).toBe("none");
+});
+
+test("a sparse query on a project whose dense rows the index holds: the column copy reads them from the index, and their blocks keep reading full int8 codes", async () => {
+  // dense rows (a neural embedder's) live in the approximate index's lists once it is built; a sparse query then asks
+  // for the column copy, which must copy those rows from the index (not from a column copy they never had)
+  const D = DIMS;
+  const rand = rng(31);
+  const dense = () => Float32Array.from({ length: D }, () => rand() * 2 - 1);
+  const cache = new ProjectVectorCache(D, "p", { indexMinRows: 600, columnMinRows: 1 });
+  const plain = new ProjectVectorCache(D, "p", { indexMinRows: 0, columnMinRows: Number.POSITIVE_INFINITY });
+  for (let d = 0; d < 40; d++) {
+    const meta = Array.from({ length: 20 }, (_, i) => chunk("p", `d${d}`, i, "", [TAGS[(d + i) % TAGS.length]]));
+    const vectors = meta.map(() => dense());
+    for (const c of [cache, plain]) c.setDocument(`d${d}`, meta, vectors);
+  }
+  await cache.indexIdle();
+  expect(cache.mode).toBe("indexed");
+  const moved = cache.blocks().filter((b) => b.codes === null);
+  expect(moved.length).toBeGreaterThan(0);
+  const before = moved.map((b) => blockCodes(b, D).slice());
+  const q = rng(32);
+  const ask = () => {
+    let found = 0;
+    let wanted = 0;
+    for (let n = 0; n < 30; n++) {
+      const query = sparse(q, 5);
+      const tags = new Set(TAGS.filter((_, i) => (n + i) % 3 !== 0));
+      const got = cache.search(query, tags, 8);
+      const want = plain.search(query, tags, 8);
+      for (const h of got) expect(h.tags.some((t) => tags.has(t))).toBe(true);
+      expect(got).toHaveLength(want.length);
+      const ids = new Set(got.slice(0, 4).map((h) => h.id));
+      found += want.slice(0, 4).filter((h) => ids.has(h.id)).length;
+      wanted += Math.min(4, want.length);
+    }
+    return found / wanted;
+  };
+  ask(); // asks for the column copy
+  await cache.indexIdle();
+  expect(cache.columnState).toBe("ready");
+  // 4-bit candidates re-scored in float32: near-exact on these vectors (the bound leaves room for 4-bit ties)
+  expect(ask()).toBeGreaterThanOrEqual(0.9);
+  // the rows the index holds are still read back as the very int8 codes they had
+  moved.forEach((b, i) => expect(blockCodes(b, D)).toEqual(before[i]));
 });
