@@ -79,6 +79,12 @@ const fc0 = cpu();
 const fill = await app.scheduler.trigger("memory-vector-fill");
 const fillLine = fill ? `memory vector copy at start: ${JSON.stringify(fill.lastResult)} in ${(performance.now() - f0).toFixed(0)} ms wall, ${(cpu() - fc0).toFixed(0)} ms CPU` : "no memory vector copy";
 log(fillLine);
+// the world memories' words written on their rows, once (a world built before they were): a no-op after
+const ww0 = performance.now();
+const wwc0 = cpu();
+const words = await app.scheduler.trigger("world-memory-words");
+const wordsLine = words ? `world-memory words at start: ${JSON.stringify(words.lastResult)} in ${(performance.now() - ww0).toFixed(0)} ms wall, ${(cpu() - wwc0).toFixed(0)} ms CPU` : "no world-memory words";
+log(wordsLine);
 let seed = 0x2545f491;
 const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 const LINES = ["Tell me about the harbour and the lantern.", "Who guards the north gate at night?", "What do you know of the salt debt?", "Have you seen the ferryman?", "What happened at the mill?"];
@@ -202,7 +208,7 @@ Bun.gc(true);
 await Bun.sleep(2000); // the allocator hands freed pages back to the system lazily
 const rssCollected = process.memoryUsage().rss;
 console.log(`\n${args.label}: ${w.chunks.toLocaleString("en")} chunks, ${w.minds.length} minds, ${w.players} players; ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg()[0].toFixed(1)}; Bun ${Bun.version}; RSS ${(rssLeft / 1e6).toFixed(0)} MB (${(rssCollected / 1e6).toFixed(0)} MB 2 s after a full collection)\n`);
-console.log(`${warmupLine}\n${fillLine}\n`);
+console.log(`${warmupLine}\n${fillLine}\n${wordsLine}\n`);
 console.log(out.join("\n"));
 await app.stop();
 rmSync(dir, { recursive: true, force: true });
