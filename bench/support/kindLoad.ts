@@ -1,15 +1,10 @@
 // The load side of bench/http-cost.ts, its own process: one kind of request at a steady rate (open loop), made as
 // bench/support/mixedLoad.ts makes them (a random player and mind from the plan's seed), one JSON result on stdout.
 import { readFileSync } from "node:fs";
+import type { LoadPlan } from "./mixedLoad.ts";
 
-export interface KindPlan {
-  base: string;
-  projectId: string;
-  serverKey: string;
-  editorKey: string;
-  adminToken: string;
-  minds: string[];
-  players: number;
+/** what a mixed load's plan names of the server and world, and the one kind to send */
+export interface KindPlan extends Pick<LoadPlan, "base" | "projectId" | "serverKey" | "editorKey" | "adminToken" | "minds" | "players"> {
   kind: "preview" | "event" | "state" | "lore";
   requests: number;
   rate: number;

@@ -1,4 +1,5 @@
 import { denseCodes, scoreRow, visible, type ColumnRows, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
+import { codesDot } from "./ivfMath.ts";
 
 /**
  * The IVF index's lists: which rows each list holds, 4 B a row.
@@ -297,24 +298,8 @@ function offerRow(doc: DocumentBlock, r: number, p: PreparedQuery, best: TopN, d
   if (p.exclude !== undefined && p.exclude(doc.documentId)) return;
   const codes = doc.codes;
   let score: number;
-  if (codes !== null && !doc.packed && !p.sparse) {
-    const q = p.q;
-    const base = r * dims;
-    const tail = dims & 3;
-    let a0 = 0;
-    let a1 = 0;
-    let a2 = 0;
-    let a3 = 0;
-    let d = 0;
-    for (; d < dims - tail; d += 4) {
-      a0 += q[d] * codes[base + d];
-      a1 += q[d + 1] * codes[base + d + 1];
-      a2 += q[d + 2] * codes[base + d + 2];
-      a3 += q[d + 3] * codes[base + d + 3];
-    }
-    for (; d < dims; d++) a0 += q[d] * codes[base + d];
-    score = (a0 + a1 + a2 + a3) * doc.scales[r];
-  } else score = scoreRow(doc, r, p, dims);
+  if (codes !== null && !doc.packed && !p.sparse) score = codesDot(codes, r * dims, p.q, dims) * doc.scales[r];
+  else score = scoreRow(doc, r, p, dims);
   if (score > best.worst) best.offer(score, doc, r);
 }
 

@@ -58,8 +58,11 @@ export function quantiseTable(m: Float32Array, dims: number): Int8Table {
 
 /** Entry c of the table against v: four accumulators (the listing of every row and a search's ranking spend their time here). */
 export function tableDot(t: Int8Table, c: number, v: ArrayLike<number>, dims: number): number {
-  const m = t.codes;
-  const base = c * dims;
+  return codesDot(t.codes, c * dims, v, dims) * t.scales[c];
+}
+
+/** `v` · the `dims` codes of `codes` from `base`, unscaled: four accumulators (the fastest form measured, bench/ivf-dot.ts). */
+export function codesDot(codes: Int8Array, base: number, v: ArrayLike<number>, dims: number): number {
   let a0 = 0;
   let a1 = 0;
   let a2 = 0;
@@ -67,13 +70,13 @@ export function tableDot(t: Int8Table, c: number, v: ArrayLike<number>, dims: nu
   const tail = dims & 3;
   let d = 0;
   for (; d < dims - tail; d += 4) {
-    a0 += m[base + d] * v[d];
-    a1 += m[base + d + 1] * v[d + 1];
-    a2 += m[base + d + 2] * v[d + 2];
-    a3 += m[base + d + 3] * v[d + 3];
+    a0 += codes[base + d] * v[d];
+    a1 += codes[base + d + 1] * v[d + 1];
+    a2 += codes[base + d + 2] * v[d + 2];
+    a3 += codes[base + d + 3] * v[d + 3];
   }
-  for (; d < dims; d++) a0 += m[base + d] * v[d];
-  return (a0 + a1 + a2 + a3) * t.scales[c];
+  for (; d < dims; d++) a0 += codes[base + d] * v[d];
+  return a0 + a1 + a2 + a3;
 }
 
 /** A query's dot product with entry c of the table: over its non-zero terms when sparse. */
