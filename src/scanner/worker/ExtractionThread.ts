@@ -2,6 +2,7 @@ import type { Skipped } from "../extract/index.ts";
 import type { StorableCandidate } from "./storableCandidate.ts";
 import type { ExtractorSetup } from "./FileExtractor.ts";
 import type { FromThread, ToThread } from "./threadMessages.ts";
+import { endExtractionThread } from "./endThread.ts";
 import { returnExtractionThread, takeExtractionThread } from "./idleThread.ts";
 
 /**
@@ -26,7 +27,8 @@ export class ExtractionThreadError extends Error {}
  * what the thread has not finished, so the reader can wait (`drainTo`) instead
  * of queueing a whole archive in memory. One thread per scan at a time: `close`
  * hands it back for the next scan when the scan ended cleanly (idleThread.ts),
- * and otherwise terminates it, whatever it was doing.
+ * and otherwise ends it (endThread.ts: the files it still holds skipped, then a
+ * close message, terminated only if it does not answer in time).
  */
 export class ExtractionThread {
   private readonly worker: Worker;
@@ -41,6 +43,8 @@ export class ExtractionThread {
   private readonly signal?: AbortSignal;
   private readonly onAbort: () => void;
   private wake: (() => void) | null = null;
+  /** set once the scan no longer wants what it queued (threadMessages.ts) */
+  private readonly stop = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(setup: ExtractorSetup, private readonly sink: ThreadSink, signal?: AbortSignal) {
     // A shutdown stops waiting at once (the job goes back to the queue), even while the thread works.
@@ -50,7 +54,7 @@ export class ExtractionThread {
     this.worker = takeExtractionThread();
     this.worker.onmessage = (e: MessageEvent<FromThread>) => this.receive(e.data);
     this.worker.onerror = (e) => this.fail(new ExtractionThreadError(`The extraction thread failed: ${e.message}`));
-    this.post({ type: "setup", setup });
+    this.post({ type: "setup", setup, stop: this.stop });
   }
 
   get inFlightBytes(): number {
@@ -82,15 +86,22 @@ export class ExtractionThread {
     this.check();
   }
 
-  /** Done with the thread (idempotent): kept for the next scan after a clean end, else terminated. */
-  close(): void {
-    if (this.closed) return;
+  /**
+   * Done with the thread (idempotent): kept for the next scan after a clean end, else ended (endThread.ts).
+   * Resolves once it is kept or has ended (bounded by END_TIMEOUT_MS).
+   */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
     // The server's shutdown signal outlives every scan: the listener must not keep this scan alive.
     this.signal?.removeEventListener("abort", this.onAbort);
     // Only a thread that answered "ended" has nothing of this scan left in its queue.
-    if (this.ended && !this.failure && this.sentBytes <= KEEP_AFTER_BYTES) returnExtractionThread(this.worker);
-    else this.worker.terminate();
+    if (this.ended && !this.failure && this.sentBytes <= KEEP_AFTER_BYTES) {
+      returnExtractionThread(this.worker);
+      return Promise.resolve();
+    }
+    Atomics.store(this.stop, 0, 1);
+    return endExtractionThread(this.worker);
   }
 
   private post(m: ToThread, transfer: ArrayBuffer[] = []): void {
@@ -107,7 +118,7 @@ export class ExtractionThread {
         this.inFlight -= f.size;
         this.sink.fileDone(f.relativePath, f.size);
       } else if (m.type === "ended") this.ended = true;
-      else this.fail(new ExtractionThreadError(m.stack ?? m.message));
+      else if (m.type === "failed") this.fail(new ExtractionThreadError(m.stack ?? m.message));
     } catch (err) {
       // The sink's own failure (a database error storing a batch) ends the scan the same way.
       this.fail(err instanceof Error ? err : new Error(String(err)));

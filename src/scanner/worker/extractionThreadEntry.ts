@@ -11,12 +11,22 @@ import type { FromThread, ToThread } from "./threadMessages.ts";
 declare const self: Worker;
 
 let extractor: FileExtractor | null = null;
+/** the scan's stop flag (threadMessages.ts): set, its files still queued here are skipped */
+let stop: Int32Array | null = null;
 const post = (m: FromThread) => self.postMessage(m);
 
 self.onmessage = (e: MessageEvent<ToThread>) => {
   const m = e.data;
+  if (m.type === "close") {
+    // between messages: the main thread ends the thread on this answer (endThread.ts)
+    extractor = null;
+    post({ type: "closed" });
+    return;
+  }
+  if (m.type !== "setup" && stop !== null && Atomics.load(stop, 0) !== 0) return;
   try {
     if (m.type === "setup") {
+      stop = m.stop;
       extractor = new FileExtractor(m.setup, { batch: (candidates, skipped) => post({ type: "batch", candidates, skipped }) });
     } else if (m.type === "file") {
       extractor!.file(m.relativePath, m.bytes);

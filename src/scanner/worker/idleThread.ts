@@ -1,3 +1,5 @@
+import { endExtractionThread, watchThread } from "./endThread.ts";
+
 /**
  * One extraction thread kept between scans, for speed: starting a thread loads the extractor's modules
  * (~70 ms of CPU, htmlparser2's entity tables and the yaml library among them), and a fresh thread runs
@@ -13,7 +15,7 @@ const IDLE_MS = 60_000;
 
 let idle: { worker: Worker; timer: ReturnType<typeof setTimeout> } | null = null;
 
-/** A thread for a scan: the idle one, else a new one. The caller owns it until `returnExtractionThread` or terminate. */
+/** A thread for a scan: the idle one, else a new one. The caller owns it until `returnExtractionThread` or `endExtractionThread`. */
 export function takeExtractionThread(): Worker {
   if (idle) {
     const { worker, timer } = idle;
@@ -22,7 +24,7 @@ export function takeExtractionThread(): Worker {
     worker.ref();
     return worker;
   }
-  return new Worker(threadEntryUrl());
+  return watchThread(new Worker(threadEntryUrl()));
 }
 
 /** A scan that ended cleanly hands its thread back for the next one (one is kept; a second is ended). */
@@ -30,7 +32,7 @@ export function returnExtractionThread(worker: Worker): void {
   worker.onmessage = null;
   worker.onerror = null;
   if (idle) {
-    worker.terminate();
+    void endExtractionThread(worker);
     return;
   }
   park(worker);
@@ -38,25 +40,25 @@ export function returnExtractionThread(worker: Worker): void {
 
 /** A scan is coming (an archive was submitted): start its thread now, so that it is loaded when the scan begins. */
 export function warmExtractionThread(): void {
-  if (!idle) park(new Worker(threadEntryUrl()));
+  if (!idle) park(watchThread(new Worker(threadEntryUrl())));
 }
 
 /** Ends the idle thread now (tests of a thread's lifetime; a server's stop need not: the thread is unref'd). */
-export function endIdleExtractionThread(): void {
-  if (!idle) return;
-  clearTimeout(idle.timer);
-  idle.worker.terminate();
+export function endIdleExtractionThread(): Promise<void> {
+  if (!idle) return Promise.resolve();
+  const { worker, timer } = idle;
+  clearTimeout(timer);
   idle = null;
+  return endExtractionThread(worker);
 }
 
 function park(worker: Worker): void {
   worker.unref();
   const drop = () => {
-    if (idle?.worker === worker) {
-      clearTimeout(idle.timer);
-      idle = null;
-    }
-    worker.terminate();
+    if (idle?.worker !== worker) return;
+    clearTimeout(idle.timer);
+    idle = null;
+    void endExtractionThread(worker);
   };
   const timer = setTimeout(drop, IDLE_MS);
   timer.unref();

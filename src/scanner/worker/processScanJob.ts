@@ -198,7 +198,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
 
     // What the thread still holds (and string tables whose shared keys never came), then what is left pending.
     await thread.end();
-    thread.close();
+    await thread.close();
     commit();
 
     let refine = { promptTokens: 0, completionTokens: 0, tokenMicro: 0, microByExtension: {} as Record<string, number> };
@@ -249,7 +249,7 @@ export async function processScanJob(ctx: ScannerContext, jobId: string, signal?
     if (!aborted) ctx.log.error("scan job failed", { jobId: job.id, attempt, err: e instanceof Error ? (e.stack ?? e.message) : String(e) });
     return requeueOrFail(ctx, job, attempt, aborted);
   } finally {
-    thread.close();
+    await thread.close();
   }
 }
 
