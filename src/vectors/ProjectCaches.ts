@@ -49,6 +49,8 @@ export class ProjectCaches {
   beforeCommit: (() => Promise<void>) | null = null;
   /** @internal test hook: called before each step that changes the files of a save (a crash could come there) */
   onStep: ((step: string) => void) | null = null;
+  /** @internal test hook: awaited by a write to the chunks once it has set the files aside, and once LanceDB has its commits */
+  onWriteStep: ((step: "set aside" | "committed") => Promise<void>) | null = null;
   /** the share of the rows a tail may reach before a save writes a new rows' file (tailPlan.ts); 0: never a tail */
   tailShare = TAIL_SHARE;
   /** rows the segments after the index part's view may hold before a save writes the part again (tailPlan.ts) */
@@ -99,11 +101,12 @@ export class ProjectCaches {
   }
 
   /**
-   * Called before a write to the project commits, and again once its cache has
-   * the write: a save running across the write is dropped, and the rows' file
-   * is set aside until the next save appends the change to its tail (a load
-   * meanwhile, after a crash, goes to LanceDB), or deleted with its tail and
-   * index part when no loaded cache knows what it holds.
+   * Called under the chunk gate's write side before a write to the project
+   * commits, and again once its cache has the write: a save running across the
+   * write is dropped (the epoch it read under the gate's read side is older),
+   * and the rows' file is set aside until the next save appends the change to
+   * its tail (a load meanwhile, after a crash, goes to LanceDB), or deleted with
+   * its tail and index part when no loaded cache knows what it holds.
    */
   invalidate(g: Generation, projectId: string): void {
     this.bump(g, projectId);

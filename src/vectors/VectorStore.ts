@@ -127,8 +127,8 @@ export class VectorStore implements VectorTables {
     const where = documentFilter(projectId, documentId);
     await this.locks.chunks.run(async () => {
       for (const g of this.writeTargets()) {
-        this.caches.invalidate(g, projectId);
         await g.chunkGate.write(async () => {
+          this.caches.invalidate(g, projectId); // under the gate, before the commit (writeChunks.ts says why)
           await g.chunks.delete(where);
           g.vectorCache.get(projectId)?.deleteDocument(documentId);
           this.caches.invalidate(g, projectId);
@@ -146,8 +146,8 @@ export class VectorStore implements VectorTables {
       await this.locks[kind].run(async () => {
         for (const g of this.writeTargets()) {
           if (kind === "chunks") {
-            this.caches.invalidate(g, projectId);
             await g.chunkGate.write(async () => {
+              this.caches.invalidate(g, projectId); // under the gate, before the commit (writeChunks.ts says why)
               await g.chunks.delete(where);
               g.vectorCache.get(projectId)?.stop(); // and any index build it has running
               g.vectorCache.delete(projectId);

@@ -20,7 +20,8 @@ export interface DocumentChunks {
  * bulk import's throughput was bounded by commits (BENCHMARKS.md "Big worlds").
  *
  * Both commits run under the gate's write side: no search runs between them, so
- * a reader sees the old chunks or the new ones, never both and never neither. (A
+ * a reader sees the old chunks or the new ones, never both and never neither;
+ * the snapshot files are set aside there too, before them (ProjectCaches.invalidate). (A
  * single mergeInsert with whenNotMatchedBySourceDelete is atomic on disk too, but
  * scans the whole table: ~520 ms per document at 100k chunks.) A crash between the
  * two leaves the documents without chunks until indexed again: documents still
@@ -50,10 +51,16 @@ export async function replaceDocumentsChunks(t: VectorTables, caches: ProjectCac
       const vectors = texts.length ? await vectorsFor(g, texts, pre) : null;
       const data = rows.length ? asData(g, "chunks", rows.map((r, i) => chunkRecord(r, vectors?.[i] ?? null))) : null;
       const had = docs.filter((d) => g.documents.has(documentKey(projectId, d.documentId))).map((d) => d.documentId);
-      caches.invalidate(g, projectId); // the project's snapshot file goes before the table changes
       await g.chunkGate.write(async () => {
+        // the project's snapshot files go before the table changes, under the gate: a save reads its epoch under
+        // the gate's read side, so none can read it between this and the commits and find it unchanged at its own
+        // commit (outside, a save whose read was granted just before the gate was asked for did, and kept its file
+        // of the rows before the write, loaded after a crash once LanceDB had the write)
+        caches.invalidate(g, projectId);
+        if (caches.onWriteStep) await caches.onWriteStep("set aside");
         if (had.length) await g.chunks.delete(had.length === 1 ? documentFilter(projectId, had[0]) : `projectId = ${sqlString(projectId)} AND documentId IN (${had.map(sqlString).join(", ")})`);
         if (data) await g.chunks.add(data);
+        if (caches.onWriteStep) await caches.onWriteStep("committed");
         const cache = g.vectorCache.get(projectId);
         let at = 0;
         for (const d of docs) {

@@ -341,3 +341,40 @@ test("a crash at any step of a save that writes the index part with its segment 
   }
   expect(await reopen(dir, INDEXED)).toMatchObject({ from: "snapshot", mode: "indexed", size: 593, hits });
 }, 120_000);
+
+test("a save that runs after a write has set the rows' file aside and before LanceDB has the write is not kept: a crash after the commit loads the write", async () => {
+  const { dir } = await savedWorld("write-race", EXACT);
+  const store = await VectorStore.open(dir, emb, EXACT);
+  const caches = cachesOf(store);
+  const g = store.activeGeneration();
+  const cache = await cacheOf(store);
+  await store.replaceDocumentsChunks("p", [doc("new", 3, 900)]); // the files now lag the cache: a save has news
+  const readersWaiting = () => (g.chunkGate as unknown as { waitingReaders: unknown[] }).waitingReaders.length;
+  let image = "";
+  caches.onWriteStep = async (step) => {
+    if (step === "set aside") {
+      // a save started at this moment (an eviction, an index just trained): run until it is done, or until it
+      // waits for the write (whichever the code allows; neither depends on the machine's pace)
+      caches.save(g, cache);
+      let waiting = false;
+      const done = store.snapshotsIdle().then(() => true);
+      while (!waiting && !(await Promise.race([done, Bun.sleep(1).then(() => false)]))) waiting = readersWaiting() > 0;
+      return;
+    }
+    // LanceDB has the write, the cache not yet: the process dies here
+    caches.onWriteStep = null;
+    image = join(tmp.dir, "write-race-crash");
+    cpSync(dir, image, { recursive: true });
+  };
+  await store.replaceDocumentsChunks("p", [doc("d3", 10, 700)]); // as many rows as before: the count cannot tell
+  await store.snapshotsIdle();
+  // the replaced document's own text finds its first row, scored as itself (a stale row scores far lower)
+  const own = (s: VectorStore) => s.searchVectorHits({ projectId: "p", query: snapshotText(700), tags: TAGS, n: 1 });
+  const [live] = await own(store);
+  expect(live.id).toBe("p:d3:0");
+  await store.close();
+  const again = await VectorStore.open(image, emb, EXACT);
+  const [back] = await own(again);
+  expect({ id: back.id, score: back.score.toFixed(4), size: (await cacheOf(again)).size }).toEqual({ id: live.id, score: live.score.toFixed(4), size: 603 });
+  await again.close();
+}, 60_000);
