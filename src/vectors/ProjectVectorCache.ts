@@ -5,6 +5,7 @@ import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
 import { BuildTurns } from "./buildTurns.ts";
+import { BuildFailures } from "./buildFailures.ts";
 import { OwnVectors, type FullVectors } from "./fullVectors.ts";
 import type { ChunkRow } from "./rows.ts";
 
@@ -49,6 +50,8 @@ export interface CacheOptions {
   columnSliceRows?: number;
   /** 4: dense rows kept in 4-bit codes when re-scored (cacheBlocks.ts DocumentBlock.packed); 8 (default): int8 */
   rowBits?: 4 | 8;
+  /** how long a background build that failed waits before it is tried again (BUILD_RETRY_MS; tests make it 0) */
+  buildRetryMs?: number;
 }
 
 /** What the cache keeps of a row. */
@@ -102,14 +105,21 @@ export class ProjectVectorCache {
   private holdBuild = false;
   /** called when a new index swaps in (its owner saves the index part, so a restart finds the index there) */
   onIndexReady: (() => void) | null = null;
+  /** background builds that threw: logged once, held back a while (buildFailures.ts) */
+  private readonly failures: BuildFailures;
 
   constructor(
     readonly dims: number,
     readonly projectId: string,
     readonly opts: CacheOptions = {},
   ) {
+    this.failures = new BuildFailures(projectId, opts.buildRetryMs);
     // once a copy holds a block's rows, the block's own int8 codes go: the budget no longer counts them
-    this.columns = new ColumnCopy(dims, opts.columnSliceRows, (freed) => (this.byteCount -= freed));
+    this.columns = new ColumnCopy(dims, opts.columnSliceRows, {
+      freed: (bytes) => (this.byteCount -= bytes),
+      built: () => this.failures.succeeded("column copy"),
+      failed: (e) => this.failures.failed("column copy", e),
+    });
   }
 
   /** "exact" below the index threshold, "building" while the index is trained in the background, "indexed" once it answers. */
@@ -199,7 +209,7 @@ export class ProjectVectorCache {
       this.trainedRows = index.trainedRows;
     }
     this.maybeBuild();
-    if (columns && this.count >= (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) this.columns.want(() => this.blocks());
+    if (columns && this.count >= (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) this.wantColumns();
   }
 
   /** What a snapshot saves beside the rows: the index as it stands (lists copied), and whether columns are in use. */
@@ -275,6 +285,7 @@ export class ProjectVectorCache {
       }
     }
     if (this.building) this.turns.nudge();
+    else if (!this.ivf) this.maybeBuild(); // one that failed is tried again once its wait is over, writes or not
     let items = best.items;
     if (this.rescore > 0) {
       items = items.map((it) => ({ ...it, score: fullScore(it.doc, it.row, p, this.dims) ?? it.score }));
@@ -297,8 +308,13 @@ export class ProjectVectorCache {
   private columnScan(p: ReturnType<typeof prepareQuery>, best: TopN): boolean {
     // its 4-bit scores only pick candidates: without float32 re-scoring the rows' int8 scan ranks
     if (!p.sparse || this.rescore === 0 || this.count < (this.opts.columnMinRows ?? COLUMN_MIN_ROWS)) return false;
-    this.columns.want(() => this.blocks());
+    this.wantColumns();
     return this.columns.scan(p, best, (doc, r) => scoreRow(doc, r, p, this.dims));
+  }
+
+  /** Asks for the column copy, unless its last build failed a short while ago (buildFailures.ts). */
+  private wantColumns(): void {
+    if (this.failures.mayStart("column copy")) this.columns.want(() => this.blocks());
   }
 
   /**
@@ -310,6 +326,7 @@ export class ProjectVectorCache {
     const min = this.indexMinRows;
     if (min <= 0 || this.count < min || this.building || this.stopped || this.holdBuild) return;
     if (this.ivf && this.count <= 2 * this.trainedRows) return;
+    if (!this.failures.mayStart("index build")) return;
     const pending = new Set<DocumentBlock>();
     const run = async () => {
       // its first step after the current synchronous writes (a cold load sets every document in one go)
@@ -320,10 +337,14 @@ export class ProjectVectorCache {
       for (const b of at.snapshot) if (b.dead) index.remove(b);
       this.ivf = index;
       this.trainedRows = at.rows;
+      this.failures.succeeded("index build");
       this.onIndexReady?.(); // the rows are unchanged: only the index part is saved again
     };
     this.building = run()
-      .catch(() => {}) // an abandoned or failed build leaves the exact scan (or the previous index) answering
+      // an abandoned or failed build leaves the exact scan (or the previous index) answering; a failure is told
+      .catch((e) => {
+        if (!this.stopped) this.failures.failed("index build", e);
+      })
       .finally(() => {
         this.pendingAdds = null;
         this.building = null;

@@ -23,11 +23,10 @@ export class ColumnCopy {
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
 
-  /** `freed`: told the bytes of live blocks' int8 codes dropped once a copy holds their rows */
   constructor(
     private readonly dims: number,
     private readonly sliceRows = COLUMN_SLICE_ROWS,
-    private readonly freed: (bytes: number) => void = () => {},
+    private readonly events: ColumnCopyEvents = {},
   ) {}
 
   /** Memory of the ready copy (counted in the cache's bytes; a build's half-made copy is not yet). */
@@ -85,17 +84,26 @@ export class ColumnCopy {
     return false;
   }
 
-  /** Copies one slice of the running build; swaps it in once complete. */
+  /**
+   * Copies one slice of the running build; swaps it in once complete. It runs in an immediate or a microtask, outside
+   * any request: a slice that throws drops the build and is reported, never left to end the process.
+   */
   private step(): void {
     const b = this.build;
     if (!b || this.stopped) return;
-    if (!b.copy.copy(b.docs, b.at, this.sliceRows)) return;
-    // complete, and synchronous from here: no write slips between catching up and swapping in
-    for (const d of b.pending) if (!d.dead) b.copy.added.add(d);
-    for (const d of b.docs) if (d.dead) b.copy.deadRows += d.scales.length;
-    this.current = b.copy;
-    this.adopt(b);
-    this.end();
+    try {
+      if (!b.copy.copy(b.docs, b.at, this.sliceRows)) return;
+      // complete, and synchronous from here: no write slips between catching up and swapping in
+      for (const d of b.pending) if (!d.dead) b.copy.added.add(d);
+      for (const d of b.docs) if (d.dead) b.copy.deadRows += d.scales.length;
+      this.current = b.copy;
+      this.adopt(b);
+      this.end();
+      this.events.built?.();
+    } catch (e) {
+      if (this.build === b) this.end();
+      this.events.failed?.(e);
+    }
   }
 
   /**
@@ -118,7 +126,7 @@ export class ColumnCopy {
       if (!d.dead) bytes += d.codes.byteLength; // a dead block's bytes left the cache's count when it died
       d.codes = null;
     }
-    if (bytes) this.freed(bytes);
+    if (bytes) this.events.freed?.(bytes);
   }
 
   private schedule(): void {
@@ -135,6 +143,15 @@ export class ColumnCopy {
     this.idleWaiters = [];
     for (const w of waiters) w();
   }
+}
+
+export interface ColumnCopyEvents {
+  /** the bytes of live blocks' int8 codes dropped once a copy holds their rows */
+  freed?: (bytes: number) => void;
+  /** a build swapped its copy in */
+  built?: () => void;
+  /** a slice threw: the build was dropped first (the rows, or the copy before, answer as they did) */
+  failed?: (error: unknown) => void;
 }
 
 interface Build {
