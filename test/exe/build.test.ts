@@ -162,8 +162,8 @@ describe.skipIf(skip)("single executable (scripts/build.ts)", () => {
     timings.secondStartMs = run.wallMs;
     timings.secondStartPrepareMs = run.result?.native?.prepareMs;
     expectAllChecksPass(run);
+    // reused, not extracted again (its prepareMs is recorded in the timings, not bounded: it is the machine's)
     expect(run.result.native).toMatchObject({ source: "cache", extracted: false, extractReason: null });
-    expect(run.result.native.prepareMs).toBeLessThan(1000);
   }, 120_000);
 
   test("a corrupted extracted library is detected and re-extracted", () => {

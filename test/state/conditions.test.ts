@@ -144,10 +144,10 @@ describe("limits and hostile input", () => {
     expect(atLimit.length).toBeLessThanOrEqual(CONDITION_LIMITS.chars);
     expect(refused(atLimit)).toEqual([]);
     expect(refused("true || ".repeat(200) + "true")).toEqual([`at most ${CONDITION_LIMITS.chars} characters`]);
-    // A megabyte of text is refused at once, not parsed.
-    const t0 = performance.now();
+    // A megabyte of text is refused by its length alone, not parsed: the parser would refuse it for its depth
+    // (the next test's message), and only the length check says this. (No time bound: how long anything takes
+    // depends on the machine and its load.)
     expect(refused("(".repeat(1_000_000))).toEqual([`at most ${CONDITION_LIMITS.chars} characters`]);
-    expect(performance.now() - t0).toBeLessThan(100);
   });
   test("nesting depth: a dozen parentheses parse, deeper ones are refused", () => {
     expect(holds(`${"(".repeat(12)}true${")".repeat(12)}`)).toBe(true);

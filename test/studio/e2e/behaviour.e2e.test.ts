@@ -35,7 +35,8 @@ describe.skipIf(!enabled)("typed turns in the Studio (Chromium)", () => {
     await page.goto(`/#/p/${projectId}/minds/${mindId}`);
     await page.getByLabel("Personality").waitFor();
     // The form renders before the mind's data arrives: wait for the field to be filled, not just present.
-    for (let i = 0; i < 100 && (await page.getByLabel("Personality").inputValue()) === ""; i++) await page.waitForTimeout(100);
+    // (polled up to 60 s: how soon it is filled is the machine's, and a loaded box took several seconds)
+    for (let i = 0; i < 600 && (await page.getByLabel("Personality").inputValue()) === ""; i++) await page.waitForTimeout(100);
     await expect(page.getByLabel("Personality").inputValue()).resolves.toBe("A quiet harbour pilot.");
     await page.getByLabel("Returns an emotion, actions and trust with each reply").check();
     await page.getByLabel("Emotions").fill("calm, happy, wary");
@@ -68,7 +69,7 @@ describe.skipIf(!enabled)("typed turns in the Studio (Chromium)", () => {
     await page.getByRole("button", { name: "Save mind" }).click();
     await page.waitForFunction(`!document.querySelector(".field-problems") && !document.querySelector('[role="alert"].error')`);
     let stored: any = null;
-    for (let i = 0; i < 50 && !stored; i++) {
+    for (let i = 0; i < 600 && !stored; i++) {
       stored = (await api("GET", `/projects/${projectId}/minds/${mindId}`)).body.behaviour;
       if (!stored) await Bun.sleep(100);
     }
