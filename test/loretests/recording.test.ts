@@ -76,7 +76,8 @@ describe("recording real conversations as candidate lore tests", () => {
     expect(JSON.stringify(raw)).not.toContain("player-ada-7");
     // Streamed replies are interactions too.
     await say("player-bo", "What is the Rusty Tankard like?", { accept: "text/event-stream" });
-    await Bun.sleep(50);
+    // kept once the stream has ended, whenever the box gets to it: waited for (the test's timeout bounds it)
+    while ((await candidates()).length < 2) await Bun.sleep(10);
     expect((await candidates()).map((x) => x.turnCount).sort()).toEqual([1, 2]);
     await clear();
   });

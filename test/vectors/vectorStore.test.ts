@@ -351,8 +351,11 @@ describe("VectorStore: persistence and re-embedding", () => {
     for (let d = 0; d < 10; d++) {
       await store.replaceDocumentChunks("p1", `d${d}`, Array.from({ length: 60 }, (_, i) => chunk("p1", `d${d}`, i, `doc ${d} part ${i}`, ["t"])));
     }
-    const reembed = store.reembedAll(new RenamedEmbedder("slow", 50));
-    await Bun.sleep(80);
+    const slow = new RenamedEmbedder("slow", 50);
+    const reembed = store.reembedAll(slow);
+    // under way (its first embedding call made), however fast or slow the box: a fixed sleep could land before it
+    // started on a loaded box, or after it ended on a fast one
+    while (slow.calls === 0) await Bun.sleep(1);
     await store.close();
     await expect(reembed).rejects.toThrow();
     const reopened = await VectorStore.open(dir, new HashingEmbedder());

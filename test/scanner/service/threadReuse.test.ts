@@ -65,10 +65,12 @@ describe("the extraction thread kept between scans", () => {
   });
 
   test("a waiting thread that failed is not handed to the next scan", async () => {
-    endIdleExtractionThread();
+    await endIdleExtractionThread();
     const broken = new Worker(URL.createObjectURL(new Blob(["throw new Error('the thread did not load');"], { type: "application/javascript" })));
     returnExtractionThread(broken);
-    await Bun.sleep(2000);
+    // until its failure has come (a listener added after the waiting thread's own: it has run by then), not a fixed
+    // 2 s that a loaded box may not give the thread to fail in
+    await new Promise((r) => broken.addEventListener("error", r, { once: true }));
     const next = takeExtractionThread();
     expect(next).not.toBe(broken);
     next.terminate();

@@ -22,7 +22,8 @@ afterAll(async () => {
 
 /** Until an input shows the value the page loaded into it (the editors fill their fields after a fetch). */
 async function valueOf(input: { inputValue(): Promise<string> }, want: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
+  // up to 30 s: how soon the fetch fills it is the machine's (a loaded box took seconds)
+  for (let i = 0; i < 600; i++) {
     const v = await input.inputValue();
     if (v === want) return v;
     await Bun.sleep(50);
