@@ -18,7 +18,7 @@ let w: World;
 let other: World;
 
 /** Every prompt the generation backend was given, by conversation key (the production path, recorded on its way in). */
-const prompts: { key: string; messages: ChatMessage[] }[] = [];
+const prompts: { key: string; messages: ChatMessage[]; signal?: AbortSignal }[] = [];
 /** While set, generation waits for it before starting (to hold a turn mid-way and cut in). */
 let gate: Promise<void> | null = null;
 const promptsOf = (mindId: string) => prompts.filter((p) => p.key.includes(`:${mindId}:`)).map((p) => p.messages.map((m) => m.content).join("\n"));
@@ -51,7 +51,7 @@ beforeAll(async () => {
   await t.app.scheduler.trigger("indexer");
   watchGenerate(t.app, {
     before: (req) => {
-      prompts.push({ key: req.conversationKey ?? "", messages: req.messages });
+      prompts.push({ key: req.conversationKey ?? "", messages: req.messages, signal: req.signal });
       return gate;
     },
   });
@@ -239,7 +239,11 @@ describe("turns", () => {
     const first = scenes("POST", `/${id}/turn`, { text: "Tell me a long story.", maxLines: 6 });
     while (!prompts.some((p) => p.messages.some((m) => m.content.includes("Tell me a long story.")))) await Bun.sleep(5);
     const second = scenes("POST", `/${id}/turn`, { text: "Stop. Garrick, a word.", maxLines: 1 });
-    await Bun.sleep(20);
+    // until the second turn has cut the first (its generation's signal aborted), not a fixed 20 ms a loaded box may
+    // not give the second request to get there
+    const held = prompts.find((p) => p.messages.some((m) => m.content.includes("Tell me a long story.")))!;
+    expect(held.signal).toBeDefined();
+    while (!held.signal!.aborted) await Bun.sleep(5);
     gate = null;
     open();
     const [a, b] = await Promise.all([first, second]);
