@@ -33,7 +33,7 @@ export function replayed(ctx: MemoryContext, projectId: string, key: string | nu
   return JSON.parse(r.response);
 }
 
-/** The answer of a key whose events are recorded and whose answer is not yet kept (a reaction or vectors pending). */
+/** The answer of a key whose events are recorded and whose answer is not yet kept (its reaction pending). */
 const IN_PROGRESS = "";
 
 /** Keeps the answer given to an Idempotency-Key (a retry gets it back: the events are not recorded twice). */
@@ -72,7 +72,7 @@ export async function recordEvents(
   const memories: Memory[] = [];
   const out = writeTx(ctx.db, () => {
     // The key is taken with the events, in their transaction: a retry that comes while this request still
-    // awaits its reaction or vectors is refused (409), never recorded twice; a failed request leaves no key.
+    // awaits its reaction is refused (409), never recorded twice; a failed request leaves no key.
     if (idempotency) {
       if (findEventRequest(ctx.db, projectId, idempotency.key)) throw new ApiError(409, "A request with this Idempotency-Key is still running");
       insertEventRequest(ctx.db, projectId, idempotency.key, bodyHash(idempotency.rawBody), IN_PROGRESS, nowIso(ctx));
