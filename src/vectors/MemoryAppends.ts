@@ -36,9 +36,9 @@ function newBatch(): Batch {
 
 /**
  * New memories' vectors appended to LanceDB together: the rows of the writes made within a short window go in one
- * commit. Each commit costs ~4 ms of CPU at 1,000,000 memories whatever its size, and adds a fragment that every
- * later read and the upkeep's compaction pay for (BENCHMARKS.md "Big worlds: the event write's appends batched"),
- * so a burst of event writes made one commit each.
+ * commit, where each event write made one of its own. A commit costs ~4 ms of CPU at 1,000,000 memories whatever its
+ * size, and adds a fragment that later reads and the upkeep's compaction pay for (BENCHMARKS.md "Big worlds: the
+ * event write's appends batched").
  *
  * The rows are already in SQLite (the write's durability is SQLite's): until their commit only LanceDB lacks them.
  * So whatever reads or changes the memories table first waits for what is queued (`flush`): a delete never lands
