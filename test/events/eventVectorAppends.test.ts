@@ -8,6 +8,8 @@ import { setRateLimits, RATE_LIMIT_MAX } from "../../src/ratelimit/rateLimitSett
 import { retrieveMemories } from "../../src/npc/memory/retrieveMemories.ts";
 import type { AppendTimer } from "../../src/vectors/MemoryAppends.ts";
 import { App } from "../../src/app/App.ts";
+import { VectorStore } from "../../src/vectors/VectorStore.ts";
+import { HashingEmbedder } from "../../src/vectors/HashingEmbedder.ts";
 
 // An event's memory vectors are appended to LanceDB a window after the reply, several writes' in one commit
 // (src/vectors/MemoryAppends.ts). Real SQLite, real LanceDB, the hashing embedder, requests through the HTTP app.
@@ -162,7 +164,7 @@ describe("an event's memory vectors, appended after the reply", () => {
     clock.end();
   });
 
-  test("a failed commit leaves its memories queued, and the repair job writes them once; rows still in a window are left to it", async () => {
+  test("a failed commit leaves its memories queued, and the repair job writes them; a memory still in its window lands once", async () => {
     const table = t.app.ctx.vectors.activeGeneration().memories;
     const add = table.add.bind(table);
     table.add = (() => Promise.reject(new Error("disk full"))) as unknown as typeof table.add;
@@ -241,5 +243,27 @@ describe("the window at shutdown and after a crash", () => {
       await app.stop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the window's bounds, on the vector store alone", () => {
+  const row = (id: string) => ({ id, projectId: "p1", entityMindId: "m1", playerId: "solo", text: `The player ${id} crossed the bridge`, importance: 3, topics: [], createdAt: new Date().toISOString() });
+
+  test("a window of 0 commits each append at once, without a timer; a closed store refuses appends", async () => {
+    const dir = tempDir();
+    const timer = manualTimer();
+    const store = await VectorStore.open(dir, new HashingEmbedder(), { memoryAppendWindowMs: 0, appendTimer: timer.timer });
+    try {
+      const v0 = await store.activeGeneration().memories.version();
+      await store.appendMemories([row("a")]);
+      await store.appendMemories([row("b"), row("c")]);
+      expect(timer.open()).toBe(0);
+      expect((await store.activeGeneration().memories.version()) - v0).toBe(2);
+      expect(() => store.appendMemories([row("d"), row("d")])).toThrow("queued twice");
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(() => store.appendMemories([row("e")])).toThrow("VectorStore is closed");
   });
 });
