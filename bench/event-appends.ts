@@ -52,8 +52,13 @@ interface Arm {
 
 let n = 0;
 const arms: Arm[] = [];
+const made: string[] = [];
+process.on("exit", () => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 for (const window of args.arms!.split(",").map(Number)) {
   const dir = mkdtempSync(join(tmpdir(), `lorehold-bench-appends-${window}-`));
+  made.push(dir); // removed at the end whatever happens
   log(`copying the world for the ${window} ms arm`);
   cpSync(join(args.world, "data"), join(dir, "data"), { recursive: true });
   const config = loadConfig({ cwd: dir, env: {}, flags: { dataDir: join(dir, "data"), modelsDir: join(dir, "models"), threads: 1, logLevel: "silent", memoryAppendWindowMs: window } as never });
