@@ -14,6 +14,7 @@
 //        --world <folder>: a copy of a world bench/preview-overhead.ts built (and bench/world-scale.ts seeded) instead
 //        of building one, so two versions of the code meet the same world; the server starts on it as a restarted
 //        box does (its scheduler's jobs running, its project's vectors loaded in the background)
+//        --append-window <ms>: the event writes' memory append window (config memoryAppendWindowMs)
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -45,6 +46,8 @@ const { values: args } = parseArgs({
     solo: { type: "string", default: "8" },
     settle: { type: "string", default: "8" },
     world: { type: "string" },
+    /** memoryAppendWindowMs (0: each event's memory vectors committed alone, as before the window) */
+    "append-window": { type: "string" },
   },
 });
 const BIN = llamaServerBinary();
@@ -73,7 +76,7 @@ try {
   const config = loadConfig({
     cwd: dir,
     env: {},
-    flags: { dataDir, modelsDir: dir, generation: "remote", backends: [backend], contextSize: 4096, maxReplyTokens: Number(args.tokens), threads: 1, port: 0, host: "127.0.0.1", logLevel: "silent" } as never,
+    flags: { dataDir, modelsDir: dir, generation: "remote", backends: [backend], contextSize: 4096, maxReplyTokens: Number(args.tokens), threads: 1, port: 0, host: "127.0.0.1", logLevel: "silent", memoryAppendWindowMs: args["append-window"] === undefined ? undefined : Number(args["append-window"]) } as never,
   });
   if (args.world) cpSync(join(args.world, "data"), dataDir, { recursive: true });
   app = await App.create(config, { logger: silentLogger });

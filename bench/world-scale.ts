@@ -10,7 +10,9 @@
 //  - interact-preview of a mind with its ~1,000 world memories, a player new to it (a first turn: up to 3 of them);
 //  - rankWorldMemories alone (what the turn's gather step runs for them).
 // Usage: bun bench/world-scale.ts --world <preview world> [--seed] [--events 100000] [--witnesses 10]
-//        [--requests 100] [--label now] [--only <part of a kind's label>]
+//        [--requests 100] [--label now] [--only <part of a kind's label>] [--append-window <ms>]
+// Also reported: the memories table's LanceDB commits per 100 player events over the run, and the process's CPU over
+// the whole loop per request (what the requests left running after their replies, an append window's commit, included).
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,12 +37,15 @@ const { values: args } = parseArgs({
     label: { type: "string", default: "this code" },
     /** only the kinds whose label contains this (a profile of one) */
     only: { type: "string", default: "" },
+    /** memoryAppendWindowMs (0: each event's memory vectors committed alone, as before the window) */
+    "append-window": { type: "string" },
   },
 });
 if (!args.world) throw new Error("--world <folder> is required");
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+const appendWindow = args["append-window"] === undefined ? undefined : Number(args["append-window"]);
 const configFor = (dataDir: string, cwd: string) =>
-  loadConfig({ cwd, env: {}, flags: { dataDir, modelsDir: join(cwd, "models"), contextSize: 4096, maxReplyTokens: 64, threads: 1, logLevel: "silent", vectorIndexMinChunks: 0 } as never });
+  loadConfig({ cwd, env: {}, flags: { dataDir, modelsDir: join(cwd, "models"), contextSize: 4096, maxReplyTokens: 64, threads: 1, logLevel: "silent", vectorIndexMinChunks: 0, memoryAppendWindowMs: appendWindow } as never });
 interface WorldMeta {
   projectId: string;
   adminToken: string;
@@ -139,12 +144,19 @@ async function measure(): Promise<void> {
     const chosen = Object.entries(kinds).filter(([k]) => k.includes(args.only!));
     for (const [, f] of chosen) for (let i = 0; i < 3; i++) await f(); // JIT and first loads
     const res = new Map(chosen.map(([k]) => [k, [] as { wall: number; cpu: number }[]]));
+    const memoriesTable = ctx.vectors.activeGeneration().memories;
+    const version0 = await memoriesTable.version();
+    const loopCpu0 = cpu();
     for (let i = 0; i < Number(args.requests); i++) {
       for (const [k, f] of chosen) {
         n++;
         res.get(k)!.push(await f());
       }
     }
+    await ctx.vectors.appends.flush();
+    const loopCpu = cpu() - loopCpu0;
+    const commits = (await memoriesTable.version()) - version0;
+    const playerEvents = chosen.some(([k]) => k.startsWith("event about a player")) ? Number(args.requests) : 0;
     const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))];
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const wm = app.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM world_memories").get()!.n;
@@ -155,6 +167,8 @@ async function measure(): Promise<void> {
       const c = xs.map((x) => x.cpu);
       console.log(`| ${k} | ${xs.length} | ${pct(xs.map((x) => x.wall), 0.5).toFixed(1)} / ${pct(xs.map((x) => x.wall), 0.99).toFixed(1)} ms | ${mean(c).toFixed(1)} / ${pct(c, 0.5).toFixed(1)} / ${pct(c, 0.99).toFixed(1)} ms |`);
     }
+    const requests = Number(args.requests) * chosen.length;
+    console.log(`\nThe whole loop: ${(loopCpu / requests).toFixed(2)} ms of CPU a request (${requests} requests, the last window's commit included); memories table: ${commits} LanceDB commits${playerEvents ? `, ${((commits * 100) / playerEvents).toFixed(1)} per 100 player events` : ""} (append window ${appendWindow ?? "default"} ms).`);
   } finally {
     await app.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from "../ops/logger.ts";
 import { Scheduler } from "../jobs/Scheduler.ts";
 import { createEmbedder, embedderOptions } from "../vectors/createEmbedder.ts";
 import { VectorStore } from "../vectors/VectorStore.ts";
+import type { AppendTimer } from "../vectors/MemoryAppends.ts";
 import { sqliteMemorySide } from "../npc/memory/memoryVectorStore.ts";
 import type { Embedder } from "../vectors/Embedder.ts";
 import { requeueInterrupted } from "../lore/documents/documentStore.ts";
@@ -90,6 +91,8 @@ export interface AppOptions {
   embedder?: Embedder;
   /** false: start without loading a chat model (CLI-only uses, tests of other features) */
   loadModel?: boolean;
+  /** what ends the memory append window (tests end it themselves; default a timer) */
+  appendTimer?: AppendTimer;
 }
 
 /**
@@ -154,7 +157,13 @@ export class App {
     let made: Embedder | null = null;
     try {
       const embedder = opts.embedder ?? (made = await createEmbedder(config.embeddingModel, config.modelsDir, embedderOptions(config)));
-      const vectors = await VectorStore.open(paths.lance, embedder, { vectorCacheMb: config.vectorCacheMb, vectorIndexMinChunks: config.vectorIndexMinChunks });
+      const vectors = await VectorStore.open(paths.lance, embedder, {
+        vectorCacheMb: config.vectorCacheMb,
+        vectorIndexMinChunks: config.vectorIndexMinChunks,
+        memoryAppendWindowMs: config.memoryAppendWindowMs,
+        memoryAppendRows: config.memoryAppendRows,
+        appendTimer: opts.appendTimer,
+      });
       vectors.memorySide = sqliteMemorySide(db);
       const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);

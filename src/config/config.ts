@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { BackendConfig, GenerationMode } from "../generation/types.ts";
 import { finalizeBackends, parseBackends, parseGenerationMode } from "../generation/backendsConfig.ts";
+import { DEFAULT_APPEND_ROWS, DEFAULT_APPEND_WINDOW_MS } from "../vectors/MemoryAppends.ts";
 
 /**
  * One typed configuration, resolved once at boot:
@@ -66,6 +67,10 @@ export interface Config {
   vectorCacheMb: number;
   /** chunks from which a project's lore is searched through an approximate index built in the background (exact below it); 0: never */
   vectorIndexMinChunks: number;
+  /** ms an event's memory vectors wait to share one LanceDB commit with other writes' (src/vectors/MemoryAppends.ts); 0: a commit each */
+  memoryAppendWindowMs: number;
+  /** queued memory vectors that commit at once, before the window's end */
+  memoryAppendRows: number;
   /** tokens of lore a mind's static prompt carries for all its players (docs/models-and-performance.md, "Warm conversations"); 0: off */
   sharedLoreTokens: number;
   /** seconds a connection may stay silent before the HTTP server closes it (interactions get their generation budget) */
@@ -125,6 +130,8 @@ const KEYS: Array<{ key: keyof Config; env: string; kind: "int" | "string" | "nu
   { key: "kvDiskBudgetMb", env: "LOREHOLD_KV_DISK_BUDGET_MB", kind: "int" },
   { key: "vectorCacheMb", env: "LOREHOLD_VECTOR_CACHE_MB", kind: "int" },
   { key: "vectorIndexMinChunks", env: "LOREHOLD_VECTOR_INDEX_MIN_CHUNKS", kind: "int" },
+  { key: "memoryAppendWindowMs", env: "LOREHOLD_MEMORY_APPEND_WINDOW_MS", kind: "int" },
+  { key: "memoryAppendRows", env: "LOREHOLD_MEMORY_APPEND_ROWS", kind: "int" },
   { key: "sharedLoreTokens", env: "LOREHOLD_SHARED_LORE_TOKENS", kind: "int" },
   { key: "defaultMonthlyCredits", env: "LOREHOLD_DEFAULT_MONTHLY_CREDITS", kind: "int" },
   { key: "logLevel", env: "LOREHOLD_LOG_LEVEL", kind: "string" },
@@ -160,6 +167,8 @@ export function defaultConfig(): Config {
     kvDiskBudgetMb: 4096,
     vectorCacheMb: 2048,
     vectorIndexMinChunks: 20_000,
+    memoryAppendWindowMs: DEFAULT_APPEND_WINDOW_MS,
+    memoryAppendRows: DEFAULT_APPEND_ROWS,
     sharedLoreTokens: 1024,
     defaultMonthlyCredits: 10_000,
     prices: { ...DEFAULT_PRICES },

@@ -49,6 +49,8 @@ export const CONFIG_DOCS: Partial<Record<keyof Config, ConfigDoc>> = {
   sceneIdleSeconds: { doc: "A scene nobody has spoken in for this long ends: its memories are checkpointed and its lines deleted (the scene-expiry job). See docs/scenes.md." },
   vectorCacheMb: { doc: "Memory for the lore vector caches of all projects, in MB (~0.5 KB a chunk at 384 dims); the least recently searched project is evicted past it and read from LanceDB again at its next search; 0: no budget. See docs/scaling.md." },
   vectorIndexMinChunks: { doc: "Chunks from which a project's lore is searched through an approximate index built in the background (the exact scan answers below it and while it builds); 0: always exact. See docs/scaling.md." },
+  memoryAppendWindowMs: { doc: "How long an event's memory vectors wait after the reply to share one LanceDB commit with other writes' (a commit each costs CPU and a fragment the compaction pays for); the memories are in SQLite at once. A crash loses at most the window's vectors, which the memory-vector-repair job writes again from SQLite. 0: a commit per write. See docs/scaling.md." },
+  memoryAppendRows: { doc: "Queued memory vectors that are committed at once, without waiting for the window's end." },
   sharedLoreTokens: { doc: "Tokens of lore a mind's static prompt carries for all its players (at most a third of the prompt budget); 0 turns the shared-lore level off." },
   defaultMonthlyCredits: { doc: "Monthly allotment of a new team's default plan, in credits." },
   logLevel: { doc: "`debug`, `info`, `warn`, `error` or `silent`; JSON lines on stderr." },

@@ -9,6 +9,7 @@ import { CUSTOM_WEIGHT, DEFAULT_GOSSIP_LEVEL, HOP_DELAY_MINUTES, isGossipLevel, 
 import { insertWorldMemory, markSpread, mindsKnowing, setDelivered, undelivered, unspread, type WorldMemoryRow } from "./worldMemoryStore.ts";
 import { sameHappening } from "./mergeWorldMemory.ts";
 import { insertMemoryRow, toVectorRow } from "../npc/memory/memoryRows.ts";
+import { queueMemoryVectors } from "../npc/memory/memoryVectorQueueStore.ts";
 import type { Memory } from "../npc/memory/types.ts";
 import type { VectorStore } from "../vectors/VectorStore.ts";
 
@@ -60,7 +61,9 @@ export async function spreadGossip(ctx: ServiceContext & { vectors?: VectorStore
  * Hearsay about a player becomes that player's memory with the hearer once the hearer knows it ("Berta told
  * you: …"), in the transaction that marks it delivered: retrieved, exported and erased like the rest of the
  * player's memories (an erased player's events, and with them this row, are gone: nothing is delivered).
- * The vectors follow (a memory without its vector is still found by the default retrieval).
+ * The vectors are queued as an event's are (recordEvents.ts): appended with other writes' in one commit, the
+ * repair job writing them again if a crash lost them (a memory without its vector is still found by the default
+ * retrieval).
  */
 async function deliver(ctx: ServiceContext & { vectors?: VectorStore }): Promise<number> {
   const due = undelivered(ctx.db, nowIso(ctx), BATCH);
@@ -83,10 +86,13 @@ async function deliver(ctx: ServiceContext & { vectors?: VectorStore }): Promise
       insertMemoryRow(ctx.db, k.project_id, memory);
       made.push({ projectId: k.project_id, memory });
     }
+    queueMemoryVectors(ctx.db, made.map((m) => m.memory.id));
   });
-  if (ctx.vectors) {
-    for (const { projectId, memory } of made) {
-      await ctx.vectors.upsertMemories([toVectorRow(projectId, memory)], { fresh: true }).catch(() => undefined);
+  if (ctx.vectors && made.length) {
+    try {
+      ctx.vectors.appendMemories(made.map(({ projectId, memory }) => toVectorRow(projectId, memory))).catch(() => undefined);
+    } catch {
+      // the store is closing: the repair job writes them at the next start
     }
   }
   return made.length;

@@ -11,6 +11,7 @@ import type { EventBody } from "./eventModels.ts";
 import { deleteEventRequestsBefore, findEventRequest, insertEvent, insertEventRequest, setEventRequestResponse, type EventRow } from "./eventStore.ts";
 import { resolveEvents, type ResolvedEvent } from "./witnesses.ts";
 import { insertWorldMemory } from "./worldMemoryStore.ts";
+import { queueMemoryVectors } from "../npc/memory/memoryVectorQueueStore.ts";
 import { toEventView, type EventView } from "./eventView.ts";
 import { mergeRepeat, repeatedEvents } from "./mergeWorldMemory.ts";
 
@@ -32,7 +33,7 @@ export function replayed(ctx: MemoryContext, projectId: string, key: string | nu
   return JSON.parse(r.response);
 }
 
-/** The answer of a key whose events are recorded and whose answer is not yet kept (a reaction or vectors pending). */
+/** The answer of a key whose events are recorded and whose answer is not yet kept (its reaction pending). */
 const IN_PROGRESS = "";
 
 /** Keeps the answer given to an Idempotency-Key (a retry gets it back: the events are not recorded twice). */
@@ -55,8 +56,11 @@ const bodyHash = (raw: string) => createHash("sha256").update(raw).digest("hex")
  * the player's memory with that mind when the event names a player (src/npc/memory's rows: retrieved,
  * exported and erased with the player's other memories), else a world memory of the mind; a row of who
  * knows it either way (gossip starts from there) — and the
- * world's and the player's state changes. Vectors of the player memories follow the transaction (a memory
- * without its vector is still found by the default retrieval; the next store of its scope can re-embed it).
+ * world's and the player's state changes. The player memories' vectors are queued for LanceDB, where they land
+ * with other writes' in one commit a short window after the reply (src/vectors/MemoryAppends.ts): the request's
+ * durability is SQLite's. Until then the default retrieval finds the memories (SQLite alone), and anything that reads
+ * or deletes LanceDB's memories waits for the queue first. The memories are marked queued in their transaction
+ * (memory_vector_queue), so vectors a crash lost in the window are written again by the memory-vector-repair job.
  */
 export async function recordEvents(
   ctx: MemoryContext & { log?: Logger },
@@ -68,7 +72,7 @@ export async function recordEvents(
   const memories: Memory[] = [];
   const out = writeTx(ctx.db, () => {
     // The key is taken with the events, in their transaction: a retry that comes while this request still
-    // awaits its reaction or vectors is refused (409), never recorded twice; a failed request leaves no key.
+    // awaits its reaction is refused (409), never recorded twice; a failed request leaves no key.
     if (idempotency) {
       if (findEventRequest(ctx.db, projectId, idempotency.key)) throw new ApiError(409, "A request with this Idempotency-Key is still running");
       insertEventRequest(ctx.db, projectId, idempotency.key, bodyHash(idempotency.rawBody), IN_PROGRESS, nowIso(ctx));
@@ -82,13 +86,16 @@ export async function recordEvents(
       applyState(ctx, projectId, r.input, batch ? `events.${i}.` : "");
       return toEventView(row);
     });
+    queueMemoryVectors(ctx.db, memories.map((m) => m.id));
     return { events: views, reactor: resolved[0]?.reactor ?? null };
   });
   if (memories.length) {
+    const warn = (e: unknown) => ctx.log?.warn("event memories stored without vectors until repaired", { count: memories.length, err: e instanceof Error ? e.message : String(e) });
     try {
-      await ctx.vectors.upsertMemories(memories.map((m) => toVectorRow(projectId, m)), { fresh: true }); // ids made above
+      // not awaited: the reply does not wait for LanceDB (ids made above, so appended, never merged)
+      ctx.vectors.appendMemories(memories.map((m) => toVectorRow(projectId, m))).catch(warn);
     } catch (e) {
-      ctx.log?.warn("event memories stored without vectors", { count: memories.length, err: e instanceof Error ? e.message : String(e) });
+      warn(e); // the store is closing
     }
   }
   return out;

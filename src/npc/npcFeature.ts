@@ -4,6 +4,7 @@ import { purgeErasedMemories } from "./memory/tombstones.ts";
 import { MEMORY_SUMMARY_JOB, summarisePendingSessions } from "./memory/summarisePending.ts";
 import { MindWarmer } from "./warmMinds.ts";
 import { fillMemoryVectors, MEMORY_VECTOR_FILL_JOB } from "./memory/memoryVectorFill.ts";
+import { MEMORY_VECTOR_REPAIR_JOB, repairMemoryVectors } from "./memory/memoryVectorRepair.ts";
 import { SHARED_LORE_WARMUP_JOB, SharedLoreWarmup } from "./sharedLore/sharedLoreWarmup.ts";
 import { applyKvForgetRequests } from "../llm/kv/forgetRequestStore.ts";
 
@@ -22,6 +23,8 @@ export const npcFeature: Feature = {
       { name: "memory-purge", schedule: "0 * * * * *", runOnStart: true, run: (signal) => purgeErasedMemories(deps, { signal }) },
       // The memories' vectors copied beside their rows once per embedder (an older data folder, after a re-embed).
       { name: MEMORY_VECTOR_FILL_JOB, schedule: "0 */10 * * * *", runOnStart: true, run: (signal) => fillMemoryVectors(deps, { signal }) },
+      // Vectors of event memories whose queued append a crash (or a failed commit) lost, written again from SQLite.
+      { name: MEMORY_VECTOR_REPAIR_JOB, schedule: "40 * * * * *", runOnStart: true, run: (signal) => repairMemoryVectors(deps, { signal }) },
       // Minds whose static prompt changed (mind, relationships, shared lore, model) are warmed again, debounced.
       { name: "mind-warm", schedule: "*/5 * * * * *", run: async () => warmer.tick() },
       // Every mind's shared-lore choice made ahead of its first turn, once the lore is quiet (at start, after edits).

@@ -9,7 +9,8 @@ import { ProjectCaches } from "./ProjectCaches.ts";
 import { OptimizePolicy } from "./OptimizePolicy.ts";
 import { copyBatch } from "./copyBatch.ts";
 import { searchVectorHits, searchVectors, type VectorQuery } from "./searchChunks.ts";
-import { deleteMemories, readMemorySlice, searchMemories, upsertMemories } from "./memoryIndex.ts";
+import { deleteMemories, memoryAppends, readMemorySlice, searchMemories, upsertMemories } from "./memoryIndex.ts";
+import type { AppendTimer, MemoryAppends } from "./MemoryAppends.ts";
 import { replaceDocumentsChunks, type DocumentChunks } from "./writeChunks.ts";
 import type { MemorySide, VectorTables } from "./vectorTables.ts";
 import type { ChunkRow, MemoryRow } from "./rows.ts";
@@ -27,6 +28,10 @@ export interface VectorStoreOptions {
   vectorRescore?: number;
   /** 4: a dense project's rows in 4-bit codes (half the bytes; see ProjectVectorCache CacheOptions.rowBits); 8 (default): int8 */
   vectorRowBits?: 4 | 8;
+  /** appendMemories' window in ms (default 100; 0: a commit each), its rows that commit at once (256), what ends it (tests') */
+  memoryAppendWindowMs?: number;
+  memoryAppendRows?: number;
+  appendTimer?: AppendTimer;
 }
 
 /** Rows per batch when copying into a new generation. */
@@ -60,6 +65,8 @@ export class VectorStore implements VectorTables {
   closed = false;
   /** @internal */
   readonly upkeep = new OptimizePolicy(this);
+  /** @internal new memories' vectors waiting for their commit (appendMemories) */
+  readonly appends: MemoryAppends;
 
   private constructor(
     private readonly dir: string,
@@ -68,6 +75,7 @@ export class VectorStore implements VectorTables {
     opts: VectorStoreOptions,
   ) {
     this.caches = new ProjectCaches(Math.max(0, opts.vectorCacheMb ?? 0) * 1024 * 1024, { indexMinRows: opts.vectorIndexMinChunks, rescore: opts.vectorRescore, rowBits: opts.vectorRowBits }, dir);
+    this.appends = memoryAppends(this, { windowMs: opts.memoryAppendWindowMs, maxRows: opts.memoryAppendRows, timer: opts.appendTimer });
   }
 
   static async open(dir: string, embedder: Embedder, opts: VectorStoreOptions = {}): Promise<VectorStore> {
@@ -142,6 +150,7 @@ export class VectorStore implements VectorTables {
   async deleteProject(projectId: string): Promise<void> {
     this.assertOpen();
     const where = projectFilter(projectId);
+    await this.appends.flush(); // the project's queued memories land before its delete
     for (const kind of ["chunks", "memories"] as const) {
       await this.locks[kind].run(async () => {
         for (const g of this.writeTargets()) {
@@ -208,6 +217,12 @@ export class VectorStore implements VectorTables {
   }
 
   // ------------------------------------------------------------------- memories
+
+  /** New memories (ids never written before) in one commit with other writes' a short window later (MemoryAppends). */
+  appendMemories(rows: MemoryRow[]): Promise<void> {
+    this.assertOpen();
+    return this.appends.append(rows);
+  }
 
   /** `fresh`: every id is new (never written before), so the rows are appended rather than merged on id. */
   upsertMemories(rows: MemoryRow[], opts: { fresh?: boolean } = {}): Promise<void> {
@@ -325,6 +340,7 @@ export class VectorStore implements VectorTables {
     if (this.closing) return;
     this.closing = true; // new calls are refused; a running reembedAll stops at its next batch
     this.upkeep.clearTimers();
+    await this.appends.flush(); // the window's appends are committed, not lost
     await this.reembedRun?.catch(() => {});
     await this.upkeep.idle();
     await this.locks.chunks.idle();

@@ -4,6 +4,7 @@ import type { MemoryRow } from "./rows.ts";
 import { MEMORY_COLUMNS } from "./schemas.ts";
 import { memoryRecord, toMemoryRow, type Raw } from "./vectorRecords.ts";
 import { MemoryGroups } from "./memoryGroups.ts";
+import { DEFAULT_APPEND_ROWS, DEFAULT_APPEND_WINDOW_MS, MemoryAppends, realTimer, type AppendTimer } from "./MemoryAppends.ts";
 import type { VectorTables } from "./vectorTables.ts";
 export type { MemoryGroupRead, MemorySide } from "./vectorTables.ts";
 
@@ -27,6 +28,16 @@ export async function upsertMemories(t: VectorTables, rows: MemoryRow[], fresh =
   t.assertOpen();
   if (!rows.length) return;
   if (new Set(rows.map((r) => r.id)).size !== rows.length) throw new Error("Duplicate memory ids");
+  // a queued append of the same id lands first: a merge after it replaces it, never sits beside it
+  await t.appends.flush();
+  await writeMemories(t, rows, fresh);
+}
+
+/**
+ * The write itself, without the checks of upsertMemories: the queued appends' commit (MemoryAppends) runs it, also
+ * while the store closes (its last commit is part of the close).
+ */
+export async function writeMemories(t: VectorTables, rows: MemoryRow[], fresh: boolean): Promise<void> {
   const texts = rows.map((r) => r.text);
   const pre = await t.embedForActive(texts);
   await t.locks.memories.run(async () => {
@@ -43,10 +54,28 @@ export async function upsertMemories(t: VectorTables, rows: MemoryRow[], fresh =
   t.upkeep.noteCommit("memories", rows.length);
 }
 
+/** The store's queue of new memories: each commit writes them, then tells SQLite's side they are no longer queued. */
+export function memoryAppends(t: VectorTables, opts: { windowMs?: number; maxRows?: number; timer?: AppendTimer }): MemoryAppends {
+  const commit = async (rows: MemoryRow[]) => {
+    await writeMemories(t, rows, true);
+    try {
+      t.memorySide?.appended?.(rows.map((r) => r.id));
+    } catch {
+      // the rows stay marked as queued: the repair job merges them again, which changes nothing
+    }
+  };
+  return new MemoryAppends(commit, {
+    windowMs: Math.max(0, opts.windowMs ?? DEFAULT_APPEND_WINDOW_MS),
+    maxRows: Math.max(1, opts.maxRows ?? DEFAULT_APPEND_ROWS),
+    timer: opts.timer ?? realTimer,
+  });
+}
+
 export async function deleteMemories(t: VectorTables, filter: { projectId: string; playerId?: string; entityMindId?: string; ids?: string[] }): Promise<void> {
   t.assertOpen();
   if (filter.ids && filter.ids.length === 0) return; // "these ids" with none listed deletes nothing
   const where = memoryFilter(filter);
+  await t.appends.flush(); // a delete never lands before a queued append of the same memory
   await t.locks.memories.run(async () => {
     for (const g of t.writeTargets()) {
       await g.memories.delete(where);
@@ -67,6 +96,8 @@ export async function searchMemories(t: VectorTables, q: {
   t.assertOpen();
   const k = Math.floor(q.k);
   if (!(k > 0)) return [];
+  // the group's rows SQLite already holds are all in LanceDB before it is read
+  if (t.appends.holds(q.projectId, q.entityMindId, q.playerId)) await t.appends.flush();
   const g = t.acquire();
   try {
     if (!g.embedder) return [];
@@ -113,6 +144,7 @@ export async function searchMemories(t: VectorTables, q: {
  */
 export async function readMemorySlice(t: VectorTables, offset: number, limit: number): Promise<{ embedderId: string; rows: MemoryRow[]; vectors: ArrayLike<number>[]; scanned: number } | null> {
   t.assertOpen();
+  await t.appends.flush(); // the copy reads the table as SQLite's side has it
   const g = t.acquire();
   try {
     if (!g.embedder) return null;

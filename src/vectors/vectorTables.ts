@@ -1,4 +1,5 @@
 import type { Generation, Kind, PreEmbedded } from "./generation.ts";
+import type { MemoryAppends } from "./MemoryAppends.ts";
 import type { Mutex } from "./Mutex.ts";
 import type { ProjectVectorCache } from "./ProjectVectorCache.ts";
 import type { MemoryRow } from "./rows.ts";
@@ -19,12 +20,16 @@ export interface MemoryGroupRead {
 export interface MemorySide {
   read(embedderId: string, dims: number, q: { projectId: string; entityMindId: string; playerId: string }): MemoryGroupRead | null;
   write(embedderId: string, rows: MemoryRow[], vectors: ArrayLike<number>[]): void;
+  /** Queued appends of these memories are committed (the side forgets that they were queued: memory_vector_queue). */
+  appended?(ids: string[]): void;
 }
 
 /** What the vector store's parts (memory index, re-embed) share of it: locks, generations, upkeep. */
 export interface VectorTables {
   readonly locks: Record<Kind, Mutex>;
   readonly upkeep: { noteCommit(kind: Kind, rows?: number): void };
+  /** new memories' vectors waiting for their commit: every other read or write of the memories table flushes it first */
+  readonly appends: MemoryAppends;
   /** throws once close() has begun */
   assertOpen(): void;
   /** the generations a write goes to (the active one, and a re-embed's new one) */

@@ -4,6 +4,7 @@ import type { MemoryGroupRead, MemorySide } from "../../vectors/memoryIndex.ts";
 import type { MemoryRow } from "../../vectors/VectorStore.ts";
 import type { MemoryScope } from "./types.ts";
 import { decodeVector, encodeVector } from "./memoryVectorBytes.ts";
+import { forgetQueuedMemoryVectors } from "./memoryVectorQueueStore.ts";
 
 // SQLite access for `memory_vectors` and `memory_vector_fills` (035_memory_vectors): each memory's vector copied
 // from LanceDB beside its row, used only while it matches the row's text and the active embedder.
@@ -124,5 +125,6 @@ export function sqliteMemorySide(db: Db): MemorySide {
   return {
     read: (embedderId, dims, q) => readMemoryGroup(db, { projectId: q.projectId, mindId: q.entityMindId, playerId: q.playerId }, embedderId, dims),
     write: (embedderId, rows, vectors) => void writeMemoryVectors(db, embedderId, rows, vectors),
+    appended: (ids) => forgetQueuedMemoryVectors(db, ids),
   };
 }
