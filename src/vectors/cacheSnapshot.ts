@@ -3,7 +3,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { blockCodes, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, type DocumentBlock } from "./cacheBlocks.ts";
 import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts";
-import type { ProjectVectorCache, RowMeta } from "./ProjectVectorCache.ts";
+import type { ProjectVectorCache } from "./ProjectVectorCache.ts";
 import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
 import type { IndexPart } from "./indexPart.ts";
 import { StagedWriter } from "./stagedWrite.ts";
@@ -66,10 +66,32 @@ export interface SnapshotExtras {
   columns: boolean;
 }
 
+/** The rows of one file (a rows' file, or a segment of its tail): their codes and scales in memory, float32 rows in the file. */
+export interface FileRows {
+  /** the header's string table */
+  strings: string[];
+  codes: Int8Array;
+  scales: Float32Array;
+  /** every row's float32 vector, in the file (null: the file has none) */
+  full: FullVectors | null;
+  dims: number;
+}
+
+/** A document of a file: its header entry, and its rows, rows `at` … `at + n` of the file's. */
+export interface SnapshotDoc {
+  documentId: string;
+  head: HeaderDoc;
+  src: FileRows;
+  at: number;
+  n: number;
+  /** what the file says of its rows being 4-bit (nothing in files written before 4-bit rows) */
+  packed?: boolean;
+}
+
 export interface SnapshotFile {
   header: SnapshotHeader;
-  /** per document, in header order: its meta and its slices of the file */
-  docs: { documentId: string; meta: RowMeta; codes: Int8Array; scales: Float32Array; full: FullVectors | null; packed?: boolean }[];
+  /** per document, in header order */
+  docs: SnapshotDoc[];
   /** the index section's bytes (copied off the file), or null when there is none or it is cut short */
   index: Uint8Array | null;
 }
@@ -173,7 +195,7 @@ export async function putRows(out: StagedWriter, blocks: DocumentBlock[], dims: 
   await out.pad();
   for (const b of blocks) await out.put(b.scales);
   await out.pad();
-  if (hasFull) for (const b of blocks) await out.put(b.full!.all());
+  if (hasFull) for (const b of blocks) await out.put(b.full!.slice(b.fullAt, b.n));
 }
 
 /** Where each section of `rows` rows starts, from the first byte after a header ending at `headerEnd`. */
@@ -256,35 +278,37 @@ export function readSnapshot(path: string): SnapshotFile | null {
   }
   const codes = new Int8Array(part.buffer, part.byteOffset, rows * dims);
   const scales = new Float32Array(part.buffer, part.byteOffset + scalesAt - codesAt, rows);
-  const packedKnown = header.docs.some((x) => x.p === 1);
-  const docs = decodeDocs(header.docs, header.strings, codes, scales, dims, header.hasFull ? (at, n) => new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims) : null, packedKnown);
+  const packedKnown = Array.isArray(header.docs) && header.docs.some((x) => x.p === 1);
+  const src: FileRows = { strings: header.strings, codes, scales, full: header.hasFull ? new FileVectors(m.file, m.fullAt, rows, dims) : null, dims };
+  const docs = decodeDocs(header.docs, src, packedKnown);
   if (!docs) return null;
   return { header, docs, index };
 }
 
 /**
- * A header's documents over the rows' codes and scales (in memory) and float32 rows (`fullOf`: the rows from row
- * `at`, in a file); null when the header lists another number of rows than the sections hold. `packedKnown`: the
- * file says which documents were 4-bit (files written before 4-bit rows say nothing: the cache then decides from
- * the codes, as for rows from LanceDB).
+ * A header's documents over a file's rows; null when the header lists another number of rows than the sections
+ * hold, or a document is malformed. `packedKnown`: the file says which documents were 4-bit (files written before
+ * 4-bit rows say nothing: the cache then decides from the codes, as for rows from LanceDB).
  */
-export function decodeDocs(headerDocs: HeaderDoc[], s: string[], codes: Int8Array, scales: Float32Array, dims: number, fullOf: ((at: number, n: number) => FullVectors) | null, packedKnown: boolean): SnapshotFile["docs"] | null {
+export function decodeDocs(headerDocs: HeaderDoc[], src: FileRows, packedKnown: boolean): SnapshotDoc[] | null {
+  if (!Array.isArray(headerDocs) || !Array.isArray(src.strings)) return null;
+  const nStrings = src.strings.length;
+  const known = (i: number) => Number.isInteger(i) && i < nStrings;
   let r = 0;
-  const docs = headerDocs.map((d) => {
-    const n = d.ids.length;
-    const at = r;
+  const docs: SnapshotDoc[] = [];
+  for (const d of headerDocs) {
+    const n = Array.isArray(d.ids) ? d.ids.length : -1;
+    // the columns are read row by row at restore: every field a row's, every string number in the table
+    if (n < 0 || typeof d.d !== "string" || !Array.isArray(d.name) || !Array.isArray(d.loc) || !Array.isArray(d.ci) || !Array.isArray(d.tags)) return null;
+    if (d.name.length !== n || d.loc.length !== n || d.ci.length !== n || d.tags.length !== n) return null;
+    for (let i = 0; i < n; i++) {
+      if (typeof d.ids[i] !== "string" || !(known(d.name[i]) && d.name[i] >= 0) || !(known(d.loc[i]) && d.loc[i] >= -1) || !Number.isInteger(d.ci[i]) || !Array.isArray(d.tags[i])) return null;
+      for (const t of d.tags[i]) if (!(known(t) && t >= 0)) return null;
+    }
+    docs.push({ documentId: d.d, head: d, src, at: r, n, ...(d.p === 1 ? { packed: true } : packedKnown ? { packed: false } : {}) });
     r += n;
-    return {
-      documentId: d.d,
-      meta: { ids: d.ids, documentName: d.name.map((i) => s[i]), locationId: d.loc.map((i) => (i < 0 ? null : s[i])), chunkIndex: Int32Array.from(d.ci), tags: d.tags.map((t) => t.map((i) => s[i])) },
-      codes: codes.subarray(at * dims, (at + n) * dims),
-      // its own copy: a view would keep the file's codes alive after a column copy has taken them over
-      scales: scales.slice(at, at + n),
-      full: fullOf ? fullOf(at, n) : null,
-      ...(d.p === 1 ? { packed: true } : packedKnown ? { packed: false } : {}),
-    };
-  });
-  return r === scales.length && codes.length === r * dims ? docs : null;
+  }
+  return r === src.scales.length && src.codes.length === r * src.dims ? docs : null;
 }
 
 /** The float32 rows of a just-written snapshot, block by block, for ProjectVectorCache.adoptSnapshotRows. */
@@ -295,7 +319,7 @@ export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<Documen
   const dims = m.header.dims;
   let at = 0;
   blocks.forEach((b, i) => {
-    const n = b.scales.length;
+    const n = b.n;
     if (m.header.docs[i].d === b.documentId && m.header.docs[i].ids.length === n) out.set(b, new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims));
     at += n;
   });
@@ -308,9 +332,7 @@ export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<Documen
  * the background, as after a load from LanceDB. True when the index came from the part.
  */
 export function restoreInto(cache: ProjectVectorCache, file: SnapshotFile, part: IndexPart | null = null): boolean {
-  cache.restoring(() => {
-    for (const d of file.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full, d.packed);
-  });
+  cache.restoring(() => cache.restoreDocuments(file.docs));
   const h = file.header;
   const meta = part ? part.header.index : h.index;
   const bytes = part ? part.bytes : file.index;

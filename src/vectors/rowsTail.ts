@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, truncateSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeDocs, docsHeader, putRows, readFully, rowsLayout, type HeaderDoc, type SnapshotFile } from "./cacheSnapshot.ts";
+import { decodeDocs, docsHeader, putRows, readFully, rowsLayout, type FileRows, type HeaderDoc, type SnapshotDoc, type SnapshotFile } from "./cacheSnapshot.ts";
 import type { DocumentBlock } from "./cacheBlocks.ts";
 import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts";
 import { dropIndexPart } from "./indexPart.ts";
@@ -151,8 +151,8 @@ export async function appendSegment(rowsPath: string, at: number, head: Omit<Tai
     const reader = SnapshotReader.open(path);
     let r = 0;
     for (const b of blocks) {
-      views.set(b, new FileVectors(reader, fullAt + r * head.dims * 4, b.scales.length, head.dims));
-      r += b.scales.length;
+      views.set(b, new FileVectors(reader, fullAt + r * head.dims * 4, b.n, head.dims));
+      r += b.n;
     }
   }
   return { end, views };
@@ -176,7 +176,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
     // read through one descriptor; once a document's float32 rows read from it, a reader owns it (closed when unused)
     fd = openSync(path, "r");
     const size = fstatSync(fd).size;
-    const view = new Map(base.docs.map((d) => [d.documentId, d]));
+    const view = new Map<string, SnapshotDoc>(base.docs.map((d) => [d.documentId, d]));
     let stamp = baseStamp;
     let columns = base.header.columns === true;
     let at = 0;
@@ -194,7 +194,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
       if (segments === 0 && h.base !== baseStamp) return none;
       if (h.v !== TAIL_VERSION || h.base !== baseStamp || h.prev !== stamp || h.dims !== dims || !Array.isArray(h.removed) || !Array.isArray(h.docs)) return null;
       let n = 0;
-      for (const d of h.docs) n += d.ids.length;
+      for (const d of h.docs) n += Array.isArray(d?.ids) ? d.ids.length : 0;
       const layout = rowsLayout(at + 16 + len, n, dims, h.hasFull);
       if (layout.end > size) return null;
       const part = Buffer.alloc(layout.scalesAt + n * 4 - layout.codesAt);
@@ -202,8 +202,8 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
       const codes = new Int8Array(part.buffer, part.byteOffset, n * dims);
       const scales = new Float32Array(part.buffer, part.byteOffset + layout.scalesAt - layout.codesAt, n);
       if (h.hasFull && !reader) reader = new SnapshotReader(fd);
-      const file = reader;
-      const docs = decodeDocs(h.docs, h.strings, codes, scales, dims, h.hasFull ? (r, k) => new FileVectors(file!, layout.fullAt + r * dims * 4, k, dims) : null, true);
+      const src: FileRows = { strings: h.strings, codes, scales, full: h.hasFull ? new FileVectors(reader!, layout.fullAt, n, dims) : null, dims };
+      const docs = decodeDocs(h.docs, src, true);
       if (!docs) return null;
       for (const id of h.removed) if (!view.delete(id)) return null;
       for (const d of docs) {
@@ -211,7 +211,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
         view.set(d.documentId, d);
       }
       let live = 0;
-      for (const d of view.values()) live += d.scales.length;
+      for (const d of view.values()) live += d.n;
       if (live !== h.rows) return null;
       stamp = h.stamp;
       columns = h.columns === true;
@@ -222,7 +222,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
     }
     if (segments === 0) return none;
     const { index: _, ...header } = base.header;
-    return { file: { header: { ...header, stamp, rows: [...view.values()].reduce((s, d) => s + d.scales.length, 0), columns }, docs: [...view.values()], index: null }, tail: { bytes: at, rows, segments }, segments: read };
+    return { file: { header: { ...header, stamp, rows: [...view.values()].reduce((s, d) => s + d.n, 0), columns }, docs: [...view.values()], index: null }, tail: { bytes: at, rows, segments }, segments: read };
   } catch {
     return null;
   } finally {
