@@ -6,7 +6,7 @@ import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
 import { BuildTurns } from "./buildTurns.ts";
-import { OwnVectors, type FullVectors } from "./fullVectors.ts";
+import { OwnVectors, type FullVectors, type RowsAt } from "./fullVectors.ts";
 import type { ChunkRow } from "./rows.ts";
 
 /** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
@@ -151,26 +151,65 @@ export class ProjectVectorCache {
   }
 
   setDocument(documentId: string, rows: CachedRow[], vectors: Float32Array[]): void {
-    this.deleteDocument(documentId);
-    if (rows.length === 0) return;
-    const dims = this.dims;
-    const n = rows.length;
-    const codes = new Int8Array(n * dims);
-    const scales = new Float32Array(n);
-    const full = this.rescore > 0 ? new Float32Array(n * dims) : null;
-    for (let i = 0; i < n; i++) {
-      scales[i] = quantise(vectors[i], dims, codes, i * dims);
-      if (full) full.set(normalised(vectors[i], dims), i * dims);
-    }
-    const meta: RowMeta = {
-      ids: rows.map((r) => r.id),
-      documentName: rows.map((r) => r.documentName),
-      locationId: rows.map((r) => r.locationId),
-      chunkIndex: Int32Array.from(rows, (r) => r.chunkIndex),
-      tags: rows.map((r) => r.tags),
-    };
-    this.place(documentId, meta, codes, scales, full && new OwnVectors(full, dims), 0);
+    this.setDocuments([{ documentId, rows, vectors }]);
+  }
+
+  /**
+   * Documents written (or loaded from LanceDB), each replacing any of the same id, in their order: their rows in one
+   * set of columns (rowColumns.ts), their codes and float32 vectors in one array each.
+   */
+  setDocuments(docs: readonly { documentId: string; rows: CachedRow[]; vectors: Float32Array[] }[]): void {
+    for (const d of docs) this.deleteDocument(d.documentId);
+    const live = docs.filter((d) => d.rows.length > 0);
+    if (live.length === 0) return;
     this.dirty = true;
+    const dims = this.dims;
+    if (this.opts.rowBits === 4) {
+      // 4-bit rows are decided per document (cacheBlocks.ts DocumentBlock.packed): columns of their own
+      for (const { documentId, rows, vectors } of live) {
+        const n = rows.length;
+        const codes = new Int8Array(n * dims);
+        const scales = new Float32Array(n);
+        const full = this.rescore > 0 ? new Float32Array(n * dims) : null;
+        for (let i = 0; i < n; i++) {
+          scales[i] = quantise(vectors[i], dims, codes, i * dims);
+          if (full) full.set(normalised(vectors[i], dims), i * dims);
+        }
+        const meta: RowMeta = {
+          ids: rows.map((r) => r.id),
+          documentName: rows.map((r) => r.documentName),
+          locationId: rows.map((r) => r.locationId),
+          chunkIndex: Int32Array.from(rows, (r) => r.chunkIndex),
+          tags: rows.map((r) => r.tags),
+        };
+        this.place(documentId, meta, codes, scales, full && new OwnVectors(full, dims), 0);
+      }
+      return;
+    }
+    let total = 0;
+    for (const d of live) total += d.rows.length;
+    const codes = new Int8Array(total * dims);
+    const full = this.rescore > 0 ? new Float32Array(total * dims) : null;
+    const own = full && new OwnVectors(full, dims);
+    const b = new ColumnsBuilder(total, (t) => this.bitOf(t, true));
+    const starts = new Int32Array(live.length);
+    const idChars = new Float64Array(live.length);
+    live.forEach((d, k) => {
+      starts[k] = b.at;
+      d.rows.forEach((r, i) => {
+        const at = b.at;
+        b.scales[at] = quantise(d.vectors[i], dims, codes, at * dims);
+        if (full) full.set(normalised(d.vectors[i], dims), at * dims);
+        b.row(r.id, r.documentName, r.locationId, r.chunkIndex, r.tags);
+        idChars[k] += r.id.length;
+      });
+    });
+    const cols = b.finish();
+    live.forEach((d, k) => {
+      const n = d.rows.length;
+      const bytes = blockBytes(cols, n, d.documentId, idChars[k]) + n * dims + (full ? n * dims * 4 : 0);
+      this.put(new DocumentBlock(d.documentId, cols, starts[k], n, false, dims, codes, starts[k], own, starts[k], bytes));
+    });
   }
 
   /**
@@ -256,12 +295,13 @@ export class ProjectVectorCache {
   }
 
   /** After a snapshot was written: rows whose vectors it now holds drop their own copies for its rows. */
-  adoptSnapshotRows(views: Map<DocumentBlock, FullVectors>): void {
+  adoptSnapshotRows(views: Map<DocumentBlock, RowsAt>): void {
     for (const [block, view] of views) {
       if (block.dead || !block.full?.owned) continue;
-      const own = block.full.heapBytes;
-      block.full = view;
-      block.fullAt = 0;
+      // its own rows' share of an array it may share with the documents written with it
+      const own = block.n * this.dims * 4;
+      block.full = view.full;
+      block.fullAt = view.at;
       block.bytes -= own;
       this.byteCount -= own;
     }

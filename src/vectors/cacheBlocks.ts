@@ -1,4 +1,4 @@
-import type { FullVectors } from "./fullVectors.ts";
+import { OwnVectors, type FullVectors } from "./fullVectors.ts";
 import type { RowColumns } from "./rowColumns.ts";
 
 /** The rows of the project vector cache, a document at a time, and the scoring both its scans share. */
@@ -96,9 +96,17 @@ export class DocumentBlock {
    */
   detach(): void {
     const c = this.codeArr;
-    if (c === null || c.length === this.n * this.width) return;
-    this.codeArr = c.slice(this.codeAt * this.width, (this.codeAt + this.n) * this.width);
-    this.codeAt = 0;
+    if (c !== null && c.length !== this.n * this.width) {
+      this.codeArr = c.slice(this.codeAt * this.width, (this.codeAt + this.n) * this.width);
+      this.codeAt = 0;
+    }
+    // likewise its float32 rows of this process's own, written with other documents
+    const f = this.full;
+    if (f?.owned && f.heapBytes !== this.n * f.row(0).length * 4) {
+      const rows = f.slice(this.fullAt, this.n).slice();
+      this.full = new OwnVectors(rows, rows.length / this.n);
+      this.fullAt = 0;
+    }
   }
 }
 

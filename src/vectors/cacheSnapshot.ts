@@ -2,7 +2,7 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rename
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { blockCodes, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, type DocumentBlock } from "./cacheBlocks.ts";
-import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts";
+import { FileVectors, SnapshotReader, type FullVectors, type RowsAt } from "./fullVectors.ts";
 import type { ProjectVectorCache } from "./ProjectVectorCache.ts";
 import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
 import type { IndexPart } from "./indexPart.ts";
@@ -312,15 +312,16 @@ export function decodeDocs(headerDocs: HeaderDoc[], src: FileRows, packedKnown: 
 }
 
 /** The float32 rows of a just-written snapshot, block by block, for ProjectVectorCache.adoptSnapshotRows. */
-export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<DocumentBlock, FullVectors> {
-  const out = new Map<DocumentBlock, FullVectors>();
+export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<DocumentBlock, RowsAt> {
+  const out = new Map<DocumentBlock, RowsAt>();
   const m = openSnapshot(path);
   if (!m || !m.header.hasFull || m.header.docs.length !== blocks.length) return out;
-  const dims = m.header.dims;
+  // one reader of the file's rows for all the blocks
+  const full = new FileVectors(m.file, m.fullAt, m.header.rows, m.header.dims);
   let at = 0;
   blocks.forEach((b, i) => {
     const n = b.n;
-    if (m.header.docs[i].d === b.documentId && m.header.docs[i].ids.length === n) out.set(b, new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims));
+    if (m.header.docs[i].d === b.documentId && m.header.docs[i].ids.length === n) out.set(b, { full, at });
     at += n;
   });
   return out;

@@ -24,6 +24,12 @@ export interface FullVectors {
   slice(at: number, n: number): Float32Array;
 }
 
+/** A block's rows of some FullVectors: its row r is row `at` + r there (one FullVectors serves many blocks). */
+export interface RowsAt {
+  full: FullVectors;
+  at: number;
+}
+
 export class OwnVectors implements FullVectors {
   readonly owned = true;
   constructor(

@@ -3,7 +3,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeDocs, docsHeader, putRows, readFully, rowsLayout, type FileRows, type HeaderDoc, type SnapshotDoc, type SnapshotFile } from "./cacheSnapshot.ts";
 import type { DocumentBlock } from "./cacheBlocks.ts";
-import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts";
+import { FileVectors, SnapshotReader, type RowsAt } from "./fullVectors.ts";
 import { dropIndexPart } from "./indexPart.ts";
 import { StagedWriter } from "./stagedWrite.ts";
 
@@ -121,7 +121,7 @@ export function truncateTail(rowsPath: string, bytes: number): void {
  * Appends a segment at byte `at` of the tail (anything after `at` is cut: left over from a segment not kept);
  * the new end, and the float32 rows of `blocks` in the tail for ProjectVectorCache.adoptSnapshotRows.
  */
-export async function appendSegment(rowsPath: string, at: number, head: Omit<TailHeader, "v" | "hasFull" | "strings" | "docs">, blocks: DocumentBlock[]): Promise<{ end: number; views: Map<DocumentBlock, FullVectors> }> {
+export async function appendSegment(rowsPath: string, at: number, head: Omit<TailHeader, "v" | "hasFull" | "strings" | "docs">, blocks: DocumentBlock[]): Promise<{ end: number; views: Map<DocumentBlock, RowsAt> }> {
   const path = tailPath(rowsPath);
   mkdirSync(join(path, ".."), { recursive: true });
   const { strings, docs, rows, hasFull } = docsHeader(blocks);
@@ -145,13 +145,13 @@ export async function appendSegment(rowsPath: string, at: number, head: Omit<Tai
   } finally {
     await fh.close();
   }
-  const views = new Map<DocumentBlock, FullVectors>();
+  const views = new Map<DocumentBlock, RowsAt>();
   if (hasFull) {
     const { fullAt } = rowsLayout(at + 16 + json.length, rows, head.dims, hasFull);
-    const reader = SnapshotReader.open(path);
+    const full = new FileVectors(SnapshotReader.open(path), fullAt, rows, head.dims);
     let r = 0;
     for (const b of blocks) {
-      views.set(b, new FileVectors(reader, fullAt + r * head.dims * 4, b.n, head.dims));
+      views.set(b, { full, at: r });
       r += b.n;
     }
   }

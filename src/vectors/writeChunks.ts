@@ -55,12 +55,16 @@ export async function replaceDocumentsChunks(t: VectorTables, caches: ProjectCac
         if (had.length) await g.chunks.delete(had.length === 1 ? documentFilter(projectId, had[0]) : `projectId = ${sqlString(projectId)} AND documentId IN (${had.map(sqlString).join(", ")})`);
         if (data) await g.chunks.add(data);
         const cache = g.vectorCache.get(projectId);
+        // the documents written in one set of columns (rowColumns.ts); deleted ones out first (the order of the
+        // cache's documents comes out as one at a time would leave it)
         let at = 0;
+        const set: { documentId: string; rows: ChunkRow[]; vectors: Float32Array[] }[] = [];
         for (const d of docs) {
           if (!d.rows.length) cache?.deleteDocument(d.documentId);
-          else if (vectors) cache?.setDocument(d.documentId, d.rows, vectors.slice(at, at + d.rows.length));
+          else if (vectors) set.push({ documentId: d.documentId, rows: d.rows, vectors: vectors.slice(at, at + d.rows.length) });
           at += d.rows.length;
         }
+        cache?.setDocuments(set);
         caches.invalidate(g, projectId);
       });
       for (const d of docs) {
