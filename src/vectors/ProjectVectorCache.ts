@@ -226,11 +226,12 @@ export class ProjectVectorCache {
     if (this.opts.rowBits === 4) {
       // 4-bit rows are decided per document (cacheBlocks.ts DocumentBlock.packed): columns of their own
       for (const d of live) {
-        const h = d.head;
-        const s = d.src.strings;
-        const meta: RowMeta = { ids: h.ids, documentName: h.name.map((i) => s[i]), locationId: h.loc.map((i) => (i < 0 ? null : s[i])), chunkIndex: Int32Array.from(h.ci), tags: h.tags.map((t) => t.map((i) => s[i])) };
-        const codes = d.src.codes.subarray(d.at * dims, (d.at + d.n) * dims);
-        this.place(d.documentId, meta, codes, d.src.scales.slice(d.at, d.at + d.n), withFull ? d.src.full : null, d.at, d.packed);
+        const f = d.src;
+        const s = f.strings;
+        const rowsOf = <T>(g: (i: number) => T) => Array.from({ length: d.n }, (_, r) => g(d.at + r));
+        const meta: RowMeta = { ids: rowsOf((i) => f.id(i)), documentName: rowsOf((i) => s[f.name[i]]), locationId: rowsOf((i) => (f.loc[i] < 0 ? null : s[f.loc[i]])), chunkIndex: Int32Array.from(rowsOf((i) => f.ci[i])), tags: rowsOf((i) => f.tags(i).map((t) => s[t])) };
+        const codes = f.codes.subarray(d.at * dims, (d.at + d.n) * dims);
+        this.place(d.documentId, meta, codes, f.scales.slice(d.at, d.at + d.n), withFull ? f.full : null, d.at, d.packed);
       }
       return;
     }
@@ -244,17 +245,25 @@ export class ProjectVectorCache {
     const b = new ColumnsBuilder(rows, (t) => this.bitOf(t, true));
     const starts = new Int32Array(live.length);
     const idChars = new Float64Array(live.length);
+    // a file's rows of one tag set share one array of its numbers: their strings made once
+    const tagStrings = new Map<readonly number[], readonly string[]>();
+    const tagsOf = (t: readonly number[], s: string[]) => {
+      let out = tagStrings.get(t);
+      if (out === undefined) tagStrings.set(t, (out = t.length === 0 ? NO_TAGS : t.map((i) => s[i])));
+      return out;
+    };
     live.forEach((d, k) => {
       const at = (starts[k] = b.at);
       if (!whole) codes.set(d.src.codes.subarray(d.at * dims, (d.at + d.n) * dims), at * dims);
       b.scales.set(d.src.scales.subarray(d.at, d.at + d.n), at);
-      const h = d.head;
-      const s = d.src.strings;
+      const f = d.src;
+      const s = f.strings;
       for (let r = 0; r < d.n; r++) {
-        const l = h.loc[r];
-        const t = h.tags[r];
-        b.row(h.ids[r], s[h.name[r]], l < 0 ? null : s[l], h.ci[r], t.length === 0 ? NO_TAGS : t.map((i) => s[i]));
-        idChars[k] += h.ids[r].length;
+        const i = d.at + r;
+        const l = f.loc[i];
+        const id = f.id(i);
+        b.row(id, s[f.name[i]], l < 0 ? null : s[l], f.ci[i], tagsOf(f.tags(i), s));
+        idChars[k] += id.length;
       }
     });
     const cols = b.finish();

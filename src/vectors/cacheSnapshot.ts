@@ -1,8 +1,9 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { blockCodes, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, type DocumentBlock } from "./cacheBlocks.ts";
-import { FileVectors, SnapshotReader, type FullVectors, type RowsAt } from "./fullVectors.ts";
+import { blockCodes, type DocumentBlock } from "./cacheBlocks.ts";
+import { FileVectors, SnapshotReader, type RowsAt } from "./fullVectors.ts";
+import { decodeRows, encodeRows, headerDocCounts, type HeaderCols, type HeaderDoc, type SnapshotDoc } from "./headerRows.ts";
 import type { ProjectVectorCache } from "./ProjectVectorCache.ts";
 import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
 import type { IndexPart } from "./indexPart.ts";
@@ -31,18 +32,6 @@ import { StagedWriter } from "./stagedWrite.ts";
 const MAGIC = "LHVCACH1";
 const ALIGN = 64;
 
-/** A document's rows apart from their vectors, as a header lists them (strings as numbers in its string table). */
-export interface HeaderDoc {
-  d: string;
-  ids: string[];
-  name: number[];
-  loc: number[];
-  ci: number[];
-  tags: number[][];
-  /** 1 when the cache kept the document's rows in 4 bits (its int8 codes in the file are those, made back) */
-  p?: 1;
-}
-
 export interface SnapshotHeader {
   /** a random id per written file: the index part beside it names the rows it lists (absent in older files) */
   stamp?: string;
@@ -53,7 +42,9 @@ export interface SnapshotHeader {
   rows: number;
   hasFull: boolean;
   strings: string[];
+  /** the rows apart from their vectors: by column (headerRows.ts), or in files written before, by document */
   docs: HeaderDoc[];
+  cols?: HeaderCols;
   /** the IVF index section after the vectors, in files written before the index had a part of its own */
   index?: IndexMeta;
   /** sparse queries were scanned by columns: a restored cache builds its column copy at once */
@@ -66,27 +57,7 @@ export interface SnapshotExtras {
   columns: boolean;
 }
 
-/** The rows of one file (a rows' file, or a segment of its tail): their codes and scales in memory, float32 rows in the file. */
-export interface FileRows {
-  /** the header's string table */
-  strings: string[];
-  codes: Int8Array;
-  scales: Float32Array;
-  /** every row's float32 vector, in the file (null: the file has none) */
-  full: FullVectors | null;
-  dims: number;
-}
-
-/** A document of a file: its header entry, and its rows, rows `at` … `at + n` of the file's. */
-export interface SnapshotDoc {
-  documentId: string;
-  head: HeaderDoc;
-  src: FileRows;
-  at: number;
-  n: number;
-  /** what the file says of its rows being 4-bit (nothing in files written before 4-bit rows) */
-  packed?: boolean;
-}
+export type { FileRows, HeaderDoc, SnapshotDoc } from "./headerRows.ts";
 
 export interface SnapshotFile {
   header: SnapshotHeader;
@@ -121,9 +92,9 @@ export function dropSnapshotFolder(dir: string, gen: number): void {
  * it knows no write has landed meanwhile); `snapshotRows` then gives each block's
  * float32 rows in the new file, for the cache to drop its own copies.
  */
-export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "hasFull" | "index" | "columns" | "stamp"> & { stamp?: string }, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
-  const { strings, docs, rows, hasFull } = docsHeader(blocks);
-  const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
+export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "cols" | "hasFull" | "index" | "columns" | "stamp"> & { stamp?: string }, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
+  const { strings, docs, cols, rows, hasFull } = encodeRows(blocks);
+  const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, cols, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
   const json = Buffer.from(JSON.stringify(header));
   mkdirSync(join(path, ".."), { recursive: true });
   const tmp = `${path}.tmp`;
@@ -147,44 +118,6 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
     await fh.close();
   }
   return tmp;
-}
-
-/**
- * The rows' header fields of these blocks: strings shared in one table, and per document its rows apart from their
- * vectors (kept per row, whatever the cache keeps per block: files of either side load in the other).
- */
-export function docsHeader(blocks: DocumentBlock[]): { strings: string[]; docs: HeaderDoc[]; rows: number; hasFull: boolean } {
-  const strings: string[] = [];
-  const index = new Map<string, number>();
-  const str = (s: string) => {
-    let i = index.get(s);
-    if (i === undefined) {
-      i = strings.length;
-      strings.push(s);
-      index.set(s, i);
-    }
-    return i;
-  };
-  const hasFull = blocks.length > 0 && blocks.every((b) => b.full !== null);
-  let rows = 0;
-  const docs = blocks.map((b) => {
-    const n = rowCount(b);
-    rows += n;
-    const each = <T>(f: (r: number) => T) => Array.from({ length: n }, (_, r) => f(r));
-    return {
-      d: b.documentId,
-      ids: each((r) => rowId(b, r)),
-      name: each((r) => str(rowName(b, r))),
-      loc: each((r) => {
-        const l = rowLocation(b, r);
-        return l === null ? -1 : str(l);
-      }),
-      ci: each((r) => rowChunkIndex(b, r)),
-      tags: each((r) => rowTags(b, r).map(str)),
-      ...(b.packed ? { p: 1 as const } : {}),
-    };
-  });
-  return { strings, docs, rows, hasFull };
 }
 
 /** The blocks' codes, scales and (with hasFull) float32 rows, each section starting aligned. */
@@ -278,50 +211,24 @@ export function readSnapshot(path: string): SnapshotFile | null {
   }
   const codes = new Int8Array(part.buffer, part.byteOffset, rows * dims);
   const scales = new Float32Array(part.buffer, part.byteOffset + scalesAt - codesAt, rows);
-  const packedKnown = Array.isArray(header.docs) && header.docs.some((x) => x.p === 1);
-  const src: FileRows = { strings: header.strings, codes, scales, full: header.hasFull ? new FileVectors(m.file, m.fullAt, rows, dims) : null, dims };
-  const docs = decodeDocs(header.docs, src, packedKnown);
+  const packedKnown = header.cols ? Array.isArray(header.cols.p) && header.cols.p.length > 0 : Array.isArray(header.docs) && header.docs.some((x) => x?.p === 1);
+  const docs = decodeRows(header, codes, scales, header.hasFull ? new FileVectors(m.file, m.fullAt, rows, dims) : null, dims, packedKnown);
   if (!docs) return null;
   return { header, docs, index };
-}
-
-/**
- * A header's documents over a file's rows; null when the header lists another number of rows than the sections
- * hold, or a document is malformed. `packedKnown`: the file says which documents were 4-bit (files written before
- * 4-bit rows say nothing: the cache then decides from the codes, as for rows from LanceDB).
- */
-export function decodeDocs(headerDocs: HeaderDoc[], src: FileRows, packedKnown: boolean): SnapshotDoc[] | null {
-  if (!Array.isArray(headerDocs) || !Array.isArray(src.strings)) return null;
-  const nStrings = src.strings.length;
-  const known = (i: number) => Number.isInteger(i) && i < nStrings;
-  let r = 0;
-  const docs: SnapshotDoc[] = [];
-  for (const d of headerDocs) {
-    const n = Array.isArray(d.ids) ? d.ids.length : -1;
-    // the columns are read row by row at restore: every field a row's, every string number in the table
-    if (n < 0 || typeof d.d !== "string" || !Array.isArray(d.name) || !Array.isArray(d.loc) || !Array.isArray(d.ci) || !Array.isArray(d.tags)) return null;
-    if (d.name.length !== n || d.loc.length !== n || d.ci.length !== n || d.tags.length !== n) return null;
-    for (let i = 0; i < n; i++) {
-      if (typeof d.ids[i] !== "string" || !(known(d.name[i]) && d.name[i] >= 0) || !(known(d.loc[i]) && d.loc[i] >= -1) || !Number.isInteger(d.ci[i]) || !Array.isArray(d.tags[i])) return null;
-      for (const t of d.tags[i]) if (!(known(t) && t >= 0)) return null;
-    }
-    docs.push({ documentId: d.d, head: d, src, at: r, n, ...(d.p === 1 ? { packed: true } : packedKnown ? { packed: false } : {}) });
-    r += n;
-  }
-  return r === src.scales.length && src.codes.length === r * src.dims ? docs : null;
 }
 
 /** The float32 rows of a just-written snapshot, block by block, for ProjectVectorCache.adoptSnapshotRows. */
 export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<DocumentBlock, RowsAt> {
   const out = new Map<DocumentBlock, RowsAt>();
   const m = openSnapshot(path);
-  if (!m || !m.header.hasFull || m.header.docs.length !== blocks.length) return out;
+  const counts = m && headerDocCounts(m.header);
+  if (!m || !m.header.hasFull || !counts || counts.length !== blocks.length) return out;
   // one reader of the file's rows for all the blocks
   const full = new FileVectors(m.file, m.fullAt, m.header.rows, m.header.dims);
   let at = 0;
   blocks.forEach((b, i) => {
     const n = b.n;
-    if (m.header.docs[i].d === b.documentId && m.header.docs[i].ids.length === n) out.set(b, { full, at });
+    if (counts[i].d === b.documentId && counts[i].n === n) out.set(b, { full, at });
     at += n;
   });
   return out;

@@ -1,7 +1,9 @@
 import { afterAll, expect, test } from "bun:test";
 import { heapStats } from "bun:jsc";
 import { join } from "node:path";
+import { rowChunkIndex, rowId, rowLocation, rowName, rowTags } from "../../src/vectors/cacheBlocks.ts";
 import { commitSnapshot, readSnapshot, restoreInto, snapshotRows, writeSnapshotTmp } from "../../src/vectors/cacheSnapshot.ts";
+import { decodeRows, encodeRows } from "../../src/vectors/headerRows.ts";
 import { ProjectVectorCache, type CachedRow } from "../../src/vectors/ProjectVectorCache.ts";
 import { prng } from "../support/prng.ts";
 import { tempDir } from "./helpers.ts";
@@ -59,7 +61,7 @@ function holds(cache: ProjectVectorCache, live: Map<string, CachedRow>) {
 async function save(cache: ProjectVectorCache, name: string): Promise<string> {
   const path = join(tmp.dir, `${name}.vc`);
   const blocks = cache.blocks();
-  commitSnapshot(await writeSnapshotTmp(path, { gen: 1, embedderId: "e", dims: DIMS, projectId: "p" }, blocks, cache.extras()), path);
+  commitSnapshot(await writeSnapshotTmp(path, { gen: 1, embedderId: "e", dims: DIMS, projectId: "p" }, blocks, { index: null, columns: cache.extras().columns }), path);
   cache.adoptSnapshotRows(snapshotRows(path, blocks));
   return path;
 }
@@ -174,4 +176,46 @@ test("a restored cache of one-row documents holds no typed array, string or arra
   expect(after.strings - before.strings).toBeLessThan(N * 1.2);
   expect(after.arrays - before.arrays).toBeLessThan(N * 0.2);
   expect(cache.search(queries[0].v, new Set(TAGS), 5).length).toBe(5);
+});
+
+test("a header lists its rows by column; one listing them by document (files written before) reads back to the same rows", async () => {
+  const cache = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0 });
+  for (let d = 0; d < 30; d++) {
+    const x = doc(d);
+    cache.setDocument(x.documentId, x.rows, x.vectors);
+  }
+  const blocks = cache.blocks();
+  const { strings, cols, rows } = encodeRows(blocks);
+  // the same rows as a file written before lists them: an object and five arrays a document
+  let at = 0;
+  const docs = cols.d.map((d, k) => {
+    const n = cols.n[k];
+    const range = <T>(f: (i: number) => T) => Array.from({ length: n }, (_, r) => f(at + r));
+    let end = 0;
+    for (let i = 0; i < at; i++) end += cols.il[i];
+    const ids = range(() => "");
+    for (let r = 0; r < n; r++) {
+      ids[r] = cols.ids.slice(end, end + cols.il[at + r]);
+      end += cols.il[at + r];
+    }
+    const out = { d, ids, name: range((i) => cols.name[i]), loc: range((i) => cols.loc[i]), ci: range((i) => cols.ci[i]), tags: range((i) => cols.sets[cols.ts[i]]) };
+    at += n;
+    return out;
+  });
+  const codes = new Int8Array(rows * DIMS);
+  const scales = new Float32Array(rows);
+  const read = (h: Parameters<typeof decodeRows>[0]) => {
+    const out = decodeRows(h, codes, scales, null, DIMS, false)!;
+    return out.map((x) => ({ documentId: x.documentId, at: x.at, n: x.n, rows: Array.from({ length: x.n }, (_, r) => [x.src.id(x.at + r), strings[x.src.name[x.at + r]], x.src.loc[x.at + r], x.src.ci[x.at + r], x.src.tags(x.at + r).map((t) => strings[t])]) }));
+  };
+  const byCols = read({ strings, docs: [], cols });
+  expect(byCols).toEqual(read({ strings, docs }));
+  // and they are the cache's rows
+  expect(byCols.map((x) => x.documentId)).toEqual(blocks.map((b) => b.documentId));
+  for (const [k, b] of blocks.entries()) for (let r = 0; r < b.n; r++) expect(byCols[k].rows[r]).toEqual([rowId(b, r), rowName(b, r), rowLocation(b, r) === null ? -1 : strings.indexOf(rowLocation(b, r)!), rowChunkIndex(b, r), rowTags(b, r)]);
+  // a header that disagrees with the sections, or is malformed, reads as nothing (the load goes to LanceDB)
+  expect(decodeRows({ strings, docs: [], cols }, codes.subarray(DIMS), scales.subarray(1), null, DIMS, false)).toBeNull();
+  expect(decodeRows({ strings, docs: [], cols: { ...cols, il: cols.il.map((l, i) => (i === 0 ? l + 1 : l)) } }, codes, scales, null, DIMS, false)).toBeNull();
+  expect(decodeRows({ strings, docs: [], cols: { ...cols, name: cols.name.map(() => strings.length) } }, codes, scales, null, DIMS, false)).toBeNull();
+  expect(decodeRows({ strings, docs: docs.map((d, k) => (k === 3 ? { ...d, ci: d.ci.slice(1) } : d)) }, codes, scales, null, DIMS, false)).toBeNull();
 });
