@@ -3,15 +3,16 @@
 // written by each arm's own code (so each reads the header its version writes), from one generated world of
 // `--docs` one-chunk documents (384 dims, sparse vectors as the hashing embedder's, the server's id shapes, 20 tags,
 // 50 locations). Reported per arm: the heap and array buffers after full collections, the process's RSS, the
-// cache's own estimate, and the most common new objects.
-// Usage: bun bench/restore-heap.ts --before <checkout> [--docs 100000] [--runs 2]
+// cache's own estimate, and the most common new objects; then `--queries` searches (sparse random queries of 30 dims,
+// 3 of the 20 tags visible, 8 hits), after the column copy a first search starts is built: CPU per search p50 / p99.
+// Usage: bun bench/restore-heap.ts --before <checkout> [--docs 100000] [--runs 2] [--queries 2000]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
-const { values: args } = parseArgs({ options: { before: { type: "string" }, docs: { type: "string", default: "100000" }, runs: { type: "string", default: "2" }, child: { type: "string" }, root: { type: "string" } } });
+const { values: args } = parseArgs({ options: { before: { type: "string" }, docs: { type: "string", default: "100000" }, queries: { type: "string", default: "2000" }, runs: { type: "string", default: "2" }, child: { type: "string" }, root: { type: "string" } } });
 
 if (args.child) await child(args.child, Number(args.docs));
 else parent();
@@ -23,16 +24,16 @@ function parent(): void {
     { label: "now", root: resolve(join(import.meta.dir, "..")) },
   ];
   console.log(`# restore heap: ${args.docs} one-chunk documents; ${cpus()[0]?.model ?? "?"} (${availableParallelism()} cores), load ${loadavg()[0].toFixed(1)} at start, Bun ${Bun.version}`);
-  console.log("| run | arm | rows | heap after restore (MB) | per document (B) | array buffers (MB) | RSS (MB) | cache estimate (MB) | most common new objects |");
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  console.log("| run | arm | rows | heap after restore (MB) | per document (B) | array buffers (MB) | RSS (MB) | cache estimate (MB) | search CPU p50 / p99 (ms) | most common new objects |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (let run = 1; run <= Number(args.runs); run++) {
     for (const arm of run % 2 ? arms : [...arms].reverse()) {
       const dir = mkdtempSync(join(tmpdir(), "lorehold-restore-heap-"));
-      const r = spawnSync(process.execPath, [import.meta.path, "--child", dir, "--root", arm.root, "--docs", String(args.docs)], { encoding: "utf8" });
+      const r = spawnSync(process.execPath, [import.meta.path, "--child", dir, "--root", arm.root, "--docs", String(args.docs), "--queries", String(args.queries)], { encoding: "utf8" });
       rmSync(dir, { recursive: true, force: true });
       if (r.status !== 0) throw new Error(`${arm.label}: ${r.stderr}`);
       const o = JSON.parse(r.stdout.trim().split("\n").pop()!);
-      console.log(`| ${run} | ${arm.label} | ${o.rows} | ${o.heapMb} | ${o.perDoc} | ${o.buffersMb} | ${o.rssMb} | ${o.estimateMb} | ${o.top} |`);
+      console.log(`| ${run} | ${arm.label} | ${o.rows} | ${o.heapMb} | ${o.perDoc} | ${o.buffersMb} | ${o.rssMb} | ${o.estimateMb} | ${o.search} | ${o.top} |`);
     }
   }
   console.log(`load ${loadavg()[0].toFixed(1)} at the end`);
@@ -76,6 +77,25 @@ async function child(dir: string, n: number): Promise<void> {
     .map(([k, v]) => `${k} ${(v / 1000).toFixed(0)}k`)
     .join(", ");
   const mb = (b: number) => (b / 1e6).toFixed(1);
-  console.log(JSON.stringify({ rows: cache.size, heapMb: mb(h1.heapSize - h0.heapSize), perDoc: ((h1.heapSize - h0.heapSize) / n).toFixed(0), buffersMb: mb(m1.arrayBuffers - m0.arrayBuffers), rssMb: (m1.rss / 1e6).toFixed(0), estimateMb: mb(cache.bytes), top }));
+  const query = () => {
+    const v = new Float32Array(DIMS);
+    for (let i = 0; i < 30; i++) v[Math.floor(rnd() * DIMS)] += rnd() - 0.5;
+    return { v, tags: new Set(Array.from({ length: 3 }, () => `tag${Math.floor(rnd() * 20)}`)) };
+  };
+  const first = query();
+  cache.search(first.v, first.tags, 8);
+  await cache.indexIdle();
+  const cpu: number[] = [];
+  for (let q = 0; q < Number(args.queries); q++) {
+    const { v, tags } = query();
+    const c0 = process.cpuUsage();
+    cache.search(v, tags, 8);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+  }
+  cpu.sort((a, b) => a - b);
+  const at = (p: number) => cpu[Math.min(cpu.length - 1, Math.floor(p * cpu.length))].toFixed(2);
+  const search = cpu.length ? `${at(0.5)} / ${at(0.99)}` : "–";
+  console.log(JSON.stringify({ rows: cache.size, heapMb: mb(h1.heapSize - h0.heapSize), perDoc: ((h1.heapSize - h0.heapSize) / n).toFixed(0), buffersMb: mb(m1.arrayBuffers - m0.arrayBuffers), rssMb: (m1.rss / 1e6).toFixed(0), estimateMb: mb(cache.bytes), search, top }));
   (globalThis as { keep?: unknown }).keep = cache;
 }
