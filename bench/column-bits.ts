@@ -44,7 +44,7 @@ for (const [doc, d] of byDoc) {
   f32.setDocument(doc, d.rows, d.vectors);
 }
 const unitOf = new Map<string, Float32Array>();
-for (const b of cache.blocks()) for (let r = 0; r < b.scales.length; r++) unitOf.set(rowId(b, r), b.full!.row(r).slice());
+for (const b of cache.blocks()) for (let r = 0; r < b.scales.length; r++) unitOf.set(rowId(b, r), b.full!.row(b.fullAt + r).slice());
 const queries = await Promise.all(world.queries.map(async (q) => ({ v: (await embedder.embed([q.text]))[0], tags: new Set(q.tags) })));
 // the column copy, as a big project's first sparse search asks for it
 cache.search(queries[0].v, queries[0].tags, 20);

@@ -72,7 +72,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
     const p = prepareQuery(q.v, dims, 0, all);
     const scores: number[] = [];
     for (const b of blocks) {
-      const full = b.full!.all();
+      const full = b.full!.slice(b.fullAt, b.n);
       for (let r = 0; r < b.scales.length; r++) {
         if (!rowTags(b, r).some((t) => q.tags.has(t))) continue;
         let s = 0;
@@ -106,7 +106,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
       for (let r = 0; r < b.scales.length; r++) {
         if (!rowTags(b, r).some((t) => q.tags.has(t))) continue;
         let s = 0;
-        for (let j = 0; j < p.nzIdx.length; j++) s += p.nzVal[j] * b.full!.row(r)[p.nzIdx[j]];
+        for (let j = 0; j < p.nzIdx.length; j++) s += p.nzVal[j] * b.full!.row(b.fullAt + r)[p.nzIdx[j]];
         scores.push(s);
       }
     }
@@ -137,7 +137,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
         const top = best.items
           .map((it) => {
             let s = 0;
-            const v = it.doc.full!.row(it.row);
+            const v = it.doc.full!.row(it.doc.fullAt + it.row);
             for (let d = 0; d < dims; d++) s += p.q[d] * v[d];
             return s;
           })

@@ -112,7 +112,7 @@ function run(label: string, search: (p: PreparedQuery, best: TopN, trace: { list
       const best = new TopN(80);
       const trace = { lists: new Set<number>(), rows: 0 };
       search(p, best, trace);
-      const top = best.items.map((it) => dot(q.qv, it.doc.full!.row(it.row))).sort((x, y) => y - x).slice(0, 4);
+      const top = best.items.map((it) => dot(q.qv, it.doc.full!.row(it.doc.fullAt + it.row))).sort((x, y) => y - x).slice(0, 4);
       const c = process.cpuUsage(s0);
       if (rep === 0) continue;
       cpu.push((c.user + c.system) / 1000);

@@ -31,7 +31,7 @@ export class Column8Scan {
         this.docOf[i] = b;
         this.rowOf[i] = r;
         this.tagBits[i] = b.tagBits[r];
-        this.overflow[i] = b.overflow?.[r] ?? 0;
+        this.overflow[i] = b.cols.overflow?.[b.at + r] ?? 0;
         this.scales[i] = b.scales[r];
         for (let d = 0; d < dims; d++) this.cols[d * rows + i] = codes[r * dims + d];
       }

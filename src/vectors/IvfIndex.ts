@@ -155,7 +155,7 @@ export class IvfIndex {
     for (const b of blocks) {
       if (b.dead) continue;
       index.list(b);
-      since += b.scales.length;
+      since += b.n;
       if (since >= 256) {
         since = 0;
         yield;
@@ -175,8 +175,8 @@ export class IvfIndex {
     const { dims } = this;
     const scratch = new Float32Array(dims);
     const first = this.lists.slotsFor(block);
-    for (let r = 0; r < block.scales.length; r++) this.lists.push(this.nearestList(rowVector(block, r, dims, scratch)), first, r);
-    this.liveRows += block.scales.length;
+    for (let r = 0; r < block.n; r++) this.lists.push(this.nearestList(rowVector(block, r, dims, scratch)), first, r);
+    this.liveRows += block.n;
   }
 
   /**
@@ -208,8 +208,8 @@ export class IvfIndex {
 
   /** The block is already marked dead (its rows are skipped); its list entries are swept once they pile up. */
   remove(block: DocumentBlock): void {
-    this.deadRows += block.scales.length;
-    this.liveRows -= block.scales.length;
+    this.deadRows += block.n;
+    this.liveRows -= block.n;
     if (this.deadRows > Math.max(1000, this.liveRows / 4)) {
       this.lists.compact();
       this.deadRows = 0;
@@ -350,14 +350,14 @@ function spread<T>(rows: T[], m: number): T[] {
 /** Up to m rows spread evenly over the blocks, as unit float vectors. */
 function sampleRows(blocks: DocumentBlock[], m: number, dims: number): Float32Array[] {
   let total = 0;
-  for (const b of blocks) if (!b.dead) total += b.scales.length;
+  for (const b of blocks) if (!b.dead) total += b.n;
   const step = Math.max(1, total / Math.max(1, m));
   const out: Float32Array[] = [];
   let next = 0;
   let at = 0;
   for (const b of blocks) {
     if (b.dead) continue;
-    for (let r = 0; r < b.scales.length; r++, at++) {
+    for (let r = 0; r < b.n; r++, at++) {
       if (at < next) continue;
       next += step;
       out.push(rowValues(b, r, dims, new Float32Array(dims)));

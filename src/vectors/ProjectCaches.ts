@@ -199,7 +199,7 @@ export class ProjectCaches {
     const stamp = crypto.randomUUID();
     const tmp = await writeSnapshotTmp(path, { stamp, gen: g.gen, embedderId: g.embedderId, dims: g.dims, projectId: cache.projectId }, blocks, { index: null, columns: extras.columns });
     let rows = 0;
-    for (const b of blocks) rows += b.scales.length;
+    for (const b of blocks) rows += b.n;
     const partTmp = index ? await writeIndexPartTmp(path, { stamp, rows, dims: g.dims }, index, extras.columns) : null;
     await this.beforeCommit?.();
     // synchronous from the check to the renames: a write's invalidate cannot slip between them
@@ -233,12 +233,12 @@ export class ProjectCaches {
   private async appendRows(g: Generation, cache: ProjectVectorCache, path: string, s: { key: string; epoch: number; extras: ReturnType<ProjectVectorCache["extras"]>; indexGen: number; onDisk: RowsOnDisk; plan: TailPlan; disk: OnDisk }): Promise<void> {
     const { onDisk, plan, extras, disk } = s;
     let rows = 0;
-    for (const b of plan.view) rows += b.scales.length;
+    for (const b of plan.view) rows += b.n;
     const stamp = crypto.randomUUID();
     this.onStep?.("segment");
     const { end, views } = await appendSegment(path, onDisk.tail.bytes, { base: onDisk.base.stamp, prev: onDisk.stamp, stamp, rows, dims: g.dims, removed: plan.removed, ...(extras.columns ? { columns: true } : {}) }, plan.added);
     let lag = onDisk.partLag;
-    for (const b of plan.added) lag += b.scales.length;
+    for (const b of plan.added) lag += b.n;
     const partDue = disk.index !== disk.savedIndex || lag > this.partLagRows;
     const index = extras.index && partDue ? await encodeIndex(extras.index.parts, extras.index.trainedRows, plan.view, () => Bun.sleep(0)) : null;
     const partTmp = index ? await writeIndexPartTmp(path, { stamp, rows, dims: g.dims }, index, extras.columns) : null;
@@ -271,7 +271,7 @@ export class ProjectCaches {
     const index = await encodeIndex(extras.index.parts, extras.index.trainedRows, rows.blocks, () => Bun.sleep(0));
     if (!index) return;
     let count = 0;
-    for (const b of rows.blocks) count += b.scales.length;
+    for (const b of rows.blocks) count += b.n;
     const tmp = await writeIndexPartTmp(path, { stamp: rows.stamp, rows: count, dims: g.dims }, index, extras.columns);
     await this.beforeCommit?.();
     if ((this.epochs.get(key) ?? 0) !== epoch || disk.rows !== rows || !disk.current) return dropSnapshot(tmp);

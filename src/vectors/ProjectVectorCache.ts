@@ -1,12 +1,13 @@
-import { denseCodes, fullScore, normalised, packCodes, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible, type DocumentBlock } from "./cacheBlocks.ts";
-import { makeBlock } from "./makeBlock.ts";
+import { DocumentBlock, denseCodes, fullScore, normalised, packCodes, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible } from "./cacheBlocks.ts";
 import type { RowMeta } from "./cacheBlocks.ts";
+import { blockBytes, ColumnsBuilder } from "./rowColumns.ts";
+import type { SnapshotDoc } from "./cacheSnapshot.ts";
 import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
 import { BuildTurns } from "./buildTurns.ts";
 import { BuildFailures } from "./buildFailures.ts";
-import { OwnVectors, type FullVectors } from "./fullVectors.ts";
+import { OwnVectors, type FullVectors, type RowsAt } from "./fullVectors.ts";
 import type { ChunkRow } from "./rows.ts";
 
 /** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
@@ -58,6 +59,7 @@ export interface CacheOptions {
 export type CachedRow = Omit<ChunkRow, "text">;
 
 const TAG_BITS = 32;
+const NO_TAGS: readonly string[] = [];
 
 /**
  * One project's chunk vectors in memory, for the vector half of hybrid
@@ -69,8 +71,8 @@ const TAG_BITS = 32;
  *
  * Why int8 and no text: a 100k-chunk project held float32 vectors and whole
  * rows (text included) at ~1.7 KB a chunk; int8 codes with a per-row scale,
- * and the rest of a row kept once a document where its rows share it
- * (makeBlock.ts), hold ~0.47 KB, and a sparse project's column copy takes
+ * and the rest of a row in columns shared by the documents restored
+ * together (rowColumns.ts), hold ~0.47 KB, and a sparse project's column copy takes
  * its codes over at ~0.32 KB (columnCopy.ts), so ten big projects fit one
  * box. The ranking loses almost
  * nothing (symmetric per-row scaling of a unit vector errs by < 0.4 % of a
@@ -159,32 +161,132 @@ export class ProjectVectorCache {
   }
 
   setDocument(documentId: string, rows: CachedRow[], vectors: Float32Array[]): void {
-    this.deleteDocument(documentId);
-    if (rows.length === 0) return;
-    const dims = this.dims;
-    const n = rows.length;
-    const codes = new Int8Array(n * dims);
-    const scales = new Float32Array(n);
-    const full = this.rescore > 0 ? new Float32Array(n * dims) : null;
-    for (let i = 0; i < n; i++) {
-      scales[i] = quantise(vectors[i], dims, codes, i * dims);
-      if (full) full.set(normalised(vectors[i], dims), i * dims);
-    }
-    const meta: RowMeta = {
-      ids: rows.map((r) => r.id),
-      documentName: rows.map((r) => r.documentName),
-      locationId: rows.map((r) => r.locationId),
-      chunkIndex: Int32Array.from(rows, (r) => r.chunkIndex),
-      tags: rows.map((r) => r.tags),
-    };
-    this.place(documentId, meta, codes, scales, full && new OwnVectors(full, dims));
-    this.dirty = true;
+    this.setDocuments([{ documentId, rows, vectors }]);
   }
 
-  /** A document as a snapshot file holds it (codes and scales copied into memory, full read from the file). */
+  /**
+   * Documents written (or loaded from LanceDB), each replacing any of the same id, in their order: their rows in one
+   * set of columns (rowColumns.ts), their codes and float32 vectors in one array each.
+   */
+  setDocuments(docs: readonly { documentId: string; rows: CachedRow[]; vectors: Float32Array[] }[]): void {
+    for (const d of docs) this.deleteDocument(d.documentId);
+    const live = docs.filter((d) => d.rows.length > 0);
+    if (live.length === 0) return;
+    this.dirty = true;
+    const dims = this.dims;
+    if (this.opts.rowBits === 4) {
+      // 4-bit rows are decided per document (cacheBlocks.ts DocumentBlock.packed): columns of their own
+      for (const { documentId, rows, vectors } of live) {
+        const n = rows.length;
+        const codes = new Int8Array(n * dims);
+        const scales = new Float32Array(n);
+        const full = this.rescore > 0 ? new Float32Array(n * dims) : null;
+        for (let i = 0; i < n; i++) {
+          scales[i] = quantise(vectors[i], dims, codes, i * dims);
+          if (full) full.set(normalised(vectors[i], dims), i * dims);
+        }
+        const meta: RowMeta = {
+          ids: rows.map((r) => r.id),
+          documentName: rows.map((r) => r.documentName),
+          locationId: rows.map((r) => r.locationId),
+          chunkIndex: Int32Array.from(rows, (r) => r.chunkIndex),
+          tags: rows.map((r) => r.tags),
+        };
+        this.place(documentId, meta, codes, scales, full && new OwnVectors(full, dims), 0);
+      }
+      return;
+    }
+    let total = 0;
+    for (const d of live) total += d.rows.length;
+    const codes = new Int8Array(total * dims);
+    const full = this.rescore > 0 ? new Float32Array(total * dims) : null;
+    const own = full && new OwnVectors(full, dims);
+    const b = new ColumnsBuilder(total, (t) => this.bitOf(t, true));
+    const starts = new Int32Array(live.length);
+    const idChars = new Float64Array(live.length);
+    live.forEach((d, k) => {
+      starts[k] = b.at;
+      d.rows.forEach((r, i) => {
+        const at = b.at;
+        b.scales[at] = quantise(d.vectors[i], dims, codes, at * dims);
+        if (full) full.set(normalised(d.vectors[i], dims), at * dims);
+        b.row(r.id, r.documentName, r.locationId, r.chunkIndex, r.tags);
+        idChars[k] += r.id.length;
+      });
+    });
+    const cols = b.finish();
+    live.forEach((d, k) => {
+      const n = d.rows.length;
+      const bytes = blockBytes(cols, n, d.documentId, idChars[k]) + n * dims + (full ? n * dims * 4 : 0);
+      this.put(new DocumentBlock(d.documentId, cols, starts[k], n, false, dims, codes, starts[k], own, starts[k], bytes));
+    });
+  }
+
+  /** One document's rows with codes of its own and float32 rows read from `full` (its row r at r), replacing any of the same id. */
   restoreDocument(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null, packed?: boolean): void {
     this.deleteDocument(documentId);
-    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null, packed);
+    if (scales.length > 0) this.place(documentId, meta, codes, scales, this.rescore > 0 ? full : null, 0, packed);
+  }
+
+  /**
+   * Documents as a snapshot file (or files: a rows' file and its tail's segments) holds them, each replacing any
+   * of the same id, in their order: their rows in one set of columns (rowColumns.ts), their codes in one array
+   * (the file's own when they are all of its rows, in order), their float32 rows read from the file.
+   */
+  restoreDocuments(docs: readonly SnapshotDoc[]): void {
+    for (const d of docs) this.deleteDocument(d.documentId);
+    const live = docs.filter((d) => d.n > 0);
+    if (live.length === 0) return;
+    const dims = this.dims;
+    const withFull = this.rescore > 0;
+    if (this.opts.rowBits === 4) {
+      // 4-bit rows are decided per document (cacheBlocks.ts DocumentBlock.packed): columns of their own
+      for (const d of live) {
+        const f = d.src;
+        const s = f.strings;
+        const rowsOf = <T>(g: (i: number) => T) => Array.from({ length: d.n }, (_, r) => g(d.at + r));
+        const meta: RowMeta = { ids: rowsOf((i) => f.id(i)), documentName: rowsOf((i) => s[f.name[i]]), locationId: rowsOf((i) => (f.loc[i] < 0 ? null : s[f.loc[i]])), chunkIndex: Int32Array.from(rowsOf((i) => f.ci[i])), tags: rowsOf((i) => f.tags(i).map((t) => s[t])) };
+        const codes = f.codes.subarray(d.at * dims, (d.at + d.n) * dims);
+        this.place(d.documentId, meta, codes, f.scales.slice(d.at, d.at + d.n), withFull ? f.full : null, d.at, d.packed);
+      }
+      return;
+    }
+    let rows = 0;
+    for (const d of live) rows += d.n;
+    // all of one file's rows in its order (a restart without a tail): its codes kept as they are, no copy
+    const src = live[0].src;
+    let whole = rows === src.scales.length;
+    for (let k = 0, at = 0; whole && k < live.length; at += live[k].n, k++) whole = live[k].src === src && live[k].at === at;
+    const codes = whole ? src.codes : new Int8Array(rows * dims);
+    const b = new ColumnsBuilder(rows, (t) => this.bitOf(t, true));
+    const starts = new Int32Array(live.length);
+    const idChars = new Float64Array(live.length);
+    // a file's rows of one tag set share one array of its numbers: their strings made once
+    const tagStrings = new Map<readonly number[], readonly string[]>();
+    const tagsOf = (t: readonly number[], s: string[]) => {
+      let out = tagStrings.get(t);
+      if (out === undefined) tagStrings.set(t, (out = t.length === 0 ? NO_TAGS : t.map((i) => s[i])));
+      return out;
+    };
+    live.forEach((d, k) => {
+      const at = (starts[k] = b.at);
+      if (!whole) codes.set(d.src.codes.subarray(d.at * dims, (d.at + d.n) * dims), at * dims);
+      b.scales.set(d.src.scales.subarray(d.at, d.at + d.n), at);
+      const f = d.src;
+      const s = f.strings;
+      for (let r = 0; r < d.n; r++) {
+        const i = d.at + r;
+        const l = f.loc[i];
+        const id = f.id(i);
+        b.row(id, s[f.name[i]], l < 0 ? null : s[l], f.ci[i], tagsOf(f.tags(i), s));
+        idChars[k] += id.length;
+      }
+    });
+    const cols = b.finish();
+    live.forEach((d, k) => {
+      const bytes = blockBytes(cols, d.n, d.documentId, idChars[k]) + d.n * dims;
+      this.put(new DocumentBlock(d.documentId, cols, starts[k], d.n, false, dims, codes, starts[k], withFull ? d.src.full : null, d.at, bytes));
+    });
   }
 
   /** Every live document block, in one consistent state (the blocks themselves never change once placed). */
@@ -218,11 +320,13 @@ export class ProjectVectorCache {
   }
 
   /** After a snapshot was written: rows whose vectors it now holds drop their own copies for its rows. */
-  adoptSnapshotRows(views: Map<DocumentBlock, FullVectors>): void {
+  adoptSnapshotRows(views: Map<DocumentBlock, RowsAt>): void {
     for (const [block, view] of views) {
       if (block.dead || !block.full?.owned) continue;
-      const own = block.full.heapBytes;
-      block.full = view;
+      // its own rows' share of an array it may share with the documents written with it
+      const own = block.n * this.dims * 4;
+      block.full = view.full;
+      block.fullAt = view.at;
       block.bytes -= own;
       this.byteCount -= own;
     }
@@ -232,14 +336,32 @@ export class ProjectVectorCache {
     return this.opts.rescore ?? DEFAULT_RESCORE;
   }
 
-  /** `packed`: what the snapshot file says of the rows (a file written before says nothing: decided from the codes). */
-  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null, packedBefore?: boolean): void {
+  /**
+   * A document in columns of its own (a write, or a 4-bit row's restore); its row r's float32 vector is `full`'s row
+   * `fullAt` + r. `packed`: what the snapshot file says of the rows (a file written before says nothing: decided from
+   * the codes).
+   */
+  private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null, fullAt: number, packedBefore?: boolean): void {
+    const n = scales.length;
     // dense rows that float32 re-scores keep 4-bit codes (cacheBlocks.ts DocumentBlock.packed says why); rows a
     // file says were 4-bit stay so (their codes made back from nibbles may no longer look dense)
-    const packed = this.opts.rowBits === 4 && full !== null && this.rescore > 0 && this.dims % 2 === 0 && (packedBefore ?? denseCodes(codes, scales.length, this.dims));
-    const block = makeBlock(documentId, meta, packed ? packCodes(codes) : codes, scales, full, (t) => this.bitOf(t, true), packed);
+    const packed = this.opts.rowBits === 4 && full !== null && this.rescore > 0 && this.dims % 2 === 0 && (packedBefore ?? denseCodes(codes, n, this.dims));
+    const b = new ColumnsBuilder(n, (t) => this.bitOf(t, true));
+    b.scales.set(scales);
+    let idChars = 0;
+    for (let r = 0; r < n; r++) {
+      b.row(meta.ids[r], meta.documentName[r], meta.locationId[r], meta.chunkIndex[r], meta.tags[r]);
+      idChars += meta.ids[r].length;
+    }
+    const cols = b.finish();
+    const own = packed ? packCodes(codes) : codes;
+    this.put(new DocumentBlock(documentId, cols, 0, n, packed, packed ? this.dims >> 1 : this.dims, own, 0, full, fullAt, blockBytes(cols, n, documentId, idChars) + own.length + (full?.heapBytes ?? 0)));
+  }
+
+  private put(block: DocumentBlock): void {
+    const documentId = block.documentId;
     this.docs.set(documentId, block);
-    this.count += scales.length;
+    this.count += block.n;
     this.byteCount += block.bytes;
     this.ivf?.add(block);
     this.pendingAdds?.add(block);
@@ -254,6 +376,7 @@ export class ProjectVectorCache {
     this.byteCount -= old.bytes;
     this.docs.delete(documentId);
     old.dead = true; // an index, or a build's snapshot, may still list its rows
+    old.detach();
     this.dirty = true;
     this.ivf?.remove(old);
     this.pendingAdds?.delete(old);
@@ -281,7 +404,7 @@ export class ProjectVectorCache {
     else if (!this.columnScan(p, best)) {
       for (const doc of this.docs.values()) {
         if (exclude?.(doc.documentId)) continue;
-        for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);
+        for (let r = 0; r < doc.n; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r, p, this.dims), doc, r);
       }
     }
     if (this.building) this.turns.nudge();

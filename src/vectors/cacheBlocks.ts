@@ -1,56 +1,113 @@
-import type { FullVectors } from "./fullVectors.ts";
+import { OwnVectors, type FullVectors } from "./fullVectors.ts";
+import type { RowColumns } from "./rowColumns.ts";
 
 /** The rows of the project vector cache, a document at a time, and the scoring both its scans share. */
 
-export interface DocumentBlock {
-  documentId: string;
-  /**
-   * every row's id end to end in one string after the prefix they all share (the server's are `chunk_…`), and where
-   * each ends (rowId reads one back): one string a block instead of a string object and an array slot a row (~70 B
-   * a row for a 26-character id, now ~22)
-   */
-  idPrefix: string;
-  idText: string;
-  idEnd: Uint16Array | Uint32Array;
-  /** the document's name and location: one value for every row (a document's rows nearly always share them), or one per row */
-  documentName: string | string[];
-  locationId: string | null | (string | null)[];
-  /** per row, or null when row r is chunk r (a document's chunks in their order) */
-  chunkIndex: Int32Array | null;
-  /** the distinct tag sets of the rows (a document's chunks usually share one), and per row which (null: the first) */
-  tagSets: string[][];
-  tagSetOf: Uint8Array | Uint16Array | Uint32Array | null;
-  /**
-   * rows × dims int8 codes of the L2-normalised vector (the row's value d is codes[d] × scales[row]); when `packed`,
-   * rows × dims/2 bytes of 4-bit codes instead (dim 2j in the low nibble of byte j, 2j+1 in the high one; the value
-   * is the nibble × scales[row] × 127/7); or null once a column copy holds the rows (`home`): a sparse project keeps
-   * one code a row, its 4-bit columns (columnScan.ts)
-   */
-  codes: Int8Array | null;
-  /**
-   * 4-bit row codes: a dense block (a neural embedder's rows) re-scored in float32, when the cache is asked for them
-   * (CacheOptions.rowBits 4). Its 4-bit candidates, 4 × n of them, re-scored in float32 find the same top 4 as its
-   * int8 ones on real MiniLM vectors (bench/dense-bits.ts) at half the bytes, but rows closer than the 4-bit error
-   * (near-copies) are ranked by chance before re-scoring, so int8 stays the default. A sparse block stays int8
-   * until its project's column copy takes it.
-   */
-  packed: boolean;
-  /** the column copy that holds the rows' codes once `codes` is null (the rows start at `start` in it) */
-  home: ColumnHome | null;
-  scales: Float32Array;
-  /**
-   * rows × dims unit float32 vectors for re-scoring a search's top candidates, or null (re-scoring off): rows of
-   * the project's snapshot file (read for the candidates alone, from the OS page cache), or this process's own copy
-   * for rows written since the snapshot (fullVectors.ts)
-   */
-  full: FullVectors | null;
-  /** per row, a bit per tag (bits assigned per project as tags appear) */
-  tagBits: Uint32Array;
-  /** per row, 1 when some tag has no bit (more than 32 distinct tags): checked by name; null when no row has one */
-  overflow: Uint8Array | null;
-  bytes: number;
+/**
+ * A document's rows: a run of `n` rows from row `at` of a columns object (rowColumns.ts) that it may share with
+ * other documents (every document a snapshot file restores shares one), so that a document costs one small object
+ * and its rows a few bytes in each column, not a handful of strings, arrays and typed arrays of its own.
+ */
+export class DocumentBlock {
+  /** the column copy or index store holding the rows' codes once the block has none (`homeStart`: its first row there) */
+  homeCopy: ColumnRows | null = null;
+  homeStart = 0;
   /** set when the document is replaced or deleted: an index still listing its rows skips them */
-  dead: boolean;
+  dead = false;
+
+  constructor(
+    readonly documentId: string,
+    readonly cols: RowColumns,
+    /** its first row in the columns, and its row count */
+    readonly at: number,
+    readonly n: number,
+    /**
+     * 4-bit row codes: a dense block (a neural embedder's rows) re-scored in float32, when the cache is asked for
+     * them (CacheOptions.rowBits 4). Its 4-bit candidates, 4 × n of them, re-scored in float32 find the same top 4 as
+     * its int8 ones on real MiniLM vectors (bench/dense-bits.ts) at half the bytes, but rows closer than the 4-bit
+     * error (near-copies) are ranked by chance before re-scoring, so int8 stays the default. A sparse block stays
+     * int8 until its project's column copy takes it.
+     */
+    readonly packed: boolean,
+    /** codes per row: dims, or dims / 2 when `packed` */
+    readonly width: number,
+    /**
+     * the rows' codes: row r at (codeAt + r) × width (int8 codes of the
+     * L2-normalised vector, the value d is code × the row's scale; 4-bit: dim 2j in the low nibble of byte j, 2j+1 in
+     * the high one, the value the nibble × scale × 127/7); an array the documents restored together share, so it
+     * goes once every one of them has moved its codes to a home (null here) or is gone
+     */
+    public codeArr: Int8Array | null,
+    public codeAt: number,
+    /**
+     * unit float32 vectors for re-scoring a search's top candidates (the block's row r is row `fullAt` + r of them),
+     * or null (re-scoring off): rows of the project's snapshot file (read for the candidates alone, from the OS page
+     * cache), or this process's own copy for rows written since the snapshot (fullVectors.ts)
+     */
+    public full: FullVectors | null,
+    public fullAt: number,
+    /** memory it holds, estimated (its rows' share of the columns, its codes, its own float32 rows) */
+    public bytes: number,
+  ) {}
+
+  get ownCodes(): boolean {
+    return this.codeArr !== null;
+  }
+
+  /** The home of its codes, when one holds them. */
+  get home(): ColumnHome | null {
+    return this.homeCopy === null ? null : { copy: this.homeCopy, start: this.homeStart };
+  }
+
+  /** Its rows' codes as one array (a view), or null once a home holds them. The scans read codeArr itself. */
+  get codes(): Int8Array | null {
+    const c = this.codeArr;
+    return c === null ? null : c.subarray(this.codeAt * this.width, (this.codeAt + this.n) * this.width);
+  }
+
+  /** Its rows' scales (a view). */
+  get scales(): Float32Array {
+    return this.cols.scales.subarray(this.at, this.at + this.n);
+  }
+
+  /** Its rows' tag bits (a view). */
+  get tagBits(): Uint32Array {
+    return this.cols.tagBits.subarray(this.at, this.at + this.n);
+  }
+
+  /** Bytes of its own codes. */
+  get codeBytes(): number {
+    return this.codeArr === null ? 0 : this.n * this.width;
+  }
+
+  /** A home now holds its rows' codes (its row r at `start` + r there). Returns the bytes of codes it let go. */
+  moveCodes(copy: ColumnRows, start: number): number {
+    this.homeCopy = copy;
+    this.homeStart = start;
+    const freed = this.codeBytes;
+    this.codeArr = null;
+    this.bytes -= freed;
+    return freed;
+  }
+
+  /**
+   * Once dead: its codes copied out of an array it shares, so the live documents' moving theirs lets that array go
+   * (an index or a copy's build may still read a dead block's rows for a while).
+   */
+  detach(): void {
+    const c = this.codeArr;
+    if (c !== null && c.length !== this.n * this.width) {
+      this.codeArr = c.slice(this.codeAt * this.width, (this.codeAt + this.n) * this.width);
+      this.codeAt = 0;
+    }
+    // likewise its float32 rows of this process's own, written with other documents
+    const f = this.full;
+    if (f?.owned && f.heapBytes !== this.n * f.row(0).length * 4) {
+      const rows = f.slice(this.fullAt, this.n).slice();
+      this.full = new OwnVectors(rows, rows.length / this.n);
+      this.fullAt = 0;
+    }
+  }
 }
 
 /** A document's rows apart from their vectors, column by column. */
@@ -77,28 +134,32 @@ export interface ColumnRows {
   codesAt(i: number, out: Int8Array, offset: number): void;
 }
 
-export const rowCount = (b: DocumentBlock): number => b.scales.length;
+export const rowCount = (b: DocumentBlock): number => b.n;
 
 export function rowId(b: DocumentBlock, r: number): string {
-  return b.idPrefix + b.idText.slice(r === 0 ? 0 : b.idEnd[r - 1], b.idEnd[r]);
+  return b.cols.id(b.at + r);
 }
 
 export function rowName(b: DocumentBlock, r: number): string {
-  return typeof b.documentName === "string" ? b.documentName : b.documentName[r];
+  return b.cols.string(b.cols.name[b.at + r]);
 }
 
 export function rowLocation(b: DocumentBlock, r: number): string | null {
-  return Array.isArray(b.locationId) ? b.locationId[r] : b.locationId;
+  const l = b.cols.loc[b.at + r];
+  return l < 0 ? null : b.cols.string(l);
 }
 
 export function rowChunkIndex(b: DocumentBlock, r: number): number {
-  return b.chunkIndex === null ? r : b.chunkIndex[r];
+  return b.cols.chunkIndex[b.at + r];
 }
 
-/** Row r's tags (shared with the block's other rows that carry the same: copy before handing out). */
+/** Row r's tags (shared with the other rows that carry the same: copy before handing out). */
 export function rowTags(b: DocumentBlock, r: number): string[] {
-  return b.tagSets[b.tagSetOf === null ? 0 : b.tagSetOf[r]];
+  return b.cols.tags(b.cols.tagSet[b.at + r]);
 }
+
+/** Row r's scale. */
+export const rowScale = (b: DocumentBlock, r: number): number => b.cols.scales[b.at + r];
 
 /** An int8 code (as its byte) to the 4-bit code nearest it, ±127 → ±7, as the nibble's 4 bits. */
 export const NIBBLE = Uint8Array.from({ length: 256 }, (_, b) => Math.round((((b << 24) >> 24) * 7) / 127) & 15);
@@ -107,33 +168,36 @@ export const nibbleToInt8 = (nib: number) => Math.round((nib * 127) / 7);
 
 /** The block's int8 codes: its own, unpacked, or made back from its column copy (a snapshot's save writes them). */
 export function blockCodes(b: DocumentBlock, dims: number): Int8Array {
-  if (b.codes && !b.packed) return b.codes;
+  const own = b.codes;
+  if (own && !b.packed) return own;
   const out = new Int8Array(rowCount(b) * dims);
-  if (b.codes) {
-    const codes = b.codes;
+  if (own) {
+    const codes = own;
     for (let i = 0; i < codes.length; i++) {
       out[2 * i] = nibbleToInt8((codes[i] << 28) >> 28);
       out[2 * i + 1] = nibbleToInt8(codes[i] >> 4);
     }
     return out;
   }
-  const { copy, start } = b.home!;
-  for (let r = 0; r < rowCount(b); r++) copy.codesAt(start + r, out, r * dims);
+  const copy = b.homeCopy!;
+  for (let r = 0; r < rowCount(b); r++) copy.codesAt(b.homeStart + r, out, r * dims);
   return out;
 }
 
 /** Row r's values (codes × scale) into out. */
 export function rowValues(b: DocumentBlock, r: number, dims: number, out: Float32Array): Float32Array {
-  const codes = b.codes;
-  if (codes === null) b.home!.copy.valuesAt(b.home!.start + r, out);
+  const codes = b.codeArr;
+  const i = b.at + r;
+  const c = b.codeAt + r;
+  if (codes === null) b.homeCopy!.valuesAt(b.homeStart + r, out);
   else if (b.packed) {
-    const s = (b.scales[r] * 127) / 7;
-    const base = (r * dims) >> 1;
+    const s = (b.cols.scales[i] * 127) / 7;
+    const base = (c * dims) >> 1;
     for (let j = 0; j < dims >> 1; j++) {
       out[2 * j] = ((codes[base + j] << 28) >> 28) * s;
       out[2 * j + 1] = (codes[base + j] >> 4) * s;
     }
-  } else for (let d = 0; d < dims; d++) out[d] = codes[r * dims + d] * b.scales[r];
+  } else for (let d = 0; d < dims; d++) out[d] = codes[c * dims + d] * b.cols.scales[i];
   return out;
 }
 
@@ -143,8 +207,8 @@ export function rowValues(b: DocumentBlock, r: number, dims: number, out: Float3
  * read into a shared scratch).
  */
 export function rowVector(b: DocumentBlock, r: number, dims: number, scratch: Float32Array): ArrayLike<number> {
-  if (b.codes && !b.packed) return b.codes.subarray(r * dims, (r + 1) * dims);
-  if (b.full) return b.full.row(r);
+  if (b.codeArr !== null && !b.packed) return b.codeArr.subarray((b.codeAt + r) * dims, (b.codeAt + r + 1) * dims);
+  if (b.full) return b.full.row(b.fullAt + r);
   return rowValues(b, r, dims, scratch);
 }
 
@@ -184,13 +248,15 @@ export function prepareQuery(query: Float32Array, dims: number, want: number, ta
 
 /** The knowledge-scoping rule, per row: one of its tags is among the visible ones. */
 export function visible(doc: DocumentBlock, r: number, p: PreparedQuery): boolean {
-  return (doc.tagBits[r] & p.want) !== 0 || (doc.overflow !== null && doc.overflow[r] === 1 && rowTags(doc, r).some((t) => p.tags.has(t)));
+  const { tagBits, overflow } = doc.cols;
+  const i = doc.at + r;
+  return (tagBits[i] & p.want) !== 0 || (overflow !== null && overflow[i] === 1 && rowTags(doc, r).some((t) => p.tags.has(t)));
 }
 
 /** The exact cosine of row r against the query, from its float32 vector (null without one). */
 export function fullScore(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number | null {
   if (!doc.full) return null;
-  const full = doc.full.row(r);
+  const full = doc.full.row(doc.fullAt + r);
   let dot = 0;
   if (p.sparse) {
     const { nzIdx, nzVal } = p;
@@ -203,11 +269,12 @@ export function fullScore(doc: DocumentBlock, r: number, p: PreparedQuery, dims:
 }
 
 export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number {
-  const codes = doc.codes;
   // rows held by a column copy only: scored from it (a dense query over a sparse project, a rare path)
-  if (codes === null) return doc.home!.copy.scoreAt(doc.home!.start + r, p);
-  if (doc.packed) return scorePacked(codes, r, p, dims) * ((doc.scales[r] * 127) / 7);
-  const base = r * dims;
+  const codes = doc.codeArr;
+  if (codes === null) return doc.homeCopy!.scoreAt(doc.homeStart + r, p);
+  const i = doc.at + r;
+  if (doc.packed) return scorePacked(codes, doc.codeAt + r, p, dims) * ((doc.cols.scales[i] * 127) / 7);
+  const base = (doc.codeAt + r) * dims;
   let dot = 0;
   if (p.sparse) {
     const { nzIdx, nzVal } = p;
@@ -216,7 +283,7 @@ export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: 
     const q = p.q;
     for (let d = 0; d < dims; d++) dot += q[d] * codes[base + d];
   }
-  return dot * doc.scales[r];
+  return dot * doc.cols.scales[i];
 }
 
 function scorePacked(codes: Int8Array, r: number, p: PreparedQuery, dims: number): number {

@@ -1,9 +1,10 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { blockCodes, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, type DocumentBlock } from "./cacheBlocks.ts";
-import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts";
-import type { ProjectVectorCache, RowMeta } from "./ProjectVectorCache.ts";
+import { blockCodes, type DocumentBlock } from "./cacheBlocks.ts";
+import { FileVectors, SnapshotReader, type RowsAt } from "./fullVectors.ts";
+import { decodeRows, encodeRows, headerDocCounts, type HeaderCols, type HeaderDoc, type SnapshotDoc } from "./headerRows.ts";
+import type { ProjectVectorCache } from "./ProjectVectorCache.ts";
 import { decodeIndex, indexBytes, type EncodedIndex, type IndexMeta } from "./ivfSnapshot.ts";
 import type { IndexPart } from "./indexPart.ts";
 import { StagedWriter } from "./stagedWrite.ts";
@@ -31,18 +32,6 @@ import { StagedWriter } from "./stagedWrite.ts";
 const MAGIC = "LHVCACH1";
 const ALIGN = 64;
 
-/** A document's rows apart from their vectors, as a header lists them (strings as numbers in its string table). */
-export interface HeaderDoc {
-  d: string;
-  ids: string[];
-  name: number[];
-  loc: number[];
-  ci: number[];
-  tags: number[][];
-  /** 1 when the cache kept the document's rows in 4 bits (its int8 codes in the file are those, made back) */
-  p?: 1;
-}
-
 export interface SnapshotHeader {
   /** a random id per written file: the index part beside it names the rows it lists (absent in older files) */
   stamp?: string;
@@ -53,7 +42,9 @@ export interface SnapshotHeader {
   rows: number;
   hasFull: boolean;
   strings: string[];
+  /** the rows apart from their vectors: by column (headerRows.ts), or in files written before, by document */
   docs: HeaderDoc[];
+  cols?: HeaderCols;
   /** the IVF index section after the vectors, in files written before the index had a part of its own */
   index?: IndexMeta;
   /** sparse queries were scanned by columns: a restored cache builds its column copy at once */
@@ -66,10 +57,12 @@ export interface SnapshotExtras {
   columns: boolean;
 }
 
+export type { FileRows, HeaderDoc, SnapshotDoc } from "./headerRows.ts";
+
 export interface SnapshotFile {
   header: SnapshotHeader;
-  /** per document, in header order: its meta and its slices of the file */
-  docs: { documentId: string; meta: RowMeta; codes: Int8Array; scales: Float32Array; full: FullVectors | null; packed?: boolean }[];
+  /** per document, in header order */
+  docs: SnapshotDoc[];
   /** the index section's bytes (copied off the file), or null when there is none or it is cut short */
   index: Uint8Array | null;
 }
@@ -99,9 +92,9 @@ export function dropSnapshotFolder(dir: string, gen: number): void {
  * it knows no write has landed meanwhile); `snapshotRows` then gives each block's
  * float32 rows in the new file, for the cache to drop its own copies.
  */
-export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "hasFull" | "index" | "columns" | "stamp"> & { stamp?: string }, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
-  const { strings, docs, rows, hasFull } = docsHeader(blocks);
-  const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
+export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, "rows" | "strings" | "docs" | "cols" | "hasFull" | "index" | "columns" | "stamp"> & { stamp?: string }, blocks: DocumentBlock[], extras: SnapshotExtras = { index: null, columns: false }): Promise<string> {
+  const { strings, docs, cols, rows, hasFull } = encodeRows(blocks);
+  const header: SnapshotHeader = { ...meta, stamp: meta.stamp ?? crypto.randomUUID(), rows, hasFull, strings, docs, cols, ...(extras.index ? { index: extras.index.meta } : {}), ...(extras.columns ? { columns: true } : {}) };
   const json = Buffer.from(JSON.stringify(header));
   mkdirSync(join(path, ".."), { recursive: true });
   const tmp = `${path}.tmp`;
@@ -127,44 +120,6 @@ export async function writeSnapshotTmp(path: string, meta: Omit<SnapshotHeader, 
   return tmp;
 }
 
-/**
- * The rows' header fields of these blocks: strings shared in one table, and per document its rows apart from their
- * vectors (kept per row, whatever the cache keeps per block: files of either side load in the other).
- */
-export function docsHeader(blocks: DocumentBlock[]): { strings: string[]; docs: HeaderDoc[]; rows: number; hasFull: boolean } {
-  const strings: string[] = [];
-  const index = new Map<string, number>();
-  const str = (s: string) => {
-    let i = index.get(s);
-    if (i === undefined) {
-      i = strings.length;
-      strings.push(s);
-      index.set(s, i);
-    }
-    return i;
-  };
-  const hasFull = blocks.length > 0 && blocks.every((b) => b.full !== null);
-  let rows = 0;
-  const docs = blocks.map((b) => {
-    const n = rowCount(b);
-    rows += n;
-    const each = <T>(f: (r: number) => T) => Array.from({ length: n }, (_, r) => f(r));
-    return {
-      d: b.documentId,
-      ids: each((r) => rowId(b, r)),
-      name: each((r) => str(rowName(b, r))),
-      loc: each((r) => {
-        const l = rowLocation(b, r);
-        return l === null ? -1 : str(l);
-      }),
-      ci: each((r) => rowChunkIndex(b, r)),
-      tags: each((r) => rowTags(b, r).map(str)),
-      ...(b.packed ? { p: 1 as const } : {}),
-    };
-  });
-  return { strings, docs, rows, hasFull };
-}
-
 /** The blocks' codes, scales and (with hasFull) float32 rows, each section starting aligned. */
 export async function putRows(out: StagedWriter, blocks: DocumentBlock[], dims: number, hasFull: boolean): Promise<void> {
   await out.pad();
@@ -173,7 +128,7 @@ export async function putRows(out: StagedWriter, blocks: DocumentBlock[], dims: 
   await out.pad();
   for (const b of blocks) await out.put(b.scales);
   await out.pad();
-  if (hasFull) for (const b of blocks) await out.put(b.full!.all());
+  if (hasFull) for (const b of blocks) await out.put(b.full!.slice(b.fullAt, b.n));
 }
 
 /** Where each section of `rows` rows starts, from the first byte after a header ending at `headerEnd`. */
@@ -256,47 +211,24 @@ export function readSnapshot(path: string): SnapshotFile | null {
   }
   const codes = new Int8Array(part.buffer, part.byteOffset, rows * dims);
   const scales = new Float32Array(part.buffer, part.byteOffset + scalesAt - codesAt, rows);
-  const packedKnown = header.docs.some((x) => x.p === 1);
-  const docs = decodeDocs(header.docs, header.strings, codes, scales, dims, header.hasFull ? (at, n) => new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims) : null, packedKnown);
+  const packedKnown = header.cols ? Array.isArray(header.cols.p) && header.cols.p.length > 0 : Array.isArray(header.docs) && header.docs.some((x) => x?.p === 1);
+  const docs = decodeRows(header, codes, scales, header.hasFull ? new FileVectors(m.file, m.fullAt, rows, dims) : null, dims, packedKnown);
   if (!docs) return null;
   return { header, docs, index };
 }
 
-/**
- * A header's documents over the rows' codes and scales (in memory) and float32 rows (`fullOf`: the rows from row
- * `at`, in a file); null when the header lists another number of rows than the sections hold. `packedKnown`: the
- * file says which documents were 4-bit (files written before 4-bit rows say nothing: the cache then decides from
- * the codes, as for rows from LanceDB).
- */
-export function decodeDocs(headerDocs: HeaderDoc[], s: string[], codes: Int8Array, scales: Float32Array, dims: number, fullOf: ((at: number, n: number) => FullVectors) | null, packedKnown: boolean): SnapshotFile["docs"] | null {
-  let r = 0;
-  const docs = headerDocs.map((d) => {
-    const n = d.ids.length;
-    const at = r;
-    r += n;
-    return {
-      documentId: d.d,
-      meta: { ids: d.ids, documentName: d.name.map((i) => s[i]), locationId: d.loc.map((i) => (i < 0 ? null : s[i])), chunkIndex: Int32Array.from(d.ci), tags: d.tags.map((t) => t.map((i) => s[i])) },
-      codes: codes.subarray(at * dims, (at + n) * dims),
-      // its own copy: a view would keep the file's codes alive after a column copy has taken them over
-      scales: scales.slice(at, at + n),
-      full: fullOf ? fullOf(at, n) : null,
-      ...(d.p === 1 ? { packed: true } : packedKnown ? { packed: false } : {}),
-    };
-  });
-  return r === scales.length && codes.length === r * dims ? docs : null;
-}
-
 /** The float32 rows of a just-written snapshot, block by block, for ProjectVectorCache.adoptSnapshotRows. */
-export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<DocumentBlock, FullVectors> {
-  const out = new Map<DocumentBlock, FullVectors>();
+export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<DocumentBlock, RowsAt> {
+  const out = new Map<DocumentBlock, RowsAt>();
   const m = openSnapshot(path);
-  if (!m || !m.header.hasFull || m.header.docs.length !== blocks.length) return out;
-  const dims = m.header.dims;
+  const counts = m && headerDocCounts(m.header);
+  if (!m || !m.header.hasFull || !counts || counts.length !== blocks.length) return out;
+  // one reader of the file's rows for all the blocks
+  const full = new FileVectors(m.file, m.fullAt, m.header.rows, m.header.dims);
   let at = 0;
   blocks.forEach((b, i) => {
-    const n = b.scales.length;
-    if (m.header.docs[i].d === b.documentId && m.header.docs[i].ids.length === n) out.set(b, new FileVectors(m.file, m.fullAt + at * dims * 4, n, dims));
+    const n = b.n;
+    if (counts[i].d === b.documentId && counts[i].n === n) out.set(b, { full, at });
     at += n;
   });
   return out;
@@ -308,9 +240,7 @@ export function snapshotRows(path: string, blocks: DocumentBlock[]): Map<Documen
  * the background, as after a load from LanceDB. True when the index came from the part.
  */
 export function restoreInto(cache: ProjectVectorCache, file: SnapshotFile, part: IndexPart | null = null): boolean {
-  cache.restoring(() => {
-    for (const d of file.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full, d.packed);
-  });
+  cache.restoring(() => cache.restoreDocuments(file.docs));
   const h = file.header;
   const meta = part ? part.header.index : h.index;
   const bytes = part ? part.bytes : file.index;

@@ -66,7 +66,7 @@ export class ColumnCopy {
     if (this.build || this.stopped || (this.current && !this.current.stale)) return;
     const docs = blocks();
     let rows = 0;
-    for (const b of docs) rows += b.scales.length;
+    for (const b of docs) rows += b.n;
     this.build = { docs, copy: ColumnScan.empty(rows, this.dims), at: { doc: 0, row: 0 }, pending: new Set() };
     this.schedule();
   }
@@ -95,7 +95,7 @@ export class ColumnCopy {
       if (!b.copy.copy(b.docs, b.at, this.sliceRows)) return;
       // complete, and synchronous from here: no write slips between catching up and swapping in
       for (const d of b.pending) if (!d.dead) b.copy.added.add(d);
-      for (const d of b.docs) if (d.dead) b.copy.deadRows += d.scales.length;
+      for (const d of b.docs) if (d.dead) b.copy.deadRows += d.n;
       this.current = b.copy;
       this.adopt(b);
       this.end();
@@ -119,12 +119,9 @@ export class ColumnCopy {
       at += rowCount(d);
       // a row the approximate index holds in int8 stays read from there: a block reads its rows at full int8, not
       // from the copy's 4-bit codes, and the index keeps it in its lists at its next compaction
-      if (!d.codes && d.home && !(d.home.copy instanceof ColumnScan)) continue;
-      d.home = { copy: b.copy, start };
-      if (!d.codes) continue;
-      d.bytes -= d.codes.byteLength;
-      if (!d.dead) bytes += d.codes.byteLength; // a dead block's bytes left the cache's count when it died
-      d.codes = null;
+      if (!d.ownCodes && d.homeCopy && !(d.homeCopy instanceof ColumnScan)) continue;
+      const freed = d.moveCodes(b.copy, start);
+      if (!d.dead) bytes += freed; // a dead block's bytes left the cache's count when it died
     }
     if (bytes) this.events.freed?.(bytes);
   }

@@ -75,21 +75,22 @@ export class ColumnScan implements ColumnRows {
     const end = i + sliceRows;
     for (; at.doc < docs.length && i < end; at.doc++) {
       const doc = docs[at.doc];
-      for (let r = 0; r < doc.scales.length; r++, i++) {
+      const cs = doc.cols;
+      for (let r = 0; r < doc.n; r++, i++) {
         docOf[i] = doc;
         rowOf[i] = r;
         // an int8 row's largest code is ±127: 4-bit codes are those scaled to ±7
-        scales[i] = (doc.scales[r] * 127) / 7;
-        tagBits[i] = doc.tagBits[r];
-        overflow[i] = doc.overflow === null ? 0 : doc.overflow[r];
-        const base = r * dims;
-        const codes = doc.codes;
+        scales[i] = (cs.scales[doc.at + r] * 127) / 7;
+        tagBits[i] = cs.tagBits[doc.at + r];
+        overflow[i] = cs.overflow === null ? 0 : cs.overflow[doc.at + r];
+        const base = (doc.codeAt + r) * dims;
+        const codes = doc.codeArr;
         // rows are copied in order, so a low-half row finds its bytes empty and a high-half row finds its low
         // nibbles written: a store, or an or, per code (stored as int8: the high nibble reads back signed)
-        if (codes === null && doc.home!.copy instanceof ColumnScan) {
+        if (codes === null && doc.homeCopy instanceof ColumnScan) {
           // a row the previous copy holds alone: its nibbles as they are
-          const from = doc.home!.copy;
-          const j = doc.home!.start + r;
+          const from = doc.homeCopy;
+          const j = doc.homeStart + r;
           for (let d = 0; d < dims; d++) {
             const nib = from.nibble(d, j) & 15;
             if (i < half) cols[d * half + i] = nib;
@@ -99,7 +100,7 @@ export class ColumnScan implements ColumnRows {
           // a row whose int8 codes another store holds (the approximate index keeps a dense row's codes in list
           // order): read back as the block's own codes, then as any int8 row
           const own = (this.scratch ??= new Int8Array(dims));
-          doc.home!.copy.codesAt(doc.home!.start + r, own, 0);
+          doc.homeCopy!.codesAt(doc.homeStart + r, own, 0);
           if (i < half) for (let d = 0; d < dims; d++) cols[d * half + i] = NIBBLE[own[d] & 255];
           else for (let d = 0; d < dims; d++) cols[d * half + i - half] |= NIBBLE[own[d] & 255] << 4;
         } else if (doc.packed) {
@@ -152,7 +153,7 @@ export class ColumnScan implements ColumnRows {
   /** Worth building again: a tenth of its rows gone or written since (those are scanned the slow way). */
   get stale(): boolean {
     let added = 0;
-    for (const b of this.added) added += b.scales.length;
+    for (const b of this.added) added += b.n;
     return (added + this.deadRows) * 10 > this.rows;
   }
 
@@ -193,7 +194,7 @@ export class ColumnScan implements ColumnRows {
     }
     for (const doc of this.added) {
       if (doc.dead || exclude?.(doc.documentId)) continue;
-      for (let r = 0; r < doc.scales.length; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r), doc, r);
+      for (let r = 0; r < doc.n; r++) if (visible(doc, r, p)) best.offer(scoreRow(doc, r), doc, r);
     }
   }
 }

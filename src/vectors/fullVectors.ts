@@ -18,8 +18,16 @@ export interface FullVectors {
   readonly heapBytes: number;
   /** row r's vector: a view valid until the next call on any FullVectors */
   row(r: number): Float32Array;
-  /** every row, in one array (a snapshot's save writes them) */
+  /** every row, in one array */
   all(): Float32Array;
+  /** rows `at` … `at + n` in one array (a snapshot's save writes a block's) */
+  slice(at: number, n: number): Float32Array;
+}
+
+/** A block's rows of some FullVectors: its row r is row `at` + r there (one FullVectors serves many blocks). */
+export interface RowsAt {
+  full: FullVectors;
+  at: number;
 }
 
 export class OwnVectors implements FullVectors {
@@ -39,6 +47,10 @@ export class OwnVectors implements FullVectors {
 
   all(): Float32Array {
     return this.data;
+  }
+
+  slice(at: number, n: number): Float32Array {
+    return at === 0 && n * this.dims === this.data.length ? this.data : this.data.subarray(at * this.dims, (at + n) * this.dims);
   }
 }
 
@@ -83,8 +95,12 @@ export class FileVectors implements FullVectors {
   }
 
   all(): Float32Array {
-    const out = new Float32Array(this.rows * this.dims);
-    this.read(out, this.at);
+    return this.slice(0, this.rows);
+  }
+
+  slice(at: number, n: number): Float32Array {
+    const out = new Float32Array(n * this.dims);
+    this.read(out, this.at + at * this.dims * 4);
     return out;
   }
 

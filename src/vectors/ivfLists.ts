@@ -71,7 +71,7 @@ export class IvfListStore implements ColumnRows {
   /** The slots of a block newly listed: its first one (row r sits in slot first + (r >> 8), at r & 255). */
   slotsFor(block: DocumentBlock): number {
     const first = this.slotBlock.length;
-    const n = Math.max(1, Math.ceil(block.scales.length / SLOT_ROWS));
+    const n = Math.max(1, Math.ceil(block.n / SLOT_ROWS));
     if (first + n > MAX_SLOTS) throw new Error("index slots exhausted");
     if (this.slotBase.length < first + n) {
       const grow = (a: Int32Array) => {
@@ -87,7 +87,7 @@ export class IvfListStore implements ColumnRows {
       this.slotBase[first + i] = i * SLOT_ROWS;
       this.slotRow[first + i] = this.rowSpace + i * SLOT_ROWS;
     }
-    this.rowSpace += block.scales.length;
+    this.rowSpace += block.n;
     return first;
   }
 
@@ -138,7 +138,7 @@ export class IvfListStore implements ColumnRows {
       bases[blocks.length] = slotBase[s];
       // a block's slots are consecutive: its rows are too
       rowsAt[blocks.length] = slotBase[s] === 0 ? rowSpace : rowsAt[blocks.length - 1] + SLOT_ROWS;
-      if (slotBase[s] === 0) rowSpace += b.scales.length;
+      if (slotBase[s] === 0) rowSpace += b.n;
       blocks.push(b);
     }
     const movable = new Uint8Array(blocks.length);
@@ -174,11 +174,12 @@ export class IvfListStore implements ColumnRows {
       }
       const doc = blocks[s];
       const r = bases[s] + (e & 255);
-      if (doc.codes !== null) codes.set(doc.codes.subarray(r * dims, (r + 1) * dims), at * dims);
-      else doc.home!.copy.codesAt(doc.home!.start + r, codes, at * dims);
-      scales[at] = doc.scales[r];
-      bits[at] = doc.tagBits[r];
-      if (doc.overflow !== null && doc.overflow[r] === 1) overflow = true;
+      if (doc.codeArr !== null) codes.set(doc.codeArr.subarray((doc.codeAt + r) * dims, (doc.codeAt + r + 1) * dims), at * dims);
+      else doc.homeCopy!.codesAt(doc.homeStart + r, codes, at * dims);
+      const i = doc.at + r;
+      scales[at] = doc.cols.scales[i];
+      bits[at] = doc.cols.tagBits[i];
+      if (doc.cols.overflow !== null && doc.cols.overflow[i] === 1) overflow = true;
       pos[rowsAt[s] + (e & 255)] = at;
       out[at++] = ne;
     };
@@ -193,11 +194,7 @@ export class IvfListStore implements ColumnRows {
     for (let s = 0; s < blocks.length; s++) {
       const doc = blocks[s];
       if (!movable[s] || bases[s] !== 0) continue;
-      doc.home = { copy: this, start: s * SLOT_ROWS };
-      if (doc.codes === null) continue;
-      doc.bytes -= doc.codes.byteLength;
-      freed += doc.codes.byteLength;
-      doc.codes = null;
+      freed += doc.moveCodes(this, s * SLOT_ROWS);
     }
     this.entries = out;
     this.starts = outStarts;
@@ -218,8 +215,8 @@ export class IvfListStore implements ColumnRows {
 
   /** A block whose rows this store holds in list order: dense int8 rows, in their block or another index's store. */
   private movable(b: DocumentBlock): boolean {
-    if (b.codes === null) return b.home !== null && b.home.copy instanceof IvfListStore;
-    return !b.packed && denseCodes(b.codes, b.scales.length, this.dims);
+    if (b.codeArr === null) return b.homeCopy instanceof IvfListStore;
+    return !b.packed && denseCodes(b.codeArr.subarray(b.codeAt * this.dims), b.n, this.dims);
   }
 
   /** Row `i` of a block homed here (its home's start + its row): where its codes are. */
@@ -294,11 +291,12 @@ export class IvfListStore implements ColumnRows {
 
 function offerRow(doc: DocumentBlock, r: number, p: PreparedQuery, best: TopN, dims: number): void {
   if (doc.dead) return;
-  if ((doc.tagBits[r] & p.want) === 0 && (doc.overflow === null || !visible(doc, r, p))) return;
+  const cs = doc.cols;
+  if ((cs.tagBits[doc.at + r] & p.want) === 0 && (cs.overflow === null || !visible(doc, r, p))) return;
   if (p.exclude !== undefined && p.exclude(doc.documentId)) return;
-  const codes = doc.codes;
+  const codes = doc.codeArr;
   let score: number;
-  if (codes !== null && !doc.packed && !p.sparse) score = codesDot(codes, r * dims, p.q, dims) * doc.scales[r];
+  if (codes !== null && !doc.packed && !p.sparse) score = codesDot(codes, (doc.codeAt + r) * dims, p.q, dims) * cs.scales[doc.at + r];
   else score = scoreRow(doc, r, p, dims);
   if (score > best.worst) best.offer(score, doc, r);
 }

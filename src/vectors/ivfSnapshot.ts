@@ -57,7 +57,7 @@ export async function encodeIndex(parts: IvfParts, trainedRows: number, blocks: 
   let rows = 0;
   for (const b of blocks) {
     base.set(b, rows);
-    rows += b.scales.length;
+    rows += b.n;
   }
   const { k, lists } = parts;
   const listSizes = new Int32Array(k);
@@ -97,7 +97,7 @@ export async function encodeIndex(parts: IvfParts, trainedRows: number, blocks: 
 export function decodeIndex(m: IndexMeta | undefined, bytes: Uint8Array, blocks: DocumentBlock[], dims: number): IvfParts | null {
   if (!m || m.v !== INDEX_VERSION || !isCount(m.k) || !isCount(m.k1) || !(m.k1 <= m.k) || !Number.isInteger(m.trainedRows)) return null;
   let rows = 0;
-  for (const b of blocks) rows += b.scales.length;
+  for (const b of blocks) rows += b.n;
   if (bytes.byteLength !== indexBytes(m, dims, rows) || bytes.byteOffset % 4 !== 0) return null;
   const f32 = (at: number, n: number) => new Float32Array(bytes.buffer.slice(bytes.byteOffset + at * 4, bytes.byteOffset + (at + n) * 4));
   const i32 = (at: number, n: number) => new Int32Array(bytes.buffer, bytes.byteOffset + at * 4, n);
@@ -137,7 +137,7 @@ export function decodeIndex(m: IndexMeta | undefined, bytes: Uint8Array, blocks:
   const blockOf: DocumentBlock[] = new Array(rows);
   const rowOf = new Int32Array(rows);
   let r = 0;
-  for (const b of blocks) for (let i = 0; i < b.scales.length; i++, r++) (blockOf[r] = b), (rowOf[r] = i);
+  for (const b of blocks) for (let i = 0; i < b.n; i++, r++) (blockOf[r] = b), (rowOf[r] = i);
   const seenRow = new Uint8Array(rows);
   const docs: DocumentBlock[][] = [];
   const rowLists: number[][] = [];

@@ -65,7 +65,7 @@ export function loadProjectCache(g: Generation, projectId: string, opts: CacheOp
         byDoc.set(documentId, d);
       }
     }
-    for (const [doc, d] of byDoc) cache.setDocument(doc, d.rows, d.vectors);
+    cache.setDocuments([...byDoc].map(([documentId, d]) => ({ documentId, rows: d.rows, vectors: d.vectors })));
     g.vectorCache.set(projectId, cache); // set before the gate opens: no write can be missed
     return { cache, fromSnapshot: false };
   });

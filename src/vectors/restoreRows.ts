@@ -43,9 +43,9 @@ export function restoreRows(cache: ProjectVectorCache, rowsPath: string, base: S
   const indexed = restoreInto(cache, { header, docs: [...view.values()], index: null }, part);
   let lag = 0;
   for (const s of segments.slice(k)) {
-    for (const d of s.docs) lag += d.scales.length;
+    for (const d of s.docs) lag += d.n;
     for (const id of s.removed) cache.deleteDocument(id);
-    for (const d of s.docs) cache.restoreDocument(d.documentId, d.meta, d.codes, d.scales, d.full, d.packed);
+    cache.restoreDocuments(s.docs);
   }
   cache.dirty = false;
   return { indexed, drop: found && !indexed, lag };

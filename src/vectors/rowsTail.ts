@@ -1,9 +1,10 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, truncateSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeDocs, docsHeader, putRows, readFully, rowsLayout, type HeaderDoc, type SnapshotFile } from "./cacheSnapshot.ts";
+import { putRows, readFully, rowsLayout, type SnapshotFile } from "./cacheSnapshot.ts";
+import { decodeRows, encodeRows, headerRowCount, type HeaderCols, type HeaderDoc, type SnapshotDoc } from "./headerRows.ts";
 import type { DocumentBlock } from "./cacheBlocks.ts";
-import { FileVectors, SnapshotReader, type FullVectors } from "./fullVectors.ts";
+import { FileVectors, SnapshotReader, type RowsAt } from "./fullVectors.ts";
 import { dropIndexPart } from "./indexPart.ts";
 import { StagedWriter } from "./stagedWrite.ts";
 
@@ -31,7 +32,8 @@ import { StagedWriter } from "./stagedWrite.ts";
  */
 
 const MAGIC = "LHVTAIL1";
-const TAIL_VERSION = 1;
+/** 2: rows by column (headerRows.ts); 1: by document, still read (code from before reads no version 2 segment: LanceDB then) */
+const TAIL_VERSION = 2;
 const ALIGN = 64;
 const pad = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
@@ -51,6 +53,7 @@ export interface TailHeader {
   columns?: boolean;
   strings: string[];
   docs: HeaderDoc[];
+  cols?: HeaderCols;
 }
 
 /** A segment as read: the view's stamp and rows after it, the documents it removed and those it put at the end. */
@@ -121,11 +124,11 @@ export function truncateTail(rowsPath: string, bytes: number): void {
  * Appends a segment at byte `at` of the tail (anything after `at` is cut: left over from a segment not kept);
  * the new end, and the float32 rows of `blocks` in the tail for ProjectVectorCache.adoptSnapshotRows.
  */
-export async function appendSegment(rowsPath: string, at: number, head: Omit<TailHeader, "v" | "hasFull" | "strings" | "docs">, blocks: DocumentBlock[]): Promise<{ end: number; views: Map<DocumentBlock, FullVectors> }> {
+export async function appendSegment(rowsPath: string, at: number, head: Omit<TailHeader, "v" | "hasFull" | "strings" | "docs" | "cols">, blocks: DocumentBlock[]): Promise<{ end: number; views: Map<DocumentBlock, RowsAt> }> {
   const path = tailPath(rowsPath);
   mkdirSync(join(path, ".."), { recursive: true });
-  const { strings, docs, rows, hasFull } = docsHeader(blocks);
-  const header: TailHeader = { v: TAIL_VERSION, ...head, hasFull, strings, docs };
+  const { strings, docs, cols, rows, hasFull } = encodeRows(blocks);
+  const header: TailHeader = { v: TAIL_VERSION, ...head, hasFull, strings, docs, cols };
   const json = Buffer.from(JSON.stringify(header));
   const fh = await open(path, existsSync(path) ? "r+" : "w+");
   let end: number;
@@ -145,14 +148,14 @@ export async function appendSegment(rowsPath: string, at: number, head: Omit<Tai
   } finally {
     await fh.close();
   }
-  const views = new Map<DocumentBlock, FullVectors>();
+  const views = new Map<DocumentBlock, RowsAt>();
   if (hasFull) {
     const { fullAt } = rowsLayout(at + 16 + json.length, rows, head.dims, hasFull);
-    const reader = SnapshotReader.open(path);
+    const full = new FileVectors(SnapshotReader.open(path), fullAt, rows, head.dims);
     let r = 0;
     for (const b of blocks) {
-      views.set(b, new FileVectors(reader, fullAt + r * head.dims * 4, b.scales.length, head.dims));
-      r += b.scales.length;
+      views.set(b, { full, at: r });
+      r += b.n;
     }
   }
   return { end, views };
@@ -176,7 +179,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
     // read through one descriptor; once a document's float32 rows read from it, a reader owns it (closed when unused)
     fd = openSync(path, "r");
     const size = fstatSync(fd).size;
-    const view = new Map(base.docs.map((d) => [d.documentId, d]));
+    const view = new Map<string, SnapshotDoc>(base.docs.map((d) => [d.documentId, d]));
     let stamp = baseStamp;
     let columns = base.header.columns === true;
     let at = 0;
@@ -192,9 +195,9 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
       const h = JSON.parse(json.toString("utf8")) as TailHeader;
       // a tail begun over another rows' file: left over, never applied (the next append starts it again)
       if (segments === 0 && h.base !== baseStamp) return none;
-      if (h.v !== TAIL_VERSION || h.base !== baseStamp || h.prev !== stamp || h.dims !== dims || !Array.isArray(h.removed) || !Array.isArray(h.docs)) return null;
-      let n = 0;
-      for (const d of h.docs) n += d.ids.length;
+      if ((h.v !== TAIL_VERSION && h.v !== 1) || h.base !== baseStamp || h.prev !== stamp || h.dims !== dims || !Array.isArray(h.removed)) return null;
+      const n = headerRowCount(h);
+      if (n < 0) return null;
       const layout = rowsLayout(at + 16 + len, n, dims, h.hasFull);
       if (layout.end > size) return null;
       const part = Buffer.alloc(layout.scalesAt + n * 4 - layout.codesAt);
@@ -202,8 +205,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
       const codes = new Int8Array(part.buffer, part.byteOffset, n * dims);
       const scales = new Float32Array(part.buffer, part.byteOffset + layout.scalesAt - layout.codesAt, n);
       if (h.hasFull && !reader) reader = new SnapshotReader(fd);
-      const file = reader;
-      const docs = decodeDocs(h.docs, h.strings, codes, scales, dims, h.hasFull ? (r, k) => new FileVectors(file!, layout.fullAt + r * dims * 4, k, dims) : null, true);
+      const docs = decodeRows(h, codes, scales, h.hasFull ? new FileVectors(reader!, layout.fullAt, n, dims) : null, dims, true);
       if (!docs) return null;
       for (const id of h.removed) if (!view.delete(id)) return null;
       for (const d of docs) {
@@ -211,7 +213,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
         view.set(d.documentId, d);
       }
       let live = 0;
-      for (const d of view.values()) live += d.scales.length;
+      for (const d of view.values()) live += d.n;
       if (live !== h.rows) return null;
       stamp = h.stamp;
       columns = h.columns === true;
@@ -222,7 +224,7 @@ export function readTail(rowsPath: string, base: SnapshotFile): { file: Snapshot
     }
     if (segments === 0) return none;
     const { index: _, ...header } = base.header;
-    return { file: { header: { ...header, stamp, rows: [...view.values()].reduce((s, d) => s + d.scales.length, 0), columns }, docs: [...view.values()], index: null }, tail: { bytes: at, rows, segments }, segments: read };
+    return { file: { header: { ...header, stamp, rows: [...view.values()].reduce((s, d) => s + d.n, 0), columns }, docs: [...view.values()], index: null }, tail: { bytes: at, rows, segments }, segments: read };
   } catch {
     return null;
   } finally {

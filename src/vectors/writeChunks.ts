@@ -62,12 +62,16 @@ export async function replaceDocumentsChunks(t: VectorTables, caches: ProjectCac
         if (data) await g.chunks.add(data);
         if (caches.onWriteStep) await caches.onWriteStep("committed");
         const cache = g.vectorCache.get(projectId);
+        // the documents written in one set of columns (rowColumns.ts); deleted ones out first (the order of the
+        // cache's documents comes out as one at a time would leave it)
         let at = 0;
+        const set: { documentId: string; rows: ChunkRow[]; vectors: Float32Array[] }[] = [];
         for (const d of docs) {
           if (!d.rows.length) cache?.deleteDocument(d.documentId);
-          else if (vectors) cache?.setDocument(d.documentId, d.rows, vectors.slice(at, at + d.rows.length));
+          else if (vectors) set.push({ documentId: d.documentId, rows: d.rows, vectors: vectors.slice(at, at + d.rows.length) });
           at += d.rows.length;
         }
+        cache?.setDocuments(set);
         caches.invalidate(g, projectId);
       });
       for (const d of docs) {

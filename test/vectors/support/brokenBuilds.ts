@@ -95,6 +95,6 @@ export function columnCopyOverBrokenBlock(opts: CacheOptions) {
     for (const c of [cache, reference]) c.setDocument(`d${d}`, rows(`d${d}`, 4, tags), vs);
   }
   const block = cache.blocks().find((b) => b.documentId === "d17")!;
-  block.codes = null;
+  block.codeArr = null;
   return { cache, reference, tags: new Set(["a", "b"]) };
 }
