@@ -56,7 +56,8 @@ const lines: [string, (rows: Row[]) => string][] = [
   ["parroting (echo), returned", (rs) => `${rs.filter((r) => has(r.problems, "echo")).length}/${rs.length}`],
   ["hygiene failures, returned", (rs) => `${rs.filter((r) => r.problems.some((p) => HYGIENE.includes(p.kind))).length}/${rs.length}`],
   ["replies resampled by the guard", (rs) => `${rs.filter((r) => r.generations > 1).length}/${rs.length}`],
-  ["the example copied (returned)", (rs) => `${rs.filter((r) => /old well|forty(?:-\w+)? feet|give or take/i.test(r.reply)).length}/${rs.length}`],
+  ["the example copied (exampleCopy), returned (first samples)", (rs) => `${rs.filter((r) => has(r.problems, "exampleCopy")).length}/${rs.length} (${rs.filter((r) => has(r.firstProblems ?? r.problems, "exampleCopy")).length})`],
+  ["the example's words (old well, forty feet, give or take), returned", (rs) => `${rs.filter((r) => /old well|forty(?:-\w+)? feet|give or take/i.test(r.reply)).length}/${rs.length}`],
   ["median words", (rs) => String(median(rs.map((r) => r.words)))],
   ["first token, engine, median", (rs) => `${(median(rs.map((r) => r.ttftMs)) / 1000).toFixed(2)} s`],
 ];

@@ -227,6 +227,25 @@ const EXAMPLES: Record<NonNullable<TranscriptLayout["exampleKind"]>, { notes: st
 };
 
 /**
+ * What the example exchange of `layout` says that a reply could copy (none when it has no example): each answer, and
+ * each of its notes' title and text. The reply guard's `exampleCopy` check (src/npc/replies/detectors.ts) reads them:
+ * a base model shown the example answers other questions with it ("Forty feet, give or take." for a distance, "The
+ * old well." for a tavern's owner: BENCHMARKS.md "the smallest models (fifth round)").
+ */
+export function exampleLines(layout: TranscriptLayout = TRANSCRIPT_LAYOUT): string[] {
+  if (!layout.example) return [];
+  const { notes, turns } = EXAMPLES[layout.exampleKind ?? "well"];
+  const out = new Set<string>();
+  for (const [, answer] of turns) out.add(answer);
+  for (const n of notes) {
+    const at = n.indexOf(": ");
+    if (at > 0) out.add(n.slice(0, at)).add(n.slice(at + 2));
+    else out.add(n);
+  }
+  return [...out];
+}
+
+/**
  * The example exchange put after the persona: generic, about nothing in any world, showing the speaker take the
  * answer from what it knows and say it briefly in its own voice.
  */
