@@ -12,8 +12,11 @@ export interface TranscriptLayout {
    * documents, each note a paragraph under its title (`Title:` then its text).
    */
   notes: "sections" | "knows" | "docs";
-  /** The player's line: "section" as the server wrote it (`[Player]` and the line); "script" as `Player: <line>`. */
-  player: "section" | "script";
+  /**
+   * The player's line: "section" as the server wrote it (`[Player]` and the line); "script" as `Player: <line>`;
+   * "bare" the line alone (a chat template's user turn, as the naive baseline sends it).
+   */
+  player: "section" | "script" | "bare";
   /** A turn's notes kept, the best ones (the server sends the best last); all when absent. A mind's shared lore is never cut. */
   maxNotes?: number;
   /** A generic exchange after the system text showing the speaker answering from what it knows (never a world's facts). */
@@ -125,7 +128,7 @@ const unchanged = (l: TranscriptLayout) =>
  * `[Player]` …), or the player's bare line when the turn carries no notes.
  */
 export function transcriptUserTurn(text: string, speaker: string | undefined, layout: TranscriptLayout): string {
-  if (!speaker || unchanged(layout)) return text;
+  if (speaker === undefined || unchanged(layout)) return text;
   const sections = turnSections(text);
   const bare = sections.length === 1 && sections[0].heading === "";
   if (!bare && !sections.some((s) => s.heading === "Player")) return text;
@@ -140,7 +143,7 @@ export function transcriptUserTurn(text: string, speaker: string | undefined, la
   const shown = notesPart(notes, speaker, layout);
   if (shown) parts.push(shown);
   if (layout.example && layout.exampleAt === "turn") parts.push(exampleExchange(speaker, layout));
-  parts.push(layout.player === "script" ? `Player: ${player.replace(/\s*\n\s*/g, " ")}` : `[Player]\n${player}`);
+  parts.push(layout.player === "script" ? `Player: ${player.replace(/\s*\n\s*/g, " ")}` : layout.player === "bare" ? player : `[Player]\n${player}`);
   return parts.join("\n\n");
 }
 
@@ -149,7 +152,7 @@ export function transcriptUserTurn(text: string, speaker: string | undefined, la
  * layout shows notes, and the example exchange, when the layout has one, after the persona (before any notes).
  */
 export function transcriptSystem(text: string, speaker: string | undefined, layout: TranscriptLayout): string {
-  if (!speaker || unchanged(layout)) return text;
+  if (speaker === undefined || unchanged(layout)) return text;
   const sections = turnSections(text);
   const parts: string[] = [];
   sections.forEach((s, i) => {
