@@ -26,7 +26,7 @@ for (const w of [TUNING, REEDMOUTH, CINDERVALE]) for (const q of w.grounding) fa
  */
 const minds = new Map([TUNING, REEDMOUTH, CINDERVALE].flatMap((w) => [...naivePrompts(join(import.meta.dir, ".."), w.packs)].map(([k, m]) => [`${w.name}|${k}`, m.system] as const)));
 const copies = (world: string, r: ReplyRecord, text: string) =>
-  exampleCopy(text, { example: { lines: exampleLines(), known: [minds.get(`${world}|${r.mind}`) ?? "", r.text] } }) !== null;
+  exampleCopy(text, { playerLine: r.text, example: { lines: exampleLines(), known: [minds.get(`${world}|${r.mind}`) ?? "", r.text] } }) !== null;
 
 function fileOf(path: string): string {
   if (!statSync(path).isDirectory()) return path;

@@ -40,6 +40,9 @@ describe("exampleCopy: the example exchange passed off as the reply", () => {
     ["The old well.", true], // for "Who owns the Drowned Lantern?"
     ["forty feet give or take", true],
     ["Forty feet.", true],
+    ["Forty feet to Castermere.", true], // the example's answer with the question's words around it
+    ["Eleven miles to Castermere.", false],
+    ["Seven, give or take.", false],
     ["Oh, it's the old well, I'd say.", true], // the note's whole title
     ["The old well behind the house is forty feet deep, they say.", true],
     ["Aye, behind the house is forty feet deep.", true], // a long run of the note

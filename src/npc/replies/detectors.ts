@@ -229,14 +229,16 @@ export function promptEcho(reply: string, c: Pick<ReplyContext, "mindName" | "st
  * The reply copies the example exchange (its answer, or its note's title or text) instead of answering: a long run of
  * one of its lines (five words or more, at least 60 % of the line), the whole of a line of three words or more, or a
  * reply that is mostly the example's words (a run of three or more, or the opening two of its answer, making 80 % of
- * the reply: "Forty feet.", "The old well."). Word overlap after normalising (case, punctuation). A run that the
+ * the reply's words other than the question's: "Forty feet.", "The old well.", "Forty feet to Castermere."). Word
+ * overlap after normalising (case, punctuation). A run that the
  * mind's own texts hold too (a world that has an old well) is the mind's, not a copy.
  */
-export function exampleCopy(reply: string, c: Pick<ReplyContext, "example">): string | null {
+export function exampleCopy(reply: string, c: Pick<ReplyContext, "example"> & { playerLine?: string }): string | null {
   const lines = c.example?.lines ?? [];
   if (!lines.length) return null;
   const r = words(reply);
   if (r.length === 0) return null;
+  const asked = new Set(words(c.playerLine ?? ""));
   let known: string[][] | null = null;
   for (const line of lines) {
     const l = words(line);
@@ -244,7 +246,9 @@ export function exampleCopy(reply: string, c: Pick<ReplyContext, "example">): st
     if (run < 2) continue;
     const long = run >= 5 && run >= 0.6 * l.length;
     const whole = run === l.length && run >= 3;
-    const mostly = run >= 0.8 * r.length && (run >= 3 || atB === 0);
+    // The question's own words around the copy do not make it an answer ("Forty feet to Castermere.").
+    const rest = r.filter((w, i) => (i < at || i >= at + run) && !asked.has(w)).length;
+    const mostly = run >= 0.8 * (run + rest) && (run >= 3 || atB === 0);
     if (!long && !whole && !mostly) continue;
     const piece = r.slice(at, at + run);
     known ??= (c.example?.known ?? []).map(words);
