@@ -4,8 +4,9 @@ import { transcriptSystem, transcriptUserTurn, type TranscriptLayout } from "./t
 /**
  * How a model with a chat template of its own reads the server's sections: `layout` null, as the server wrote them
  * (in use); else re-laid as a base model's transcript is (transcriptTurn.ts), inside the model's own turn markers.
- * Measured on SmolLM2-135M-Instruct with the naive prompt's layout (BENCHMARKS.md "SmolLM2: the naive prompt's layout
- * in its own template"); bench/chatLayoutQuality.ts sets it for one process.
+ * Measured on SmolLM2-135M-Instruct with the naive prompt's layout and not adopted: level with the server's sections on
+ * the tuning worlds (14 vs 14 of 126; BENCHMARKS.md "SmolLM2 and the naive layout in its own template").
+ * bench/chatLayoutQuality.ts sets it for one process.
  */
 export const CHAT_LAYOUT: { layout: TranscriptLayout | null } = { layout: null };
 
