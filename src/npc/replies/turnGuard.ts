@@ -35,7 +35,12 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
     secrets,
     heardLines,
     playerFacts,
-    known: [...notes.map((n) => `${n.documentName}: ${n.text}`), ...p.history.map((m) => m.content)],
+    // everything else the turn tells the mind: a run of the example's words found there is the mind's to say
+    known: [
+      ...notes.map((n) => `${n.documentName}: ${n.text}`),
+      ...p.history.map((m) => m.content),
+      ...[...p.history.map((m) => m.notes), p.turn?.notes].flatMap((n) => [n?.scene ?? "", ...(n?.events ?? []).map((e) => e.text), ...(n?.now ?? []).map((l) => l.text)]),
+    ].filter(Boolean),
   });
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }
