@@ -36,3 +36,12 @@ export const BASE_LAYOUTS: Record<string, TranscriptLayout> = {
   /** all of the above with the notes as pasted documents: the naive prompt's layout over Lorehold's prefix and notes */
   naiveLike: { ...KNOWS_EXAMPLE, notes: "docs", exampleNotes: "knows", exampleAt: "end", persona: "plain", personaExtras: "dropped" },
 };
+
+/** A chat model's prompt re-laid inside its own template (src/llm/chatLayout.ts), by name: bench/chatLayoutQuality.ts. */
+export const CHAT_LAYOUTS: Record<string, TranscriptLayout> = {
+  /**
+   * the naive prompt's layout: the persona as an author writes it (no chat instructions, labels, list headings,
+   * location or "People you know"), the mind's lore and the turn's notes as pasted documents, the player's line alone
+   */
+  naiveChat: { notes: "docs", player: "bare", example: false, persona: "plain", personaExtras: "dropped", oneLine: false },
+};

@@ -3,7 +3,7 @@ import type { ProblemKind } from "../../src/npc/replies/detectors.ts";
 import type { Arm, ReplyRecord } from "./qualityWorldRun.ts";
 
 /** What counts as a hygiene failure (over-length is reported on its own: the sentence cap decides it). */
-export const HYGIENE: ProblemKind[] = ["empty", "echo", "meta", "roleLabel", "promptEcho", "wrongPerson", "repetition", "repeatsPrevious"];
+export const HYGIENE: ProblemKind[] = ["empty", "echo", "meta", "roleLabel", "promptEcho", "exampleCopy", "wrongPerson", "repetition", "repeatsPrevious"];
 
 const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}% (${n}/${d})` : "–");
 const median = (xs: number[]) => {

@@ -215,5 +215,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
 export function contextOf(t: TestApp, w: LoadedWorld, mind: string, text: string, previousReply: string | null) {
   const m = w.minds[mind];
   const profile = loadMindProfile(t.app.ctx as any, m.projectId, m.id);
-  return replyContextFor(profile, { playerLine: text, noteNames: w.docNames[mind], previousReply });
+  // The mind's documents as the naive arm pastes them: what a turn's notes can hold (the example's words there are its own).
+  const known = [w.naive.get(mind)?.system ?? "", ...(previousReply ? [previousReply] : [])];
+  return replyContextFor(profile, { playerLine: text, noteNames: w.docNames[mind], previousReply, known });
 }

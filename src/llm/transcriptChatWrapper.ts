@@ -8,6 +8,7 @@ import {
   type LlamaModel,
 } from "node-llama-cpp";
 import { bosOnce } from "./bosOnce.ts";
+import { chatLayout } from "./chatLayout.ts";
 import { TRANSCRIPT_LAYOUT, transcriptSystem, transcriptUserTurn, type TranscriptLayout } from "./transcriptTurn.ts";
 
 /**
@@ -97,5 +98,5 @@ export function replyOpening(wrapper: ChatWrapper, speaker: string | undefined):
 export function chatWrapperFor(model: LlamaModel): ChatWrapper {
   const template = (model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template;
   if (typeof template !== "string" || template.trim() === "") return bosOnce(new TranscriptChatWrapper(), model);
-  return bosOnce(resolveChatWrapper(model), model);
+  return bosOnce(chatLayout(resolveChatWrapper(model)), model);
 }

@@ -12,8 +12,11 @@ export interface TranscriptLayout {
    * documents, each note a paragraph under its title (`Title:` then its text).
    */
   notes: "sections" | "knows" | "docs";
-  /** The player's line: "section" as the server wrote it (`[Player]` and the line); "script" as `Player: <line>`. */
-  player: "section" | "script";
+  /**
+   * The player's line: "section" as the server wrote it (`[Player]` and the line); "script" as `Player: <line>`;
+   * "bare" the line alone (a chat template's user turn, as the naive baseline sends it).
+   */
+  player: "section" | "script" | "bare";
   /** A turn's notes kept, the best ones (the server sends the best last); all when absent. A mind's shared lore is never cut. */
   maxNotes?: number;
   /** A generic exchange after the system text showing the speaker answering from what it knows (never a world's facts). */
@@ -125,7 +128,7 @@ const unchanged = (l: TranscriptLayout) =>
  * `[Player]` …), or the player's bare line when the turn carries no notes.
  */
 export function transcriptUserTurn(text: string, speaker: string | undefined, layout: TranscriptLayout): string {
-  if (!speaker || unchanged(layout)) return text;
+  if (speaker === undefined || unchanged(layout)) return text;
   const sections = turnSections(text);
   const bare = sections.length === 1 && sections[0].heading === "";
   if (!bare && !sections.some((s) => s.heading === "Player")) return text;
@@ -140,7 +143,7 @@ export function transcriptUserTurn(text: string, speaker: string | undefined, la
   const shown = notesPart(notes, speaker, layout);
   if (shown) parts.push(shown);
   if (layout.example && layout.exampleAt === "turn") parts.push(exampleExchange(speaker, layout));
-  parts.push(layout.player === "script" ? `Player: ${player.replace(/\s*\n\s*/g, " ")}` : `[Player]\n${player}`);
+  parts.push(layout.player === "script" ? `Player: ${player.replace(/\s*\n\s*/g, " ")}` : layout.player === "bare" ? player : `[Player]\n${player}`);
   return parts.join("\n\n");
 }
 
@@ -149,7 +152,7 @@ export function transcriptUserTurn(text: string, speaker: string | undefined, la
  * layout shows notes, and the example exchange, when the layout has one, after the persona (before any notes).
  */
 export function transcriptSystem(text: string, speaker: string | undefined, layout: TranscriptLayout): string {
-  if (!speaker || unchanged(layout)) return text;
+  if (speaker === undefined || unchanged(layout)) return text;
   const sections = turnSections(text);
   const parts: string[] = [];
   sections.forEach((s, i) => {
@@ -225,6 +228,25 @@ const EXAMPLES: Record<NonNullable<TranscriptLayout["exampleKind"]>, { notes: st
     turns: [["How deep is the old well?", "Forty feet, give or take."], ["Who dug the old well?", "That I couldn't tell you."]],
   },
 };
+
+/**
+ * What the example exchange of `layout` says that a reply could copy (none when it has no example): each answer, and
+ * each of its notes' title and text. The reply guard's `exampleCopy` check (src/npc/replies/detectors.ts) reads them:
+ * a base model shown the example answers other questions with it ("Forty feet, give or take." for a distance, "The
+ * old well." for a tavern's owner: BENCHMARKS.md "the smallest models (fifth round)").
+ */
+export function exampleLines(layout: TranscriptLayout = TRANSCRIPT_LAYOUT): string[] {
+  if (!layout.example) return [];
+  const { notes, turns } = EXAMPLES[layout.exampleKind ?? "well"];
+  const out = new Set<string>();
+  for (const [, answer] of turns) out.add(answer);
+  for (const n of notes) {
+    const at = n.indexOf(": ");
+    if (at > 0) out.add(n.slice(0, at)).add(n.slice(at + 2));
+    else out.add(n);
+  }
+  return [...out];
+}
 
 /**
  * The example exchange put after the persona: generic, about nothing in any world, showing the speaker take the

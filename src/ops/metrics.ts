@@ -43,7 +43,7 @@ export class Metrics {
     this.promptTokensTotal = new Counter({ name: "lorehold_prompt_tokens_total", help: "Prompt tokens of every generation (before KV-cache reuse)", registers });
     this.replyProblems = new Counter({
       name: "lorehold_reply_problems_total",
-      help: "Problems the reply guard found in NPC replies, by kind (echo, meta, roleLabel, promptEcho, wrongPerson, repetition, repeatsPrevious, empty) and outcome (resampled: another sample was drawn; returned: the reply went out with it)",
+      help: "Problems the reply guard found in NPC replies, by kind (echo, meta, roleLabel, promptEcho, exampleCopy, wrongPerson, repetition, repeatsPrevious, empty) and outcome (resampled: another sample was drawn; returned: the reply went out with it)",
       labelNames: ["kind", "outcome"],
       registers,
     });

@@ -1,4 +1,4 @@
-import { longestCommonRun, maxNgramCount, words } from "./wordOverlap.ts";
+import { holdsRun, longestCommonRun, longestCommonRunAt, maxNgramCount, words } from "./wordOverlap.ts";
 import { splitSentences } from "./sentences.ts";
 import { leakOf, type SecretTerms } from "../secrets/secretTerms.ts";
 
@@ -7,7 +7,18 @@ import { leakOf, type SecretTerms } from "../secrets/secretTerms.ts";
  * counts them). Each is measured on real small models' replies: parroting the player's line, talking about the
  * notes, role labels, reciting the system prompt, speaking as someone else, saying the same thing twice.
  */
-export type ProblemKind = "empty" | "echo" | "meta" | "roleLabel" | "promptEcho" | "wrongPerson" | "secretLeak" | "repetition" | "repeatsPrevious" | "overLength";
+export type ProblemKind =
+  | "empty"
+  | "echo"
+  | "meta"
+  | "roleLabel"
+  | "promptEcho"
+  | "exampleCopy"
+  | "wrongPerson"
+  | "secretLeak"
+  | "repetition"
+  | "repeatsPrevious"
+  | "overLength";
 
 export interface Problem {
   kind: ProblemKind;
@@ -41,6 +52,12 @@ export interface ReplyContext {
   heardLines?: string[];
   /** what the mind remembers of the player this turn (their memories): a name there is the player's to be told back */
   playerFacts?: string[];
+  /**
+   * The example exchange a base model reads before the turn (src/llm/transcriptTurn.ts `exampleLines`): its answer
+   * and its note, which a reply must not pass off as its own; `known`, the mind's own texts this turn (persona, notes,
+   * the player's words), where a run of the example's words is the mind's to say.
+   */
+  example?: { lines: string[]; known: string[] };
 }
 
 /** Every problem of a reply, in a fixed order. */
@@ -52,6 +69,7 @@ export function replyProblems(reply: string, c: ReplyContext): Problem[] {
   add("meta", metaTalk(reply));
   add("roleLabel", roleLabel(reply, c.mindName));
   add("promptEcho", promptEcho(reply, c));
+  add("exampleCopy", exampleCopy(reply, c));
   add("wrongPerson", wrongPerson(reply, c));
   add("secretLeak", leakOf(reply, c.secrets));
   add("repetition", repetition(reply));
@@ -203,6 +221,39 @@ export function promptEcho(reply: string, c: Pick<ReplyContext, "mindName" | "st
     const l = words(line);
     const run = longestCommonRun(r, l);
     if (run >= 8 && run >= 0.8 * l.length) return `${run} words of "${line.slice(0, 60)}"`;
+  }
+  return null;
+}
+
+/**
+ * The reply copies the example exchange (its answer, or its note's title or text) instead of answering: a long run of
+ * one of its lines (five words or more, at least 60 % of the line), the whole of a line of three words or more, or a
+ * reply that is mostly the example's words (a run of three or more, or the opening two of its answer, making 80 % of
+ * the reply's words other than the question's: "Forty feet.", "The old well.", "Forty feet to Castermere."). Word
+ * overlap after normalising (case, punctuation). A run that the
+ * mind's own texts hold too (a world that has an old well) is the mind's, not a copy.
+ */
+export function exampleCopy(reply: string, c: Pick<ReplyContext, "example"> & { playerLine?: string }): string | null {
+  const lines = c.example?.lines ?? [];
+  if (!lines.length) return null;
+  const r = words(reply);
+  if (r.length === 0) return null;
+  const asked = new Set(words(c.playerLine ?? ""));
+  let known: string[][] | null = null;
+  for (const line of lines) {
+    const l = words(line);
+    const { length: run, at, atB } = longestCommonRunAt(r, l);
+    if (run < 2) continue;
+    const long = run >= 5 && run >= 0.6 * l.length;
+    const whole = run === l.length && run >= 3;
+    // The question's own words around the copy do not make it an answer ("Forty feet to Castermere.").
+    const rest = r.filter((w, i) => (i < at || i >= at + run) && !asked.has(w)).length;
+    const mostly = run >= 0.8 * (run + rest) && (run >= 3 || atB === 0);
+    if (!long && !whole && !mostly) continue;
+    const piece = r.slice(at, at + run);
+    known ??= (c.example?.known ?? []).map(words);
+    if (known.some((k) => holdsRun(k, piece))) continue;
+    return `"${piece.join(" ")}": ${run} of the example's ${l.length} words`;
   }
   return null;
 }

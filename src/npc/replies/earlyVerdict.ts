@@ -1,5 +1,6 @@
-import { echoOf, metaTalk, promptEcho, roleLabel, wrongPerson, nameForms, type Problem, type ReplyContext } from "./detectors.ts";
+import { echoOf, exampleCopy, metaTalk, promptEcho, roleLabel, wrongPerson, nameForms, type Problem, type ReplyContext } from "./detectors.ts";
 import { words } from "./wordOverlap.ts";
+import { sentenceEnds } from "./sentences.ts";
 
 /** The most a streamed reply is held back while its opening is judged (characters; ~12-16 tokens of English). */
 export const HOLD_MAX_CHARS = 64;
@@ -29,6 +30,8 @@ export function riskyOpenings(c: ReplyContext): string[][] {
     words("what you know"),
     ...c.noteNames.map((n) => words(`about ${n}`)),
     ...c.structuralLines.map(words),
+    // a reply that copies the example starts with its answer's or its note's first words
+    ...(c.example?.lines ?? []).map(words),
   ].filter((w) => w.length > 0);
 }
 
@@ -62,10 +65,17 @@ export function earlyProblem(text: string, c: ReplyContext, midSentence = false)
     ["meta", metaTalk(text)],
     ["roleLabel", roleLabel(text, c.mindName)],
     ["promptEcho", promptEcho(text, c)],
+    // Told by how much of the reply the example's words make up: only once a sentence has ended ("Forty feet" may go on).
+    ["exampleCopy", midSentence || !endsSentence(text) ? null : exampleCopy(text, c)],
     ["wrongPerson", wrongPerson(text, c)],
   ];
   for (const [kind, detail] of checks) if (detail !== null) return { kind, detail };
   return null;
+}
+
+function endsSentence(text: string): boolean {
+  const t = text.trimEnd();
+  return t.length > 0 && sentenceEnds(t).at(-1) === t.length;
 }
 
 /** `w` (the held words, the last perhaps cut) is the start of `o`. */

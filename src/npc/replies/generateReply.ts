@@ -15,6 +15,7 @@ const WEIGHT: Partial<Record<ProblemKind, number>> = {
   echo: 6,
   promptEcho: 6,
   meta: 5,
+  exampleCopy: 5,
   wrongPerson: 5,
   roleLabel: 4,
   repeatsPrevious: 3,

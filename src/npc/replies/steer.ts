@@ -26,7 +26,7 @@ const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "mod
  * What the next sample should not say, from what the samples so far did wrong: after an echo, the player's line's
  * distinctive words (echoes copy the line from its first words, so the copy loses its path); after an assistant's voice
  * or talk about the notes, the words the meta detector matched and an assistant's stock words; after a recital of the
- * prompt, the recited marker's or line's words; after speaking as someone else, the name it took (and the player's
+ * prompt, the recited marker's or line's words; after a copy of the example exchange, the copied words; after speaking as someone else, the name it took (and the player's
  * line, when the name was the player's). Other problems are left to the next seed alone: a repetition has no words
  * of its own to steer from. Each word as written, in lower case and capitalised, with and
  * without a leading space (a tokenizer gives a word mid-sentence another token than at the start).
@@ -52,6 +52,9 @@ export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LO
       const remembered = named.filter((w) => theirs.has(w) && !player.has(w));
       for (const w of named) if (!remembered.includes(w)) chosen.add(w);
       if (remembered.length && /^my\b/i.test(quoted(p.detail))) chosen.add("my");
+    } else if (p.kind === "exampleCopy") {
+      // the copied words themselves ("forty feet", "old well"): another opening than the example's
+      for (const w of distinctive(quoted(p.detail))) chosen.add(w);
     } else if (p.kind === "promptEcho") {
       const marker = quoted(p.detail);
       const line = [...c.structuralLines, ...(c.hintLines ?? []), ...c.narrativeLines].find((l) => l.startsWith(marker)) ?? marker;

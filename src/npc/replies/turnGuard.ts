@@ -28,6 +28,19 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
   for (const n of secret) byDocument.set(n.documentId, { name: n.documentName, text: `${byDocument.get(n.documentId)?.text ?? ""} ${n.text}` });
   const secrets = [...byDocument.values()].map((d) => secretTerms(d.name, d.text, known));
   const playerFacts = [...p.history.flatMap((m) => m.notes?.memories ?? []), ...(p.turn?.notes?.memories ?? [])];
-  const context = replyContextFor(p.mind, { playerLine, noteNames: notes.map((n) => n.documentName), previousReply, secrets, heardLines, playerFacts });
+  const context = replyContextFor(p.mind, {
+    playerLine,
+    noteNames: notes.map((n) => n.documentName),
+    previousReply,
+    secrets,
+    heardLines,
+    playerFacts,
+    // everything else the turn tells the mind: a run of the example's words found there is the mind's to say
+    known: [
+      ...notes.map((n) => `${n.documentName}: ${n.text}`),
+      ...p.history.map((m) => m.content),
+      ...[...p.history.map((m) => m.notes), p.turn?.notes].flatMap((n) => [n?.scene ?? "", ...(n?.events ?? []).map((e) => e.text), ...(n?.now ?? []).map((l) => l.text)]),
+    ].filter(Boolean),
+  });
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }
