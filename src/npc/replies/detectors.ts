@@ -7,7 +7,10 @@ import { leakOf, type SecretTerms } from "../secrets/secretTerms.ts";
  * counts them). Each is measured on real small models' replies: parroting the player's line, talking about the
  * notes, role labels, reciting the system prompt, speaking as someone else, saying the same thing twice.
  */
-export type ProblemKind = "empty" | "echo" | "meta" | "roleLabel" | "promptEcho" | "wrongPerson" | "secretLeak" | "repetition" | "repeatsPrevious" | "overLength";
+export type ProblemKind =
+  | "empty" | "echo" | "meta" | "roleLabel" | "promptEcho" | "wrongPerson" | "secretLeak" | "repetition" | "repeatsPrevious" | "overLength"
+  // not a slip of character but a made-up fact: found by the reply guard alone (quantities.ts), never by replyProblems
+  | "unsupportedQuantity";
 
 export interface Problem {
   kind: ProblemKind;
@@ -41,6 +44,11 @@ export interface ReplyContext {
   heardLines?: string[];
   /** what the mind remembers of the player this turn (their memories): a name there is the player's to be told back */
   playerFacts?: string[];
+  /**
+   * every number the turn's prompt states (quantities.ts givenNumbers): a reply's number outside them is made up.
+   * Absent: the reply's numbers are not checked.
+   */
+  givenNumbers?: number[];
 }
 
 /** Every problem of a reply, in a fixed order. */

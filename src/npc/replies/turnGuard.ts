@@ -5,6 +5,7 @@ import { secretTerms } from "../secrets/secretTerms.ts";
 import { replyContextFor } from "./replyContext.ts";
 import { stripSecrets } from "../secrets/stripSecrets.ts";
 import type { TurnGuard } from "./generateReply.ts";
+import { givenNumbers } from "./quantities.ts";
 
 /**
  * What the reply guard knows of a prepared turn: the notes it carries (shared, earlier, new), the mind's previous line, and
@@ -29,5 +30,7 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
   const secrets = [...byDocument.values()].map((d) => secretTerms(d.name, d.text, known));
   const playerFacts = [...p.history.flatMap((m) => m.notes?.memories ?? []), ...(p.turn?.notes?.memories ?? [])];
   const context = replyContextFor(p.mind, { playerLine, noteNames: notes.map((n) => n.documentName), previousReply, secrets, heardLines, playerFacts });
+  // What the mind was given this turn is its prompt (persona, lore, state, memories, the conversation) and the line.
+  context.givenNumbers = givenNumbers([...p.messages.map((m) => m.content), playerLine, ...heardLines]);
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }
