@@ -19,6 +19,9 @@ describe("the numbers a text states", () => {
   test("number words, a run of them read as one, and \"a dozen\", \"a hundred\"", () => {
     expect(statedNumbers("Three hundred and twenty men, thirty-five horses, a dozen carts and a hundred torches.").map((n) => n.value)).toEqual([320, 35, 12, 100]);
     expect(statedNumbers("Two thousand five hundred.").map((n) => n.value)).toEqual([2500]);
+    // a run that opens on its scale: a note's "hundred and four steps" is the reply's "one hundred and four"
+    expect(statedNumbers("The tower's hundred and four steps.").map((n) => n.value)).toEqual([104]);
+    expect(unsupportedQuantity("The tower has one hundred and four steps.", givenNumbers(["the tower's hundred and four steps"]))).toBeNull();
   });
 
   test("punctuation ends a run: a list of numbers is several", () => {

@@ -45,7 +45,7 @@ function wordValue(w: string): number | null {
 
 /**
  * Every number a text states, in order: digits ("35", "1,200", "3.5", "12th" as 12) and number words, a run of them
- * read as one ("three hundred and twenty" is 320, "a dozen" 12, "a hundred" 100). `given`: read as a prompt is,
+ * read as one ("three hundred and twenty" is 320, "a dozen" 12, "a hundred" 100, "hundred and four" 104). `given`: read as a prompt is,
  * with ordinals and the words that only imply a number ("twice", "a fortnight") counted too.
  */
 export function statedNumbers(text: string, given = false): StatedNumber[] {
@@ -64,7 +64,8 @@ export function statedNumbers(text: string, given = false): StatedNumber[] {
     }
     // A run of number words: "three hundred and twenty", "a dozen", "two thousand".
     const article = (t.lower === "a" || t.lower === "an") && i + 1 < tokens.length && (tokens[i + 1].lower in SCALES || tokens[i + 1].lower === "dozen");
-    if (!article && wordValue(t.lower) === null) continue;
+    // A run may open on its scale alone: "the tower's hundred and four steps" is 104.
+    if (!article && wordValue(t.lower) === null && !(t.lower in SCALES) && t.lower !== "dozen") continue;
     let total = 0;
     let current = article ? 1 : 0;
     let j = article ? i + 1 : i;
