@@ -59,6 +59,8 @@ export interface GuardPolicy {
  * resample is also steered away from an assistant's refusal (steer.ts REFUSAL_WORDS), which is what Qwen turns a
  * blocked copy into: on a newcomer's greeting to each tuning mind (bench/steer.ts --lines greetings, 72 turns) that
  * halved the refusals returned (20 → 10; 10 turns better, none worse, same seeds) at fewer samples per reply.
+ * A finished sample that states a number nothing in its prompt holds ("35 miles" for a note's "a day and a half")
+ * is drawn again once a turn (bench/quantityCheck.ts, BENCHMARKS.md "Replies in character: made-up numbers").
  */
 export const GUARD_POLICY: GuardPolicy = {
   tries: 3,
