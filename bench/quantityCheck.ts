@@ -64,6 +64,10 @@ for (const [name, w] of worlds) {
   const samples = (rs: ReplyRecord[]) => (rs.reduce((n, r) => n + r.generations, 0) / Math.max(1, rs.length)).toFixed(2);
   console.log(`| samples per reply | ${samples(withCheck)} | ${samples(withoutCheck)} |`);
   console.log(`| turns where a sample was flagged / run again without | ${count(withCheck, flagged)} / ${rerun.size} | – |`);
+  // A turn whose first sample had a made-up number and nothing else: without the check that sample is the reply, so
+  // the turn run again should return it (the same prompt and seed); llama.cpp's reuse of a cached prefix may not.
+  const firstOnly = withCheck.filter((r) => rerun.has(key(r)) && (r.guard?.problems[0] ?? []).length > 0 && r.guard!.problems[0].every((p) => p.startsWith("unsupportedQuantity")));
+  console.log(`| run again: the first sample's text said again (of turns whose first sample had only a made-up number) | ${count(firstOnly, (r) => (r.attempts?.[0] ?? "").trim() === rerun.get(key(r))!.reply.trim())} / ${firstOnly.length} | – |`);
   const flips = g(withCheck).filter((r) => rerun.has(key(r)) && rerun.get(key(r))!.hit !== r.hit);
   console.log(`| grounding answers that flipped | ${flips.filter((r) => r.hit).length} right only with it | ${flips.filter((r) => !r.hit).length} right only without |`);
 
