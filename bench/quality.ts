@@ -99,6 +99,12 @@ const byMind = process.argv.includes("--by-mind");
 const seedsTogether = process.argv.includes("--seeds-together");
 /** `--minds a,b`: only these minds' grounding, secrets and parroting turns (with `--seeds 6`: many draws of a few prompts). */
 const onlyMinds = arg("minds", "") ? arg("minds", "").split(",") : undefined;
+/**
+ * `--quantity-arms`: the product's single-line turns where the guard's number check found a made-up number are run
+ * again without it (same seed, same prompt), for the paired arm without the check (qualityWorldRun.ts `quantityArms`;
+ * bench/quantityCheck.ts reads both arms from the result file).
+ */
+const quantityArms = process.argv.includes("--quantity-arms");
 /** `--kv-cache f16|q8_0|q4_0`: llama.cpp's KV cache type for both arms (config `kvCacheType`). */
 const kvCacheType = arg("kv-cache", "f16") as "f16" | "q8_0" | "q4_0";
 /** `--temperature T`: what minds that set no temperature sample at, in both arms (a candidate for the product's default). */
@@ -171,12 +177,13 @@ for (const mk of models) {
     for (const w of loaded) {
       console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
       const save = () => writeFileSync(file, JSON.stringify({ meta, worlds: out }, (_k, v) => (v instanceof RegExp ? String(v) : v), 2));
-      const onRecord = (records: unknown[]) => {
-        out[w.world.name] = { memory: null, records };
+      const onRecord = (records: unknown[], without: unknown[]) => {
+        out[w.world.name] = { memory: null, records, ...(quantityArms ? { withoutQuantityCheck: without } : {}) };
         save();
       };
-      const { records, memory } = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, seedsTogether, minds: onlyMinds, log: (s) => console.error(s), onRecord });
-      out[w.world.name] = { memory, records };
+      const run = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, seedsTogether, minds: onlyMinds, log: (s) => console.error(s), onRecord, quantityArms });
+      const { records, memory } = run;
+      out[w.world.name] = { memory, records, ...(quantityArms ? { withoutQuantityCheck: run.without } : {}) };
       worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
       // Written after each world (a long run keeps what it has); the load average as it went.
       meta.loadAverage.push(loadavg()[0]);

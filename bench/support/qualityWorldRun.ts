@@ -13,6 +13,7 @@ import { loadMindProfile } from "../../src/npc/mindProfile.ts";
 import { retrieveMemories } from "../../src/npc/memory/retrieveMemories.ts";
 import { replyContextFor } from "../../src/npc/replies/replyContext.ts";
 import { replyProblems, type Problem } from "../../src/npc/replies/detectors.ts";
+import { GUARD_POLICY, type ReplyGuardReport } from "../../src/npc/replies/generateReply.ts";
 import { splitSentences } from "../../src/npc/replies/sentences.ts";
 import { words } from "../../src/npc/replies/wordOverlap.ts";
 import type { TestApp } from "../../test/support/testApp.ts";
@@ -54,6 +55,8 @@ export interface ReplyRecord {
   status: number;
   /** why the returned reply's generation ended ("length": the token cap cut it; the capped naive arm cuts it back to a sentence end) */
   finishReason?: string;
+  /** the product's turns: each sample's problems as the reply guard found them ("kind: detail"), and the one returned */
+  guard?: { problems: string[][]; chosen: number };
 }
 
 type Extra = { fact?: RegExp; direct?: boolean };
@@ -111,18 +114,49 @@ export interface RunOptions {
   /** only these minds' single-line turns (many seeds of a few minds: their prompts are evaluated once) */
   minds?: string[];
   /** after each reply: a long run (or one stopped early) keeps every reply it has */
-  onRecord?: (records: ReplyRecord[]) => void;
+  onRecord?: (records: ReplyRecord[], without: ReplyRecord[]) => void;
+  /**
+   * the product's single-line turns where the guard's number check (GuardPolicy.checkQuantities) found a made-up
+   * number in any sample are run again with the check off, the same seed, another player (so the same prompt): the
+   * arm without it, paired turn by turn. Every other turn is the same in both arms (the check is the only difference,
+   * and it found nothing), so it is not run twice. Those turns' records go to `without`.
+   */
+  quantityArms?: boolean;
 }
 
-export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o: RunOptions): Promise<{ records: ReplyRecord[]; memory: string | null }> {
+export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o: RunOptions): Promise<{ records: ReplyRecord[]; memory: string | null; without: ReplyRecord[] }> {
   const records: ReplyRecord[] = [];
+  const without: ReplyRecord[] = [];
   let n = 0;
+  // The guard's account of the product's last turn (it reaches /metrics through this call).
+  let lastGuard: ReplyGuardReport | null = null;
+  const metrics = t.app.metrics;
+  const recordReplyGuard = metrics.recordReplyGuard;
+  metrics.recordReplyGuard = (r: ReplyGuardReport) => {
+    lastGuard = r;
+    recordReplyGuard.call(metrics, r);
+  };
   const product = async (part: Part, mind: string, text: string, seed: number, player: string, previousReply: string | null, extra: Extra = {}, retrieve = false) => {
     if (o.product === false) return null;
     const m = w.minds[mind];
-    const body = { text, entityMindId: m.id, playerId: player, ...(retrieve ? { memory: { retrieve: true } } : {}) };
-    const r = await turns.turn(seed, () => (o.stream ? interactStream(t, w.key[m.projectId], body) : interactJson(t, w.key[m.projectId], body)));
-    return record(part, "lorehold", mind, text, seed, r, previousReply, extra);
+    const ask = (playerId: string) => {
+      const body = { text, entityMindId: m.id, playerId, ...(retrieve ? { memory: { retrieve: true } } : {}) };
+      lastGuard = null;
+      return turns.turn(seed, () => (o.stream ? interactStream(t, w.key[m.projectId], body) : interactJson(t, w.key[m.projectId], body)));
+    };
+    const r = await ask(player);
+    const rec = record(part, "lorehold", mind, text, seed, r, previousReply, extra, guardOf(lastGuard));
+    const found = (lastGuard as ReplyGuardReport | null)?.attempts.some((a) => a.problems.some((p) => p.kind === "unsupportedQuantity"));
+    if (o.quantityArms && found && previousReply === null && !retrieve) {
+      GUARD_POLICY.checkQuantities = false;
+      try {
+        const r2 = await ask(`${player}-nq`);
+        record(part, "lorehold", mind, text, seed, r2, previousReply, extra, guardOf(lastGuard), without);
+      } finally {
+        GUARD_POLICY.checkQuantities = true;
+      }
+    }
+    return rec;
   };
   const naive = async (part: Part, mind: string, text: string, seed: number, extra: Extra = {}) => {
     if (!o.naive) return;
@@ -130,7 +164,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     const r = await turns.naive(seed, nm.system, text, { maxTokens: o.maxReplyTokens, temperature: nm.temperature, key: `naive:${mind}`, speaker: nm.name });
     return record(part, "naive", mind, text, seed, r, null, extra);
   };
-  const record = (part: Part, arm: Arm, mind: string, text: string, seed: number, r: TurnResult, previousReply: string | null, { fact, direct }: Extra) => {
+  const record = (part: Part, arm: Arm, mind: string, text: string, seed: number, r: TurnResult, previousReply: string | null, { fact, direct }: Extra, guard?: ReplyRecord["guard"], into = records) => {
     const ctx = contextOf(t, w, mind, text, previousReply);
     const rec: ReplyRecord = {
       part, arm, mind, text, seed, reply: r.reply, problems: replyProblems(r.reply, ctx), words: words(r.reply).length,
@@ -143,11 +177,12 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
       ...(r.attempts ? { attempts: r.attempts } : {}),
       ...(fact ? { hit: fact.test(r.reply) } : {}),
       ...(direct === undefined ? {} : { direct }),
+      ...(guard ? { guard } : {}),
     };
-    records.push(rec);
-    o.onRecord?.(records);
+    into.push(rec);
+    o.onRecord?.(records, without);
     const flag = rec.hit === undefined ? "" : rec.hit ? (part === "grounding" ? "✓ " : "LEAK ") : part === "grounding" ? "✗ " : "";
-    o.log(`  ${++n} ${part} ${arm} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations} first ${((rec.replyFirstTokenMs ?? rec.ttftMs) / 1000).toFixed(1)}s (engine ${(rec.ttftMs / 1000).toFixed(1)}s): ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
+    o.log(`  ${++n} ${part} ${arm}${into === without ? " (no number check)" : ""} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations} first ${((rec.replyFirstTokenMs ?? rec.ttftMs) / 1000).toFixed(1)}s (engine ${(rec.ttftMs / 1000).toFixed(1)}s): ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
     return rec;
   };
 
@@ -208,7 +243,12 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     o.log(`  memory: ${memory} ${JSON.stringify(all.slice(0, 240))}`);
     updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: 20 });
   }
-  return { records, memory };
+  metrics.recordReplyGuard = recordReplyGuard;
+  return { records, memory, without };
+}
+
+function guardOf(r: ReplyGuardReport | null): ReplyRecord["guard"] {
+  return r ? { problems: r.attempts.map((a) => a.problems.map((p) => `${p.kind}: ${p.detail}`)), chosen: r.chosen } : undefined;
 }
 
 /** What a reply of `mind` to `text` is checked against (the detectors' context, as the product builds it). */

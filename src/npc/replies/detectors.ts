@@ -18,7 +18,9 @@ export type ProblemKind =
   | "secretLeak"
   | "repetition"
   | "repeatsPrevious"
-  | "overLength";
+  | "overLength"
+  // not a slip of character but a made-up fact: found by the reply guard alone (quantities.ts), never by replyProblems
+  | "unsupportedQuantity";
 
 export interface Problem {
   kind: ProblemKind;
@@ -58,6 +60,11 @@ export interface ReplyContext {
    * the player's words), where a run of the example's words is the mind's to say.
    */
   example?: { lines: string[]; known: string[] };
+  /**
+   * every number the turn's prompt states (quantities.ts givenNumbers): a reply's number outside them is made up.
+   * Absent: the reply's numbers are not checked.
+   */
+  givenNumbers?: number[];
 }
 
 /** Every problem of a reply, in a fixed order. */

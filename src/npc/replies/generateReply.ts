@@ -7,6 +7,7 @@ import { ReplyShaper, type StopWhy } from "./ReplyShaper.ts";
 import { splitSentences } from "./sentences.ts";
 import { tailSignOf } from "../../llm/tailSign.ts";
 import { mergeAvoid, STEER_LOGIT, steerAway } from "./steer.ts";
+import { unsupportedQuantity } from "./quantities.ts";
 
 /** What sends a reply back for another sample, and how bad each is when choosing between two (lower is better). */
 const WEIGHT: Partial<Record<ProblemKind, number>> = {
@@ -20,6 +21,8 @@ const WEIGHT: Partial<Record<ProblemKind, number>> = {
   roleLabel: 4,
   repeatsPrevious: 3,
   repetition: 2,
+  // A made-up number reads as a fact and may be wrong, but it is said in character: the least bad of them.
+  unsupportedQuantity: 1,
 };
 
 /**
@@ -40,6 +43,11 @@ export interface GuardPolicy {
   steerLogit?: number | null;
   /** every steered resample also pushed away from an assistant's refusal (steer.ts REFUSAL_WORDS), whatever failed */
   steerRefusals?: boolean;
+  /**
+   * a finished sample that states a number its prompt does not hold (quantities.ts) is sampled again, once a turn:
+   * when the next one states one too, the least bad of them is returned
+   */
+  checkQuantities?: boolean;
 }
 
 /**
@@ -52,8 +60,17 @@ export interface GuardPolicy {
  * resample is also steered away from an assistant's refusal (steer.ts REFUSAL_WORDS), which is what Qwen turns a
  * blocked copy into: on a newcomer's greeting to each tuning mind (bench/steer.ts --lines greetings, 72 turns) that
  * halved the refusals returned (20 → 10; 10 turns better, none worse, same seeds) at fewer samples per reply.
+ * A finished sample that states a number nothing in its prompt holds ("35 miles" for a note's "a day and a half")
+ * is drawn again once a turn (bench/quantityCheck.ts, BENCHMARKS.md "Replies in character: made-up numbers").
  */
-export const GUARD_POLICY: GuardPolicy = { tries: 3, budgetShare: 1, resampleTemperature: null, steerLogit: STEER_LOGIT, steerRefusals: true };
+export const GUARD_POLICY: GuardPolicy = {
+  tries: 3,
+  budgetShare: 1,
+  resampleTemperature: null,
+  steerLogit: STEER_LOGIT,
+  steerRefusals: true,
+  checkQuantities: true,
+};
 
 export interface AttemptReport {
   attempt: number;
@@ -132,6 +149,8 @@ export async function generateReply(
   let secretFree = false;
   /** what the next sample is steered away from (the failed samples' words) */
   let avoid = req.avoid;
+  /** a sample was already drawn again for a made-up number: that is done once a turn */
+  let quantityRetried = false;
   // One sample more than the policy's when the reply to return still tells a secret: it comes from the prompt
   // without the secrets (what the model does not see it cannot tell), whatever made the others fail.
   const secretTry = guard && !!withoutSecrets;
@@ -177,10 +196,16 @@ export async function generateReply(
     const ended = result.finishReason === "abort" || result.finishReason === "timeout";
     const { text } = shaper.finish(result.text, ended ? "length" : result.finishReason);
     const problems = ended ? [] : shaper.failure ? [shaper.failure] : replyProblems(text, context).filter((p) => WEIGHT[p.kind] !== undefined);
+    // Judged on the finished sample only: "three" may still become "three hundred".
+    const quantity = guard && policy.checkQuantities && !ended && !shaper.failure && context.givenNumbers ? unsupportedQuantity(text, context.givenNumbers) : null;
+    if (quantity) problems.push({ kind: "unsupportedQuantity", detail: quantity });
+    // A made-up number alone sends the reply back once a turn; after that, the next such sample is returned as it is.
+    const again = problems.some((p) => p.kind !== "unsupportedQuantity") || (quantity !== null && !quantityRetried);
+    if (quantity && !problems.some((p) => p.kind !== "unsupportedQuantity")) quantityRetried = true;
     const avoided = avoid?.length ? [...new Set(avoid.map((a) => a.text.trim().toLowerCase()))] : undefined;
     done.push({ report: { attempt, seed, temperature: cooler, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy, ...(avoided ? { avoided } : {}) }, result: { ...result, text }, startMs, sent });
     // Clean, cut short, or the client already has part of it: this is the reply (after the last try, see above).
-    if (extra || problems.length === 0 || ended || (streaming && sent > 0)) break;
+    if (extra || !again || ended || (streaming && sent > 0)) break;
     if (last) {
       attempt = maxAttempts; // the policy's samples are spent: only the secret's extra one may follow
       continue;

@@ -19,6 +19,9 @@ export const STEER_LOGIT = -4;
  */
 export const REFUSAL_WORDS = ["sorry", "assist", "assistance", "apologize", "apologise", "unable"];
 
+/** Number words a made-up number shares with numbers that may be right ("three hundred" beside "two hundred"). */
+const SCALE_WORDS = new Set(["a", "an", "and", "hundred", "thousand", "million", "dozen"]);
+
 /** An assistant's words, as the meta detector's assistant-voice patterns match them (detectors.ts META). */
 const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "model", "help", "provided", "information", "context", "text", "notes", "according"];
 
@@ -27,7 +30,7 @@ const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "mod
  * distinctive words (echoes copy the line from its first words, so the copy loses its path); after an assistant's voice
  * or talk about the notes, the words the meta detector matched and an assistant's stock words; after a recital of the
  * prompt, the recited marker's or line's words; after a copy of the example exchange, the copied words; after speaking as someone else, the name it took (and the player's
- * line, when the name was the player's). Other problems are left to the next seed alone: a repetition has no words
+ * line, when the name was the player's); after a made-up number, that number's words. Other problems are left to the next seed alone: a repetition has no words
  * of its own to steer from. Each word as written, in lower case and capitalised, with and
  * without a leading space (a tokenizer gives a word mid-sentence another token than at the start).
  */
@@ -60,6 +63,12 @@ export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LO
       const line = [...c.structuralLines, ...(c.hintLines ?? []), ...c.narrativeLines].find((l) => l.startsWith(marker)) ?? marker;
       for (const w of distinctive(line)) chosen.add(w);
       if (PROMPT_MARKERS.includes(marker.toLowerCase())) for (const w of distinctive(marker)) chosen.add(w);
+    } else if (p.kind === "unsupportedQuantity") {
+      // The made-up number's words ("Eight", "thirty"), not its digits: a tokenizer splits "35" into 3 and 5, and
+      // pushing those down would push down every number with them. Nor "hundred", "dozen": a number the prompt gives
+      // may need them.
+      for (const [, n] of p.detail.matchAll(/"([^"]*)"/g))
+        for (const w of words(n)) if (/^\p{L}+$/u.test(w) && !SCALE_WORDS.has(w)) chosen.add(w);
     }
   }
   const out = new Map<string, AvoidText>();

@@ -5,6 +5,7 @@ import { secretTerms } from "../secrets/secretTerms.ts";
 import { replyContextFor } from "./replyContext.ts";
 import { stripSecrets } from "../secrets/stripSecrets.ts";
 import type { TurnGuard } from "./generateReply.ts";
+import { givenNumbers } from "./quantities.ts";
 
 /**
  * What the reply guard knows of a prepared turn: the notes it carries (shared, earlier, new), the mind's previous line, and
@@ -42,5 +43,7 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
       ...[...p.history.map((m) => m.notes), p.turn?.notes].flatMap((n) => [n?.scene ?? "", ...(n?.events ?? []).map((e) => e.text), ...(n?.now ?? []).map((l) => l.text)]),
     ].filter(Boolean),
   });
+  // What the mind was given this turn is its prompt (persona, lore, state, memories, the conversation) and the line.
+  context.givenNumbers = givenNumbers([...p.messages.map((m) => m.content), playerLine, ...heardLines]);
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }
