@@ -39,6 +39,11 @@ export interface GuardPolicy {
   steerLogit?: number | null;
   /** every steered resample also pushed away from an assistant's refusal (steer.ts REFUSAL_WORDS), whatever failed */
   steerRefusals?: boolean;
+  /**
+   * a sample that closes what it said with an assistant's offer of help ("Hi Rosalind Tey! How can I assist you
+   * today?") ends before the offer (offerCut.ts) and is judged on what stood before it, as a loop in its tail is cut
+   */
+  cutOffers?: boolean;
 }
 
 /**
@@ -52,7 +57,7 @@ export interface GuardPolicy {
  * blocked copy into: on a newcomer's greeting to each tuning mind (bench/steer.ts --lines greetings, 72 turns) that
  * halved the refusals returned (20 → 10; 10 turns better, none worse, same seeds) at fewer samples per reply.
  */
-export const GUARD_POLICY: GuardPolicy = { tries: 3, budgetShare: 1, resampleTemperature: null, steerLogit: STEER_LOGIT, steerRefusals: true };
+export const GUARD_POLICY: GuardPolicy = { tries: 3, budgetShare: 1, resampleTemperature: null, steerLogit: STEER_LOGIT, steerRefusals: true, cutOffers: true };
 
 export interface AttemptReport {
   attempt: number;
@@ -144,7 +149,7 @@ export async function generateReply(
     }
     const last = attempt >= maxAttempts || (attempt > 2 && spent >= budget);
     const cooler = attempt > 1 && policy.resampleTemperature !== null ? Math.min(temperature, policy.resampleTemperature) : temperature;
-    const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming, tail });
+    const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming, tail, cutOffers: !!policy.cutOffers });
     const stop = new AbortController();
     const seed = baseSeed + attempt - 1;
     const startMs = performance.now() - startedAt;
