@@ -37,6 +37,7 @@ describe("offerIn: a sentence that is an assistant's offer of help, not a charac
     ["How can I assist you with the ferry?", true],
     ["How can I be of assistance?", true],
     ["I'm glad I could assist you today.", true],
+    ["I'm glad I could help.", true],
     ["I'm here to help you with your projects …", true],
     ["Is there anything else I can help you with?", true],
     ["Is there anything else you'd like to know about the watch?", true],
@@ -55,6 +56,7 @@ describe("offerIn: a sentence that is an assistant's offer of help, not a charac
     ["Is there anything you'd like to buy?", false],
     ["Anything else, and it's three crowns more.", false],
     ["I'm here to keep the gate, not to chat.", false],
+    ["I'm glad to help a friend of the Watch.", false],
     ["Welcome to Cindervale, Rosalind.", false],
     ["What brings you to the Watch?", false],
   ];
@@ -72,7 +74,8 @@ describe("offerCut: a reply's closing offer is cut, what stood before it kept", 
     ["Hello! How can I assist you today?", "Hello!"],
     ["Hello, Hamish Lowe! I'm glad I could assist you today.", "Hello, Hamish Lowe!"],
     ["The ferry crosses at dawn and dusk. The fare is two pennies. Let me know if you have any other questions.", "The ferry crosses at dawn and dusk. The fare is two pennies."],
-    // what follows the offer goes with it
+    // what follows the offer goes with it (the held-out memory script's farewell, before the cut)
+    ["Goodbye! I'm glad I could help. Remember to keep your watchmen safe.", "Goodbye!"],
     ["Welcome, Kit. How can I help you today? The river is high this week.", "Welcome, Kit."],
     // nothing stands before it: left to the guard (the meta detector counts it)
     ["How can I assist you today?", "How can I assist you today?"],

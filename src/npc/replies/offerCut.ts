@@ -22,7 +22,7 @@ export const OFFERS: RegExp[] = [
   // "If you have any more questions, feel free to ask!"
   /^if you have any (?:other |more |further )?questions\b[^.!?]*\b(?:feel free|don't hesitate|let me know)\b/i,
   // "I'm here to help.", "I'm glad I could assist you today."
-  /^I(?:'m| am) (?:here to (?:help|assist)|glad (?:I could|to) (?:assist|help))\b/i,
+  /^I(?:'m| am) (?:here to (?:help|assist)|glad I (?:could|was able to) (?:assist|help))\b/i,
 ];
 
 /** The offer a sentence opens with, or null. */
@@ -58,7 +58,7 @@ const OFFER_STARTS = [
   "how can i", "how may i", "how might i", "how could i",
   "what can i assist", "what can i help", "is there anything", "anything else", "anything specific",
   "let me know", "please let me know", "feel free", "please feel free", "don't hesitate", "please don't hesitate",
-  "if you have any", "i'm here to", "i am here to", "i'm glad i could", "i'm glad to", "i am glad",
+  "if you have any", "i'm here to", "i am here to", "i'm glad i could", "i'm glad i was", "i am glad i",
 ].map(words);
 
 /**
