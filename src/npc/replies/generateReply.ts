@@ -55,7 +55,10 @@ export interface GuardPolicy {
  * when the reply to return tells a secret), most of the rejected ones stopped within their first words. Every
  * resample is also steered away from an assistant's refusal (steer.ts REFUSAL_WORDS), which is what Qwen turns a
  * blocked copy into: on a newcomer's greeting to each tuning mind (bench/steer.ts --lines greetings, 72 turns) that
- * halved the refusals returned (20 → 10; 10 turns better, none worse, same seeds) at fewer samples per reply.
+ * halved the refusals returned (20 → 10; 10 turns better, none worse, same seeds) at fewer samples per reply. A
+ * sample that closes with an assistant's offer of help is cut before it rather than resampled (offerCut.ts): the
+ * held-out greeting drew "Hi Rosalind Tey! How can I assist you today?" from every sample of every seed, steered or
+ * not, and now returns "Hi Rosalind Tey!" (BENCHMARKS.md "Replies in character: an assistant's offer of help cut off").
  */
 export const GUARD_POLICY: GuardPolicy = { tries: 3, budgetShare: 1, resampleTemperature: null, steerLogit: STEER_LOGIT, steerRefusals: true, cutOffers: true };
 
