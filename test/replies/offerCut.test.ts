@@ -48,6 +48,8 @@ describe("offerIn: a sentence that is an assistant's offer of help, not a charac
     ["How can I help you today?", true],
     // a character's own words: a shopkeeper's offer, a question about the world, a welcome
     ["What can I do for you?", false],
+    ["Is there anything else I can do for you?", false],
+    ["How can I be of service to you?", false],
     ["How can I help you find the ferry?", false],
     ["How may I serve you, my lord?", false],
     ["How can I forget that winter?", false],
@@ -74,6 +76,10 @@ describe("offerCut: a reply's closing offer is cut, what stood before it kept", 
     ["Hello! How can I assist you today?", "Hello!"],
     ["Hello, Hamish Lowe! I'm glad I could assist you today.", "Hello, Hamish Lowe!"],
     ["The ferry crosses at dawn and dusk. The fare is two pennies. Let me know if you have any other questions.", "The ferry crosses at dawn and dusk. The fare is two pennies."],
+    ["Hello, Silas! I'm here to help you. What would you like to know today?", "Hello, Silas!"],
+    ["Oh my, Sir! I'm glad I could help you. Silas, I'm an aspiring scholar.", "Oh my, Sir!"],
+    // the held-out memory script's second line: a character's offer, kept
+    ["Mowday sounds like a good time for me to celebrate my fine. Is there anything else I can do for you?", "Mowday sounds like a good time for me to celebrate my fine. Is there anything else I can do for you?"],
     // what follows the offer goes with it (the held-out memory script's farewell, before the cut)
     ["Goodbye! I'm glad I could help. Remember to keep your watchmen safe.", "Goodbye!"],
     ["Welcome, Kit. How can I help you today? The river is high this week.", "Welcome, Kit."],
