@@ -18,6 +18,8 @@ import { validateInteract } from "../src/npc/validateInteract.ts";
 import { turnGuard } from "../src/npc/replies/turnGuard.ts";
 import { generateReply, type GuardPolicy } from "../src/npc/replies/generateReply.ts";
 import { replyProblems } from "../src/npc/replies/detectors.ts";
+import { offerIn } from "../src/npc/replies/offerCut.ts";
+import { splitSentences } from "../src/npc/replies/sentences.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
@@ -33,12 +35,13 @@ const logits = arg("logits", "-4").split(",").map(Number);
 
 /**
  * plainN: N samples, each the next seed alone; steerN: each resample steered away by the first logit (or steerN@L);
- * steerNr: that, and every resample also away from an assistant's refusal (steer.ts REFUSAL_WORDS).
+ * steerNr: that, and every resample also away from an assistant's refusal (steer.ts REFUSAL_WORDS); a last `o`
+ * (steer3ro): a sample's closing offer of help cut off (offerCut.ts) rather than the sample resampled.
  */
 function policyOf(name: string): GuardPolicy {
-  const m = /^(plain|steer)(\d+)(r?)(?:@(-?[\d.]+))?$/.exec(name);
+  const m = /^(plain|steer)(\d+)(r?)(o?)(?:@(-?[\d.]+))?$/.exec(name);
   if (!m) throw new Error(`unknown policy ${name}`);
-  return { tries: Number(m[2]), budgetShare: 1, resampleTemperature: null, steerLogit: m[1] === "steer" ? Number(m[4] ?? logits[0]) : null, steerRefusals: m[3] === "r" };
+  return { tries: Number(m[2]), budgetShare: 1, resampleTemperature: null, steerLogit: m[1] === "steer" ? Number(m[5] ?? logits[0]) : null, steerRefusals: m[3] === "r", cutOffers: m[4] === "o" };
 }
 const policies = arg("policies", "plain2,steer2,plain3,steer3").split(",");
 
@@ -75,10 +78,12 @@ await t.app.scheduler.trigger("indexer");
 const load0 = loadavg()[0];
 console.error(`bench/steer: ${cpus()[0]?.model}, threads ${threads}, load ${load0.toFixed(1)}, seeds ${seeds.join(",")}, ${lines.length} lines`);
 
-interface Row { turns: number; bad: number; kinds: Map<string, number>; samples: number; firstFailed: number; laterAllFailed: number; echoFirst: number; echoReturned: number; refused: number; grounded: number; asked: number; ms: number; cpuMs: number }
-const rows = new Map<string, Row>(policies.map((p) => [p, { turns: 0, bad: 0, kinds: new Map(), samples: 0, firstFailed: 0, laterAllFailed: 0, echoFirst: 0, echoReturned: 0, refused: 0, grounded: 0, asked: 0, ms: 0, cpuMs: 0 }]));
+interface Row { turns: number; assistant: number; offerCuts: number; bad: number; kinds: Map<string, number>; samples: number; firstFailed: number; laterAllFailed: number; echoFirst: number; echoReturned: number; refused: number; grounded: number; asked: number; ms: number; cpuMs: number }
+const rows = new Map<string, Row>(policies.map((p) => [p, { turns: 0, assistant: 0, offerCuts: 0, bad: 0, kinds: new Map(), samples: 0, firstFailed: 0, laterAllFailed: 0, echoFirst: 0, echoReturned: 0, refused: 0, grounded: 0, asked: 0, ms: 0, cpuMs: 0 }]));
 /** An assistant's refusal or offer of help, as bench/refusals.ts counts it. */
 const REFUSAL = /\b(can(no|')t|unable to) (assist|help)|as an ai|how can i (assist|help) you/i;
+/** The assistant's voice anywhere in a reply: a refusal, "How can I assist you…", or any sentence that is an offer of help (offerCut.ts). */
+const assistantVoice = (text: string) => REFUSAL.test(text) || splitSentences(text).some((s) => offerIn(s) !== null);
 const isBad = (ks: string[]) => ks.some((k) => (HYGIENE as string[]).includes(k));
 
 for (const l of lines) {
@@ -110,19 +115,21 @@ for (const l of lines) {
       if (attemptKinds[0].includes("echo")) row.echoFirst++;
       if (kinds.includes("echo")) row.echoReturned++;
       if (REFUSAL.test(result.text)) row.refused++;
+      if (assistantVoice(result.text)) row.assistant++;
+      if (report.attempts.some((a) => a.stoppedBy === "offer")) row.offerCuts++;
       if (l.fact) {
         row.asked++;
         if (l.fact.test(result.text)) row.grounded++;
       }
-      const trail = report.attempts.map((a) => `${a.problems.map((x) => x.kind).join("+") || "ok"}${a.avoided ? `(avoid ${a.avoided.length})` : ""}`).join(" → ");
+      const trail = report.attempts.map((a) => `${a.problems.map((x) => x.kind).join("+") || "ok"}${a.stoppedBy === "offer" ? "(offer cut)" : ""}${a.avoided ? `(avoid ${a.avoided.length})` : ""}`).join(" → ");
       console.error(`  ${name} ${l.mind} s${seed}: ${trail}: ${kinds.join(",") || "clean"} ${JSON.stringify(result.text.slice(0, 160))}`);
     }
 }
 
 const pct = (a: number, b: number) => `${b ? Math.round((100 * a) / b) : 0} % (${a}/${b})`;
-console.log(`\n| policy | returned with a hygiene problem | by kind | echo: first sample / returned | refusals returned | turns whose first sample failed: every later one failed too | samples per reply | grounded | CPU s | wall s |`);
-console.log(`|---|---|---|---|---|---|---|---|---|---|`);
+console.log(`\n| policy | returned in an assistant's voice (refusal or offer) | samples whose offer was cut | returned with a hygiene problem | by kind | echo: first sample / returned | refusals returned | turns whose first sample failed: every later one failed too | samples per reply | grounded | CPU s | wall s |`);
+console.log(`|---|---|---|---|---|---|---|---|---|---|---|---|`);
 for (const [name, r] of rows)
-  console.log(`| ${name} | ${pct(r.bad, r.turns)} | ${[...r.kinds].map(([k, n]) => `${k} ${n}`).join(", ") || "–"} | ${r.echoFirst} / ${r.echoReturned} | ${r.refused} | ${pct(r.laterAllFailed, r.firstFailed)} | ${(r.samples / Math.max(1, r.turns)).toFixed(2)} | ${r.asked ? pct(r.grounded, r.asked) : "–"} | ${(r.cpuMs / 1000).toFixed(0)} | ${(r.ms / 1000).toFixed(0)} |`);
+  console.log(`| ${name} | ${pct(r.assistant, r.turns)} | ${r.offerCuts} | ${pct(r.bad, r.turns)} | ${[...r.kinds].map(([k, n]) => `${k} ${n}`).join(", ") || "–"} | ${r.echoFirst} / ${r.echoReturned} | ${r.refused} | ${pct(r.laterAllFailed, r.firstFailed)} | ${(r.samples / Math.max(1, r.turns)).toFixed(2)} | ${r.asked ? pct(r.grounded, r.asked) : "–"} | ${(r.cpuMs / 1000).toFixed(0)} | ${(r.ms / 1000).toFixed(0)} |`);
 console.log(`\nQwen2.5-Coder-0.5B-Instruct Q4_K_M, ${threads} thread(s), ${tokens}-token replies, seeds ${seeds.join(",")}, lines: ${which}; load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}; ${cpus()[0]?.model}`);
 await t.close();

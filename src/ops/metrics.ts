@@ -55,7 +55,7 @@ export class Metrics {
     });
     this.replyStops = new Counter({
       name: "lorehold_reply_stops_total",
-      help: "NPC replies the server ended early, by why: its sentence limit, a loop, the token cap nearing, a secret, a tail written into the words",
+      help: "NPC replies the server ended early, by why: its sentence limit, a loop, the token cap nearing, a secret, a tail written into the words, an assistant's offer of help",
       labelNames: ["why"],
       registers,
     });

@@ -4,6 +4,7 @@ import { nameForms } from "./detectors.ts";
 import { earlyProblem, earlyVerdict, HOLD_MAX_CHARS, riskyOpenings } from "./earlyVerdict.ts";
 import { words } from "./wordOverlap.ts";
 import { loopCut, mayRepeat } from "./loopCut.ts";
+import { mayOffer, offerCut } from "./offerCut.ts";
 import { capSentences, cutAtLastSentence, sentenceEnds } from "./sentences.ts";
 import { leakOf } from "../secrets/secretTerms.ts";
 import { tailSignAt, type TailSign } from "../../llm/tailSign.ts";
@@ -11,7 +12,7 @@ import { tailSignAt, type TailSign } from "../../llm/tailSign.ts";
 /** Tokens before the reply cap from which a reply ends at its next sentence end (and holds back what follows its last one). */
 export const NEAR_CAP_TOKENS = 12;
 
-export type StopWhy = "sentences" | "loop" | "cap" | "secret" | "tail" | "fail";
+export type StopWhy = "sentences" | "loop" | "cap" | "secret" | "tail" | "offer" | "fail";
 
 export interface ShaperOptions {
   context: ReplyContext;
@@ -22,6 +23,8 @@ export interface ShaperOptions {
   streaming: boolean;
   /** a typed turn: the words end where the model starts writing the tail itself (llm/tailSign.ts) */
   tail?: TailSign;
+  /** end the reply before an assistant's offer of help that follows what it said (offerCut.ts) */
+  cutOffers?: boolean;
 }
 
 /**
@@ -66,7 +69,7 @@ export class ReplyShaper {
     if (this.stopWhy) return { emit: "", stop: true };
     this.raw += piece;
     this.pieces++;
-    const { text, tail } = this.words(this.shaped(this.raw), false);
+    const { text, tail, offer } = this.spoken(this.raw);
     if (!this.judged) {
       const v = this.o.judgeOpening ? earlyVerdict(text, this.o.context, this.openings) : labelVerdict(text, this.openings);
       if (v.kind === "fail") {
@@ -75,8 +78,8 @@ export class ReplyShaper {
         return { emit: "", stop: true };
       }
       if (v.kind === "hold") {
-        if (!tail) return { emit: "", stop: false };
-        this.stop("tail", text.length);
+        if (!tail && !offer) return { emit: "", stop: false };
+        this.stop(tail ? "tail" : "offer", text.length);
         return { emit: "", stop: true };
       }
       this.judged = true;
@@ -129,9 +132,13 @@ export class ReplyShaper {
     else if (this.nearFrom !== null && ends.length > this.nearFrom) this.stop("cap", ends.at(-1)!);
     // The rest of the sample is the tail the model wrote into its words: nothing after this point is said.
     if (tail && this.cutAt === null) this.stop("tail", text.length);
+    // What follows is an assistant's offer of help: the reply is what stood before it.
+    if (offer && this.cutAt === null) this.stop("offer", text.length);
     let limit = this.cutAt ?? text.length;
-    // Near the cap, or while the sentence being written may be an earlier one again, hold back after the last end.
-    if (this.cutAt === null && (this.nearFrom !== null || secrets.length > 0 || mayRepeat(text, ends))) limit = ends.at(-1) ?? 0;
+    // Near the cap, or while the sentence being written may be an earlier one again or an offer of help, hold back
+    // after the last end.
+    if (this.cutAt === null && (this.nearFrom !== null || secrets.length > 0 || mayRepeat(text, ends) || (!!this.o.cutOffers && mayOffer(text, ends))))
+      limit = ends.at(-1) ?? 0;
     return { emit: this.release(text, limit), stop: this.stopWhy !== null };
   }
 
@@ -141,9 +148,10 @@ export class ReplyShaper {
    */
   finish(text: string, finishReason: FinishReason): { text: string; emit: string } {
     if (this.stopWhy === "fail") return { text: "", emit: "" };
-    const words = this.words(this.shaped(text), true);
+    const words = this.spoken(text, true);
     let out = words.text;
     if (words.tail && this.stopWhy === null) this.stopWhy = "tail";
+    if (words.offer && this.stopWhy === null) this.stopWhy = "offer";
     if (!this.judged && this.o.judgeOpening) {
       const v = earlyVerdict(out, this.o.context, this.openings, true);
       if (v.kind === "fail") {
@@ -219,6 +227,19 @@ export class ReplyShaper {
     if (at !== null) return { text: text.slice(0, at), tail: true };
     if (holdFrom !== null) return { text: text.slice(0, holdFrom), tail: final };
     return { text, tail: false };
+  }
+
+  /**
+   * The text the reply says: without its own speaker label, before a tail the model wrote into it, and before an
+   * assistant's offer of help that follows what it said ("Hi Rosalind Tey! How can I assist you today?" says "Hi
+   * Rosalind Tey!"), when the policy cuts them.
+   */
+  private spoken(raw: string, final = false): { text: string; tail: boolean; offer: boolean } {
+    const { text, tail } = this.words(this.shaped(raw), final);
+    if (!this.o.cutOffers) return { text, tail, offer: false };
+    const at = offerCut(text, sentenceEnds(text, { final }));
+    // Words a client was sent stay said: an offer that starts within them is no longer cut.
+    return at === null || at < this.sent ? { text, tail, offer: false } : { text: text.slice(0, at).trimEnd(), tail, offer: true };
   }
 
   /** A reply that opens with its own speaker label ("Idris Vane: Aye…") says the rest: the label goes. */

@@ -48,6 +48,11 @@ export interface GuardPolicy {
    * when the next one states one too, the least bad of them is returned
    */
   checkQuantities?: boolean;
+  /**
+   * a sample that closes what it said with an assistant's offer of help ("Hi Rosalind Tey! How can I assist you
+   * today?") ends before the offer (offerCut.ts) and is judged on what stood before it, as a loop in its tail is cut
+   */
+  cutOffers?: boolean;
 }
 
 /**
@@ -61,7 +66,10 @@ export interface GuardPolicy {
  * blocked copy into: on a newcomer's greeting to each tuning mind (bench/steer.ts --lines greetings, 72 turns) that
  * halved the refusals returned (20 → 10; 10 turns better, none worse, same seeds) at fewer samples per reply.
  * A finished sample that states a number nothing in its prompt holds ("35 miles" for a note's "a day and a half")
- * is drawn again once a turn (bench/quantityCheck.ts, BENCHMARKS.md "Replies in character: made-up numbers").
+ * is drawn again once a turn (bench/quantityCheck.ts, BENCHMARKS.md "Replies in character: made-up numbers"). A
+ * sample that closes with an assistant's offer of help is cut before it rather than resampled (offerCut.ts): the
+ * held-out greeting drew "Hi Rosalind Tey! How can I assist you today?" from every sample of every seed, steered or
+ * not, and now returns "Hi Rosalind Tey!" (BENCHMARKS.md "Replies in character: an assistant's offer of help cut off").
  */
 export const GUARD_POLICY: GuardPolicy = {
   tries: 3,
@@ -70,6 +78,7 @@ export const GUARD_POLICY: GuardPolicy = {
   steerLogit: STEER_LOGIT,
   steerRefusals: true,
   checkQuantities: true,
+  cutOffers: true,
 };
 
 export interface AttemptReport {
@@ -164,7 +173,7 @@ export async function generateReply(
     }
     const last = attempt >= maxAttempts || (attempt > 2 && spent >= budget);
     const cooler = attempt > 1 && policy.resampleTemperature !== null ? Math.min(temperature, policy.resampleTemperature) : temperature;
-    const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming, tail });
+    const shaper = new ReplyShaper({ context, maxTokens: req.maxTokens, judgeOpening: guard && !last, streaming, tail, cutOffers: !!policy.cutOffers });
     const stop = new AbortController();
     const seed = baseSeed + attempt - 1;
     const startMs = performance.now() - startedAt;
