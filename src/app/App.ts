@@ -17,6 +17,7 @@ import { requeueInterrupted } from "../lore/documents/documentStore.ts";
 import type { LlmEngine } from "../llm/LlmEngine.ts";
 import type { GenerationBackend } from "../generation/types.ts";
 import { createGeneration } from "../generation/createGeneration.ts";
+import { sqliteTokenCounts } from "../generation/remote/tokenCountStore.ts";
 import { safeUrl } from "../generation/backendsConfig.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
@@ -156,7 +157,7 @@ export class App {
       const embedder = opts.embedder ?? (made = await createEmbedder(config.embeddingModel, config.modelsDir, embedderOptions(config)));
       const vectors = await VectorStore.open(paths.lance, embedder, { vectorCacheMb: config.vectorCacheMb, vectorIndexMinChunks: config.vectorIndexMinChunks });
       vectors.memorySide = sqliteMemorySide(db);
-      const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
+      const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log), sqliteTokenCounts(db));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       app.ownEmbedder = made;
       const requeued = requeueInterrupted(app.ctx);

@@ -20,9 +20,10 @@ import { loreRevisions } from "./034_lore_revisions.ts";
 import { memoryVectors } from "./035_memory_vectors.ts";
 import { memoryVectorFillProgress } from "./036_memory_vector_fill_progress.ts";
 import { worldMemoryWords } from "./037_world_memory_words.ts";
+import { tokenCounts } from "./040_token_counts.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments, secretReveal, loreTestCandidates, documentPages, loreRevisions, memoryVectors, memoryVectorFillProgress, worldMemoryWords];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments, secretReveal, loreTestCandidates, documentPages, loreRevisions, memoryVectors, memoryVectorFillProgress, worldMemoryWords, tokenCounts];

@@ -74,6 +74,26 @@ export function chooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindPro
 }
 
 /**
+ * Makes every count the mind's choice reads exact: with a remote pool, its candidates' texts through a server's
+ * /tokenize (kept, sharedLore's counts then read them), so a choice made ahead and one a turn makes count alike
+ * and are the same. False when some count could not be made (no server to ask): a choice now would count by the
+ * pool's running estimate. Always true on the local engine (its counts are its tokenizer's).
+ */
+export async function prepareSharedLoreCounts(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, background = false): Promise<boolean> {
+  const gen = ctx.generation;
+  if (!gen || gen.mode === "local" || mind.knowledgeTags.length === 0 || sharedLoreBudget(ctx.config, generationContext(ctx)) === 0) return true;
+  const texts: string[] = [];
+  for (const r of sharedCandidates(ctx.db, { projectId, mindId: mind.id, tags: mind.knowledgeTags, limit: CANDIDATES }, cachedWalk)) texts.push(r.content, r.document_name);
+  return gen.prepareCounts(texts, { background });
+}
+
+/** sharedLoreFor for a turn: a choice the turn has to make (none stored for this lore) counts exactly first. */
+export async function sharedLoreForTurn(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, visible: string[]): Promise<SharedNote[]> {
+  if (ctx.generation?.mode === "remote" && sharedLoreOutdated(ctx, projectId, mind)) await prepareSharedLoreCounts(ctx, projectId, mind);
+  return sharedLoreFor(ctx, projectId, mind, visible);
+}
+
+/**
  * Walks the project's documents for the mind's candidates ahead of its choice (sharedWalks.ts keeps the walk at the
  * lore revision), choosing nothing: the choice that reads it later counts the lore as it would have anyway.
  */
