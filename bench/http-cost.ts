@@ -92,7 +92,7 @@ try {
   app.scheduler.start();
   plan.base = `http://127.0.0.1:${app.port}`;
   // settled as bench/scale.ts settles a restarted box before its load
-  await settleRemoteBox(app, world.projectId, true);
+  await settleRemoteBox(app, world.projectId, true, log);
   const planPath = join(dir, "plan.json");
   const send = async (seed: number, n: number): Promise<KindResult> => {
     writeFileSync(planPath, JSON.stringify({ ...plan, requests: n, seed }));

@@ -107,7 +107,7 @@ try {
   // and, on a restarted box, the minds' shared-lore choices its scheduler makes ahead of their first turns and the
   // one-time copies a server makes on a world from before them
   t0 = performance.now();
-  await settleRemoteBox(app, world.projectId, given !== null);
+  await settleRemoteBox(app, world.projectId, given !== null, log);
   log(`settled in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   Bun.gc(true);
   const rssBefore = process.memoryUsage().rss;

@@ -77,7 +77,7 @@ export async function startRemoteBox(opts: RemoteBoxOptions): Promise<RemoteBox>
  * a server makes on a world from before them (a job this checkout lacks is skipped; a world that had them is a
  * one-row check each).
  */
-export async function settleRemoteBox(app: App, projectId: string, jobs: boolean): Promise<void> {
+export async function settleRemoteBox(app: App, projectId: string, jobs: boolean, log?: (line: string) => void): Promise<void> {
   const vectors = app.ctx.vectors;
   await vectors.warm([projectId]);
   await vectors.snapshotsIdle();
@@ -85,9 +85,14 @@ export async function settleRemoteBox(app: App, projectId: string, jobs: boolean
   await vectors.optimizeNow();
   if (!jobs) return;
   // the tick started with the scheduler may have found the project busy: ticks until one finds nothing to do
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
   for (let i = 0; i < 5; i++) {
     const r = (await app.scheduler.trigger("shared-lore-warmup"))?.lastResult as { chosen?: number; walked?: number } | null | undefined;
+    log?.(`shared-lore warm-up tick: ${JSON.stringify(r ?? null)} at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     if (!r || ((r.chosen ?? 0) === 0 && (r.walked ?? 0) === 0)) break;
   }
+  const c1 = process.cpuUsage(c0);
+  log?.(`shared-lore warm-up settled: ${((performance.now() - t0) / 1000).toFixed(1)} s wall, ${((c1.user + c1.system) / 1e6).toFixed(1)} s of this process's CPU (with whatever else it ran meanwhile)`);
   for (const job of ["memory-vector-fill", "world-memory-words"]) await app.scheduler.trigger(job);
 }
