@@ -15,6 +15,8 @@ export interface RemoteBox {
   /** the box's temp folder (its data folder is `data` inside; the bench may write its plans here) */
   dir: string;
   llama: LlamaServer;
+  /** stops the server and starts a new one on the same data folder and llama-server (a restarted box); `app` is the new one */
+  restart(): Promise<App>;
   /** stops the server and the llama-server, removes the folder */
   stop(): Promise<void>;
 }
@@ -54,16 +56,21 @@ export async function startRemoteBox(opts: RemoteBoxOptions): Promise<RemoteBox>
       opts.log?.(`copying ${opts.world}`);
       cpSync(join(opts.world, "data"), dataDir, { recursive: true });
     }
-    const app = await App.create(config, { logger: silentLogger });
-    return {
-      app,
+    const box: RemoteBox = {
+      app: await App.create(config, { logger: silentLogger }),
       dir,
       llama,
+      async restart() {
+        await box.app.stop();
+        box.app = await App.create(config, { logger: silentLogger });
+        return box.app;
+      },
       async stop() {
-        await app.stop().catch(() => undefined);
+        await box.app.stop().catch(() => undefined);
         await stopLlama();
       },
     };
+    return box;
   } catch (e) {
     await stopLlama();
     throw e;
