@@ -60,6 +60,7 @@ try {
   const loadBefore = loadavg()[0];
   await pass("first pass: every count asked");
   await box.restart();
+  await settleRemoteBox(box.app, world.projectId, false);
   deleteSelections(box.app.db, world.projectId);
   await pass("after a restart, every choice dropped: the counts kept");
   console.log(`\n### A remote pool's shared-lore choices made ahead — ${new Date().toISOString().slice(0, 10)}\n`);

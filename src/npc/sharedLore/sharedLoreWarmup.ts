@@ -4,7 +4,7 @@ import { knowledgeTagNames } from "../../lore/minds/mindStore.ts";
 import { generationContext } from "../tokenBudget.ts";
 import { loadMindProfile, type MindProfile } from "../mindProfile.ts";
 import { fitMindPromptForTurn, fitOptions } from "../prompt/fitStaticPrompt.ts";
-import { prepareSharedLoreCounts, selectSharedLore, sharedLoreBudget, sharedLoreFor, sharedLoreOutdated, walkSharedLore } from "./sharedLore.ts";
+import { prepareSharedLoreCounts, selectSharedLore, sharedLoreBudget, sharedLoreCandidates, sharedLoreFor, sharedLoreOutdated } from "./sharedLore.ts";
 import { mindsByUse, projectsWithMinds } from "./sharedLoreStore.ts";
 
 type Ctx = Pick<AppContext, "db" | "clock" | "config" | "llm" | "generation">;
@@ -80,8 +80,9 @@ export class SharedLoreWarmup {
       // a mind deleted meanwhile has no tags (and no row): nothing to choose
       if (mind.knowledgeTags.length === 0 || !sharedLoreOutdated(ctx, projectId, mind)) continue;
       if (remote) {
-        walkSharedLore(ctx, projectId, mind);
-        const counted = await prepareSharedLoreCounts(ctx, projectId, mind, true);
+        // read once (the walk kept, then its rows): counted here and chosen from below
+        const candidates = sharedLoreCandidates(ctx, projectId, mind);
+        const counted = await prepareSharedLoreCounts(ctx, projectId, mind, true, candidates);
         if (signal?.aborted || loreRevision(ctx.db, projectId) !== revision) return { chosen, walked, complete: false };
         if (!counted) {
           // no server to count by: the walk is kept, the choice left to the turn or a later pass
@@ -89,8 +90,10 @@ export class SharedLoreWarmup {
           complete = false;
           continue;
         }
-        // a turn of the mind may have chosen while the counts were made: the same choice, made once
-        if (sharedLoreOutdated(ctx, projectId, mind)) selectSharedLore(ctx, projectId, mind);
+        // A turn of the mind may have chosen while the counts were made: the same choice, made once. Otherwise the
+        // candidates are as read (their order moves only with the mind's retrieval counts, which only its turns
+        // move, after making the choice; the lore's revision was checked above).
+        if (sharedLoreOutdated(ctx, projectId, mind)) selectSharedLore(ctx, projectId, mind, candidates);
         await this.countStaticPrompt(projectId, id);
       } else selectSharedLore(ctx, projectId, mind);
       chosen++;
