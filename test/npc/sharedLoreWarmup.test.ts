@@ -6,7 +6,7 @@ import { bigProject } from "../../bench/support/bigProject.ts";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import { createDocument } from "../../src/lore/documents/writeDocuments.ts";
 import { knowledgeTagNames } from "../../src/lore/minds/mindStore.ts";
-import { sharedLoreOutdated } from "../../src/npc/sharedLore/sharedLore.ts";
+import { selectSharedLore, sharedLoreOutdated } from "../../src/npc/sharedLore/sharedLore.ts";
 import { readSelection } from "../../src/npc/sharedLore/sharedLoreStore.ts";
 import { SHARED_LORE_WARMUP_JOB } from "../../src/npc/sharedLore/sharedLoreWarmup.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
@@ -157,6 +157,21 @@ describe("the shared-lore warm-up with a remote generation pool", () => {
       const before = tokenizeCalls();
       for (const m of pa.minds) await preview(again as TestApp, adminA, pa.projectId, m, "p2");
       expect(tokenizeCalls()).toBe(before);
+      // choices made before, by a process that counted otherwise (here: no model at all), are current for the lore:
+      // the warm-up keeps them, and still counts each mind's static prompt, so the first turns ask nothing either
+      const other = await createTestApp(flags);
+      try {
+        const po = bigProject(other.app.ctx as never, { minds: 4, documents: 200, name: "R" });
+        await indexAll(other);
+        for (const m of po.minds) selectSharedLore({ ...other.app.ctx, generation: null, llm: null }, po.projectId, { id: m, knowledgeTags: knowledgeTagNames(other.app.db, m) });
+        expect(await tick(other)).toEqual({ chosen: 0, walked: 0, projects: 1 });
+        const adminO = ensureAdminToken(other.app.db).adminToken;
+        const start = tokenizeCalls();
+        for (const m of po.minds) await preview(other, adminO, po.projectId, m);
+        expect(tokenizeCalls()).toBe(start);
+      } finally {
+        await other.close();
+      }
     } finally {
       globalThis.fetch = realFetch;
       await restarted?.stop();

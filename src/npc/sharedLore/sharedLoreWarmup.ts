@@ -28,7 +28,7 @@ const MINDS_PER_SLICE = 1;
  * moves with what it has counted, every text the choice counts is first counted by a server's /tokenize (in the
  * background: one call at a time, after the requests' own; kept in SQLite, so a restart resumes where it stopped),
  * as a turn that has to choose does too (sharedLore.ts, prepareSharedLoreCounts); then the static prompt's fit is
- * counted as well, so the mind's first turn asks the server nothing. A mind whose counts could not be made (no
+ * counted as well (also for a mind whose choice was made before), so the mind's first turn asks the server nothing. A mind whose counts could not be made (no
  * server answering) keeps only the walk, and its pass is made again on a later tick.
  * A pass over a project waits for its lore to be quiet (nothing queued for the indexer, or the revision unmoved
  * since the last tick), so an import being indexed does not make a thousand choices per document; it takes the
@@ -78,7 +78,13 @@ export class SharedLoreWarmup {
       if (signal?.aborted || loreRevision(ctx.db, projectId) !== revision) return { chosen, walked, complete: false };
       const mind = { id, knowledgeTags: knowledgeTagNames(ctx.db, id) };
       // a mind deleted meanwhile has no tags (and no row): nothing to choose
-      if (mind.knowledgeTags.length === 0 || !sharedLoreOutdated(ctx, projectId, mind)) continue;
+      if (mind.knowledgeTags.length === 0) continue;
+      if (!sharedLoreOutdated(ctx, projectId, mind)) {
+        // Chosen before (by a turn, or by an earlier process): with a remote pool its static prompt is still counted
+        // here, once a pass (the counts kept are read back; only what no server counted yet is asked).
+        if (remote) await this.countStaticPrompt(projectId, id);
+        continue;
+      }
       if (remote) {
         // read once (the walk kept, then its rows): counted here and chosen from below
         const candidates = sharedLoreCandidates(ctx, projectId, mind);
