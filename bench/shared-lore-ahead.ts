@@ -2,7 +2,8 @@
 // pass over a big world costs when every text the choices count goes through the server's /tokenize first, and what
 // the pass costs once those counts are kept (a restarted server whose choices must be made again: the lore changed
 // under the same texts, or the choices were dropped). The box of bench/http-cost.ts (a copy of `--world`, a real
-// llama-server on a tiny model, 1 thread); the scheduler is not started, the warm-up's ticks are triggered here.
+// llama-server on a tiny model, 1 thread); the scheduler is not started, the warm-up's ticks are triggered here, and
+// the choices the copy holds are dropped first.
 // Reported per pass: wall, this process's CPU, the llama-server's CPU, /tokenize calls and the bytes they carried.
 // Usage: bun bench/shared-lore-ahead.ts --world <folder>
 import { readFileSync } from "node:fs";
@@ -58,6 +59,8 @@ try {
     rows.push(line);
   };
   const loadBefore = loadavg()[0];
+  // choices a copied world holds (made by the process that built or upgraded it) are dropped: every one is made here
+  deleteSelections(box.app.db, world.projectId);
   await pass("first pass: every count asked");
   await box.restart();
   await settleRemoteBox(box.app, world.projectId, false);
