@@ -146,8 +146,13 @@ export class RemotePool implements GenerationBackend {
     const missing = [...new Set(texts.filter((c) => this.exact(c) === undefined))];
     if (missing.length === 0) return true;
     const counted = async (batch: string[]) => {
-      const many = await this.tokenizeLimited(() => tokenizer.tokenizeMany(batch), opts.background).catch(() => null);
-      const ns = many ?? (await Promise.all(batch.map((text) => this.tokenizeLimited(() => tokenizer.tokenize(text), opts.background).catch(() => null))));
+      const many = await this.tokenizeLimited(() => tokenizer.tokenizeMany(batch), opts.background).then(
+        (r) => r ?? ("one by one" as const),
+        () => null,
+      );
+      // no answer (down, or slow past the timeout): these stay uncounted, asked again next time, not one by one now
+      if (many === null) return;
+      const ns = many !== "one by one" ? many : await Promise.all(batch.map((text) => this.tokenizeLimited(() => tokenizer.tokenize(text), opts.background).catch(() => null)));
       // a count of another tokenizer than the one now in memory (it changed meanwhile) is not kept
       if (this.countsOf !== key) return;
       const kept: [string, number][] = [];
