@@ -28,8 +28,9 @@ const MINDS_PER_SLICE = 1;
  * moves with what it has counted, every text the choice counts is first counted by a server's /tokenize (in the
  * background: one call at a time, after the requests' own; kept in SQLite, so a restart resumes where it stopped),
  * as a turn that has to choose does too (sharedLore.ts, prepareSharedLoreCounts); then the static prompt's fit is
- * counted as well (also for a mind whose choice was made before), so the mind's first turn asks the server nothing. A mind whose counts could not be made (no
- * server answering) keeps only the walk, and its pass is made again on a later tick.
+ * counted as well (also for a mind whose choice was made before), so the mind's first turn asks the server nothing.
+ * A mind whose counts could not be made (no server answering) keeps only the walk, and its pass is made again on a
+ * later tick.
  * A pass over a project waits for its lore to be quiet (nothing queued for the indexer, or the revision unmoved
  * since the last tick), so an import being indexed does not make a thousand choices per document; it takes the
  * most talked-to minds first, yields to the event loop after each mind, and stops as soon as the revision moves.
@@ -82,7 +83,11 @@ export class SharedLoreWarmup {
       if (!sharedLoreOutdated(ctx, projectId, mind)) {
         // Chosen before (by a turn, or by an earlier process): with a remote pool its static prompt is still counted
         // here, once a pass (the counts kept are read back; only what no server counted yet is asked).
-        if (remote) await this.countStaticPrompt(projectId, id);
+        if (remote) {
+          await this.countStaticPrompt(projectId, id);
+          // counts read back from SQLite resolve at once: without this the pass would hold the event loop
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         continue;
       }
       if (remote) {
@@ -94,6 +99,7 @@ export class SharedLoreWarmup {
           // no server to count by: the walk is kept, the choice left to the turn or a later pass
           walked++;
           complete = false;
+          await new Promise((resolve) => setImmediate(resolve));
           continue;
         }
         // A turn of the mind may have chosen while the counts were made: the same choice, made once. Otherwise the
