@@ -8,18 +8,14 @@
 // `bun --cpu-prof` on this script profiles the JS thread; the requests run between two calls named MARKER_BEGIN and
 // MARKER_END, so the profile's samples of each pass can be told from the start-up's.
 // Usage: bun bench/http-cost.ts --world <folder> [--kind preview|event|state|lore] [--requests 200] [--rate 20] [--settle 8]
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { App } from "../src/app/App.ts";
-import { loadConfig } from "../src/config/config.ts";
-import { silentLogger } from "../src/ops/logger.ts";
 import { createApiKey } from "../src/auth/apiKeys.ts";
 import { ensureAdminToken } from "../src/admin/adminToken.ts";
 import { RATE_LIMIT_MAX, setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
-import { writeTinyGguf } from "../test/support/tinyGguf.ts";
-import { llamaServerBinary, startLlamaServer } from "../test/support/llamaServer.ts";
+import { settleRemoteBox, startRemoteBox } from "./support/remoteBox.ts";
 import type { KindPlan, KindResult } from "./support/kindLoad.ts";
 
 const { values: args } = parseArgs({
@@ -32,8 +28,6 @@ const { values: args } = parseArgs({
   },
 });
 if (!args.world) throw new Error("--world <folder> is required");
-const BIN = llamaServerBinary();
-if (!BIN) throw new Error("no llama-server binary: run scripts/ci/backends.sh first");
 const world = JSON.parse(readFileSync(join(args.world, "world.json"), "utf8")) as { projectId: string; editor: string; minds: string[]; players: number };
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
 
@@ -77,22 +71,9 @@ globalThis.fetch = Object.assign((input: string | URL | Request, init?: RequestI
   return realFetch(input, init);
 }, realFetch);
 
-const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-http-cost-"));
-const dataDir = join(dir, "data");
-const modelPath = join(dir, "tiny.gguf");
-writeTinyGguf(modelPath, { nCtx: 4096, name: "scale-tiny" });
-const llama = await startLlamaServer({ binary: BIN, model: modelPath, parallel: 2, slotContext: 4096, threads: 1 });
-let app: App | null = null;
+const box = await startRemoteBox({ name: "http-cost", maxReplyTokens: 8, world: args.world, log });
 try {
-  const backend = { url: llama.url, model: "tiny", apiKey: null, maxConcurrent: 2, weight: 1, timeoutMs: 60_000, kind: "llama-server" as const };
-  const config = loadConfig({
-    cwd: dir,
-    env: {},
-    flags: { dataDir, modelsDir: dir, generation: "remote", backends: [backend], contextSize: 4096, maxReplyTokens: 8, threads: 1, port: 0, host: "127.0.0.1", logLevel: "silent" } as never,
-  });
-  log(`copying ${args.world}`);
-  cpSync(join(args.world, "data"), dataDir, { recursive: true });
-  app = await App.create(config, { logger: silentLogger });
+  const { app, dir } = box;
   const ctx = app.ctx;
   setRateLimits(ctx, world.projectId, { perPlayerPerMinute: RATE_LIMIT_MAX, perProjectPerMinute: RATE_LIMIT_MAX });
   const plan: KindPlan = {
@@ -111,11 +92,7 @@ try {
   app.scheduler.start();
   plan.base = `http://127.0.0.1:${app.port}`;
   // settled as bench/scale.ts settles a restarted box before its load
-  await ctx.vectors.warm([world.projectId]);
-  await ctx.vectors.snapshotsIdle();
-  await (await ctx.vectors.projectCache(ctx.vectors.activeGeneration(), world.projectId)).indexIdle();
-  await ctx.vectors.optimizeNow();
-  await app.scheduler.trigger("shared-lore-warmup");
+  await settleRemoteBox(app, world.projectId, true, log);
   const planPath = join(dir, "plan.json");
   const send = async (seed: number, n: number): Promise<KindResult> => {
     writeFileSync(planPath, JSON.stringify({ ...plan, requests: n, seed }));
@@ -163,7 +140,5 @@ try {
   }
   console.log(rows.join("\n"));
 } finally {
-  await app?.stop().catch(() => undefined);
-  await llama.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await box.stop();
 }

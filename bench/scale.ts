@@ -15,18 +15,14 @@
 //        of building one, so two versions of the code meet the same world; the server starts on it as a restarted
 //        box does (its scheduler's jobs running, its project's vectors loaded in the background)
 //        --append-window <ms>: the event writes' memory append window (config memoryAppendWindowMs)
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { App } from "../src/app/App.ts";
-import { loadConfig } from "../src/config/config.ts";
-import { silentLogger } from "../src/ops/logger.ts";
 import { createApiKey } from "../src/auth/apiKeys.ts";
 import { ensureAdminToken } from "../src/admin/adminToken.ts";
 import { RATE_LIMIT_MAX, setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
-import { writeTinyGguf } from "../test/support/tinyGguf.ts";
-import { llamaServerBinary, startLlamaServer } from "../test/support/llamaServer.ts";
+import { settleRemoteBox, startRemoteBox } from "./support/remoteBox.ts";
 import { bigProject } from "./support/bigProject.ts";
 import { bigWorld } from "./support/bigWorld.ts";
 import { writePlayerMemories } from "./support/playerMemories.ts";
@@ -50,11 +46,6 @@ const { values: args } = parseArgs({
     "append-window": { type: "string" },
   },
 });
-const BIN = llamaServerBinary();
-if (!BIN) {
-  console.error("no llama-server binary: run scripts/ci/backends.sh first");
-  process.exit(1);
-}
 const given = args.world ? (JSON.parse(readFileSync(join(args.world, "world.json"), "utf8")) as { projectId: string; editor: string; minds: string[]; tags: string[]; players: number; chunks: number }) : null;
 const nDocs = given ? given.chunks : Number(args.documents);
 const nPlayers = given ? given.players : Number(args.players);
@@ -62,24 +53,19 @@ const perPlayer = Number(args["memories-per-player"]);
 const BOUND_MS = 20;
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
 
-const dir = mkdtempSync(join(tmpdir(), "lorehold-bench-scale-"));
-const dataDir = join(dir, "data");
 const sentences = bigWorld({ chunks: 3000, queries: 1 }).chunks.map((c) => c.text.split(" ").slice(0, 12).join(" "));
 // every word the prompts use is one token of the tiny model (as common words are in a real model's vocab)
 const words = [...new Set(sentences.join(" ").match(/[A-Za-z]+/g) ?? [])];
-const modelPath = join(dir, "tiny.gguf");
-writeTinyGguf(modelPath, { nCtx: 4096, name: "scale-tiny", extraWords: words });
-const llama = await startLlamaServer({ binary: BIN, model: modelPath, parallel: 2, slotContext: 4096, threads: 1 });
-let app: App | null = null;
+const box = await startRemoteBox({
+  name: "scale",
+  maxReplyTokens: Number(args.tokens),
+  extraWords: words,
+  world: args.world,
+  flags: args["append-window"] === undefined ? {} : { memoryAppendWindowMs: Number(args["append-window"]) },
+});
 try {
-  const backend = { url: llama.url, model: "tiny", apiKey: null, maxConcurrent: 2, weight: 1, timeoutMs: 60_000, kind: "llama-server" as const };
-  const config = loadConfig({
-    cwd: dir,
-    env: {},
-    flags: { dataDir, modelsDir: dir, generation: "remote", backends: [backend], contextSize: 4096, maxReplyTokens: Number(args.tokens), threads: 1, port: 0, host: "127.0.0.1", logLevel: "silent", memoryAppendWindowMs: args["append-window"] === undefined ? undefined : Number(args["append-window"]) } as never,
-  });
-  if (args.world) cpSync(join(args.world, "data"), dataDir, { recursive: true });
-  app = await App.create(config, { logger: silentLogger });
+  const { app, dir } = box;
+  const dataDir = join(dir, "data");
   const ctx = app.ctx;
 
   // ---- the world
@@ -127,17 +113,10 @@ try {
   // settle what a big project's first searches start in the background (the cache's load from LanceDB, its
   // snapshot file, the index training past vectorIndexMinChunks) and LanceDB's compaction after the bulk writes:
   // the load measures a running box, not its first minute
+  // and, on a restarted box, the minds' shared-lore choices its scheduler makes ahead of their first turns and the
+  // one-time copies a server makes on a world from before them
   t0 = performance.now();
-  await ctx.vectors.warm([world.projectId]);
-  await ctx.vectors.snapshotsIdle();
-  await (await ctx.vectors.projectCache(ctx.vectors.activeGeneration(), world.projectId)).indexIdle();
-  await ctx.vectors.optimizeNow();
-  // and the minds' shared-lore choices the started scheduler makes ahead of their first turns (null: no such job)
-  if (given) await app.scheduler.trigger("shared-lore-warmup");
-  // and the one-time copies a server makes on a world from before them (the memories' vectors beside their rows,
-  // the world memories' words): a restarted box runs them once, in its first minutes; the load measures what comes
-  // after (null: no such job in this checkout; a world that had them is a one-row check)
-  if (given) for (const job of ["memory-vector-fill", "world-memory-words"]) await app.scheduler.trigger(job);
+  await settleRemoteBox(app, world.projectId, given !== null, log);
   log(`settled in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   Bun.gc(true);
   const rssBefore = process.memoryUsage().rss;
@@ -277,7 +256,5 @@ try {
     `Disk: ${mb(totalBytes)} in all; LanceDB chunks ${mb(chunkBytes)} = ${(chunkBytes / chunks / 1024).toFixed(2)} KB/chunk; LanceDB memories ${mb(memoryBytes)} = ${(memoryBytes / memories / 1024).toFixed(2)} KB/memory, ${(memoryBytes / nPlayers / 1024).toFixed(1)} KB/player; SQLite ${mb(sqliteBytes)} (documents, minds, the load's events and state).`,
   );
 } finally {
-  await app?.stop().catch(() => undefined);
-  await llama.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await box.stop();
 }

@@ -18,6 +18,7 @@ import { requeueInterrupted } from "../lore/documents/documentStore.ts";
 import type { LlmEngine } from "../llm/LlmEngine.ts";
 import type { GenerationBackend } from "../generation/types.ts";
 import { createGeneration } from "../generation/createGeneration.ts";
+import { sqliteTokenCounts } from "../generation/remote/tokenCountStore.ts";
 import { safeUrl } from "../generation/backendsConfig.ts";
 import { RateLimiter } from "../ratelimit/RateLimiter.ts";
 import { Metrics } from "../ops/metrics.ts";
@@ -165,7 +166,7 @@ export class App {
         appendTimer: opts.appendTimer,
       });
       vectors.memorySide = sqliteMemorySide(db);
-      const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log));
+      const model = await createGeneration(config, log, opts.loadModel === false ? null : () => loadModel(config, log), sqliteTokenCounts(db));
       const app = new App(config, db, log, opts.clock ?? systemClock, vectors, model);
       app.ownEmbedder = made;
       const requeued = requeueInterrupted(app.ctx);

@@ -26,7 +26,9 @@ export class LocalBackend implements GenerationBackend {
   }
 
   /** Local counts are exact already (and cached by the engine). */
-  async prepareCounts(_texts: string[]): Promise<void> {}
+  async prepareCounts(_texts: string[]): Promise<boolean> {
+    return true;
+  }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     this.requests++;

@@ -6,6 +6,7 @@ import { safeUrl } from "./backendsConfig.ts";
 import { LocalBackend } from "./LocalBackend.ts";
 import { RemotePool } from "./remote/RemotePool.ts";
 import type { GenerationBackend } from "./types.ts";
+import type { TokenCountStore } from "./remote/tokenCountStore.ts";
 
 const CALIBRATION_TEXT =
   "The old guard of the north gate has watched the king's road for thirty winters. He knows every traveller by the dust " +
@@ -23,6 +24,7 @@ export async function createGeneration(
   config: Config,
   log: Logger,
   loadLocal: (() => Promise<{ llm: LlmEngine | null; status: ModelStatus }>) | null,
+  countStore?: TokenCountStore,
 ): Promise<{ llm: LlmEngine | null; status: ModelStatus; generation: GenerationBackend | null }> {
   if (!loadLocal) return { llm: null, status: { state: "absent", path: null, error: "model loading disabled" }, generation: null };
   if (config.generation !== "remote") {
@@ -35,6 +37,7 @@ export async function createGeneration(
     fallbackContextSize: config.contextSize,
     probeIntervalMs: PROBE_INTERVAL_MS,
     log,
+    countStore,
   });
   const up = await pool.probeAll();
   // Learn the tokens-per-byte ratio prompt budgets use before the first turn (else they assume a token per byte).

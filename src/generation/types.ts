@@ -68,9 +68,10 @@ export interface GenerationBackend {
   countChatTokens(messages: ChatMessage[], speaker?: string): number;
   /**
    * Makes countTokens exact for these texts where it is not already (a remote pool asks a server's
-   * /tokenize, cached): what a prompt is fitted with must count the same on every turn.
+   * /tokenize, cached and kept): what a prompt is fitted with must count the same on every turn.
+   * `background`: work made ahead, after every request's. True when every text's count is exact.
    */
-  prepareCounts(texts: string[]): Promise<void>;
+  prepareCounts(texts: string[], opts?: { background?: boolean }): Promise<boolean>;
   /** An upper bound of the prompt's tokens, for a credit reservation made before the call. */
   reserveTokens(messages: ChatMessage[]): Promise<number>;
   generate(req: GenerateRequest): Promise<GenerateResult>;

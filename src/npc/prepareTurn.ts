@@ -10,7 +10,7 @@ import { mergeHistory } from "./session/mergeHistory.ts";
 import type { SessionMessage, TurnNotes } from "./session/sessionTypes.ts";
 import { renderMessage, renderScene } from "./prompt/renderTurn.ts";
 import { keepCurrentNow, nowNote } from "./prompt/conditionalLines.ts";
-import { sharedLoreFor, type SharedNote } from "./sharedLore/sharedLore.ts";
+import { sharedLoreForTurn, type SharedNote } from "./sharedLore/sharedLore.ts";
 import { fitMindPromptForTurn, fitOptions, type DroppedPart } from "./prompt/fitStaticPrompt.ts";
 import { retrieveMemories } from "./memory/retrieveMemories.ts";
 import { turnSecrets } from "./secrets/turnSecrets.ts";
@@ -128,7 +128,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   // prompt is fitted to the generation backend's context: what it leaves out of the shared lore may come
   // back through this turn's retrieval.
   const fitting = fitOptions(ctx, mind);
-  const fit = await fitMindPromptForTurn(ctx, mind, secrets.shared(sharedLoreFor(ctx, projectId, mind, visible)), fitting);
+  const fit = await fitMindPromptForTurn(ctx, mind, secrets.shared(await sharedLoreForTurn(ctx, projectId, mind, visible)), fitting);
   const sharedLore = fit.shared;
   const known = new Set([...inHistory, ...sharedLore.map((l) => l.chunkId)]);
   const hits = secrets.retrieved(await retrieveLore(ctx, { projectId, query, tags: visible, k: LORE_PER_TURN, gate: conditions.lore }));

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp, testConfig, type TestApp } from "../support/testApp.ts";
+import { App } from "../../src/app/App.ts";
+import { silentLogger } from "../../src/ops/logger.ts";
 import { bigProject } from "../../bench/support/bigProject.ts";
 import { ensureAdminToken } from "../../src/admin/adminToken.ts";
 import { createDocument } from "../../src/lore/documents/writeDocuments.ts";
 import { knowledgeTagNames } from "../../src/lore/minds/mindStore.ts";
-import { sharedLoreOutdated } from "../../src/npc/sharedLore/sharedLore.ts";
-import { readSelection, sharedCandidates } from "../../src/npc/sharedLore/sharedLoreStore.ts";
-import { cachedWalk } from "../../src/npc/sharedLore/sharedWalks.ts";
+import { selectSharedLore, sharedLoreOutdated } from "../../src/npc/sharedLore/sharedLore.ts";
+import { readSelection } from "../../src/npc/sharedLore/sharedLoreStore.ts";
 import { SHARED_LORE_WARMUP_JOB } from "../../src/npc/sharedLore/sharedLoreWarmup.ts";
 import { ensureTinyModel } from "../support/tinyGguf.ts";
 import { PROMPT_WORDS } from "../support/bigPersona.ts";
@@ -41,10 +42,10 @@ async function world(t: TestApp): Promise<World> {
 
 const tick = async (t: TestApp) => (await t.app.scheduler.trigger(SHARED_LORE_WARMUP_JOB))!.lastResult as { chosen: number; walked: number; projects: number };
 
-async function preview(t: TestApp, admin: string, projectId: string, mindId: string) {
+async function preview(t: TestApp, admin: string, projectId: string, mindId: string, playerId = "p1") {
   const r = await t.call("POST", `/admin/v1/projects/${projectId}/interact-preview`, {
     key: admin,
-    body: { text: "Tell me about the harbour and the lantern.", entityMindId: mindId, playerId: "p1" },
+    body: { text: "Tell me about the harbour and the lantern.", entityMindId: mindId, playerId },
   });
   expect(r.status).toBe(200);
   const body = r.body as { prompt: { role: string; content: string }[]; lore: { documentName: string; chunkIndex: number; turn: string }[] };
@@ -103,34 +104,87 @@ describe("the shared-lore warm-up", () => {
 });
 
 describe("the shared-lore warm-up with a remote generation pool", () => {
-  // A pool counts a text it has not tokenized by the tokens per byte seen so far: at start, from its probes only,
-  // which is not what a mind's first turn counts by later. A REAL llama-server on the suite's tiny model; nothing
-  // depends on what it samples (no generation: previews and counts only).
+  // A pool counts a text it has not tokenized by the tokens per byte seen so far, which moves with what it counted
+  // before: a choice counted so would depend on when it is made. The warm-up and a turn that chooses itself both
+  // count the candidates by the server's /tokenize first (kept in SQLite), so the choice is the same whichever makes
+  // it, and a mind's first turn after the warm-up asks the server nothing. A REAL llama-server on the suite's tiny
+  // model; nothing depends on what it samples (no generation: previews and counts only).
   const suite = llamaServerBinary() ? test : test.skip;
-  suite("makes no choice, only the walk for the candidates: each mind's first turn chooses, counting as the pool counts then", async () => {
+  suite("chooses ahead by exact counts: a mind's first turn finds its choice and its counts, the choice a turn makes itself, kept across a restart", async () => {
     const model = ensureTinyModel(undefined, { nCtx: 2048, extraWords: PROMPT_WORDS });
     const server = await startLlamaServer({ binary: llamaServerBinary()!, model, parallel: 1, slotContext: 2048, threads: 1 });
     const backend = { url: server.url, model: "tiny", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 30_000, kind: "llama-server" as const };
-    const remote = await createTestApp({ generation: "remote", backends: [backend], contextSize: 2048, threads: 1 } as never);
+    const flags = { generation: "remote", backends: [backend], contextSize: 2048, threads: 1 } as never;
+    const ahead = await createTestApp(flags);
+    const byTurn = await createTestApp(flags);
+    const calls: string[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = Object.assign((input: string | URL | Request, init?: RequestInit) => {
+      calls.push(new URL(input instanceof Request ? input.url : String(input)).pathname);
+      return realFetch(input, init);
+    }, realFetch);
+    const tokenizeCalls = () => calls.filter((c) => c === "/tokenize").length;
+    let restarted: App | null = null;
     try {
-      const p = bigProject(remote.app.ctx as never, { minds: 4, documents: 200, name: "R" });
-      await indexAll(remote);
-      expect(remote.app.ctx.generation?.mode).toBe("remote");
-      expect(await tick(remote)).toEqual({ chosen: 0, walked: p.minds.length, projects: 1 });
-      expect(await tick(remote)).toEqual({ chosen: 0, walked: 0, projects: 0 }); // once a revision
-      for (const m of p.minds) expect(readSelection(remote.app.db, p.projectId, m)).toBeNull();
-      // the turn (here its preview) makes it, from the walk kept: the same candidates a walk now gives
-      const admin = ensureAdminToken(remote.app.db).adminToken;
-      for (const m of p.minds) {
-        const mind = { id: m, knowledgeTags: knowledgeTagNames(remote.app.db, m) };
-        const q = { projectId: p.projectId, mindId: m, tags: mind.knowledgeTags, limit: 256 };
-        expect(sharedCandidates(remote.app.db, q, cachedWalk)).toEqual(sharedCandidates(remote.app.db, q));
-        await preview(remote, admin, p.projectId, m);
-        expect(readSelection(remote.app.db, p.projectId, m)).not.toBeNull();
+      const pa = bigProject(ahead.app.ctx as never, { minds: 4, documents: 200, name: "R" });
+      const pb = bigProject(byTurn.app.ctx as never, { minds: 4, documents: 200, name: "R" });
+      await indexAll(ahead);
+      await indexAll(byTurn);
+      expect(ahead.app.ctx.generation?.mode).toBe("remote");
+      // the other server's running estimate far from the first's: a text of byte tokens only (one a byte)
+      await byTurn.app.ctx.generation!.prepareCounts(["éè".repeat(2000)]);
+      expect(await tick(ahead)).toEqual({ chosen: pa.minds.length, walked: 0, projects: 1 });
+      expect(await tick(ahead)).toEqual({ chosen: 0, walked: 0, projects: 0 }); // once a revision
+      for (const m of pa.minds) expect(current(ahead, pa.projectId, m)).toBe(true);
+      for (const m of pb.minds) expect(readSelection(byTurn.app.db, pb.projectId, m)).toBeNull();
+      const adminA = ensureAdminToken(ahead.app.db).adminToken;
+      const adminB = ensureAdminToken(byTurn.app.db).adminToken;
+      let sharedSeen = 0;
+      for (const [i, m] of pa.minds.entries()) {
+        const before = tokenizeCalls();
+        const made = await preview(ahead, adminA, pa.projectId, m);
+        expect(tokenizeCalls()).toBe(before); // its choice and every count its static prompt needs were ready
+        const byItself = await preview(byTurn, adminB, pb.projectId, pb.minds[i]);
+        expect(readSelection(byTurn.app.db, pb.projectId, pb.minds[i])).not.toBeNull();
+        expect(made).toEqual(byItself);
+        sharedSeen += made.lore.filter((l) => l.startsWith("shared:")).length;
+      }
+      expect(sharedSeen).toBeGreaterThan(pa.minds.length);
+      // a restart reads the counts kept: another player's first turn with each mind still asks nothing
+      await ahead.app.stop();
+      restarted = await App.create(testConfig(ahead.dir, flags), { logger: silentLogger });
+      const again = { ...ahead, app: restarted, call: (method: string, path: string, opts: { key?: string | null; body?: unknown } = {}) => callApp(restarted!, method, path, opts) };
+      const before = tokenizeCalls();
+      for (const m of pa.minds) await preview(again as TestApp, adminA, pa.projectId, m, "p2");
+      expect(tokenizeCalls()).toBe(before);
+      // choices made before, by a process that counted otherwise (here: no model at all), are current for the lore:
+      // the warm-up keeps them, and still counts each mind's static prompt, so the first turns ask nothing either
+      const other = await createTestApp(flags);
+      try {
+        const po = bigProject(other.app.ctx as never, { minds: 4, documents: 200, name: "R" });
+        await indexAll(other);
+        for (const m of po.minds) selectSharedLore({ ...other.app.ctx, generation: null, llm: null }, po.projectId, { id: m, knowledgeTags: knowledgeTagNames(other.app.db, m) });
+        expect(await tick(other)).toEqual({ chosen: 0, walked: 0, projects: 1 });
+        const adminO = ensureAdminToken(other.app.db).adminToken;
+        const start = tokenizeCalls();
+        for (const m of po.minds) await preview(other, adminO, po.projectId, m);
+        expect(tokenizeCalls()).toBe(start);
+      } finally {
+        await other.close();
       }
     } finally {
-      await remote.close();
+      globalThis.fetch = realFetch;
+      await restarted?.stop();
+      await ahead.close();
+      await byTurn.close();
       await server.stop();
     }
   });
 });
+
+async function callApp(app: App, method: string, path: string, opts: { key?: string | null; body?: unknown }) {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }));
+  return { status: res.status, body: (await res.json()) as any, headers: res.headers };
+}

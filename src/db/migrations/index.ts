@@ -21,9 +21,10 @@ import { memoryVectors } from "./035_memory_vectors.ts";
 import { memoryVectorFillProgress } from "./036_memory_vector_fill_progress.ts";
 import { worldMemoryWords } from "./037_world_memory_words.ts";
 import { memoryVectorQueue } from "./039_memory_vector_queue.ts";
+import { tokenCounts } from "./040_token_counts.ts";
 
 import type { Migration } from "./migration.ts";
 
 export type { Migration };
 
-export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments, secretReveal, loreTestCandidates, documentPages, loreRevisions, memoryVectors, memoryVectorFillProgress, worldMemoryWords, memoryVectorQueue];
+export const MIGRATIONS: Migration[] = [initial, scanner, chunkSearch, scanReview, sharedLore, pendingSummaries, sharedLoreStamp, worldState, behaviour, secretDocuments, loreTests, events, eventPackKeys, scenes, pendingDocuments, secretReveal, loreTestCandidates, documentPages, loreRevisions, memoryVectors, memoryVectorFillProgress, worldMemoryWords, memoryVectorQueue, tokenCounts];

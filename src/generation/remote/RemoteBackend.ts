@@ -73,6 +73,10 @@ export class RemoteBackend {
   gateUnsupported = false;
   /** gated tails whose action choice was sampled because this backend read no probabilities */
   tailGatesUnread = 0;
+  /** the model the server reported serving (llama-server's model path, vLLM's model id), null until described */
+  modelName: string | null = null;
+  /** times the server was described: a server back from an outage is described again (it may serve another model now) */
+  described = 0;
   private slots: SlotMap | null = null;
   private probed = false;
 
@@ -115,6 +119,7 @@ export class RemoteBackend {
     } catch (e) {
       this.lastError = message(e);
       this.breaker.trip();
+      this.probed = false;
       return false;
     }
   }
@@ -131,6 +136,8 @@ export class RemoteBackend {
       const slots = props.total_slots ?? null;
       if (slots && (!this.slots || this.slots.size !== slots)) this.slots = new SlotMap(slots);
       this.contextSize = props.default_generation_settings?.n_ctx ?? this.contextSize;
+      this.modelName = props.model_path ?? null;
+      this.described++;
       return { model: props.model_path ?? null, contextSize: this.contextSize, slots };
     }
     const models = (await (await fetch(this.url("/v1/models"), { headers: this.headers(false), signal })).json()) as {
@@ -138,6 +145,8 @@ export class RemoteBackend {
     };
     const entry = models.data?.find((m) => m.id === this.config.model) ?? models.data?.[0];
     if (entry?.max_model_len) this.contextSize = entry.max_model_len;
+    this.modelName = entry?.id ?? null;
+    this.described++;
     return { model: entry?.id ?? null, contextSize: this.contextSize, slots: null };
   }
 
@@ -150,6 +159,38 @@ export class RemoteBackend {
     if (!res.ok) return null;
     const out = (await res.json()) as { tokens?: unknown[]; count?: number };
     return typeof out.count === "number" ? out.count : Array.isArray(out.tokens) ? out.tokens.length : null;
+  }
+
+  /** The token ids of plain text by the server's own tokenizer (llama-server, vLLM); null where there is none. */
+  async tokenIds(text: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<number[] | null> {
+    const kind = this.config.kind;
+    if (kind !== "llama-server" && kind !== "vllm") return null;
+    const body = kind === "llama-server" ? { content: text, add_special: false } : { model: this.config.model, prompt: text, add_special_tokens: false };
+    const res = await fetch(this.url("/tokenize"), { method: "POST", headers: this.headers(), body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return null;
+    const out = (await res.json()) as { tokens?: unknown[] };
+    return Array.isArray(out.tokens) && out.tokens.every((t) => typeof t === "number") ? (out.tokens as number[]) : null;
+  }
+
+  /**
+   * Tokens of each text in one call (llama-server), each counted as tokenize(text) counts it alone: its /tokenize
+   * takes an array of strings and token ids and tokenizes each string by itself, so the texts are sent with the id
+   * -1 between them (no tokenizer yields it) and the answer split there. Null where the server cannot (vLLM, or an
+   * answer that does not split into as many parts): the caller counts one text a call.
+   */
+  async tokenizeMany(texts: string[], timeoutMs = PROBE_TIMEOUT_MS): Promise<number[] | null> {
+    if (this.config.kind !== "llama-server" || texts.length === 0) return null;
+    const content = texts.flatMap((t, i) => (i === 0 ? [t] : [-1, t]));
+    const res = await fetch(this.url("/tokenize"), { method: "POST", headers: this.headers(), body: JSON.stringify({ content, add_special: false }), signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return null;
+    const out = (await res.json()) as { tokens?: unknown[] };
+    if (!Array.isArray(out.tokens)) return null;
+    const counts = [0];
+    for (const t of out.tokens) {
+      if (t === -1) counts.push(0);
+      else counts[counts.length - 1]++;
+    }
+    return counts.length === texts.length ? counts : null;
   }
 
   /**

@@ -3,6 +3,7 @@ import { byteBound, chatBound } from "../estimateTokens.ts";
 import { generateStructured } from "../structured.ts";
 import type { BackendConfig, BackendStatus, ChatMessage, GenerateRequest, GenerateResult, GenerationBackend } from "../types.ts";
 import { CountCache } from "./CountCache.ts";
+import type { TokenCountStore } from "./tokenCountStore.ts";
 import { HashRing } from "./HashRing.ts";
 import { AttemptError, ContextOverflowError } from "./attemptErrors.ts";
 import { RemoteBackend, type RemoteResult } from "./RemoteBackend.ts";
@@ -19,10 +20,26 @@ export interface RemotePoolOptions {
   /** "sticky" (consistent hashing, the default) or "round-robin" (the benchmark's baseline) */
   routing?: "sticky" | "round-robin";
   log?: { warn(msg: string, fields?: Record<string, unknown>): void };
+  /** where exact counts are kept across restarts (the server's SQLite); without, only in memory */
+  countStore?: TokenCountStore;
 }
 
 /** /tokenize calls a pool has in flight at once (see tokenizeLimited). */
 const TOKENIZE_CONCURRENCY = 4;
+/** Texts' bytes one /tokenize call carries at most (a batch holds one of the server's few HTTP threads for ~1 ms). */
+const TOKENIZE_BATCH_BYTES = 32_768;
+/** Counts kept in memory (the kept store holds the rest). */
+const COUNTS_IN_MEMORY = 8_192;
+/**
+ * What a tokenizer is known by: its ids for this text. Two tokenizers that split it alike count everything alike
+ * in practice; the model's name is part of the identity too, so another model never reads these counts.
+ */
+const FINGERPRINT_TEXT = "Thé quick brown fox, 1,234.5 km — naïve Ünicode 東京 🙂 <|im_end|></s>\n\tdone.";
+
+export interface PrepareOptions {
+  /** background work (a choice made ahead): one call at a time, after every waiting request's */
+  background?: boolean;
+}
 
 /** No backend could take the request (all down, or none freed up before the deadline). */
 export class NoBackendError extends Error {}
@@ -38,7 +55,10 @@ export class RemotePool implements GenerationBackend {
   readonly mode = "remote" as const;
   readonly backends: RemoteBackend[];
   private readonly ring: HashRing<RemoteBackend>;
-  private readonly counts = new CountCache();
+  private counts = new CountCache(COUNTS_IN_MEMORY);
+  /** the tokenizer the counts in memory are of (identity), null before the first count */
+  private countsOf: string | null = null;
+  private readonly identities = new WeakMap<RemoteBackend, { described: number; key: Promise<string | null> }>();
   private readonly waiters = new Set<() => void>();
   private probeTimer: ReturnType<typeof setInterval> | null = null;
   private rr = 0;
@@ -47,6 +67,7 @@ export class RemotePool implements GenerationBackend {
   private disposed = false;
   private tokenizing = 0;
   private readonly tokenizeWaiters: (() => void)[] = [];
+  private readonly backgroundWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: RemotePoolOptions) {
     if (opts.backends.length === 0) throw new Error("generation = \"remote\" needs at least one [[backends]] entry");
@@ -75,13 +96,22 @@ export class RemotePool implements GenerationBackend {
     return known.length ? Math.min(...known) : this.opts.fallbackContextSize;
   }
 
-  /** Exact when this text went through a server's /tokenize before; otherwise bytes × the tokens per byte seen so far (with a margin). */
+  /** Exact when this text went through a server's /tokenize before (this run or, with a count store, an earlier one); otherwise bytes × the tokens per byte seen so far (with a margin). */
   countTokens(text: string): number {
-    const known = this.counts.peek(text);
+    const known = this.exact(text);
     if (known !== undefined) return known;
     const bytes = byteBound(text);
     if (this.byteSum < 256) return bytes;
     return Math.ceil(bytes * Math.min(1, (this.tokenSum / this.byteSum) * 1.15));
+  }
+
+  /** The server's count of this text if one was made (in memory, else the kept store's, for the same tokenizer). */
+  private exact(text: string): number | undefined {
+    const hit = this.counts.peek(text);
+    if (hit !== undefined || !this.countsOf || !this.opts.countStore) return hit;
+    const kept = this.opts.countStore.get(this.countsOf, text);
+    if (kept !== undefined) this.counts.set(text, kept);
+    return kept;
   }
 
   countChatTokens(messages: ChatMessage[]): number {
@@ -95,24 +125,67 @@ export class RemotePool implements GenerationBackend {
    */
   async reserveTokens(messages: ChatMessage[]): Promise<number> {
     await this.prepareCounts(messages.map((m) => m.content));
-    return chatBound(messages, (t) => this.counts.peek(t) ?? byteBound(t));
+    return chatBound(messages, (t) => this.exact(t) ?? byteBound(t));
   }
 
-  /** Counts these texts by a server's /tokenize (cached): countTokens is then exact for them, the same on every turn. */
-  async prepareCounts(texts: string[]): Promise<void> {
-    const missing = [...new Set(texts.filter((c) => this.counts.peek(c) === undefined))];
-    if (missing.length === 0) return;
+  /**
+   * Counts these texts by a server's /tokenize (kept, in memory and in the count store): countTokens is then exact
+   * for them, the same on every turn and after a restart. True when every text has its exact count.
+   */
+  async prepareCounts(texts: string[], opts: PrepareOptions = {}): Promise<boolean> {
+    if (texts.length === 0) return true;
     const tokenizer = this.backends.find((b) => (b.config.kind === "llama-server" || b.config.kind === "vllm") && b.breaker.allows());
-    if (!tokenizer) return;
-    await Promise.all(
-      missing.map(async (text) => {
-        const n = await this.tokenizeLimited(() => tokenizer.tokenize(text)).catch(() => null);
+    const key = tokenizer ? await this.identity(tokenizer, opts.background === true).catch(() => null) : null;
+    // no server to ask: the counts made before (of the tokenizer last seen) are all there is
+    if (!tokenizer || key === null) return texts.every((t) => this.exact(t) !== undefined);
+    if (key !== this.countsOf) {
+      // another tokenizer (a backend serving another model took over): none of the counts in memory are its
+      this.counts = new CountCache(COUNTS_IN_MEMORY);
+      this.countsOf = key;
+    }
+    const missing = [...new Set(texts.filter((c) => this.exact(c) === undefined))];
+    if (missing.length === 0) return true;
+    const counted = async (batch: string[]) => {
+      const many = await this.tokenizeLimited(() => tokenizer.tokenizeMany(batch), opts.background).then(
+        (r) => r ?? ("one by one" as const),
+        () => null,
+      );
+      // no answer (down, or slow past the timeout): these stay uncounted, asked again next time, not one by one now
+      if (many === null) return;
+      const ns = many !== "one by one" ? many : await Promise.all(batch.map((text) => this.tokenizeLimited(() => tokenizer.tokenize(text), opts.background).catch(() => null)));
+      // a count of another tokenizer than the one now in memory (it changed meanwhile) is not kept
+      if (this.countsOf !== key) return;
+      const kept: [string, number][] = [];
+      ns.forEach((n, i) => {
         if (n === null) return;
-        this.counts.set(text, n);
+        this.counts.set(batch[i], n);
+        kept.push([batch[i], n]);
         this.tokenSum += n;
-        this.byteSum += byteBound(text);
-      }),
+        this.byteSum += byteBound(batch[i]);
+      });
+      this.opts.countStore?.put(key, kept);
+    };
+    const batches = inBatches(missing, TOKENIZE_BATCH_BYTES);
+    if (opts.background) for (const b of batches) await counted(b);
+    else await Promise.all(batches.map(counted));
+    return missing.every((t) => this.exact(t) !== undefined);
+  }
+
+  /**
+   * The tokenizer's identity: the model the server reported and its token ids of FINGERPRINT_TEXT (asked again
+   * once the server was described again, after an outage). Null while the server cannot say.
+   */
+  private identity(b: RemoteBackend, background: boolean): Promise<string | null> {
+    const known = this.identities.get(b);
+    if (known && known.described === b.described) return known.key;
+    const key = this.tokenizeLimited(() => b.tokenIds(FINGERPRINT_TEXT), background).then((ids) =>
+      ids ? `${b.config.kind}:${b.modelName ?? b.config.model}:${Bun.hash.xxHash64(new Int32Array(ids)).toString(16)}` : null,
     );
+    const entry = { described: b.described, key };
+    this.identities.set(b, entry);
+    // a failure is asked again next time
+    void key.then((k) => k === null && this.identities.get(b) === entry && this.identities.delete(b)).catch(() => this.identities.get(b) === entry && this.identities.delete(b));
+    return key;
   }
 
   /**
@@ -120,15 +193,17 @@ export class RemotePool implements GenerationBackend {
    * small fixed thread pool (max(-np + 4, cores - 1) threads): on a 2-core machine with -np 2, bursts of
    * 8 parallel calls (a mind's static prompt is counted piece by piece) now and then left two of them
    * waiting out the 2 s timeout, while bursts of up to 6 never did; and chat requests need threads too.
+   * Background calls go one at a time, only while no request's call is in flight or waiting.
    */
-  private async tokenizeLimited<T>(call: () => Promise<T>): Promise<T> {
-    while (this.tokenizing >= TOKENIZE_CONCURRENCY) await new Promise<void>((resolve) => this.tokenizeWaiters.push(resolve));
+  private async tokenizeLimited<T>(call: () => Promise<T>, background = false): Promise<T> {
+    const may = () => (background ? this.tokenizing === 0 && this.tokenizeWaiters.length === 0 : this.tokenizing < TOKENIZE_CONCURRENCY);
+    while (!may()) await new Promise<void>((resolve) => (background ? this.backgroundWaiters : this.tokenizeWaiters).push(resolve));
     this.tokenizing++;
     try {
       return await call();
     } finally {
       this.tokenizing--;
-      this.tokenizeWaiters.shift()?.();
+      (this.tokenizeWaiters.shift() ?? this.backgroundWaiters.shift())?.();
     }
   }
 
@@ -278,6 +353,22 @@ function stoppedResult(finishReason: "abort" | "timeout", _promptEstimate: numbe
     usageReported: false,
     serverMs: null,
   };
+}
+
+/** Consecutive runs of texts of at most `bytes` UTF-8 bytes together (a longer text alone). */
+function inBatches(texts: string[], bytes: number): string[][] {
+  const out: string[][] = [];
+  let size = Infinity;
+  for (const t of texts) {
+    const n = byteBound(t);
+    if (size + n > bytes) {
+      out.push([]);
+      size = 0;
+    }
+    out.at(-1)!.push(t);
+    size += n;
+  }
+  return out;
 }
 
 function message(e: unknown): string {

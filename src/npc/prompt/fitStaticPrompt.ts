@@ -181,11 +181,11 @@ export function fitMindPrompt(ctx: FitCtx, mind: MindProfile, shared: SharedNote
  * then does not move with the pool's running estimate, and is the same for every player of the mind
  * (and every Lorehold process in front of the same servers).
  */
-export async function fitMindPromptForTurn(ctx: FitCtx, mind: MindProfile, shared: SharedNote[], opts = fitOptions(ctx, mind)): Promise<StaticFit> {
+export async function fitMindPromptForTurn(ctx: FitCtx, mind: MindProfile, shared: SharedNote[], opts = fitOptions(ctx, mind), background = false): Promise<StaticFit> {
   const gen = ctx.generation;
   if (!gen || gen.mode === "local") return fitStaticPrompt(mind, shared, opts);
   const counted = new Set(staticPromptPieces(mind, shared));
-  await gen.prepareCounts([...counted]);
+  await gen.prepareCounts([...counted], { background });
   for (let round = 0; ; round++) {
     const fresh: string[] = [];
     const count = (text: string) => {
@@ -196,6 +196,6 @@ export async function fitMindPromptForTurn(ctx: FitCtx, mind: MindProfile, share
     // (no tokenizer reachable: the estimate's fit, conservative)
     if (fresh.length === 0 || round === 3) return fit;
     for (const text of fresh) counted.add(text);
-    await gen.prepareCounts(fresh);
+    await gen.prepareCounts(fresh, { background });
   }
 }

@@ -43,9 +43,12 @@ export function sharedLoreBudget(config: AppContext["config"], contextSize = con
 
 type Ctx = Pick<AppContext, "db" | "clock" | "config" | "llm" | "generation">;
 
-/** Selects the mind's shared lore from the current lore and retrieval counts, and stores it (with what it was made from). */
-export function selectSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">): string[] {
-  const chunkIds = chooseSharedLore(ctx, projectId, mind);
+/**
+ * Selects the mind's shared lore from the current lore and retrieval counts, and stores it (with what it was made from).
+ * `candidates`: the mind's candidates as read just before (sharedLoreCandidates), not read again.
+ */
+export function selectSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, candidates?: SharedChunkRow[]): string[] {
+  const chunkIds = chooseSharedLore(ctx, projectId, mind, candidates);
   const sel = { chunkIds, hitsAt: totalHits(ctx.db, projectId, mind.id), loreStamp: loreInputs(ctx, projectId, mind) };
   writeSelection(ctx.db, projectId, mind.id, sel, nowIso(ctx));
   return chunkIds;
@@ -56,13 +59,13 @@ export function selectSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindPro
  * may see (by its own tags), greedily while they fit the budget, then put in document order so the
  * prompt reads (and renders) the same whatever the counts' order.
  */
-export function chooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">): string[] {
+export function chooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, candidates?: SharedChunkRow[]): string[] {
   const budget = sharedLoreBudget(ctx.config, generationContext(ctx));
   const count = tokenCounter(ctx);
   const picked: SharedChunkRow[] = [];
   if (budget > 0) {
     let used = 0;
-    for (const r of sharedCandidates(ctx.db, { projectId, mindId: mind.id, tags: mind.knowledgeTags, limit: CANDIDATES }, cachedWalk)) {
+    for (const r of candidates ?? sharedLoreCandidates(ctx, projectId, mind)) {
       const cost = count(r.content) + count(r.document_name) + LORE_NOTE_OVERHEAD;
       if (used + cost > budget) continue;
       picked.push(r);
@@ -74,11 +77,34 @@ export function chooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindPro
 }
 
 /**
- * Walks the project's documents for the mind's candidates ahead of its choice (sharedWalks.ts keeps the walk at the
- * lore revision), choosing nothing: the choice that reads it later counts the lore as it would have anyway.
+ * Makes every count the mind's choice reads exact: with a remote pool, its candidates' texts through a server's
+ * /tokenize (kept, sharedLore's counts then read them), so a choice made ahead and one a turn makes count alike
+ * and are the same. False when some count could not be made (no server to ask): a choice now would count by the
+ * pool's running estimate. Always true on the local engine (its counts are its tokenizer's).
  */
-export function walkSharedLore(ctx: Pick<AppContext, "db">, projectId: string, mind: Pick<MindProfile, "knowledgeTags">): void {
-  if (mind.knowledgeTags.length > 0) cachedWalk(ctx.db, projectId, mind.knowledgeTags, CANDIDATES);
+export async function prepareSharedLoreCounts(
+  ctx: Ctx,
+  projectId: string,
+  mind: Pick<MindProfile, "id" | "knowledgeTags">,
+  background = false,
+  candidates?: SharedChunkRow[],
+): Promise<boolean> {
+  const gen = ctx.generation;
+  if (!gen || gen.mode === "local" || mind.knowledgeTags.length === 0 || sharedLoreBudget(ctx.config, generationContext(ctx)) === 0) return true;
+  const texts: string[] = [];
+  for (const r of candidates ?? sharedLoreCandidates(ctx, projectId, mind)) texts.push(r.content, r.document_name);
+  return gen.prepareCounts(texts, { background });
+}
+
+/** The chunks the mind's choice picks from, most retrieved first, then in document order (the walk kept: sharedWalks.ts). */
+export function sharedLoreCandidates(ctx: Pick<AppContext, "db">, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">): SharedChunkRow[] {
+  return sharedCandidates(ctx.db, { projectId, mindId: mind.id, tags: mind.knowledgeTags, limit: CANDIDATES }, cachedWalk);
+}
+
+/** sharedLoreFor for a turn: a choice the turn has to make (none stored for this lore) counts exactly first. */
+export async function sharedLoreForTurn(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, visible: string[]): Promise<SharedNote[]> {
+  if (ctx.generation?.mode === "remote" && sharedLoreOutdated(ctx, projectId, mind)) await prepareSharedLoreCounts(ctx, projectId, mind);
+  return sharedLoreFor(ctx, projectId, mind, visible);
 }
 
 /**
