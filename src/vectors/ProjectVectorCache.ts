@@ -1,7 +1,10 @@
 import { DocumentBlock, denseCodes, fullScore, normalised, packCodes, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible } from "./cacheBlocks.ts";
 import type { RowMeta } from "./cacheBlocks.ts";
+import { blocksFromSnapshot, blocksFromWrites } from "./blocksFrom.ts";
 import { blockBytes, ColumnsBuilder } from "./rowColumns.ts";
-import type { SnapshotDoc } from "./cacheSnapshot.ts";
+import type { CacheOptions, CachedRow, VectorHit } from "./cacheOptions.ts";
+import { DEFAULT_INDEX_MIN_ROWS, DEFAULT_RESCORE, probeShareFor } from "./cacheOptions.ts";
+import type { SnapshotDoc } from "./headerRows.ts";
 import { IvfIndex, type IvfParts } from "./IvfIndex.ts";
 import { COLUMN_MIN_ROWS } from "./columnScan.ts";
 import { ColumnCopy } from "./columnCopy.ts";
@@ -10,56 +13,10 @@ import { BuildFailures } from "./buildFailures.ts";
 import { OwnVectors, type FullVectors, type RowsAt } from "./fullVectors.ts";
 import type { ChunkRow } from "./rows.ts";
 
-/** A chunk as the vector cache returns it: everything but its text (SQLite or LanceDB holds that), and its score. */
-export type VectorHit = CachedRow & { score: number };
-
-/** Rows from which a project's cache is searched through an index (bench/scale-retrieval.ts: the exact scan's p99 passes ~5 ms there). */
-export const DEFAULT_INDEX_MIN_ROWS = 20_000;
-/**
- * Share of the index's lists a search always scans (more only when too few visible rows were found): 10 % of
- * its many small lists gives recall@4 ≥ 0.97 on real MiniLM vectors at 100k rows (bench/ivf-recall.ts)…
- */
-export const DEFAULT_PROBE_SHARE = 0.1;
-/**
- * …but no more lists than hold about this many rows: past 200,000 rows a fixed share would scan a number of rows
- * growing with the project (100,000 at 1M), where lists that grow as √N keep the closest lists' recall with a
- * near-constant count of rows (bench/ivf-build.ts at 1M; 2 % of the lists there).
- */
-export const DEFAULT_PROBE_ROWS = 20_000;
-
-/** The share of the lists a search of a project of `rows` rows probes at least, unless the cache is told one. */
-export function probeShareFor(rows: number, probeRows = DEFAULT_PROBE_ROWS): number {
-  return Math.min(DEFAULT_PROBE_SHARE, probeRows / rows);
-}
-
-/** Candidates per wanted hit that the int8 scan hands to float32 re-scoring (0: none, the int8 ranking as is). */
-export const DEFAULT_RESCORE = 4;
-
+export { DEFAULT_INDEX_MIN_ROWS, DEFAULT_PROBE_ROWS, DEFAULT_PROBE_SHARE, DEFAULT_RESCORE, probeShareFor, type CacheOptions, type CachedRow, type VectorHit } from "./cacheOptions.ts";
 export type { RowMeta } from "./cacheBlocks.ts";
 
-export interface CacheOptions {
-  /** candidates per hit re-scored in float32; 0: none (and no float32 vectors kept) */
-  rescore?: number;
-  /** 0: never index */
-  indexMinRows?: number;
-  probeShare?: number;
-  /** lists probed hold at most about this many rows (DEFAULT_PROBE_ROWS) unless probeShare is given */
-  probeRows?: number;
-  /** rows from which a sparse query is scanned column by column (COLUMN_MIN_ROWS) */
-  columnMinRows?: number;
-  /** rows the column copy's background build copies between yields (COLUMN_SLICE_ROWS; tests make it small) */
-  columnSliceRows?: number;
-  /** 4: dense rows kept in 4-bit codes when re-scored (cacheBlocks.ts DocumentBlock.packed); 8 (default): int8 */
-  rowBits?: 4 | 8;
-  /** how long a background build that failed waits before it is tried again (BUILD_RETRY_MS; tests make it 0) */
-  buildRetryMs?: number;
-}
-
-/** What the cache keeps of a row. */
-export type CachedRow = Omit<ChunkRow, "text">;
-
 const TAG_BITS = 32;
-const NO_TAGS: readonly string[] = [];
 
 /**
  * One project's chunk vectors in memory, for the vector half of hybrid
@@ -196,30 +153,7 @@ export class ProjectVectorCache {
       }
       return;
     }
-    let total = 0;
-    for (const d of live) total += d.rows.length;
-    const codes = new Int8Array(total * dims);
-    const full = this.rescore > 0 ? new Float32Array(total * dims) : null;
-    const own = full && new OwnVectors(full, dims);
-    const b = new ColumnsBuilder(total, (t) => this.bitOf(t, true));
-    const starts = new Int32Array(live.length);
-    const idChars = new Float64Array(live.length);
-    live.forEach((d, k) => {
-      starts[k] = b.at;
-      d.rows.forEach((r, i) => {
-        const at = b.at;
-        b.scales[at] = quantise(d.vectors[i], dims, codes, at * dims);
-        if (full) full.set(normalised(d.vectors[i], dims), at * dims);
-        b.row(r.id, r.documentName, r.locationId, r.chunkIndex, r.tags);
-        idChars[k] += r.id.length;
-      });
-    });
-    const cols = b.finish();
-    live.forEach((d, k) => {
-      const n = d.rows.length;
-      const bytes = blockBytes(cols, n, d.documentId, idChars[k]) + n * dims + (full ? n * dims * 4 : 0);
-      this.put(new DocumentBlock(d.documentId, cols, starts[k], n, false, dims, codes, starts[k], own, starts[k], bytes));
-    });
+    for (const block of blocksFromWrites(live, dims, this.rescore > 0, (t) => this.bitOf(t, true))) this.put(block);
   }
 
   /** One document's rows with codes of its own and float32 rows read from `full` (its row r at r), replacing any of the same id. */
@@ -251,42 +185,7 @@ export class ProjectVectorCache {
       }
       return;
     }
-    let rows = 0;
-    for (const d of live) rows += d.n;
-    // all of one file's rows in its order (a restart without a tail): its codes kept as they are, no copy
-    const src = live[0].src;
-    let whole = rows === src.scales.length;
-    for (let k = 0, at = 0; whole && k < live.length; at += live[k].n, k++) whole = live[k].src === src && live[k].at === at;
-    const codes = whole ? src.codes : new Int8Array(rows * dims);
-    const b = new ColumnsBuilder(rows, (t) => this.bitOf(t, true));
-    const starts = new Int32Array(live.length);
-    const idChars = new Float64Array(live.length);
-    // a file's rows of one tag set share one array of its numbers: their strings made once
-    const tagStrings = new Map<readonly number[], readonly string[]>();
-    const tagsOf = (t: readonly number[], s: string[]) => {
-      let out = tagStrings.get(t);
-      if (out === undefined) tagStrings.set(t, (out = t.length === 0 ? NO_TAGS : t.map((i) => s[i])));
-      return out;
-    };
-    live.forEach((d, k) => {
-      const at = (starts[k] = b.at);
-      if (!whole) codes.set(d.src.codes.subarray(d.at * dims, (d.at + d.n) * dims), at * dims);
-      b.scales.set(d.src.scales.subarray(d.at, d.at + d.n), at);
-      const f = d.src;
-      const s = f.strings;
-      for (let r = 0; r < d.n; r++) {
-        const i = d.at + r;
-        const l = f.loc[i];
-        const id = f.id(i);
-        b.row(id, s[f.name[i]], l < 0 ? null : s[l], f.ci[i], tagsOf(f.tags(i), s));
-        idChars[k] += id.length;
-      }
-    });
-    const cols = b.finish();
-    live.forEach((d, k) => {
-      const bytes = blockBytes(cols, d.n, d.documentId, idChars[k]) + d.n * dims;
-      this.put(new DocumentBlock(d.documentId, cols, starts[k], d.n, false, dims, codes, starts[k], withFull ? d.src.full : null, d.at, bytes));
-    });
+    for (const block of blocksFromSnapshot(live, dims, withFull, (t) => this.bitOf(t, true))) this.put(block);
   }
 
   /** Every live document block, in one consistent state (the blocks themselves never change once placed). */

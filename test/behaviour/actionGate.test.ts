@@ -24,8 +24,12 @@ const BEHAVIOUR: BehaviourInput = {
 let t: TestApp;
 let w: World;
 let admin: string;
-/** each turn's gate as the request carried it and as the engine read it (the real engine's result, recorded on the way) */
-const seen: { threshold: number | undefined; reading: GenerateResult["tail"] }[] = [];
+/**
+ * each sample's gate as the request carried it and as the engine read it (the real engine's result, recorded on the
+ * way), with its turn: the reply guard may draw a turn's words again (e.g. for a made-up number), each with its tail
+ */
+const seen: { turn: number; threshold: number | undefined; reading: GenerateResult["tail"] }[] = [];
+let turn = 0;
 
 beforeAll(async () => {
   t = await createTestApp({ model: MODEL, parallel: 2, contextSize: 4096, maxReplyTokens: 6, threads: 1 });
@@ -34,7 +38,7 @@ beforeAll(async () => {
   admin = ensureAdminToken(t.app.db).adminToken;
   watchGenerate(t.app, {
     after: (req, r) => {
-      if (req.tail) seen.push({ threshold: req.tail.gate?.minProbability, reading: r.tail });
+      if (req.tail) seen.push({ turn, threshold: req.tail.gate?.minProbability, reading: r.tail });
     },
   });
 }, 120_000);
@@ -48,6 +52,7 @@ const turns = async (n: number, player: string) => {
   seen.length = 0;
   const replies: any[] = [];
   for (let i = 0; i < n; i++) {
+    turn = i;
     const r = await t.call("POST", "/v1/npc/interact", { key: w.keys.server, body: { text: `Good day ${i}, innkeeper.`, entityMindId: w.minds.garrick, playerId: player } });
     expect(r.status).toBe(200);
     replies.push(r.body.metadata.behaviour);
@@ -60,13 +65,17 @@ describe("a mind's own action gate", () => {
     test(`at ${threshold}: every turn's decision is its reading against ${threshold}, and the reply acts only when the gate let it`, async () => {
       await setGate(threshold);
       const replies = await turns(6, `p-gate-${threshold}`);
-      expect(seen).toHaveLength(6);
-      seen.forEach(({ threshold: carried, reading }, i) => {
+      expect(new Set(seen.map((s) => s.turn)).size).toBe(6);
+      for (const { threshold: carried, reading } of seen) {
         expect(carried).toBe(threshold);
         const gate = reading!.gate!;
         expect(gate.took).toBe(gate.actProbability >= threshold ? "act" : "stay");
-        // the cooldown-free catalogue: a turn the gate let act names an action, one it stopped names none
-        if (reading!.finishReason === "stop") expect(replies[i].actions.length > 0).toBe(gate.took === "act");
+      }
+      // the cooldown-free catalogue: a turn the gate let act names an action, one it stopped names none (the reply
+      // is one of the turn's samples: when they all ended by stop and agree, the reply says the same)
+      replies.forEach((reply, i) => {
+        const samples = seen.filter((s) => s.turn === i && s.reading!.finishReason === "stop").map((s) => s.reading!.gate!.took);
+        if (samples.length > 0 && samples.length === seen.filter((s) => s.turn === i).length && new Set(samples).size === 1) expect(reply.actions.length > 0).toBe(samples[0] === "act");
       });
     });
   }

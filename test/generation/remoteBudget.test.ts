@@ -77,15 +77,20 @@ suite("a llama-server with 512 tokens a slot behind a Lorehold configured for 2,
   test("every turn of a conversation is answered (200 with a reply), within the server's context by its own count", async () => {
     for (const line of ["Who are you?", "What do you carry across the river at night?", "And the toll?", "Who are your friends?"]) {
       const before = requests();
+      const samplesBefore = seen.length;
       const r = await interact("p-remote", line);
       expect(r.status).toBe(200);
       expect(r.body.character).toBe("Bram");
       expect(typeof r.body.response).toBe("string");
-      expect(requests()).toBe(before + 1);
-      // llama-server's own usage: the prompt it evaluated and the reply, within its slot
-      const used = seen.at(-1)!;
-      expect(used.usageReported).toBe(true);
-      expect(used.promptTokens + used.completionTokens).toBeLessThanOrEqual(SLOT);
+      // one server request for each sample the reply guard asked for (it may draw again, e.g. for a made-up number):
+      // none of them refused for its size and retried on the other pool entry
+      expect(seen.length).toBeGreaterThan(samplesBefore);
+      expect(requests() - before).toBe(seen.length - samplesBefore);
+      // llama-server's own usage: the prompt it evaluated and the reply, within its slot, for every sample
+      for (const used of seen.slice(samplesBefore)) {
+        expect(used.usageReported).toBe(true);
+        expect(used.promptTokens + used.completionTokens).toBeLessThanOrEqual(SLOT);
+      }
     }
   });
 
