@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { ServiceContext } from "../../core/context.ts";
+import type { AppContext } from "../../core/context.ts";
 import type { Config } from "../../config/config.ts";
 import { createProject, deleteProject, getProject, listProjects, renameProject } from "../../projects/projectService.ts";
 import { readSettings, updateSettings } from "../../projects/settings.ts";
@@ -14,7 +14,7 @@ const ProjectView = t.Object({ id: t.String(), name: t.String(), teamId: t.Strin
 const pid = t.Object({ projectId: t.String() });
 
 /** Projects, their API keys and settings. */
-export function projectRoutes(ctx: ServiceContext, config: Config) {
+export function projectRoutes(ctx: Pick<AppContext, "db" | "clock" | "vectors" | "log">, config: Config) {
   return new Elysia({ name: "admin-projects", normalize: false })
     .get("/projects", () => ({ projects: listProjects(ctx) }), { detail: adminDetail("List projects") })
     .post(
@@ -38,10 +38,14 @@ export function projectRoutes(ctx: ServiceContext, config: Config) {
     })
     .delete(
       "/projects/:projectId",
-      ({ params, query }) => {
+      async ({ params, query }) => {
         getProject(ctx, params.projectId);
         requireDeletionConfirmed(params.projectId, query.confirm);
+        // SQLite's rows go first, in one transaction: from then on nothing reads the project. Its vectors (lore chunks
+        // and players' memories in LanceDB, the vector cache and its snapshot files) go after, so a deleted project
+        // leaves no player's memory behind; a failure there is logged, not the caller's (the rows are gone already).
         deleteProject(ctx, params.projectId);
+        await ctx.vectors.deleteProject(params.projectId).catch((e) => ctx.log.error("a deleted project's vectors were not removed", { projectId: params.projectId, err: e instanceof Error ? e.message : String(e) }));
         return { id: params.projectId, deleted: true as const };
       },
       {
