@@ -97,7 +97,9 @@ describe.skipIf(!enabled)("the Studio's Lore tests page (Chromium)", () => {
     page.setDefaultTimeout(120_000);
     await page.goto(`/#/p/${projectId}/playground`);
     const mindId = (s.app.ctx.db.query("SELECT id FROM entity_minds WHERE key = 'garrick'").get() as { id: string }).id;
-    await page.getByLabel("Mind", { exact: true }).selectOption(mindId);
+    // the select sits inside its label, so once its options load the label's name is "Mind Garrick": an exact "Mind"
+    // finds it only while the minds are still loading
+    await page.getByRole("combobox", { name: /^Mind\b/ }).selectOption(mindId);
     await page.getByLabel("Your line").fill("What is on the menu tonight?");
     await page.getByLabel("Your line").press("Enter");
     await page.getByRole("button", { name: "Save as a test" }).click({ timeout: 120_000 });

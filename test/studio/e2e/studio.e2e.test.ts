@@ -224,7 +224,7 @@ describe.skipIf(!enabled)("Lorehold Studio in Chromium", () => {
     await nav(s, "Who knows what");
     await page.getByRole("table", { name: "Minds by knowledge tags" }).waitFor();
     await s.shot("08a-matrix");
-    await page.getByLabel("Mind", { exact: true }).selectOption({ label: "Mara" });
+    await page.getByRole("combobox", { name: /^Mind\b/ }).selectOption({ label: "Mara" });
     await page.getByLabel("A document it must not know").selectOption({ label: "The Smugglers' Tunnel" });
     await page.getByRole("button", { name: "Ask about it" }).click();
     await expect(page.getByTestId("leak-result").textContent()).resolves.toContain("No chunk of “The Smugglers' Tunnel” reached Mara's prompt.");
