@@ -11,12 +11,17 @@
  */
 export class RowColumns {
   private readonly tagCache: (string[] | undefined)[];
+  /**
+   * rows of documents deleted or replaced since these columns were made, or moved to other columns by a compaction
+   * (columnCompaction.ts): what the live documents do not use
+   */
+  deadRows = 0;
 
   constructor(
     readonly rows: number,
     /** every row's id end to end, and where each ends */
     private readonly ids: string,
-    private readonly idEnd: Uint32Array,
+    readonly idEnd: Uint32Array,
     /** the distinct names, locations and tags end to end, and where each ends */
     private readonly text: string,
     private readonly textEnd: Uint32Array,
@@ -40,6 +45,16 @@ export class RowColumns {
 
   id(i: number): string {
     return this.ids.slice(i === 0 ? 0 : this.idEnd[i - 1], this.idEnd[i]);
+  }
+
+  /** Where row i's id starts in the string of all ids. */
+  idStart(i: number): number {
+    return i === 0 ? 0 : this.idEnd[i - 1];
+  }
+
+  /** The ids of rows `at` … `at + n`, end to end. */
+  idRun(at: number, n: number): string {
+    return n === 0 ? "" : this.ids.slice(this.idStart(at), this.idEnd[at + n - 1]);
   }
 
   string(k: number): string {
@@ -93,6 +108,8 @@ export class ColumnsBuilder {
   readonly scales: Float32Array;
   private prevTags: readonly string[] | null = null;
   private prevSet = 0;
+  /** per source of copied rows: its string and tag set numbers to this builder's */
+  private readonly from = new Map<RowColumns, { strings: Map<number, number>; sets: Map<number, number> }>();
 
   constructor(
     readonly rows: number,
@@ -159,13 +176,63 @@ export class ColumnsBuilder {
     if (this.setOverflow[s]) (this.overflow ??= new Uint8Array(this.rows))[i] = 1;
   }
 
+  /**
+   * Appends rows `at` … `at + n` of `src` as they are (their tag bits, overflow and scales kept): a compaction's
+   * copy, or a dead document's rows taken out of the columns it shared. Their ids go as one run of the source's string.
+   */
+  copyRows(src: RowColumns, at: number, n: number): void {
+    let map = this.from.get(src);
+    if (map === undefined) this.from.set(src, (map = { strings: new Map(), sets: new Map() }));
+    const run = src.idRun(at, n);
+    this.idParts.push(run);
+    const shift = this.idLength - src.idStart(at);
+    for (let r = 0; r < n; r++) {
+      const i = this.next++;
+      const j = at + r;
+      this.idEnd[i] = src.idEnd[j] + shift;
+      this.name[i] = this.internFrom(src, map.strings, src.name[j]);
+      this.loc[i] = src.loc[j] < 0 ? -1 : this.internFrom(src, map.strings, src.loc[j]);
+      this.chunkIndex[i] = src.chunkIndex[j];
+      const t = src.tagSet[j];
+      let s = map.sets.get(t);
+      if (s === undefined) {
+        const tags = src.tags(t);
+        const key = tags.join("\u0000");
+        s = this.setOf.get(key);
+        if (s === undefined) {
+          s = this.setEnd.length;
+          this.setOf.set(key, s);
+          for (const tag of tags) this.setMembers.push(this.intern(tag));
+          this.setEnd.push(this.setMembers.length);
+          // a set's bits are its tags' bits in the cache, which never change once given: any of its rows has them
+          this.setBits.push(src.tagBits[j]);
+          this.setOverflow.push(src.overflow !== null && src.overflow[j] === 1);
+        }
+        map.sets.set(t, s);
+      }
+      this.tagSet[i] = s;
+      this.tagBits[i] = src.tagBits[j];
+      if (src.overflow !== null && src.overflow[j] === 1) (this.overflow ??= new Uint8Array(this.rows))[i] = 1;
+      this.scales[i] = src.scales[j];
+    }
+    this.idLength += run.length;
+    // a later row() call must not take a copied row's tags for its predecessor's
+    this.prevTags = null;
+  }
+
+  private internFrom(src: RowColumns, seen: Map<number, number>, k: number): number {
+    let out = seen.get(k);
+    if (out === undefined) seen.set(k, (out = this.intern(src.string(k))));
+    return out;
+  }
+
   finish(): RowColumns {
     if (this.next !== this.rows) throw new Error(`columns of ${this.rows} rows given ${this.next}`);
     const textEnd = new Uint32Array(this.strings.length);
     let end = 0;
     this.strings.forEach((s, k) => (textEnd[k] = end += s.length));
-    const text = this.strings.join("");
-    const ids = this.idParts.join("");
+    const text = joined(this.strings);
+    const ids = joined(this.idParts);
     const shared = stringBytes(text.length) + stringBytes(ids.length) - this.idLength + this.setMembers.length * 4 + this.setEnd.length * 4 + 12 * ARRAY_HEADER + 200;
     return new RowColumns(this.rows, ids, this.idEnd, text, textEnd, this.name, this.loc, this.chunkIndex, this.tagSet, Uint32Array.from(this.setEnd), Uint32Array.from(this.setMembers), this.scales, this.tagBits, this.overflow, shared);
   }
@@ -176,8 +243,29 @@ export class ColumnsBuilder {
  * rows share), plus the block object and its document id: what the cache's budget counts beside the codes.
  */
 export function blockBytes(cols: RowColumns, n: number, documentId: string, idChars: number): number {
-  const share = cols.rows === 0 ? 0 : Math.round((cols.sharedBytes * n) / cols.rows);
-  return 120 + stringBytes(documentId.length) + n * cols.rowBytes + idChars + share;
+  return 120 + stringBytes(documentId.length) + n * cols.rowBytes + idChars + sharedShare(cols, n);
+}
+
+/** The share of `n` rows in what the columns' rows share (strings, tag sets, the arrays' headers). */
+export function sharedShare(cols: RowColumns, n: number): number {
+  return cols.rows === 0 ? 0 : Math.round((cols.sharedBytes * n) / cols.rows);
+}
+
+/** Rows `at` … `at + n` of `cols` in columns of their own. */
+export function ownColumns(cols: RowColumns, at: number, n: number): RowColumns {
+  const b = new ColumnsBuilder(n, () => null);
+  b.copyRows(cols, at, n);
+  return b.finish();
+}
+
+/**
+ * The parts end to end, in a string of their own. Why not `join` alone: the parts are often cut out of another
+ * columns' string (a compaction's runs, a dead document's rows), a cut shares that string's characters, and a join
+ * of one part returns the part itself, which kept the whole string it was cut from alive (10.4 MB of ids for 108
+ * characters, measured); a join of two or more builds a new string.
+ */
+function joined(parts: string[]): string {
+  return parts.length === 1 ? [parts[0], ""].join("") : parts.join("");
 }
 
 function sameTags(a: readonly string[], b: readonly string[]): boolean {
