@@ -47,6 +47,11 @@ async function child(dir: string, n: number): Promise<void> {
   const snap = await import(join(args.root!, "src/vectors/cacheSnapshot.ts"));
   // this code's compaction steps timed one by one (the earlier code has none)
   const steps: number[] = [];
+  const stepCpu: number[] = [];
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   try {
     const { ColumnCompaction } = await import(join(args.root!, "src/vectors/columnCompaction.ts"));
     const proto = ColumnCompaction.prototype as unknown as { steps: (...a: unknown[]) => Generator<void, void> };
@@ -55,8 +60,10 @@ async function child(dir: string, n: number): Promise<void> {
       const g = inner.apply(this, a);
       for (;;) {
         const t0 = performance.now();
+        const c0 = cpuMs();
         const r = g.next();
         steps.push(performance.now() - t0);
+        stepCpu.push(cpuMs() - c0);
         if (r.done) return r.value;
         yield;
       }
@@ -123,8 +130,9 @@ async function child(dir: string, n: number): Promise<void> {
   let heldRows = 0;
   for (const s of held) heldRows += s.rows;
   const mb = (b: number) => (b / 1e6).toFixed(1);
+  const worst = steps.indexOf(Math.max(...steps));
   steps.sort((a, b) => a - b);
-  const pause = steps.length ? `${steps[steps.length - 1].toFixed(2)} / ${steps[Math.min(steps.length - 1, Math.floor(0.99 * steps.length))].toFixed(2)}` : "–";
+  const pause = steps.length ? `${steps[steps.length - 1].toFixed(2)} / ${steps[Math.min(steps.length - 1, Math.floor(0.99 * steps.length))].toFixed(2)} (step ${worst + 1}; CPU max ${Math.max(...stepCpu).toFixed(2)}, all steps ${stepCpu.reduce((a, b) => a + b, 0).toFixed(0)})` : "–";
   const compactions = (cache as { compaction?: { done: number } }).compaction?.done ?? "–";
   console.log(JSON.stringify({ live: cache.size, held: `${heldRows} in ${held.size} sets`, heapRestored: mb(m1.heapUsed - m0.heapUsed), heapChurned: mb(m2.heapUsed - m0.heapUsed), buffers: mb(m2.arrayBuffers - m0.arrayBuffers), estimate: mb(cache.bytes), cpu: ((c.user + c.system) / 1e6).toFixed(2), compactions, steps: steps.length || "–", pause }));
   (globalThis as { keep?: unknown }).keep = cache;

@@ -200,6 +200,12 @@ export class ColumnCompaction {
       this.due.delete(s);
     }
     this.building = null;
+    // let go of the blocks and arrays the run listed: something still holding the finished run (its generator, a
+    // stale pointer the collector finds on the stack) kept the old columns, codes and the dead blocks alive
+    blocks.length = 0;
+    codeFrom.fill(null);
+    fullFrom.fill(null);
+    sources.clear();
     if (cols.deadRows < cols.rows && this.pastMark(cols)) this.due.add(cols);
   }
 }

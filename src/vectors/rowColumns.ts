@@ -233,6 +233,13 @@ export class ColumnsBuilder {
     this.strings.forEach((s, k) => (textEnd[k] = end += s.length));
     const text = joined(this.strings);
     const ids = joined(this.idParts);
+    // the parts, the interned strings (often cut out of another columns' strings) and the sources copied from are
+    // let go with the builder's work: a compaction's run that holds its builder may outlive it
+    this.idParts.length = 0;
+    this.strings.length = 0;
+    this.stringOf.clear();
+    this.setOf.clear();
+    this.from.clear();
     const shared = stringBytes(text.length) + stringBytes(ids.length) - this.idLength + this.setMembers.length * 4 + this.setEnd.length * 4 + 12 * ARRAY_HEADER + 200;
     return new RowColumns(this.rows, ids, this.idEnd, text, textEnd, this.name, this.loc, this.chunkIndex, this.tagSet, Uint32Array.from(this.setEnd), Uint32Array.from(this.setMembers), this.scales, this.tagBits, this.overflow, shared);
   }
