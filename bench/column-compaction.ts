@@ -131,6 +131,7 @@ async function child(dir: string, n: number): Promise<void> {
   for (const s of held) heldRows += s.rows;
   const mb = (b: number) => (b / 1e6).toFixed(1);
   const worst = steps.indexOf(Math.max(...steps));
+  if (process.env.DUMP_STEPS) console.error(steps.map((w, i) => `${i + 1}:${w.toFixed(1)}/${stepCpu[i].toFixed(1)}`).join(" "));
   steps.sort((a, b) => a - b);
   const pause = steps.length ? `${steps[steps.length - 1].toFixed(2)} / ${steps[Math.min(steps.length - 1, Math.floor(0.99 * steps.length))].toFixed(2)} (step ${worst + 1}; CPU max ${Math.max(...stepCpu).toFixed(2)}, all steps ${stepCpu.reduce((a, b) => a + b, 0).toFixed(0)})` : "–";
   const compactions = (cache as { compaction?: { done: number } }).compaction?.done ?? "–";

@@ -57,6 +57,15 @@ export class RowColumns {
     return n === 0 ? "" : this.ids.slice(this.idStart(at), this.idEnd[at + n - 1]);
   }
 
+  /** How many distinct strings and tag sets the rows use. */
+  get stringCount(): number {
+    return this.textEnd.length;
+  }
+
+  get setCount(): number {
+    return this.setEnd.length;
+  }
+
   string(k: number): string {
     return this.text.slice(k === 0 ? 0 : this.textEnd[k - 1], this.textEnd[k]);
   }
@@ -89,10 +98,15 @@ const ARRAY_HEADER = 64;
  */
 export class ColumnsBuilder {
   private next = 0;
+  /** ids and distinct strings since the last `seal`, and what the seals joined before */
   private readonly idParts: string[] = [];
+  private readonly idChunks: string[] = [];
   private readonly idEnd: Uint32Array;
   private idLength = 0;
   private readonly strings: string[] = [];
+  private readonly textChunks: string[] = [];
+  private readonly textEnds: number[] = [];
+  private textLength = 0;
   private readonly stringOf = new Map<string, number>();
   private readonly name: Uint32Array;
   private readonly loc: Int32Array;
@@ -109,7 +123,7 @@ export class ColumnsBuilder {
   private prevTags: readonly string[] | null = null;
   private prevSet = 0;
   /** per source of copied rows: its string and tag set numbers to this builder's */
-  private readonly from = new Map<RowColumns, { strings: Map<number, number>; sets: Map<number, number> }>();
+  private readonly from = new Map<RowColumns, { strings: Remap; sets: Remap }>();
 
   constructor(
     readonly rows: number,
@@ -133,11 +147,24 @@ export class ColumnsBuilder {
   private intern(s: string): number {
     let k = this.stringOf.get(s);
     if (k === undefined) {
-      k = this.strings.length;
+      k = this.textEnds.length;
       this.strings.push(s);
+      this.textEnds.push((this.textLength += s.length));
       this.stringOf.set(s, k);
     }
     return k;
+  }
+
+  /**
+   * Joins the ids and strings placed so far into one string each: a compaction seals after each slice, so that
+   * `finish` joins a few dozen strings instead of a part a run of rows and a string a name (7 ms of one step at
+   * 70,000 rows, measured).
+   */
+  seal(): void {
+    if (this.idParts.length > 0) this.idChunks.push(joined(this.idParts));
+    if (this.strings.length > 0) this.textChunks.push(joined(this.strings));
+    this.idParts.length = 0;
+    this.strings.length = 0;
   }
 
   /** Appends a row's fields (its codes and scale are the caller's to write at row `at`). */
@@ -182,7 +209,7 @@ export class ColumnsBuilder {
    */
   copyRows(src: RowColumns, at: number, n: number): void {
     let map = this.from.get(src);
-    if (map === undefined) this.from.set(src, (map = { strings: new Map(), sets: new Map() }));
+    if (map === undefined) this.from.set(src, (map = { strings: new Remap(src.stringCount, this.rows), sets: new Remap(src.setCount, this.rows) }));
     const run = src.idRun(at, n);
     this.idParts.push(run);
     const shift = this.idLength - src.idStart(at);
@@ -195,11 +222,12 @@ export class ColumnsBuilder {
       this.chunkIndex[i] = src.chunkIndex[j];
       const t = src.tagSet[j];
       let s = map.sets.get(t);
-      if (s === undefined) {
+      if (s < 0) {
         const tags = src.tags(t);
         const key = tags.join("\u0000");
-        s = this.setOf.get(key);
-        if (s === undefined) {
+        const have = this.setOf.get(key);
+        if (have !== undefined) s = have;
+        else {
           s = this.setEnd.length;
           this.setOf.set(key, s);
           for (const tag of tags) this.setMembers.push(this.intern(tag));
@@ -220,23 +248,23 @@ export class ColumnsBuilder {
     this.prevTags = null;
   }
 
-  private internFrom(src: RowColumns, seen: Map<number, number>, k: number): number {
+  private internFrom(src: RowColumns, seen: Remap, k: number): number {
     let out = seen.get(k);
-    if (out === undefined) seen.set(k, (out = this.intern(src.string(k))));
+    if (out < 0) seen.set(k, (out = this.intern(src.string(k))));
     return out;
   }
 
   finish(): RowColumns {
     if (this.next !== this.rows) throw new Error(`columns of ${this.rows} rows given ${this.next}`);
-    const textEnd = new Uint32Array(this.strings.length);
-    let end = 0;
-    this.strings.forEach((s, k) => (textEnd[k] = end += s.length));
-    const text = joined(this.strings);
-    const ids = joined(this.idParts);
-    // the parts, the interned strings (often cut out of another columns' strings) and the sources copied from are
-    // let go with the builder's work: a compaction's run that holds its builder may outlive it
-    this.idParts.length = 0;
-    this.strings.length = 0;
+    this.seal();
+    const textEnd = Uint32Array.from(this.textEnds);
+    // each chunk is a string of its own already (joined), so one chunk is kept as it is
+    const text = this.textChunks.length === 1 ? this.textChunks[0] : this.textChunks.join("");
+    const ids = this.idChunks.length === 1 ? this.idChunks[0] : this.idChunks.join("");
+    // the interned strings (often cut out of another columns' strings) and the sources copied from are let go with
+    // the builder's work: a compaction's run that holds its builder may outlive it
+    this.idChunks.length = 0;
+    this.textChunks.length = 0;
     this.stringOf.clear();
     this.setOf.clear();
     this.from.clear();
@@ -263,6 +291,30 @@ export function ownColumns(cols: RowColumns, at: number, n: number): RowColumns 
   const b = new ColumnsBuilder(n, () => null);
   b.copyRows(cols, at, n);
   return b.finish();
+}
+
+/**
+ * A source's string or tag set numbers to a builder's (-1: not seen yet): a typed array when the builder copies many
+ * rows against the source's count (a compaction looks up every row's name and location: a Map of 70,000 numbers cost
+ * most of its copy), a Map when few (a dead document's rows out of columns of 100,000).
+ */
+class Remap {
+  private readonly arr: Int32Array | null;
+  private readonly map: Map<number, number> | null;
+
+  constructor(size: number, rows: number) {
+    this.arr = rows * 4 >= size ? new Int32Array(size).fill(-1) : null;
+    this.map = this.arr ? null : new Map();
+  }
+
+  get(k: number): number {
+    return this.arr ? this.arr[k] : (this.map!.get(k) ?? -1);
+  }
+
+  set(k: number, v: number): void {
+    if (this.arr) this.arr[k] = v;
+    else this.map!.set(k, v);
+  }
 }
 
 /**
