@@ -121,7 +121,7 @@ export class ColumnCompaction {
     let rows = 0;
     for (const b of blocks) rows += b.n;
     const builder = new ColumnsBuilder(rows, () => null);
-    const to = new Moves(m);
+    const slices: Moves[] = [];
     yield;
     let placed = 0;
     // the first slices small, doubling: the copy's code runs slowly until the engine has compiled it (the first
@@ -130,7 +130,9 @@ export class ColumnCompaction {
       // a slice: whole blocks up to `size` rows
       let k1 = k0;
       for (let n = 0; k1 < m && n < size; k1++) n += blocks[k1].n;
-      placed = this.copySlice(blocks, k0, k1, placed, builder, to);
+      const to = this.copySlice(blocks, k0, k1, placed, builder);
+      slices.push(to);
+      placed = to.placed;
       k0 = k1;
       yield;
     }
@@ -141,32 +143,34 @@ export class ColumnCompaction {
     yield;
     let delta = 0;
     let slice = 0;
-    for (let k = 0; k < m; k++) {
-      const b = blocks[k];
-      if (!b.dead) {
-        // synchronous, per block: its columns, first row, codes and float32 rows move together
-        const d = sharedShare(cols, b.n) - sharedShare(b.cols, b.n);
-        b.bytes += d;
-        delta += d;
-        b.cols = cols;
-        b.at = to.starts[k];
-        cols.deadRows -= b.n;
-        // codes or float32 rows moved elsewhere since they were copied (to the index, to a snapshot file) stay there
-        const { codes, full } = to;
-        if (to.codeTo[k] >= 0 && b.codeArr === codes.of[to.codeFrom[k]] && b.codeAt === to.codeFromAt[k]) {
-          b.codeArr = codes.of[to.codeTo[k]];
-          b.codeAt = to.codeAt[k];
+    for (const to of slices) {
+      const { codes, full } = to;
+      for (let i = 0; i < to.starts.length; i++) {
+        const b = blocks[to.k0 + i];
+        if (!b.dead) {
+          // synchronous, per block: its columns, first row, codes and float32 rows move together
+          const d = sharedShare(cols, b.n) - sharedShare(b.cols, b.n);
+          b.bytes += d;
+          delta += d;
+          b.cols = cols;
+          b.at = to.starts[i];
+          cols.deadRows -= b.n;
+          // codes or float32 rows moved elsewhere since they were copied (to the index, to a snapshot file) stay there
+          if (to.codeTo[i] >= 0 && b.codeArr === codes.of[to.codeFrom[i]] && b.codeAt === to.codeFromAt[i]) {
+            b.codeArr = codes.of[to.codeTo[i]];
+            b.codeAt = to.codeAt[i];
+          }
+          if (to.fullTo[i] >= 0 && b.full === full.of[to.fullFrom[i]] && b.fullAt === to.fullFromAt[i]) {
+            b.full = full.of[to.fullTo[i]];
+            b.fullAt = to.fullAt[i];
+          }
         }
-        if (to.fullTo[k] >= 0 && b.full === full.of[to.fullFrom[k]] && b.fullAt === to.fullFromAt[k]) {
-          b.full = full.of[to.fullTo[k]];
-          b.fullAt = to.fullAt[k];
+        if ((slice += b.n) >= sliceRows * 4) {
+          slice = 0;
+          this.events.bytes(delta);
+          delta = 0;
+          yield;
         }
-      }
-      if ((slice += b.n) >= sliceRows * 4) {
-        slice = 0;
-        this.events.bytes(delta);
-        delta = 0;
-        yield;
       }
     }
     this.events.bytes(delta);
@@ -179,8 +183,11 @@ export class ColumnCompaction {
     // let go of the blocks and arrays the run listed: something still holding the finished run (its generator, a
     // stale pointer the collector finds on the stack) kept the old columns, codes and the dead blocks alive
     blocks.length = 0;
-    to.codes.clear();
-    to.full.clear();
+    for (const to of slices) {
+      to.codes.clear();
+      to.full.clear();
+    }
+    slices.length = 0;
     sources.clear();
     if (cols.deadRows < cols.rows && this.pastMark(cols)) this.due.add(cols);
   }
@@ -189,11 +196,12 @@ export class ColumnCompaction {
    * Blocks k0 … k1: their rows appended to the builder, their codes and own float32 rows (where they still hold them)
    * copied into arrays of the slice's own. Why per slice: one array for all the rows allocated 33 MB at once at
    * 85,000 rows, and the collection it set off paused that step (measured); a block reads its codes from any array.
-   * Blocks lying one after another in the same columns, codes or float32 rows are copied as one run. Returns the
-   * rows placed so far.
+   * Blocks lying one after another in the same columns, codes or float32 rows are copied as one run. Returns where
+   * each block went (and the rows placed so far).
    */
-  private copySlice(blocks: DocumentBlock[], k0: number, k1: number, placed: number, builder: ColumnsBuilder, to: Moves): number {
+  private copySlice(blocks: DocumentBlock[], k0: number, k1: number, placed: number, builder: ColumnsBuilder): Moves {
     const { dims } = this;
+    const to = new Moves(k0, k1 - k0);
     let codeRows = 0;
     let fullRows = 0;
     for (let k = k0; k < k1; k++) {
@@ -238,39 +246,43 @@ export class ColumnCompaction {
         fullSrc = null;
       }
       if (!b) break;
-      to.starts[k] = placed;
+      to.starts[k - k0] = placed;
       placed += b.n;
       if (rowSrc) rowN += b.n;
       else [rowSrc, rowAt, rowN] = [b.cols, b.at, b.n];
       if (withCodes) {
-        to.codeTo[k] = codesNo;
-        to.codeAt[k] = c;
-        to.codeFrom[k] = to.codes.number(b.codeArr!);
-        to.codeFromAt[k] = b.codeAt;
+        to.codeTo[k - k0] = codesNo;
+        to.codeAt[k - k0] = c;
+        to.codeFrom[k - k0] = to.codes.number(b.codeArr!);
+        to.codeFromAt[k - k0] = b.codeAt;
         if (codeSrc) codeN += b.n;
         else [codeSrc, codeAt, codeTo, codeN] = [b.codeArr, b.codeAt, c, b.n];
         c += b.n;
       }
       if (withFull) {
-        to.fullTo[k] = fullNo;
-        to.fullAt[k] = f;
-        to.fullFrom[k] = to.full.number(b.full!);
-        to.fullFromAt[k] = b.fullAt;
+        to.fullTo[k - k0] = fullNo;
+        to.fullAt[k - k0] = f;
+        to.fullFrom[k - k0] = to.full.number(b.full!);
+        to.fullFromAt[k - k0] = b.fullAt;
         if (fullSrc) fullN += b.n;
         else [fullSrc, fullAt, fullTo, fullN] = [b.full, b.fullAt, f, b.n];
         f += b.n;
       }
     }
     builder.seal();
-    return placed;
+    to.placed = placed;
+    return to;
   }
 }
 
 /**
- * Per block of a run: where its rows go, and where its codes and own float32 rows went and came from, as numbers
- * in short lists of the arrays (a JS array a block of those was a collection's worth of allocation in one step).
+ * Per block of a slice (blocks k0 … k0 + n of the run): where its rows go, and where its codes and own float32 rows
+ * went and came from, as numbers in short lists of the arrays. Per slice, not per run: arrays of every block of the
+ * run, allocated in one step, set off a collection there (up to ~10 ms of CPU at 85,000 blocks, measured).
  */
 class Moves {
+  /** the rows placed once the slice is copied */
+  placed = 0;
   readonly starts: Int32Array;
   /** the array its codes went to (-1: none) and their first row there; the array they came from and their row there */
   readonly codeTo: Int32Array;
@@ -284,7 +296,10 @@ class Moves {
   readonly codes = new Numbered<Int8Array>();
   readonly full = new Numbered<FullVectors>();
 
-  constructor(m: number) {
+  constructor(
+    readonly k0: number,
+    m: number,
+  ) {
     this.starts = new Int32Array(m);
     this.codeTo = new Int32Array(m).fill(-1);
     this.codeAt = new Int32Array(m);
