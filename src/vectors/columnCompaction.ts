@@ -144,7 +144,6 @@ export class ColumnCompaction {
     let delta = 0;
     let slice = 0;
     for (const to of slices) {
-      const { codes, full } = to;
       for (let i = 0; i < to.starts.length; i++) {
         const b = blocks[to.k0 + i];
         if (!b.dead) {
@@ -155,14 +154,15 @@ export class ColumnCompaction {
           b.cols = cols;
           b.at = to.starts[i];
           cols.deadRows -= b.n;
-          // codes or float32 rows moved elsewhere since they were copied (to the index, to a snapshot file) stay there
-          if (to.codeTo[i] >= 0 && b.codeArr === codes.of[to.codeFrom[i]] && b.codeAt === to.codeFromAt[i]) {
-            b.codeArr = codes.of[to.codeTo[i]];
-            b.codeAt = to.codeAt[i];
+          const codes = to.codes.target(i, b.codeArr, b.codeAt);
+          if (codes) {
+            b.codeArr = codes;
+            b.codeAt = to.codes.at[i];
           }
-          if (to.fullTo[i] >= 0 && b.full === full.of[to.fullFrom[i]] && b.fullAt === to.fullFromAt[i]) {
-            b.full = full.of[to.fullTo[i]];
-            b.fullAt = to.fullAt[i];
+          const full = to.full.target(i, b.full, b.fullAt);
+          if (full) {
+            b.full = full;
+            b.fullAt = to.full.at[i];
           }
         }
         if ((slice += b.n) >= sliceRows * 4) {
@@ -183,10 +183,7 @@ export class ColumnCompaction {
     // let go of the blocks and arrays the run listed: something still holding the finished run (its generator, a
     // stale pointer the collector finds on the stack) kept the old columns, codes and the dead blocks alive
     blocks.length = 0;
-    for (const to of slices) {
-      to.codes.clear();
-      to.full.clear();
-    }
+    for (const to of slices) to.clear();
     slices.length = 0;
     sources.clear();
     if (cols.deadRows < cols.rows && this.pastMark(cols)) this.due.add(cols);
@@ -212,63 +209,31 @@ export class ColumnCompaction {
     const codes = codeRows > 0 ? new Int8Array(codeRows * dims) : null;
     const full = fullRows > 0 ? new Float32Array(fullRows * dims) : null;
     const own = full && new OwnVectors(full, dims);
-    const codesNo = codes ? to.codes.number(codes) : -1;
-    const fullNo = own ? to.full.number(own) : -1;
+    const rowRun = new Run<RowColumns>((src, at, _, n) => builder.copyRows(src, at, n));
+    const codeRun = new Run<Int8Array>((src, at, into, n) => codes!.set(src.subarray(at * dims, (at + n) * dims), into * dims));
+    const fullRun = new Run<FullVectors>((src, at, into, n) => full!.set(src.slice(at, n), into * dims));
     let c = 0;
     let f = 0;
-    // the current run of each: its source, where it starts there and here, its rows
-    let rowSrc: RowColumns | null = null;
-    let rowAt = 0;
-    let rowN = 0;
-    let codeSrc: Int8Array | null = null;
-    let codeAt = 0;
-    let codeTo = 0;
-    let codeN = 0;
-    let fullSrc: FullVectors | null = null;
-    let fullAt = 0;
-    let fullTo = 0;
-    let fullN = 0;
-    for (let k = k0; k <= k1; k++) {
-      const b = k < k1 ? blocks[k] : null;
-      // a run ends at a block that does not continue it (or after the last)
-      if (rowSrc && (!b || b.cols !== rowSrc || b.at !== rowAt + rowN)) {
-        builder.copyRows(rowSrc, rowAt, rowN);
-        rowSrc = null;
-      }
-      const withCodes = codes !== null && b !== null && b.codeArr !== null && !b.packed;
-      if (codeSrc && (!withCodes || b.codeArr !== codeSrc || b.codeAt !== codeAt + codeN)) {
-        codes!.set(codeSrc.subarray(codeAt * dims, (codeAt + codeN) * dims), codeTo * dims);
-        codeSrc = null;
-      }
-      const withFull = own !== null && b !== null && b.full?.owned === true;
-      if (fullSrc && (!withFull || b.full !== fullSrc || b.fullAt !== fullAt + fullN)) {
-        full!.set(fullSrc.slice(fullAt, fullN), fullTo * dims);
-        fullSrc = null;
-      }
-      if (!b) break;
-      to.starts[k - k0] = placed;
+    for (let k = k0; k < k1; k++) {
+      const b = blocks[k];
+      const i = k - k0;
+      to.starts[i] = placed;
+      rowRun.add(b.cols, b.at, placed, b.n);
       placed += b.n;
-      if (rowSrc) rowN += b.n;
-      else [rowSrc, rowAt, rowN] = [b.cols, b.at, b.n];
-      if (withCodes) {
-        to.codeTo[k - k0] = codesNo;
-        to.codeAt[k - k0] = c;
-        to.codeFrom[k - k0] = to.codes.number(b.codeArr!);
-        to.codeFromAt[k - k0] = b.codeAt;
-        if (codeSrc) codeN += b.n;
-        else [codeSrc, codeAt, codeTo, codeN] = [b.codeArr, b.codeAt, c, b.n];
+      if (codes !== null && b.codeArr !== null && !b.packed) {
+        to.codes.set(i, codes, c, b.codeArr, b.codeAt);
+        codeRun.add(b.codeArr, b.codeAt, c, b.n);
         c += b.n;
       }
-      if (withFull) {
-        to.fullTo[k - k0] = fullNo;
-        to.fullAt[k - k0] = f;
-        to.fullFrom[k - k0] = to.full.number(b.full!);
-        to.fullFromAt[k - k0] = b.fullAt;
-        if (fullSrc) fullN += b.n;
-        else [fullSrc, fullAt, fullTo, fullN] = [b.full, b.fullAt, f, b.n];
+      if (own !== null && b.full?.owned) {
+        to.full.set(i, own, f, b.full, b.fullAt);
+        fullRun.add(b.full, b.fullAt, f, b.n);
         f += b.n;
       }
     }
+    rowRun.end();
+    codeRun.end();
+    fullRun.end();
     builder.seal();
     to.placed = placed;
     return to;
@@ -277,58 +242,104 @@ export class ColumnCompaction {
 
 /**
  * Per block of a slice (blocks k0 … k0 + n of the run): where its rows go, and where its codes and own float32 rows
- * went and came from, as numbers in short lists of the arrays. Per slice, not per run: arrays of every block of the
- * run, allocated in one step, set off a collection there (up to ~10 ms of CPU at 85,000 blocks, measured).
+ * went and came from. Per slice, not per run: arrays of every block of the run, allocated in one step, set off a
+ * collection there (up to ~10 ms of CPU at 85,000 blocks, measured).
  */
 class Moves {
   /** the rows placed once the slice is copied */
   placed = 0;
   readonly starts: Int32Array;
-  /** the array its codes went to (-1: none) and their first row there; the array they came from and their row there */
-  readonly codeTo: Int32Array;
-  readonly codeAt: Int32Array;
-  readonly codeFrom: Int32Array;
-  readonly codeFromAt: Int32Array;
-  readonly fullTo: Int32Array;
-  readonly fullAt: Int32Array;
-  readonly fullFrom: Int32Array;
-  readonly fullFromAt: Int32Array;
-  readonly codes = new Numbered<Int8Array>();
-  readonly full = new Numbered<FullVectors>();
+  readonly codes: Moved<Int8Array>;
+  readonly full: Moved<FullVectors>;
 
   constructor(
     readonly k0: number,
     m: number,
   ) {
     this.starts = new Int32Array(m);
-    this.codeTo = new Int32Array(m).fill(-1);
-    this.codeAt = new Int32Array(m);
-    this.codeFrom = new Int32Array(m);
-    this.codeFromAt = new Int32Array(m);
-    this.fullTo = new Int32Array(m).fill(-1);
-    this.fullAt = new Int32Array(m);
-    this.fullFrom = new Int32Array(m);
-    this.fullFromAt = new Int32Array(m);
+    this.codes = new Moved(m);
+    this.full = new Moved(m);
+  }
+
+  clear(): void {
+    this.codes.clear();
+    this.full.clear();
   }
 }
 
-/** Objects numbered in the order first seen. */
-class Numbered<T> {
-  readonly of: T[] = [];
+/** Where a slice's blocks' codes (or own float32 rows) went and came from: arrays as numbers in a short list. */
+class Moved<T> {
+  /** per block: the array they went to (-1: none) and their first row there; the array they came from and the row */
+  private readonly to: Int32Array;
+  readonly at: Int32Array;
+  private readonly from: Int32Array;
+  private readonly fromAt: Int32Array;
+  private readonly arrays: T[] = [];
   private readonly numbers = new Map<T, number>();
 
-  number(x: T): number {
+  constructor(m: number) {
+    this.to = new Int32Array(m).fill(-1);
+    this.at = new Int32Array(m);
+    this.from = new Int32Array(m);
+    this.fromAt = new Int32Array(m);
+  }
+
+  set(i: number, into: T, at: number, from: T, fromAt: number): void {
+    this.to[i] = this.number(into);
+    this.at[i] = at;
+    this.from[i] = this.number(from);
+    this.fromAt[i] = fromAt;
+  }
+
+  /**
+   * Where block i's now are, when it still reads them where they were copied from; null when it had none to move, or
+   * they moved elsewhere since (to the index, the column copy, a snapshot file), where they stay.
+   */
+  target(i: number, now: T | null, nowAt: number): T | null {
+    if (this.to[i] < 0 || now !== this.arrays[this.from[i]] || nowAt !== this.fromAt[i]) return null;
+    return this.arrays[this.to[i]];
+  }
+
+  clear(): void {
+    this.arrays.length = 0;
+    this.numbers.clear();
+  }
+
+  private number(x: T): number {
     let k = this.numbers.get(x);
     if (k === undefined) {
-      k = this.of.length;
-      this.of.push(x);
+      k = this.arrays.length;
+      this.arrays.push(x);
       this.numbers.set(x, k);
     }
     return k;
   }
+}
 
-  clear(): void {
-    this.of.length = 0;
-    this.numbers.clear();
+/**
+ * Rows copied a run at a time: rows `at` … `at + n` of one source, going to `into` … here. Blocks lying one after
+ * another in their source and here extend the run (a restored file's blocks mostly do; a block at a time cost a few
+ * allocations each); `copy` copies a run once the next block does not continue it, or at `end`.
+ */
+class Run<T> {
+  private src: T | null = null;
+  private at = 0;
+  private into = 0;
+  private n = 0;
+
+  constructor(private readonly copy: (src: T, at: number, into: number, n: number) => void) {}
+
+  add(src: T, at: number, into: number, n: number): void {
+    if (this.src === src && this.at + this.n === at && this.into + this.n === into) {
+      this.n += n;
+      return;
+    }
+    this.end();
+    [this.src, this.at, this.into, this.n] = [src, at, into, n];
+  }
+
+  end(): void {
+    if (this.src !== null) this.copy(this.src, this.at, this.into, this.n);
+    this.src = null;
   }
 }
