@@ -79,6 +79,8 @@ export function blocksFromSnapshot(live: readonly SnapshotDoc[], dims: number, w
     }
   });
   const cols = b.finish();
+  // its arrays let go now: a stale pointer to this frame kept a restore's thousand tag sets alive (a heap test counted them)
+  tagStrings.clear();
   live.forEach((d, k) => {
     const bytes = blockBytes(cols, d.n, d.documentId, idChars[k]) + d.n * dims;
     out.push(new DocumentBlock(d.documentId, cols, starts[k], d.n, false, dims, codes, starts[k], withFull ? d.src.full : null, d.at, bytes));
