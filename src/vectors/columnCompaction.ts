@@ -7,7 +7,7 @@ import { ColumnsBuilder, sharedShare, type RowColumns } from "./rowColumns.ts";
 export const COMPACT_DEAD_SHARE = 0.2;
 /** Dead rows that start a compaction whatever their share (in columns of 1M rows: ~3 MB of fields and ids). */
 export const COMPACT_DEAD_ROWS = 65_536;
-/** Rows copied between two yields of a compaction (~1.2 ms of CPU at 100,000 rows: bench/column-compaction.ts); 4× as many moved over. */
+/** Rows copied between two yields of a compaction (~1 ms of CPU at 100,000 rows: bench/column-compaction.ts); 4× as many moved over. */
 export const COMPACT_SLICE_ROWS = 1_024;
 
 /** What a compaction asks of its cache. */
@@ -23,8 +23,8 @@ export interface CompactionEvents {
 
 /**
  * Takes the rows of deleted and replaced documents out of the columns the cache's documents share (rowColumns.ts).
- * A document's rows live in the columns of the documents restored or written with it; when it dies its rows stay
- * there (the others' rows do not move) and only its own copy goes (DocumentBlock.detach). Once a set of columns has
+ * A document's rows live in the columns of the documents restored or written with it; when it dies it takes a copy
+ * of its rows with it (DocumentBlock.detach) and they count as dead there (the others' rows do not move). Once a set of columns has
  * COMPACT_DEAD_SHARE of its rows dead (or COMPACT_DEAD_ROWS), its live documents' rows are copied into new columns,
  * with their codes and their own float32 rows when they still hold them in arrays they share, and each document is
  * moved over; the old columns go with the last document that held them.
