@@ -19,11 +19,12 @@ import { ensureAdminToken } from "../src/admin/adminToken.ts";
 import { RATE_LIMIT_MAX, setRateLimits } from "../src/ratelimit/rateLimitSettings.ts";
 import { bigProject } from "./support/bigProject.ts";
 import { bigWorld } from "./support/bigWorld.ts";
-import { writePlayerMemories } from "./support/playerMemories.ts";
+import { memoryRows, topUpPlayerMemories, writePlayerMemories } from "./support/playerMemories.ts";
 import { loadMindProfile } from "../src/npc/mindProfile.ts";
 import { sharedLoreFor, sharedLoreOutdated } from "../src/npc/sharedLore/sharedLore.ts";
 import { mostUsedMinds } from "../src/npc/sharedLore/sharedLoreStore.ts";
 import { updateSettings } from "../src/projects/settings.ts";
+import { projectFilter } from "../src/vectors/filters.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -105,12 +106,11 @@ async function topUpWorld(from: string): Promise<void> {
     const t0 = performance.now();
     const sentences = bigWorld({ chunks: 3000, queries: 1 }).chunks.map((c) => c.text.split(" ").slice(0, 12).join(" "));
     const nPlayers = Number(args.players);
-    // the old players' memories were written to LanceDB only (as the world builder once did): their SQLite rows,
-    // the same ones (same seed), then the new players' to both
-    const rows = await writePlayerMemories(ctx, old.projectId, old.minds, old.players, 5, sentences, { to: ["sqlite"] });
-    const n = await writePlayerMemories(ctx, old.projectId, old.minds, nPlayers, 5, sentences, { fromPlayer: old.players });
-    log(`${rows} SQLite rows of old memories, ${n} memories of players ${old.players}–${nPlayers - 1} written in ${((performance.now() - t0) / 1000).toFixed(0)} s; optimizing`);
+    const { oldRows, written } = await topUpPlayerMemories(ctx, old.projectId, old.minds, old.players, nPlayers, 5, sentences);
+    log(`${oldRows} SQLite rows of old memories, ${written} memories of players ${old.players}–${nPlayers - 1} written in ${((performance.now() - t0) / 1000).toFixed(0)} s; optimizing`);
     await ctx.vectors.optimizeNow();
+    const lance = await ctx.vectors.activeGeneration().memories.countRows(projectFilter(old.projectId));
+    log(`memories: ${memoryRows(ctx, old.projectId)} in SQLite, ${lance} in LanceDB (${nPlayers} players × 10)`);
     writeFileSync(metaPath, JSON.stringify({ ...old, players: nPlayers }));
     log("world topped up");
   } finally {

@@ -53,3 +53,34 @@ export async function writePlayerMemories(
   await flush();
   return written;
 }
+
+/**
+ * A world's players' memories topped up from `oldPlayers` to `players` (bench/preview-overhead.ts --from): the new
+ * players' to both stores. A world built before its builder wrote players' memories to SQLite holds the old ones in
+ * LanceDB only: their SQLite rows (the same, same seed) are written first; one built since holds them in both, and
+ * writing them again would fail on memories.id. SQLite rows neither none nor the old players' all: an error, as the
+ * world is then neither. Returns the old players' rows written and the new memories.
+ */
+export async function topUpPlayerMemories(
+  ctx: AppContext,
+  projectId: string,
+  minds: readonly string[],
+  oldPlayers: number,
+  players: number,
+  perMind: number,
+  sentences: readonly string[],
+): Promise<{ oldRows: number; written: number }> {
+  if (!(players > oldPlayers)) throw new Error(`${players} players: the world has ${oldPlayers} already`);
+  const have = memoryRows(ctx, projectId);
+  const want = oldPlayers * 2 * perMind;
+  let oldRows = 0;
+  if (have === 0) oldRows = await writePlayerMemories(ctx, projectId, minds, oldPlayers, perMind, sentences, { to: ["sqlite"] });
+  else if (have !== want) throw new Error(`the world has ${have} SQLite memory rows: neither none nor its ${oldPlayers} players' ${want}`);
+  const written = await writePlayerMemories(ctx, projectId, minds, players, perMind, sentences, { fromPlayer: oldPlayers });
+  return { oldRows, written };
+}
+
+/** The project's memory rows in SQLite. */
+export function memoryRows(ctx: AppContext, projectId: string): number {
+  return ctx.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM memories WHERE project_id = ?").get(projectId)!.n;
+}

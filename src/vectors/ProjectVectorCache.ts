@@ -1,7 +1,7 @@
-import { DocumentBlock, denseCodes, fullScore, normalised, packCodes, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible } from "./cacheBlocks.ts";
-import type { RowMeta } from "./cacheBlocks.ts";
-import { blocksFromSnapshot, blocksFromWrites } from "./blocksFrom.ts";
-import { blockBytes, ColumnsBuilder } from "./rowColumns.ts";
+import { denseCodes, fullScore, normalised, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible } from "./cacheBlocks.ts";
+import type { DocumentBlock, RowMeta } from "./cacheBlocks.ts";
+import { blockOfOwn, blocksFromSnapshot, blocksFromWrites } from "./blocksFrom.ts";
+import { ColumnCompaction } from "./columnCompaction.ts";
 import type { CacheOptions, CachedRow, VectorHit } from "./cacheOptions.ts";
 import { DEFAULT_INDEX_MIN_ROWS, DEFAULT_RESCORE, probeShareFor } from "./cacheOptions.ts";
 import type { SnapshotDoc } from "./headerRows.ts";
@@ -66,6 +66,8 @@ export class ProjectVectorCache {
   onIndexReady: (() => void) | null = null;
   /** background builds that threw: logged once, held back a while (buildFailures.ts) */
   private readonly failures: BuildFailures;
+  /** takes deleted documents' rows out of the columns they shared, in the background (columnCompaction.ts) */
+  readonly compaction: ColumnCompaction;
 
   constructor(
     readonly dims: number,
@@ -79,6 +81,8 @@ export class ProjectVectorCache {
       built: () => this.failures.succeeded("column copy"),
       failed: (e) => this.failures.failed("column copy", e),
     });
+    const kind = "column compaction";
+    this.compaction = new ColumnCompaction(dims, { blocks: () => this.docs.values(), bytes: (d) => (this.byteCount += d), mayStart: () => this.failures.mayStart(kind), succeeded: () => this.failures.succeeded(kind), failed: (e) => this.failures.failed(kind, e) }, opts.compactSliceRows);
   }
 
   /** "exact" below the index threshold, "building" while the index is trained in the background, "indexed" once it answers. */
@@ -92,16 +96,18 @@ export class ProjectVectorCache {
     return this.columns.state;
   }
 
-  /** Resolves when no background build (the index or the column copy) is running (tests and benches wait for it). */
+  /** Resolves when no background build (the index, the column copy, a compaction) is running (tests and benches wait for it). */
   async indexIdle(): Promise<void> {
     while (this.building) await this.building;
     await this.columns.idle();
+    await this.compaction.idle();
   }
 
   /** An evicted cache stops any build it has running. */
   stop(): void {
     this.stopped = true;
     this.columns.stop();
+    this.compaction.stop();
   }
 
   private get indexMinRows(): number {
@@ -241,20 +247,10 @@ export class ProjectVectorCache {
    * the codes).
    */
   private place(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null, fullAt: number, packedBefore?: boolean): void {
-    const n = scales.length;
     // dense rows that float32 re-scores keep 4-bit codes (cacheBlocks.ts DocumentBlock.packed says why); rows a
     // file says were 4-bit stay so (their codes made back from nibbles may no longer look dense)
-    const packed = this.opts.rowBits === 4 && full !== null && this.rescore > 0 && this.dims % 2 === 0 && (packedBefore ?? denseCodes(codes, n, this.dims));
-    const b = new ColumnsBuilder(n, (t) => this.bitOf(t, true));
-    b.scales.set(scales);
-    let idChars = 0;
-    for (let r = 0; r < n; r++) {
-      b.row(meta.ids[r], meta.documentName[r], meta.locationId[r], meta.chunkIndex[r], meta.tags[r]);
-      idChars += meta.ids[r].length;
-    }
-    const cols = b.finish();
-    const own = packed ? packCodes(codes) : codes;
-    this.put(new DocumentBlock(documentId, cols, 0, n, packed, packed ? this.dims >> 1 : this.dims, own, 0, full, fullAt, blockBytes(cols, n, documentId, idChars) + own.length + (full?.heapBytes ?? 0)));
+    const packed = this.opts.rowBits === 4 && full !== null && this.rescore > 0 && this.dims % 2 === 0 && (packedBefore ?? denseCodes(codes, scales.length, this.dims));
+    this.put(blockOfOwn(documentId, meta, codes, scales, full, fullAt, packed, this.dims, (t) => this.bitOf(t, true)));
   }
 
   private put(block: DocumentBlock): void {
@@ -275,6 +271,7 @@ export class ProjectVectorCache {
     this.byteCount -= old.bytes;
     this.docs.delete(documentId);
     old.dead = true; // an index, or a build's snapshot, may still list its rows
+    this.compaction.died(old);
     old.detach();
     this.dirty = true;
     this.ivf?.remove(old);
@@ -308,6 +305,7 @@ export class ProjectVectorCache {
     }
     if (this.building) this.turns.nudge();
     else if (!this.ivf) this.maybeBuild(); // one that failed is tried again once its wait is over, writes or not
+    this.compaction.nudge();
     let items = best.items;
     if (this.rescore > 0) {
       items = items.map((it) => ({ ...it, score: fullScore(it.doc, it.row, p, this.dims) ?? it.score }));

@@ -1,6 +1,6 @@
-import { DocumentBlock, normalised, quantise } from "./cacheBlocks.ts";
+import { DocumentBlock, normalised, packCodes, quantise, type RowMeta } from "./cacheBlocks.ts";
 import type { CachedRow } from "./cacheOptions.ts";
-import { OwnVectors } from "./fullVectors.ts";
+import { OwnVectors, type FullVectors } from "./fullVectors.ts";
 import type { SnapshotDoc } from "./headerRows.ts";
 import { blockBytes, ColumnsBuilder } from "./rowColumns.ts";
 
@@ -79,9 +79,29 @@ export function blocksFromSnapshot(live: readonly SnapshotDoc[], dims: number, w
     }
   });
   const cols = b.finish();
+  // its arrays let go now: a stale pointer to this frame kept a restore's thousand tag sets alive (a heap test counted them)
+  tagStrings.clear();
   live.forEach((d, k) => {
     const bytes = blockBytes(cols, d.n, d.documentId, idChars[k]) + d.n * dims;
     out.push(new DocumentBlock(d.documentId, cols, starts[k], d.n, false, dims, codes, starts[k], withFull ? d.src.full : null, d.at, bytes));
   });
   return out;
+}
+
+/**
+ * One document in columns of its own (a 4-bit row's write or restore), its codes packed to 4 bits when `packed`; its
+ * row r's float32 vector is `full`'s row `fullAt` + r.
+ */
+export function blockOfOwn(documentId: string, meta: RowMeta, codes: Int8Array, scales: Float32Array, full: FullVectors | null, fullAt: number, packed: boolean, dims: number, bitOf: (tag: string) => number | null): DocumentBlock {
+  const n = scales.length;
+  const b = new ColumnsBuilder(n, bitOf);
+  b.scales.set(scales);
+  let idChars = 0;
+  for (let r = 0; r < n; r++) {
+    b.row(meta.ids[r], meta.documentName[r], meta.locationId[r], meta.chunkIndex[r], meta.tags[r]);
+    idChars += meta.ids[r].length;
+  }
+  const cols = b.finish();
+  const own = packed ? packCodes(codes) : codes;
+  return new DocumentBlock(documentId, cols, 0, n, packed, packed ? dims >> 1 : dims, own, 0, full, fullAt, blockBytes(cols, n, documentId, idChars) + own.length + (full?.heapBytes ?? 0));
 }

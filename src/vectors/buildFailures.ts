@@ -1,8 +1,8 @@
 /** How long a project's background build that failed waits before it is tried again (CacheOptions.buildRetryMs). */
 export const BUILD_RETRY_MS = 60_000;
 
-/** A project cache's background builds: the approximate index (IvfIndex) and the sparse queries' column copy. */
-export type BuildKind = "index build" | "column copy";
+/** A project cache's background builds: the approximate index (IvfIndex), the sparse queries' column copy, and the rows' columns compacted (columnCompaction.ts). */
+export type BuildKind = "index build" | "column copy" | "column compaction";
 
 /**
  * What a project cache does when one of its background builds throws (a corrupt input, such as a snapshot file cut

@@ -1,5 +1,5 @@
 import { OwnVectors, type FullVectors } from "./fullVectors.ts";
-import type { RowColumns } from "./rowColumns.ts";
+import { ownColumns, type RowColumns } from "./rowColumns.ts";
 
 /** The rows of the project vector cache, a document at a time, and the scoring both its scans share. */
 
@@ -17,9 +17,13 @@ export class DocumentBlock {
 
   constructor(
     readonly documentId: string,
-    readonly cols: RowColumns,
-    /** its first row in the columns, and its row count */
-    readonly at: number,
+    /**
+     * its columns and its first row there; both change together, and only to columns holding the same values for its
+     * rows (a compaction, columnCompaction.ts, or its death, `detach`), so a reader taking both at once reads right
+     */
+    public cols: RowColumns,
+    public at: number,
+    /** its row count */
     readonly n: number,
     /**
      * 4-bit row codes: a dense block (a neural embedder's rows) re-scored in float32, when the cache is asked for
@@ -91,10 +95,15 @@ export class DocumentBlock {
   }
 
   /**
-   * Once dead: its codes copied out of an array it shares, so the live documents' moving theirs lets that array go
-   * (an index or a copy's build may still read a dead block's rows for a while).
+   * Once dead: its rows' fields and codes copied out of the columns and the array it shares, so a compaction of
+   * those, or the live documents' moving their codes, lets them go (an index, a copy's build or a save may still
+   * read a dead block's rows for a while).
    */
   detach(): void {
+    if (this.cols.rows !== this.n) {
+      this.cols = ownColumns(this.cols, this.at, this.n);
+      this.at = 0;
+    }
     const c = this.codeArr;
     if (c !== null && c.length !== this.n * this.width) {
       this.codeArr = c.slice(this.codeAt * this.width, (this.codeAt + this.n) * this.width);

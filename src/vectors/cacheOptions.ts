@@ -39,6 +39,8 @@ export interface CacheOptions {
   columnMinRows?: number;
   /** rows the column copy's background build copies between yields (COLUMN_SLICE_ROWS; tests make it small) */
   columnSliceRows?: number;
+  /** rows a compaction of the rows' columns copies between yields (COMPACT_SLICE_ROWS; tests make it small) */
+  compactSliceRows?: number;
   /** 4: dense rows kept in 4-bit codes when re-scored (cacheBlocks.ts DocumentBlock.packed); 8 (default): int8 */
   rowBits?: 4 | 8;
   /** how long a background build that failed waits before it is tried again (BUILD_RETRY_MS; tests make it 0) */

@@ -3,7 +3,7 @@ import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitSnapshot, readSnapshot, restoreInto, snapshotRows, writeSnapshotTmp } from "../../src/vectors/cacheSnapshot.ts";
 import { ProjectVectorCache, type CachedRow } from "../../src/vectors/ProjectVectorCache.ts";
-import { prng } from "../support/prng.ts";
+import { answers as answersOf, holds as holdsFor, seededVectors } from "../support/seededVectors.ts";
 import { tempDir } from "./helpers.ts";
 import { oldWorld } from "./oldSnapshotWorld.ts";
 
@@ -18,15 +18,7 @@ const tmp = tempDir("lorehold-cache-rows-");
 afterAll(() => tmp.cleanup());
 
 const DIMS = 32;
-const rand = prng(20261126);
-const TAGS = Array.from({ length: 40 }, (_, i) => `t${i}`); // past 32: some rows are checked by name
-const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
-
-function vector(nz: number): Float32Array {
-  const v = new Float32Array(DIMS);
-  for (let i = 0; i < nz; i++) v[nz >= DIMS ? i : Math.floor(rand() * DIMS)] += rand() * 2 - 1;
-  return v;
-}
+const { rand, tags: TAGS, pick, vector, queries: makeQueries } = seededVectors(20261126, DIMS);
 
 /** A document whose rows share or do not share each field, at random. */
 function doc(d: number, version = 0, nz = 6): { id: string; rows: CachedRow[]; vectors: Float32Array[] } {
@@ -46,26 +38,10 @@ function doc(d: number, version = 0, nz = 6): { id: string; rows: CachedRow[]; v
   return { id: `d${d}`, rows, vectors: rows.map(() => vector(nz)) };
 }
 
-type Query = { v: Float32Array; tags: Set<string>; n: number };
-const queries: Query[] = Array.from({ length: 60 }, (_, q) => ({ v: vector(q % 4 === 0 ? DIMS : 4), tags: new Set([...TAGS, "unknown"].filter(() => rand() < 0.15)), n: 1 + Math.floor(rand() * 30) }));
-
+const queries = makeQueries(60, 0.15, 30);
+const answers = (c: ProjectVectorCache) => answersOf(c, queries);
 /** Checks every property on one cache against the rows it was given. */
-function holds(cache: ProjectVectorCache, live: Map<string, CachedRow>) {
-  for (const q of queries) {
-    const hits = cache.search(q.v, q.tags, q.n);
-    const visible = [...live.values()].filter((r) => r.tags.some((t) => q.tags.has(t)));
-    expect(hits.length).toBe(Math.min(q.n, visible.length));
-    expect(new Set(hits.map((h) => h.id)).size).toBe(hits.length);
-    for (const h of hits) {
-      const { score, ...row } = h;
-      expect(row).toEqual(live.get(h.id)!);
-      expect(h.tags.some((t) => q.tags.has(t))).toBe(true);
-      expect(Number.isFinite(score)).toBe(true);
-    }
-  }
-}
-
-const answers = (c: ProjectVectorCache) => queries.map((q) => c.search(q.v, q.tags, q.n));
+const holds = (c: ProjectVectorCache, live: Map<string, CachedRow>) => holdsFor(c, live, queries);
 
 test("hits carry exactly their rows' fields and tag filtering stays exact, by rows, by columns and by the index, across writes", async () => {
   const byRows = new ProjectVectorCache(DIMS, "p", { indexMinRows: 0, columnMinRows: Number.POSITIVE_INFINITY });
