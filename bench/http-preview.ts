@@ -32,6 +32,8 @@ const { values: args } = parseArgs({
     seed: { type: "string", default: "2654435769" },
     /** a change toggled in one server, its arms "<transport>:old" and "<transport>:new" (see VARIANTS) */
     variant: { type: "string" },
+    /** after the passes: this many seconds with nothing sent, the idle server's CPU by thread a second */
+    "idle-s": { type: "string", default: "0" },
   },
 });
 if (!args.world) throw new Error("--world <folder> is required");
@@ -251,6 +253,19 @@ try {
       console.log(
         `| ${p.label} | ${{ http: "over HTTP", process: "in process", nopool: "in process, no pool" }[arm.split(":")[0] as Transport]}${arm.includes(":") ? `, ${arm.split(":")[1]}` : ""} | ${t.n}${t.bad ? ` (${t.bad} not 200)` : ""} | ${pct(t.wall, 0.5).toFixed(2)} / ${pct(t.wall, 0.99).toFixed(2)} ms | ${(t.bytes / t.n / 1024).toFixed(1)} | ${(t.cpu / t.n).toFixed(3)} ms | ${(t.user / t.n).toFixed(2)} / ${(t.sys / t.n).toFixed(2)} | ${(t.minflt / t.n).toFixed(0)} | ${cols.map((c) => ((t.threads.get(c) ?? 0) / t.n).toFixed(3)).join(" | ")} |`,
       );
+  const idleS = Number(args["idle-s"]);
+  if (idleS > 0) {
+    // what the server spends with nothing sent (its scheduler's ticks, the pool's health probes, the allocator's
+    // purges): at a request a second, every request's CPU above carries a second of it
+    const i0 = threads();
+    const f0 = faultsAndSys();
+    await Bun.sleep(idleS * 1000);
+    const f1 = faultsAndSys();
+    const idle = new Map<string, number>();
+    byName(i0, threads(), idle);
+    const busy = [...idle].filter(([, ms]) => ms / idleS >= 0.01).sort((a, b) => b[1] - a[1]);
+    console.log(`\nIdle for ${idleS} s: ${busy.map(([k, ms]) => `${k} ${(ms / idleS).toFixed(2)}`).join(", ")} ms of CPU a second; the JS thread's user / sys ticks ${((f1.user - f0.user) / idleS).toFixed(1)} / ${((f1.sys - f0.sys) / idleS).toFixed(1)} ms a second, page faults ${((f1.minflt - f0.minflt) / idleS).toFixed(0)} a second.`);
+  }
   for (const p of passes)
     for (const arm of arms.slice(1)) {
       const h = p.by.get(arms[0])!;
