@@ -87,6 +87,15 @@ let x = Number(args.seed) >>> 0;
 const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
 const LINES = ["Tell me about the harbour and the lantern.", "Who guards the north gate at night?", "What do you know of the salt debt?", "Have you seen the ferryman?", "What happened at the mill?"];
 
+// the calls the server makes out (a remote pool's /tokenize, its health probes), by path
+const calls = new Map<string, number>();
+const realFetch = globalThis.fetch;
+globalThis.fetch = Object.assign((input: string | URL | Request, init?: RequestInit) => {
+  const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+  calls.set(path, (calls.get(path) ?? 0) + 1);
+  return realFetch(input, init);
+}, realFetch);
+
 const box = await startRemoteBox({ name: "http-preview", maxReplyTokens: 8, world: args.world, log });
 /**
  * Changes that one server can switch between requests, for an old/new comparison in one run. query-cache: the
@@ -204,11 +213,12 @@ try {
   const plan = measured.map((m) => ask(m));
   type Tally = { n: number; cpu: number; user: number; sys: number; minflt: number; threads: Map<string, number>; wall: number[]; bytes: number; bad: number };
   const tally = () => new Map(arms.map((a) => [a, { n: 0, cpu: 0, user: 0, sys: 0, minflt: 0, threads: new Map<string, number>(), wall: [], bytes: 0, bad: 0 } as Tally]));
-  const passes: { label: string; by: Map<string, Tally> }[] = [];
+  const passes: { label: string; by: Map<string, Tally>; calls: Map<string, number> }[] = [];
   const loadBefore = loadavg()[0];
   for (const label of ["a mind's first since the start", "the same requests again"]) {
     const by = tally();
     Bun.gc(true);
+    calls.clear();
     MARKER_BEGIN();
     for (let b = 0; b * block < plan.length; b++) {
       // A B, then B A: each arm goes first as often
@@ -238,7 +248,7 @@ try {
       }
     }
     MARKER_END();
-    passes.push({ label, by });
+    passes.push({ label, by, calls: new Map(calls) });
     log(`${label}: ${[...by].map(([a, t]) => `${a} ${(t.cpu / t.n).toFixed(2)} ms CPU a request (${t.n}, ${t.bad} not 200)`).join("; ")}`);
   }
   const cols = [...new Set(passes.flatMap((p) => [...p.by.values()].flatMap((t) => [...t.threads].filter(([, ms]) => ms / t.n >= 0.02).map(([k]) => k))))];
@@ -253,18 +263,22 @@ try {
       console.log(
         `| ${p.label} | ${{ http: "over HTTP", process: "in process", nopool: "in process, no pool" }[arm.split(":")[0] as Transport]}${arm.includes(":") ? `, ${arm.split(":")[1]}` : ""} | ${t.n}${t.bad ? ` (${t.bad} not 200)` : ""} | ${pct(t.wall, 0.5).toFixed(2)} / ${pct(t.wall, 0.99).toFixed(2)} ms | ${(t.bytes / t.n / 1024).toFixed(1)} | ${(t.cpu / t.n).toFixed(3)} ms | ${(t.user / t.n).toFixed(2)} / ${(t.sys / t.n).toFixed(2)} | ${(t.minflt / t.n).toFixed(0)} | ${cols.map((c) => ((t.threads.get(c) ?? 0) / t.n).toFixed(3)).join(" | ")} |`,
       );
+  for (const p of passes) console.log(`\nCalls out during "${p.label}" (${[...p.by.values()].reduce((n, t) => n + t.n, 0)} requests): ${[...p.calls].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}.`);
   const idleS = Number(args["idle-s"]);
   if (idleS > 0) {
+    calls.clear();
+    MARKER_BEGIN();
     // what the server spends with nothing sent (its scheduler's ticks, the pool's health probes, the allocator's
     // purges): at a request a second, every request's CPU above carries a second of it
     const i0 = threads();
     const f0 = faultsAndSys();
     await Bun.sleep(idleS * 1000);
     const f1 = faultsAndSys();
+    MARKER_END();
     const idle = new Map<string, number>();
     byName(i0, threads(), idle);
     const busy = [...idle].filter(([, ms]) => ms / idleS >= 0.01).sort((a, b) => b[1] - a[1]);
-    console.log(`\nIdle for ${idleS} s: ${busy.map(([k, ms]) => `${k} ${(ms / idleS).toFixed(2)}`).join(", ")} ms of CPU a second; the JS thread's user / sys ticks ${((f1.user - f0.user) / idleS).toFixed(1)} / ${((f1.sys - f0.sys) / idleS).toFixed(1)} ms a second, page faults ${((f1.minflt - f0.minflt) / idleS).toFixed(0)} a second.`);
+    console.log(`\nIdle for ${idleS} s: ${busy.map(([k, ms]) => `${k} ${(ms / idleS).toFixed(2)}`).join(", ")} ms of CPU a second; the JS thread's user / sys ticks ${((f1.user - f0.user) / idleS).toFixed(1)} / ${((f1.sys - f0.sys) / idleS).toFixed(1)} ms a second, page faults ${((f1.minflt - f0.minflt) / idleS).toFixed(0)} a second; calls out: ${[...calls].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}.`);
   }
   for (const p of passes)
     for (const arm of arms.slice(1)) {

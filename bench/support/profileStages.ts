@@ -2,7 +2,7 @@
 // between two markers (functions named by the bench, e.g. bench/http-cost.ts's MARKER_BEGIN and MARKER_END), the
 // functions with the most self time, and for each function named on the command line its inclusive time (a sample
 // counts once for every distinct function on its stack).
-// Usage: bun bench/support/profileStages.ts <file.cpuprofile> [--from MARKER_BEGIN] [--to MARKER_END] [--top 40]
+// Usage: bun bench/support/profileStages.ts <file.cpuprofile> [--from MARKER_BEGIN] [--to MARKER_END] [--window 1] [--top 40]
 //        [--stages prepareTurn,guardRequest,…] [--per 200]   (--per: divide the times by this many requests)
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -28,6 +28,8 @@ const { values: args, positionals } = parseArgs({
     stages: { type: "string", default: "" },
     per: { type: "string", default: "1" },
     "cap-us": { type: "string", default: "1000" },
+    /** which window between the markers (1: the first) */
+    window: { type: "string", default: "1" },
   },
 });
 const prof = JSON.parse(readFileSync(positionals[0], "utf8")) as Profile;
@@ -48,14 +50,16 @@ const onStack = (id: number, name: string) => stack(id).some((n) => n.callFrame.
 let from = 0;
 let to = prof.samples.length;
 if (args.from) {
+  // the sample after the window-th run of the `from` marker
   let seen = false;
+  let left = Number(args.window);
   for (let i = 0; i < prof.samples.length; i++) {
     const on = onStack(prof.samples[i], args.from);
     if (on) seen = true;
-    else if (seen) {
+    else if (seen && --left === 0) {
       from = i;
       break;
-    }
+    } else seen = false;
   }
 }
 if (args.to) for (let i = from; i < prof.samples.length; i++) if (onStack(prof.samples[i], args.to)) {
