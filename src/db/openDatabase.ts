@@ -6,12 +6,23 @@ import { migrate } from "./migrate.ts";
 export type Db = Database;
 
 /**
+ * Statements `db.query` keeps prepared, per connection. bun:sqlite keeps 20 by default, the least recently used
+ * going first: a preview alone runs ~26 distinct statements, always in the same order, so at 20 every one of them
+ * was evicted before its next use and prepared again on every request (~0.5 ms of a preview's JS thread on a world
+ * of 100,000 chunks; BENCHMARKS.md "Big worlds: a preview over HTTP"). The server's statements number a few
+ * hundred, plus the variants of the IN lists that vary in length; a prepared statement is a few KB.
+ */
+export const QUERY_CACHE_SIZE = 1_000;
+
+/**
  * Opens the ledger: WAL (readers never block the writer), foreign keys on,
  * a busy timeout so the CLI and the server can write the same file, then
  * applies pending migrations.
  */
 export function openDatabase(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  // bun:sqlite reads this class-wide limit at each query (never lowered: another owner may have raised it further)
+  if (Database.MAX_QUERY_CACHE_SIZE < QUERY_CACHE_SIZE) Database.MAX_QUERY_CACHE_SIZE = QUERY_CACHE_SIZE;
   const db = new Database(path, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

@@ -68,7 +68,9 @@ export class Scheduler {
     if (this.started) return;
     this.started = true;
     for (const job of this.jobs.values()) {
-      job.cron = new Cron(job.def.schedule, { protect: true, unref: true, timezone: "Etc/UTC" }, () => {
+      // Schedules are in UTC as a fixed offset: croner works a named timezone's every next run out through Intl
+      // (~0.1 ms a run, half of an idle server's JS thread with its 2-second jobs), an offset by arithmetic.
+      job.cron = new Cron(job.def.schedule, { protect: true, unref: true, utcOffset: 0 }, () => {
         if (!job.running) void this.tick(job);
       });
       if (job.def.runOnStart) void this.tick(job);

@@ -4,7 +4,8 @@ import { createProject } from "../../src/projects/projectService.ts";
 import { createTag } from "../../src/lore/tags/writeTags.ts";
 import { createDocument, updateDocument } from "../../src/lore/documents/writeDocuments.ts";
 import { bm25Query, chunkTextSearch } from "../../src/retrieval/hybridSearch.ts";
-import { retrieveLore } from "../../src/retrieval/hybridSearch.ts";
+import { firstVisible, retrieveLore, stillVisible } from "../../src/retrieval/hybridSearch.ts";
+import { OPEN_GATE } from "../../src/retrieval/loreGate.ts";
 
 let t: TestApp;
 let a: string;
@@ -75,5 +76,30 @@ describe("retrieval scoping (text half, then fused)", () => {
     await t.app.scheduler.trigger("indexer");
     const after = await retrieveLore(t.app.ctx, { projectId: a, query: "lighthouse", tags: TAGS, k: 3 });
     expect(after[0].text).toBe("The lighthouse is empty now.");
+  });
+});
+
+describe("the visibility check in rank order", () => {
+  test("the first k visible of a ranking, checked a few at a time, are those of one check of them all", () => {
+    const rows = t.app.db.query<{ id: string; document_id: string }, []>("SELECT id, document_id FROM chunks").all();
+    // rankings longer than a batch, mixing both projects' chunks with ids that name no chunk, many of them hidden
+    const ids = [...rows.map((r) => r.id), ...Array.from({ length: 12 }, (_, i) => `chunk_gone_${i}`)];
+    let seed = 11;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    let checked = 0;
+    for (let i = 0; i < 200; i++) {
+      const project = rnd() < 0.5 ? a : b;
+      const tags = TAGS.filter(() => rnd() < 0.4);
+      const held = new Set(rows.filter(() => rnd() < 0.2).map((r) => r.document_id));
+      const gate = { ...OPEN_GATE, blocks: (documentId: string) => held.has(documentId) };
+      const ranked = ids.filter(() => rnd() < 0.8).sort(() => rnd() - 0.5).map((id) => ({ item: { id } }));
+      const k = 1 + Math.floor(rnd() * 6);
+      const ok = stillVisible(t.app.ctx, project, ranked.map((r) => r.item.id), tags, gate);
+      const expected = ranked.filter((r) => ok.has(r.item.id)).slice(0, k);
+      expect(firstVisible(t.app.ctx, project, ranked, tags, gate, k)).toEqual(expected);
+      if (expected.length === k && ranked.indexOf(expected[k - 1]) >= 8) checked++;
+    }
+    // the rankings did reach past the first batch
+    expect(checked).toBeGreaterThan(20);
   });
 });

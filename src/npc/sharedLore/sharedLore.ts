@@ -6,7 +6,7 @@ import { systemPrompt } from "../prompt/systemPrompt.ts";
 import { loreBlocks } from "../prompt/renderTurn.ts";
 import type { LoreNote } from "../../retrieval/hybridSearch.ts";
 import { LORE_NOTE_OVERHEAD, generationContext, promptBudget, tokenCounter } from "../tokenBudget.ts";
-import { hitsOf, readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow } from "./sharedLoreStore.ts";
+import { hitsOf, readSelection, sharedCandidates, sharedChunksById, totalHits, writeSelection, type SharedChunkRow, type SharedSelection } from "./sharedLoreStore.ts";
 import { loreRevision } from "../../lore/documents/documentStore.ts";
 import { rechoiceVerdict, rechoiceWait, type RechoiceVerdict } from "./rechoice.ts";
 import { cachedWalk } from "./sharedWalks.ts";
@@ -103,7 +103,11 @@ export function sharedLoreCandidates(ctx: Pick<AppContext, "db">, projectId: str
 
 /** sharedLoreFor for a turn: a choice the turn has to make (none stored for this lore) counts exactly first. */
 export async function sharedLoreForTurn(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, visible: string[]): Promise<SharedNote[]> {
-  if (ctx.generation?.mode === "remote" && sharedLoreOutdated(ctx, projectId, mind)) await prepareSharedLoreCounts(ctx, projectId, mind);
+  if (ctx.generation?.mode !== "remote") return sharedLoreFor(ctx, projectId, mind, visible);
+  const stored = { sel: readSelection(ctx.db, projectId, mind.id), stamp: loreInputs(ctx, projectId, mind) };
+  // a stored choice that holds is read once; otherwise the counts first, then everything read again after the wait
+  if (stored.sel?.loreStamp === stored.stamp) return sharedLoreFor(ctx, projectId, mind, visible, stored);
+  await prepareSharedLoreCounts(ctx, projectId, mind);
   return sharedLoreFor(ctx, projectId, mind, visible);
 }
 
@@ -147,7 +151,14 @@ export function rechooseSharedLore(ctx: Ctx, projectId: string, mind: Pick<MindP
  * within its visible tags; otherwise it goes without (its prompt then starts with the plain system
  * text): a chunk outside the turn's active tags never reaches its prompt.
  */
-export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfile, "id" | "knowledgeTags">, visible: string[]): SharedNote[] {
+export function sharedLoreFor(
+  ctx: Ctx,
+  projectId: string,
+  mind: Pick<MindProfile, "id" | "knowledgeTags">,
+  visible: string[],
+  /** the stored choice and the lore's stamp as the caller just read them (nothing awaited since) */
+  stored?: { sel: SharedSelection | null; stamp: string },
+): SharedNote[] {
   if (sharedLoreBudget(ctx.config, generationContext(ctx)) === 0 || mind.knowledgeTags.length === 0) return [];
   const load = (ids: string[]) => {
     const rows = new Map(sharedChunksById(ctx.db, projectId, ids).map((r) => [r.id, r]));
@@ -161,8 +172,8 @@ export function sharedLoreFor(ctx: Ctx, projectId: string, mind: Pick<MindProfil
     }
     return out;
   };
-  const sel = readSelection(ctx.db, projectId, mind.id);
-  let notes = sel && sel.loreStamp === loreInputs(ctx, projectId, mind) ? load(sel.chunkIds) : null;
+  const { sel, stamp } = stored ?? { sel: readSelection(ctx.db, projectId, mind.id), stamp: loreInputs(ctx, projectId, mind) };
+  let notes = sel && sel.loreStamp === stamp ? load(sel.chunkIds) : null;
   if (!notes) notes = load(selectSharedLore(ctx, projectId, mind)) ?? [];
   const open = new Set(visible);
   if (!notes.every((n) => n.tags.some((t) => open.has(t)))) return [];
