@@ -21,7 +21,7 @@ afterAll(() => t.close());
 // indexer here takes one document a tick: a tick that ended at its time budget with documents still waiting.
 test("an app whose scheduler is not started indexes every pending document, tick after tick", async () => {
   const pid = createProject(t.app.ctx, { name: "Ticks" }).id;
-  const ids = ["Weirs", "Sluice", "Tide bell"].map((name) => createDocument(t.app.ctx, pid, { name, content: `${name}: a page of the river's lore.`, tags: ["river"] }).id);
+  const ids = ["Weirs", "Sluice", "Tide bell"].map((name) => createDocument(t.app.ctx, pid, { name, content: `${name}: a page of the river's lore.`, tags: ["history"] }).id);
   const scheduler = new Scheduler(silentLogger);
   scheduler.register({ name: "indexer", schedule: "*/2 * * * * *", run: (signal) => runIndexer(t.app.ctx, signal, 1) });
   expect(await indexUntilDone((name) => scheduler.trigger(name))).toBe(3);

@@ -43,7 +43,8 @@ export function playerStatements(mindName: string, messages: Turn[]): PlayerStat
       if (!OPENS_FIRST.test(clause)) continue;
       const raw = clause.replace(/[’‘]/g, "'").match(/[\p{L}\p{N}]+(?:'[\p{L}\p{N}]+)*/gu) ?? [];
       const names = raw.slice(1).filter((w) => /^\p{Lu}/u.test(w) && !FIRST_PERSON_WORD.test(w)).map((w) => w.toLowerCase()).filter((w) => !mind.has(w));
-      const numbers = statedNumbers(clause).map((n) => n.value);
+      // "one of your watchmen" is no amount: the word "one" alone is not a number a memory must keep
+      const numbers = statedNumbers(clause).filter((n) => n.text.toLowerCase() !== "one").map((n) => n.value);
       if (!names.length && !numbers.length) continue;
       const voiced = inMindsVoice([{ text: clause, importance: DEFAULT_IMPORTANCE, topics: [] }], mindName, messages)[0]?.text;
       if (!voiced || !/^The player\b/.test(voiced) || voiced.length > MAX_STATEMENT_CHARS) continue;
