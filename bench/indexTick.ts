@@ -4,7 +4,9 @@
  * once, then the tick's time, the documents still pending per world, and the grounding questions whose answer's
  * document is among them. A tick ends after INDEXER_TICK_MS between batches of 32 documents, so past the first batch
  * what is left depends on the machine's load: `--first-batch` indexes the first batch alone (runIndexer, at most 32
- * documents) and reports its time and what a tick leaves when that time passes INDEXER_TICK_MS.
+ * documents) and reports its time and what a tick leaves when that time passes INDEXER_TICK_MS. Then, per world, the
+ * grounding questions whose answer's document is among the four notes retrieved for them (recall@4, as bench/quality.ts
+ * counts it), on what that tick left and once everything is indexed (bench/support/indexAll.ts).
  *
  *   bun bench/indexTick.ts [--reedmouth] [--threads 1] [--runs 3] [--first-batch]
  */
@@ -16,6 +18,9 @@ import { TUNING } from "./support/qualityQuestions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
 import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { INDEXER_TICK_MS, runIndexer } from "../src/lore/indexer/indexerJob.ts";
+import { retrieveLore } from "../src/retrieval/hybridSearch.ts";
+import { knowledgeTagNames } from "../src/lore/minds/mindStore.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const fx = fixturesOrExit("indexTick");
 const threads = Number(arg("threads", "1"));
@@ -40,6 +45,25 @@ for (let run = 1; run <= runs; run++) {
     const unanswerable = w.world.grounding.filter((q) => q.doc && projects.some((p) => pending.has(`${p}/${q.doc}`)));
     parts.push(`${w.world.name}: ${left.length} documents pending (${left.join(", ") || "none"}), ${unanswerable.length}/${w.world.grounding.length} grounding questions without their document`);
   }
+  const recall = async () => {
+    const out: string[] = [];
+    for (const w of loaded) {
+      const ids = new Map<string, string>();
+      for (const p of Object.keys(w.key))
+        for (const d of t.app.ctx.db.query<{ id: string; key: string }, [string]>("SELECT id, key FROM documents WHERE project_id = ?").all(p)) ids.set(`${p}/${d.key}`, d.id);
+      let hit = 0;
+      for (const q of w.world.grounding) {
+        const m = w.minds[q.mind];
+        const hits = await retrieveLore(t.app.ctx, { projectId: m.projectId, query: q.text, tags: knowledgeTagNames(t.app.ctx.db, m.id), k: 4 });
+        if (hits.some((h) => h.documentId === ids.get(`${m.projectId}/${q.doc}`))) hit++;
+      }
+      out.push(`${w.world.name} ${hit}/${w.world.grounding.length}`);
+    }
+    return out.join(", ");
+  };
+  const partial = await recall();
+  await indexAll(t.app);
+  parts.push(`recall@4 on what the tick left: ${partial}; everything indexed: ${await recall()}`);
   console.log(`run ${run}: ${firstBatch ? `the first batch (a tick's whole work once it passes ${INDEXER_TICK_MS / 1000} s)` : "one tick"} ${(ms / 1000).toFixed(1)} s, ${r?.indexed ?? 0} indexed, load ${load.toFixed(1)} → ${loadavg()[0].toFixed(1)}; ${parts.join("; ")}`);
   await t.close();
 }
