@@ -78,6 +78,12 @@ describe("a statement no memory holds is added", () => {
     expect(out).toHaveLength(1);
   });
 
+  test("a name of a statement with an amount does not hold it: the amount does", () => {
+    const out = withMissedStatements([draft("The player is a court jester."), draft("The player's name is Edda Marlow."), draft("The player's cousin is Joss.")], statements);
+    expect(out.map((d) => d.text).at(-1)).toBe("The player owes the Court a fine of four marks, and they will pay it on Fishday.");
+    expect(out).toHaveLength(4);
+  });
+
   test("never more than a summary's memories in all", () => {
     const full = Array.from({ length: MAX_MEMORIES_PER_SUMMARY }, (_, i) => draft(`The player likes pie number ${i + 10}.`));
     expect(withMissedStatements(full, statements)).toHaveLength(MAX_MEMORIES_PER_SUMMARY);

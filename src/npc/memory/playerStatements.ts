@@ -85,8 +85,9 @@ export function withoutBorrowedSubjects(drafts: MemoryDraft[], statements: Playe
  * The memories, and after them each statement of the player's whose names and numbers none of them holds: a small
  * model's summary sometimes loses a fact the player stated outright (the brother of "My brother Emrys is one of your
  * watchmen." in 6 of 6 seeds when the session's replies were short: BENCHMARKS.md "Replies in character: the memory
- * summary on short sessions"). A statement counts as kept when any memory holds one of its names or numbers
- * ("seven" and "7" alike), so a paraphrase is never stored twice. At most MAX_MEMORIES_PER_SUMMARY in all.
+ * summary on short sessions"). A statement counts as kept when a memory holds one of its numbers ("seven" and "7"
+ * alike) or, when it states none, one of its names, so a paraphrase is never stored twice. At most
+ * MAX_MEMORIES_PER_SUMMARY in all.
  */
 export function withMissedStatements(drafts: MemoryDraft[], statements: PlayerStatement[]): MemoryDraft[] {
   const out = [...drafts];
@@ -95,7 +96,9 @@ export function withMissedStatements(drafts: MemoryDraft[], statements: PlayerSt
     const held = out.map((d) => d.text).join("\n");
     const heldWords = new Set(words(held));
     const heldNumbers = new Set(statedNumbers(held).map((n) => n.value));
-    if (s.names.some((n) => heldWords.has(n)) || s.numbers.some((n) => heldNumbers.has(n))) continue;
+    // a statement with an amount is held by a memory of the amount: "The player is a court jester." names the Court
+    // of "I owe the Court a fine of four marks" and keeps nothing of it (SmolLM2-135M)
+    if (s.numbers.length ? s.numbers.some((n) => heldNumbers.has(n)) : s.names.some((n) => heldWords.has(n))) continue;
     if (out.some((d) => normaliseMemoryText(d.text) === normaliseMemoryText(s.text))) continue;
     out.push({ text: s.text, importance: DEFAULT_IMPORTANCE, topics: [] });
   }
