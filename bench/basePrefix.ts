@@ -16,6 +16,7 @@ import { createTestApp } from "../test/support/testApp.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
 import { arg, fixturesOrExit } from "./support/benchArgs.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const fx = fixturesOrExit("basePrefix");
 const root = join(import.meta.dir, "..");
@@ -23,7 +24,7 @@ const modelPath = arg("model", "gemma") === "smol" ? fx.smol : fx.gemma;
 const rounds = Number(arg("rounds", "2"));
 const t = await createTestApp({ model: modelPath, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads: 1, parallel: 1, contextSize: 4096, maxReplyTokens: 8 });
 const w = loadWorld(t, TUNING, root);
-await t.app.scheduler.trigger("indexer");
+await indexAll(t.app);
 // Restore whenever it saves tokens: the choice between restoring and evaluating is not what is measured here.
 (t.app.ctx.llm as unknown as { warm: { options: { restore: string } } }).warm.options.restore = "always";
 const gen = t.app.ctx.generation!;

@@ -22,6 +22,7 @@ import { playerPendingSummaries } from "../src/npc/memory/pendingSummaryStore.ts
 import { listMemories } from "../src/npc/memory/memoryAdmin.ts";
 import { createTestApp } from "../test/support/testApp.ts";
 import { realFixtures } from "../test/realmodel/realFixtures.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -49,7 +50,7 @@ const key = createApiKey(t.app.ctx as any, { projectId: r.projectId, type: "serv
 const mind = r.ids.minds.garrick;
 updateSettings(t.app.ctx as any, r.projectId, { maxSessionLength: turns });
 setRateLimits(t.app.ctx as any, r.projectId, { perPlayerPerMinute: 10_000, perProjectPerMinute: 10_000 });
-await t.app.scheduler.trigger("indexer");
+await indexAll(t.app);
 t.app.scheduler.start();
 
 const LINES = ["Hello! My name is Mara, I came up the north road.", "I owe you 30 gold for the room; I'll pay next week.", "Any news of the missing caravan?", "Goodbye for now."];

@@ -20,6 +20,7 @@ import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { loadWorld, type ReplyRecord } from "./support/qualityWorldRun.ts";
 import type { QualityWorld } from "./support/worldTypes.ts";
 import { arg, fixturesOrExit } from "./support/benchArgs.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const fx = fixturesOrExit("groundingMisses");
 const root = join(import.meta.dir, "..");
@@ -45,7 +46,7 @@ const DONT_KNOW = /\b(don't|do not|doesn't|does not|can't|cannot) (know|recall|r
 
 for (const world of worlds) {
   const w = loadWorld(t, world, root);
-  await t.app.scheduler.trigger("indexer");
+  await indexAll(t.app);
   console.log(`\n#### ${world.name}\n`);
   console.log("| mind | question | answer chunk: where | notes this turn | static / prompt tokens | replies missed (arm: seeds) | what the missed reply did |");
   console.log("|---|---|---|---|---|---|---|");

@@ -16,6 +16,7 @@ import { createTestApp } from "../test/support/testApp.ts";
 import { importPack, parsePackText } from "../src/packs/importPack.ts";
 import { queueRun, runNextQueued } from "../src/loretests/loreTestService.ts";
 import { arg, qwenFixturesOrExit } from "./support/benchArgs.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const { fx, qwen } = qwenFixturesOrExit("loretests");
 const CASES = Number(arg("cases", "50"));
@@ -64,7 +65,7 @@ const t = await createTestApp({ model: qwen, modelsDir: fx.modelsDir, threads: T
 try {
   const pack = readFileSync(join(import.meta.dir, "../examples/thornhaven.yaml"), "utf8");
   const { projectId } = importPack(t.app.ctx, parsePackText(pack, "thornhaven.yaml"), { monthlyCredits: 1_000_000 });
-  await t.app.scheduler.trigger("indexer");
+  await indexAll(t.app);
   const load0 = loadavg()[0];
   queueRun(t.app.ctx, projectId, [{ file: "bench.test.yaml", text: lines.join("\n") + "\n" }]);
   const t0 = performance.now();

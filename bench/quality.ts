@@ -34,6 +34,7 @@ import { worldTable } from "./support/qualityTables.ts";
 import { rescore } from "./support/rescore.ts";
 import type { QualityWorld } from "./support/worldTypes.ts";
 import { arg, fixturesOrExit } from "./support/benchArgs.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const fx = fixturesOrExit("quality");
 const qwen = qwenFixture();
@@ -125,7 +126,7 @@ for (const e of skip.has("retrieval") ? [] : embedders) {
   const t0 = performance.now();
   const t = await appFor(null, EMBEDDERS[e]);
   const ws = worlds.map((world) => loadWorld(t, world, root));
-  await t.app.scheduler.trigger("indexer");
+  await indexAll(t.app);
   const indexMs = performance.now() - t0;
   const chunks = (await t.app.ctx.vectors.countChunks()) as number;
   let [hit, top1, total] = [0, 0, 0];
@@ -169,7 +170,7 @@ for (const mk of models) {
     const t = await appFor(MODELS[mk].path, EMBEDDERS[e]);
     const turns = new SeededTurns(t.app.ctx.generation!);
     const loaded = worlds.map((world) => loadWorld(t, world, root, defaultTemperature));
-    await t.app.scheduler.trigger("indexer");
+    await indexAll(t.app);
     const out: Record<string, unknown> = {};
     const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream, kvCacheType, defaultTemperature: defaultTemperature ?? "product default" };
     mkdirSync(join(root, "bench/results", arg("out", "")), { recursive: true });

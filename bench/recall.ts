@@ -24,6 +24,7 @@ import { TUNING } from "./support/qualityQuestions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
 import { interactJson, SeededTurns } from "./support/benchTurns.ts";
 import { arg, qwenFixturesOrExit } from "./support/benchArgs.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const { fx, qwen } = qwenFixturesOrExit("recall");
 const seeds = Number(arg("seeds", "6"));
@@ -100,7 +101,7 @@ const scripts = arg("scripts", Object.keys(SCRIPTS).join(",")).split(",").map((k
 
 const t = await createTestApp({ model: qwen, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads, parallel: 1, contextSize: 4096, maxReplyTokens: 64, generationTimeoutMs: 600_000 });
 const w = loadWorld(t, TUNING, join(import.meta.dir, ".."));
-await t.app.scheduler.trigger("indexer");
+await indexAll(t.app);
 const turns = new SeededTurns(t.app.ctx.generation!);
 console.error(`bench/recall: ${cpus()[0]?.model}, threads ${threads}, load ${loadavg()[0].toFixed(1)}`);
 const counts: Record<string, { samples: number; recalled: number; clean: number; problems: number }> = {};

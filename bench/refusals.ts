@@ -19,6 +19,7 @@ import { replyProblems } from "../src/npc/replies/detectors.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
 import { arg, qwenFixturesOrExit } from "./support/benchArgs.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const { fx, qwen } = qwenFixturesOrExit("refusals");
 const seeds = Number(arg("seeds", "4"));
@@ -49,7 +50,7 @@ const lines = arg("lines", "nan-wicker:0").split(",").map((s) => {
 
 const t = await createTestApp({ model: qwen, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads, parallel: 1, contextSize: 4096, maxReplyTokens: 64, generationTimeoutMs: 600_000 });
 const w = loadWorld(t, TUNING, join(import.meta.dir, ".."));
-await t.app.scheduler.trigger("indexer");
+await indexAll(t.app);
 const counts: Record<string, { samples: number; refusal: number; meta: number; any: number }> = {};
 console.error(`bench/refusals: ${cpus()[0]?.model}, threads ${threads}, load ${loadavg()[0].toFixed(1)}`);
 // variant-major, line-minor, seeds innermost: each prompt is evaluated once and its seeds reuse it

@@ -20,6 +20,7 @@ import { qwenFixture } from "../test/realmodel/realFixtures.ts";
 import { interact, type InteractOptions } from "../src/npc/interactService.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { requireServer } from "../src/auth/authGuards.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -48,7 +49,7 @@ const config = loadConfig({
 const app = await App.create(config, { logger: silentLogger });
 const pack = readFileSync(join(import.meta.dir, "../examples/thornhaven.yaml"), "utf8");
 const { projectId } = importPack(app.ctx, parsePackText(pack, "thornhaven.yaml"), { monthlyCredits: 1_000_000 });
-await app.scheduler.trigger("indexer");
+await indexAll(app);
 const key = createApiKey(app.ctx, { projectId, type: "server" }).key;
 setRateLimits(app.ctx, projectId, { perPlayerPerMinute: 100000, perProjectPerMinute: 100000 });
 // A short session limit: the scene passes it, so the figures show what a line costs past the memory checkpoint.

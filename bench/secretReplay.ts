@@ -18,6 +18,7 @@ import { TUNING } from "./support/qualityQuestions.ts";
 import { CINDERVALE } from "./worlds/cindervale.questions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
 import { arg } from "./support/benchArgs.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const root = join(import.meta.dir, "..");
 const fx = realFixtures();
@@ -34,7 +35,7 @@ let [told, caught, passedClean, flaggedClean] = [0, 0, 0, 0];
 let [others, othersFlagged] = [0, 0];
 for (const world of worlds) {
   const w = loadWorld(t, world, root);
-  await t.app.scheduler.trigger("indexer");
+  await indexAll(t.app);
   const guardOf = async (mind: string, text: string) => {
     const m = w.minds[mind];
     const p = await prepareTurn(t.app.ctx, m.projectId, validateInteract({ text, entityMindId: m.id, playerId: "secret-replay" }));

@@ -21,6 +21,7 @@ import { prepareTurn } from "../src/npc/prepareTurn.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { turnGuard } from "../src/npc/replies/turnGuard.ts";
 import type { QualityWorld } from "./support/worldTypes.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const fx = realFixtures();
 if (!fx) {
@@ -34,7 +35,7 @@ const worlds: QualityWorld[] = [TUNING, REEDMOUTH];
 const t = await createTestApp({ modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads: 1 }, { loadModel: false });
 const root = join(import.meta.dir, "..");
 const loaded = new Map(worlds.map((w) => [w.name, loadWorld(t, w, root)]));
-await t.app.scheduler.trigger("indexer");
+await indexAll(t.app);
 async function guardContext(w: LoadedWorld, mind: string, text: string): Promise<ReplyContext> {
   const m = w.minds[mind];
   const p = await prepareTurn(t.app.ctx, m.projectId, validateInteract({ text, entityMindId: m.id, playerId: "replay" }));

@@ -25,6 +25,7 @@ import { TUNING } from "./support/qualityQuestions.ts";
 import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { loadWorld } from "./support/qualityWorldRun.ts";
 import { arg, qwenFixturesOrExit } from "./support/benchArgs.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const { fx, qwen } = qwenFixturesOrExit("steer");
 const [s0, s1] = arg("seeds", "1-4").split("-").map(Number);
@@ -74,7 +75,7 @@ const t = await createTestApp({ model: qwen, modelsDir: fx.modelsDir, embeddingM
 // Greetings reach all three tuning worlds' minds; every world is loaded so each line finds its mind.
 const loadedWorlds = (which === "greetings" || which === "all" ? [TUNING, REEDMOUTH] : worlds).map((x) => loadWorld(t, x, join(import.meta.dir, "..")));
 const w = { minds: Object.assign({}, ...loadedWorlds.map((x) => x.minds)) as (typeof loadedWorlds)[number]["minds"] };
-await t.app.scheduler.trigger("indexer");
+await indexAll(t.app);
 const load0 = loadavg()[0];
 console.error(`bench/steer: ${cpus()[0]?.model}, threads ${threads}, load ${load0.toFixed(1)}, seeds ${seeds.join(",")}, ${lines.length} lines`);
 

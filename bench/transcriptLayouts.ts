@@ -30,6 +30,7 @@ import { contextOf, loadWorld } from "./support/qualityWorldRun.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
 import { promptDiff } from "./support/promptDiff.ts";
 import { arg, fixturesOrExit } from "./support/benchArgs.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const fx = fixturesOrExit("transcriptLayouts");
 interface Row { world?: string; layout: string; arm: "lorehold" | "naive"; part: string; mind: string; text: string; seed: number; reply: string; hit?: boolean; problems: Problem[]; words: number; ms: number }
@@ -55,7 +56,7 @@ const modelPath = arg("model", "gemma") === "smol" ? fx.smol : fx.gemma;
 // ---------------------------------------------------------------- the product's prompts, captured
 const t = await createTestApp({ model: modelPath, modelsDir: fx.modelsDir, embeddingModel: fx.minilm, threads: 1, parallel: 1, contextSize: 4096, maxReplyTokens: maxTokens });
 const loadedWorlds = worldList.map((world) => ({ world, w: loadWorld(t, world, root) }));
-await t.app.scheduler.trigger("indexer");
+await indexAll(t.app);
 const gen = t.app.ctx.generation!;
 const original = gen.generate.bind(gen);
 let captured: GenerateRequest | null = null;

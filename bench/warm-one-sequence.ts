@@ -23,6 +23,7 @@ import type { InteractDeps } from "../src/core/context.ts";
 import type { InteractTiming } from "../src/llm/serverTiming.ts";
 import { FIXTURES_DIR, REAL_THREADS, realFixtures } from "../test/realmodel/realFixtures.ts";
 import { tempDir, testConfig } from "../test/support/testApp.ts";
+import { indexAll } from "./support/indexAll.ts";
 
 const { values: args } = parseArgs({
   options: { model: { type: "string", default: "smol" }, players: { type: "string", default: "4" }, "gap-ms": { type: "string", default: "1500" }, other: { type: "string", default: "" } },
@@ -38,7 +39,7 @@ const load0 = loadavg()[0].toFixed(1);
 let app = await App.start(config, { logger: silentLogger, loadModel: false });
 const world = importPack(app.ctx, parsePackText(readFileSync(join(import.meta.dir, "../examples/thornhaven.yaml"), "utf8"), "thornhaven.yaml"), { monthlyCredits: 1_000_000 });
 while (projectOverview(app.ctx, world.projectId).documentsIndexing > 0) {
-  await app.scheduler.trigger("indexer");
+  await indexAll(app);
   await Bun.sleep(200);
 }
 await app.stop();

@@ -4,6 +4,7 @@ import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../core/context.ts";
 import { ApiError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
+import { indexUntilDone } from "../lore/indexer/indexUntilDone.ts";
 import type { InteractDeps } from "../core/context.ts";
 import { finishRun, getRun, insertRun, markRunning } from "./loreTestStore.ts";
 import type { SuiteText } from "./loadSuites.ts";
@@ -44,9 +45,10 @@ export async function runInScratchApp(
   const dir = copyDataDir(store.db, config);
   let app: BootedApp | null = null;
   try {
-    app = await boot({ ...config, dataDir: dir, kvSnapshots: "off" });
+    const booted = await boot({ ...config, dataDir: dir, kvSnapshots: "off" });
+    app = booted;
     if (!app.ctx.generation) throw new ApiError(503, "No chat model", { details: [`${app.ctx.modelStatus.error ?? "no model loaded"}: pass --model FILE or set model in lorehold.toml`] });
-    await app.triggerJob("indexer");
+    await indexUntilDone((name) => booted.triggerJob(name));
     openScratchBudget(app.ctx, projectId);
     const summary = await runSuite(store, app.ctx, { id: runId, projectId }, cases, opts);
     return { runId, summary };

@@ -2,6 +2,7 @@ import type { TextModel } from "../../generation/types.ts";
 import type { FinishReason } from "../../llm/types.ts";
 import { groundedDrafts } from "./groundedDrafts.ts";
 import { inMindsVoice } from "./memoryVoice.ts";
+import { playerStatements, withMissedStatements, withoutBorrowedSubjects } from "./playerStatements.ts";
 import { sanitiseDrafts } from "./sanitiseDrafts.ts";
 import { DEFAULT_SUMMARY_MAX_TOKENS, SUMMARY_SCHEMA, summaryPrompt } from "./summaryPrompt.ts";
 import type { MemoryDraft } from "./types.ts";
@@ -21,8 +22,10 @@ const MIN_SESSION_TOKENS = 128;
  * The transcript keeps its newest messages when the whole does not fit the
  * context beside the answer's reserve. Whatever the model writes is validated
  * (sanitiseDrafts), and memories not taken from the session are dropped
- * (groundedDrafts), as are sentences not in the mind's voice (memoryVoice.ts: a line copied, a first person): junk, cut-off JSON or an empty reply give `memories: []`,
- * never an error. Errors of the engine itself (e.g. disposed) are thrown. `finishReason` is the generation's
+ * (groundedDrafts), as are sentences not in the mind's voice (memoryVoice.ts: a line copied, a first person) and
+ * sentences that made the player the subject of what they said of someone else; a statement of the player's about
+ * themselves with a name or a number no memory holds is added (memoriesOfSummary). Junk, cut-off JSON or an empty
+ * reply give those statements alone (often `memories: []`), never an error. Errors of the engine itself (e.g. disposed) are thrown. `finishReason` is the generation's
  * (absent when nothing was generated); "abort": the summary was cut before its end (e.g. shutdown).
  *
  * `conversationKey`: which sequence to use (the memory-summary job's own key per player: summarisePending.ts).
@@ -76,8 +79,27 @@ export async function summariseSession(
     timeoutMs: opts.timeoutMs,
     seed: opts.seed,
   });
-  const memories = inMindsVoice(groundedDrafts(sanitiseDrafts(parseModelJson(r.text)), input.mindName, kept, { example }), input.mindName, kept);
+  const memories = memoriesOfSummary(r.text, input.mindName, kept, { example, stopped: r.finishReason === "abort" });
   return { memories, promptTokens: r.promptTokens, completionTokens: r.completionTokens, finishReason: r.finishReason };
+}
+
+/**
+ * What a summary's text leaves as memories: validated (sanitiseDrafts), taken from the session (groundedDrafts), in
+ * the mind's voice (memoryVoice.ts), no sentence that made the player the subject of what they said of someone else,
+ * then each statement of the player's about themselves that holds a name or a number none of them holds
+ * (playerStatements.ts). `stopped`: the generation was cut before its end (shutdown): nothing is added, the session
+ * is summarised again at the next start.
+ */
+export function memoriesOfSummary(
+  text: string,
+  mindName: string,
+  messages: { role: "user" | "assistant"; content: string }[],
+  opts: { example: boolean; stopped?: boolean },
+): MemoryDraft[] {
+  const drafts = inMindsVoice(groundedDrafts(sanitiseDrafts(parseModelJson(text)), mindName, messages, { example: opts.example }), mindName, messages);
+  const statements = playerStatements(mindName, messages);
+  const kept = withoutBorrowedSubjects(drafts, statements);
+  return opts.stopped ? kept : withMissedStatements(kept, statements);
 }
 
 /**
