@@ -14,10 +14,12 @@
 //        coarse groups with that margin (ivfProbe.ts)] [--sample 8: the index now trained on 8 sample rows a list]
 //        [--before /tmp/old-checkout: "as it was" is that checkout's index (its defaults), built over the same blocks:
 //        the stand-in rows are sparse, so the index now leaves their codes in the blocks; the bench checks it; its
-//        searches take that checkout's candidates (TopN) and query too]
+//        searches take that checkout's candidates (TopN) and query too] [--before-build no: no index built by the
+//        checkout: the index now searched by the checkout's search code (the index's layout is the same), for rows whose
+//        codes the index moved] [--exact no: without the exact int8 scans' rows]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { fullGC, heapStats } from "bun:jsc";
+import { gcAndSweep, heapStats } from "bun:jsc";
 import * as ownBlocks from "../src/vectors/cacheBlocks.ts";
 import { prepareQuery, rowTags, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
@@ -27,7 +29,7 @@ import { bigWorld } from "./support/bigWorld.ts";
 import { IvfFlat } from "./support/ivfFlat.ts";
 
 const { values: args } = parseArgs({
-  options: { sizes: { type: "string", default: "100000,1000000" }, queries: { type: "string", default: "100" }, probes: { type: "string", default: "server,0.02,0.05" }, flat: { type: "string", default: "no" }, margins: { type: "string", default: "0,5" }, sample: { type: "string", default: "" }, before: { type: "string", default: "" } },
+  options: { sizes: { type: "string", default: "100000,1000000" }, queries: { type: "string", default: "100" }, probes: { type: "string", default: "server,0.02,0.05" }, flat: { type: "string", default: "no" }, margins: { type: "string", default: "0,5" }, sample: { type: "string", default: "" }, before: { type: "string", default: "" }, "before-build": { type: "string", default: "yes" }, exact: { type: "string", default: "yes" } },
 });
 type CacheBlocks = Pick<typeof ownBlocks, "prepareQuery" | "TopN">;
 // the checkout's own candidates and query for its index (--before): a search there is that code's search, end to end
@@ -76,10 +78,17 @@ for (const size of args.sizes!.split(",").map(Number)) {
   const builds: { label: string; ms: number; cpuMs?: number; index: { k: number; search: IvfIndex["search"] }; ranks?: boolean; before?: boolean }[] = [];
   const two = await timed(() => IvfIndex.build(blocks, dims, size, pause, undefined, args.sample ? { samplePerList: Number(args.sample) } : {}));
   builds.push({ label: `two-level now, ${two.v.k} lists${args.sample ? `, trained on ${args.sample} sample rows a list` : ""}`, ms: two.ms, cpuMs: two.cpuMs, index: two.v, ranks: true });
-  if (args.before && blocks.some((b) => b.codes === null)) throw new Error("the index now moved rows' codes out of the blocks: --before would scan them through the new code");
   const Before = args.before ? ((await import(`${args.before}/src/vectors/IvfIndex.ts`)).IvfIndex as typeof IvfIndex) : null;
-  const was = Before ? await timed(() => Before.build(blocks, dims, size, pause)) : await timed(() => IvfIndex.build(blocks, dims, size, pause, Math.round(Math.sqrt(size)), { assignGroups: 1 }));
-  builds.push({ label: Before ? `as it was (${args.before}), ${was.v.k} lists` : `two-level as it was, ${was.v.k} lists`, ms: was.ms, cpuMs: was.cpuMs, index: was.v, ranks: true, before: !!Before });
+  if (Before && args["before-build"] === "no") {
+    // the index now searched by the checkout's search (its ranking of the lists, its candidates): the same index, so
+    // only the search differs; the lists' scan is this code's in both (the checkout's search calls the index's own)
+    const index = two.v;
+    builds.push({ label: `the same index, searched by ${args.before}'s code`, ms: NaN, index: { k: index.k, search: (...a) => Before.prototype.search.apply(index, a) }, ranks: true, before: true });
+  } else {
+    if (Before && blocks.some((b) => b.codes === null)) throw new Error("the index now moved rows' codes out of the blocks: --before would scan them through the new code (--before-build no)");
+    const was = Before ? await timed(() => Before.build(blocks, dims, size, pause)) : await timed(() => IvfIndex.build(blocks, dims, size, pause, Math.round(Math.sqrt(size)), { assignGroups: 1 }));
+    builds.push({ label: Before ? `as it was (${args.before}), ${was.v.k} lists` : `two-level as it was, ${was.v.k} lists`, ms: was.ms, cpuMs: was.cpuMs, index: was.v, ranks: true, before: !!Before });
+  }
   if (args.flat === "yes") {
     const flat = await timed(() => IvfFlat.build(blocks, dims, size, pause));
     builds.push({ label: `flat (as it was), ${flat.v.k} lists`, ms: flat.ms, index: flat.v });
@@ -115,6 +124,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
     });
     out.push(`| ${size.toLocaleString("en")} | exact int8 scan, ${label} | – | all | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | – | ${(hit / (4 * list.length)).toFixed(3)} | – |`);
   };
+  if (args.exact === "yes") {
   exactOf(qs.slice(0, 10), "warm-up", exactTop.slice(0, 10));
   out.pop();
   exactOf(qs, "dense queries", exactTop);
@@ -135,6 +145,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
     return scores.sort((a, b) => b - a)[3] - 1e-6;
   });
   exactOf(questions, "questions (sparse)", questionTop);
+  }
   Bun.gc(true);
   const rss = process.memoryUsage().rss;
   const bitOf = (t: string) => (cache as unknown as { tagBit: Map<string, number> }).tagBit.get(t) ?? 0;
@@ -182,7 +193,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
     // what one search allocates: cells (objectTypeCounts counts the garbage not collected yet), in batches of 5 after a full collection
     const cellsA: number[] = [];
     for (let i = 0; i + 5 <= Math.min(qs.length, 100); i += 5) {
-      fullGC();
+      gcAndSweep();
       const c0 = cells();
       for (let j = i; j < i + 5; j++) searchOnce(v, qs[j]);
       cellsA.push((cells() - c0 - countBase) / 5);
@@ -190,7 +201,7 @@ for (const size of args.sizes!.split(",").map(Number)) {
     const { b, margin, share, ms, cpu, rows, hit } = v;
     out.push(`| ${size.toLocaleString("en")} | ${b.label}${b.ranks ? (margin ? `, lists ranked from the coarse groups (margin ${margin})` : ", every centroid scored") : ""} | ${(b.ms / 1000).toFixed(1)} s (CPU ${((b.cpuMs ?? NaN) / 1000).toFixed(1)} s) | ${+(share * 100).toFixed(2)} % (${Math.round(rows / qs.length).toLocaleString("en")} rows) | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${pct(cpu, 0.5).toFixed(2)} / ${pct(cpu, 0.99).toFixed(2)} ms | ${(hit / (4 * qs.length)).toFixed(3)} | ${pct(cellsA, 0.5).toFixed(0)} |`);
   }
-  out.push(`| ${size.toLocaleString("en")} | memory | | | cache ${(cache.bytes / size).toFixed(0)} B/chunk (its float32 vectors, own copies here, ${((cache.bytes - blocks.reduce((s, b) => s + (b.full?.heapBytes ?? 0), 0)) / size).toFixed(0)} B/chunk without them); index now ${(two.v.bytes / size).toFixed(1)} B/chunk, as it was ${(was.v.bytes / size).toFixed(1)} | | bench RSS ${(rss / 2 ** 30).toFixed(2)} GB |`);
+  out.push(`| ${size.toLocaleString("en")} | memory | | | cache ${(cache.bytes / size).toFixed(0)} B/chunk (its float32 vectors, own copies here, ${((cache.bytes - blocks.reduce((s, b) => s + (b.full?.heapBytes ?? 0), 0)) / size).toFixed(0)} B/chunk without them); index now ${(two.v.bytes / size).toFixed(1)} B/chunk, as it was ${builds[1].index instanceof IvfIndex ? (builds[1].index.bytes / size).toFixed(1) : "–"} | | bench RSS ${(rss / 2 ** 30).toFixed(2)} GB |`);
   console.error(out.join("\n"));
 }
 console.log(`\n### Building the index — ${new Date().toISOString().slice(0, 10)}\n`);

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { fullGC, heapStats } from "bun:jsc";
+import { gcAndSweep, heapSize, heapStats } from "bun:jsc";
 
 const { values: args } = parseArgs({
   options: { world: { type: "string" }, code: { type: "string", default: resolve(import.meta.dir, "..") }, queries: { type: "string", default: "400" }, label: { type: "string", default: "this code" } },
@@ -60,6 +60,8 @@ const PARTS = ["vector half (embed + cache search)", "BM25 half (FTS5)", "fusion
 const wall = PARTS.map(() => [] as number[]);
 const cpu = PARTS.map(() => [] as number[]);
 const cells = PARTS.map(() => [] as number[]);
+/** per timed stage: whether a collection ran during it (bun:jsc heapSize changes only when one ends) */
+const collected: boolean[] = [];
 const countCells = () => {
   let n = 0;
   for (const v of Object.values(heapStats().objectTypeCounts)) n += v;
@@ -80,7 +82,8 @@ async function stage(i: number, count: boolean): Promise<void> {
   const held = t.gate.exclusion ? (documentId: string) => t.gate.blocks(documentId) : undefined;
   const marks: { w: number; c: number; k: number }[] = [];
   const mark = () => marks.push({ w: performance.now(), c: cpuMs(), k: count ? countCells() : 0 });
-  if (count) fullGC();
+  if (count) gcAndSweep();
+  const h0 = heapSize();
   mark();
   const byVector = await ctx.vectors.searchVectorHits({ projectId: w.projectId, query, tags: t.tags, n, excludeDocument: held });
   mark();
@@ -103,11 +106,13 @@ async function stage(i: number, count: boolean): Promise<void> {
   else {
     wall[4].push(marks[4].w - marks[0].w);
     cpu[4].push(marks[4].c - marks[0].c);
+    collected.push(heapSize() !== h0);
   }
 }
 
 for (let i = 0; i < 50; i++) await stage(i, false);
 for (const xs of [...wall, ...cpu]) xs.length = 0;
+collected.length = 0;
 const load0 = loadavg()[0];
 for (let i = 0; i < Number(args.queries); i++) await stage(i, false);
 const load1 = loadavg()[0];
@@ -119,4 +124,8 @@ console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), loa
 console.log("| part | wall p50 / p90 / p99 | CPU p50 / p90 / p99 | cells a call (median) |");
 console.log("|---|---|---|---|");
 PARTS.forEach((p, i) => console.log(`| ${p} | ${f(wall[i])} | ${f(cpu[i])} | ${pct(cells[i], 0.5)} |`));
+const split = (gc: boolean) => cpu[4].filter((_, i) => collected[i] === gc);
+const quiet = split(false);
+const busy = split(true);
+console.log(`\nStages during which a collection ran: ${busy.length} of ${collected.length}. The stage's CPU p50 / p90 / p99 without one: ${quiet.length ? f(quiet) : "–"}; with one: ${busy.length ? f(busy) : "–"}.`);
 await app.stop();

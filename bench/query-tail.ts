@@ -1,9 +1,9 @@
 // A vector cache search's tail and what it allocates: two versions of the cache (this code and a checkout, `--before`)
 // filled with the same rows in one process, searched with the same queries, the two arms interleaved query by query
 // (which arm goes first alternates), so load on a shared box falls on both alike. Per arm: wall and CPU percentiles
-// of one search (CPU: the process's, the collector's threads included), and the objects and bytes one search
-// allocates (bun:jsc heapStats' objectTypeCounts, which count garbage not collected yet, and the allocator's bytes,
-// in batches after a full collection). Every query's hits (ids and scores) are compared between the arms.
+// of one search (CPU: the process's, the collector's threads included), and the cells (objects, strings, arrays)
+// one search allocates (bun:jsc heapStats' objectTypeCounts, which count garbage not collected yet, in batches after
+// a full collection and sweep). Every query's hits (ids and scores) are compared between the arms.
 //
 // Rows: `--kind dense`: seeded clustered unit vectors (a neural embedder's kind: most dims non-zero, searched
 // through the approximate index past 20,000 rows); `--kind sparse`: the hashing embedder's vectors of a generated
@@ -13,7 +13,7 @@
 //        [--n 20] [--batch 5]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { fullGC, heapStats, memoryUsage } from "bun:jsc";
+import { gcAndSweep, heapSize, heapStats } from "bun:jsc";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
 import { ProjectVectorCache } from "../src/vectors/ProjectVectorCache.ts";
 import { bigWorld } from "./support/bigWorld.ts";
@@ -106,6 +106,8 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 for (let i = 0; i < 50; i++) for (const a of arms) a.cache.search(queries[i % queries.length].v, queries[i % queries.length].tags, N);
 const wall = arms.map(() => [] as number[]);
 const cpu = arms.map(() => [] as number[]);
+/** per timed search: whether a collection ran during it (bun:jsc heapSize changes only when one ends) */
+const collected = arms.map(() => [] as boolean[]);
 let same = 0;
 let differ = 0;
 const load0 = loadavg()[0];
@@ -114,17 +116,19 @@ for (let i = 0; i < queries.length; i++) {
   const hits: { id: string; score: number }[][] = [[], []];
   for (let j = 0; j < arms.length; j++) {
     const a = (i + j) % arms.length;
+    const h0 = heapSize();
     const c0 = cpuMs();
     const w0 = performance.now();
     hits[a] = arms[a].cache.search(q.v, q.tags, N);
     wall[a].push(performance.now() - w0);
     cpu[a].push(cpuMs() - c0);
+    collected[a].push(heapSize() !== h0);
   }
   const key = (h: { id: string; score: number }[]) => h.map((x) => `${x.id}:${x.score}`).join(",");
   if (key(hits[0]) === key(hits[1])) same++;
   else differ++;
 }
-// what one search allocates: cells (objectTypeCounts counts the garbage not collected yet) and the allocator's bytes
+// what one search allocates: cells (objectTypeCounts counts the garbage not collected yet)
 const cells = () => {
   let n = 0;
   for (const v of Object.values(heapStats().objectTypeCounts)) n += v;
@@ -138,23 +142,19 @@ const countBase = (() => {
 const B = Number(args.batch);
 const alloc = arms.map((a) => {
   const objects: number[] = [];
-  const bytes: number[] = [];
   for (let i = 0; i + B <= Math.min(queries.length, 40 * B); i += B) {
-    fullGC();
+    gcAndSweep();
     const c0 = cells();
-    const m0 = memoryUsage().current;
     for (let j = i; j < i + B; j++) a.cache.search(queries[j].v, queries[j].tags, N);
-    const m1 = memoryUsage().current;
     objects.push((cells() - c0 - countBase) / B);
-    bytes.push((m1 - m0) / B);
   }
-  return { objects: pct(objects, 0.5), bytes: pct(bytes, 0.5) };
+  return { objects: pct(objects, 0.5) };
 });
 console.log(`\n### A cache search's tail, ${ROWS.toLocaleString("en")} ${args.kind} rows — ${new Date().toISOString().slice(0, 16)} UTC\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${load0.toFixed(1)} at the start of the timed queries, ${loadavg()[0].toFixed(1)} at the end; Bun ${Bun.version}. ${queries.length} queries, n = ${N} (${N * 4} int8 candidates re-scored in float32), the arms interleaved. Hits identical (ids and scores) in ${same} of ${same + differ} queries.\n`);
-console.log("| arm | mode | wall p50 / p90 / p99 | CPU p50 / p90 / p99 | CPU p99 ÷ p50 | cells a search (median of batches) | allocator bytes a search |");
-console.log("|---|---|---|---|---|---|---|");
+console.log("| arm | mode | wall p50 / p90 / p99 | CPU p50 / p90 / p99 | CPU p99 ÷ p50 | cells a search (median of batches) | searches during a collection | CPU p50 / p99 of the others |");
+console.log("|---|---|---|---|---|---|---|---|");
 arms.forEach((a, i) => {
   const f = (xs: number[]) => `${pct(xs, 0.5).toFixed(2)} / ${pct(xs, 0.9).toFixed(2)} / ${pct(xs, 0.99).toFixed(2)} ms`;
-  console.log(`| ${a.label} | ${a.cache.mode}${args.kind === "sparse" ? `, columns ${a.cache.columnState}` : ""} | ${f(wall[i])} | ${f(cpu[i])} | ${(pct(cpu[i], 0.99) / pct(cpu[i], 0.5)).toFixed(2)} | ${alloc[i].objects.toFixed(0)} | ${alloc[i].bytes.toFixed(0)} |`);
+  console.log(`| ${a.label} | ${a.cache.mode}${args.kind === "sparse" ? `, columns ${a.cache.columnState}` : ""} | ${f(wall[i])} | ${f(cpu[i])} | ${(pct(cpu[i], 0.99) / pct(cpu[i], 0.5)).toFixed(2)} | ${alloc[i].objects.toFixed(0)} | ${collected[i].filter(Boolean).length} of ${collected[i].length} | ${((xs) => `${pct(xs, 0.5).toFixed(2)} / ${pct(xs, 0.99).toFixed(2)} ms`)(cpu[i].filter((_, j) => !collected[i][j]))} |`);
 });
