@@ -19,7 +19,7 @@
 //        codes the index moved] [--exact no: without the exact int8 scans' rows]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { gcAndSweep, heapStats } from "bun:jsc";
+import { gcAndSweep, heapSize, heapStats } from "bun:jsc";
 import * as ownBlocks from "../src/vectors/cacheBlocks.ts";
 import { prepareQuery, rowTags, type DocumentBlock } from "../src/vectors/cacheBlocks.ts";
 import { HashingEmbedder } from "../src/vectors/HashingEmbedder.ts";
@@ -151,11 +151,11 @@ for (const size of args.sizes!.split(",").map(Number)) {
   const bitOf = (t: string) => (cache as unknown as { tagBit: Map<string, number> }).tagBit.get(t) ?? 0;
   // every index, ranking and share searched with each query in turn (which goes first rotates), so load on a shared
   // box falls on all alike; a `--before` index with its own checkout's candidates (TopN) and query
-  const variants: { b: (typeof builds)[number]; margin: number; share: number; blocks: CacheBlocks; ms: number[]; cpu: number[]; rows: number; hit: number }[] = [];
+  const variants: { b: (typeof builds)[number]; margin: number; share: number; blocks: CacheBlocks; ms: number[]; cpu: number[]; gc: boolean[]; rows: number; hit: number }[] = [];
   for (const b of builds)
     for (const margin of b.ranks ? args.margins!.split(",").map(Number) : [0])
       for (const share of args.probes!.split(",").map((s) => (s === "server" ? probeShareFor(size) : Number(s))))
-        variants.push({ b, margin, share, blocks: b.before ? beforeBlocks! : ownBlocks, ms: [], cpu: [], rows: 0, hit: 0 });
+        variants.push({ b, margin, share, blocks: b.before ? beforeBlocks! : ownBlocks, ms: [], cpu: [], gc: [], rows: 0, hit: 0 });
   const searchOnce = (v: (typeof variants)[number], q: (typeof qs)[number], trace?: { lists: Set<number>; rows: number }) => {
     let want = 0;
     for (const t of q.tags) want |= bitOf(t);
@@ -178,12 +178,15 @@ for (const size of args.sizes!.split(",").map(Number)) {
     for (let j = 0; j < variants.length; j++) {
       const v = variants[(i + j) % variants.length];
       const trace = { lists: new Set<number>(), rows: 0 };
+      // a collection ran during the search when bun:jsc's heapSize changed (it changes only when one ends)
+      const h0 = heapSize();
       const t0 = performance.now();
       const c0 = process.cpuUsage();
       const top = searchOnce(v, q, trace);
       v.ms.push(performance.now() - t0);
       const c = process.cpuUsage(c0);
       v.cpu.push((c.user + c.system) / 1000);
+      v.gc.push(heapSize() !== h0);
       v.rows += trace.rows;
       v.hit += top.filter((s) => s >= exactTop[i]).length;
     }
@@ -198,14 +201,15 @@ for (const size of args.sizes!.split(",").map(Number)) {
       for (let j = i; j < i + 5; j++) searchOnce(v, qs[j]);
       cellsA.push((cells() - c0 - countBase) / 5);
     }
-    const { b, margin, share, ms, cpu, rows, hit } = v;
-    out.push(`| ${size.toLocaleString("en")} | ${b.label}${b.ranks ? (margin ? `, lists ranked from the coarse groups (margin ${margin})` : ", every centroid scored") : ""} | ${(b.ms / 1000).toFixed(1)} s (CPU ${((b.cpuMs ?? NaN) / 1000).toFixed(1)} s) | ${+(share * 100).toFixed(2)} % (${Math.round(rows / qs.length).toLocaleString("en")} rows) | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${pct(cpu, 0.5).toFixed(2)} / ${pct(cpu, 0.99).toFixed(2)} ms | ${(hit / (4 * qs.length)).toFixed(3)} | ${pct(cellsA, 0.5).toFixed(0)} |`);
+    const { b, margin, share, ms, cpu, gc, rows, hit } = v;
+    const calm = cpu.filter((_, i) => !gc[i]);
+    out.push(`| ${size.toLocaleString("en")} | ${b.label}${b.ranks ? (margin ? `, lists ranked from the coarse groups (margin ${margin})` : ", every centroid scored") : ""} | ${(b.ms / 1000).toFixed(1)} s (CPU ${((b.cpuMs ?? NaN) / 1000).toFixed(1)} s) | ${+(share * 100).toFixed(2)} % (${Math.round(rows / qs.length).toLocaleString("en")} rows) | ${pct(ms, 0.5).toFixed(2)} / ${pct(ms, 0.99).toFixed(2)} ms | ${pct(cpu, 0.5).toFixed(2)} / ${pct(cpu, 0.99).toFixed(2)} ms | ${(hit / (4 * qs.length)).toFixed(3)} | ${pct(cellsA, 0.5).toFixed(0)} | ${gc.filter(Boolean).length} of ${gc.length}; the others' CPU ${pct(calm, 0.5).toFixed(2)} / ${pct(calm, 0.99).toFixed(2)} ms |`);
   }
   out.push(`| ${size.toLocaleString("en")} | memory | | | cache ${(cache.bytes / size).toFixed(0)} B/chunk (its float32 vectors, own copies here, ${((cache.bytes - blocks.reduce((s, b) => s + (b.full?.heapBytes ?? 0), 0)) / size).toFixed(0)} B/chunk without them); index now ${(two.v.bytes / size).toFixed(1)} B/chunk, as it was ${builds[1].index instanceof IvfIndex ? (builds[1].index.bytes / size).toFixed(1) : "–"} | | bench RSS ${(rss / 2 ** 30).toFixed(2)} GB |`);
   console.error(out.join("\n"));
 }
 console.log(`\n### Building the index — ${new Date().toISOString().slice(0, 10)}\n`);
 console.log(`Machine: ${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; Bun ${Bun.version}. Hashing embedder (384 dims), dense queries, 20 tags, n = 20 (what k = 4 fetches), 4 × n int8 candidates re-scored in float32.\n`);
-console.log("| chunks | index | build | lists probed (rows scanned a query) | search p50 / p99 | CPU p50 / p99 | recall@4 | cells a search |");
-console.log("|---|---|---|---|---|---|---|---|");
+console.log("| chunks | index | build | lists probed (rows scanned a query) | search p50 / p99 | CPU p50 / p99 | recall@4 | cells a search | searches during a collection |");
+console.log("|---|---|---|---|---|---|---|---|---|");
 for (const r of out) console.log(r);
