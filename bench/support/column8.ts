@@ -65,7 +65,7 @@ export class Column8Scan {
       const r = rowOf[i];
       if (visible(doc, r, p)) best.offer(score, doc, r);
     }
-    const items = best.items.map((it) => ({ ...it, score: fullScore(it.doc, it.row, p, this.dims) ?? it.score }));
+    const items = best.items.map((it) => ({ ...it, score: fullScore(it.doc, it.row, p) ?? it.score }));
     items.sort((a, b) => b.score - a.score);
     return items.slice(0, n);
   }

@@ -1,7 +1,7 @@
 import { rowValues, rowVector, type DocumentBlock, type PreparedQuery, type TopN } from "./cacheBlocks.ts";
 import { IvfListStore } from "./ivfLists.ts";
 import { quantiseTable, tableDot, topIndices, type Int8Table } from "./ivfMath.ts";
-import { COARSE_MARGIN, probeOrder } from "./ivfProbe.ts";
+import { COARSE_MARGIN, ProbeRanker } from "./ivfProbe.ts";
 
 /**
  * An inverted-file index over a project's int8 rows: k centroids trained by
@@ -25,6 +25,11 @@ export class IvfIndex {
   private liveRows = 0;
 
   private deadRows = 0;
+  /** a search's ranking of the lists, its arrays kept from one search to the next (ivfProbe.ts says why) */
+  private ranker: ProbeRanker | null = null;
+  /** the listing of a row's scratch: its coarse groups' scores, and the nearest of them */
+  private readonly groupScore: Float32Array;
+  private readonly nearGroups: number[] = [];
 
   private constructor(
     readonly dims: number,
@@ -39,6 +44,7 @@ export class IvfIndex {
     freed?: (bytes: number) => void,
   ) {
     this.lists = new IvfListStore(k, dims, freed);
+    this.groupScore = new Float32Array(members.length);
     if (!lists) return;
     const first = new Map<DocumentBlock, number>();
     for (let c = 0; c < k; c++) {
@@ -87,10 +93,10 @@ export class IvfIndex {
     return this.lists.rowBytes;
   }
 
-  /** Memory of the lists (4 B a row: ivfLists.ts), the rows moved into them, and the int8 centroids. */
+  /** Memory of the lists (4 B a row: ivfLists.ts), the rows moved into them, the int8 centroids, and a search's arrays. */
   get bytes(): number {
     const table = (t: Int8Table) => t.codes.byteLength + t.scales.byteLength;
-    return this.lists.bytes + table(this.centroids) + table(this.coarse) + this.k * 4;
+    return this.lists.bytes + table(this.centroids) + table(this.coarse) + this.k * 4 + (this.ranker?.bytes ?? 0);
   }
 
   /** Rows in each list (tests check the lists cover every row once). */
@@ -188,16 +194,19 @@ export class IvfIndex {
     const { dims, centroids, coarse, members } = this;
     const g = this.build.assignGroups;
     const k1 = members.length;
-    const gs = new Float32Array(k1);
+    const gs = this.groupScore;
     for (let j = 0; j < k1; j++) gs[j] = tableDot(coarse, j, v, dims);
     let best = -1;
     let bestDot = -Infinity;
     // a coarse centroid no sample row chose has no lists of its own: its rows look further down (all lists at worst)
-    for (const j of topIndices(gs, Math.min(Math.max(1, g), k1)))
-      for (const c of members[j]) {
-        const d = tableDot(centroids, c, v, dims);
-        if (d > bestDot) (bestDot = d), (best = c);
+    const near = topIndices(gs, Math.min(Math.max(1, g), k1), this.nearGroups);
+    for (let i = 0; i < near.length; i++) {
+      const m = members[near[i]];
+      for (let j = 0; j < m.length; j++) {
+        const d = tableDot(centroids, m[j], v, dims);
+        if (d > bestDot) (bestDot = d), (best = m[j]);
       }
+    }
     if (best >= 0) return best;
     for (let c = 0; c < this.k; c++) {
       const d = tableDot(centroids, c, v, dims);
@@ -218,14 +227,25 @@ export class IvfIndex {
 
   /**
    * Offers the visible rows of the closest lists to `best`, at least `minShare` of the lists and then until it is
-   * full; the lists ranked through the coarse level (ivfProbe.ts; `margin` 0: every centroid scored).
+   * full; the lists ranked through the coarse level (ivfProbe.ts; `margin` 0: every centroid scored). The lists
+   * past the coarse level's are ranked only when the search goes on past them (a narrow filter).
    */
   search(p: PreparedQuery, best: TopN, minShare: number, trace?: { lists: Set<number>; rows: number }, margin = COARSE_MARGIN): void {
     const minProbe = Math.max(1, Math.ceil(this.k * minShare));
-    let i = 0;
+    const r = (this.ranker ??= new ProbeRanker(this));
     this.lists.prepare(p);
-    for (const list of probeOrder(this, p, minProbe, margin)) {
-      if (i++ >= minProbe && best.full) break;
+    let ranked = r.first(p, minProbe, margin);
+    let all = ranked === 0;
+    if (all) ranked = r.rest(p);
+    for (let i = 0; ; i++) {
+      if (i >= minProbe && best.full) break;
+      if (i === ranked) {
+        if (all) break;
+        ranked = r.rest(p);
+        all = true;
+        if (i === ranked) break;
+      }
+      const list = r.order[i];
       const walked = this.lists.scan(list, p, best);
       if (trace) {
         trace.lists.add(list);

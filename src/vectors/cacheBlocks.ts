@@ -240,6 +240,7 @@ export function denseCodes(codes: Int8Array, rows: number, dims: number): boolea
 export interface PreparedQuery {
   q: Float32Array;
   sparse: boolean;
+  /** a sparse query's non-zero dims and their values (empty for a dense one) */
   nzIdx: Int32Array;
   nzVal: Float32Array;
   want: number;
@@ -249,32 +250,40 @@ export interface PreparedQuery {
 
 export function prepareQuery(query: Float32Array, dims: number, want: number, tags: ReadonlySet<string>, exclude?: (documentId: string) => boolean): PreparedQuery {
   const q = normalised(query, dims);
-  // A short query hashed into 384 dims is sparse (tens of non-zero features): multiply only those.
-  const nz: number[] = [];
-  for (let d = 0; d < dims; d++) if (q[d] !== 0) nz.push(d);
-  return { q, sparse: nz.length < dims / 2, nzIdx: Int32Array.from(nz), nzVal: Float32Array.from(nz, (d) => q[d]), want, tags, exclude };
+  // A short query hashed into 384 dims is sparse (tens of non-zero features): multiply only those. A dense one
+  // scores every dim and keeps no list of them (two arrays of 384 a search, unread).
+  let nz = 0;
+  for (let d = 0; d < dims; d++) if (q[d] !== 0) nz++;
+  const sparse = nz < dims / 2;
+  const nzIdx = sparse ? new Int32Array(nz) : NO_DIMS;
+  const nzVal = sparse ? new Float32Array(nz) : NO_VALUES;
+  if (sparse)
+    for (let d = 0, j = 0; d < dims; d++)
+      if (q[d] !== 0) {
+        nzIdx[j] = d;
+        nzVal[j++] = q[d];
+      }
+  return { q, sparse, nzIdx, nzVal, want, tags, exclude };
 }
+
+const NO_DIMS = new Int32Array(0);
+const NO_VALUES = new Float32Array(0);
 
 /** The knowledge-scoping rule, per row: one of its tags is among the visible ones. */
 export function visible(doc: DocumentBlock, r: number, p: PreparedQuery): boolean {
   const { tagBits, overflow } = doc.cols;
   const i = doc.at + r;
-  return (tagBits[i] & p.want) !== 0 || (overflow !== null && overflow[i] === 1 && rowTags(doc, r).some((t) => p.tags.has(t)));
+  return (tagBits[i] & p.want) !== 0 || (overflow !== null && overflow[i] === 1 && anyTag(rowTags(doc, r), p.tags));
+}
+
+function anyTag(tags: readonly string[], visible: ReadonlySet<string>): boolean {
+  for (let j = 0; j < tags.length; j++) if (visible.has(tags[j])) return true;
+  return false;
 }
 
 /** The exact cosine of row r against the query, from its float32 vector (null without one). */
-export function fullScore(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number | null {
-  if (!doc.full) return null;
-  const full = doc.full.row(doc.fullAt + r);
-  let dot = 0;
-  if (p.sparse) {
-    const { nzIdx, nzVal } = p;
-    for (let j = 0; j < nzIdx.length; j++) dot += nzVal[j] * full[nzIdx[j]];
-  } else {
-    const q = p.q;
-    for (let d = 0; d < dims; d++) dot += q[d] * full[d];
-  }
-  return dot;
+export function fullScore(doc: DocumentBlock, r: number, p: PreparedQuery): number | null {
+  return doc.full ? doc.full.dot(doc.fullAt + r, p) : null;
 }
 
 export function scoreRow(doc: DocumentBlock, r: number, p: PreparedQuery, dims: number): number {
@@ -315,37 +324,82 @@ function scorePacked(codes: Int8Array, r: number, p: PreparedQuery, dims: number
   return dot;
 }
 
-/** The n best offers, kept as a short sorted list (n is at most a few hundred). */
+/**
+ * The n best offers, kept as a short sorted list (n is at most a few hundred): score, block and row side by side in
+ * arrays made once, an offer shifting the worse ones down a place. Why not an object an offer: a search offers
+ * hundreds of rows, and each kept one was an object and two array splices, garbage the collector then swept on
+ * other threads while the search waited (BENCHMARKS.md "the index's tail at 1M"). Equal scores keep the order
+ * they were offered in. `items` makes the objects of the rows kept, for callers that want them.
+ */
 export class TopN {
-  private readonly scores: number[] = [];
-  readonly items: { score: number; doc: DocumentBlock; row: number }[] = [];
+  private readonly scores: Float64Array;
+  private readonly docs: (DocumentBlock | null)[];
+  private readonly rows: Int32Array;
+  private count = 0;
 
-  constructor(private readonly n: number) {}
+  constructor(readonly n: number) {
+    this.scores = new Float64Array(n);
+    this.docs = new Array<DocumentBlock | null>(n).fill(null);
+    this.rows = new Int32Array(n);
+  }
 
   get full(): boolean {
-    return this.scores.length === this.n;
+    return this.count === this.n;
   }
 
   get length(): number {
-    return this.scores.length;
+    return this.count;
   }
 
   /** A score at or below this is refused (-Infinity until n are kept). */
   get worst(): number {
-    return this.scores.length === this.n ? this.scores[this.n - 1] : Number.NEGATIVE_INFINITY;
+    return this.count === this.n ? this.scores[this.n - 1] : Number.NEGATIVE_INFINITY;
+  }
+
+  /** Empty again, for another search (the blocks it held let go). */
+  reset(): void {
+    this.docs.fill(null, 0, this.count);
+    this.count = 0;
   }
 
   offer(score: number, doc: DocumentBlock, row: number): void {
-    const { scores, items, n } = this;
-    if (scores.length === n && score <= scores[n - 1]) return;
-    let i = scores.length;
+    const { scores, docs, rows, n } = this;
+    const c = this.count;
+    if (n === 0 || (c === n && score <= scores[n - 1])) return;
+    let i = c;
     while (i > 0 && scores[i - 1] < score) i--;
-    scores.splice(i, 0, score);
-    items.splice(i, 0, { score, doc, row });
-    if (scores.length > n) {
-      scores.pop();
-      items.pop();
+    if (i === n) return; // a NaN, full: it would go last and fall off
+    // the ones after i move down a place; when full, the last falls off
+    const end = c === n ? n - 1 : c;
+    if (end > i) {
+      scores.copyWithin(i + 1, i, end);
+      rows.copyWithin(i + 1, i, end);
+      for (let j = end; j > i; j--) docs[j] = docs[j - 1];
     }
+    scores[i] = score;
+    docs[i] = doc;
+    rows[i] = row;
+    if (c < n) this.count = c + 1;
+  }
+
+  /** The i-th best kept (i < length): its score, block and row. */
+  scoreAt(i: number): number {
+    return this.scores[i];
+  }
+
+  docAt(i: number): DocumentBlock {
+    return this.docs[i]!;
+  }
+
+  rowAt(i: number): number {
+    return this.rows[i];
+  }
+
+  /** The rows kept, best first, as objects. */
+  get items(): { score: number; doc: DocumentBlock; row: number }[] {
+    const out: { score: number; doc: DocumentBlock; row: number }[] = [];
+    for (let i = 0; i < this.count; i++) out.push({ score: this.scores[i], doc: this.docs[i]!, row: this.rows[i] });
+    return out;
   }
 }
 

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from "node:fs";
+import type { PreparedQuery } from "./cacheBlocks.ts";
 
 /**
  * A document block's float32 vectors (rows × dims unit vectors), which re-score a search's top candidates: the
@@ -18,6 +19,8 @@ export interface FullVectors {
   readonly heapBytes: number;
   /** row r's vector: a view valid until the next call on any FullVectors */
   row(r: number): Float32Array;
+  /** row r's dot product with the query (a search re-scores its candidates so: no view made a row) */
+  dot(r: number, p: PreparedQuery): number;
   /** every row, in one array */
   all(): Float32Array;
   /** rows `at` … `at + n` in one array (a snapshot's save writes a block's) */
@@ -43,6 +46,10 @@ export class OwnVectors implements FullVectors {
 
   row(r: number): Float32Array {
     return this.data.subarray(r * this.dims, (r + 1) * this.dims);
+  }
+
+  dot(r: number, p: PreparedQuery): number {
+    return queryDot(this.data, r * this.dims, p, this.dims);
   }
 
   all(): Float32Array {
@@ -75,6 +82,21 @@ export class SnapshotReader {
 }
 
 let scratch = new Float32Array(0);
+/** the scratch's bytes, which a read fills (made with it, not a read) */
+let scratchBytes = new Uint8Array(0);
+
+/** The query's dot product with the `dims` values of `v` from `base`, over the query's non-zero dims when sparse. */
+function queryDot(v: Float32Array, base: number, p: PreparedQuery, dims: number): number {
+  let dot = 0;
+  if (p.sparse) {
+    const { nzIdx, nzVal } = p;
+    for (let j = 0; j < nzIdx.length; j++) dot += nzVal[j] * v[base + nzIdx[j]];
+  } else {
+    const q = p.q;
+    for (let d = 0; d < dims; d++) dot += q[d] * v[base + d];
+  }
+  return dot;
+}
 
 export class FileVectors implements FullVectors {
   readonly owned = false;
@@ -89,9 +111,16 @@ export class FileVectors implements FullVectors {
   ) {}
 
   row(r: number): Float32Array {
-    if (scratch.length !== this.dims) scratch = new Float32Array(this.dims);
-    this.read(scratch, this.at + r * this.dims * 4);
+    if (scratch.length !== this.dims) {
+      scratch = new Float32Array(this.dims);
+      scratchBytes = new Uint8Array(scratch.buffer);
+    }
+    this.readBytes(scratchBytes, this.at + r * this.dims * 4);
     return scratch;
+  }
+
+  dot(r: number, p: PreparedQuery): number {
+    return queryDot(this.row(r), 0, p, this.dims);
   }
 
   all(): Float32Array {
@@ -105,7 +134,10 @@ export class FileVectors implements FullVectors {
   }
 
   private read(into: Float32Array, position: number): void {
-    const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
+    this.readBytes(new Uint8Array(into.buffer, into.byteOffset, into.byteLength), position);
+  }
+
+  private readBytes(bytes: Uint8Array, position: number): void {
     let done = 0;
     while (done < bytes.length) {
       const n = readSync(this.file.fd, bytes, done, bytes.length - done, position + done);

@@ -284,7 +284,11 @@ export class IvfListStore implements ColumnRows {
       best.offer(score, doc, slotBase[e >>> 8] + (e & 255));
     }
     const more = this.more[c];
-    if (more) for (const e of more) offerRow(slotBlock[e >>> 8], slotBase[e >>> 8] + (e & 255), p, best, dims);
+    if (more)
+      for (let j = 0; j < more.length; j++) {
+        const e = more[j];
+        offerRow(slotBlock[e >>> 8], slotBase[e >>> 8] + (e & 255), p, best, dims);
+      }
     return end - this.starts[c] + (more?.length ?? 0);
   }
 }

@@ -1,8 +1,8 @@
 import type { PreparedQuery } from "./cacheBlocks.ts";
 
-/** The indices of the m largest scores, largest first (m is small). */
-export function topIndices(scores: Float32Array, m: number): number[] {
-  const out: number[] = [];
+/** The indices of the m largest scores, largest first (m is small), into `out` (emptied first). */
+export function topIndices(scores: Float32Array, m: number, out: number[] = []): number[] {
+  out.length = 0;
   for (let i = 0; i < scores.length; i++) {
     let at = out.length;
     while (at > 0 && scores[out[at - 1]] < scores[i]) at--;
@@ -17,14 +17,14 @@ export function topIndices(scores: Float32Array, m: number): number[] {
 /**
  * Positions 0..n-1 in order of their score, best first. Thousands of lists: one numeric sort of packed keys
  * (the score's rank in its high bits, the position in its low ones) instead of a comparator sort of boxed indices.
+ * `keys` and `order` (at least n long): arrays to work in and answer in, kept by a caller that ranks at every search
+ * (ivfProbe.ts); the first n of `order` are the answer.
  */
-export function byScore(score: Float32Array, n = score.length): Int32Array {
+export function byScore(score: Float32Array, n = score.length, keys: Float64Array = new Float64Array(n), order: Int32Array = new Int32Array(n)): Int32Array {
   const room = 2 ** Math.ceil(Math.log2(Math.max(2, n))); // ≤ 2^20 lists (the snapshot's limit): keys stay below 2^53
-  const keys = new Float64Array(n);
   // scores are cosines in [-1, 1]: steps of 1e-7 keep their order (equal within 1e-7: the lower position first)
   for (let c = 0; c < n; c++) keys[c] = Math.round((1 - Math.max(-1, Math.min(1, score[c] || 0))) * 1e7) * room + c;
-  keys.sort();
-  const order = new Int32Array(n);
+  (keys.length === n ? keys : keys.subarray(0, n)).sort();
   for (let i = 0; i < n; i++) order[i] = keys[i] % room;
   return order;
 }
