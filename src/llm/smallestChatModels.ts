@@ -29,6 +29,8 @@ export function isSmallestChatModel(totalParameters: number): boolean {
 /** A note of the server's (`About <name>: <text>`, src/npc/prompt/renderTurn.ts), its first line as it opens. */
 const NOTE = "About ";
 const MARKED = ` ${SECRET_MARK}: `;
+/** A section's heading, a bracketed line of its own (`[Lore]`, `[Player]`). */
+const HEADING = /^\[[^\]\n]+\]$/;
 
 /**
  * `text` without its kept secrets' notes: each from its `About <name> <mark>: ` to the next note, heading or the end
@@ -37,21 +39,22 @@ const MARKED = ` ${SECRET_MARK}: `;
 export function withoutKeptSecrets(text: string): string {
   if (!text.includes(MARKED)) return text;
   const kept: string[] = [];
+  /** a heading whose first note went: it opens the next block kept under it */
+  let head: string | null = null;
   let dropping = false;
   for (const block of text.split("\n\n")) {
-    // A heading shares its block with the first note under it ("[Lore]\nAbout …"): judged line by line.
+    // A heading shares its block with the first note under it ("[Lore]\nAbout …"): judged apart from it.
     const lines = block.split("\n");
-    const head = /^\[[^\]\n]+\]$/.test(lines[0]) ? lines[0] : null;
-    const body = head === null ? block : lines.slice(1).join("\n");
-    if (head !== null || body.startsWith(NOTE)) dropping = false;
-    if (body.startsWith(NOTE) && body.split("\n")[0].includes(MARKED)) dropping = true;
-    const keepBody = !dropping && (head === null || body !== "");
-    if (head !== null) kept.push(keepBody ? `${head}\n${body}` : head);
-    else if (keepBody) kept.push(body);
+    const heading = HEADING.test(lines[0]) ? lines[0] : null;
+    const body = heading === null ? block : lines.slice(1).join("\n");
+    // (a heading still waiting had all its notes go: nothing of its own under it, it goes too)
+    if (heading !== null) head = heading;
+    if (heading !== null || body.startsWith(NOTE)) dropping = body.startsWith(NOTE) && body.split("\n")[0].includes(MARKED);
+    if (dropping || body === "") continue;
+    kept.push(head === null ? body : `${head}\n${body}`);
+    head = null;
   }
-  // A heading whose notes all went: nothing of its own under it (the next block is a heading, or none follows).
-  const out = kept.filter((b, i) => !(/^\[[^\]\n]+\]$/.test(b) && (i === kept.length - 1 || /^\[[^\]\n]+\]/.test(kept[i + 1]))));
-  return out.join("\n\n");
+  return kept.join("\n\n");
 }
 
 /** `wrapper` with every system and user text read without its kept secrets' notes (changed in place, as bosOnce.ts does). */
