@@ -79,6 +79,12 @@ describe("a fact told of the wrong person (the guard's wrongAttribution)", () =>
     expect(wrongAttribution("Anselm forged the ferry chain.", how)).not.toBeNull();
   });
 
+  test("a note's text wrapped mid-sentence is read as its sentence", () => {
+    const wrapped = attributionSources([SYSTEM, TURN.replace("by the smith Teodor", "by the smith\nTeodor")], PEOPLE, ["Who forged the ferry chain?"]);
+    expect(wrongAttribution("Reedmouth's chain was forged in the year 711 by the smith Teodor Vellacott of Castermere.", wrapped)).toBeNull();
+    expect(wrongAttribution("Nessa Dray forged the ferry chain.", wrapped)).not.toBeNull();
+  });
+
   test("the mind's own name is not checked here (speaking of itself by name is detectors.ts wrongPerson)", () => {
     expect(wrongAttribution("Hobb Ferrant forged the ferry chain.", attributionSources([SYSTEM, TURN], PEOPLE, ["Who forged the ferry chain?"], "Hobb Ferrant"))).toBeNull();
   });

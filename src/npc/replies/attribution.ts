@@ -99,7 +99,7 @@ export function attributionSources(texts: string[], people: string[], playerLine
   const asked = new Set(playerLines.flatMap(words).map(stem));
   const sentences: SourceSentence[] = [];
   for (const text of texts)
-    for (const line of text.split("\n"))
+    for (const line of proseLines(text))
       for (const s of splitSentences(line)) {
         const ws = words(s);
         if (ws.length === 0 || lines.has(ws.join(" "))) continue;
@@ -107,6 +107,27 @@ export function attributionSources(texts: string[], people: string[], playerLine
         sentences.push({ stems: contentStems(ws, nameWords), words: new Set(ws), names, stemmed: new Set(ws.map(stem)) });
       }
   return { sentences, people: known, asked, self: new Set(words(self).map(stem)), asksWho: /\b(who|whom|whose)\b/i.test(playerLines[0] ?? "") };
+}
+
+/**
+ * A text's lines as sentences run: a note's text is often wrapped mid-sentence ("… by the smith\nTeodor Vellacott of
+ * Castermere."), so a line that does not end a sentence, a heading or an item goes on into the next, unless that one
+ * opens an item or a heading ("- Nessa Dray: …", "[Lore]").
+ */
+function proseLines(text: string): string[] {
+  const out: string[] = [];
+  let open = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "") {
+      open = false;
+      continue;
+    }
+    if (open && !/^[-*[]/.test(line)) out[out.length - 1] += ` ${line}`;
+    else out.push(line);
+    open = !/[.!?:)\]"'”’]$/.test(line);
+  }
+  return out;
 }
 
 /** Days and months, stemmed: capitalised, but never the one who did a thing. */
