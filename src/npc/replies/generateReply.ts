@@ -81,6 +81,8 @@ export interface GuardPolicy {
  * sample that closes with an assistant's offer of help is cut before it rather than resampled (offerCut.ts): the
  * held-out greeting drew "Hi Rosalind Tey! How can I assist you today?" from every sample of every seed, steered or
  * not, and now returns "Hi Rosalind Tey!" (BENCHMARKS.md "Replies in character: an assistant's offer of help cut off").
+ * A sample that tells a fact of the wrong person ("Tibor Haska is the bathhouse healer.") is drawn again once a turn
+ * too (attribution.ts; BENCHMARKS.md "Replies in character: wrong attributions (Qwen)").
  */
 export const GUARD_POLICY: GuardPolicy = {
   tries: 3,
