@@ -7,6 +7,7 @@
  * cost something) so a person can judge each flagged number.
  *
  *   bun bench/quantityCheck.ts bench/results/qty/tuning/quality-….json [more.json]
+ *   bun bench/quantityCheck.ts --check attribution bench/results/attr/…json   # the attribution check's arms (`--attribution-arms`)
  */
 import { readFileSync } from "node:fs";
 import { TUNING } from "./support/qualityQuestions.ts";
@@ -18,21 +19,25 @@ import type { ReplyRecord } from "./support/qualityWorldRun.ts";
 const FACTS = new Map<string, RegExp>();
 for (const w of [TUNING, REEDMOUTH, CINDERVALE]) for (const q of w.grounding) FACTS.set(`${q.mind}|${q.text}`, q.fact);
 
-type World = { records: ReplyRecord[]; withoutQuantityCheck?: ReplyRecord[] };
+/** `--check attribution`: the arms of `--attribution-arms` (a fact told of the wrong person) rather than the number check's. */
+const attribution = process.argv.includes("--check") && process.argv[process.argv.indexOf("--check") + 1] === "attribution";
+const KIND = attribution ? "wrongAttribution" : "unsupportedQuantity";
+const CHECK = attribution ? "attribution check" : "number check";
+type World = { records: ReplyRecord[]; withoutQuantityCheck?: ReplyRecord[]; withoutAttributionCheck?: ReplyRecord[] };
 const worlds = new Map<string, World>();
-for (const f of process.argv.slice(2)) {
+for (const f of process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && all[i - 1] !== "--check")) {
   const run = JSON.parse(readFileSync(f, "utf8")) as { worlds: Record<string, World> };
   for (const [name, w] of Object.entries(run.worlds)) {
     const into = worlds.get(name) ?? { records: [], withoutQuantityCheck: [] };
     into.records.push(...w.records);
-    into.withoutQuantityCheck!.push(...(w.withoutQuantityCheck ?? []));
+    into.withoutQuantityCheck!.push(...((attribution ? w.withoutAttributionCheck : w.withoutQuantityCheck) ?? []));
     worlds.set(name, into);
   }
 }
 
 const key = (r: ReplyRecord) => `${r.part}|${r.mind}|${r.text}|${r.seed}`;
 const hygienic = (r: ReplyRecord) => !r.problems.some((p) => HYGIENE.includes(p.kind));
-const flagged = (r: ReplyRecord) => (r.guard?.problems ?? []).some((ps) => ps.some((p) => p.startsWith("unsupportedQuantity")));
+const flagged = (r: ReplyRecord) => (r.guard?.problems ?? []).some((ps) => ps.some((p) => p.startsWith(KIND)));
 const count = (rs: ReplyRecord[], f: (r: ReplyRecord) => boolean) => rs.filter(f).length;
 const total = { with: 0, without: 0, n: 0 };
 
@@ -43,7 +48,7 @@ for (const [name, w] of worlds) {
   const seeds = [...new Set(withCheck.map((r) => r.seed))].sort((a, b) => a - b);
   const parts = [...new Set(withCheck.map((r) => r.part))];
   console.log(`\n#### ${name}\n`);
-  console.log("| | with the number check | without |");
+  console.log(`| | with the ${CHECK} | without |`);
   console.log("|---|---|---|");
   const g = (rs: ReplyRecord[]) => rs.filter((r) => r.part === "grounding");
   const hits = (rs: ReplyRecord[]) => count(g(rs), (r) => r.hit === true);
@@ -64,10 +69,10 @@ for (const [name, w] of worlds) {
   const samples = (rs: ReplyRecord[]) => (rs.reduce((n, r) => n + r.generations, 0) / Math.max(1, rs.length)).toFixed(2);
   console.log(`| samples per reply | ${samples(withCheck)} | ${samples(withoutCheck)} |`);
   console.log(`| turns where a sample was flagged / run again without | ${count(withCheck, flagged)} / ${rerun.size} | – |`);
-  // A turn whose first sample had a made-up number and nothing else: without the check that sample is the reply, so
+  // A turn whose first sample had only the checked problem (a made-up number, a wrong person): without the check that sample is the reply, so
   // the turn run again should return it (the same prompt and seed); llama.cpp's reuse of a cached prefix may not.
-  const firstOnly = withCheck.filter((r) => rerun.has(key(r)) && (r.guard?.problems[0] ?? []).length > 0 && r.guard!.problems[0].every((p) => p.startsWith("unsupportedQuantity")));
-  console.log(`| run again: the first sample's text said again (of turns whose first sample had only a made-up number) | ${count(firstOnly, (r) => (r.attempts?.[0] ?? "").trim() === rerun.get(key(r))!.reply.trim())} / ${firstOnly.length} | – |`);
+  const firstOnly = withCheck.filter((r) => rerun.has(key(r)) && (r.guard?.problems[0] ?? []).length > 0 && r.guard!.problems[0].every((p) => p.startsWith(KIND)));
+  console.log(`| run again: the first sample's text said again (of turns whose first sample had only the checked problem) | ${count(firstOnly, (r) => (r.attempts?.[0] ?? "").trim() === rerun.get(key(r))!.reply.trim())} / ${firstOnly.length} | – |`);
   const flips = g(withCheck).filter((r) => rerun.has(key(r)) && rerun.get(key(r))!.hit !== r.hit);
   console.log(`| grounding answers that flipped | ${flips.filter((r) => r.hit).length} right only with it | ${flips.filter((r) => !r.hit).length} right only without |`);
 
@@ -82,12 +87,12 @@ for (const [name, w] of worlds) {
   console.log("\nEvery sample flagged (`fact`: that sample stated the question's fact, a false positive that cost a right answer; `miss`: it did not):\n");
   for (const r of withCheck) {
     (r.guard?.problems ?? []).forEach((ps, i) => {
-      const q = ps.find((p) => p.startsWith("unsupportedQuantity"));
+      const q = ps.find((p) => p.startsWith(KIND));
       if (!q) return;
       const text = r.attempts?.[i] ?? (i === r.guard!.chosen - 1 ? r.reply : "?");
       const fact = FACTS.get(`${r.mind}|${r.text}`);
       const right = r.part === "grounding" && fact ? (fact.test(text) ? "fact" : "miss") : r.part;
-      console.log(`- ${r.part} s${r.seed} ${r.mind}, "${r.text}", sample ${i + 1} of ${r.guard!.problems.length} (${right}): ${q.slice("unsupportedQuantity: ".length)} in "${text.replaceAll("\n", " ").slice(0, 200)}"`);
+      console.log(`- ${r.part} s${r.seed} ${r.mind}, "${r.text}", sample ${i + 1} of ${r.guard!.problems.length} (${right}): ${q.slice(KIND.length + 2)} in "${text.replaceAll("\n", " ").slice(0, 200)}"`);
     });
   }
 }

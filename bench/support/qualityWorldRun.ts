@@ -122,6 +122,11 @@ export interface RunOptions {
    * and it found nothing), so it is not run twice. Those turns' records go to `without`.
    */
   quantityArms?: boolean;
+  /**
+   * the same for the guard's attribution check (GuardPolicy.checkAttributions, attribution.ts): the turns where it
+   * found a fact told of the wrong person in any sample are run again with it off (records to `without`)
+   */
+  attributionArms?: boolean;
 }
 
 export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o: RunOptions): Promise<{ records: ReplyRecord[]; memory: string | null; without: ReplyRecord[] }> {
@@ -146,14 +151,16 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     };
     const r = await ask(player);
     const rec = record(part, "lorehold", mind, text, seed, r, previousReply, extra, guardOf(lastGuard));
-    const found = (lastGuard as ReplyGuardReport | null)?.attempts.some((a) => a.problems.some((p) => p.kind === "unsupportedQuantity"));
-    if (o.quantityArms && found && previousReply === null && !retrieve) {
-      GUARD_POLICY.checkQuantities = false;
+    const found = (kind: string) => (lastGuard as ReplyGuardReport | null)?.attempts.some((a) => a.problems.some((p) => p.kind === kind));
+    // One check's arm at a time (a run compares one check with and without it).
+    const arm = o.quantityArms ? { kind: "unsupportedQuantity", flag: "checkQuantities" as const } : o.attributionArms ? { kind: "wrongAttribution", flag: "checkAttributions" as const } : null;
+    if (arm && found(arm.kind) && previousReply === null && !retrieve) {
+      GUARD_POLICY[arm.flag] = false;
       try {
         const r2 = await ask(`${player}-nq`);
         record(part, "lorehold", mind, text, seed, r2, previousReply, extra, guardOf(lastGuard), without);
       } finally {
-        GUARD_POLICY.checkQuantities = true;
+        GUARD_POLICY[arm.flag] = true;
       }
     }
     return rec;
@@ -182,7 +189,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     into.push(rec);
     o.onRecord?.(records, without);
     const flag = rec.hit === undefined ? "" : rec.hit ? (part === "grounding" ? "✓ " : "LEAK ") : part === "grounding" ? "✗ " : "";
-    o.log(`  ${++n} ${part} ${arm}${into === without ? " (no number check)" : ""} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations} first ${((rec.replyFirstTokenMs ?? rec.ttftMs) / 1000).toFixed(1)}s (engine ${(rec.ttftMs / 1000).toFixed(1)}s): ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
+    o.log(`  ${++n} ${part} ${arm}${into === without ? " (without the check)" : ""} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations} first ${((rec.replyFirstTokenMs ?? rec.ttftMs) / 1000).toFixed(1)}s (engine ${(rec.ttftMs / 1000).toFixed(1)}s): ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
     return rec;
   };
 

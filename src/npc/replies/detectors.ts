@@ -1,6 +1,7 @@
 import { holdsRun, longestCommonRun, longestCommonRunAt, maxNgramCount, words } from "./wordOverlap.ts";
 import { splitSentences } from "./sentences.ts";
 import { leakOf, type SecretTerms } from "../secrets/secretTerms.ts";
+import type { AttributionSources } from "./attribution.ts";
 
 /**
  * What makes a reply out of character, one pure check each (the reply guard resamples on them; bench/quality.ts
@@ -20,7 +21,9 @@ export type ProblemKind =
   | "repeatsPrevious"
   | "overLength"
   // not a slip of character but a made-up fact: found by the reply guard alone (quantities.ts), never by replyProblems
-  | "unsupportedQuantity";
+  | "unsupportedQuantity"
+  // a fact told of someone the prompt does not tell it of (attribution.ts): the guard's too, like a made-up number
+  | "wrongAttribution";
 
 export interface Problem {
   kind: ProblemKind;
@@ -65,6 +68,11 @@ export interface ReplyContext {
    * Absent: the reply's numbers are not checked.
    */
   givenNumbers?: number[];
+  /**
+   * the prompt's sentences and the people the mind knows (attribution.ts attributionSources): a reply that tells a
+   * fact of one of them that the prompt tells of no one by that name is a wrong attribution. Absent: not checked.
+   */
+  attribution?: AttributionSources;
 }
 
 /** Every problem of a reply, in a fixed order. */

@@ -8,6 +8,7 @@ import { splitSentences } from "./sentences.ts";
 import { tailSignOf } from "../../llm/tailSign.ts";
 import { mergeAvoid, STEER_LOGIT, steerAway } from "./steer.ts";
 import { unsupportedQuantity } from "./quantities.ts";
+import { wrongAttribution } from "./attribution.ts";
 
 /** What sends a reply back for another sample, and how bad each is when choosing between two (lower is better). */
 const WEIGHT: Partial<Record<ProblemKind, number>> = {
@@ -23,7 +24,12 @@ const WEIGHT: Partial<Record<ProblemKind, number>> = {
   repetition: 2,
   // A made-up number reads as a fact and may be wrong, but it is said in character: the least bad of them.
   unsupportedQuantity: 1,
+  // A fact told of the wrong person: the same, a reply in character that may be wrong.
+  wrongAttribution: 1,
 };
+
+/** Made-up facts (a number, a person) rather than slips of character: each sends a reply back once a turn. */
+const ONCE_A_TURN = new Set<ProblemKind>(["unsupportedQuantity", "wrongAttribution"]);
 
 /**
  * How the guard samples again while nothing of the reply was sent (bench/quality.ts, BENCHMARKS.md "Temperature,
@@ -49,6 +55,11 @@ export interface GuardPolicy {
    */
   checkQuantities?: boolean;
   /**
+   * a finished sample that tells a fact of one of the people the mind knows where its prompt tells it of someone else
+   * (attribution.ts) is sampled again, once a turn, as a made-up number is
+   */
+  checkAttributions?: boolean;
+  /**
    * a sample that closes what it said with an assistant's offer of help ("Hi Rosalind Tey! How can I assist you
    * today?") ends before the offer (offerCut.ts) and is judged on what stood before it, as a loop in its tail is cut
    */
@@ -70,6 +81,8 @@ export interface GuardPolicy {
  * sample that closes with an assistant's offer of help is cut before it rather than resampled (offerCut.ts): the
  * held-out greeting drew "Hi Rosalind Tey! How can I assist you today?" from every sample of every seed, steered or
  * not, and now returns "Hi Rosalind Tey!" (BENCHMARKS.md "Replies in character: an assistant's offer of help cut off").
+ * A sample that tells a fact of the wrong person ("Tibor Haska is the bathhouse healer.") is drawn again once a turn
+ * too (attribution.ts; BENCHMARKS.md "Replies in character: wrong attributions (Qwen)").
  */
 export const GUARD_POLICY: GuardPolicy = {
   tries: 3,
@@ -78,6 +91,7 @@ export const GUARD_POLICY: GuardPolicy = {
   steerLogit: STEER_LOGIT,
   steerRefusals: true,
   checkQuantities: true,
+  checkAttributions: true,
   cutOffers: true,
 };
 
@@ -158,8 +172,8 @@ export async function generateReply(
   let secretFree = false;
   /** what the next sample is steered away from (the failed samples' words) */
   let avoid = req.avoid;
-  /** a sample was already drawn again for a made-up number: that is done once a turn */
-  let quantityRetried = false;
+  /** the made-up facts a sample was already drawn again for (a number, a person): that is done once a turn each */
+  const retried = new Set<ProblemKind>();
   // One sample more than the policy's when the reply to return still tells a secret: it comes from the prompt
   // without the secrets (what the model does not see it cannot tell), whatever made the others fail.
   const secretTry = guard && !!withoutSecrets;
@@ -208,9 +222,12 @@ export async function generateReply(
     // Judged on the finished sample only: "three" may still become "three hundred".
     const quantity = guard && policy.checkQuantities && !ended && !shaper.failure && context.givenNumbers ? unsupportedQuantity(text, context.givenNumbers) : null;
     if (quantity) problems.push({ kind: "unsupportedQuantity", detail: quantity });
-    // A made-up number alone sends the reply back once a turn; after that, the next such sample is returned as it is.
-    const again = problems.some((p) => p.kind !== "unsupportedQuantity") || (quantity !== null && !quantityRetried);
-    if (quantity && !problems.some((p) => p.kind !== "unsupportedQuantity")) quantityRetried = true;
+    const person = guard && policy.checkAttributions && !ended && !shaper.failure && context.attribution ? wrongAttribution(text, context.attribution) : null;
+    if (person) problems.push({ kind: "wrongAttribution", detail: person });
+    // A made-up fact alone sends the reply back once a turn (each kind); after that, the next such sample is returned as it is.
+    const slip = problems.some((p) => !ONCE_A_TURN.has(p.kind));
+    const again = slip || problems.some((p) => !retried.has(p.kind));
+    if (!slip) for (const p of problems) retried.add(p.kind);
     const avoided = avoid?.length ? [...new Set(avoid.map((a) => a.text.trim().toLowerCase()))] : undefined;
     done.push({ report: { attempt, seed, temperature: cooler, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy, ...(avoided ? { avoided } : {}) }, result: { ...result, text }, startMs, sent });
     // Clean, cut short, or the client already has part of it: this is the reply (after the last try, see above).

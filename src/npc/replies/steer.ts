@@ -63,6 +63,10 @@ export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LO
       const line = [...c.structuralLines, ...(c.hintLines ?? []), ...c.narrativeLines].find((l) => l.startsWith(marker)) ?? marker;
       for (const w of distinctive(line)) chosen.add(w);
       if (PROMPT_MARKERS.includes(marker.toLowerCase())) for (const w of distinctive(marker)) chosen.add(w);
+    } else if (p.kind === "wrongAttribution") {
+      // the person the fact was told of: the note's own name, or none, is what the next sample should reach for
+      const person = /without (.+)$/.exec(p.detail)?.[1] ?? "";
+      for (const w of distinctive(person)) chosen.add(w);
     } else if (p.kind === "unsupportedQuantity") {
       // The made-up number's words ("Eight", "thirty"), not its digits: a tokenizer splits "35" into 3 and 5, and
       // pushing those down would push down every number with them. Nor "hundred", "dozen": a number the prompt gives
