@@ -7,6 +7,9 @@
  * cost something) so a person can judge each flagged number.
  *
  *   bun bench/quantityCheck.ts bench/results/qty/tuning/quality-….json [more.json]
+ *
+ * `--check recital`: the same for the recital check (GuardPolicy.checkRecitals, src/npc/replies/recitedLine.ts), on
+ * the files of `bun bench/quality.ts … --recital-arms`.
  */
 import { readFileSync } from "node:fs";
 import { TUNING } from "./support/qualityQuestions.ts";
@@ -15,35 +18,39 @@ import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
 import type { ReplyRecord } from "./support/qualityWorldRun.ts";
 
+const recital = process.argv.includes("--check") && process.argv[process.argv.indexOf("--check") + 1] === "recital";
+const KIND = recital ? "offTopicRecital" : "unsupportedQuantity";
+const WITHOUT = recital ? "withoutRecitalCheck" : "withoutQuantityCheck";
+const CHECK = recital ? "recital check" : "number check";
 const FACTS = new Map<string, RegExp>();
 for (const w of [TUNING, REEDMOUTH, CINDERVALE]) for (const q of w.grounding) FACTS.set(`${q.mind}|${q.text}`, q.fact);
 
-type World = { records: ReplyRecord[]; withoutQuantityCheck?: ReplyRecord[] };
+type World = { records: ReplyRecord[]; without?: ReplyRecord[] };
 const worlds = new Map<string, World>();
-for (const f of process.argv.slice(2)) {
-  const run = JSON.parse(readFileSync(f, "utf8")) as { worlds: Record<string, World> };
+for (const f of process.argv.slice(2).filter((a) => a.endsWith(".json"))) {
+  const run = JSON.parse(readFileSync(f, "utf8")) as { worlds: Record<string, Record<string, ReplyRecord[]>> };
   for (const [name, w] of Object.entries(run.worlds)) {
-    const into = worlds.get(name) ?? { records: [], withoutQuantityCheck: [] };
+    const into = worlds.get(name) ?? { records: [], without: [] };
     into.records.push(...w.records);
-    into.withoutQuantityCheck!.push(...(w.withoutQuantityCheck ?? []));
+    into.without!.push(...(w[WITHOUT] ?? []));
     worlds.set(name, into);
   }
 }
 
 const key = (r: ReplyRecord) => `${r.part}|${r.mind}|${r.text}|${r.seed}`;
 const hygienic = (r: ReplyRecord) => !r.problems.some((p) => HYGIENE.includes(p.kind));
-const flagged = (r: ReplyRecord) => (r.guard?.problems ?? []).some((ps) => ps.some((p) => p.startsWith("unsupportedQuantity")));
+const flagged = (r: ReplyRecord) => (r.guard?.problems ?? []).some((ps) => ps.some((p) => p.startsWith(KIND)));
 const count = (rs: ReplyRecord[], f: (r: ReplyRecord) => boolean) => rs.filter(f).length;
 const total = { with: 0, without: 0, n: 0 };
 
 for (const [name, w] of worlds) {
   const withCheck = w.records.filter((r) => r.arm === "lorehold" && r.status === 200);
-  const rerun = new Map((w.withoutQuantityCheck ?? []).map((r) => [key(r), r]));
+  const rerun = new Map((w.without ?? []).map((r) => [key(r), r]));
   const withoutCheck = withCheck.map((r) => rerun.get(key(r)) ?? r);
   const seeds = [...new Set(withCheck.map((r) => r.seed))].sort((a, b) => a - b);
   const parts = [...new Set(withCheck.map((r) => r.part))];
   console.log(`\n#### ${name}\n`);
-  console.log("| | with the number check | without |");
+  console.log(`| | with the ${CHECK} | without |`);
   console.log("|---|---|---|");
   const g = (rs: ReplyRecord[]) => rs.filter((r) => r.part === "grounding");
   const hits = (rs: ReplyRecord[]) => count(g(rs), (r) => r.hit === true);
@@ -66,8 +73,8 @@ for (const [name, w] of worlds) {
   console.log(`| turns where a sample was flagged / run again without | ${count(withCheck, flagged)} / ${rerun.size} | – |`);
   // A turn whose first sample had a made-up number and nothing else: without the check that sample is the reply, so
   // the turn run again should return it (the same prompt and seed); llama.cpp's reuse of a cached prefix may not.
-  const firstOnly = withCheck.filter((r) => rerun.has(key(r)) && (r.guard?.problems[0] ?? []).length > 0 && r.guard!.problems[0].every((p) => p.startsWith("unsupportedQuantity")));
-  console.log(`| run again: the first sample's text said again (of turns whose first sample had only a made-up number) | ${count(firstOnly, (r) => (r.attempts?.[0] ?? "").trim() === rerun.get(key(r))!.reply.trim())} / ${firstOnly.length} | – |`);
+  const firstOnly = withCheck.filter((r) => rerun.has(key(r)) && (r.guard?.problems[0] ?? []).length > 0 && r.guard!.problems[0].every((p) => p.startsWith(KIND)));
+  console.log(`| run again: the first sample's text said again (of turns whose first sample had only this problem) | ${count(firstOnly, (r) => (r.attempts?.[0] ?? "").trim() === rerun.get(key(r))!.reply.trim())} / ${firstOnly.length} | – |`);
   const flips = g(withCheck).filter((r) => rerun.has(key(r)) && rerun.get(key(r))!.hit !== r.hit);
   console.log(`| grounding answers that flipped | ${flips.filter((r) => r.hit).length} right only with it | ${flips.filter((r) => !r.hit).length} right only without |`);
 
@@ -82,12 +89,12 @@ for (const [name, w] of worlds) {
   console.log("\nEvery sample flagged (`fact`: that sample stated the question's fact, a false positive that cost a right answer; `miss`: it did not):\n");
   for (const r of withCheck) {
     (r.guard?.problems ?? []).forEach((ps, i) => {
-      const q = ps.find((p) => p.startsWith("unsupportedQuantity"));
+      const q = ps.find((p) => p.startsWith(KIND));
       if (!q) return;
       const text = r.attempts?.[i] ?? (i === r.guard!.chosen - 1 ? r.reply : "?");
       const fact = FACTS.get(`${r.mind}|${r.text}`);
       const right = r.part === "grounding" && fact ? (fact.test(text) ? "fact" : "miss") : r.part;
-      console.log(`- ${r.part} s${r.seed} ${r.mind}, "${r.text}", sample ${i + 1} of ${r.guard!.problems.length} (${right}): ${q.slice("unsupportedQuantity: ".length)} in "${text.replaceAll("\n", " ").slice(0, 200)}"`);
+      console.log(`- ${r.part} s${r.seed} ${r.mind}, "${r.text}", sample ${i + 1} of ${r.guard!.problems.length} (${right}): ${q.slice(KIND.length + 2)} in "${text.replaceAll("\n", " ").slice(0, 200)}"`);
     });
   }
 }

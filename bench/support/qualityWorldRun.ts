@@ -122,6 +122,8 @@ export interface RunOptions {
    * and it found nothing), so it is not run twice. Those turns' records go to `without`.
    */
   quantityArms?: boolean;
+  /** the same for the guard's recital check (GuardPolicy.checkRecitals, src/npc/replies/recitedLine.ts) */
+  recitalArms?: boolean;
 }
 
 export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o: RunOptions): Promise<{ records: ReplyRecord[]; memory: string | null; without: ReplyRecord[] }> {
@@ -146,14 +148,15 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     };
     const r = await ask(player);
     const rec = record(part, "lorehold", mind, text, seed, r, previousReply, extra, guardOf(lastGuard));
-    const found = (lastGuard as ReplyGuardReport | null)?.attempts.some((a) => a.problems.some((p) => p.kind === "unsupportedQuantity"));
-    if (o.quantityArms && found && previousReply === null && !retrieve) {
-      GUARD_POLICY.checkQuantities = false;
+    const arm = o.quantityArms ? CHECK_ARMS.quantity : o.recitalArms ? CHECK_ARMS.recital : null;
+    const found = arm && (lastGuard as ReplyGuardReport | null)?.attempts.some((a) => a.problems.some((p) => p.kind === arm.kind));
+    if (arm && found && previousReply === null && !retrieve) {
+      GUARD_POLICY[arm.policy] = false;
       try {
-        const r2 = await ask(`${player}-nq`);
+        const r2 = await ask(`${player}-${arm.suffix}`);
         record(part, "lorehold", mind, text, seed, r2, previousReply, extra, guardOf(lastGuard), without);
       } finally {
-        GUARD_POLICY.checkQuantities = true;
+        GUARD_POLICY[arm.policy] = true;
       }
     }
     return rec;
@@ -182,7 +185,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     into.push(rec);
     o.onRecord?.(records, without);
     const flag = rec.hit === undefined ? "" : rec.hit ? (part === "grounding" ? "✓ " : "LEAK ") : part === "grounding" ? "✗ " : "";
-    o.log(`  ${++n} ${part} ${arm}${into === without ? " (no number check)" : ""} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations} first ${((rec.replyFirstTokenMs ?? rec.ttftMs) / 1000).toFixed(1)}s (engine ${(rec.ttftMs / 1000).toFixed(1)}s): ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
+    o.log(`  ${++n} ${part} ${arm}${into === without ? " (check off)" : ""} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations} first ${((rec.replyFirstTokenMs ?? rec.ttftMs) / 1000).toFixed(1)}s (engine ${(rec.ttftMs / 1000).toFixed(1)}s): ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
     return rec;
   };
 
@@ -246,6 +249,12 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
   metrics.recordReplyGuard = recordReplyGuard;
   return { records, memory, without };
 }
+
+/** The guard checks a run can pair with and without (`quantityArms`, `recitalArms`): the policy switch, the problem it finds. */
+const CHECK_ARMS = {
+  quantity: { policy: "checkQuantities", kind: "unsupportedQuantity", suffix: "nq" },
+  recital: { policy: "checkRecitals", kind: "offTopicRecital", suffix: "nr" },
+} as const;
 
 function guardOf(r: ReplyGuardReport | null): ReplyRecord["guard"] {
   return r ? { problems: r.attempts.map((a) => a.problems.map((p) => `${p.kind}: ${p.detail}`)), chosen: r.chosen } : undefined;

@@ -20,7 +20,9 @@ export type ProblemKind =
   | "repeatsPrevious"
   | "overLength"
   // not a slip of character but a made-up fact: found by the reply guard alone (quantities.ts), never by replyProblems
-  | "unsupportedQuantity";
+  | "unsupportedQuantity"
+  // a lore sentence recited that does not answer the question: the reply guard alone too (recitedLine.ts)
+  | "offTopicRecital";
 
 export interface Problem {
   kind: ProblemKind;
@@ -65,6 +67,8 @@ export interface ReplyContext {
    * Absent: the reply's numbers are not checked.
    */
   givenNumbers?: number[];
+  /** the sentences of the lore the turn carries (recitedLine.ts loreSentences); absent: recitals are not checked */
+  loreLines?: string[];
 }
 
 /** Every problem of a reply, in a fixed order. */

@@ -8,6 +8,7 @@ import { splitSentences } from "./sentences.ts";
 import { tailSignOf } from "../../llm/tailSign.ts";
 import { mergeAvoid, STEER_LOGIT, steerAway } from "./steer.ts";
 import { unsupportedQuantity } from "./quantities.ts";
+import { offTopicRecital } from "./recitedLine.ts";
 
 /** What sends a reply back for another sample, and how bad each is when choosing between two (lower is better). */
 const WEIGHT: Partial<Record<ProblemKind, number>> = {
@@ -23,7 +24,12 @@ const WEIGHT: Partial<Record<ProblemKind, number>> = {
   repetition: 2,
   // A made-up number reads as a fact and may be wrong, but it is said in character: the least bad of them.
   unsupportedQuantity: 1,
+  // A lore line said where it does not answer: in character and true, only beside the question.
+  offTopicRecital: 1,
 };
+
+/** Problems that send a sample back once a turn only (a second such sample is returned as it is). */
+const ONCE_A_TURN = new Set<ProblemKind>(["unsupportedQuantity", "offTopicRecital"]);
 
 /**
  * How the guard samples again while nothing of the reply was sent (bench/quality.ts, BENCHMARKS.md "Temperature,
@@ -53,6 +59,11 @@ export interface GuardPolicy {
    * today?") ends before the offer (offerCut.ts) and is judged on what stood before it, as a loop in its tail is cut
    */
   cutOffers?: boolean;
+  /**
+   * a finished sample that recites a lore sentence sharing no key word of the player's question, while another lore
+   * sentence shares one (recitedLine.ts), is sampled again once a turn, steered away from the recited sentence's words
+   */
+  checkRecitals?: boolean;
 }
 
 /**
@@ -79,6 +90,7 @@ export const GUARD_POLICY: GuardPolicy = {
   steerRefusals: true,
   checkQuantities: true,
   cutOffers: true,
+  checkRecitals: true,
 };
 
 export interface AttemptReport {
@@ -158,8 +170,8 @@ export async function generateReply(
   let secretFree = false;
   /** what the next sample is steered away from (the failed samples' words) */
   let avoid = req.avoid;
-  /** a sample was already drawn again for a made-up number: that is done once a turn */
-  let quantityRetried = false;
+  /** the once-a-turn problems (a made-up number, a recital) a sample was already drawn again for */
+  const retried = new Set<ProblemKind>();
   // One sample more than the policy's when the reply to return still tells a secret: it comes from the prompt
   // without the secrets (what the model does not see it cannot tell), whatever made the others fail.
   const secretTry = guard && !!withoutSecrets;
@@ -208,9 +220,14 @@ export async function generateReply(
     // Judged on the finished sample only: "three" may still become "three hundred".
     const quantity = guard && policy.checkQuantities && !ended && !shaper.failure && context.givenNumbers ? unsupportedQuantity(text, context.givenNumbers) : null;
     if (quantity) problems.push({ kind: "unsupportedQuantity", detail: quantity });
-    // A made-up number alone sends the reply back once a turn; after that, the next such sample is returned as it is.
-    const again = problems.some((p) => p.kind !== "unsupportedQuantity") || (quantity !== null && !quantityRetried);
-    if (quantity && !problems.some((p) => p.kind !== "unsupportedQuantity")) quantityRetried = true;
+    const recital = guard && policy.checkRecitals && !ended && !shaper.failure && context.loreLines ? offTopicRecital(text, context.playerLine, context.loreLines) : null;
+    if (recital) problems.push({ kind: "offTopicRecital", detail: `"${recital.replaceAll('"', "'")}"` });
+    // A made-up number or a recital alone sends the reply back once a turn each; after that, the next such sample is
+    // returned as it is.
+    const hard = problems.some((p) => !ONCE_A_TURN.has(p.kind));
+    const fresh = problems.filter((p) => ONCE_A_TURN.has(p.kind) && !retried.has(p.kind));
+    const again = hard || fresh.length > 0;
+    if (!hard) for (const p of fresh) retried.add(p.kind);
     const avoided = avoid?.length ? [...new Set(avoid.map((a) => a.text.trim().toLowerCase()))] : undefined;
     done.push({ report: { attempt, seed, temperature: cooler, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy, ...(avoided ? { avoided } : {}) }, result: { ...result, text }, startMs, sent });
     // Clean, cut short, or the client already has part of it: this is the reply (after the last try, see above).

@@ -69,6 +69,10 @@ export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LO
       // may need them.
       for (const [, n] of p.detail.matchAll(/"([^"]*)"/g))
         for (const w of words(n)) if (/^\p{L}+$/u.test(w) && !SCALE_WORDS.has(w)) chosen.add(w);
+    } else if (p.kind === "offTopicRecital") {
+      // the recited lore sentence's own words, never the question's: the answer may need those
+      const asked = new Set(words(c.playerLine));
+      for (const w of distinctive(quoted(p.detail))) if (!asked.has(w)) chosen.add(w);
     }
   }
   const out = new Map<string, AvoidText>();

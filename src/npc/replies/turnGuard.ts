@@ -6,6 +6,7 @@ import { replyContextFor } from "./replyContext.ts";
 import { stripSecrets } from "../secrets/stripSecrets.ts";
 import type { TurnGuard } from "./generateReply.ts";
 import { givenNumbers } from "./quantities.ts";
+import { loreSentences } from "./recitedLine.ts";
 
 /**
  * What the reply guard knows of a prepared turn: the notes it carries (shared, earlier, new), the mind's previous line, and
@@ -45,5 +46,6 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
   });
   // What the mind was given this turn is its prompt (persona, lore, state, memories, the conversation) and the line.
   context.givenNumbers = givenNumbers([...p.messages.map((m) => m.content), playerLine, ...heardLines]);
+  context.loreLines = loreSentences(notes.map((n) => n.text));
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }
