@@ -48,7 +48,7 @@ describe("the words it compares", () => {
   });
 
   test("content words leave out function words and the commonest longer ones", () => {
-    expect([...contentStems("What is the name of the house porter at your inn?")]).toEqual(["name", "hous", "port", "inn"]);
+    expect([...contentStems("What is the name of the house porter at your inn?")]).toEqual(["nam", "hous", "port", "inn"]);
   });
 
   test("lore sentences: each note's sentences once, blank lines and paragraphs apart", () => {
