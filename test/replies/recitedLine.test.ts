@@ -6,6 +6,7 @@ const LORE = loreSentences([
   "Millbrook was founded in the year 611 by the miller Osric Dunn, who dammed the brook. The first building of the town was a grain store, and the oldest bell was hung twenty years later.\n\nThe town council has five members and meets in the Moot Hall on the last Thursday of each month.",
   "Millbrook stands on the east bank of the Wend. The market town of Carrow is two days' walk down the river road.",
   "The Moot Hall bell rings at dawn and at the tenth bell, when the town gates close.",
+  "The ford is crossed on stepping stones. A crossing takes an hour when the water is high and half that in summer.",
 ]);
 
 describe("offTopicRecital: a lore sentence said that does not answer the question", () => {
@@ -23,6 +24,7 @@ describe("offTopicRecital: a lore sentence said that does not answer the questio
     ["small talk is not a question", "Lovely morning for a walk to the market.", "The town council has five members and meets in the Moot Hall on the last Thursday of each month.", false],
     ["a short reply says too little to be a copy", "What was the first building in Millbrook?", "The Moot Hall.", false],
     ["no lore sentence shares a key word: nothing closer was at hand", "What is your favourite colour?", "The town council has five members and meets in the Moot Hall on the last Thursday of each month.", false],
+    ["the answer's sentence, which shares only the question's 'cross' (as 'crossing')", "How long does the ford take to cross?", "The ford takes an hour when the water is high and half that in summer.", false],
     ["a question by its opening word, no mark", "When do the gates close", "The town council has five members and meets in the Moot Hall on the last Thursday of each month.", true],
   ];
   for (const [why, question, reply, flagged] of cases)
@@ -45,6 +47,9 @@ describe("the words it compares", () => {
     expect(["close", "closes", "closed"].map(stem)).toEqual(["clos", "clos", "clos"]);
     expect(["buildings", "building", "build"].map(stem)).toEqual(["build", "build", "build"]);
     expect(stem("fee")).toBe(stem("fees"));
+    // the s of "cross" is not a plural's: "crossing" and "cross" meet (a question's "cross" missed its note's "crossing")
+    expect(["cross", "crossing", "crosses"].map(stem)).toEqual(["cross", "cross", "cross"]);
+    expect(["berries", "berry"].map(stem)).toEqual(["berry", "berry"]);
   });
 
   test("content words leave out function words and the commonest longer ones", () => {

@@ -28,12 +28,15 @@ function isCommon(w: string): boolean {
 }
 
 /**
- * A word's stem for matching ("founded", "founder", "founding" → "found"; "closes", "close" → "clos"): one ending
- * off, then a final e. Crude and only ever compared with another stem made the same way.
+ * A word's stem for matching ("founded", "founder", "founding" → "found"; "closes", "close" → "clos"; "crossing",
+ * "cross" → "cross"; "berries" → "berry"): one ending off, then a final e. Crude and only ever compared with another stem made the same way.
  */
 export function stem(w: string): string {
   let s = w.replace(/'s$/, "");
+  if (s.length > 4 && s.endsWith("ies")) return `${s.slice(0, -3)}y`;
   for (const end of ["ings", "ers", "ing", "ed", "er", "s"]) {
+    // not the s of "cross", "census", "iris": a plural's s follows none of them
+    if (end === "s" && /[siu]s$/.test(s)) break;
     if (s.endsWith(end) && s.length - end.length >= 3) {
       s = s.slice(0, -end.length);
       break;
