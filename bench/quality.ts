@@ -108,7 +108,10 @@ const onlyMinds = arg("minds", "") ? arg("minds", "").split(",") : undefined;
 const quantityArms = process.argv.includes("--quantity-arms");
 /** `--attribution-arms`: the same for the guard's attribution check (a fact told of the wrong person, attribution.ts). */
 const attributionArms = process.argv.includes("--attribution-arms");
-const checkArms = quantityArms || attributionArms;
+/** `--recital-arms`: the same for the guard's recital check (GuardPolicy.checkRecitals, off by default: on in this run's first arm); `bun bench/quantityCheck.ts --check recital` reads both. */
+const recitalArms = process.argv.includes("--recital-arms");
+const withoutKey = recitalArms ? "withoutRecitalCheck" : attributionArms ? "withoutAttributionCheck" : "withoutQuantityCheck";
+const pairArms = quantityArms || recitalArms || attributionArms;
 /** `--kv-cache f16|q8_0|q4_0`: llama.cpp's KV cache type for both arms (config `kvCacheType`). */
 const kvCacheType = arg("kv-cache", "f16") as "f16" | "q8_0" | "q4_0";
 /** `--temperature T`: what minds that set no temperature sample at, in both arms (a candidate for the product's default). */
@@ -182,12 +185,12 @@ for (const mk of models) {
       console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
       const save = () => writeFileSync(file, JSON.stringify({ meta, worlds: out }, (_k, v) => (v instanceof RegExp ? String(v) : v), 2));
       const onRecord = (records: unknown[], without: unknown[]) => {
-        out[w.world.name] = { memory: null, records, ...(checkArms ? { [attributionArms ? "withoutAttributionCheck" : "withoutQuantityCheck"]: without } : {}) };
+        out[w.world.name] = { memory: null, records, ...(pairArms ? { [withoutKey]: without } : {}) };
         save();
       };
-      const run = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, seedsTogether, minds: onlyMinds, log: (s) => console.error(s), onRecord, quantityArms, attributionArms });
+      const run = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, seedsTogether, minds: onlyMinds, log: (s) => console.error(s), onRecord, quantityArms, attributionArms, recitalArms });
       const { records, memory } = run;
-      out[w.world.name] = { memory, records, ...(checkArms ? { [attributionArms ? "withoutAttributionCheck" : "withoutQuantityCheck"]: run.without } : {}) };
+      out[w.world.name] = { memory, records, ...(pairArms ? { [withoutKey]: run.without } : {}) };
       worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
       // Written after each world (a long run keeps what it has); the load average as it went.
       meta.loadAverage.push(loadavg()[0]);

@@ -8,6 +8,9 @@
  *
  *   bun bench/quantityCheck.ts bench/results/qty/tuning/quality-….json [more.json]
  *   bun bench/quantityCheck.ts --check attribution bench/results/attr/…json   # the attribution check's arms (`--attribution-arms`)
+ *
+ * `--check recital`: the same for the recital check (GuardPolicy.checkRecitals, src/npc/replies/recitedLine.ts), on
+ * the files of `bun bench/quality.ts … --recital-arms`.
  */
 import { readFileSync } from "node:fs";
 import { TUNING } from "./support/qualityQuestions.ts";
@@ -16,21 +19,25 @@ import { REEDMOUTH } from "./worlds/reedmouth.questions.ts";
 import { HYGIENE } from "./support/qualityTables.ts";
 import type { ReplyRecord } from "./support/qualityWorldRun.ts";
 
+const which = process.argv.includes("--check") ? process.argv[process.argv.indexOf("--check") + 1] : "quantity";
+const ARMS: Record<string, { kind: string; without: string; name: string }> = {
+  quantity: { kind: "unsupportedQuantity", without: "withoutQuantityCheck", name: "number check" },
+  attribution: { kind: "wrongAttribution", without: "withoutAttributionCheck", name: "attribution check" },
+  recital: { kind: "offTopicRecital", without: "withoutRecitalCheck", name: "recital check" },
+};
+if (!ARMS[which]) throw new Error(`--check ${which}: one of ${Object.keys(ARMS).join(", ")}`);
+const { kind: KIND, without: WITHOUT, name: CHECK } = ARMS[which];
 const FACTS = new Map<string, RegExp>();
 for (const w of [TUNING, REEDMOUTH, CINDERVALE]) for (const q of w.grounding) FACTS.set(`${q.mind}|${q.text}`, q.fact);
 
-/** `--check attribution`: the arms of `--attribution-arms` (a fact told of the wrong person) rather than the number check's. */
-const attribution = process.argv.includes("--check") && process.argv[process.argv.indexOf("--check") + 1] === "attribution";
-const KIND = attribution ? "wrongAttribution" : "unsupportedQuantity";
-const CHECK = attribution ? "attribution check" : "number check";
-type World = { records: ReplyRecord[]; withoutQuantityCheck?: ReplyRecord[]; withoutAttributionCheck?: ReplyRecord[] };
+type World = { records: ReplyRecord[]; without?: ReplyRecord[] };
 const worlds = new Map<string, World>();
-for (const f of process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && all[i - 1] !== "--check")) {
-  const run = JSON.parse(readFileSync(f, "utf8")) as { worlds: Record<string, World> };
+for (const f of process.argv.slice(2).filter((a) => a.endsWith(".json"))) {
+  const run = JSON.parse(readFileSync(f, "utf8")) as { worlds: Record<string, Record<string, ReplyRecord[]>> };
   for (const [name, w] of Object.entries(run.worlds)) {
-    const into = worlds.get(name) ?? { records: [], withoutQuantityCheck: [] };
+    const into = worlds.get(name) ?? { records: [], without: [] };
     into.records.push(...w.records);
-    into.withoutQuantityCheck!.push(...((attribution ? w.withoutAttributionCheck : w.withoutQuantityCheck) ?? []));
+    into.without!.push(...(w[WITHOUT] ?? []));
     worlds.set(name, into);
   }
 }
@@ -43,7 +50,7 @@ const total = { with: 0, without: 0, n: 0 };
 
 for (const [name, w] of worlds) {
   const withCheck = w.records.filter((r) => r.arm === "lorehold" && r.status === 200);
-  const rerun = new Map((w.withoutQuantityCheck ?? []).map((r) => [key(r), r]));
+  const rerun = new Map((w.without ?? []).map((r) => [key(r), r]));
   const withoutCheck = withCheck.map((r) => rerun.get(key(r)) ?? r);
   const seeds = [...new Set(withCheck.map((r) => r.seed))].sort((a, b) => a - b);
   const parts = [...new Set(withCheck.map((r) => r.part))];
@@ -72,7 +79,7 @@ for (const [name, w] of worlds) {
   // A turn whose first sample had only the checked problem (a made-up number, a wrong person): without the check that sample is the reply, so
   // the turn run again should return it (the same prompt and seed); llama.cpp's reuse of a cached prefix may not.
   const firstOnly = withCheck.filter((r) => rerun.has(key(r)) && (r.guard?.problems[0] ?? []).length > 0 && r.guard!.problems[0].every((p) => p.startsWith(KIND)));
-  console.log(`| run again: the first sample's text said again (of turns whose first sample had only the checked problem) | ${count(firstOnly, (r) => (r.attempts?.[0] ?? "").trim() === rerun.get(key(r))!.reply.trim())} / ${firstOnly.length} | – |`);
+  console.log(`| run again: the first sample's text said again (of turns whose first sample had only this problem) | ${count(firstOnly, (r) => (r.attempts?.[0] ?? "").trim() === rerun.get(key(r))!.reply.trim())} / ${firstOnly.length} | – |`);
   const flips = g(withCheck).filter((r) => rerun.has(key(r)) && rerun.get(key(r))!.hit !== r.hit);
   console.log(`| grounding answers that flipped | ${flips.filter((r) => r.hit).length} right only with it | ${flips.filter((r) => !r.hit).length} right only without |`);
 

@@ -127,11 +127,16 @@ export interface RunOptions {
    * found a fact told of the wrong person in any sample are run again with it off (records to `without`)
    */
   attributionArms?: boolean;
+  /** the same for the guard's recital check (GuardPolicy.checkRecitals, src/npc/replies/recitedLine.ts) */
+  recitalArms?: boolean;
 }
 
 export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o: RunOptions): Promise<{ records: ReplyRecord[]; memory: string | null; without: ReplyRecord[] }> {
   const records: ReplyRecord[] = [];
   const without: ReplyRecord[] = [];
+  // a run that pairs a check with and without it runs its first arm with the check on, whatever the product's default
+  const paired = o.quantityArms ? CHECK_ARMS.quantity : o.attributionArms ? CHECK_ARMS.attribution : o.recitalArms ? CHECK_ARMS.recital : null;
+  if (paired) GUARD_POLICY[paired.policy] = true;
   let n = 0;
   // The guard's account of the product's last turn (it reaches /metrics through this call).
   let lastGuard: ReplyGuardReport | null = null;
@@ -151,16 +156,15 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     };
     const r = await ask(player);
     const rec = record(part, "lorehold", mind, text, seed, r, previousReply, extra, guardOf(lastGuard));
-    const found = (kind: string) => (lastGuard as ReplyGuardReport | null)?.attempts.some((a) => a.problems.some((p) => p.kind === kind));
-    // One check's arm at a time (a run compares one check with and without it).
-    const arm = o.quantityArms ? { kind: "unsupportedQuantity", flag: "checkQuantities" as const } : o.attributionArms ? { kind: "wrongAttribution", flag: "checkAttributions" as const } : null;
-    if (arm && found(arm.kind) && previousReply === null && !retrieve) {
-      GUARD_POLICY[arm.flag] = false;
+    const arm = o.quantityArms ? CHECK_ARMS.quantity : o.attributionArms ? CHECK_ARMS.attribution : o.recitalArms ? CHECK_ARMS.recital : null;
+    const found = arm && (lastGuard as ReplyGuardReport | null)?.attempts.some((a) => a.problems.some((p) => p.kind === arm.kind));
+    if (arm && found && previousReply === null && !retrieve) {
+      GUARD_POLICY[arm.policy] = false;
       try {
-        const r2 = await ask(`${player}-nq`);
+        const r2 = await ask(`${player}-${arm.suffix}`);
         record(part, "lorehold", mind, text, seed, r2, previousReply, extra, guardOf(lastGuard), without);
       } finally {
-        GUARD_POLICY[arm.flag] = true;
+        GUARD_POLICY[arm.policy] = true;
       }
     }
     return rec;
@@ -189,7 +193,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
     into.push(rec);
     o.onRecord?.(records, without);
     const flag = rec.hit === undefined ? "" : rec.hit ? (part === "grounding" ? "✓ " : "LEAK ") : part === "grounding" ? "✗ " : "";
-    o.log(`  ${++n} ${part} ${arm}${into === without ? " (without the check)" : ""} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations} first ${((rec.replyFirstTokenMs ?? rec.ttftMs) / 1000).toFixed(1)}s (engine ${(rec.ttftMs / 1000).toFixed(1)}s): ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
+    o.log(`  ${++n} ${part} ${arm}${into === without ? " (check off)" : ""} s${seed} ${mind} ${(rec.ms / 1000).toFixed(0)}s/${rec.generations} first ${((rec.replyFirstTokenMs ?? rec.ttftMs) / 1000).toFixed(1)}s (engine ${(rec.ttftMs / 1000).toFixed(1)}s): ${flag}${rec.problems.map((p) => p.kind).join(",")} ${JSON.stringify(r.reply.slice(0, 240))}`);
     return rec;
   };
 
@@ -257,6 +261,13 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
   metrics.recordReplyGuard = recordReplyGuard;
   return { records, memory, without };
 }
+
+/** The guard checks a run can pair with and without (`quantityArms`, `attributionArms`, `recitalArms`): the policy switch, the problem it finds. */
+const CHECK_ARMS = {
+  quantity: { policy: "checkQuantities", kind: "unsupportedQuantity", suffix: "nq" },
+  attribution: { policy: "checkAttributions", kind: "wrongAttribution", suffix: "na" },
+  recital: { policy: "checkRecitals", kind: "offTopicRecital", suffix: "nr" },
+} as const;
 
 function guardOf(r: ReplyGuardReport | null): ReplyRecord["guard"] {
   return r ? { problems: r.attempts.map((a) => a.problems.map((p) => `${p.kind}: ${p.detail}`)), chosen: r.chosen } : undefined;

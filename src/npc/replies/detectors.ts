@@ -23,7 +23,9 @@ export type ProblemKind =
   // not a slip of character but a made-up fact: found by the reply guard alone (quantities.ts), never by replyProblems
   | "unsupportedQuantity"
   // a fact told of someone the prompt does not tell it of (attribution.ts): the guard's too, like a made-up number
-  | "wrongAttribution";
+  | "wrongAttribution"
+  // a lore sentence recited that does not answer the question: the reply guard alone too (recitedLine.ts)
+  | "offTopicRecital";
 
 export interface Problem {
   kind: ProblemKind;
@@ -73,6 +75,8 @@ export interface ReplyContext {
    * fact of one of them that the prompt tells of no one by that name is a wrong attribution. Absent: not checked.
    */
   attribution?: AttributionSources;
+  /** the sentences of the lore the turn carries (recitedLine.ts loreSentences); absent: recitals are not checked */
+  loreLines?: string[];
 }
 
 /** Every problem of a reply, in a fixed order. */

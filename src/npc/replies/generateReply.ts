@@ -9,6 +9,7 @@ import { tailSignOf } from "../../llm/tailSign.ts";
 import { mergeAvoid, STEER_LOGIT, steerAway } from "./steer.ts";
 import { unsupportedQuantity } from "./quantities.ts";
 import { wrongAttribution } from "./attribution.ts";
+import { offTopicRecital } from "./recitedLine.ts";
 
 /** What sends a reply back for another sample, and how bad each is when choosing between two (lower is better). */
 const WEIGHT: Partial<Record<ProblemKind, number>> = {
@@ -26,10 +27,12 @@ const WEIGHT: Partial<Record<ProblemKind, number>> = {
   unsupportedQuantity: 1,
   // A fact told of the wrong person: the same, a reply in character that may be wrong.
   wrongAttribution: 1,
+  // A lore line said where it does not answer: in character and true, only beside the question.
+  offTopicRecital: 1,
 };
 
-/** Made-up facts (a number, a person) rather than slips of character: each sends a reply back once a turn. */
-const ONCE_A_TURN = new Set<ProblemKind>(["unsupportedQuantity", "wrongAttribution"]);
+/** Made-up facts (a number, a person) and recitals rather than slips of character: each sends a reply back once a turn. */
+const ONCE_A_TURN = new Set<ProblemKind>(["unsupportedQuantity", "wrongAttribution", "offTopicRecital"]);
 
 /**
  * How the guard samples again while nothing of the reply was sent (bench/quality.ts, BENCHMARKS.md "Temperature,
@@ -64,6 +67,11 @@ export interface GuardPolicy {
    * today?") ends before the offer (offerCut.ts) and is judged on what stood before it, as a loop in its tail is cut
    */
   cutOffers?: boolean;
+  /**
+   * a finished sample that recites a lore sentence sharing no key word of the player's question, while another lore
+   * sentence shares one (recitedLine.ts), is sampled again once a turn, steered away from the recited sentence's words
+   */
+  checkRecitals?: boolean;
 }
 
 /**
@@ -82,7 +90,10 @@ export interface GuardPolicy {
  * held-out greeting drew "Hi Rosalind Tey! How can I assist you today?" from every sample of every seed, steered or
  * not, and now returns "Hi Rosalind Tey!" (BENCHMARKS.md "Replies in character: an assistant's offer of help cut off").
  * A sample that tells a fact of the wrong person ("Tibor Haska is the bathhouse healer.") is drawn again once a turn
- * too (attribution.ts; BENCHMARKS.md "Replies in character: wrong attributions (Qwen)").
+ * too (attribution.ts; BENCHMARKS.md "Replies in character: wrong attributions (Qwen)"). The recital check
+ * (recitedLine.ts) is off: it won 5 answers of 90 on a tuning world and lost none, but on the held-out world it won
+ * none and lost one, a right answer of two words read as a recital (BENCHMARKS.md "Replies in character: recited
+ * lines (Qwen)"); the held-out figure is the one that decides.
  */
 export const GUARD_POLICY: GuardPolicy = {
   tries: 3,
@@ -93,6 +104,7 @@ export const GUARD_POLICY: GuardPolicy = {
   checkQuantities: true,
   checkAttributions: true,
   cutOffers: true,
+  checkRecitals: false,
 };
 
 export interface AttemptReport {
@@ -172,7 +184,7 @@ export async function generateReply(
   let secretFree = false;
   /** what the next sample is steered away from (the failed samples' words) */
   let avoid = req.avoid;
-  /** the made-up facts a sample was already drawn again for (a number, a person): that is done once a turn each */
+  /** the once-a-turn problems (a made-up number or person, a recital) a sample was already drawn again for */
   const retried = new Set<ProblemKind>();
   // One sample more than the policy's when the reply to return still tells a secret: it comes from the prompt
   // without the secrets (what the model does not see it cannot tell), whatever made the others fail.
@@ -224,10 +236,14 @@ export async function generateReply(
     if (quantity) problems.push({ kind: "unsupportedQuantity", detail: quantity });
     const person = guard && policy.checkAttributions && !ended && !shaper.failure && context.attribution ? wrongAttribution(text, context.attribution) : null;
     if (person) problems.push({ kind: "wrongAttribution", detail: person });
-    // A made-up fact alone sends the reply back once a turn (each kind); after that, the next such sample is returned as it is.
-    const slip = problems.some((p) => !ONCE_A_TURN.has(p.kind));
-    const again = slip || problems.some((p) => !retried.has(p.kind));
-    if (!slip) for (const p of problems) retried.add(p.kind);
+    const recital = guard && policy.checkRecitals && !ended && !shaper.failure && context.loreLines ? offTopicRecital(text, context.playerLine, context.loreLines) : null;
+    if (recital) problems.push({ kind: "offTopicRecital", detail: `"${recital.replaceAll('"', "'")}"` });
+    // A made-up number or person, or a recital, alone sends the reply back once a turn each; after that, the next such sample is
+    // returned as it is.
+    const hard = problems.some((p) => !ONCE_A_TURN.has(p.kind));
+    const fresh = problems.filter((p) => ONCE_A_TURN.has(p.kind) && !retried.has(p.kind));
+    const again = hard || fresh.length > 0;
+    if (!hard) for (const p of fresh) retried.add(p.kind);
     const avoided = avoid?.length ? [...new Set(avoid.map((a) => a.text.trim().toLowerCase()))] : undefined;
     done.push({ report: { attempt, seed, temperature: cooler, problems, early: !!shaper.failure, stoppedBy: shaper.stopWhy, ...(avoided ? { avoided } : {}) }, result: { ...result, text }, startMs, sent });
     // Clean, cut short, or the client already has part of it: this is the reply (after the last try, see above).

@@ -30,7 +30,8 @@ const ASSISTANT_WORDS = ["assist", "assistance", "sorry", "AI", "language", "mod
  * distinctive words (echoes copy the line from its first words, so the copy loses its path); after an assistant's voice
  * or talk about the notes, the words the meta detector matched and an assistant's stock words; after a recital of the
  * prompt, the recited marker's or line's words; after a copy of the example exchange, the copied words; after speaking as someone else, the name it took (and the player's
- * line, when the name was the player's); after a made-up number, that number's words. Other problems are left to the next seed alone: a repetition has no words
+ * line, when the name was the player's); after a made-up number, that number's words; after a lore sentence recited beside the question, that sentence's words
+ * but the question's. Other problems are left to the next seed alone: a repetition has no words
  * of its own to steer from. Each word as written, in lower case and capitalised, with and
  * without a leading space (a tokenizer gives a word mid-sentence another token than at the start).
  */
@@ -73,6 +74,10 @@ export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LO
       // may need them.
       for (const [, n] of p.detail.matchAll(/"([^"]*)"/g))
         for (const w of words(n)) if (/^\p{L}+$/u.test(w) && !SCALE_WORDS.has(w)) chosen.add(w);
+    } else if (p.kind === "offTopicRecital") {
+      // the recited lore sentence's own words, never the question's: the answer may need those
+      const asked = new Set(words(c.playerLine));
+      for (const w of distinctive(quoted(p.detail))) if (!asked.has(w)) chosen.add(w);
     }
   }
   const out = new Map<string, AvoidText>();

@@ -7,6 +7,7 @@ import { stripSecrets } from "../secrets/stripSecrets.ts";
 import type { TurnGuard } from "./generateReply.ts";
 import { givenNumbers } from "./quantities.ts";
 import { attributionSources } from "./attribution.ts";
+import { loreSentences } from "./recitedLine.ts";
 
 /**
  * What the reply guard knows of a prepared turn: the notes it carries (shared, earlier, new), the mind's previous line, and
@@ -48,5 +49,6 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
   context.givenNumbers = givenNumbers([...p.messages.map((m) => m.content), playerLine, ...heardLines]);
   // The same prompt, read for which person it tells each fact of (the player's own lines restate questions, not facts).
   context.attribution = attributionSources(p.messages.map((m) => m.content), context.otherNames, [playerLine, ...heardLines, ...p.history.filter((m) => m.role === "user").map((m) => m.content)], p.mind.entityName);
+  context.loreLines = loreSentences(notes.map((n) => n.text));
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }
