@@ -1,7 +1,8 @@
-import { denseCodes, fullScore, normalised, prepareQuery, quantise, rowChunkIndex, rowCount, rowId, rowLocation, rowName, rowTags, scoreRow, TopN, visible } from "./cacheBlocks.ts";
+import { denseCodes, normalised, prepareQuery, quantise, rowCount, scoreRow, type TopN, visible } from "./cacheBlocks.ts";
 import type { DocumentBlock, RowMeta } from "./cacheBlocks.ts";
 import { blockOfOwn, blocksFromSnapshot, blocksFromWrites } from "./blocksFrom.ts";
 import { ColumnCompaction } from "./columnCompaction.ts";
+import { SearchTop } from "./searchTop.ts";
 import type { CacheOptions, CachedRow, VectorHit } from "./cacheOptions.ts";
 import { DEFAULT_INDEX_MIN_ROWS, DEFAULT_RESCORE, probeShareFor } from "./cacheOptions.ts";
 import type { SnapshotDoc } from "./headerRows.ts";
@@ -11,7 +12,6 @@ import { ColumnCopy } from "./columnCopy.ts";
 import { BuildTurns } from "./buildTurns.ts";
 import { BuildFailures } from "./buildFailures.ts";
 import { OwnVectors, type FullVectors, type RowsAt } from "./fullVectors.ts";
-import type { ChunkRow } from "./rows.ts";
 
 export { DEFAULT_INDEX_MIN_ROWS, DEFAULT_PROBE_ROWS, DEFAULT_PROBE_SHARE, DEFAULT_RESCORE, probeShareFor, type CacheOptions, type CachedRow, type VectorHit } from "./cacheOptions.ts";
 export type { RowMeta } from "./cacheBlocks.ts";
@@ -292,7 +292,7 @@ export class ProjectVectorCache {
     const p = prepareQuery(query, this.dims, want, tags, exclude);
     // The int8 ranking keeps rescore × n candidates, which their float32 vectors then rank exactly: the int8
     // error only decides which rows reach the candidates, not their order (bench/scale-retrieval.ts: recall).
-    const best = this.topFor(this.rescore > 0 ? n * this.rescore : n);
+    const best = this.top.candidates(this.rescore > 0 ? n * this.rescore : n);
     // A sparse query (the hashing embedder's) costs only its non-zero dims per row, so the exact scan stays
     // cheap, and the lists serve it poorly (recall@4 0.66–0.86 at 5–20 % of the lists, bench/scale-retrieval.ts):
     // only a dense query (a neural embedder's, 384 multiplies a row) goes through the index.
@@ -306,53 +306,10 @@ export class ProjectVectorCache {
     if (this.building) this.turns.nudge();
     else if (!this.ivf) this.maybeBuild(); // one that failed is tried again once its wait is over, writes or not
     this.compaction.nudge();
-    const m = best.length;
-    const { score, order } = this.top!;
-    for (let i = 0; i < m; i++) {
-      score[i] = this.rescore > 0 ? (fullScore(best.docAt(i), best.rowAt(i), p) ?? best.scoreAt(i)) : best.scoreAt(i);
-      order[i] = i;
-    }
-    // re-scored, best first, equal scores in the int8 order: an insertion sort, as the float32 order is nearly the
-    // int8 one (a few swaps)
-    for (let i = 1; i < m; i++) {
-      const o = order[i];
-      const s = score[o];
-      let j = i;
-      for (; j > 0 && score[order[j - 1]] < s; j--) order[j] = order[j - 1];
-      order[j] = o;
-    }
-    const hits: VectorHit[] = [];
-    for (let i = 0; i < Math.min(m, n); i++) {
-      const doc = best.docAt(order[i]);
-      const row = best.rowAt(order[i]);
-      hits.push({
-        id: rowId(doc, row),
-        projectId: this.projectId,
-        documentId: doc.documentId,
-        documentName: rowName(doc, row),
-        chunkIndex: rowChunkIndex(doc, row),
-        tags: [...rowTags(doc, row)], // a copy: the cache shares one array among a document's rows
-        locationId: rowLocation(doc, row),
-        score: score[order[i]],
-      });
-    }
-    best.reset();
-    return hits;
+    return this.top.hits(p, this.rescore > 0, n, this.projectId);
   }
 
-  /**
-   * A search's candidates and their re-scoring's arrays, kept from one search to the next while the size asked for
-   * stays the same (a search runs synchronously from start to end: one at a time uses them). Why: each search made
-   * them, and an object a candidate, and dropped them (BENCHMARKS.md "the index's tail at 1M").
-   */
-  private top: { best: TopN; score: Float64Array; order: Int32Array } | null = null;
-
-  private topFor(size: number): TopN {
-    if (this.top?.best.n !== size) this.top = { best: new TopN(size), score: new Float64Array(size), order: new Int32Array(size) };
-    // empty even if the last search threw half-way (a snapshot file's read cut short)
-    this.top.best.reset();
-    return this.top.best;
-  }
+  private readonly top = new SearchTop();
 
   /** A big project's sparse query through the column copy (asking for one, or a fresh one, as needed); false: scan the rows. */
   private columnScan(p: ReturnType<typeof prepareQuery>, best: TopN): boolean {

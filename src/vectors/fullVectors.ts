@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import type { PreparedQuery } from "./cacheBlocks.ts";
+import type { PreparedQuery } from "./preparedQuery.ts";
 
 /**
  * A document block's float32 vectors (rows × dims unit vectors), which re-score a search's top candidates: the
