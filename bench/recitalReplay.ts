@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { prepareTurn } from "../src/npc/prepareTurn.ts";
 import { validateInteract } from "../src/npc/validateInteract.ts";
 import { turnGuard } from "../src/npc/replies/turnGuard.ts";
+import { GUARD_POLICY } from "../src/npc/replies/generateReply.ts";
 import { contentStems, offTopicRecital } from "../src/npc/replies/recitedLine.ts";
 import { splitSentences } from "../src/npc/replies/sentences.ts";
 import { createTestApp } from "../test/support/testApp.ts";
@@ -25,6 +26,8 @@ import type { QualityWorld } from "./support/worldTypes.ts";
 import { arg, fixturesOrExit } from "./support/benchArgs.ts";
 
 const fx = fixturesOrExit("recitalReplay");
+// the check replayed here is off in the product: on, the turn's guard reads the lore sentences it checks against
+GUARD_POLICY.checkRecitals = true;
 const root = join(import.meta.dir, "..");
 const WORLDS: Record<string, QualityWorld[]> = { tuning: [TUNING, REEDMOUTH], old: [TUNING], third: [REEDMOUTH], heldout: [CINDERVALE] };
 const worlds = [...new Set(arg("worlds", "tuning").split(",").flatMap((k) => WORLDS[k]))];

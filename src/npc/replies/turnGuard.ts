@@ -4,7 +4,7 @@ import { kept } from "../secrets/secretFraming.ts";
 import { secretTerms } from "../secrets/secretTerms.ts";
 import { replyContextFor } from "./replyContext.ts";
 import { stripSecrets } from "../secrets/stripSecrets.ts";
-import type { TurnGuard } from "./generateReply.ts";
+import { GUARD_POLICY, type TurnGuard } from "./generateReply.ts";
 import { givenNumbers } from "./quantities.ts";
 import { attributionSources } from "./attribution.ts";
 import { loreSentences } from "./recitedLine.ts";
@@ -49,6 +49,7 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
   context.givenNumbers = givenNumbers([...p.messages.map((m) => m.content), playerLine, ...heardLines]);
   // The same prompt, read for which person it tells each fact of (the player's own lines restate questions, not facts).
   context.attribution = attributionSources(p.messages.map((m) => m.content), context.otherNames, [playerLine, ...heardLines, ...p.history.filter((m) => m.role === "user").map((m) => m.content)], p.mind.entityName);
-  context.loreLines = loreSentences(notes.map((n) => n.text));
+  // read only for the recital check, which is off unless a studio (or a bench) turns it on
+  if (GUARD_POLICY.checkRecitals) context.loreLines = loreSentences(notes.map((n) => n.text));
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }
