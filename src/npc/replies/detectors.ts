@@ -2,6 +2,7 @@ import { holdsRun, longestCommonRun, longestCommonRunAt, maxNgramCount, words } 
 import { splitSentences } from "./sentences.ts";
 import { leakOf, type SecretTerms } from "../secrets/secretTerms.ts";
 import type { AttributionSources } from "./attribution.ts";
+import type { NumberSource } from "./numberPlaces.ts";
 
 /**
  * What makes a reply out of character, one pure check each (the reply guard resamples on them; bench/quality.ts
@@ -70,6 +71,12 @@ export interface ReplyContext {
    * Absent: the reply's numbers are not checked.
    */
   givenNumbers?: number[];
+  /**
+   * the prompt's sentences read for the numbers each gives (numberPlaces.ts, read on the first reply that states a
+   * given number) and the numbers the player's lines hold: a reply's number given only for another thing is misplaced.
+   * Absent: not checked.
+   */
+  numberPlaces?: { sources: () => NumberSource[]; said: number[] };
   /**
    * the prompt's sentences and the people the mind knows (attribution.ts attributionSources): a reply that tells a
    * fact of one of them that the prompt tells of no one by that name is a wrong attribution. Absent: not checked.

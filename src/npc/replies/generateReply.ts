@@ -8,6 +8,7 @@ import { splitSentences } from "./sentences.ts";
 import { tailSignOf } from "../../llm/tailSign.ts";
 import { mergeAvoid, STEER_LOGIT, steerAway } from "./steer.ts";
 import { unsupportedQuantity } from "./quantities.ts";
+import { misplacedNumber } from "./numberPlaces.ts";
 import { wrongAttribution } from "./attribution.ts";
 import { offTopicRecital } from "./recitedLine.ts";
 
@@ -63,6 +64,12 @@ export interface GuardPolicy {
    */
   checkAttributions?: boolean;
   /**
+   * a finished sample that states a number its prompt gives only for something else, while the prompt's sentences on
+   * what the sample speaks of give another (numberPlaces.ts: "The tower has 10 steps." beside "the tower's hundred
+   * and four steps" and "ten years later"), is sampled again once a turn, as a made-up number is
+   */
+  checkNumberPlaces?: boolean;
+  /**
    * a sample that closes what it said with an assistant's offer of help ("Hi Rosalind Tey! How can I assist you
    * today?") ends before the offer (offerCut.ts) and is judged on what stood before it, as a loop in its tail is cut
    */
@@ -85,7 +92,10 @@ export interface GuardPolicy {
  * blocked copy into: on a newcomer's greeting to each tuning mind (bench/steer.ts --lines greetings, 72 turns) that
  * halved the refusals returned (20 → 10; 10 turns better, none worse, same seeds) at fewer samples per reply.
  * A finished sample that states a number nothing in its prompt holds ("35 miles" for a note's "a day and a half")
- * is drawn again once a turn (bench/quantityCheck.ts, BENCHMARKS.md "Replies in character: made-up numbers"). A
+ * is drawn again once a turn (bench/quantityCheck.ts, BENCHMARKS.md "Replies in character: made-up numbers"), and so
+ * is one that states a number its prompt gives only for something else ("The tower has 10 steps." where the tower's
+ * note gives 104 and another note "ten years"; numberPlaces.ts, BENCHMARKS.md "Replies in character: numbers given
+ * for something else"). A
  * sample that closes with an assistant's offer of help is cut before it rather than resampled (offerCut.ts): the
  * held-out greeting drew "Hi Rosalind Tey! How can I assist you today?" from every sample of every seed, steered or
  * not, and now returns "Hi Rosalind Tey!" (BENCHMARKS.md "Replies in character: an assistant's offer of help cut off").
@@ -102,6 +112,7 @@ export const GUARD_POLICY: GuardPolicy = {
   steerLogit: STEER_LOGIT,
   steerRefusals: true,
   checkQuantities: true,
+  checkNumberPlaces: true,
   checkAttributions: true,
   cutOffers: true,
   checkRecitals: false,
@@ -233,7 +244,8 @@ export async function generateReply(
     const problems = ended ? [] : shaper.failure ? [shaper.failure] : replyProblems(text, context).filter((p) => WEIGHT[p.kind] !== undefined);
     // Judged on the finished sample only: "three" may still become "three hundred".
     const quantity = guard && policy.checkQuantities && !ended && !shaper.failure && context.givenNumbers ? unsupportedQuantity(text, context.givenNumbers) : null;
-    if (quantity) problems.push({ kind: "unsupportedQuantity", detail: quantity });
+    const misplaced = !quantity && guard && policy.checkNumberPlaces && !ended && !shaper.failure && context.numberPlaces ? misplacedNumber(text, context.numberPlaces.sources(), context.numberPlaces.said) : null;
+    if (quantity || misplaced) problems.push({ kind: "unsupportedQuantity", detail: (quantity ?? misplaced)! });
     const person = guard && policy.checkAttributions && !ended && !shaper.failure && context.attribution ? wrongAttribution(text, context.attribution) : null;
     if (person) problems.push({ kind: "wrongAttribution", detail: person });
     const recital = guard && policy.checkRecitals && !ended && !shaper.failure && context.loreLines ? offTopicRecital(text, context.playerLine, context.loreLines) : null;

@@ -34,6 +34,11 @@ export interface StatedNumber {
 
 const TOKEN = /\d[\d,]*(?:\.\d+)?|[\p{L}]+(?:-[\p{L}]+)*/gu;
 
+/** A word that is part of a number ("four", "hundred", "thirty-five", "dozen"). */
+export function isNumberWord(w: string): boolean {
+  return wordValue(w) !== null || w in SCALES || w === "dozen" || w in GIVEN_ONLY;
+}
+
 function wordValue(w: string): number | null {
   if (w in ONES) return ONES[w];
   if (w in TENS) return TENS[w];

@@ -5,7 +5,8 @@ import { secretTerms } from "../secrets/secretTerms.ts";
 import { replyContextFor } from "./replyContext.ts";
 import { stripSecrets } from "../secrets/stripSecrets.ts";
 import { GUARD_POLICY, type TurnGuard } from "./generateReply.ts";
-import { givenNumbers } from "./quantities.ts";
+import { givenNumbers, statedNumbers } from "./quantities.ts";
+import { numberSources, type NumberSource } from "./numberPlaces.ts";
 import { attributionSources } from "./attribution.ts";
 import { loreSentences } from "./recitedLine.ts";
 
@@ -47,6 +48,13 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
   });
   // What the mind was given this turn is its prompt (persona, lore, state, memories, the conversation) and the line.
   context.givenNumbers = givenNumbers([...p.messages.map((m) => m.content), playerLine, ...heardLines]);
+  // The same prompt, read for which number it gives of what: only once a reply states a number it gives.
+  let sources: NumberSource[] | undefined;
+  const playerLines = [playerLine, ...heardLines, ...p.history.filter((m) => m.role === "user").map((m) => m.content)];
+  context.numberPlaces = {
+    sources: () => (sources ??= numberSources(p.messages.map((m) => m.content))),
+    said: playerLines.flatMap((l) => statedNumbers(l).map((n) => n.value)),
+  };
   // The same prompt, read for which person it tells each fact of (the player's own lines restate questions, not facts).
   context.attribution = attributionSources(p.messages.map((m) => m.content), context.otherNames, [playerLine, ...heardLines, ...p.history.filter((m) => m.role === "user").map((m) => m.content)], p.mind.entityName);
   // read only for the recital check, which is off unless a studio (or a bench) turns it on

@@ -1,0 +1,62 @@
+/**
+ * A number the prompt gives, said of a thing the prompt gives another number for. Asked "How many steps does the
+ * tower have?" beside a note's "Visitors may climb the tower's hundred and four steps", Qwen2.5-Coder-0.5B answered
+ * "The tower has 10 steps." (3 of 4 seeds on the tuning world Reedmouth): the 10 is the note's "ten years later" of
+ * another sentence, so the made-up-number check (quantities.ts) passes it. The reply guard draws such a sample again
+ * once a turn, as it does a made-up number.
+ *
+ * Narrow on purpose: a reply sentence is checked only against the prompt sentences it shares two content words or
+ * more with (its topic); the number is misplaced only when some of those sentences give a number and none gives this
+ * one, and the player's lines do not hold it either. A sentence of its own words (no prompt sentence shares two of
+ * its words) is never judged here.
+ */
+import { contentStems } from "./recitedLine.ts";
+import { isNumberWord, statedNumbers } from "./quantities.ts";
+import { splitSentences } from "./sentences.ts";
+
+/** A sentence of the prompt as the check reads it: its content-word stems (number words aside) and the numbers it gives. */
+export interface NumberSource {
+  stems: Set<string>;
+  numbers: Set<number>;
+}
+
+/** Content words a reply sentence must share with a prompt sentence for the two to be about one thing. */
+const SAME_TOPIC = 2;
+
+function topicStems(text: string): Set<string> {
+  return new Set([...contentStems(text)].filter((w) => !/^\d/.test(w) && !isNumberWord(w)));
+}
+
+/** The prompt texts' sentences that give a number, read once a turn. */
+export function numberSources(texts: string[]): NumberSource[] {
+  const out: NumberSource[] = [];
+  for (const t of texts)
+    for (const s of splitSentences(t)) {
+      const numbers = new Set(statedNumbers(s, true).map((n) => n.value));
+      out.push({ stems: topicStems(s), numbers });
+    }
+  return out;
+}
+
+/**
+ * The detail of a reply's misplaced number (`"10" where the prompt gives 104`), or null. `said`: the numbers the
+ * player's lines hold (a number the player said may be said back).
+ */
+export function misplacedNumber(reply: string, sources: NumberSource[], said: number[]): string | null {
+  const theirs = new Set(said);
+  for (const sentence of splitSentences(reply)) {
+    const stated = statedNumbers(sentence).filter((n) => !/^(one|zero)$/i.test(n.text) && !theirs.has(n.value));
+    if (!stated.length) continue;
+    const stems = topicStems(sentence);
+    const topic = sources.filter((s) => {
+      let n = 0;
+      for (const w of s.stems) if (stems.has(w)) n++;
+      return n >= SAME_TOPIC;
+    });
+    const given = new Set(topic.flatMap((s) => [...s.numbers]));
+    if (given.size === 0) continue;
+    const wrong = stated.find((n) => !given.has(n.value));
+    if (wrong) return `"${wrong.text}" where the prompt gives ${[...given].slice(0, 3).join(", ")}`;
+  }
+  return null;
+}

@@ -1,0 +1,94 @@
+import { describe, expect, test } from "bun:test";
+import type { GenerateRequest } from "../../src/generation/types.ts";
+import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
+import { generateReply, GUARD_POLICY } from "../../src/npc/replies/generateReply.ts";
+import { misplacedNumber, numberSources } from "../../src/npc/replies/numberPlaces.ts";
+import { givenNumbers } from "../../src/npc/replies/quantities.ts";
+import { scripted } from "./scriptedBackend.ts";
+
+/** A tuning world's mind as the guard reads its prompt: the steps and a "ten" of another sentence. */
+const PROMPT = [
+  "You are Mother Ilse Varrow, bell-keeper of Reedmouth, a character in a game.",
+  "About The Tide Bell: The bell, Old Maud, weighs nineteen hundredweight and was cast by the bellfounder Corwen Ashdown. Visitors may climb the tower's hundred and four steps on Fishdays.",
+  "About The Founding of Reedmouth: The first building of the town was a salt shed, and the oldest bell in the delta was hung ten years later.",
+  "About The Ferry: The ferry takes nine minutes when the tide is slack. A crossing costs two copper bits.",
+  "About The Weirs: Jossel Thrupp is the weir-master and keeps the eel traps.",
+];
+const sources = numberSources(PROMPT);
+
+describe("a number given for another thing (numberPlaces)", () => {
+  const rows: [string, string | null][] = [
+    // the prompt's "ten" belongs to the bell's hanging: said of the steps, it is misplaced
+    ["The tower has 10 steps.", '"10" where the prompt gives 104'],
+    ["The tower has 10 and four steps on Fishdays.", '"10" where the prompt gives 104'],
+    ["Old Maud weighs ten hundredweight.", '"ten" where the prompt gives 19'],
+    // the number the prompt gives for it, in any form
+    ["The tower has 104 steps.", null],
+    ["A hundred and four steps, and I climb them every Fishday.", null],
+    ["One hundred and four steps to the top.", null],
+    ["The oldest bell was hung ten years later.", null],
+    // a sentence that shares one word with the prompt's is not about the same thing: not judged
+    ["I have rung it 10 times today.", null],
+    // the things a reply sentence speaks of give no number: nothing to compare with
+    ["Jossel Thrupp has kept the eel traps for 10 years.", null],
+    // but a number the prompt gives for nothing said of the bell is the bell's made-up one
+    ["Corwen Ashdown cast the bell, oh, 10 lifetimes ago.", '"10" where the prompt gives 19'],
+    // a lone "one" is a way of speaking, not a count
+    ["The tower has one door and many steps.", null],
+    // a number from two sentences on one topic: each sentence's number is given
+    ["The ferry takes nine minutes and costs two copper bits.", null],
+  ];
+  for (const [reply, want] of rows) test(reply, () => expect(misplacedNumber(reply, sources, [])).toBe(want));
+
+  test("a number the player said may be said back", () => {
+    expect(misplacedNumber("The tower has 10 steps? No, more.", sources, [10])).toBeNull();
+  });
+
+  test("the sources give each sentence's numbers, ordinals and implied ones too, without number words among the topic's", () => {
+    const [s] = numberSources(["The third bell rings twice at the tower's hundred and four steps."]);
+    expect([...s.numbers].sort((a, b) => a - b)).toEqual([2, 3, 104]);
+    expect([...s.stems].some((w) => /hundred|four|third/.test(w))).toBe(false);
+  });
+});
+
+/** The guard's side: a misplaced number sends the sample back once a turn, as a made-up one does. */
+const ctx: ReplyContext = {
+  playerLine: "How many steps does the tower have?",
+  mindName: "Ilse Varrow",
+  otherNames: [],
+  structuralLines: [PROMPT[0]],
+  narrativeLines: [],
+  noteNames: ["The Tide Bell", "The Founding of Reedmouth"],
+  previousReply: null,
+  maxSentences: 2,
+  secrets: [],
+  givenNumbers: givenNumbers(PROMPT),
+  numberPlaces: { sources: () => sources, said: [] },
+};
+const req = (): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 7 });
+const WRONG = "The tower has 10 steps.";
+const RIGHT = "The tower has a hundred and four steps.";
+
+describe("the reply guard and misplaced numbers", () => {
+  test("the sample is drawn again and the right one returned", async () => {
+    const { llm, calls } = scripted([WRONG, RIGHT]);
+    const { result, report } = await generateReply(llm, req(), ctx);
+    expect(calls).toHaveLength(2);
+    expect(report.attempts[0].problems).toEqual([{ kind: "unsupportedQuantity", detail: '"10" where the prompt gives 104' }]);
+    expect(result.text).toBe(RIGHT);
+  });
+
+  test("once a turn, shared with made-up numbers: a second misplaced sample is not drawn again", async () => {
+    const { llm, calls } = scripted([WRONG, "The tower has nine steps.", RIGHT]);
+    const { report } = await generateReply(llm, req(), ctx);
+    expect(calls).toHaveLength(2);
+    expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["unsupportedQuantity"], ["unsupportedQuantity"]]);
+  });
+
+  test("with the check off, or without the prompt read for it, the sample is returned", async () => {
+    const off = scripted([WRONG, RIGHT]);
+    expect((await generateReply(off.llm, req(), ctx, { ...GUARD_POLICY, checkNumberPlaces: false })).result.text).toBe(WRONG);
+    const none = scripted([WRONG, RIGHT]);
+    expect((await generateReply(none.llm, req(), { ...ctx, numberPlaces: undefined })).result.text).toBe(WRONG);
+  });
+});
