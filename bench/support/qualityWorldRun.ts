@@ -270,7 +270,7 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
       total.thirdPerson += thirdPerson;
       total.recalls += recalls ? 1 : 0;
       perSeed.push(`seed ${seed}: ${kept.length}/${Object.keys(ms.facts).length} (${kept.join(", ") || "none"}) in ${mems.length}, ${restated} restated`);
-      o.log(`  memory seed ${seed}: ${perSeed.at(-1)}; third person ${thirdPerson}/${mems.length}; recalls in session 2: ${recalls ? "yes" : "no"} ${JSON.stringify(all.slice(0, 400))}`);
+      o.log(`  memory ${perSeed.at(-1)}; third person ${thirdPerson}/${mems.length}; recalls in session 2: ${recalls ? "yes" : "no"} ${JSON.stringify(all.slice(0, 400))}`);
     }
     memory = `${total.kept}/${total.facts} facts in ${total.memories} memories, ${total.restated} restated, ${total.thirdPerson}/${total.memories} in the third person; recalls in session 2: ${total.recalls}/${o.seeds.length} (${perSeed.join("; ")})`;
     o.log(`  memory: ${memory}`);
