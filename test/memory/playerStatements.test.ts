@@ -97,6 +97,9 @@ describe("a statement no memory holds is added", () => {
   test("a memory it replaces gives it its importance and topics", () => {
     const [out] = withMissedStatements([{ text: "The player's name is Edda.", importance: 8, topics: ["name"] }], playerStatements(MIND, [u("My name is Edda Marlow.")]));
     expect(out).toEqual({ text: "The player's name is Edda Marlow.", importance: 8, topics: ["name"] });
+    // two it replaces: their topics, no more than one of them had
+    const two = withMissedStatements([{ text: "The player is Edda.", importance: 4, topics: ["name", "edda", "player"] }, { text: "The player's cousin is Joss.", importance: 6, topics: ["cousin", "joss"] }], playerStatements(MIND, [u("My name is Edda Marlow and my cousin Joss keeps the ferry.")]));
+    expect(two).toEqual([{ text: "The player's name is Edda Marlow and their cousin Joss keeps the ferry.", importance: 6, topics: ["name", "edda", "player"] }]);
   });
 });
 

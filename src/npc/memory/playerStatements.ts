@@ -4,7 +4,7 @@ import { longestCommonRunAt, words } from "../replies/wordOverlap.ts";
 import { normaliseMemoryText } from "./memoryText.ts";
 import { inMindsVoice } from "./memoryVoice.ts";
 import { DEFAULT_IMPORTANCE, unionTopics } from "./sanitiseDrafts.ts";
-import { MAX_DRAFT_TOPICS, MAX_MEMORIES_PER_SUMMARY, type MemoryDraft } from "./types.ts";
+import { MAX_MEMORIES_PER_SUMMARY, type MemoryDraft } from "./types.ts";
 
 type Turn = { role: "user" | "assistant"; content: string };
 
@@ -131,7 +131,8 @@ export function withMissedStatements(drafts: MemoryDraft[], statements: PlayerSt
     const added: MemoryDraft = {
       text: s.text,
       importance: Math.max(DEFAULT_IMPORTANCE, ...parts.map((d) => d.importance)),
-      topics: parts.reduce<string[]>((t, d) => unionTopics(t, d.topics, MAX_DRAFT_TOPICS), []),
+      // no more topics than one of them had: a memory holds as many as a summary's schema lets one have
+      topics: parts.reduce<string[]>((t, d) => unionTopics(t, d.topics, Math.max(...parts.map((x) => x.topics.length))), []),
     };
     const at = parts.length ? out.indexOf(parts[0]) : out.length;
     out = [...out.slice(0, at), added, ...out.slice(at)].filter((d) => !parts.includes(d));
