@@ -112,6 +112,7 @@ describe("a statement is held only when the memories together hold every name an
     ["held by two memories together", TWO_NAMES, ["The player is Edda Marlow.", "The player's cousin Joss runs the ferry at Greyford."], ["The player is Edda Marlow.", "The player's cousin Joss runs the ferry at Greyford."]],
     ["a name's words in another case and order", TWO_NAMES, ["The player gave her name as MARLOW, Edda.", "joss of greyford is the player's cousin."], ["The player gave her name as MARLOW, Edda.", "joss of greyford is the player's cousin."]],
     ["half held: the statement takes the place of the memory that says part of it", TWO_NAMES, ["The player's name is Edda."], [STATED]],
+    ["half held: a memory that names the player in other words says no more", "I'm Edda Marlow, a clerk from Greyford.", ["The player's name is Edda Marlow."], ["The player is Edda Marlow, a clerk from Greyford."]],
     ["half held: a memory that says more stays", TWO_NAMES, ["The player is Edda Marlow, an eel seller."], ["The player is Edda Marlow, an eel seller.", STATED]],
     ["a name's words split over two memories do not hold it", TWO_NAMES, ["The player is Edda.", "The player knows a Marlow.", "The player's cousin Joss keeps the ferry at Greyford."], [STATED, "The player knows a Marlow."]],
     ["a number in words held in digits", "I owe the Court twelve marks.", ["The player owes the Court 12 marks."], ["The player owes the Court 12 marks."]],

@@ -30,6 +30,11 @@ const FIRST_PERSON_WORD = /^I(?:'m|'ve|'ll|'d)?$/i;
 const MAX_STATEMENT_CHARS = 200;
 /** A word of a sentence, apostrophes inside kept ("Corvin's", "O'Brien"). */
 const WORD = /[\p{L}\p{N}]+(?:'[\p{L}\p{N}]+)*/gu;
+/**
+ * Words that only say a name is one ("The player's name is Tobin." says no more than "The player is Tobin, a smith."),
+ * and a possessive's "s" (normaliseMemoryText splits "player's" in two): a memory is not more than a statement for them.
+ */
+const NAMING = new Set(["name", "named", "s"]);
 /** Words a memory must share, from its predicate's start, with a statement about someone else to have taken it over. */
 const BORROWED_RUN = 4;
 
@@ -115,8 +120,8 @@ export function withoutBorrowedSubjects(drafts: MemoryDraft[], statements: Playe
  * holds all its words (in any case, in any order), a number in any of its forms ("seven" and "7" alike). Together,
  * not one memory alone: a summary often splits a statement of two facts into two memories, and the statement added
  * beside them would say both again. A statement that is added takes the place of every memory that says nothing it
- * does not ("The player's name is Rosalind." above), so no fact is stored twice; the memory's importance and topics
- * go with it. At most MAX_MEMORIES_PER_SUMMARY in all.
+ * does not, a naming's words aside ("The player's name is Rosalind." above), so no fact is stored twice; the
+ * memory's importance and topics go with it. At most MAX_MEMORIES_PER_SUMMARY in all.
  */
 export function withMissedStatements(drafts: MemoryDraft[], statements: PlayerStatement[]): MemoryDraft[] {
   let out = [...drafts];
@@ -126,7 +131,7 @@ export function withMissedStatements(drafts: MemoryDraft[], statements: PlayerSt
     const holdsName = (name: string) => held.some((w) => name.split(" ").every((x) => w.has(x)));
     if (s.names.every(holdsName) && s.numbers.every((n) => heldNumbers.has(n))) continue;
     const said = memoryWords(s.text);
-    const parts = out.filter((_, i) => [...held[i]].every((w) => said.has(w)));
+    const parts = out.filter((_, i) => [...held[i]].every((w) => said.has(w) || NAMING.has(w)));
     if (!parts.length && out.length >= MAX_MEMORIES_PER_SUMMARY) continue;
     const added: MemoryDraft = {
       text: s.text,
