@@ -68,10 +68,10 @@ if (process.argv.includes("--summary")) {
   const seeds = Number(arg("seeds", "5"));
   const { rows, samples } = await summaryBench(models.map((m) => MODELS[m]), seeds, threads, (s) => console.error(s));
   console.log(`\n### Memory summaries (${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "cpu"}, threads ${threads}, load average ${loadavg()[0].toFixed(1)}, seeds 1..${seeds})\n`);
-  console.log("| model | facts kept | per fact | empty summaries | degenerate | copied the example | memories | mean chars | mean tokens | mean s |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log("| model | facts kept | per fact | empty summaries | degenerate | copied the example | memories | restated | third person | mean chars | mean tokens | mean s |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows)
-    console.log(`| ${r.model} | ${pct(r.factsKept, r.factsTotal)} | ${r.facts} | ${r.empty}/${r.runs} | ${r.degenerate}/${r.runs} | ${r.copied}/${r.runs} | ${r.memories} | ${r.meanChars} | ${r.meanTokens} | ${r.meanSeconds.toFixed(1)} |`);
+    console.log(`| ${r.model} | ${pct(r.factsKept, r.factsTotal)} | ${r.facts} | ${r.empty}/${r.runs} | ${r.degenerate}/${r.runs} | ${r.copied}/${r.runs} | ${r.memories} | ${r.restated} | ${r.thirdPerson}/${r.memories} | ${r.meanChars} | ${r.meanTokens} | ${r.meanSeconds.toFixed(1)} |`);
   console.log("\nSamples:\n" + samples.map((s) => `- ${s}`).join("\n"));
   process.exit(0);
 }
@@ -191,7 +191,7 @@ for (const mk of models) {
       const run = await runWorld(t, w, turns, { seeds, maxReplyTokens, stream, skip, naive: withNaive, product: !naiveOnly, byMind, seedsTogether, minds: onlyMinds, log: (s) => console.error(s), onRecord, quantityArms, attributionArms, recitalArms });
       const { records, memory } = run;
       out[w.world.name] = { memory, records, ...(pairArms ? { [withoutKey]: run.without } : {}) };
-      worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2): ${memory ?? "–"}`);
+      worldTables.push(`#### ${w.world.name}: ${MODELS[mk].name}, ${e} embedder\n\n${worldTable(records)}\n\nMemory (3 facts said, checkpoint, asked in session 2; the script once per seed): ${memory ?? "–"}`);
       // Written after each world (a long run keeps what it has); the load average as it went.
       meta.loadAverage.push(loadavg()[0]);
       save();

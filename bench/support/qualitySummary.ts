@@ -7,6 +7,7 @@
 import { LlmEngine } from "../../src/llm/LlmEngine.ts";
 import { summariseSession } from "../../src/npc/memory/summariseSession.ts";
 import { EXAMPLE_MARKERS } from "../../src/npc/memory/summaryPrompt.ts";
+import { inThirdPerson, restatements } from "./memoryMeasures.ts";
 
 type Msg = { role: "user" | "assistant"; content: string };
 export interface SummaryCase {
@@ -69,6 +70,18 @@ export const SUMMARY_CASES: SummaryCase[] = [
     ],
     facts: { name: /\bWren\b/, pelts: /pelt/i, honey: /honey/i },
   },
+  {
+    // Two names in one statement and an amount in words: a summary that keeps one name must not stand for both.
+    name: "bryn-uncle",
+    mindName: "Maud Fenwick",
+    messages: [
+      u("Evening. My name is Bryn Aldous, and my uncle Corvin keeps the lighthouse at Gull Point."),
+      a("Evening, Bryn. Corvin's nephew, are you? Sit by the fire."),
+      u("I owe you twelve silver for the ale and the bed, and I will pay it when the herring boats come in."),
+      a("Twelve silver, then. I'll hold you to it."),
+    ],
+    facts: { name: /\bBryn\b/, uncle: /\bCorvin\b/, debt: /twelve|\b12\b/i },
+  },
 ];
 
 /** A memory that says the same clause twice ("I'll pay next week. I'll pay next week.") is degenerate. */
@@ -92,6 +105,10 @@ export interface SummaryRow {
   /** Summaries holding a fact of the prompt's worked example (Doran, spiders …) instead of the session's. */
   copied: number;
   memories: number;
+  /** Memories that say nothing another memory of their summary does not (memoryMeasures.ts). */
+  restated: number;
+  /** Memories with no first- or second-person word. */
+  thirdPerson: number;
   meanChars: number;
   meanTokens: number;
   meanSeconds: number;
@@ -109,6 +126,8 @@ export async function summaryBench(models: { name: string; path: string }[], see
     let degenerate = 0;
     let copied = 0;
     let memories = 0;
+    let restated = 0;
+    let thirdPerson = 0;
     let chars = 0;
     let tokens = 0;
     let ms = 0;
@@ -121,6 +140,8 @@ export async function summaryBench(models: { name: string; path: string }[], see
         runs++;
         tokens += r.completionTokens;
         memories += r.memories.length;
+        restated += restatements(r.memories.map((x) => x.text));
+        thirdPerson += inThirdPerson(r.memories.map((x) => x.text));
         if (!r.memories.length) empty++;
         const all = r.memories.map((x) => x.text).join(" | ");
         chars += r.memories.reduce((n, x) => n + x.text.length, 0);
@@ -151,6 +172,8 @@ export async function summaryBench(models: { name: string; path: string }[], see
       degenerate,
       copied,
       memories,
+      restated,
+      thirdPerson,
       meanChars: memories ? Math.round(chars / memories) : 0,
       meanTokens: Math.round(tokens / runs),
       meanSeconds: ms / runs / 1000,

@@ -11,6 +11,7 @@ import { updateSettings } from "../../src/projects/settings.ts";
 import { RATE_LIMIT_MAX, setRateLimits } from "../../src/ratelimit/rateLimitSettings.ts";
 import { loadMindProfile } from "../../src/npc/mindProfile.ts";
 import { retrieveMemories } from "../../src/npc/memory/retrieveMemories.ts";
+import { inThirdPerson, restatements } from "./memoryMeasures.ts";
 import { replyContextFor } from "../../src/npc/replies/replyContext.ts";
 import { replyProblems, type Problem } from "../../src/npc/replies/detectors.ts";
 import { GUARD_POLICY, type ReplyGuardReport } from "../../src/npc/replies/generateReply.ts";
@@ -240,22 +241,39 @@ export async function runWorld(t: TestApp, w: LoadedWorld, turns: SeededTurns, o
   if (ms && !o.skip.has("memory")) {
     const m = w.minds[ms.mind];
     updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: ms.lines.length });
-    const player = "memory-player";
-    let previous: string | null = null;
-    for (const line of ms.lines) previous = (await product("memory", ms.mind, line, o.seeds[0], player, previous))!.reply;
-    // The summary seeded from the script's seed as its turns are (it was drawn unseeded: one draw a seed said little).
-    await turns.turn(o.seeds[0], async () => {
-      await t.app.scheduler.trigger("memory-summary");
-      return { status: 200, reply: "" };
-    });
-    const mems = await retrieveMemories(t.app.ctx as any, { projectId: m.projectId, mindId: m.id, playerId: player, query: ms.ask, enhanced: true });
-    const all = mems.map((x) => x.text).join(" | ");
-    const kept = Object.entries(ms.facts).filter(([, re]) => re.test(all)).map(([k]) => k);
-    // The next conversation asks for the player's memories as a game does (interface spec: `memory.retrieve`,
-    // default false); before, the bench never did, so no memory reached the recall question's prompt.
-    const ask = (await product("memory", ms.mind, ms.ask, o.seeds[0], player, null, {}, true))!;
-    memory = `${kept.length}/${Object.keys(ms.facts).length} facts in ${mems.length} memories (${kept.join(", ") || "none"}); recalls in session 2: ${ms.recalls.test(ask.reply) ? "yes" : "no"}`;
-    o.log(`  memory: ${memory} ${JSON.stringify(all.slice(0, 240))}`);
+    // The script once per seed, each seed a player of its own: a summary is one draw, and one draw says little.
+    const perSeed: string[] = [];
+    const total = { kept: 0, facts: 0, memories: 0, restated: 0, thirdPerson: 0, recalls: 0 };
+    for (const seed of o.seeds) {
+      const player = seed === o.seeds[0] ? "memory-player" : `memory-player-${seed}`;
+      let previous: string | null = null;
+      for (const line of ms.lines) previous = (await product("memory", ms.mind, line, seed, player, previous))!.reply;
+      // The summary seeded from the script's seed as its turns are (it was drawn unseeded: one draw a seed said little).
+      await turns.turn(seed, async () => {
+        await t.app.scheduler.trigger("memory-summary");
+        return { status: 200, reply: "" };
+      });
+      const mems = await retrieveMemories(t.app.ctx as any, { projectId: m.projectId, mindId: m.id, playerId: player, query: ms.ask, enhanced: true });
+      const texts = mems.map((x) => x.text);
+      const all = texts.join(" | ");
+      const kept = Object.entries(ms.facts).filter(([, re]) => re.test(all)).map(([k]) => k);
+      // The next conversation asks for the player's memories as a game does (interface spec: `memory.retrieve`,
+      // default false); before, the bench never did, so no memory reached the recall question's prompt.
+      const ask = (await product("memory", ms.mind, ms.ask, seed, player, null, {}, true))!;
+      const recalls = ms.recalls.test(ask.reply);
+      const restated = restatements(texts);
+      const thirdPerson = inThirdPerson(texts);
+      total.kept += kept.length;
+      total.facts += Object.keys(ms.facts).length;
+      total.memories += mems.length;
+      total.restated += restated;
+      total.thirdPerson += thirdPerson;
+      total.recalls += recalls ? 1 : 0;
+      perSeed.push(`seed ${seed}: ${kept.length}/${Object.keys(ms.facts).length} (${kept.join(", ") || "none"}) in ${mems.length}, ${restated} restated`);
+      o.log(`  memory ${perSeed.at(-1)}; third person ${thirdPerson}/${mems.length}; recalls in session 2: ${recalls ? "yes" : "no"} ${JSON.stringify(all.slice(0, 400))}`);
+    }
+    memory = `${total.kept}/${total.facts} facts in ${total.memories} memories, ${total.restated} restated, ${total.thirdPerson}/${total.memories} in the third person; recalls in session 2: ${total.recalls}/${o.seeds.length} (${perSeed.join("; ")})`;
+    o.log(`  memory: ${memory}`);
     updateSettings(t.app.ctx as any, m.projectId, { maxSessionLength: 20 });
   }
   metrics.recordReplyGuard = recordReplyGuard;

@@ -22,7 +22,7 @@ const MIND = "Anselm Quayle";
 describe("the player's statements about themselves", () => {
   test("first-person sentences with a name or a number, in the third person; greetings before them cut", () => {
     expect(playerStatements(MIND, SESSION)).toEqual([
-      { text: "The player's name is Edda Marlow.", names: ["edda", "marlow"], numbers: [] },
+      { text: "The player's name is Edda Marlow.", names: ["edda marlow"], numbers: [] },
       { text: "The player owes the Court a fine of four marks, and they will pay it on Fishday.", names: ["court", "fishday"], numbers: [4] },
       { text: "The player's cousin Joss is one of Anselm Quayle's wardens.", names: ["joss"], numbers: [] },
     ]);
@@ -37,6 +37,11 @@ describe("the player's statements about themselves", () => {
       u("Hello Garrick, my name is Ada and I came from the north road."),
     ];
     expect(playerStatements("Garrick Thorne", session).map((s) => s.text)).toEqual(["The player's name is Ada and they came from the north road."]);
+  });
+
+  test("a name is a run of capitalised words; a possessive's 's and the mind's own name are no part of it", () => {
+    const [s] = playerStatements(MIND, [u("My name is Bryn O'Dare and I row for Anselm Quayle's Court, with my uncle Corvin's crew.")]);
+    expect(s.names).toEqual(["bryn o dare", "court", "corvin"]);
   });
 });
 
@@ -69,8 +74,8 @@ describe("a sentence that made the player the subject of what they said of someo
 describe("a statement no memory holds is added", () => {
   const statements = playerStatements(MIND, SESSION);
   test("only the missing one, after the summary's own", () => {
-    const out = withMissedStatements([draft("The player's name is Edda."), draft("The player will pay 4 marks on Fishday.")], statements);
-    expect(out.map((d) => d.text)).toEqual(["The player's name is Edda.", "The player will pay 4 marks on Fishday.", "The player's cousin Joss is one of Anselm Quayle's wardens."]);
+    const out = withMissedStatements([draft("The player is Edda Marlow."), draft("The player owes the Court four marks due on Fishday.")], statements);
+    expect(out.map((d) => d.text)).toEqual(["The player is Edda Marlow.", "The player owes the Court four marks due on Fishday.", "The player's cousin Joss is one of Anselm Quayle's wardens."]);
   });
 
   test("a number held as a word or as digits counts as held", () => {
@@ -87,6 +92,43 @@ describe("a statement no memory holds is added", () => {
   test("never more than a summary's memories in all", () => {
     const full = Array.from({ length: MAX_MEMORIES_PER_SUMMARY }, (_, i) => draft(`The player likes pie number ${i + 10}.`));
     expect(withMissedStatements(full, statements)).toHaveLength(MAX_MEMORIES_PER_SUMMARY);
+  });
+
+  test("a memory it replaces gives it its importance and topics", () => {
+    const [out] = withMissedStatements([{ text: "The player's name is Edda.", importance: 8, topics: ["name"] }], playerStatements(MIND, [u("My name is Edda Marlow.")]));
+    expect(out).toEqual({ text: "The player's name is Edda Marlow.", importance: 8, topics: ["name"] });
+    // two it replaces: their topics, no more than one of them had
+    const two = withMissedStatements([{ text: "The player is Edda.", importance: 4, topics: ["name", "edda", "player"] }, { text: "The player's cousin is Joss.", importance: 6, topics: ["cousin", "joss"] }], playerStatements(MIND, [u("My name is Edda Marlow and my cousin Joss keeps the ferry.")]));
+    expect(two).toEqual([{ text: "The player's name is Edda Marlow and their cousin Joss keeps the ferry.", importance: 6, topics: ["name", "edda", "player"] }]);
+  });
+});
+
+describe("a statement is held only when the memories together hold every name and number it holds", () => {
+  const TWO_NAMES = "My name is Edda Marlow and my cousin Joss keeps the ferry at Greyford.";
+  const STATED = "The player's name is Edda Marlow and their cousin Joss keeps the ferry at Greyford.";
+  // [what the row shows, the player's line, the summary's memories, the memories after the backfill]
+  const rows: [string, string, string[], string[]][] = [
+    ["held by one memory", TWO_NAMES, ["Edda Marlow is the player; Joss, her cousin, keeps the Greyford ferry."], ["Edda Marlow is the player; Joss, her cousin, keeps the Greyford ferry."]],
+    ["held by two memories together", TWO_NAMES, ["The player is Edda Marlow.", "The player's cousin Joss runs the ferry at Greyford."], ["The player is Edda Marlow.", "The player's cousin Joss runs the ferry at Greyford."]],
+    ["a name's words in another case and order", TWO_NAMES, ["The player gave her name as MARLOW, Edda.", "joss of greyford is the player's cousin."], ["The player gave her name as MARLOW, Edda.", "joss of greyford is the player's cousin."]],
+    ["half held: the statement takes the place of the memory that says part of it", TWO_NAMES, ["The player's name is Edda."], [STATED]],
+    ["half held: a memory that names the player in other words says no more", "I'm Edda Marlow, a clerk from Greyford.", ["The player's name is Edda Marlow."], ["The player is Edda Marlow, a clerk from Greyford."]],
+    ["half held: a memory that says more stays", TWO_NAMES, ["The player is Edda Marlow, an eel seller."], ["The player is Edda Marlow, an eel seller.", STATED]],
+    ["a name's words split over two memories do not hold it", TWO_NAMES, ["The player is Edda.", "The player knows a Marlow.", "The player's cousin Joss keeps the ferry at Greyford."], [STATED, "The player knows a Marlow."]],
+    ["a number in words held in digits", "I owe the Court twelve marks.", ["The player owes the Court 12 marks."], ["The player owes the Court 12 marks."]],
+    ["a number in digits held in words", "I owe the Court 12 marks.", ["The player owes the Court a dozen marks."], ["The player owes the Court a dozen marks."]],
+    ["the number missing", "I owe the Court twelve marks.", ["The player owes the Court a fine."], ["The player owes the Court a fine.", "The player owes the Court twelve marks."]],
+    ["the number held, a name missing", "I owe the Court twelve marks.", ["The player owes 12 marks."], ["The player owes the Court twelve marks."]],
+    ["the mind's own name is not a fact", "I owe Anselm Quayle four marks.", ["The player owes four marks."], ["The player owes four marks."]],
+    ["nor the mind's name in a possessive", "My cousin Joss is one of Anselm's wardens.", ["Joss is the player's cousin."], ["Joss is the player's cousin."]],
+  ];
+  for (const [what, line, memories, after] of rows)
+    test(what, () => {
+      expect(withMissedStatements(memories.map(draft), playerStatements(MIND, [u(line)])).map((d) => d.text)).toEqual(after);
+    });
+
+  test("the same statement twice is stored once", () => {
+    expect(withMissedStatements([], playerStatements(MIND, [u(TWO_NAMES), u(TWO_NAMES)])).map((d) => d.text)).toEqual([STATED]);
   });
 });
 

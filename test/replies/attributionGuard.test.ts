@@ -1,10 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { GenerateRequest } from "../../src/generation/types.ts";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { generateReply, GUARD_POLICY } from "../../src/npc/replies/generateReply.ts";
 import { attributionSources } from "../../src/npc/replies/attribution.ts";
 import { givenNumbers } from "../../src/npc/replies/quantities.ts";
-import { scripted } from "./scriptedBackend.ts";
+import { replyContext, scripted, turnRequest as req } from "../support/scriptedTurn.ts";
 
 /**
  * What the reply guard does with a sample that tells a fact of the wrong person: what is under test is the guard's
@@ -14,20 +12,15 @@ const PROMPT = [
   "You are Garve Dray, Eel smoker of the Blackreed Smokehouse, a character in a game.\nPeople you know:\n- Nessa Dray: family (Your younger sister)\n- Wick Varrow: friend (The boy runs your errands to the quay)",
   "[Lore]\nAbout Smokehouse Trade: The Blackreed Smokehouse is owned by Audra Pell, who buys the eels at the quay. The smoked eels go upriver on the barge Patience.\n\n[Player]\nWho owns the smokehouse?",
 ];
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "Who owns the smokehouse?",
   mindName: "Garve Dray",
   otherNames: ["Nessa Dray", "Wick Varrow"],
   structuralLines: ["You are Garve Dray, Eel smoker of the Blackreed Smokehouse, a character in a game."],
-  narrativeLines: [],
   noteNames: ["Smokehouse Trade"],
-  previousReply: null,
-  maxSentences: 2,
-  secrets: [],
   givenNumbers: givenNumbers(PROMPT),
   attribution: attributionSources(PROMPT, ["Nessa Dray", "Wick Varrow"], ["Who owns the smokehouse?"]),
-};
-const req = (): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 40 });
+});
 
 const WRONG = "Nessa Dray owns the smokehouse.";
 const WRONG_TOO = "Wick owns the Blackreed Smokehouse.";

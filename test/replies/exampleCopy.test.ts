@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { exampleCopy, replyProblems, type ReplyContext } from "../../src/npc/replies/detectors.ts";
+import { exampleCopy, replyProblems } from "../../src/npc/replies/detectors.ts";
 import { earlyProblem } from "../../src/npc/replies/earlyVerdict.ts";
 import { generateReply } from "../../src/npc/replies/generateReply.ts";
 import { steerAway } from "../../src/npc/replies/steer.ts";
 import { exampleLines, TRANSCRIPT_LAYOUT } from "../../src/llm/transcriptTurn.ts";
-import type { GenerateRequest, GenerateResult } from "../../src/generation/types.ts";
+import { replyContext, scripted, turnRequest } from "../support/scriptedTurn.ts";
 
 // The example exchange a base model reads before the player's line (src/llm/transcriptTurn.ts), and a mind whose
 // own texts are about other things: the Saltmarsh lighthouse keeper and the Drowned Lantern.
@@ -13,18 +13,13 @@ const known = [
   "Castermere: Castermere lies eleven miles up the coast road.",
   "How far is it to Castermere?",
 ];
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "How far is it to Castermere?",
   mindName: "Bram Fenwick",
-  otherNames: [],
-  structuralLines: [],
-  narrativeLines: [],
   noteNames: ["The Drowned Lantern", "Castermere"],
-  previousReply: null,
   maxSentences: 3,
-  secrets: [],
   example: { lines: exampleLines(TRANSCRIPT_LAYOUT), known },
-};
+});
 
 describe("exampleLines: what the example exchange in use says", () => {
   test("its answer and its note's title and text; none for a layout without an example", () => {
@@ -86,20 +81,8 @@ describe("exampleCopy: the example exchange passed off as the reply", () => {
 
 describe("the guard resamples a copy of the example", () => {
   test("the copy is sent back and the other sample returned", async () => {
-    const replies = ["Forty feet, give or take.", "Eleven miles up the coast road."];
-    const calls: GenerateRequest[] = [];
-    const llm = {
-      async generate(req: GenerateRequest): Promise<GenerateResult> {
-        calls.push(req);
-        const text = replies[calls.length - 1] ?? "";
-        for (const piece of text.match(/\s*\S+/g) ?? []) {
-          if (req.stopSignal?.aborted) break;
-          req.onToken?.(piece);
-        }
-        return { text, promptTokens: 50, evaluatedPromptTokens: 50, completionTokens: 6, finishReason: "stop", timeToFirstTokenMs: 5 };
-      },
-    };
-    const { result, report } = await generateReply(llm, { conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 5 }, ctx);
+    const { llm, calls } = scripted(["Forty feet, give or take.", "Eleven miles up the coast road."]);
+    const { result, report } = await generateReply(llm, turnRequest({ seed: 5 }), ctx);
     expect(report.attempts[0].problems.map((p) => p.kind)).toEqual(["exampleCopy"]);
     expect(result.text).toBe("Eleven miles up the coast road.");
     expect(calls[1].avoid?.some((a) => a.text.trim().toLowerCase() === "forty")).toBe(true);

@@ -1,62 +1,23 @@
 import { describe, expect, test } from "bun:test";
-import type { GenerateRequest, GenerateResult } from "../../src/generation/types.ts";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
+import type { GenerateRequest } from "../../src/generation/types.ts";
 import { generateReply, type GuardPolicy } from "../../src/npc/replies/generateReply.ts";
 import { ReplyShaper } from "../../src/npc/replies/ReplyShaper.ts";
 import { secretTerms } from "../../src/npc/secrets/secretTerms.ts";
 import { stripSecrets } from "../../src/npc/secrets/stripSecrets.ts";
 import { loreNote } from "../../src/npc/prompt/renderTurn.ts";
+import { pieces, replyContext, scripted, turnRequest } from "../support/scriptedTurn.ts";
 
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot.",
   mindName: "Idris Vane",
-  otherNames: [],
   structuralLines: ["You are Idris Vane, Keeper of the Cindervale Incline, a character in a game."],
-  narrativeLines: [],
   noteNames: ["Riding the Incline"],
-  previousReply: null,
-  maxSentences: 2,
-  secrets: [],
-};
-
-/** Word-sized pieces, as a backend streams them. */
-const pieces = (text: string) => text.match(/\s*\S+/g) ?? [];
-
-/**
- * A backend that says the scripted replies in order, one per call, piece by piece, and honours the stop signal as
- * the real ones do (the reply ends where it is, finishReason "stop"). It stands in for the model: what is under
- * test is the guard's handling of what a model says.
- */
-function scripted(replies: string[], opts: { maxTokensHit?: boolean } = {}) {
-  const calls: GenerateRequest[] = [];
-  const llm = {
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      calls.push(req);
-      const text = replies[calls.length - 1] ?? "";
-      let said = "";
-      for (const p of pieces(text)) {
-        if (req.stopSignal?.aborted) break;
-        said += p;
-        req.onToken?.(p.replace(/^\s+/, said === p ? "" : p.match(/^\s+/)?.[0] ?? ""));
-      }
-      const stopped = !!req.stopSignal?.aborted;
-      return {
-        text: said.trim(),
-        promptTokens: 100,
-        evaluatedPromptTokens: calls.length === 1 ? 100 : 3,
-        completionTokens: pieces(said).length,
-        finishReason: stopped ? "stop" : opts.maxTokensHit ? "length" : "stop",
-        timeToFirstTokenMs: 10,
-      };
-    },
-  };
-  return { llm, calls };
-}
+});
 
 /** Two samples at the turn's temperature: the tests of choosing between two (the default policy may draw more). */
 const TWO: GuardPolicy = { tries: 2, budgetShare: 1, resampleTemperature: null };
 
-const base = (onToken?: (t: string) => void): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 40, onToken });
+const base = (onToken?: (t: string) => void): GenerateRequest => turnRequest({ onToken });
 
 describe("the reply guard's decisions", () => {
   test("an echo of the player's line is stopped at its opening and sampled again with the next seed; the client sees only the second", async () => {
@@ -225,7 +186,7 @@ describe("secrets in the turn", () => {
   });
 
   test("when every sentence tells it and nothing can be cut, the least bad is returned, its telling sentences dropped if others remain", async () => {
-    const { llm } = scripted(["Periwinkle. Periwinkle it is.", "Ask the cutter: periwinkle, and the light goes out."], {});
+    const { llm } = scripted(["Periwinkle. Periwinkle it is.", "Ask the cutter: periwinkle, and the light goes out."]);
     const { result, report } = await generateReply(llm, base(), withSecret, TWO);
     expect(report.attempts.map((a) => a.problems.map((p) => p.kind))).toEqual([["secretLeak"], ["secretLeak"]]);
     expect(result.text.length).toBeGreaterThan(0);

@@ -1,22 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import type { GenerateRequest } from "../../src/generation/types.ts";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
-import { scripted } from "./scriptedBackend.ts";
+import { replyContext, scripted, turnRequest } from "../support/scriptedTurn.ts";
 import { generateReply, GUARD_POLICY, type GuardPolicy } from "../../src/npc/replies/generateReply.ts";
 
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot.",
   mindName: "Idris Vane",
-  otherNames: [],
   structuralLines: ["You are Idris Vane, Keeper of the Cindervale Incline, a character in a game."],
-  narrativeLines: [],
   noteNames: ["Riding the Incline"],
-  previousReply: null,
-  maxSentences: 2,
-  secrets: [],
-};
+});
 
-const req = (maxTokens = 64): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens, temperature: 0.7, seed: 40 });
+const req = (maxTokens = 64): GenerateRequest => turnRequest({ maxTokens });
 const THIRD = "Idris Vane tells travellers the car leaves at dawn.";
 const CLEAN = "The car leaves at dawn, and the fare is two brass bits.";
 const more: GuardPolicy = { tries: 4, budgetShare: 1, resampleTemperature: 0.3 };

@@ -1,24 +1,18 @@
 import { describe, expect, test } from "bun:test";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { repetition } from "../../src/npc/replies/detectors.ts";
 import { generateReply } from "../../src/npc/replies/generateReply.ts";
 import { loopCut } from "../../src/npc/replies/loopCut.ts";
 import { sentenceEnds } from "../../src/npc/replies/sentences.ts";
-import { scripted } from "./scriptedBackend.ts";
+import { replyContext, scripted, turnRequest } from "../support/scriptedTurn.ts";
 
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "When do the town gates close?",
   mindName: "Ilsa Hesk",
-  otherNames: [],
-  structuralLines: [],
-  narrativeLines: [],
   noteNames: ["The Town Gates"],
-  previousReply: null,
   maxSentences: 3,
-  secrets: [],
-};
+});
 
-const req = { conversationKey: "c", messages: [{ role: "user" as const, content: "When do the town gates close?" }], maxTokens: 64, temperature: 0.7, seed: 1 };
+const req = turnRequest({ conversationKey: "c", messages: [{ role: "user", content: "When do the town gates close?" }], seed: 1 });
 
 /** What the cut leaves of a reply (the whole reply when nothing is cut). */
 const cut = (text: string) => {

@@ -1,27 +1,22 @@
 import { describe, expect, test } from "bun:test";
 import type { GenerateRequest } from "../../src/generation/types.ts";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { replyProblems } from "../../src/npc/replies/detectors.ts";
 import { generateReply, GUARD_POLICY } from "../../src/npc/replies/generateReply.ts";
 import { mayOffer, offerCut, offerIn } from "../../src/npc/replies/offerCut.ts";
 import { ReplyShaper } from "../../src/npc/replies/ReplyShaper.ts";
 import { sentenceEnds } from "../../src/npc/replies/sentences.ts";
-import { pieces, scripted } from "./scriptedBackend.ts";
+import { pieces, replyContext, scripted, turnRequest } from "../support/scriptedTurn.ts";
 
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "Hello, Warden. My name is Rosalind Tey.",
   mindName: "Tibor Haska",
-  otherNames: [],
   structuralLines: ["You are Tibor Haska, Warden of the Cindervale Watch, a character in a game."],
   hintLines: [],
-  narrativeLines: [],
   noteNames: ["The Cindervale Watch"],
-  previousReply: null,
   maxSentences: 3,
-  secrets: [],
-};
+});
 
-const req = (onToken?: (t: string) => void): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 11, ...(onToken ? { onToken } : {}) });
+const req = (onToken?: (t: string) => void): GenerateRequest => turnRequest({ seed: 11, ...(onToken ? { onToken } : {}) });
 /** What the cut leaves of a reply (the whole reply when nothing is cut). */
 const cut = (text: string) => {
   const at = offerCut(text);

@@ -1,27 +1,19 @@
 import { describe, expect, test } from "bun:test";
-import type { GenerateRequest } from "../../src/generation/types.ts";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { generateReply, GUARD_POLICY } from "../../src/npc/replies/generateReply.ts";
 import { givenNumbers } from "../../src/npc/replies/quantities.ts";
-import { scripted } from "./scriptedBackend.ts";
+import { replyContext, scripted, turnRequest as req } from "../support/scriptedTurn.ts";
 
 /**
  * What the reply guard does with a sample that states a number its prompt does not hold: what is under test is the
  * guard's choice of samples (the backend says scripted replies; the real model's side is quantityGuardModel.test.ts).
  */
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "How far is it to Millbrook?",
   mindName: "Garrick Stone",
-  otherNames: [],
   structuralLines: ["You are Garrick Stone, keeper of the Rusty Flagon, a character in a game."],
-  narrativeLines: [],
   noteNames: ["The Road"],
-  previousReply: null,
-  maxSentences: 2,
-  secrets: [],
   givenNumbers: givenNumbers(["The north road to Millbrook is a day and a half on foot, about forty miles.", "How far is it to Millbrook?"]),
-};
-const req = (): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 40 });
+});
 
 const MADE_UP = "It's about 35 miles, a long day's walk.";
 const MADE_UP_TOO = "Some 25 miles up the north road.";

@@ -1,10 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { GenerateRequest } from "../../src/generation/types.ts";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { generateReply, GUARD_POLICY } from "../../src/npc/replies/generateReply.ts";
 import { givenNumbers } from "../../src/npc/replies/quantities.ts";
 import { loreSentences } from "../../src/npc/replies/recitedLine.ts";
-import { scripted } from "./scriptedBackend.ts";
+import { replyContext, scripted, turnRequest as req } from "../support/scriptedTurn.ts";
 
 // The check is off in the product's policy (it lost a held-out answer); these tests turn it on.
 const ON = { ...GUARD_POLICY, checkRecitals: true };
@@ -17,20 +15,14 @@ const NOTES = [
   "Millbrook was founded by the miller Osric Dunn. The first building of the town was a grain store.",
   "The town council has five members and meets in the Moot Hall on the last Thursday of each month.",
 ];
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "What was the first building in Millbrook?",
   mindName: "Garrick Stone",
-  otherNames: [],
   structuralLines: ["You are Garrick Stone, keeper of the Rusty Flagon, a character in a game."],
-  narrativeLines: [],
   noteNames: ["The Founding of Millbrook"],
-  previousReply: null,
-  maxSentences: 2,
-  secrets: [],
   givenNumbers: givenNumbers([...NOTES, "What was the first building in Millbrook?"]),
   loreLines: loreSentences(NOTES),
-};
-const req = (): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 40 });
+});
 
 const RECITAL = "The town council has five members and meets in the Moot Hall.";
 const RECITAL_TOO = "The council meets in the Moot Hall on the last Thursday of each month.";

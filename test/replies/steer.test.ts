@@ -1,25 +1,20 @@
 import { describe, expect, test } from "bun:test";
 import type { GenerateRequest } from "../../src/generation/types.ts";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
-import { scripted } from "./scriptedBackend.ts";
+import { replyContext, scripted, turnRequest } from "../support/scriptedTurn.ts";
 import { generateReply, GUARD_POLICY, type GuardPolicy } from "../../src/npc/replies/generateReply.ts";
 import { distinctive, mergeAvoid, steerAway } from "../../src/npc/replies/steer.ts";
 import { chatBody } from "../../src/generation/remote/chatBody.ts";
 
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "Good morning, keeper. The gulls were very loud over the quay last night.",
   mindName: "Bram Fenwick",
-  otherNames: [],
   structuralLines: ["You are Bram Fenwick, Keeper of the Gull Rock light, a character in a game."],
   hintLines: [],
-  narrativeLines: [],
   noteNames: ["The Gull Rock light"],
-  previousReply: null,
   maxSentences: 3,
-  secrets: [],
-};
+});
 
-const req = (): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 7 });
+const req = (): GenerateRequest => turnRequest({ seed: 7 });
 const ECHO = ctx.playerLine;
 const META = "I'm sorry, but I can't assist with that.";
 const CLEAN = "Aye, the gulls never sleep. The lamp kept them circling till dawn.";

@@ -2,8 +2,7 @@
 // line (`Very well. {"actions":[…`) has its words cut there, streamed or not. The backend here says scripted
 // pieces: what is under test is the server's handling of what a model says, not the model.
 import { describe, expect, test } from "bun:test";
-import type { GenerateRequest, GenerateResult } from "../../src/generation/types.ts";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
+import type { GenerateRequest } from "../../src/generation/types.ts";
 import { generateReply } from "../../src/npc/replies/generateReply.ts";
 import { metaTalk } from "../../src/npc/replies/detectors.ts";
 import { ReplyShaper } from "../../src/npc/replies/ReplyShaper.ts";
@@ -12,18 +11,13 @@ import { BEHAVIOUR_DELIMITER } from "../../src/behaviour/behaviourPrompt.ts";
 import { resolveBehaviour } from "../../src/behaviour/resolveBehaviour.ts";
 import { tailSchema } from "../../src/behaviour/tailSchema.ts";
 import { REFS, SHOPKEEPER } from "../behaviour/fixtures.ts";
+import { replyContext, scripted as scriptedWords, turnRequest } from "../support/scriptedTurn.ts";
 
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "Could you give me the iron key, please?",
   mindName: "Garrick",
-  otherNames: [],
-  structuralLines: [],
-  narrativeLines: [],
-  noteNames: [],
-  previousReply: null,
   maxSentences: 3,
-  secrets: [],
-};
+});
 
 const behaviour = resolveBehaviour(SHOPKEEPER)!;
 const TAIL = { delimiter: BEHAVIOUR_DELIMITER, jsonSchema: tailSchema(behaviour, behaviour.actions, REFS), maxTokens: 64 };
@@ -32,25 +26,9 @@ const SIGN = tailSignOf(TAIL);
 /** Pieces a few characters long, as a backend's tokens come: a sign may be split anywhere. */
 const pieces = (text: string, size = 3) => text.match(new RegExp(`[\\s\\S]{1,${size}}`, "g")) ?? [];
 
-/** A backend saying the scripted replies in order, piece by piece, stopping where the stop signal says (finishReason "stop"). */
-function scripted(replies: string[], size = 3) {
-  const calls: GenerateRequest[] = [];
-  const llm = {
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      calls.push(req);
-      let said = "";
-      for (const p of pieces(replies[calls.length - 1] ?? "", size)) {
-        if (req.stopSignal?.aborted) break;
-        said += p;
-        req.onToken?.(p);
-      }
-      return { text: said.trim(), promptTokens: 50, evaluatedPromptTokens: 50, completionTokens: pieces(said).length, finishReason: "stop", timeToFirstTokenMs: 5 };
-    },
-  };
-  return { llm, calls };
-}
-
-const req = (onToken?: (t: string) => void): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 7, tail: TAIL, onToken });
+/** A scripted backend whose pieces are a few characters long (a sign may be split anywhere). */
+const scripted = (replies: string[]) => scriptedWords(replies, { pieces });
+const req = (onToken?: (t: string) => void): GenerateRequest => turnRequest({ seed: 7, tail: TAIL, onToken });
 
 describe("where the words end: the tail's sign", () => {
   test("the tail's keys come from its schema: its own and its actions' entries', not the parameters'", () => {
