@@ -1,10 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { GenerateRequest } from "../../src/generation/types.ts";
-import type { ReplyContext } from "../../src/npc/replies/detectors.ts";
 import { generateReply, GUARD_POLICY } from "../../src/npc/replies/generateReply.ts";
 import { misplacedNumber, numberSources } from "../../src/npc/replies/numberPlaces.ts";
 import { givenNumbers } from "../../src/npc/replies/quantities.ts";
-import { scripted } from "./scriptedBackend.ts";
+import { replyContext, scripted, turnRequest } from "../support/scriptedTurn.ts";
 
 /** A tuning world's mind as the guard reads its prompt: the steps and a "ten" of another sentence. */
 const PROMPT = [
@@ -52,20 +50,15 @@ describe("a number given for another thing (numberPlaces)", () => {
 });
 
 /** The guard's side: a misplaced number sends the sample back once a turn, as a made-up one does. */
-const ctx: ReplyContext = {
+const ctx = replyContext({
   playerLine: "How many steps does the tower have?",
   mindName: "Ilse Varrow",
-  otherNames: [],
   structuralLines: [PROMPT[0]],
-  narrativeLines: [],
   noteNames: ["The Tide Bell", "The Founding of Reedmouth"],
-  previousReply: null,
-  maxSentences: 2,
-  secrets: [],
   givenNumbers: givenNumbers(PROMPT),
   numberPlaces: { sources: () => sources, said: [] },
-};
-const req = (): GenerateRequest => ({ conversationKey: "k", messages: [], maxTokens: 64, temperature: 0.7, seed: 7 });
+});
+const req = () => turnRequest({ seed: 7 });
 const WRONG = "The tower has 10 steps.";
 const RIGHT = "The tower has a hundred and four steps.";
 
