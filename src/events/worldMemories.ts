@@ -125,8 +125,8 @@ export function rankKnown(rows: KnownEvent[], query: string, now: Date, limit: n
 
 /**
  * What an event's text must contain, lower-cased, to have `word` among its keywords: keywords() keeps the stem of
- * each run of letters and digits, and the stem only drops a final "s" or turns a final "ies" into "y", so the run
- * holds the stem, or the stem without its final "y".
+ * each run of letters and digits, and the stem (pluralStem, src/core/text/wordStem.ts) only drops a final "s" or
+ * turns a final "ies" into "y", so the run holds the stem, or the stem without its final "y".
  */
 function probeOf(word: string): string {
   return word.endsWith("y") ? word.slice(0, -1) : word;

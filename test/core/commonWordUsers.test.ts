@@ -19,6 +19,8 @@ import {
  * list holds), pinned as hashes taken before the lists moved to src/core/text/commonWords.ts: a word added to or
  * dropped from any list changes one of these. The embedder's pin matters most: its vectors are stored, and a
  * change would leave every project's vectors stale (its `id` would have to change and every chunk re-embed).
+ * Re-pinned once since, when a secret's terms took Porter's stems (src/core/text/wordStem.ts): the same words
+ * and pairs chosen, only their stems written otherwise ("i'v", "ye").
  */
 const sha = (x: string | Uint8Array) => createHash("sha256").update(x).digest("hex").slice(0, 16);
 
@@ -52,7 +54,7 @@ describe("the common-word lists' users, pinned", () => {
       steer: distinctive(t),
       secret: secretTerms("s", t, ["Garrick keeps the inn"]),
     }));
-    expect(out.map((o) => sha(JSON.stringify(o)))).toEqual(["d43133cc0fdc263e", "d0d3921ff768c82b", "7caf3757112db39d", "5e0ab6971a34cbe3", "8fed884f904a7d07"]);
+    expect(out.map((o) => sha(JSON.stringify(o)))).toEqual(["5b3a9ea2363bfd2f", "d0d3921ff768c82b", "7caf3757112db39d", "5e0ab6971a34cbe3", "8fed884f904a7d07"]);
   });
 });
 

@@ -30,6 +30,8 @@ describe("a fact told of the wrong person (the guard's wrongAttribution)", () =>
     ["in the second sentence", "Aye, the chain is old. Anselm forged the chain for the Dunlin."],
     ["another name of the notes put where the smith stood", "Jossel Thrupp forged the ferry chain."],
     ["a name from nowhere put where the smith stood", "The ferry chain was forged by Gaussby Wood."],
+    // "tars" and the note's "tarred" are one stem ("tar", "tarr" before): with "links", two words of the note's fact
+    ["a known person put to a fact told in another form of its words", "Nessa Dray tars the links."],
   ];
   for (const [what, reply] of flagged)
     test(`flagged: ${what}`, () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { contentStems, loreSentences, offTopicRecital, stem } from "../../src/npc/replies/recitedLine.ts";
+import { contentStems, loreSentences, offTopicRecital } from "../../src/npc/replies/recitedLine.ts";
 
 /** A town's notes as a turn carries them (the shape of the tuning world Reedmouth's founding note). */
 const LORE = loreSentences([
@@ -26,6 +26,9 @@ describe("offTopicRecital: a lore sentence said that does not answer the questio
     ["no lore sentence shares a key word: nothing closer was at hand", "What is your favourite colour?", "The town council has five members and meets in the Moot Hall on the last Thursday of each month.", false],
     ["the answer's sentence, which shares only the question's 'cross' (as 'crossing')", "How long does the ford take to cross?", "The ford takes an hour when the water is high and half that in summer.", false],
     ["a question by its opening word, no mark", "When do the gates close", "The town council has five members and meets in the Moot Hall on the last Thursday of each month.", true],
+    // the founding sentence holds the question's "dam" as "dammed" (one stem now, "damm" and "dam" before): it was closer
+    ["the council line for a question about the dam", "Where is the dam?", "The town council has five members and meets in the Moot Hall on the last Thursday of each month.", true],
+    ["the founding sentence for a question about the dam", "Where is the dam?", "Millbrook was founded in the year 611 by the miller Osric Dunn, who dammed the brook.", false],
   ];
   for (const [why, question, reply, flagged] of cases)
     test(why, () => {
@@ -41,19 +44,9 @@ describe("offTopicRecital: a lore sentence said that does not answer the questio
   });
 });
 
-describe("the words it compares", () => {
-  test("stems: one ending off, then a final e", () => {
-    expect(["founded", "founder", "founding", "found"].map(stem)).toEqual(["found", "found", "found", "found"]);
-    expect(["close", "closes", "closed"].map(stem)).toEqual(["clos", "clos", "clos"]);
-    expect(["buildings", "building", "build"].map(stem)).toEqual(["build", "build", "build"]);
-    expect(stem("fee")).toBe(stem("fees"));
-    // the s of "cross" is not a plural's: "crossing" and "cross" meet (a question's "cross" missed its note's "crossing")
-    expect(["cross", "crossing", "crosses"].map(stem)).toEqual(["cross", "cross", "cross"]);
-    expect(["berries", "berry"].map(stem)).toEqual(["berry", "berry"]);
-  });
-
+describe("the words it compares (stems: src/core/text/wordStem.ts, test/core/wordStem.test.ts)", () => {
   test("content words leave out function words and the commonest longer ones", () => {
-    expect([...contentStems("What is the name of the house porter at your inn?")]).toEqual(["nam", "hous", "port", "inn"]);
+    expect([...contentStems("What is the name of the house porter at your inn?")]).toEqual(["name", "hous", "porter", "inn"]);
   });
 
   test("lore sentences: each note's sentences once, blank lines and paragraphs apart", () => {

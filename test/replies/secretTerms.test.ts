@@ -27,6 +27,18 @@ describe("secretTerms and leakOf", () => {
     expect(leakOf(reply, [GRAIN]) !== null).toBe(told);
   });
 
+  test("a name of the secret is kept whole: the surname Oakes tells it, the word oak does not", () => {
+    const watch = secretTerms("The Watch", "The dyke breach was hidden by Captain Mirren Oakes.", ["About The Dyke: an old oak stands by the sluice."]);
+    expect(leakOf("Oakes knows more than he says.", [watch])).not.toBeNull();
+    expect(leakOf("Captain Oakes’s men walk the dykes.", [watch])).not.toBeNull();
+    expect(leakOf("The oak by the sluice is older than the town.", [watch])).toBeNull();
+  });
+
+  test("two of the secret's own words, told in other forms of them", () => {
+    // "promise" and "garrisons" meet the secret's "promised" and "garrison" ("promis" and "promise" before)
+    expect(leakOf("He made a promise to the garrisons.", [GRAIN])).not.toBeNull();
+  });
+
   test("a pair is kept only when one of its words is the secret's alone and the two stand together nowhere else in the turn", () => {
     expect(GRAIN.pairs).toContain("three hundr");
     expect(GRAIN.pairs).toContain("top shelf");

@@ -1,4 +1,5 @@
 import { MEMORY_STOPWORDS as STOPWORDS } from "../../core/text/commonWords.ts";
+import { pluralStem } from "../../core/text/wordStem.ts";
 
 // Text helpers shared by the summariser (dedupe), the store (merge) and retrieval (keywords).
 
@@ -17,22 +18,17 @@ export function cleanLine(text: string): string {
 }
 
 /**
- * Content words of `text`, lightly stemmed ("caravans" → "caravan"), for keyword overlap.
+ * Content words of `text`, lightly stemmed ("caravans" → "caravan": pluralStem, not the reply checks' Porter stems,
+ * since world memories store these), for keyword overlap.
  * "player" is a stop word here: every memory is about the player.
  */
 export function keywords(text: string): Set<string> {
   const out = new Set<string>();
   for (const raw of normaliseMemoryText(text).split(" ")) {
     if (raw.length < 2 || STOPWORDS.has(raw)) continue;
-    out.add(stem(raw));
+    out.add(pluralStem(raw));
   }
   return out;
-}
-
-function stem(w: string): string {
-  if (w.length > 4 && w.endsWith("ies")) return w.slice(0, -3) + "y";
-  if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us")) return w.slice(0, -1);
-  return w;
 }
 
 /**

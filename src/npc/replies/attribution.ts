@@ -13,6 +13,7 @@
  * whose name the fact's own sentence holds.
  */
 import { QUERY_STOPWORDS } from "../../core/text/commonWords.ts";
+import { wordStem as stem } from "../../core/text/wordStem.ts";
 import { splitSentences } from "./sentences.ts";
 import { words } from "./wordOverlap.ts";
 
@@ -44,12 +45,6 @@ export interface AttributionSources {
   self: Set<string>;
   /** the player's line asks who: any name the reply gives is its answer, not only the people the mind knows */
   asksWho: boolean;
-}
-
-/** A word's stem, crudely: "owns", "owned", "owner" and "owning" are one word here, as are "forged" and "forge". */
-function stem(w: string): string {
-  const s = w.replace(/'s$/, "").replace(/(?:ings?|ers?|ed|es|s|e)$/, "");
-  return s.length >= 3 ? s : w;
 }
 
 function contentStems(ws: string[], skip: Set<string>): Set<string> {

@@ -12,6 +12,7 @@
  * hold: the town's name or "town" itself, in half the notes, tells no sentence from another.
  */
 import { SECRET_COMMON_WORDS, STEER_COMMON_WORDS } from "../../core/text/commonWords.ts";
+import { wordStem } from "../../core/text/wordStem.ts";
 import { splitSentences } from "./sentences.ts";
 import { words } from "./wordOverlap.ts";
 
@@ -27,27 +28,9 @@ function isCommon(w: string): boolean {
   return w.length < 3 || STEER_COMMON_WORDS.has(w) || SECRET_COMMON_WORDS.has(w);
 }
 
-/**
- * A word's stem for matching ("founded", "founder", "founding" → "found"; "closes", "close" → "clos"; "crossing",
- * "cross" → "cross"; "berries" → "berry"): one ending off, then a final e. Crude and only ever compared with another stem made the same way.
- */
-export function stem(w: string): string {
-  let s = w.replace(/'s$/, "");
-  if (s.length > 4 && s.endsWith("ies")) return `${s.slice(0, -3)}y`;
-  for (const end of ["ings", "ers", "ing", "ed", "er", "s"]) {
-    // not the s of "cross", "census", "iris": a plural's s follows none of them
-    if (end === "s" && /[siu]s$/.test(s)) break;
-    if (s.endsWith(end) && s.length - end.length >= 3) {
-      s = s.slice(0, -end.length);
-      break;
-    }
-  }
-  return s.length > 3 && s.endsWith("e") ? s.slice(0, -1) : s;
-}
-
 /** The content words of a text as stems, each once. */
 export function contentStems(text: string): Set<string> {
-  return new Set(words(text).filter((w) => !isCommon(w)).map(stem));
+  return new Set(words(text).filter((w) => !isCommon(w)).map(wordStem));
 }
 
 /** The sentences of the lore texts a turn carries (its shared lore, its notes, the notes earlier in the conversation). */

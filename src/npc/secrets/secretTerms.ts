@@ -1,5 +1,6 @@
 import { words } from "../replies/wordOverlap.ts";
 import { PAIR_FUNCTION_WORDS as FUNCTION_WORDS, SECRET_COMMON_WORDS as COMMON } from "../../core/text/commonWords.ts";
+import { nameForm, wordStem as stem } from "../../core/text/wordStem.ts";
 
 /**
  * What would give a secret away: the words of a kept secret that nothing else in the turn says (not the persona,
@@ -20,14 +21,9 @@ export interface SecretTerms {
   pairs?: string[];
 }
 
-/** A crude stem, enough to match "melts" with "melt" and "coins" with "coin". */
-export function stem(w: string): string {
-  const s = w.replace(/'s$/, "");
-  if (s.length > 5 && s.endsWith("ing")) return s.slice(0, -3);
-  if (s.length > 4 && s.endsWith("ed")) return s.slice(0, -2);
-  if (s.length > 4 && s.endsWith("es")) return s.slice(0, -2);
-  if (s.length > 3 && s.endsWith("s") && !s.endsWith("ss")) return s.slice(0, -1);
-  return s;
+/** The words a text says, each as its stem and as its plain form (what a secret's names are kept as). */
+function saidWords(ws: string[]): Set<string> {
+  return new Set(ws.flatMap((w) => [stem(w), nameForm(w)]));
 }
 
 /** The content words of a text as stems, in order: what pairs are made of. */
@@ -44,13 +40,16 @@ function pairsOf(text: string): string[] {
 }
 
 export function secretTerms(name: string, secret: string, known: string[]): SecretTerms {
-  const knownStems = new Set(known.flatMap((t) => words(t)).map(stem));
+  const knownStems = saidWords(known.flatMap((t) => words(t)));
   const knownPairs = new Set(known.flatMap(pairsOf));
-  const strongWords = new Set<string>();
-  // Names: capitalised words not at a sentence's start; and anything in quotes.
-  for (const m of secret.matchAll(/(?<![.!?]\s|^)(?<=\s)(\p{Lu}[\p{L}'-]+)/gu)) strongWords.add(stem(m[1].toLowerCase()));
-  for (const m of secret.matchAll(/["“]([^"”]{2,40})["”]/g)) for (const w of words(m[1])) strongWords.add(stem(w));
-  const mine = [...new Set(words(secret).filter((w) => w.length >= 4 && !COMMON.has(w)).map(stem))].filter((w) => !knownStems.has(w));
+  // Names: capitalised words not at a sentence's start, kept unstemmed (a one-word tell, so the surname "Oakes" must
+  // not become the word "oak"); and anything in quotes.
+  const names = new Set<string>();
+  for (const m of secret.matchAll(/(?<![.!?]\s|^)(?<=\s)(\p{Lu}[\p{L}'-]+)/gu)) names.add(nameForm(m[1]));
+  const term = (w: string) => (names.has(nameForm(w)) ? nameForm(w) : stem(w));
+  const strongWords = new Set(names);
+  for (const m of secret.matchAll(/["“]([^"”]{2,40})["”]/g)) for (const w of words(m[1])) strongWords.add(term(w));
+  const mine = [...new Set(words(secret).filter((w) => w.length >= 4 && !COMMON.has(w)).map(term))].filter((w) => !knownStems.has(w));
   // A pair counts when one of its words is the secret's alone: the secret's own word in the secret's own
   // company ("three hundred", "top shelf"), never two words the turn says anyway ("Warden Haska", "great flood").
   const own = new Set(contentStems(secret).filter((w) => !knownStems.has(w)));
@@ -61,7 +60,7 @@ export function secretTerms(name: string, secret: string, known: string[]): Secr
 /** The secret a reply gives away, if any: `name: the words`. */
 export function leakOf(reply: string, secrets: SecretTerms[]): string | null {
   if (secrets.length === 0) return null;
-  const said = new Set(words(reply).map(stem));
+  const said = saidWords(words(reply));
   const saidPairs = new Set(pairsOf(reply));
   for (const s of secrets) {
     const hit = s.words.filter((w) => said.has(w));
