@@ -95,6 +95,8 @@ describe("a chat model under 200M parameters (the suite's tiny GGUF, a ChatML te
   test("the reply guard still knows the secret, on the first turn and from the session after it, and flags a reply telling it", async () => {
     const first = await a.guard(a.keeps, "p-guard");
     expect(first.context.secrets.length).toBe(1);
+    // it reads the prompt with the secret, as for any model: the secret's number is one the mind was given
+    expect(first.context.givenNumbers).toContain(37);
     expect(replyProblems(TELLING_REPLY, first.context).map((p) => p.kind)).toContain("secretLeak");
     await a.interact(a.keeps, "p-guard");
     const later = await a.guard(a.keeps, "p-guard", "And the weather?");

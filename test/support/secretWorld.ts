@@ -4,7 +4,7 @@ import { importPack } from "../../src/packs/importPack.ts";
 import { createApiKey } from "../../src/auth/apiKeys.ts";
 import type { TestApp } from "./testApp.ts";
 
-export const SECRET_TEXT = "Wenna salts the Syndicate's samples with silver filings; the true ledger is under the furnace grate.";
+export const SECRET_TEXT = "Wenna salts the Syndicate's samples with silver filings; the true ledger is under the furnace grate, 37 paces from the door.";
 export const PLAIN_TEXT = "The assay furnace burns charcoal from the Kettle woods.";
 /** A reply that tells the secret in its own words (the guard's secretLeak). */
 export const TELLING_REPLY = "I salt the Syndicate's samples with silver filings, and the true ledger lies under the furnace grate.";
