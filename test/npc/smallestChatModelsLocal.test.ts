@@ -17,7 +17,7 @@ import { SECRET_MARK } from "../../src/npc/secrets/secretFraming.ts";
 import { validateInteract } from "../../src/npc/validateInteract.ts";
 import { capturePrompts } from "../support/capturePrompts.ts";
 import { secretProjects, ASK, PLAIN_TEXT, SECRET_TEXT, TELLING_REPLY, type SecretProject } from "../support/secretWorld.ts";
-import { createTestApp, type TestApp } from "../support/testApp.ts";
+import { createTestApp } from "../support/testApp.ts";
 import { ensureTinyModel, tinyGgufParameterCount } from "../support/tinyGguf.ts";
 import { qwenFixture, realFixtures } from "../realmodel/realFixtures.ts";
 
