@@ -14,6 +14,7 @@
  *   bun bench/quality.ts --rescore --merge A.json B.json   # one table of several runs' replies (parts or arms run apart)
  *   bun bench/quality.ts --summary --seeds 5  # memory summaries alone (bench/support/qualitySummary.ts)
  *   bun bench/quality.ts --worlds tuning --temperature 0.4 --out tone/t04  # minds with no temperature at 0.4, both arms; files under bench/results/tone/t04
+ *   bun bench/quality.ts --models smol --worlds tuning --remote  # the model served by a real llama-server behind generation = "remote"
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -35,6 +36,7 @@ import { rescore } from "./support/rescore.ts";
 import type { QualityWorld } from "./support/worldTypes.ts";
 import { arg, fixturesOrExit } from "./support/benchArgs.ts";
 import { indexAll } from "./support/indexAll.ts";
+import { llamaServerBinary, startLlamaServer, type LlamaServer } from "../test/support/llamaServer.ts";
 
 const fx = fixturesOrExit("quality");
 const qwen = qwenFixture();
@@ -117,7 +119,27 @@ const kvCacheType = arg("kv-cache", "f16") as "f16" | "q8_0" | "q4_0";
 /** `--temperature T`: what minds that set no temperature sample at, in both arms (a candidate for the product's default). */
 const defaultTemperature = arg("temperature", "") ? Number(arg("temperature", "")) : undefined;
 
+/**
+ * `--remote`: each model served by a real llama-server (the binary scripts/ci/backends.sh builds; one slot of the same
+ * context, the same threads) behind generation = "remote", the product's and the naive arm's generations alike.
+ */
+const remote = process.argv.includes("--remote");
+const servers = new Map<TestApp, LlamaServer>();
+
 async function appFor(model: string | null, embedder: string): Promise<TestApp> {
+  if (remote && model) {
+    const binary = llamaServerBinary();
+    if (!binary) {
+      console.error("bench/quality --remote: no llama-server binary; run scripts/ci/backends.sh first.");
+      process.exit(2);
+    }
+    // (--no-repack: llama-server's AMX-repacked quantised weights crash its first decode on a CPU with AMX)
+    const server = await startLlamaServer({ binary, model, parallel: 1, slotContext: contextSize, threads, extraArgs: ["--no-repack"] });
+    const backend = { url: server.url, model: "m", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 600_000, kind: "llama-server" as const };
+    const t = await createTestApp({ generation: "remote", backends: [backend], modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, contextSize, maxReplyTokens, generationTimeoutMs: 600_000 });
+    servers.set(t, server);
+    return t;
+  }
   return createTestApp(
     { model: model ?? undefined, modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, parallel: 1, contextSize, maxReplyTokens, generationTimeoutMs: 600_000, kvCacheType },
     model ? {} : { loadModel: false },
@@ -178,9 +200,9 @@ for (const mk of models) {
     const loaded = worlds.map((world) => loadWorld(t, world, root, defaultTemperature));
     await indexAll(t.app);
     const out: Record<string, unknown> = {};
-    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream, kvCacheType, defaultTemperature: defaultTemperature ?? "product default" };
+    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream, kvCacheType, defaultTemperature: defaultTemperature ?? "product default", generation: remote ? "remote llama-server" : "local" };
     mkdirSync(join(root, "bench/results", arg("out", "")), { recursive: true });
-    const file = join(root, "bench/results", arg("out", ""), `quality-${mk}-${e}-${kvCacheType}-${meta.date.replace(/[:.]/g, "-")}.json`);
+    const file = join(root, "bench/results", arg("out", ""), `quality-${mk}-${e}-${kvCacheType}${remote ? "-remote" : ""}-${meta.date.replace(/[:.]/g, "-")}.json`);
     for (const w of loaded) {
       console.error(`== ${MODELS[mk].name} × ${e}: ${w.world.name}`);
       const save = () => writeFileSync(file, JSON.stringify({ meta, worlds: out }, (_k, v) => (v instanceof RegExp ? String(v) : v), 2));
@@ -198,6 +220,7 @@ for (const mk of models) {
       console.error(`replies written to ${file}`);
     }
     await t.close();
+    await servers.get(t)?.stop();
   }
 }
 

@@ -9,6 +9,10 @@ export class LocalBackend implements GenerationBackend {
 
   constructor(readonly engine: LlmEngine) {}
 
+  get modelParameters(): number {
+    return this.engine.modelParameters;
+  }
+
   get contextSize(): number {
     return this.engine.contextSize;
   }

@@ -44,7 +44,7 @@ export async function createGeneration(
   await pool.reserveTokens([{ role: "user", content: CALIBRATION_TEXT }]).catch(() => {});
   pool.backends.forEach((b, i) => {
     // never the apiKey; the URL without any credentials in it
-    const fields = { backend: b.name, url: safeUrl(b.config.url), kind: b.config.kind, model: b.config.model, contextSize: b.contextSize };
+    const fields = { backend: b.name, url: safeUrl(b.config.url), kind: b.config.kind, model: b.config.model, contextSize: b.contextSize, parameters: b.parameters };
     if (up[i]) log.info("generation backend up", fields);
     else log.warn("generation backend not answering: its conversations go to the others until it is back", { ...fields, err: b.lastError });
   });

@@ -59,6 +59,11 @@ export interface GenerationBackend {
    * context; for a remote pool the smallest any server reported (a slot's, not the server's -c).
    */
   readonly contextSize: number;
+  /**
+   * Parameters of the model that generates (the prompt layer reads it: src/npc/secrets/smallestChatModels.ts): the
+   * local GGUF's; for a remote pool the smallest any llama-server reported; null when none reported one.
+   */
+  readonly modelParameters: number | null;
   /** Tokens of plain text: exact locally, an estimate (or a cached exact count) for a remote pool. */
   countTokens(text: string): number;
   /**

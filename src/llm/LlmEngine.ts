@@ -34,6 +34,8 @@ interface SequenceSlot extends WarmSlot {
 export class LlmEngine {
   readonly modelPath: string;
   readonly modelName: string;
+  /** The model's parameters by its GGUF (the prompt layer reads the smallest chat models' prompts without kept secrets). */
+  readonly modelParameters: number;
 
   private readonly model: LlamaModel;
   private readonly context: LlamaContext;
@@ -61,6 +63,7 @@ export class LlmEngine {
     // The file name, as operators pick models by it (`--model`, `model list`); the GGUF's own
     // general.name is often generic or missing.
     this.modelName = basename(opts.modelPath).replace(/\.gguf$/i, "");
+    this.modelParameters = this.model.fileInsights.totalParameters;
     // The model's own template (node-llama-cpp maps it to a built-in wrapper or runs its Jinja), or a transcript.
     this.chatWrapper = chatWrapperFor(this.model);
     this.prompts = new PromptTokens(this.model, this.chatWrapper);

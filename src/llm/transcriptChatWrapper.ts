@@ -9,7 +9,6 @@ import {
 } from "node-llama-cpp";
 import { bosOnce } from "./bosOnce.ts";
 import { chatLayout } from "./chatLayout.ts";
-import { isSmallestChatModel, keptSecretsLeftOut } from "./smallestChatModels.ts";
 import { TRANSCRIPT_LAYOUT, transcriptSystem, transcriptUserTurn, type TranscriptLayout } from "./transcriptTurn.ts";
 
 /**
@@ -99,7 +98,5 @@ export function replyOpening(wrapper: ChatWrapper, speaker: string | undefined):
 export function chatWrapperFor(model: LlamaModel): ChatWrapper {
   const template = (model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template;
   if (typeof template !== "string" || template.trim() === "") return bosOnce(new TranscriptChatWrapper(), model);
-  // The smallest chat models read no kept secret (smallestChatModels.ts): left out before any layout reads the notes.
-  const laid = chatLayout(resolveChatWrapper(model));
-  return bosOnce(isSmallestChatModel(model.fileInsights.totalParameters) ? keptSecretsLeftOut(laid) : laid, model);
+  return bosOnce(chatLayout(resolveChatWrapper(model)), model);
 }

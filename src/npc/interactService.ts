@@ -180,7 +180,7 @@ export async function interact(deps: InteractDeps, principal: Principal, req: In
   const count = tokenCounter(deps);
   // A typed turn's tail counts as it will render: settled in the transaction below, its sampled text stands in here.
   const tailCost = bt && result.tail ? count(BEHAVIOUR_DELIMITER + result.tail.text) : 0;
-  const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m).content), 0) + tailCost;
+  const tokenCount = messages.reduce((n, m) => n + count(renderMessage(m, prepared.keptSecrets).content), 0) + tailCost;
   const turns = messages.filter((m) => m.role === "user").length;
   const settings = prepared.settings;
   const checkpoint = settings.longTermMemoryEnabled && !req.noMemory && (turns >= settings.maxSessionLength || tokenCount >= settings.maxSessionTokens);

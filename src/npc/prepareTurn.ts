@@ -9,6 +9,8 @@ import { loadSession } from "./session/sessionStore.ts";
 import { mergeHistory } from "./session/mergeHistory.ts";
 import type { SessionMessage, TurnNotes } from "./session/sessionTypes.ts";
 import { renderMessage, renderScene } from "./prompt/renderTurn.ts";
+import { kept } from "./secrets/secretFraming.ts";
+import type { KeptSecrets } from "./secrets/smallestChatModels.ts";
 import { keepCurrentNow, nowNote } from "./prompt/conditionalLines.ts";
 import { sharedLoreForTurn, type SharedNote } from "./sharedLore/sharedLore.ts";
 import { fitMindPromptForTurn, fitOptions, type DroppedPart } from "./prompt/fitStaticPrompt.ts";
@@ -52,6 +54,8 @@ export interface PreparedTurn {
   conditions: TurnGate;
   /** a mind with behaviour: this turn's offered actions, its tail's schema and budget (null: words only) */
   behaviour: BehaviourTurn | null;
+  /** whether `messages` carry the kept secrets' notes (the notes above always do: smallestChatModels.ts) */
+  keptSecrets: KeptSecrets;
 }
 
 /** How the turn was fitted to the generation context (the admin preview shows it). */
@@ -163,18 +167,22 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
   const { contextSize, replyCap, minReply } = fitting;
   const system: ChatMessage = { role: "system", content: fit.text };
   const count = tokenCounter(ctx);
+  // The smallest chat models read no kept secret (secrets/smallestChatModels.ts): every message is rendered, counted
+  // and sent without them, while the turn's notes keep them for the reply guard, the preview's trace and the session.
+  const secretsRead = fitting.keptSecrets ?? "read";
+  const render = (m: SessionMessage) => renderMessage(m, secretsRead);
   // The context holds the static prompt, this turn and the reply before any lore or history: the reply
   // gives way (down to minReply) when the player's line and scene leave it less room than its cap.
   // A typed turn's tail follows the reply in the same context: its budget is set aside with the turn.
   const tailTokens = behaviour ? behaviour.maxTokens + count(BEHAVIOUR_DELIMITER) : 0;
-  let used = fit.tokens + count(renderMessage({ role: "user", content: req.text, notes }).content) + TURN_OVERHEAD;
+  let used = fit.tokens + count(render({ role: "user", content: req.text, notes }).content) + TURN_OVERHEAD;
   const room = contextSize - TEMPLATE_SLACK - used - tailTokens;
   const replyTokens = Math.max(minReply, Math.min(fit.replyCap, room));
   // Lore is taken in rank order while it fits, so a prompt never overflows (llama.cpp would then cut it or refuse it).
   const budget = promptBudget(contextSize, replyTokens + tailTokens);
   const newLore: LoreNote[] = [];
   for (const l of candidates) {
-    const cost = count(l.text) + count(l.documentName) + LORE_NOTE_OVERHEAD;
+    const cost = secretsRead === "left out" && kept(l) ? 0 : count(l.text) + count(l.documentName) + LORE_NOTE_OVERHEAD;
     if (used + cost > budget) break;
     newLore.push(l);
     used += cost;
@@ -188,9 +196,10 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     maxTurns: settings.maxSessionLength - 1,
     maxTokens: settings.maxSessionTokens,
     budget,
-    fixed: [system, renderMessage(turn)],
+    fixed: [system, render(turn)],
+    render,
   });
-  const messages: ChatMessage[] = [system, ...history.map(renderMessage), renderMessage(turn)];
+  const messages: ChatMessage[] = [system, ...history.map(render), render(turn)];
   return {
     settings,
     mind,
@@ -208,6 +217,7 @@ export async function prepareTurn(ctx: AppContext, projectId: string, req: Inter
     budget: { contextSize, replyCap, minReply, staticTokens: fit.tokens, fits: room >= minReply, dropped: fit.dropped },
     behaviour,
     conditions,
+    keptSecrets: secretsRead,
   };
 }
 
@@ -245,7 +255,7 @@ function sanitiseHistory(ctx: AppContext, projectId: string, history: SessionMes
 function trimHistory(
   ctx: AppContext,
   history: SessionMessage[],
-  lim: { maxTurns: number; maxTokens: number; budget: number; fixed: ChatMessage[] },
+  lim: { maxTurns: number; maxTokens: number; budget: number; fixed: ChatMessage[]; render: (m: SessionMessage) => ChatMessage },
 ): SessionMessage[] {
   const count = tokenCounter(ctx);
   const fixedTokens = lim.fixed.reduce((n, m) => n + count(m.content) + MESSAGE_OVERHEAD, 0);
@@ -254,7 +264,7 @@ function trimHistory(
   let turns = 0;
   for (let i = history.length - 1; i >= 0; i--) {
     const m = history[i];
-    const t = count(renderMessage(m).content) + MESSAGE_OVERHEAD;
+    const t = count(lim.render(m).content) + MESSAGE_OVERHEAD;
     if (m.role === "user" && turns + 1 > lim.maxTurns) break;
     if (tokens + t > lim.maxTokens || fixedTokens + tokens + t > lim.budget) break;
     kept.unshift(m);

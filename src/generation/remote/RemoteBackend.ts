@@ -75,6 +75,11 @@ export class RemoteBackend {
   tailGatesUnread = 0;
   /** the model the server reported serving (llama-server's model path, vLLM's model id), null until described */
   modelName: string | null = null;
+  /**
+   * The model's parameters as llama-server reports them (`/v1/models` → `meta.n_params`), read when the server is
+   * described (once, and again after an outage); null for a server that reports none (vLLM, Ollama, OpenAI).
+   */
+  parameters: number | null = null;
   /** times the server was described: a server back from an outage is described again (it may serve another model now) */
   described = 0;
   private slots: SlotMap | null = null;
@@ -137,6 +142,7 @@ export class RemoteBackend {
       if (slots && (!this.slots || this.slots.size !== slots)) this.slots = new SlotMap(slots);
       this.contextSize = props.default_generation_settings?.n_ctx ?? this.contextSize;
       this.modelName = props.model_path ?? null;
+      this.parameters = await this.reportedParameters(signal);
       this.described++;
       return { model: props.model_path ?? null, contextSize: this.contextSize, slots };
     }
@@ -148,6 +154,19 @@ export class RemoteBackend {
     this.modelName = entry?.id ?? null;
     this.described++;
     return { model: entry?.id ?? null, contextSize: this.contextSize, slots: null };
+  }
+
+  /** llama-server's count of its model's parameters, or null (an older server, or one that answers without it). */
+  private async reportedParameters(signal: AbortSignal): Promise<number | null> {
+    try {
+      const res = await fetch(this.url("/v1/models"), { headers: this.headers(false), signal });
+      if (!res.ok) return null;
+      const models = (await res.json()) as { data?: { meta?: { n_params?: unknown } }[] };
+      const n = models.data?.[0]?.meta?.n_params;
+      return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Tokens of plain text by the server's own tokenizer (llama-server, vLLM); null where there is none. */

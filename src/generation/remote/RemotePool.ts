@@ -97,6 +97,16 @@ export class RemotePool implements GenerationBackend {
     return known.length ? Math.min(...known) : this.opts.fallbackContextSize;
   }
 
+  /**
+   * The smallest model any server reported serving: the prompt is built before a turn is routed, and a conversation
+   * moves to another server when its own is down, so a turn's text is written for the least of them (the same
+   * choice as contextSize's). Null while no server reported one.
+   */
+  get modelParameters(): number | null {
+    const known = this.backends.map((b) => b.parameters).filter((n): n is number => n !== null);
+    return known.length ? Math.min(...known) : null;
+  }
+
   /** Exact when this text went through a server's /tokenize before (this run or, with a count store, an earlier one); otherwise bytes × the tokens per byte seen so far (with a margin). */
   countTokens(text: string): number {
     const known = this.exact(text);

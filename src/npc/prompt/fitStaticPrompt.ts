@@ -3,6 +3,7 @@ import type { MindProfile } from "../mindProfile.ts";
 import { loreNote } from "./renderTurn.ts";
 import { renderSharedLore, type SharedNote } from "../sharedLore/sharedLore.ts";
 import { generationContext, MIN_REPLY_TOKENS, staticBudget, STATIC_SHARE, TEMPLATE_SLACK, tokenCounter } from "../tokenBudget.ts";
+import { keptSecretsFor, notesRead, type KeptSecrets } from "../secrets/smallestChatModels.ts";
 import { KEEP_ALL, personaParts, systemPromptLines, type PersonaKeep, type PersonaParts } from "./systemPrompt.ts";
 
 /** Something the static prompt left out to fit the context (the admin preview shows the list). */
@@ -20,7 +21,7 @@ export interface StaticFit {
   text: string;
   /** its tokens by the counter it was fitted with */
   tokens: number;
-  /** the shared lore it carries (a prefix of the selection) */
+  /** the shared lore it carries (a prefix of the selection; with kept secrets left out, those too: they take no room) */
   shared: SharedNote[];
   /** the reply cap this context leaves (the mind's, or less when its core alone is large) */
   replyCap: number;
@@ -35,6 +36,8 @@ export interface FitOptions {
   /** the least a reply may be cut to */
   minReply: number;
   count: (text: string) => number;
+  /** the model's prompt leaves the kept secrets' notes out (the smallest chat models, smallestChatModels.ts) */
+  keptSecrets?: KeptSecrets;
 }
 
 interface State {
@@ -55,6 +58,16 @@ interface State {
  * a mind on a backend of a given context gets the same text, so its KV prefix is computed once.
  */
 export function fitStaticPrompt(mind: MindProfile, shared: SharedNote[], opts: FitOptions): StaticFit {
+  const read = notesRead(shared, opts.keptSecrets ?? "read");
+  if (read.length === shared.length) return fitRead(mind, shared, opts);
+  // The notes left out are still the mind's shared lore (the reply guard and the preview's trace read them).
+  const fit = fitRead(mind, read, opts);
+  const carried = new Set(fit.shared);
+  const readable = new Set(read);
+  return { ...fit, shared: shared.filter((n) => carried.has(n) || !readable.has(n)) };
+}
+
+function fitRead(mind: MindProfile, shared: SharedNote[], opts: FitOptions): StaticFit {
   const parts = personaParts(mind);
   const cost = costModel(parts, shared, opts.count);
   const budget = staticBudget(opts.contextSize, opts.replyCap);
@@ -151,14 +164,14 @@ function dropped(p: PersonaParts, loreCount: number, s: State): DroppedPart[] {
 }
 
 /** Every text the fit counts, so a remote pool can count them by its server's tokenizer first (exact and the same each time). */
-export function staticPromptPieces(mind: MindProfile, shared: SharedNote[]): string[] {
+export function staticPromptPieces(mind: MindProfile, shared: SharedNote[], secrets: KeptSecrets = "read"): string[] {
   const p = personaParts(mind);
   const single = [p.identity, p.personality, p.backstory, p.backstorySummary, p.speakingStyle, p.location, p.knowledgeDescription, p.rules, p.behaviour];
   return [
     ...single.filter((x): x is string => x !== null),
     ...p.relationships, ...p.hints, ...p.restrictions,
     "People you know:", "Things you tend to do:", "Rules you never break:", "[Lore]",
-    ...shared.map(loreNote),
+    ...notesRead(shared, secrets).map(loreNote),
   ];
 }
 
@@ -167,7 +180,7 @@ type FitCtx = Pick<AppContext, "config" | "llm" | "generation">;
 /** The fit's inputs for a mind on this server's generation backend (its context, the mind's reply cap). */
 export function fitOptions(ctx: FitCtx, mind: MindProfile): FitOptions {
   const replyCap = Math.max(1, Math.min(mind.responseConfig.maxTokens, ctx.config.maxReplyTokens));
-  return { contextSize: generationContext(ctx), replyCap, minReply: Math.min(replyCap, MIN_REPLY_TOKENS), count: tokenCounter(ctx) };
+  return { contextSize: generationContext(ctx), replyCap, minReply: Math.min(replyCap, MIN_REPLY_TOKENS), count: tokenCounter(ctx), keptSecrets: keptSecretsFor(ctx) };
 }
 
 /** The mind's static prompt as its turns send it (counted locally: what the mind warmer evaluates ahead). */
@@ -184,7 +197,7 @@ export function fitMindPrompt(ctx: FitCtx, mind: MindProfile, shared: SharedNote
 export async function fitMindPromptForTurn(ctx: FitCtx, mind: MindProfile, shared: SharedNote[], opts = fitOptions(ctx, mind), background = false): Promise<StaticFit> {
   const gen = ctx.generation;
   if (!gen || gen.mode === "local") return fitStaticPrompt(mind, shared, opts);
-  const counted = new Set(staticPromptPieces(mind, shared));
+  const counted = new Set(staticPromptPieces(mind, shared, opts.keptSecrets));
   await gen.prepareCounts([...counted], { background });
   for (let round = 0; ; round++) {
     const fresh: string[] = [];

@@ -3,6 +3,7 @@ import type { SessionMessage, TurnNotes } from "../session/sessionTypes.ts";
 import { renderNow } from "./conditionalLines.ts";
 import { renderActionResults, renderReplyWithTail } from "../../behaviour/behaviourPrompt.ts";
 import { kept, SECRET_MARK } from "../secrets/secretFraming.ts";
+import { notesRead, type KeptSecrets } from "../secrets/smallestChatModels.ts";
 
 const LABELS: Record<string, string> = {
   location: "Location",
@@ -57,8 +58,12 @@ export function loreBlocks(lore: NonNullable<TurnNotes["lore"]>, order: "best la
   return [`${LORE_HEADING}\n${order === "best last" ? renderLore(lore) : lore.map(loreNote).join("\n\n")}`];
 }
 
-/** A user turn as the model sees it: the notes the server added, then what the player said. */
-export function renderUserTurn(content: string, notes: TurnNotes | undefined): string {
+/**
+ * A user turn as the model sees it: the notes the server added, then what the player said. With `secrets` "left
+ * out" (smallestChatModels.ts) the turn reads as if its kept secrets' notes were never there.
+ */
+export function renderUserTurn(content: string, given: TurnNotes | undefined, secrets: KeptSecrets = "read"): string {
+  const notes = given?.lore && secrets === "left out" ? { ...given, lore: notesRead(given.lore, secrets) } : given;
   if (!notes || (!notes.lore?.length && !notes.memories?.length && !notes.scene && !notes.now?.length && !notes.behaviour && !notes.actionResults?.length && !notes.events?.length && !notes.unprompted)) return content;
   const parts: string[] = [];
   if (notes.scene) parts.push(`[Scene]\n${notes.scene}`);
@@ -73,8 +78,8 @@ export function renderUserTurn(content: string, notes: TurnNotes | undefined): s
   return parts.join("\n\n");
 }
 
-export function renderMessage(m: SessionMessage): { role: "user" | "assistant"; content: string } {
-  if (m.role === "user") return { role: "user", content: renderUserTurn(m.content, m.notes) };
+export function renderMessage(m: SessionMessage, secrets: KeptSecrets = "read"): { role: "user" | "assistant"; content: string } {
+  if (m.role === "user") return { role: "user", content: renderUserTurn(m.content, m.notes, secrets) };
   return { role: "assistant", content: m.behaviour ? renderReplyWithTail(m.content, m.behaviour, m.tail) : m.content };
 }
 

@@ -4,6 +4,7 @@ import { kept } from "../secrets/secretFraming.ts";
 import { secretTerms } from "../secrets/secretTerms.ts";
 import { replyContextFor } from "./replyContext.ts";
 import { stripSecrets } from "../secrets/stripSecrets.ts";
+import { loreNote } from "../prompt/renderTurn.ts";
 import { GUARD_POLICY, type TurnGuard } from "./generateReply.ts";
 import { givenNumbers, statedNumbers } from "./quantities.ts";
 import { numberSources, type NumberSource } from "./numberPlaces.ts";
@@ -15,7 +16,11 @@ import { loreSentences } from "./recitedLine.ts";
  * the secrets among the notes with the words only they hold (the persona, the other notes and everything the player
  * said are what a reply may repeat without telling one).
  */
-export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" | "sharedLore" | "messages"> & { turn?: PreparedTurn["turn"] }, playerLine: string, heardLines: string[] = []): TurnGuard {
+export function turnGuard(
+  p: Pick<PreparedTurn, "mind" | "history" | "newLore" | "sharedLore" | "messages"> & Partial<Pick<PreparedTurn, "turn" | "keptSecrets">>,
+  playerLine: string,
+  heardLines: string[] = [],
+): TurnGuard {
   const notes = [...p.sharedLore, ...p.newLore, ...p.history.flatMap((m) => m.notes?.lore ?? [])];
   const previousReply = [...p.history].reverse().find((m) => m.role === "assistant")?.content ?? null;
   const secret = notes.filter(kept);
@@ -47,16 +52,19 @@ export function turnGuard(p: Pick<PreparedTurn, "mind" | "history" | "newLore" |
     ].filter(Boolean),
   });
   // What the mind was given this turn is its prompt (persona, lore, state, memories, the conversation) and the line.
-  context.givenNumbers = givenNumbers([...p.messages.map((m) => m.content), playerLine, ...heardLines]);
+  // A prompt written without its kept secrets (the smallest chat models, smallestChatModels.ts) is read with them here:
+  // the guard judges a reply as it does for any model, the secret check catching what only a secret holds.
+  const prompt = [...p.messages.map((m) => m.content), ...(p.keptSecrets === "left out" ? secret.map(loreNote) : [])];
+  context.givenNumbers = givenNumbers([...prompt, playerLine, ...heardLines]);
   // The same prompt, read for which number it gives of what: only once a reply states a number it gives.
   let sources: NumberSource[] | undefined;
   const playerLines = [playerLine, ...heardLines, ...p.history.filter((m) => m.role === "user").map((m) => m.content)];
   context.numberPlaces = {
-    sources: () => (sources ??= numberSources(p.messages.map((m) => m.content))),
+    sources: () => (sources ??= numberSources(prompt)),
     said: playerLines.flatMap((l) => statedNumbers(l).map((n) => n.value)),
   };
   // The same prompt, read for which person it tells each fact of (the player's own lines restate questions, not facts).
-  context.attribution = attributionSources(p.messages.map((m) => m.content), context.otherNames, [playerLine, ...heardLines, ...p.history.filter((m) => m.role === "user").map((m) => m.content)], p.mind.entityName);
+  context.attribution = attributionSources(prompt, context.otherNames, playerLines, p.mind.entityName);
   // read only for the recital check, which is off unless a studio (or a bench) turns it on
   if (GUARD_POLICY.checkRecitals) context.loreLines = loreSentences(notes.map((n) => n.text));
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };

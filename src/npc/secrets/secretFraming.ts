@@ -6,7 +6,7 @@ import { SECRET_MARK } from "./secretMark.ts";
  * never tell it" beside its name. Kept over a separate block of secrets and over leaving a secret out until the
  * player's line touches it: the tuning worlds did not separate them (BENCHMARKS.md "Replies in character"), and
  * this one keeps one [Lore] block and a turn's prompt the same whatever the player's words. The smallest chat
- * models read their prompt without them (src/llm/smallestChatModels.ts).
+ * models read their prompt without them (smallestChatModels.ts).
  */
 export { SECRET_MARK };
 
