@@ -7,6 +7,7 @@
  *
  *   bun bench/smolProbe.ts --model smol --worlds third --minds ilse --seeds 1,2,3,4,5,6 --variants product,naive,noSecret
  *   bun bench/smolProbe.ts --model smol --worlds third --show ilse      # both prompts as the model reads them, nothing generated
+ *   bun bench/smolProbe.ts --model qwen --worlds tuning --seeds 1,2,3,4 --variants product,naive,noPeople,bare  # without the "People you know" lines; bare: the location too
  */
 import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -133,6 +134,17 @@ const VARIANTS: Record<string, Variant> = {
       if (inPeople && l.startsWith("- ")) continue;
       inPeople = false;
       if (l.startsWith("You are at ") || l.startsWith("What you know:")) continue;
+      out.push(l);
+    }
+    return join2({ ...p, persona: out });
+  },
+  noPeople: (_c, p) => {
+    const out: string[] = [];
+    let inPeople = false;
+    for (const l of p.persona) {
+      if (l === "People you know:") { inPeople = true; continue; }
+      if (inPeople && l.startsWith("- ")) continue;
+      inPeople = false;
       out.push(l);
     }
     return join2({ ...p, persona: out });

@@ -148,7 +148,12 @@ export function relationshipCountsByMind(db: Db, projectId: string): Map<string,
   return new Map(rows.map((r) => [r.mind_id, r.n]));
 }
 
-/** A mind's relationships (either end) with names and custom type details, oldest first, at most `limit`. */
+/**
+ * A mind's relationships (either end) with names and custom type details, oldest first, at most `limit`. Those made
+ * together (a pack's, written in one transaction at one time) come in the order they were written, the order an
+ * author listed them: by id they would come in a new order at every import (ids are random), and so would the
+ * mind's "People you know" lines and every reply drawn from them.
+ */
 export function relationshipsOfMind(db: Db, projectId: string, mindId: string, limit: number): MindRelationRow[] {
   return db
     .query<MindRelationRow, [string, string, string, number]>(
@@ -159,7 +164,7 @@ export function relationshipsOfMind(db: Db, projectId: string, mindId: string, l
        LEFT JOIN relationship_types ct ON ct.id = r.custom_type_id
        LEFT JOIN relationship_types inv ON inv.id = ct.inverse_type_id
        WHERE r.project_id = ? AND (r.from_mind_id = ? OR r.to_mind_id = ?)
-       ORDER BY r.created_at, r.id LIMIT ?`,
+       ORDER BY r.created_at, r.rowid LIMIT ?`,
     )
     .all(projectId, mindId, mindId, limit);
 }
