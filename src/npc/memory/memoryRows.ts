@@ -47,28 +47,31 @@ export function toVectorRow(projectId: string, m: Memory): MemoryRow {
   };
 }
 
-/** Every memory of one player with one mind, oldest first (ties by id). */
+/**
+ * Every memory of one player with one mind, oldest first; those written at one time (a summary's) in the order they
+ * were written, not by their random ids, so one conversation's memories read the same on every run.
+ */
 export function scopeMemories(db: Db, s: MemoryScope): Memory[] {
   return db
     .query<MemoryDbRow, [string, string, string]>(
-      `SELECT ${COLUMNS} FROM memories WHERE project_id = ? AND player_id = ? AND mind_id = ? ORDER BY created_at, id`,
+      `SELECT ${COLUMNS} FROM memories WHERE project_id = ? AND player_id = ? AND mind_id = ? ORDER BY created_at, rowid`,
     )
     .all(s.projectId, s.playerId, s.mindId)
     .map(toMemory);
 }
 
-/** Every memory of one player in a project (optionally with one mind), oldest first (ties by id). */
+/** Every memory of one player in a project (optionally with one mind), oldest first (ties in the order written). */
 export function playerMemories(db: Db, projectId: string, playerId: string, mindId?: string): Memory[] {
   const rows =
     mindId === undefined
       ? db
           .query<MemoryDbRow, [string, string]>(
-            `SELECT ${COLUMNS} FROM memories WHERE project_id = ? AND player_id = ? ORDER BY created_at, id`,
+            `SELECT ${COLUMNS} FROM memories WHERE project_id = ? AND player_id = ? ORDER BY created_at, rowid`,
           )
           .all(projectId, playerId)
       : db
           .query<MemoryDbRow, [string, string, string]>(
-            `SELECT ${COLUMNS} FROM memories WHERE project_id = ? AND player_id = ? AND mind_id = ? ORDER BY created_at, id`,
+            `SELECT ${COLUMNS} FROM memories WHERE project_id = ? AND player_id = ? AND mind_id = ? ORDER BY created_at, rowid`,
           )
           .all(projectId, playerId, mindId);
   return rows.map(toMemory);
