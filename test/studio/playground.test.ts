@@ -45,9 +45,14 @@ describe("POST /projects/:id/playground", () => {
     expect(reply.character).toBe("Garrick");
     expect(reply.response.length).toBeGreaterThan(0);
     expect(trace.promptTokens).toBeGreaterThan(0);
-    expect(trace.evaluatedPromptTokens + trace.reusedPromptTokens).toBe(trace.promptTokens);
+    // Every prompt token was evaluated or reused; an empty first sample drawn again inside the engine evaluates the
+    // prompt's last token once more (the seed here is random), so the evaluated count may pass the prompt's by that.
+    expect(trace.reusedPromptTokens).toBe(Math.max(0, trace.promptTokens - trace.evaluatedPromptTokens));
+    expect(trace.evaluatedPromptTokens + trace.reusedPromptTokens).toBeGreaterThanOrEqual(trace.promptTokens);
+    expect(trace.evaluatedPromptTokens + trace.reusedPromptTokens).toBeLessThanOrEqual(trace.promptTokens + 1);
     expect(trace.completionTokens).toBeGreaterThanOrEqual(1);
-    expect(trace.completionTokens).toBeLessThanOrEqual(12);
+    // 12 tokens a sample: the guard may draw the tiny model's gibberish again, and an empty sample is drawn again
+    expect(trace.completionTokens).toBeLessThanOrEqual(12 * (trace.guard.attempts.length + 1));
     expect(trace.timeToFirstTokenMs).toBeGreaterThanOrEqual(0);
     expect(trace.creditsUsed).toBe(reply.metadata.creditsUsed);
     expect(trace.creditsUsed).toBeGreaterThan(0);
