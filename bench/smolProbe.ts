@@ -109,6 +109,21 @@ function bestRepeat(c: Case, p: Parts): Parts {
   const best = c.hits.find((h) => !secret.has(h.documentName));
   return best ? { ...p, user: `[Lore]\n${loreNote(best)}\n\n[Player]\n${p.user}` } : p;
 }
+/** The persona without its "People you know:" heading and the lines listed under it. */
+function withoutPeople(persona: string[]): string[] {
+  const out: string[] = [];
+  let inPeople = false;
+  for (const l of persona) {
+    if (l === "People you know:") {
+      inPeople = true;
+      continue;
+    }
+    if (inPeople && l.startsWith("- ")) continue;
+    inPeople = false;
+    out.push(l);
+  }
+  return out;
+}
 const secretFirst = (p: Parts): Parts => ({ ...p, notes: [...p.notes.filter((n) => n.includes(SECRET_MARK)), ...p.notes.filter((n) => !n.includes(SECRET_MARK))] });
 const VARIANTS: Record<string, Variant> = {
   bestRepeat: (c, p) => join2(bestRepeat(c, p)),
@@ -126,29 +141,8 @@ const VARIANTS: Record<string, Variant> = {
   loreInUser: (_c, p) => [{ role: "system", content: p.persona.join("\n") }, { role: "user", content: `[Lore]\n${p.notes.join("\n\n")}\n\n${p.user}` }],
   noRules: (_c, p) => join2({ ...p, persona: p.persona.filter((l) => !isRules(l)) }),
   shortIdentity: (_c, p) => join2({ ...p, persona: p.persona.map((l, i) => (i === 0 ? l.replace(/, a character in a game\..*$/, ".") : l)) }),
-  bare: (_c, p) => {
-    const out: string[] = [];
-    let inPeople = false;
-    for (const l of p.persona) {
-      if (l === "People you know:") { inPeople = true; continue; }
-      if (inPeople && l.startsWith("- ")) continue;
-      inPeople = false;
-      if (l.startsWith("You are at ") || l.startsWith("What you know:")) continue;
-      out.push(l);
-    }
-    return join2({ ...p, persona: out });
-  },
-  noPeople: (_c, p) => {
-    const out: string[] = [];
-    let inPeople = false;
-    for (const l of p.persona) {
-      if (l === "People you know:") { inPeople = true; continue; }
-      if (inPeople && l.startsWith("- ")) continue;
-      inPeople = false;
-      out.push(l);
-    }
-    return join2({ ...p, persona: out });
-  },
+  bare: (_c, p) => join2({ ...p, persona: withoutPeople(p.persona).filter((l) => !l.startsWith("You are at ") && !l.startsWith("What you know:")) }),
+  noPeople: (_c, p) => join2({ ...p, persona: withoutPeople(p.persona) }),
   docs: (_c, p) => [{ role: "system", content: `${p.persona.join("\n")}\n\n${p.notes.map((n) => `${nameOf(n)}${n.includes(SECRET_MARK) ? ` ${SECRET_MARK}` : ""}:\n${n.replace(` ${SECRET_MARK}`, "").slice(n.replace(` ${SECRET_MARK}`, "").indexOf(": ") + 2)}`).join("\n\n")}` }, { role: "user", content: p.user }],
 };
 const variants = arg("variants", "product,naive").split(",");
