@@ -1,6 +1,6 @@
 /**
  * The reply guard's word-matching checks (who a fact is told of: attribution.ts; a recited lore line: recitedLine.ts;
- * a kept secret told: secretTerms.ts), replayed offline on every sample bench/quality.ts recorded for a single-line
+ * a kept secret told: secretTerms.ts; a known name said wrong: misnamed.ts), replayed offline on every sample bench/quality.ts recorded for a single-line
  * turn (grounding, secrets, parroting), each turn prepared as /v1/npc/interact prepares it (no generation). One line
  * per sample and check that flags it, labelled by whether the sample states the question's fact: run it on two
  * checkouts (before and after a change to the checks' stems) over the same files and compare the lines.
@@ -16,6 +16,7 @@ import { GUARD_POLICY } from "../src/npc/replies/generateReply.ts";
 import { wrongAttribution } from "../src/npc/replies/attribution.ts";
 import { offTopicRecital } from "../src/npc/replies/recitedLine.ts";
 import { leakOf } from "../src/npc/secrets/secretTerms.ts";
+import { misnamed } from "../src/npc/replies/misnamed.ts";
 import { createTestApp } from "../test/support/testApp.ts";
 import { qwenFixture } from "../test/realmodel/realFixtures.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
@@ -65,6 +66,7 @@ for (const world of worlds) {
           ["attribution", context.attribution ? wrongAttribution(s, context.attribution) : null],
           ["recital", context.loreLines ? offTopicRecital(s, turn.text, context.loreLines) : null],
           ["secret", leakOf(s, context.secrets)],
+          ["misnamed", context.names ? (misnamed(s, context.names())?.detail ?? null) : null],
         ];
         for (const [check, flag] of checks) {
           const key = `${turn.part} ${check}`;

@@ -3,6 +3,7 @@ import { splitSentences } from "./sentences.ts";
 import { leakOf, type SecretTerms } from "../secrets/secretTerms.ts";
 import type { AttributionSources } from "./attribution.ts";
 import type { NumberSource } from "./numberPlaces.ts";
+import type { NameSources } from "./misnamed.ts";
 
 /**
  * What makes a reply out of character, one pure check each (the reply guard resamples on them; bench/quality.ts
@@ -26,7 +27,8 @@ export type ProblemKind =
   // a fact told of someone the prompt does not tell it of (attribution.ts): the guard's too, like a made-up number
   | "wrongAttribution"
   // a lore sentence recited that does not answer the question: the reply guard alone too (recitedLine.ts)
-  | "offTopicRecital";
+  | "offTopicRecital"
+  | "misnamed";
 
 export interface Problem {
   kind: ProblemKind;
@@ -77,6 +79,8 @@ export interface ReplyContext {
    * Absent: not checked.
    */
   numberPlaces?: { sources: () => NumberSource[]; said: number[] };
+  /** the words and names of the prompt and the player's lines (misnamed.ts, read on first need); absent: not checked */
+  names?: () => NameSources;
   /**
    * the prompt's sentences and the people the mind knows (attribution.ts attributionSources): a reply that tells a
    * fact of one of them that the prompt tells of no one by that name is a wrong attribution. Absent: not checked.

@@ -9,6 +9,7 @@ import { tailSignOf } from "../../llm/tailSign.ts";
 import { mergeAvoid, STEER_LOGIT, steerAway } from "./steer.ts";
 import { unsupportedQuantity } from "./quantities.ts";
 import { misplacedNumber } from "./numberPlaces.ts";
+import { misnamed } from "./misnamed.ts";
 import { wrongAttribution } from "./attribution.ts";
 import { offTopicRecital } from "./recitedLine.ts";
 
@@ -30,10 +31,12 @@ const WEIGHT: Partial<Record<ProblemKind, number>> = {
   wrongAttribution: 1,
   // A lore line said where it does not answer: in character and true, only beside the question.
   offTopicRecital: 1,
+  // A known name said wrong ("Rupert Crane" for Tobias Crane): in character, one word wrong.
+  misnamed: 1,
 };
 
 /** Made-up facts (a number, a person) and recitals rather than slips of character: each sends a reply back once a turn. */
-const ONCE_A_TURN = new Set<ProblemKind>(["unsupportedQuantity", "wrongAttribution", "offTopicRecital"]);
+const ONCE_A_TURN = new Set<ProblemKind>(["unsupportedQuantity", "wrongAttribution", "offTopicRecital", "misnamed"]);
 
 /**
  * How the guard samples again while nothing of the reply was sent (bench/quality.ts, BENCHMARKS.md "Temperature,
@@ -70,6 +73,11 @@ export interface GuardPolicy {
    */
   checkNumberPlaces?: boolean;
   /**
+   * a finished sample that gives a name of its prompt with one word made up ("Rupert Crane" for Tobias Crane,
+   * "Gallowby Wood" for Fallowby Wood; misnamed.ts) is sampled again once a turn, steered from the made-up word
+   */
+  checkNames?: boolean;
+  /**
    * a sample that closes what it said with an assistant's offer of help ("Hi Rosalind Tey! How can I assist you
    * today?") ends before the offer (offerCut.ts) and is judged on what stood before it, as a loop in its tail is cut
    */
@@ -100,7 +108,9 @@ export interface GuardPolicy {
  * held-out greeting drew "Hi Rosalind Tey! How can I assist you today?" from every sample of every seed, steered or
  * not, and now returns "Hi Rosalind Tey!" (BENCHMARKS.md "Replies in character: an assistant's offer of help cut off").
  * A sample that tells a fact of the wrong person ("Tibor Haska is the bathhouse healer.") is drawn again once a turn
- * too (attribution.ts; BENCHMARKS.md "Replies in character: wrong attributions (Qwen)"). The recital check
+ * too (attribution.ts; BENCHMARKS.md "Replies in character: wrong attributions (Qwen)"), and so is one that gives a
+ * known name with a word of it made up ("Rupert Crane" for Tobias Crane; misnamed.ts, BENCHMARKS.md "Replies in
+ * character: a known name said wrong (Qwen)"). The recital check
  * (recitedLine.ts) is off: it won 5 answers of 90 on a tuning world and lost none, but on the held-out world it won
  * none and lost one, a right answer of two words read as a recital (BENCHMARKS.md "Replies in character: recited
  * lines (Qwen)"); the held-out figure is the one that decides.
@@ -113,6 +123,7 @@ export const GUARD_POLICY: GuardPolicy = {
   steerRefusals: true,
   checkQuantities: true,
   checkNumberPlaces: true,
+  checkNames: true,
   checkAttributions: true,
   cutOffers: true,
   checkRecitals: false,
@@ -248,6 +259,8 @@ export async function generateReply(
     if (quantity || misplaced) problems.push({ kind: "unsupportedQuantity", detail: (quantity ?? misplaced)! });
     const person = guard && policy.checkAttributions && !ended && !shaper.failure && context.attribution ? wrongAttribution(text, context.attribution) : null;
     if (person) problems.push({ kind: "wrongAttribution", detail: person });
+    const name = guard && policy.checkNames && !ended && !shaper.failure && context.names ? misnamed(text, context.names()) : null;
+    if (name) problems.push({ kind: "misnamed", detail: name.detail });
     const recital = guard && policy.checkRecitals && !ended && !shaper.failure && context.loreLines ? offTopicRecital(text, context.playerLine, context.loreLines) : null;
     if (recital) problems.push({ kind: "offTopicRecital", detail: `"${recital.replaceAll('"', "'")}"` });
     // A made-up number or person, or a recital, alone sends the reply back once a turn each; after that, the next such sample is

@@ -74,6 +74,9 @@ export function steerAway(problems: Problem[], c: ReplyContext, logit = STEER_LO
       // may need them.
       for (const [, n] of p.detail.matchAll(/"([^"]*)"/g))
         for (const w of words(n)) if (/^\p{L}+$/u.test(w) && !SCALE_WORDS.has(w)) chosen.add(w);
+    } else if (p.kind === "misnamed") {
+      // the made-up word alone (the detail's first quote): the name's own words are what the next sample should say
+      for (const w of distinctive(quoted(p.detail)).slice(0, 1)) chosen.add(w);
     } else if (p.kind === "offTopicRecital") {
       // the recited lore sentence's own words, never the question's: the answer may need those
       const asked = new Set(words(c.playerLine));

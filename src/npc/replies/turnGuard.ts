@@ -8,6 +8,7 @@ import { loreNote } from "../prompt/renderTurn.ts";
 import { GUARD_POLICY, type TurnGuard } from "./generateReply.ts";
 import { givenNumbers, statedNumbers } from "./quantities.ts";
 import { numberSources, type NumberSource } from "./numberPlaces.ts";
+import { nameSources, type NameSources } from "./misnamed.ts";
 import { attributionSources } from "./attribution.ts";
 import { loreSentences } from "./recitedLine.ts";
 
@@ -63,6 +64,9 @@ export function turnGuard(
     sources: () => (sources ??= numberSources(prompt)),
     said: playerLines.flatMap((l) => statedNumbers(l).map((n) => n.value)),
   };
+  // The same prompt and the player's lines, read for the names they give: only once a reply is judged.
+  let names: NameSources | undefined;
+  context.names = () => (names ??= nameSources([...prompt, ...playerLines]));
   // The same prompt, read for which person it tells each fact of (the player's own lines restate questions, not facts).
   context.attribution = attributionSources(prompt, context.otherNames, playerLines, p.mind.entityName);
   // read only for the recital check, which is off unless a studio (or a bench) turns it on
