@@ -82,7 +82,8 @@ beforeAll(async () => {
       const url = new URL(req.url);
       const body = req.method === "POST" ? await req.text() : undefined;
       if (url.pathname === "/completion" && body) oldBodies.push(JSON.parse(body));
-      const res = await fetch(`${server.url}${url.pathname}${url.search}`, { method: req.method, headers: { "content-type": "application/json" }, body });
+      // a fresh connection each time: a pooled one llama-server has already closed fails the request (ECONNRESET)
+      const res = await fetch(`${server.url}${url.pathname}${url.search}`, { method: req.method, headers: { "content-type": "application/json" }, body, keepalive: false });
       if (url.pathname !== "/completion") return new Response(res.body, { status: res.status, headers: res.headers });
       const strip = (r: Record<string, unknown>) => {
         delete r.completion_probabilities;

@@ -75,7 +75,8 @@ beforeAll(async () => {
           body = JSON.stringify(parsed);
         }
       }
-      const res = await fetch(`${server.url}${url.pathname}${url.search}`, { method: req.method, headers: { "content-type": "application/json" }, body });
+      // a fresh connection each time: a pooled one llama-server has already closed fails the request (ECONNRESET)
+      const res = await fetch(`${server.url}${url.pathname}${url.search}`, { method: req.method, headers: { "content-type": "application/json" }, body, keepalive: false });
       return new Response(res.body, { status: res.status, headers: res.headers });
     },
   });
