@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { echoOf, metaTalk, nameForms, overLength, promptEcho, repeatsPrevious, repetition, replyProblems, roleLabel, wrongPerson, type ReplyContext } from "../../src/npc/replies/detectors.ts";
+import { echoOf, endsAtNotes, metaTalk, nameForms, overLength, promptEcho, repeatsPrevious, repetition, replyProblems, roleLabel, wrongPerson, type ReplyContext } from "../../src/npc/replies/detectors.ts";
 
 const ctx: ReplyContext = {
   playerLine: "Good evening! My name is Corra Vell, and I have just come up from Brenn on foot.",
@@ -81,8 +81,26 @@ describe("metaTalk: talk about the notes, the prompt or being an AI", () => {
     ["According to old Mabry, the engine will outlive us all.", false],
     ["A ride takes eleven minutes, friend.", false],
     ["I keep notes of every car in my log.", false],
+    // an assistant declining what it reads as politics
+    ["I'm sorry, but I can't answer this question. This might be a sensitive and political issue, and I won't comment on or express opinions about political issues.", true],
+    ["The council's business is a sensitive matter, stranger.", false],
   ];
   for (const [reply, want] of table) test(`${want ? "meta" : "fine"}: ${JSON.stringify(reply)}`, () => expect(metaTalk(reply) !== null).toBe(want));
+});
+
+describe("endsAtNotes: a finished reply cut where the notes' heading came next", () => {
+  const table: [string, boolean][] = [
+    ["Based on the", true],
+    ["Maggie owns the Drowned Lantern, according to the", true],
+    ["The bridge was built according to the plans.", false],
+    ["According to the old ledger, the engine was built in 398.", false],
+  ];
+  for (const [reply, want] of table) test(`${want ? "cut" : "fine"}: ${JSON.stringify(reply)}`, () => expect(endsAtNotes(reply) !== null).toBe(want));
+
+  test("a problem of the finished reply, never of an opening that may still go on", () => {
+    expect(replyProblems("Maggie owns the Drowned Lantern, according to the", ctx).map((p) => p.kind)).toContain("meta");
+    expect(metaTalk("Well now, according to the")).toBeNull();
+  });
 });
 
 describe("roleLabel", () => {

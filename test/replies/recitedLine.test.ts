@@ -29,6 +29,13 @@ describe("offTopicRecital: a lore sentence said that does not answer the questio
     // the founding sentence holds the question's "dam" as "dammed" (one stem now, "damm" and "dam" before): it was closer
     ["the council line for a question about the dam", "Where is the dam?", "The town council has five members and meets in the Moot Hall on the last Thursday of each month.", true],
     ["the founding sentence for a question about the dam", "Where is the dam?", "Millbrook was founded in the year 611 by the miller Osric Dunn, who dammed the brook.", false],
+    // a short answer in the lore's words makes the reply its own, whatever follows it ("Mabry Solk. The cable …")
+    ["a named answer, then the council line", "Who founded this town?", "Osric Dunn. The town council has five members and meets in the Moot Hall.", false],
+    ["a short answer, then the council line", "What was the first building in Millbrook?", "A grain store. The town council has five members and meets in the Moot Hall.", false],
+    ["an interjection holds no lore word: still a recital", "What was the first building in Millbrook?", "Aye, friend. The town council has five members and meets in the Moot Hall.", true],
+    // a copy keeps its numbers: one put in is the reply's own (the number checks judge it)
+    ["the council line with a number of its own", "What was the first building in Millbrook?", "The town council has seven members and meets in the Moot Hall.", false],
+    ["the council line with its own number, as digits", "What was the first building in Millbrook?", "The town council has 5 members and meets in the Moot Hall.", true],
   ];
   for (const [why, question, reply, flagged] of cases)
     test(why, () => {

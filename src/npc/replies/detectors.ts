@@ -96,7 +96,7 @@ export function replyProblems(reply: string, c: ReplyContext): Problem[] {
   const add = (kind: ProblemKind, detail: string | null) => detail !== null && out.push({ kind, detail });
   if (reply.trim() === "") return [{ kind: "empty", detail: "nothing was said" }];
   add("echo", echoOf(reply, c.playerLine) ?? heardEcho(reply, c.heardLines ?? []));
-  add("meta", metaTalk(reply));
+  add("meta", metaTalk(reply) ?? endsAtNotes(reply));
   add("roleLabel", roleLabel(reply, c.mindName));
   add("promptEcho", promptEcho(reply, c));
   add("exampleCopy", exampleCopy(reply, c));
@@ -166,6 +166,9 @@ const META: RegExp[] = [
   /\bhow (can|may) I (assist|help) you( today)?\?/i,
   /\banything (else |specific )?(you'd|you would) like to (know|discuss|ask)\b/i,
   /\breal-time (news|information|data)\b/i,
+  // An assistant's refusal of a question it reads as politics ("I won't comment on or express opinions about political issues").
+  /\bexpress(ing)? (my |personal |any )?opinions\b/i,
+  /\bpolitical (issues?|topics?|questions?)\b/i,
   /\b(in|of) (the|this) (game|roleplay|role-play|story)\b(?! of)/i,
   /\b(descriptions?|information|details|text|context) provided\b/i,
   /\bthe (text|passage|narrative|context|document) (does not|doesn't|says|mentions|states|describes)\b/i,
@@ -190,6 +193,16 @@ export function metaTalk(reply: string): string | null {
     if (m) return `"${m[0]}"`;
   }
   return null;
+}
+
+/**
+ * A finished reply that ends on "Based on the" or "…, according to the" was cut where the notes' heading came next
+ * ("Based on the [Lore]"). Read on the finished text only: while a sample streams, "according to the" may still go on
+ * to "the old ledger".
+ */
+export function endsAtNotes(reply: string): string | null {
+  const m = /\b(based on|according to) (the|my|these|this|your)\s*[.,;:]?\s*$/i.exec(reply);
+  return m ? `"${m[0].trim()}" at its end` : null;
 }
 
 const ROLE_WORDS = "player|user|assistant|system|model|npc|narrator|human|ai";

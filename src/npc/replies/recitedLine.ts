@@ -10,11 +10,18 @@
  * of the question; and some other lore sentence must share one (the notes held something closer to the question, so
  * the recital was not the best the mind had). A key word is a content word of the question that few lore sentences
  * hold: the town's name or "town" itself, in half the notes, tells no sentence from another.
+ *
+ * Two kinds of sentence make a reply its own, not a recital. A short one (fewer than four content words) with a lore
+ * word the question does not hold: a named answer ("Mabry Solk. The cable is replaced every seven years.") or a
+ * measure ("Eleven minutes."), where an interjection ("Aye.") holds none. And a sentence that states a number its
+ * closest lore sentence does not: a copy keeps its numbers, and a number put in is the reply's (the number checks,
+ * quantities.ts and numberPlaces.ts, judge whether it is right).
  */
 import { SECRET_COMMON_WORDS, STEER_COMMON_WORDS } from "../../core/text/commonWords.ts";
 import { wordStem } from "../../core/text/wordStem.ts";
 import { splitSentences } from "./sentences.ts";
 import { words } from "./wordOverlap.ts";
+import { statedNumbers } from "./quantities.ts";
 
 /** Content words a reply sentence needs before it can count as a recital ("Aye, the bell." says nothing of a note). */
 const MIN_WORDS = 4;
@@ -50,24 +57,32 @@ function asks(line: string): boolean {
 export function offTopicRecital(reply: string, question: string, lore: string[]): string | null {
   if (!asks(question) || lore.length < 2) return null;
   const loreStems = lore.map(contentStems);
-  const said = splitSentences(reply).map(contentStems).filter((s) => s.size >= MIN_WORDS);
+  const asked = contentStems(question);
+  const sentences = splitSentences(reply).map((text) => ({ text, stems: contentStems(text) }));
+  // A short answer in the lore's words that the question did not hold ("Mabry Solk.") is the reply's own.
+  const inLore = (w: string) => loreStems.some((l) => l.has(w));
+  if (sentences.some((s) => s.stems.size < MIN_WORDS && [...s.stems].some((w) => !asked.has(w) && inLore(w)))) return null;
+  const said = sentences.filter((s) => s.stems.size >= MIN_WORDS);
   if (said.length === 0) return null;
   const recited: number[] = [];
-  for (const s of said) {
+  for (const { text, stems } of said) {
     let best = -1;
     let bestShare = 0;
     loreStems.forEach((l, i) => {
       let held = 0;
-      for (const w of s) if (l.has(w)) held++;
-      const share = held / s.size;
+      for (const w of stems) if (l.has(w)) held++;
+      const share = held / stems.size;
       if (share > bestShare) [best, bestShare] = [i, share];
     });
     // One sentence of the reply that is its own words: the reply says something, not only a note.
     if (bestShare < COPY_SHARE) return null;
+    // A number the lore sentence does not state makes the sentence the reply's own (a copy keeps its numbers).
+    const kept = new Set(statedNumbers(lore[best], true).map((n) => n.value));
+    if (statedNumbers(text).some((n) => !kept.has(n.value))) return null;
     recited.push(best);
   }
   const held = (w: string) => loreStems.filter((l) => l.has(w)).length;
-  const key = [...contentStems(question)].filter((w) => {
+  const key = [...asked].filter((w) => {
     const n = held(w);
     return n <= 2 || n <= COMMON_SHARE * lore.length;
   });
