@@ -224,8 +224,7 @@ for (const { variant, half, t } of results) {
 async function startRemote(model: string, threads: number) {
   const bin = llamaServerBinary();
   if (!bin) throw new Error("no llama-server binary: sh scripts/ci/backends.sh");
-  // --no-repack: this build segfaults repacking the real models' quantized weights on an AVX-512/AMX Xeon (bench/remoteTail.ts)
-  const server = await startLlamaServer({ binary: bin, model, parallel: 1, slotContext: 2048, threads, extraArgs: ["--no-repack"] });
+  const server = await startLlamaServer({ binary: bin, model, parallel: 1, slotContext: 2048, threads });
   const realFetch = globalThis.fetch;
   globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);

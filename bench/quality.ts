@@ -133,8 +133,7 @@ async function appFor(model: string | null, embedder: string): Promise<TestApp> 
       console.error("bench/quality --remote: no llama-server binary; run scripts/ci/backends.sh first.");
       process.exit(2);
     }
-    // (--no-repack: llama-server's AMX-repacked quantised weights crash its first decode on a CPU with AMX)
-    const server = await startLlamaServer({ binary, model, parallel: 1, slotContext: contextSize, threads, extraArgs: ["--no-repack"] });
+    const server = await startLlamaServer({ binary, model, parallel: 1, slotContext: contextSize, threads });
     const backend = { url: server.url, model: "m", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 600_000, kind: "llama-server" as const };
     const t = await createTestApp({ generation: "remote", backends: [backend], modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, contextSize, maxReplyTokens, generationTimeoutMs: 600_000 });
     servers.set(t, server);

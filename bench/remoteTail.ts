@@ -31,9 +31,9 @@ if (!BIN) throw new Error("no llama-server binary: sh scripts/ci/backends.sh");
 const threads = Number(args.threads);
 
 // This llama-server build (the llama.cpp node-llama-cpp 3.22.1 ships) segfaults while repacking the real models'
-// quantized weights on an AVX-512/AMX Xeon (SmolLM2 Q4_1, Qwen Q4_K_M; random-weight Q4_0 loads): load them as they
-// are. Tokens and validity do not depend on it; its speed does, so the tail's milliseconds are indicative only.
-const server = await startLlamaServer({ binary: BIN, model: modelPath, parallel: 1, slotContext: 2048, threads, extraArgs: ["--no-repack"] });
+// quantized weights on an AVX-512/AMX Xeon (SmolLM2 Q4_1, Qwen Q4_K_M; random-weight Q4_0 loads): startLlamaServer
+// loads them as they are (--no-repack). Tokens and validity do not depend on it; its speed does, so the tail's milliseconds are indicative only.
+const server = await startLlamaServer({ binary: BIN, model: modelPath, parallel: 1, slotContext: 2048, threads });
 const engine = await LlmEngine.load({ modelPath, threads, parallel: 1, contextSize: 2048 });
 const pool = new RemotePool({
   backends: [{ url: server.url, model: "bench", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 600_000, kind: "llama-server" }],

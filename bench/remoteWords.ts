@@ -49,8 +49,7 @@ const system = `${shopkeeper.system}\nYou sell: ${shopkeeper.items.join(", ")}.\
 const messages = (line: string): ChatMessage[] => [{ role: "system", content: system }, { role: "user", content: line }];
 const lines = [...labelledTurns, ...thirdTurns].slice(0, Number(args.lines)).map((t) => t.line);
 
-// --no-repack: this build segfaults repacking the real models' quantized weights on an AVX-512/AMX Xeon (bench/remoteTail.ts)
-const server = await startLlamaServer({ binary: BIN, model: modelPath, parallel: 1, slotContext: 2048, threads, extraArgs: ["--no-repack"] });
+const server = await startLlamaServer({ binary: BIN, model: modelPath, parallel: 1, slotContext: 2048, threads });
 const engine = await LlmEngine.load({ modelPath, threads, parallel: 1, contextSize: 2048 });
 const config = { url: server.url, model: "bench", apiKey: null, maxConcurrent: 1, weight: 1, timeoutMs: 600_000, kind: "llama-server" as const };
 const pool = new RemotePool({ backends: [config], defaultTimeoutMs: 600_000, fallbackContextSize: 2048 });

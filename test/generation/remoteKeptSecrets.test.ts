@@ -27,9 +27,8 @@ const fx = realFixtures();
 const qwen = qwenFixture();
 const suite = BIN && fx && qwen ? describe : describe.skip;
 
-// (--no-repack: llama-server's AMX-repacked quantised weights crash its first decode on a CPU with AMX; the layout
-// of the weights changes no token a prompt is made of.)
-const serve = (model: string) => startLlamaServer({ binary: BIN!, model, parallel: 1, slotContext: 2048, extraArgs: ["--no-repack"] });
+// (startLlamaServer loads the weights unrepacked, --no-repack: the layout changes no token a prompt is made of.)
+const serve = (model: string) => startLlamaServer({ binary: BIN!, model, parallel: 1, slotContext: 2048 });
 
 let smolServer: LlamaServer;
 let qwenServer: LlamaServer;

@@ -76,6 +76,9 @@ export async function startLlamaServer(opts: { binary: string; model: string; pa
     "-tb", String(opts.threads ?? 1),
     "--no-webui",
     "--no-warmup",
+    // llama-server's AMX-repacked quantised weights crash its first decode on a CPU with AMX (an Intel Xeon of the
+    // machines the suite runs on); the plain layout runs on every x86-64 CPU
+    "--no-repack",
     ...(opts.extraArgs ?? []),
   ];
   const spawn = () => Bun.spawn(args, { stdout: "ignore", stderr: process.env.LOREHOLD_LLAMA_SERVER_LOG ? "inherit" : "ignore" });
