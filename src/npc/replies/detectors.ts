@@ -169,6 +169,11 @@ const META: RegExp[] = [
   // An assistant's refusal of a question it reads as politics ("I won't comment on or express opinions about political issues").
   /\bexpress(ing)? (my |personal |any )?opinions\b/i,
   /\bpolitical (issues?|topics?|questions?)\b/i,
+  // An assistant's refusal of a question it reads as about a story ("This is a plot summary, and I don't have access
+  // to information about …", "a fact about a fictional game character").
+  /\bplot summary\b/i,
+  /\bfictional (game |story )?(characters?|world|setting)\b/i,
+  /\b(have|has) (no )?access to (any )?(personal |real-time |specific )?(information|knowledge|data)\b/i,
   /\b(in|of) (the|this) (game|roleplay|role-play|story)\b(?! of)/i,
   /\b(descriptions?|information|details|text|context) provided\b/i,
   /\bthe (text|passage|narrative|context|document) (does not|doesn't|says|mentions|states|describes)\b/i,
