@@ -110,7 +110,7 @@ const onlyMinds = arg("minds", "") ? arg("minds", "").split(",") : undefined;
 const quantityArms = process.argv.includes("--quantity-arms");
 /** `--attribution-arms`: the same for the guard's attribution check (a fact told of the wrong person, attribution.ts). */
 const attributionArms = process.argv.includes("--attribution-arms");
-/** `--recital-arms`: the same for the guard's recital check (GuardPolicy.checkRecitals, off by default: on in this run's first arm); `bun bench/quantityCheck.ts --check recital` reads both. */
+/** `--recital-arms`: the same for the guard's recital check (GuardPolicy.checkRecitals, on in this run's first arm); `bun bench/quantityCheck.ts --check recital` reads both. */
 const recitalArms = process.argv.includes("--recital-arms");
 const withoutKey = recitalArms ? "withoutRecitalCheck" : attributionArms ? "withoutAttributionCheck" : "withoutQuantityCheck";
 const pairArms = quantityArms || recitalArms || attributionArms;

@@ -26,7 +26,8 @@ import type { QualityWorld } from "./support/worldTypes.ts";
 import { arg, fixturesOrExit } from "./support/benchArgs.ts";
 
 const fx = fixturesOrExit("recitalReplay");
-// the check replayed here is off in the product: on, the turn's guard reads the lore sentences it checks against
+// on, as in the product: the turn's guard carries the lore sentences the recital check reads (a replay of a
+// checkout where it was off still replays it)
 GUARD_POLICY.checkRecitals = true;
 const root = join(import.meta.dir, "..");
 const WORLDS: Record<string, QualityWorld[]> = { tuning: [TUNING, REEDMOUTH], old: [TUNING], third: [REEDMOUTH], heldout: [CINDERVALE] };

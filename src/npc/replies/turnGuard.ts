@@ -69,7 +69,7 @@ export function turnGuard(
   context.names = () => (names ??= nameSources([...prompt, ...playerLines]));
   // The same prompt, read for which person it tells each fact of (the player's own lines restate questions, not facts).
   context.attribution = attributionSources(prompt, context.otherNames, playerLines, p.mind.entityName);
-  // read only for the recital check, which is off unless a studio (or a bench) turns it on
+  // read only for the recital check (on by default; a bench's arm without it turns it off)
   if (GUARD_POLICY.checkRecitals) context.loreLines = loreSentences(notes.map((n) => n.text));
   return { context, withoutSecrets: secret.length ? () => stripSecrets(p.messages, secret) : undefined };
 }
