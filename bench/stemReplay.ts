@@ -1,6 +1,7 @@
 /**
  * The reply guard's word-matching checks (who a fact is told of: attribution.ts; a recited lore line: recitedLine.ts;
- * a kept secret told: secretTerms.ts; a known name said wrong: misnamed.ts), replayed offline on every sample bench/quality.ts recorded for a single-line
+ * a kept secret told: secretTerms.ts; a known name said wrong: misnamed.ts; a number made up or given for something
+ * else: quantities.ts, numberPlaces.ts), replayed offline on every sample bench/quality.ts recorded for a single-line
  * turn (grounding, secrets, parroting), each turn prepared as /v1/npc/interact prepares it (no generation). One line
  * per sample and check that flags it, labelled by whether the sample states the question's fact: run it on two
  * checkouts (before and after a change to the checks' stems) over the same files and compare the lines.
@@ -17,6 +18,8 @@ import { wrongAttribution } from "../src/npc/replies/attribution.ts";
 import { offTopicRecital } from "../src/npc/replies/recitedLine.ts";
 import { leakOf } from "../src/npc/secrets/secretTerms.ts";
 import { misnamed } from "../src/npc/replies/misnamed.ts";
+import { misplacedNumber } from "../src/npc/replies/numberPlaces.ts";
+import { unsupportedQuantity } from "../src/npc/replies/quantities.ts";
 import { createTestApp } from "../test/support/testApp.ts";
 import { qwenFixture } from "../test/realmodel/realFixtures.ts";
 import { TUNING } from "./support/qualityQuestions.ts";
@@ -68,6 +71,8 @@ for (const world of worlds) {
           ["recital", context.loreLines ? offTopicRecital(s, turn.text, context.loreLines) : null],
           ["secret", leakOf(s, context.secrets)],
           ["misnamed", context.names ? (misnamed(s, context.names())?.detail ?? null) : null],
+          ["numberPlace", context.numberPlaces ? misplacedNumber(s, context.numberPlaces.sources(), context.numberPlaces.said) : null],
+          ["madeUpNumber", context.givenNumbers ? unsupportedQuantity(s, context.givenNumbers) : null],
         ];
         for (const [check, flag] of checks) {
           const key = `${turn.part} ${check}`;

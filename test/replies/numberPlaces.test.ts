@@ -38,6 +38,29 @@ describe("a number given for another thing (numberPlaces)", () => {
   ];
   for (const [reply, want] of rows) test(reply, () => expect(misplacedNumber(reply, sources, [])).toBe(want));
 
+  describe("a number the topic gives, said with a unit it gives only another number", () => {
+    // the shape of a tuning world's ferryman: his years on the ferry, and the crossing's minutes
+    const ferry = numberSources([
+      "Hobb has pulled the chain ferry across the Brackwater for twenty-six years, as his father did before him.",
+      "The Brackwater ferry is a flat chain ferry called the Dunlin. A crossing takes nine minutes when the tide is slack, and twenty when it runs.",
+    ]);
+    const cases: [string, string | null][] = [
+      ["The ferry takes 26 minutes to cross the Brackwater crossing.", '"26 minutes" where the prompt gives 9 of that'],
+      ["The ferry takes nine minutes to cross the Brackwater.", null],
+      ["Twenty-six years I have pulled the Brackwater ferry.", null],
+      // "twenty when it runs": the topic gives 20 without a unit, so it may be said with one
+      ["A crossing of the Brackwater takes twenty minutes at the full tide.", null],
+      // a unit the topic gives no number with: nothing to compare with
+      ["The ferry has crossed the Brackwater 26 times today.", null],
+    ];
+    for (const [reply, want] of cases) test(reply, () => expect(misplacedNumber(reply, ferry, [])).toBe(want));
+
+    test("the unit is the word after the number, stemmed; none after a function word or punctuation", () => {
+      const [s] = numberSources(["It took twenty-six years, nine minutes and 4 of them; 7."]);
+      expect(Object.fromEntries([...s.units].map(([v, u]) => [v, [...u]]))).toEqual({ 26: ["year"], 9: ["minut"], 4: [""], 7: [""] });
+    });
+  });
+
   test("a number the player said may be said back", () => {
     expect(misplacedNumber("The tower has 10 steps? No, more.", sources, [10])).toBeNull();
   });

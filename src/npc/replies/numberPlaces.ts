@@ -9,15 +9,25 @@
  * more with (its topic); the number is misplaced only when some of those sentences give a number and none gives this
  * one, and the player's lines do not hold it either. A sentence of its own words (no prompt sentence shares two of
  * its words) is never judged here.
+ *
+ * A number those sentences give is misplaced too when it is said with a unit they give it with nowhere, while they
+ * give that unit with another number: "The ferry takes 26 minutes to cross." beside a note's "A crossing takes nine
+ * minutes" and the backstory's "for twenty-six years" (Reedmouth, 4 of 4 seeds). Only a unit read in both places
+ * counts (the word right after the number: "minutes", "years"); a number the topic's sentences give once without one
+ * ("nine minutes when it is slack and twenty when it runs") is never misplaced by its unit.
  */
+import { QUERY_STOPWORDS } from "../../core/text/commonWords.ts";
+import { wordStem } from "../../core/text/wordStem.ts";
 import { contentStems } from "./recitedLine.ts";
-import { isNumberWord, statedNumbers } from "./quantities.ts";
+import { isNumberWord, statedNumbers, type StatedNumber } from "./quantities.ts";
 import { splitSentences } from "./sentences.ts";
 
 /** A sentence of the prompt as the check reads it: its content-word stems (number words aside) and the numbers it gives. */
 export interface NumberSource {
   stems: Set<string>;
   numbers: Set<number>;
+  /** each number's units as the sentence gives them ("" when no content word follows it) */
+  units: Map<number, Set<string>>;
 }
 
 /** Content words a reply sentence must share with a prompt sentence for the two to be about one thing. */
@@ -27,13 +37,27 @@ function topicStems(text: string): Set<string> {
   return new Set([...contentStems(text)].filter((w) => !/^\d/.test(w) && !isNumberWord(w)));
 }
 
+/**
+ * The unit a number is said with: the word right after it, stemmed ("nine minutes" → minut, "twenty-six years" →
+ * year), or "" when a function word, a number word or punctuation follows it. Not the content-word filter of the
+ * topic: "years" and "days" are too common to tell sentences apart, and exactly what tells one number from another.
+ */
+export function unitAfter(text: string, n: StatedNumber): string {
+  const m = /^ +([\p{L}]+)/u.exec(text.slice(n.end));
+  const w = m?.[1].toLowerCase();
+  if (!w || w.length < 3 || QUERY_STOPWORDS.has(w) || isNumberWord(w)) return "";
+  return wordStem(w);
+}
+
 /** The prompt texts' sentences that give a number, read once a turn. */
 export function numberSources(texts: string[]): NumberSource[] {
   const out: NumberSource[] = [];
   for (const t of texts)
     for (const s of splitSentences(t)) {
-      const numbers = new Set(statedNumbers(s, true).map((n) => n.value));
-      out.push({ stems: topicStems(s), numbers });
+      const stated = statedNumbers(s, true);
+      const units = new Map<number, Set<string>>();
+      for (const n of stated) units.set(n.value, (units.get(n.value) ?? new Set()).add(unitAfter(s, n)));
+      out.push({ stems: topicStems(s), numbers: new Set(stated.map((n) => n.value)), units });
     }
   return out;
 }
@@ -57,6 +81,15 @@ export function misplacedNumber(reply: string, sources: NumberSource[], said: nu
     if (given.size === 0) continue;
     const wrong = stated.find((n) => !given.has(n.value));
     if (wrong) return `"${wrong.text}" where the prompt gives ${[...given].slice(0, 3).join(", ")}`;
+    for (const n of stated) {
+      const unit = unitAfter(sentence, n);
+      if (!unit) continue;
+      const unitsOf = (v: number) => topic.flatMap((s) => [...(s.units.get(v) ?? [])]);
+      const own = unitsOf(n.value);
+      if (own.includes(unit) || own.includes("")) continue;
+      const others = topic.flatMap((s) => [...s.units].filter(([v, u]) => v !== n.value && u.has(unit)).map(([v]) => v));
+      if (others.length) return `"${n.text} ${sentence.slice(n.end).trim().split(/\s+/)[0]}" where the prompt gives ${[...new Set(others)].slice(0, 3).join(", ")} of that`;
+    }
   }
   return null;
 }

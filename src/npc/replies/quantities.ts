@@ -30,6 +30,8 @@ const GIVEN_ONLY: Record<string, number> = {
 export interface StatedNumber {
   value: number;
   text: string;
+  /** where the number's words end in the text read (what follows is its unit, if it has one) */
+  end: number;
 }
 
 const TOKEN = /\d[\d,]*(?:\.\d+)?|[\p{L}]+(?:-[\p{L}]+)*/gu;
@@ -60,11 +62,12 @@ export function statedNumbers(text: string, given = false): StatedNumber[] {
     const t = tokens[i];
     if (/^\d/.test(t.raw)) {
       const value = Number(t.raw.replace(/,(?=\d{3}\b)/g, "").replace(/[,.]+$/, ""));
-      if (Number.isFinite(value)) out.push({ value, text: t.raw.replace(/[,.]+$/, "") });
+      const digits = t.raw.replace(/[,.]+$/, "");
+      if (Number.isFinite(value)) out.push({ value, text: digits, end: t.at + digits.length });
       continue;
     }
     if (given && t.lower in GIVEN_ONLY) {
-      out.push({ value: GIVEN_ONLY[t.lower], text: t.raw });
+      out.push({ value: GIVEN_ONLY[t.lower], text: t.raw, end: t.at + t.raw.length });
       continue;
     }
     // A run of number words: "three hundred and twenty", "a dozen", "two thousand".
@@ -91,7 +94,7 @@ export function statedNumbers(text: string, given = false): StatedNumber[] {
       words++;
     }
     const end = tokens[j - 1];
-    out.push({ value: total + current, text: text.slice(t.at, end.at + end.raw.length) });
+    out.push({ value: total + current, text: text.slice(t.at, end.at + end.raw.length), end: end.at + end.raw.length });
     i = j - 1;
   }
   return out;
