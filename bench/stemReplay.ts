@@ -71,7 +71,7 @@ for (const world of worlds) {
           ["recital", context.loreLines ? offTopicRecital(s, turn.text, context.loreLines) : null],
           ["secret", leakOf(s, context.secrets)],
           ["misnamed", context.names ? (misnamed(s, context.names())?.detail ?? null) : null],
-          ["numberPlace", context.numberPlaces ? misplacedNumber(s, context.numberPlaces.sources(), context.numberPlaces.said) : null],
+          ["numberPlace", context.numberPlaces ? misplacedNumber(s, context.numberPlaces.sources(), context.numberPlaces.said, turn.text) : null],
           ["madeUpNumber", context.givenNumbers ? unsupportedQuantity(s, context.givenNumbers) : null],
         ];
         for (const [check, flag] of checks) {

@@ -61,6 +61,24 @@ describe("a number given for another thing (numberPlaces)", () => {
     });
   });
 
+  describe("a bare answer is read with the question's words", () => {
+    const flood = numberSources([
+      "The Great Flood came sixty-one years ago and took the lower town. The new wall is thirty feet high.",
+      "Apprentices knot for five years before they may mend a boat's net alone. The loft holds 4 looms.",
+    ]);
+    const cases: [string, string, string | null][] = [
+      ["How long ago was the Great Flood?", "Six years ago.", '"Six" where the prompt gives 61'],
+      ["How many years does an apprentice knot before mending alone?", "4", '"4" where the prompt gives 5'],
+      ["How long ago was the Great Flood?", "Sixty-one years ago.", null],
+      ["How many years does an apprentice knot before mending alone?", "Five.", null],
+      // a sentence that names its own topic is read on its own words, as before
+      ["How long ago was the Great Flood?", "The loft holds 4 looms.", null],
+      // without the question, a bare answer is not judged
+      ["", "4", null],
+    ];
+    for (const [asked, reply, want] of cases) test(`${asked} → ${reply}`, () => expect(misplacedNumber(reply, flood, [], asked)).toBe(want));
+  });
+
   test("a number the player said may be said back", () => {
     expect(misplacedNumber("The tower has 10 steps? No, more.", sources, [10])).toBeNull();
   });

@@ -256,7 +256,7 @@ export async function generateReply(
     const problems = ended ? [] : shaper.failure ? [shaper.failure] : replyProblems(text, context).filter((p) => WEIGHT[p.kind] !== undefined);
     // Judged on the finished sample only: "three" may still become "three hundred".
     const quantity = guard && policy.checkQuantities && !ended && !shaper.failure && context.givenNumbers ? unsupportedQuantity(text, context.givenNumbers) : null;
-    const misplaced = !quantity && guard && policy.checkNumberPlaces && !ended && !shaper.failure && context.numberPlaces ? misplacedNumber(text, context.numberPlaces.sources(), context.numberPlaces.said) : null;
+    const misplaced = !quantity && guard && policy.checkNumberPlaces && !ended && !shaper.failure && context.numberPlaces ? misplacedNumber(text, context.numberPlaces.sources(), context.numberPlaces.said, context.playerLine) : null;
     if (quantity || misplaced) problems.push({ kind: "unsupportedQuantity", detail: (quantity ?? misplaced)! });
     const person = guard && policy.checkAttributions && !ended && !shaper.failure && context.attribution ? wrongAttribution(text, context.attribution) : null;
     if (person) problems.push({ kind: "wrongAttribution", detail: person });

@@ -64,14 +64,18 @@ export function numberSources(texts: string[]): NumberSource[] {
 
 /**
  * The detail of a reply's misplaced number (`"10" where the prompt gives 104`), or null. `said`: the numbers the
- * player's lines hold (a number the player said may be said back).
+ * player's lines hold (a number the player said may be said back). `asked`: the player's line. A bare answer ("Six
+ * years ago.", "4") names no topic of its own: a sentence with fewer than two topic words is read with the line's
+ * words, the question it answers ("How long ago was the Great Flood?" beside the flood's "sixty-one years ago").
  */
-export function misplacedNumber(reply: string, sources: NumberSource[], said: number[]): string | null {
+export function misplacedNumber(reply: string, sources: NumberSource[], said: number[], asked = ""): string | null {
   const theirs = new Set(said);
+  const askedStems = topicStems(asked);
   for (const sentence of splitSentences(reply)) {
     const stated = statedNumbers(sentence).filter((n) => !/^(one|zero)$/i.test(n.text) && !theirs.has(n.value));
     if (!stated.length) continue;
-    const stems = topicStems(sentence);
+    const own = topicStems(sentence);
+    const stems = own.size < SAME_TOPIC ? new Set([...own, ...askedStems]) : own;
     const topic = sources.filter((s) => {
       let n = 0;
       for (const w of s.stems) if (stems.has(w)) n++;
@@ -85,8 +89,8 @@ export function misplacedNumber(reply: string, sources: NumberSource[], said: nu
       const unit = unitAfter(sentence, n);
       if (!unit) continue;
       const unitsOf = (v: number) => topic.flatMap((s) => [...(s.units.get(v) ?? [])]);
-      const own = unitsOf(n.value);
-      if (own.includes(unit) || own.includes("")) continue;
+      const its = unitsOf(n.value);
+      if (its.includes(unit) || its.includes("")) continue;
       const others = topic.flatMap((s) => [...s.units].filter(([v, u]) => v !== n.value && u.has(unit)).map(([v]) => v));
       if (others.length) return `"${n.text} ${sentence.slice(n.end).trim().split(/\s+/)[0]}" where the prompt gives ${[...new Set(others)].slice(0, 3).join(", ")} of that`;
     }
