@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { generateReply, GUARD_POLICY } from "../../src/npc/replies/generateReply.ts";
 import { misplacedNumber, numberSources } from "../../src/npc/replies/numberPlaces.ts";
 import { givenNumbers } from "../../src/npc/replies/quantities.ts";
+import { steerAway } from "../../src/npc/replies/steer.ts";
 import { replyContext, scripted, turnRequest } from "../support/scriptedTurn.ts";
 
 /** A tuning world's mind as the guard reads its prompt: the steps and a "ten" of another sentence. */
@@ -45,7 +46,7 @@ describe("a number given for another thing (numberPlaces)", () => {
       "The Brackwater ferry is a flat chain ferry called the Dunlin. A crossing takes nine minutes when the tide is slack, and twenty when it runs.",
     ]);
     const cases: [string, string | null][] = [
-      ["The ferry takes 26 minutes to cross the Brackwater crossing.", '"26 minutes" where the prompt gives 9 of that'],
+      ["The ferry takes 26 minutes to cross the Brackwater crossing.", '"26" minutes where the prompt gives 9 of that'],
       ["The ferry takes nine minutes to cross the Brackwater.", null],
       ["Twenty-six years I have pulled the Brackwater ferry.", null],
       // "twenty when it runs": the topic gives 20 without a unit, so it may be said with one
@@ -54,6 +55,13 @@ describe("a number given for another thing (numberPlaces)", () => {
       ["The ferry has crossed the Brackwater 26 times today.", null],
     ];
     for (const [reply, want] of cases) test(reply, () => expect(misplacedNumber(reply, ferry, [])).toBe(want));
+
+    test("a resample is steered from the number's words, never from its unit", () => {
+      const detail = misplacedNumber("The ferry takes twenty-six minutes to cross the Brackwater.", ferry, [])!;
+      const avoided = new Set(steerAway([{ kind: "unsupportedQuantity", detail }], replyContext({ playerLine: "How long does the ferry take to cross?", mindName: "Hobb" }), -4).map((a) => a.text.trim().toLowerCase()));
+      expect(avoided.has("twenty")).toBe(true);
+      expect(avoided.has("minutes")).toBe(false);
+    });
 
     test("the unit is the word after the number, stemmed; none after a function word or punctuation", () => {
       const [s] = numberSources(["It took twenty-six years, nine minutes and 4 of them; 7."]);

@@ -92,7 +92,8 @@ export function misplacedNumber(reply: string, sources: NumberSource[], said: nu
       const its = unitsOf(n.value);
       if (its.includes(unit) || its.includes("")) continue;
       const others = topic.flatMap((s) => [...s.units].filter(([v, u]) => v !== n.value && u.has(unit)).map(([v]) => v));
-      if (others.length) return `"${n.text} ${sentence.slice(n.end).trim().split(/\s+/)[0]}" where the prompt gives ${[...new Set(others)].slice(0, 3).join(", ")} of that`;
+      // only the number quoted: a resample is steered from the quoted words (steer.ts), and the unit is what it should keep
+      if (others.length) return `"${n.text}" ${sentence.slice(n.end).trim().split(/\s+/)[0]} where the prompt gives ${[...new Set(others)].slice(0, 3).join(", ")} of that`;
     }
   }
   return null;
