@@ -5,10 +5,10 @@
  * sequence kept, as the next seed of the same question finds it).
  * Prompts from `bench/readPrompts.ts --tokens` (the engine's own token ids per question).
  *
- *   bun bench/evalSplit.ts --tokens prompts.txt --model smol --seeds 1,2,3 --questions 6 --threads 1
+ *   bun bench/evalSplit.ts --tokens prompts.txt --model smol --seeds 1,2,3 --questions 4 --stride 11 --threads 1
  */
 import { readFileSync } from "node:fs";
-import { getLlama, LlamaLogLevel, type Token } from "node-llama-cpp";
+import { getLlama, LlamaLogLevel, type ControlledEvaluateInputItem, type Token } from "node-llama-cpp";
 import { arg, fixturesOrExit } from "./support/benchArgs.ts";
 import { qwenFixture } from "../test/realmodel/realFixtures.ts";
 
@@ -29,6 +29,8 @@ const prompts = readFileSync(arg("tokens", "prompts.txt"), "utf8")
     const at = (label: string) => lines[lines.findIndex((l) => l.startsWith(label)) + 1].split(" ").filter(Boolean).map(Number) as Token[];
     return { name: lines[0], prefix: at("<tokens: prefix"), turn: at("<tokens: turn>") };
   })
+  // every `--stride`th question (different minds), `--questions` of them
+  .filter((_, i) => i % Number(arg("stride", "1")) === 0)
   .slice(0, Number(arg("questions", "6")));
 
 const llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error });
@@ -55,12 +57,35 @@ const WARM_STEP = 64;
 const steps = (tokens: Token[]) => Array.from({ length: Math.ceil(tokens.length / WARM_STEP) }, (_, i) => tokens.slice(i * WARM_STEP, (i + 1) * WARM_STEP));
 const arms = {
   whole: (p: (typeof prompts)[0]) => [p.turn],
-  "whole again": (p: (typeof prompts)[0]) => [p.turn],
+  "whole again": (p: (typeof prompts)[0]) => [p.turn] as Token[][] | null,
   "prefix apart": (p: (typeof prompts)[0]) => [p.turn.slice(0, p.prefix.length), p.turn.slice(p.prefix.length)],
   "prefix in warm-up steps": (p: (typeof prompts)[0]) => [...steps(p.turn.slice(0, p.prefix.length)), p.turn.slice(p.prefix.length)],
   "last token apart": (p: (typeof prompts)[0]) => [p.turn.slice(0, -1), p.turn.slice(-1)],
+  // (only a prompt longer than one batch has a batch's end to split at)
+  "split at the batch size": (p: (typeof prompts)[0]) => (p.turn.length > context.batchSize ? [p.turn.slice(0, context.batchSize), p.turn.slice(context.batchSize)] : null),
 };
+/** The first reply token's probabilities after `parts` (no sampling): how far a split moves them. */
+async function firstProbabilities(parts: Token[][]): Promise<Map<Token, number>> {
+  await sequence.clearHistory();
+  for (const p of parts.slice(0, -1)) await sequence.evaluateWithoutGeneratingNewTokens(p);
+  const last = parts.at(-1)!;
+  const input: ControlledEvaluateInputItem[] = last.map((t, i) => (i === last.length - 1 ? [t, { generateNext: { probabilities: true } }] : t));
+  const out = await sequence.controlledEvaluate(input);
+  return out.at(-1)?.next?.probabilities ?? new Map();
+}
+const shift = Object.fromEntries(Object.keys(arms).map((k) => [k, 0]));
+for (const p of prompts) {
+  const base = await firstProbabilities(arms.whole(p));
+  for (const [arm, parts] of Object.entries(arms).slice(1)) {
+    const split = parts(p);
+    if (!split) continue;
+    const q = await firstProbabilities(split);
+    for (const [t, v] of base) shift[arm] = Math.max(shift[arm], Math.abs(v - (q.get(t) ?? 0)));
+  }
+}
+
 const differs = Object.fromEntries(Object.keys(arms).map((k) => [k, 0]));
+const tried = Object.fromEntries(Object.keys(arms).map((k) => [k, 0]));
 /** the reply token at which each differing reply first parts from the whole prompt's */
 const firstDiff = Object.fromEntries(Object.keys(arms).map((k) => [k, [] as number[]]));
 let n = 0;
@@ -71,7 +96,10 @@ for (const p of prompts)
       const base = model.detokenize(baseTokens);
       n++;
       for (const [arm, parts] of Object.entries(arms).slice(1)) {
-        const tokens = await reply(parts(p), seed, temperature);
+        const split = parts(p);
+        if (!split) continue;
+        tried[arm]++;
+        const tokens = await reply(split, seed, temperature);
         const text = model.detokenize(tokens);
         if (text !== base) {
           differs[arm]++;
@@ -80,7 +108,9 @@ for (const p of prompts)
         }
       }
     }
-console.log(`\n${n} replies (${prompts.length} prompts: greedy, and seeds ${seeds.join(",")} at 0.7), ${maxTokens} tokens, threads ${threads}`);
+console.log(`\n${n} replies (${prompts.length} prompts of ${prompts.map((p) => p.turn.length).join(", ")} tokens: greedy, and seeds ${seeds.join(",")} at 0.7), ${maxTokens} tokens, threads ${threads}`);
 for (const [arm, d] of Object.entries(differs).slice(1))
-  console.log(`${arm}: ${d} of ${n} differ from the prompt evaluated whole${d ? ` (first at reply token ${firstDiff[arm].sort((a, b) => a - b).join(", ")})` : ""}`);
+  console.log(
+    `${arm}: ${d} of ${tried[arm]} differ from the prompt evaluated whole${d ? ` (first at reply token ${firstDiff[arm].sort((a, b) => a - b).join(", ")})` : ""}; first token's probabilities moved by up to ${shift[arm].toExponential(1)}`,
+  );
 process.exit(0);
