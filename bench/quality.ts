@@ -116,6 +116,13 @@ const withoutKey = recitalArms ? "withoutRecitalCheck" : attributionArms ? "with
 const pairArms = quantityArms || recitalArms || attributionArms;
 /** `--kv-cache f16|q8_0|q4_0`: llama.cpp's KV cache type for both arms (config `kvCacheType`). */
 const kvCacheType = arg("kv-cache", "f16") as "f16" | "q8_0" | "q4_0";
+/**
+ * `--kv-snapshots off`: no mind prompt warmed in the background nor restored from disk (config `kvSnapshots`). A
+ * warm-up evaluates a prompt in steps that fall where turns interrupt it, and llama.cpp's logits move with where a
+ * prompt's evaluation was split, so the same tokens and seed can give another reply from one run to the next; off,
+ * a run's replies follow from its prompts and seeds alone (bench/evalSplit.ts).
+ */
+const kvSnapshots = arg("kv-snapshots", "on") as "on" | "off";
 /** `--temperature T`: what minds that set no temperature sample at, in both arms (a candidate for the product's default). */
 const defaultTemperature = arg("temperature", "") ? Number(arg("temperature", "")) : undefined;
 
@@ -140,7 +147,7 @@ async function appFor(model: string | null, embedder: string): Promise<TestApp> 
     return t;
   }
   return createTestApp(
-    { model: model ?? undefined, modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, parallel: 1, contextSize, maxReplyTokens, generationTimeoutMs: 600_000, kvCacheType },
+    { model: model ?? undefined, modelsDir: fx!.modelsDir, embeddingModel: embedder, threads, parallel: 1, contextSize, maxReplyTokens, generationTimeoutMs: 600_000, kvCacheType, kvSnapshots },
     model ? {} : { loadModel: false },
   );
 }
@@ -199,7 +206,7 @@ for (const mk of models) {
     const loaded = worlds.map((world) => loadWorld(t, world, root, defaultTemperature));
     await indexAll(t.app);
     const out: Record<string, unknown> = {};
-    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream, kvCacheType, defaultTemperature: defaultTemperature ?? "product default", generation: remote ? "remote llama-server" : "local" };
+    const meta = { date: new Date().toISOString(), commit: gitCommit(), cpu: cpus()[0]?.model, threads, loadAverage: [loadavg()[0]], model: MODELS[mk].name, embedder: e, maxReplyTokens, contextSize, seeds, stream, kvCacheType, kvSnapshots, defaultTemperature: defaultTemperature ?? "product default", generation: remote ? "remote llama-server" : "local" };
     mkdirSync(join(root, "bench/results", arg("out", "")), { recursive: true });
     const file = join(root, "bench/results", arg("out", ""), `quality-${mk}-${e}-${kvCacheType}${remote ? "-remote" : ""}-${meta.date.replace(/[:.]/g, "-")}.json`);
     for (const w of loaded) {

@@ -6,27 +6,33 @@
  * checkout alike). A checkout that cut the kept secrets in the engine's chat wrapper (src/llm/smallestChatModels.ts)
  * has its cut applied here, so the text is what its model read.
  *
- *   bun bench/readPrompts.ts --root /path/to/checkout --model smol|gemma|qwen --out a.txt
- *   bun bench/readPrompts.ts --compare a.txt b.txt
+ * `--exact` compares the whole texts byte for byte; `--tokens` writes, under each question, the token ids the
+ * checkout's engine evaluates (the turn as its chat wrapper renders and tokenizes it, and the mind's static prefix its
+ * KV cache keeps), so two checkouts can be compared on what the model is fed, not only on the text.
+ *
+ *   bun bench/readPrompts.ts --root /path/to/checkout --model smol|gemma|qwen [--tokens] --out a.txt
+ *   bun bench/readPrompts.ts --compare [--exact] a.txt b.txt
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { arg } from "./support/benchArgs.ts";
 
 if (process.argv.includes("--compare")) {
-  const [a, b] = process.argv.slice(process.argv.indexOf("--compare") + 1).map(questions);
+  const exact = process.argv.includes("--exact");
+  const files = process.argv.slice(process.argv.indexOf("--compare") + 1).filter((f) => !f.startsWith("--"));
+  const [a, b] = files.map((f) => questions(f, exact));
   const keys = [...new Set([...a.keys(), ...b.keys()])];
   const same = keys.filter((k) => a.get(k) === b.get(k));
-  console.log(`${same.length} of ${keys.length} questions: the same lines in both`);
+  console.log(`${same.length} of ${keys.length} questions: ${exact ? "the very same text (and tokens, where written)" : "the same lines"} in both`);
   for (const k of keys.filter((k) => a.get(k) !== b.get(k))) console.log(`differs: ${k}`);
   process.exit(same.length === keys.length ? 0 : 1);
 }
 
-function questions(file: string): Map<string, string> {
+function questions(file: string, exact = false): Map<string, string> {
   const out = new Map<string, string>();
   for (const block of readFileSync(file, "utf8").split("\n### ").slice(1)) {
     const [head, ...lines] = block.split("\n");
-    out.set(head, lines.sort().join("\n"));
+    out.set(head, exact ? lines.join("\n") : lines.sort().join("\n"));
   }
   return out;
 }
@@ -54,6 +60,10 @@ await indexAll(t.app);
 // (as that engine decided it: by the GGUF's parameter count)
 const parameters = (t.app.ctx.llm as unknown as { model: { fileInsights: { totalParameters: number } } }).model.fileInsights.totalParameters;
 const cut = engineCut?.isSmallestChatModel(parameters) ? engineCut.withoutKeptSecrets : (text: string) => text;
+/** The engine's own view of a prompt (private to it: read here as its generation reads it, LlmEngine.run). */
+type Tokens = { turn(m: unknown[], speaker?: string): { tokens: number[] }; prefix(m: unknown[], speaker?: string): { tokens: number[] } | null };
+const engineTokens = (t.app.ctx.llm as unknown as { prompts: Tokens }).prompts;
+const withTokens = process.argv.includes("--tokens");
 const out: string[] = [];
 let marked = 0;
 for (const w of worlds)
@@ -61,7 +71,12 @@ for (const w of worlds)
     const m = w.minds[q.mind];
     const p = await prepareTurn(t.app.ctx, m.projectId, validateInteract({ text: q.text, entityMindId: m.id, playerId: "reader" }));
     if (p.messages.some((x: { content: string }) => x.content.includes("(your secret:"))) marked++;
-    const text = p.messages.map((x: { role: string; content: string }) => `<${x.role}>\n${cut(x.content)}`).join("\n");
+    let text = p.messages.map((x: { role: string; content: string }) => `<${x.role}>\n${cut(x.content)}`).join("\n");
+    if (withTokens) {
+      const speaker = p.mind.entityName;
+      const prefix = engineTokens.prefix(p.messages, speaker)?.tokens ?? [];
+      text += `\n<tokens: prefix ${prefix.length}>\n${prefix.join(" ")}\n<tokens: turn>\n${engineTokens.turn(p.messages, speaker).tokens.join(" ")}`;
+    }
     out.push(`### ${w.world.name} · ${q.mind} · ${q.text}\n${text}`);
   }
 await Bun.write(arg("out", "prompts.txt"), `\n${out.join("\n")}`);

@@ -10,7 +10,10 @@ export interface Fused<T> {
 
 /**
  * Reciprocal rank fusion: score = Σ 1 / (k + rank). Items are matched by `key`.
- * Ties break on the best single rank, then on the key, so results are stable.
+ * Ties break on the best single rank, then on the ranks list by list (the first list's first), and only then on the
+ * key. Why not on the key sooner: two items ranked 1st and 2nd in one list and 2nd and 1st in the other tie on both
+ * score and best rank, and a key such as a chunk's id is drawn anew at each import, so one world read its notes in
+ * another order from one load to the next (a turn's prompt changed with nothing in the world changed).
  */
 export function reciprocalRankFusion<T>(lists: T[][], key: (item: T) => string, k = RRF_K): Fused<T>[] {
   const byKey = new Map<string, Fused<T>>();
@@ -27,8 +30,13 @@ export function reciprocalRankFusion<T>(lists: T[][], key: (item: T) => string, 
       f.score += 1 / (k + i + 1);
     });
   });
-  const best = (f: Fused<T>) => Math.min(...f.ranks.map((r) => r ?? Infinity));
+  const rank = (r: number | null) => r ?? Infinity;
+  const best = (f: Fused<T>) => Math.min(...f.ranks.map(rank));
+  const byLists = (a: Fused<T>, b: Fused<T>) => {
+    for (let i = 0; i < a.ranks.length; i++) if (rank(a.ranks[i]) !== rank(b.ranks[i])) return rank(a.ranks[i]) - rank(b.ranks[i]);
+    return 0;
+  };
   return [...byKey.entries()]
-    .sort(([ka, a], [kb, b]) => b.score - a.score || best(a) - best(b) || (ka < kb ? -1 : ka > kb ? 1 : 0))
+    .sort(([ka, a], [kb, b]) => b.score - a.score || best(a) - best(b) || byLists(a, b) || (ka < kb ? -1 : ka > kb ? 1 : 0))
     .map(([, f]) => f);
 }
