@@ -84,6 +84,8 @@ describe("metaTalk: talk about the notes, the prompt or being an AI", () => {
     // an assistant declining what it reads as politics
     ["I'm sorry, but I can't answer this question. This might be a sensitive and political issue, and I won't comment on or express opinions about political issues.", true],
     ["The council's business is a sensitive matter, stranger.", false],
+    ["Don't ask me about political issues, friend; the Warden has ears.", false],
+    ["I keep my opinions to myself, and I won't express them on the council.", false],
     ["I'm sorry, but I can't answer this question. This is a plot summary, and I don't have access to information about who cast it.", true],
     ["This is a fact about a fictional game character and doesn't provide any information.", true],
     ["I don't have access to the Reeve's vault, friend.", false],

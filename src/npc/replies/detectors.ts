@@ -166,9 +166,10 @@ const META: RegExp[] = [
   /\bhow (can|may) I (assist|help) you( today)?\?/i,
   /\banything (else |specific )?(you'd|you would) like to (know|discuss|ask)\b/i,
   /\breal-time (news|information|data)\b/i,
-  // An assistant's refusal of a question it reads as politics ("I won't comment on or express opinions about political issues").
-  /\bexpress(ing)? (my |personal |any )?opinions\b/i,
-  /\bpolitical (issues?|topics?|questions?)\b/i,
+  // An assistant's refusal of a question it reads as politics ("This might be a sensitive and political issue, and I
+  // won't comment on or express opinions about political issues"): its stock phrases, not a character's talk of politics.
+  /\bexpress(ing)? (my |personal |any )?opinions (about|on) (political|sensitive)\b/i,
+  /\bsensitive and political\b/i,
   // An assistant's refusal of a question it reads as about a story ("This is a plot summary, and I don't have access
   // to information about …", "a fact about a fictional game character").
   /\bplot summary\b/i,
