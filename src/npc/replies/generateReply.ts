@@ -112,9 +112,9 @@ export interface GuardPolicy {
  * known name with a word of it made up ("Rupert Crane" for Tobias Crane; misnamed.ts, BENCHMARKS.md "Replies in
  * character: a known name said wrong (Qwen)"). So is one that recites a lore sentence beside the question while another
  * sentence of its notes is closer to it (recitedLine.ts; BENCHMARKS.md "Replies in character: recited lines (Qwen)"
- * and "… recited lines, a short answer its own"): first off, since it read a two-word answer ("Mabry Solk.") as no
- * sentence of the reply's own; with that mended it won answers on the tuning worlds and the held-out world, and lost
- * none.
+ * and "… recited lines checked by default, numbers read with their units …"): first off, since it read a two-word
+ * answer ("Mabry Solk.") as no sentence of the reply's own; with that mended it won answers on the tuning worlds and
+ * the held-out world, and lost none.
  */
 export const GUARD_POLICY: GuardPolicy = {
   tries: 3,
