@@ -43,10 +43,14 @@ function topicStems(text: string): Set<string> {
  * topic: "years" and "days" are too common to tell sentences apart, and exactly what tells one number from another.
  */
 export function unitAfter(text: string, n: StatedNumber): string {
-  const m = /^ +([\p{L}]+)/u.exec(text.slice(n.end));
-  const w = m?.[1].toLowerCase();
+  const w = wordAfter(text, n)?.toLowerCase();
   if (!w || w.length < 3 || QUERY_STOPWORDS.has(w) || isNumberWord(w)) return "";
   return wordStem(w);
+}
+
+/** The word right after a number, as written (only spaces between), if any. */
+function wordAfter(text: string, n: StatedNumber): string | undefined {
+  return /^ +([\p{L}]+)/u.exec(text.slice(n.end))?.[1];
 }
 
 /** The prompt texts' sentences that give a number, read once a turn. */
@@ -88,12 +92,11 @@ export function misplacedNumber(reply: string, sources: NumberSource[], said: nu
     for (const n of stated) {
       const unit = unitAfter(sentence, n);
       if (!unit) continue;
-      const unitsOf = (v: number) => topic.flatMap((s) => [...(s.units.get(v) ?? [])]);
-      const its = unitsOf(n.value);
+      const its = topic.flatMap((s) => [...(s.units.get(n.value) ?? [])]);
       if (its.includes(unit) || its.includes("")) continue;
-      const others = topic.flatMap((s) => [...s.units].filter(([v, u]) => v !== n.value && u.has(unit)).map(([v]) => v));
+      const others = new Set(topic.flatMap((s) => [...s.units].filter(([v, u]) => v !== n.value && u.has(unit)).map(([v]) => v)));
       // only the number quoted: a resample is steered from the quoted words (steer.ts), and the unit is what it should keep
-      if (others.length) return `"${n.text}" ${sentence.slice(n.end).trim().split(/\s+/)[0]} where the prompt gives ${[...new Set(others)].slice(0, 3).join(", ")} of that`;
+      if (others.size) return `"${n.text}" ${wordAfter(sentence, n)} where the prompt gives ${[...others].slice(0, 3).join(", ")} of that`;
     }
   }
   return null;
